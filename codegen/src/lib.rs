@@ -1,0 +1,1 @@
+//! Polyhedra scanning and code generation (C, Rust, interpreter). Not yet implemented: see issue 3.

@@ -1,0 +1,34 @@
+//! `iegen`: sets and relations with uninterpreted functions.
+//!
+//! The Rust counterpart of IEGenLib. Sets `{[i,j] : 0 <= i < N && j = col(k)}`
+//! and relations `{[i,k] -> [j] : j = col(k)}` are parsed from the IEGenLib
+//! notation ([`syntax`]), lowered to canonical values ([`Set`], [`Relation`]),
+//! and combined exactly: [`Relation::compose`] follows Strout's composition
+//! theorem, projection keeps an existential wherever eliminating it would be
+//! inexact. Semantic questions (emptiness, subset, equality) are answered by
+//! z3 through [`Prover`], with the facts of a [`UfEnvironment`] (domains,
+//! ranges, monotonicity, universally quantified rules) instantiated on the UF
+//! terms that occur. [`eval`] enumerates concrete points, the oracle of the
+//! property tests. [`calc`] runs `spf calc` programs.
+
+pub mod conjunction;
+pub mod constraint;
+pub mod error;
+pub mod expr;
+pub mod formula;
+pub mod lower;
+pub mod print;
+pub mod relation;
+pub mod set;
+pub mod simplify;
+pub mod syntax;
+pub mod value;
+
+pub use conjunction::Conjunction;
+pub use constraint::{Constraint, ConstraintKind};
+pub use error::Error;
+pub use expr::{Atom, Expr, Var};
+pub use formula::Formula;
+pub use relation::Relation;
+pub use set::Set;
+pub use value::Value;

@@ -1,0 +1,1 @@
+//! Synthesis of format conversions from descriptors. Not yet implemented: see issue 4.
