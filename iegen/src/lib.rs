@@ -11,6 +11,7 @@
 //! terms that occur. [`eval`] enumerates concrete points, the oracle of the
 //! property tests. [`calc`] runs `spf calc` programs.
 
+pub mod calc;
 pub mod conjunction;
 pub mod constraint;
 pub mod error;
@@ -18,10 +19,13 @@ pub mod expr;
 pub mod formula;
 pub mod lower;
 pub mod print;
+pub mod prop;
 pub mod relation;
 pub mod set;
 pub mod simplify;
+pub mod solver;
 pub mod syntax;
+pub mod uf_env;
 pub mod value;
 
 pub use conjunction::Conjunction;
@@ -31,4 +35,6 @@ pub use expr::{Atom, Expr, Var};
 pub use formula::Formula;
 pub use relation::Relation;
 pub use set::Set;
+pub use solver::{Prover, Verdict};
+pub use uf_env::{Monotonicity, UfDecl, UfEnvironment, UfRule};
 pub use value::Value;

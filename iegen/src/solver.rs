@@ -1,0 +1,384 @@
+//! The z3 bridge: emptiness, subset and equality of sets and relations.
+//!
+//! Queries are in quantifier-free linear integer arithmetic with
+//! uninterpreted functions (QF_UFLIA): every UF becomes a z3 function, so
+//! functional consistency (`x = y ⇒ f(x) = f(y)`) comes for free, and the
+//! facts of the [`UfEnvironment`] are instantiated on the UF calls of the
+//! query. The only quantifiers are those of existential variables of the
+//! right-hand side of a subset test that simplification could not remove.
+
+use std::collections::{BTreeSet, HashMap};
+
+use z3::ast::{forall_const, Ast, Bool, Dynamic, Int};
+use z3::{FuncDecl, Params, SatResult, Solver, Sort};
+
+use crate::conjunction::Conjunction;
+use crate::constraint::{Constraint, ConstraintKind};
+use crate::error::{check_arity, Error};
+use crate::expr::{Atom, Expr, Var};
+use crate::formula::Formula;
+use crate::prop::Prop;
+use crate::relation::Relation;
+use crate::set::Set;
+use crate::uf_env::{Call, UfEnvironment};
+
+/// The answer to a semantic question.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// Proven for every interpretation of the UFs and symbols that satisfies
+    /// the environment.
+    Proved,
+    /// Not proven: z3 found a model of the query with the instantiated
+    /// facts. (Facts are instantiated on the terms that occur, so such a
+    /// model may still violate an uninstantiated consequence of the
+    /// environment; the answer is sound, not complete.)
+    NotProved,
+    /// z3 gave up (time-out or incompleteness with quantifiers).
+    Unknown,
+}
+
+impl Verdict {
+    /// Whether the property was proven.
+    pub fn holds(self) -> bool {
+        self == Verdict::Proved
+    }
+
+    fn and(self, other: Verdict) -> Verdict {
+        match (self, other) {
+            (Verdict::Proved, v) | (v, Verdict::Proved) => v,
+            (Verdict::NotProved, _) | (_, Verdict::NotProved) => Verdict::NotProved,
+            _ => Verdict::Unknown,
+        }
+    }
+}
+
+/// Answers semantic questions about sets and relations under a UF environment.
+///
+/// ```
+/// use iegen::{Prover, Set, UfEnvironment};
+/// let env = UfEnvironment::new();
+/// let prover = Prover::new(&env);
+/// let a: Set = "{[i] : 0 <= i < 4}".parse().unwrap();
+/// let b: Set = "{[i] : 0 <= i < 10}".parse().unwrap();
+/// assert!(prover.is_subset(&a, &b).unwrap().holds());
+/// assert!(!prover.is_subset(&b, &a).unwrap().holds());
+/// ```
+pub struct Prover<'e> {
+    env: &'e UfEnvironment,
+    timeout_ms: u32,
+}
+
+/// Default per-query time limit.
+const DEFAULT_TIMEOUT_MS: u32 = 10_000;
+
+impl<'e> Prover<'e> {
+    /// A prover using the facts of `env`.
+    pub fn new(env: &'e UfEnvironment) -> Self {
+        Prover {
+            env,
+            timeout_ms: DEFAULT_TIMEOUT_MS,
+        }
+    }
+
+    /// Sets the time limit of each solver call.
+    pub fn with_timeout_ms(mut self, ms: u32) -> Self {
+        self.timeout_ms = ms;
+        self
+    }
+
+    /// The environment whose facts are used.
+    pub fn env(&self) -> &UfEnvironment {
+        self.env
+    }
+
+    /// Whether the set has no point.
+    pub fn is_empty(&self, s: &Set) -> Verdict {
+        self.formula_is_empty(s.formula())
+    }
+
+    /// Whether the relation has no pair.
+    pub fn relation_is_empty(&self, r: &Relation) -> Verdict {
+        self.formula_is_empty(r.formula())
+    }
+
+    /// Whether `a ⊆ b` (same arity required).
+    pub fn is_subset(&self, a: &Set, b: &Set) -> Result<Verdict, Error> {
+        check_arity("is_subset", a.arity(), b.arity())?;
+        Ok(self.formula_is_subset(a.formula(), b.formula()))
+    }
+
+    /// Whether `a = b` (same arity required).
+    pub fn is_equal(&self, a: &Set, b: &Set) -> Result<Verdict, Error> {
+        Ok(self.is_subset(a, b)?.and(self.is_subset(b, a)?))
+    }
+
+    /// Whether `a ⊆ b` for relations (same input and output arities required).
+    pub fn relation_is_subset(&self, a: &Relation, b: &Relation) -> Result<Verdict, Error> {
+        check_arity("is_subset", a.in_arity(), b.in_arity())?;
+        check_arity("is_subset", a.out_arity(), b.out_arity())?;
+        Ok(self.formula_is_subset(a.formula(), b.formula()))
+    }
+
+    /// Whether `a = b` for relations.
+    pub fn relation_is_equal(&self, a: &Relation, b: &Relation) -> Result<Verdict, Error> {
+        Ok(self
+            .relation_is_subset(a, b)?
+            .and(self.relation_is_subset(b, a)?))
+    }
+
+    /// Whether a union of conjunctions is empty.
+    pub fn formula_is_empty(&self, f: &Formula) -> Verdict {
+        let f = f.simplify();
+        let mut verdict = Verdict::Proved;
+        for c in f.conjunctions() {
+            let mut q = Query::new(self);
+            let body = q.conjunction(c, VarRole::Free);
+            verdict = verdict.and(q.unsat(&[body]));
+            if verdict == Verdict::NotProved {
+                break;
+            }
+        }
+        verdict
+    }
+
+    /// Whether every point of `a` is in `b` (same arity).
+    pub fn formula_is_subset(&self, a: &Formula, b: &Formula) -> Verdict {
+        let (a, b) = (a.simplify(), b.simplify());
+        let mut verdict = Verdict::Proved;
+        for ca in a.conjunctions() {
+            let mut q = Query::new(self);
+            let lhs = q.conjunction(ca, VarRole::Free);
+            let mut parts = vec![lhs];
+            for (k, cb) in b.conjunctions().iter().enumerate() {
+                let rhs = q.conjunction(cb, VarRole::Bound(k));
+                let bound: Vec<Int> = q.bound_vars(k, cb.num_exists());
+                let not_rhs = if bound.is_empty() {
+                    rhs.not()
+                } else {
+                    let refs: Vec<&dyn Ast> = bound.iter().map(|v| v as &dyn Ast).collect();
+                    forall_const(&refs, &[], &rhs.not())
+                };
+                parts.push(not_rhs);
+            }
+            verdict = verdict.and(q.unsat(&parts));
+            if verdict == Verdict::NotProved {
+                break;
+            }
+        }
+        verdict
+    }
+
+    /// Whether the constraints of `c` (under the environment) imply `k`.
+    pub fn implies(&self, c: &Conjunction, k: &Constraint) -> Verdict {
+        let mut q = Query::new(self);
+        let body = q.conjunction(c, VarRole::Free);
+        let goal = q.constraint(k);
+        q.unsat(&[body, goal.not()])
+    }
+
+    /// Simplifies syntactically, then drops conjunctions the solver proves
+    /// empty and constraints the others imply (under the environment).
+    pub fn simplify(&self, f: &Formula) -> Formula {
+        let f = f.simplify();
+        let mut out = Vec::new();
+        for c in f.conjunctions() {
+            if self.formula_is_empty(&Formula::from_conjunctions(f.arity(), vec![c.clone()]))
+                .holds()
+            {
+                continue;
+            }
+            let mut c = c.clone();
+            let all: Vec<Constraint> = c.constraints().cloned().collect();
+            for k in all.iter().rev() {
+                let mut rest = c.clone();
+                rest.remove(k);
+                if self.implies(&rest, k).holds() {
+                    c = rest;
+                }
+            }
+            out.push(c);
+        }
+        Formula::from_conjunctions(f.arity(), out).simplify()
+    }
+}
+
+/// How a conjunction's existential variables are treated in a query.
+#[derive(Clone, Copy)]
+enum VarRole {
+    /// As free constants (the query asks for their existence).
+    Free,
+    /// As variables bound by a quantifier, distinct per conjunction index.
+    Bound(usize),
+}
+
+/// One solver query under construction.
+struct Query<'p, 'e> {
+    prover: &'p Prover<'e>,
+    /// Tuple variables (shared by both sides) and free existentials.
+    free: HashMap<Var, Int>,
+    /// Existentials of right-hand-side conjunctions, by (conjunction, index).
+    bound: HashMap<(usize, usize), Int>,
+    syms: HashMap<String, Int>,
+    funcs: HashMap<(String, usize), FuncDecl>,
+    /// Ground UF calls seen so far (not under a quantifier).
+    calls: BTreeSet<Call>,
+    /// The role under which expressions are currently translated.
+    role: VarRole,
+}
+
+impl<'p, 'e> Query<'p, 'e> {
+    fn new(prover: &'p Prover<'e>) -> Self {
+        Query {
+            prover,
+            free: HashMap::new(),
+            bound: HashMap::new(),
+            syms: HashMap::new(),
+            funcs: HashMap::new(),
+            calls: BTreeSet::new(),
+            role: VarRole::Free,
+        }
+    }
+
+    fn bound_vars(&self, k: usize, n: usize) -> Vec<Int> {
+        (0..n).map(|j| self.bound[&(k, j)].clone()).collect()
+    }
+
+    fn var(&mut self, v: Var) -> Int {
+        match (v, self.role) {
+            (Var::Exist(j), VarRole::Bound(k)) => self
+                .bound
+                .entry((k, j))
+                .or_insert_with(|| Int::new_const(format!("b{k}!e{j}")))
+                .clone(),
+            _ => self
+                .free
+                .entry(v)
+                .or_insert_with(|| {
+                    Int::new_const(match v {
+                        Var::Tuple(i) => format!("t!{i}"),
+                        Var::Exist(j) => format!("e!{j}"),
+                    })
+                })
+                .clone(),
+        }
+    }
+
+    fn expr(&mut self, e: &Expr) -> Int {
+        let mut terms: Vec<Int> = Vec::new();
+        for (atom, coef) in e.terms() {
+            let value = match atom {
+                Atom::Var(v) => self.var(*v),
+                Atom::Sym(s) => self
+                    .syms
+                    .entry(s.clone())
+                    .or_insert_with(|| Int::new_const(format!("sym!{s}")))
+                    .clone(),
+                Atom::Uf(name, args) => self.call(name, args),
+            };
+            terms.push(if coef == 1 {
+                value
+            } else {
+                Int::mul(&[Int::from_i64(coef), value])
+            });
+        }
+        if e.constant_term() != 0 || terms.is_empty() {
+            terms.push(Int::from_i64(e.constant_term()));
+        }
+        if terms.len() == 1 {
+            terms.pop().unwrap_or_else(|| Int::from_i64(0))
+        } else {
+            Int::add(&terms)
+        }
+    }
+
+    fn call(&mut self, name: &str, args: &[Expr]) -> Int {
+        let ground = match self.role {
+            VarRole::Free => true,
+            VarRole::Bound(_) => args.iter().all(|a| {
+                let mut has_exist = false;
+                a.for_each_var(&mut |v| has_exist |= matches!(v, Var::Exist(_)));
+                !has_exist
+            }),
+        };
+        if ground {
+            self.calls.insert((name.to_string(), args.to_vec()));
+        }
+        let zargs: Vec<Int> = args.iter().map(|a| self.expr(a)).collect();
+        let f = self
+            .funcs
+            .entry((name.to_string(), args.len()))
+            .or_insert_with(|| {
+                let int = Sort::int();
+                let domain: Vec<&Sort> = (0..args.len()).map(|_| &int).collect();
+                FuncDecl::new(format!("{name}/{}", args.len()), &domain, &Sort::int())
+            });
+        let refs: Vec<&dyn Ast> = zargs.iter().map(|a| a as &dyn Ast).collect();
+        let value: Dynamic = f.apply(&refs);
+        value
+            .as_int()
+            .unwrap_or_else(|| unreachable!("UFs are declared integer-valued"))
+    }
+
+    fn constraint(&mut self, c: &Constraint) -> Bool {
+        let e = self.expr(c.expr());
+        let zero = Int::from_i64(0);
+        match c.kind() {
+            ConstraintKind::Eq => e.eq(&zero),
+            ConstraintKind::Geq => e.ge(&zero),
+        }
+    }
+
+    fn conjunction(&mut self, c: &Conjunction, role: VarRole) -> Bool {
+        self.role = role;
+        if let VarRole::Bound(k) = role {
+            for j in 0..c.num_exists() {
+                self.var(Var::Exist(j));
+                debug_assert!(self.bound.contains_key(&(k, j)));
+            }
+        }
+        let parts: Vec<Bool> = c.constraints().map(|k| self.constraint(k)).collect();
+        self.role = VarRole::Free;
+        Bool::and(&parts)
+    }
+
+    fn prop(&mut self, p: &Prop) -> Bool {
+        match p {
+            Prop::Atom(c) => self.constraint(c),
+            Prop::And(ps) => {
+                let parts: Vec<Bool> = ps.iter().map(|p| self.prop(p)).collect();
+                Bool::and(&parts)
+            }
+            Prop::Or(ps) => {
+                let parts: Vec<Bool> = ps.iter().map(|p| self.prop(p)).collect();
+                Bool::or(&parts)
+            }
+            Prop::Not(p) => self.prop(p).not(),
+            Prop::Implies(a, b) => {
+                let (a, b) = (self.prop(a), self.prop(b));
+                a.implies(&b)
+            }
+        }
+    }
+
+    /// Whether the conjunction of `parts` and the environment's facts about
+    /// the calls seen is unsatisfiable.
+    fn unsat(&mut self, parts: &[Bool]) -> Verdict {
+        let solver = Solver::new();
+        let mut params = Params::new();
+        params.set_u32("timeout", self.prover.timeout_ms);
+        solver.set_params(&params);
+        for p in parts {
+            solver.assert(p);
+        }
+        let calls = std::mem::take(&mut self.calls);
+        for fact in self.prover.env.facts_for(&calls) {
+            let b = self.prop(&fact);
+            solver.assert(&b);
+        }
+        match solver.check() {
+            SatResult::Unsat => Verdict::Proved,
+            SatResult::Sat => Verdict::NotProved,
+            SatResult::Unknown => Verdict::Unknown,
+        }
+    }
+}
