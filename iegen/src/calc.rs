@@ -15,7 +15,9 @@
 
 use std::collections::HashMap;
 
+use crate::constraint::Normalized;
 use crate::error::Error;
+use crate::expr::Var;
 use crate::lower::{located, lower_formula, Scope};
 use crate::relation::Relation;
 use crate::set::Set;
@@ -26,8 +28,6 @@ use crate::syntax::ast::{
 use crate::syntax::{parse_program, SyntaxError};
 use crate::uf_env::{Monotonicity, UfDecl, UfEnvironment, UfRule};
 use crate::value::Value;
-use crate::constraint::Normalized;
-use crate::expr::Var;
 
 /// An error of a calculator program, at a line and column of its text.
 pub type CalcError = SyntaxError;
@@ -239,7 +239,10 @@ impl Calculator {
             located(
                 src,
                 id.span,
-                format!("`{}` is not bound; bind it first with `{} := ...;`", id.name, id.name),
+                format!(
+                    "`{}` is not bound; bind it first with `{} := ...;`",
+                    id.name, id.name
+                ),
             )
         })
     }
@@ -314,7 +317,7 @@ impl Calculator {
                 ),
             ));
         }
-        let op_err = |e: Error| located(src, span, format!("{f}: {e}"));
+        let op_err = |e: Error| located(src, span, e.to_string());
         if f == "project_out" {
             let (v, _) = self.value_arg(src, &args[0])?;
             let position = self.position_arg(src, &v, &args[1])?;
@@ -376,9 +379,9 @@ impl Calculator {
                 same_kind()?;
                 let union = f == "union";
                 value(match (&vals[0].0, &vals[1].0) {
-                    (Value::Set(a), Value::Set(b)) => Value::Set(
-                        if union { a.union(b) } else { a.intersect(b) }.map_err(op_err)?,
-                    ),
+                    (Value::Set(a), Value::Set(b)) => {
+                        Value::Set(if union { a.union(b) } else { a.intersect(b) }.map_err(op_err)?)
+                    }
                     (Value::Relation(a), Value::Relation(b)) => Value::Relation(
                         if union { a.union(b) } else { a.intersect(b) }.map_err(op_err)?,
                     ),
@@ -434,16 +437,20 @@ impl Calculator {
             Value::Relation(r) => r.in_arity() + r.out_arity(),
         };
         match arg {
-            CalcArg::Int(n, span) => usize::try_from(*n)
-                .ok()
-                .filter(|p| *p < arity)
-                .ok_or_else(|| {
-                    located(
-                        src,
-                        *span,
-                        format!("position {n} is out of range: the tuple has {arity} variables"),
-                    )
-                }),
+            CalcArg::Int(n, span) => {
+                usize::try_from(*n)
+                    .ok()
+                    .filter(|p| *p < arity)
+                    .ok_or_else(|| {
+                        located(
+                            src,
+                            *span,
+                            format!(
+                                "position {n} is out of range: the tuple has {arity} variables"
+                            ),
+                        )
+                    })
+            }
             CalcArg::Expr(CalcExpr::Var(id)) => {
                 let found = match v {
                     Value::Set(s) => s.position_of(&id.name),

@@ -149,7 +149,14 @@ fn split_signs(e: &Expr) -> (Expr, Expr) {
     (pos, neg)
 }
 
-fn write_constraint(out: &mut String, c: &Constraint, names: &dyn Fn(Var) -> String) {
+/// A constraint ready to print: `lhs op rhs`.
+struct Comparison {
+    lhs: String,
+    op: &'static str,
+    rhs: String,
+}
+
+fn comparison(c: &Constraint, names: &dyn Fn(Var) -> String) -> Comparison {
     let e = c.expr();
     match c.kind() {
         ConstraintKind::Eq => {
@@ -169,8 +176,11 @@ fn write_constraint(out: &mut String, c: &Constraint, names: &dyn Fn(Var) -> Str
                 let mut rest = e.clone();
                 rest.add_term(Atom::Var(v), -k);
                 let rhs = rest.scale(-k);
-                let _ = write!(out, "{} = {}", names(v), expr_string(&rhs, names));
-                return;
+                return Comparison {
+                    lhs: names(v),
+                    op: "=",
+                    rhs: expr_string(&rhs, names),
+                };
             }
             let (mut pos, mut neg) = split_signs(e);
             let k = e.constant_term();
@@ -179,12 +189,11 @@ fn write_constraint(out: &mut String, c: &Constraint, names: &dyn Fn(Var) -> Str
             } else {
                 neg.add_constant(-k);
             }
-            let _ = write!(
-                out,
-                "{} = {}",
-                expr_string(&pos, names),
-                expr_string(&neg, names)
-            );
+            Comparison {
+                lhs: expr_string(&pos, names),
+                op: "=",
+                rhs: expr_string(&neg, names),
+            }
         }
         ConstraintKind::Geq => {
             // pos - neg + k >= 0
@@ -207,14 +216,54 @@ fn write_constraint(out: &mut String, c: &Constraint, names: &dyn Fn(Var) -> Str
                 pos.add_constant(k);
                 "<="
             };
-            let _ = write!(
-                out,
-                "{} {op} {}",
-                expr_string(&neg, names),
-                expr_string(&pos, names)
-            );
+            Comparison {
+                lhs: expr_string(&neg, names),
+                op,
+                rhs: expr_string(&pos, names),
+            }
         }
     }
+}
+
+/// Joins the constraints with `&&`, equalities first, chaining inequalities
+/// that share an operand (`0 <= i && i < N` prints as `0 <= i < N`).
+fn write_body(out: &mut String, body: &[&Constraint], names: &dyn Fn(Var) -> String) {
+    let comparisons: Vec<Comparison> = body.iter().map(|k| comparison(k, names)).collect();
+    let mut used = vec![false; comparisons.len()];
+    let mut pieces: Vec<String> = Vec::new();
+    for (i, c) in comparisons.iter().enumerate() {
+        if c.op == "=" {
+            used[i] = true;
+            pieces.push(format!("{} = {}", c.lhs, c.rhs));
+        }
+    }
+    for start in 0..comparisons.len() {
+        if used[start] {
+            continue;
+        }
+        used[start] = true;
+        let mut chain: Vec<usize> = vec![start];
+        // Extend to the left while some unused inequality ends where the chain starts.
+        while let Some(j) = (0..comparisons.len())
+            .find(|&j| !used[j] && comparisons[j].rhs == comparisons[chain[0]].lhs)
+        {
+            used[j] = true;
+            chain.insert(0, j);
+        }
+        // Extend to the right likewise.
+        while let Some(j) = (0..comparisons.len()).find(|&j| {
+            !used[j] && comparisons[j].lhs == comparisons[chain[chain.len() - 1]].rhs
+        }) {
+            used[j] = true;
+            chain.push(j);
+        }
+        let mut piece = comparisons[chain[0]].lhs.clone();
+        for &j in &chain {
+            let _ = write!(piece, " {} {}", comparisons[j].op, comparisons[j].rhs);
+        }
+        pieces.push(piece);
+    }
+    out.push_str(&pieces.join(" && "));
 }
 
 /// Writes one conjunction as a braced term; `in_arity` is `None` for a set.
@@ -307,12 +356,7 @@ fn write_conjunction(out: &mut String, c: &Conjunction, in_arity: Option<usize>)
         if body.is_empty() {
             out.push_str("true");
         }
-        for (i, k) in body.iter().enumerate() {
-            if i > 0 {
-                out.push_str(" && ");
-            }
-            write_constraint(out, k, &name_of);
-        }
+        write_body(out, &body, &name_of);
     }
     out.push('}');
 }

@@ -109,6 +109,7 @@ impl<'e> Prover<'e> {
 
     /// Whether `a = b` (same arity required).
     pub fn is_equal(&self, a: &Set, b: &Set) -> Result<Verdict, Error> {
+        check_arity("is_equal", a.arity(), b.arity())?;
         Ok(self.is_subset(a, b)?.and(self.is_subset(b, a)?))
     }
 
@@ -121,6 +122,8 @@ impl<'e> Prover<'e> {
 
     /// Whether `a = b` for relations.
     pub fn relation_is_equal(&self, a: &Relation, b: &Relation) -> Result<Verdict, Error> {
+        check_arity("is_equal", a.in_arity(), b.in_arity())?;
+        check_arity("is_equal", a.out_arity(), b.out_arity())?;
         Ok(self
             .relation_is_subset(a, b)?
             .and(self.relation_is_subset(b, a)?))
@@ -182,7 +185,8 @@ impl<'e> Prover<'e> {
         let f = f.simplify();
         let mut out = Vec::new();
         for c in f.conjunctions() {
-            if self.formula_is_empty(&Formula::from_conjunctions(f.arity(), vec![c.clone()]))
+            if self
+                .formula_is_empty(&Formula::from_conjunctions(f.arity(), vec![c.clone()]))
                 .holds()
             {
                 continue;

@@ -41,9 +41,13 @@ impl Monotonicity {
     fn instance(self, a: &Expr, b: &Expr, fa: &Expr, fb: &Expr) -> (Prop, Prop) {
         let atom = |n| Prop::from_normalized(n);
         match self {
-            Monotonicity::Nondecreasing => (atom(Constraint::le(a, b)), atom(Constraint::le(fa, fb))),
+            Monotonicity::Nondecreasing => {
+                (atom(Constraint::le(a, b)), atom(Constraint::le(fa, fb)))
+            }
             Monotonicity::Increasing => (atom(Constraint::lt(a, b)), atom(Constraint::lt(fa, fb))),
-            Monotonicity::Nonincreasing => (atom(Constraint::le(a, b)), atom(Constraint::le(fb, fa))),
+            Monotonicity::Nonincreasing => {
+                (atom(Constraint::le(a, b)), atom(Constraint::le(fb, fa)))
+            }
             Monotonicity::Decreasing => (atom(Constraint::lt(a, b)), atom(Constraint::lt(fb, fa))),
         }
     }
@@ -106,7 +110,9 @@ pub enum EnvError {
         which: &'static str,
     },
     /// A rule whose variables appear in no UF argument cannot be instantiated.
-    #[error("rule variable `{0}` is not an argument of any uninterpreted function call in the rule")]
+    #[error(
+        "rule variable `{0}` is not an argument of any uninterpreted function call in the rule"
+    )]
     UnusedRuleVariable(String),
     /// A call whose number of arguments differs from the declaration.
     #[error("`{name}` is declared with {declared} arguments but called with {used}")]
@@ -157,7 +163,12 @@ impl UfEnvironment {
             });
         }
         for (which, set) in [("domain", &decl.domain), ("range", &decl.range)] {
-            if set.simplify().conjunctions().iter().any(|c| c.num_exists() > 0) {
+            if set
+                .simplify()
+                .conjunctions()
+                .iter()
+                .any(|c| c.num_exists() > 0)
+            {
                 return Err(EnvError::Existential {
                     name: decl.name,
                     which,
@@ -206,7 +217,10 @@ impl UfEnvironment {
     }
 
     /// Checks that every call of a declared function in `calls` uses its declared arity.
-    pub fn check_calls<'a>(&self, calls: impl IntoIterator<Item = (&'a str, usize)>) -> Result<(), EnvError> {
+    pub fn check_calls<'a>(
+        &self,
+        calls: impl IntoIterator<Item = (&'a str, usize)>,
+    ) -> Result<(), EnvError> {
         for (name, used) in calls {
             if let Some(d) = self.decls.get(name) {
                 if d.domain.arity() != used {
@@ -311,7 +325,9 @@ impl UfEnvironment {
             let side = |cs: &[Constraint], subst: &mut dyn FnMut(Var) -> Option<Expr>| {
                 Prop::And(
                     cs.iter()
-                        .map(|c| Prop::from_normalized(c.map_expr(|e| e.substitute(&mut |v| subst(v)))))
+                        .map(|c| {
+                            Prop::from_normalized(c.map_expr(|e| e.substitute(&mut |v| subst(v))))
+                        })
                         .collect(),
                 )
             };

@@ -1,29 +1,351 @@
-//! TEMPORARY STUB (replaced by the real parser).
+//! The surface syntax: the IEGenLib set and relation notation and the
+//! statements of `spf calc` programs.
+//!
+//! The grammar lives in `grammar.lalrpop` and produces the types of [`ast`].
+//! The entry points are [`parse_program`], [`parse_formula`] and
+//! [`parse_calc_expr`]; every failure is a [`SyntaxError`] carrying a 1-based
+//! line and column. [`line_col`] converts a byte offset (such as a
+//! [`ast::Span`] start) into the same line and column, so that later phases can
+//! report their errors the same way.
+//!
+//! # Notation
+//!
+//! ```text
+//! {[i,j] : 0 <= i < N && rowptr(i) <= j < rowptr(i+1)}
+//! {[i] -> [0, i, 0] : exists k : i = 2k || i = 0} union {[i] -> [1, i, 0]}
+//! ```
+//!
+//! A program is a sequence of statements, each ending with `;`:
+//!
+//! ```text
+//! uf rowptr : {[i] : 0 <= i <= N} -> {[j] : 0 <= j <= NNZ} nondecreasing;
+//! forall e1, e2 : e1 < e2 => rowptr(e1) <= rowptr(e2);
+//! CSR := {[i, k] : 0 <= i < N and rowptr(i) <= k < rowptr(i+1)};
+//! project_out(CSR, k);   # prints the result
+//! ```
+
 pub mod ast;
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+
+#[cfg(test)]
+mod tests;
+
+use std::sync::LazyLock;
+
+use lalrpop_util::lexer::Token;
+use lalrpop_util::{lalrpop_mod, ParseError};
+
+use ast::Span;
+
+lalrpop_mod!(
+    #[allow(clippy::all, clippy::pedantic, unused)]
+    grammar,
+    "/syntax/grammar.rs"
+);
+
+/// An error raised by a fallible grammar action (an integer literal that does
+/// not fit in 64 bits, an unknown UF property).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct ActionError {
+    /// Where the offending token stands.
+    pub(crate) span: Span,
+    /// What is wrong with it.
+    pub(crate) message: String,
+}
+
+/// A syntax error, located at a 1-based line and column.
+///
+/// Its `Display` form is `line:column: message`.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{line}:{column}: {message}")]
 pub struct SyntaxError {
+    /// The 1-based line of the error's start.
     pub line: usize,
+    /// The 1-based column of the error's start, counted in characters.
     pub column: usize,
-    pub span: ast::Span,
+    /// The byte range of the offending text (empty at the end of the input).
+    pub span: Span,
+    /// What went wrong.
     pub message: String,
 }
-pub fn line_col(_src: &str, _offset: usize) -> (usize, usize) {
-    (1, 1)
+
+impl SyntaxError {
+    /// An error with `message` at `span` of `src`; the line and column are
+    /// those of `span.start` (see [`line_col`]).
+    pub fn at(src: &str, span: Span, message: impl Into<String>) -> Self {
+        let (line, column) = line_col(src, span.start);
+        SyntaxError {
+            line,
+            column,
+            span,
+            message: message.into(),
+        }
+    }
 }
-pub fn parse_formula(_src: &str) -> Result<ast::AstFormula, SyntaxError> {
-    Err(SyntaxError {
-        line: 1,
-        column: 1,
-        span: ast::Span::default(),
-        message: "stub".into(),
+
+/// The 1-based line and column of the byte `offset` in `src`.
+///
+/// Lines are separated by `\n`; the column counts characters, not bytes. An
+/// offset past the end of `src` is taken as the end, and one inside a
+/// multi-byte character as that character's start, so this never panics.
+///
+/// ```
+/// # use iegen_syntax_scratch::syntax::line_col;
+/// assert_eq!(line_col("ab\ncd", 0), (1, 1));
+/// assert_eq!(line_col("ab\ncd", 4), (2, 2));
+/// assert_eq!(line_col("é=x", 2), (1, 2)); // `é` is two bytes, one character
+/// ```
+pub fn line_col(src: &str, offset: usize) -> (usize, usize) {
+    let mut offset = offset.min(src.len());
+    while !src.is_char_boundary(offset) {
+        offset -= 1;
+    }
+    let before = &src[..offset];
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    let line = before.matches('\n').count() + 1;
+    let column = before[line_start..].chars().count() + 1;
+    (line, column)
+}
+
+static PROGRAM: LazyLock<grammar::ProgramParser> = LazyLock::new(grammar::ProgramParser::new);
+static FORMULA: LazyLock<grammar::FormulaParser> = LazyLock::new(grammar::FormulaParser::new);
+static CALC_EXPR: LazyLock<grammar::CalcExprParser> = LazyLock::new(grammar::CalcExprParser::new);
+
+/// Parses a calculator program: a sequence of statements, each ending with `;`.
+///
+/// Statements are `uf NAME : SET -> SET PROPS;`, `forall a, b : P => Q;` (or
+/// `<=>`), `NAME := EXPR;` and `EXPR;`. An empty program (or one of only
+/// comments) is an empty vector.
+pub fn parse_program(src: &str) -> Result<Vec<ast::Statement>, SyntaxError> {
+    parse_with(src, |text| PROGRAM.parse(text))
+}
+
+/// Parses one set or relation literal: braced terms joined by `union`. The
+/// whole input must be that one formula (whitespace and comments aside).
+///
+/// ```
+/// # use iegen_syntax_scratch::syntax::{parse_formula, ast::{TupleElem, AstConstraint}};
+/// let f = parse_formula("{[i, j] : 0 <= i < N && j = 2i}").unwrap();
+/// assert_eq!(f.terms.len(), 1);
+/// let term = &f.terms[0];
+/// assert!(matches!(term.input[..], [TupleElem::Var(_), TupleElem::Var(_)]));
+/// assert!(term.output.is_none());
+/// let constraints = &term.body[0].constraints;
+/// assert!(matches!(&constraints[0], AstConstraint::Chain { ops, .. } if ops.len() == 2));
+///
+/// let err = parse_formula("{[i] : i < }").unwrap_err();
+/// assert_eq!((err.line, err.column), (1, 12));
+/// assert_eq!(err.to_string(), "1:12: unexpected `}`, expected one of: name, integer, `(`, `-`");
+/// ```
+pub fn parse_formula(src: &str) -> Result<ast::AstFormula, SyntaxError> {
+    parse_with(src, |text| FORMULA.parse(text))
+}
+
+/// Parses one calculator expression: a formula literal, a name, or a call
+/// `f(arg, ...)` whose arguments are calculator expressions or integers. The
+/// whole input must be that one expression.
+pub fn parse_calc_expr(src: &str) -> Result<ast::CalcExpr, SyntaxError> {
+    parse_with(src, |text| CALC_EXPR.parse(text))
+}
+
+/// What a generated parser returns.
+type RawResult<'input, T> = Result<T, ParseError<usize, Token<'input>, ActionError>>;
+
+/// Runs `parse` on `src` and turns its error into a [`SyntaxError`].
+fn parse_with<'input, T>(
+    src: &'input str,
+    parse: impl Fn(&'input str) -> RawResult<'input, T>,
+) -> Result<T, SyntaxError> {
+    check_nesting(src)?;
+    parse(src).map_err(|err| {
+        // Whether the input could have ended where the unexpected token
+        // starts: lalrpop's expected lists never mention the end of input.
+        // Tokens never straddle a token's start, so the prefix up to it lexes
+        // to the same tokens and parses iff the end was acceptable there.
+        let end_ok = |at: usize| src.get(..at).is_some_and(|prefix| parse(prefix).is_ok());
+        syntax_error(src, err, end_ok)
     })
 }
-pub fn parse_program(_src: &str) -> Result<Vec<ast::Statement>, SyntaxError> {
-    Err(SyntaxError {
-        line: 1,
-        column: 1,
-        span: ast::Span::default(),
-        message: "stub".into(),
-    })
+
+/// How deeply the syntax tree of an accepted input may nest, about.
+///
+/// The tree types are recursive and so are their `Drop`, `Clone`, `Debug` and
+/// `PartialEq`, and the later phases that walk them: without a limit, an
+/// input such as `i+i+...+i` with 100,000 terms would overflow the stack (an
+/// abort, not even a panic), even when it is being dropped after a syntax
+/// error further on. The generated parser itself keeps its stack on the heap.
+pub(crate) const MAX_NESTING: usize = 1000;
+
+/// One level of brackets in [`check_nesting`].
+#[derive(Default)]
+struct Level {
+    /// Operators and integer literals in the current segment (since the last
+    /// separator) at this level: each makes at most one level of the tree.
+    ops: usize,
+    /// The deepest bracketed group closed so far in the current segment.
+    child: usize,
+    /// The deepest finished segment of this level.
+    best: usize,
+}
+
+/// Rejects input whose syntax tree could nest more than [`MAX_NESTING`]
+/// levels, before anything is built.
+///
+/// This is a quick scan of the characters, not the tokens: it bounds the
+/// depth of every tree the parser could build from the text from above.
+/// Brackets `(`, `[`, `{` open a level; `,`, `;`, `:`, `&`, `|`, `<`, `>`
+/// and `=` separate the trees within one level (no expression contains
+/// them); every `+`, `-`, `*` and integer literal in a segment adds at most
+/// one level, every bracketed group one more than its deepest segment.
+fn check_nesting(src: &str) -> Result<(), SyntaxError> {
+    let too_deep = |at: usize, c: char| {
+        SyntaxError::at(
+            src,
+            Span::new(at, at + c.len_utf8()),
+            format!("expression nested too deeply (more than {MAX_NESTING} levels)"),
+        )
+    };
+    let mut levels = vec![Level::default()];
+    let mut in_comment = false;
+    let mut in_word = false;
+    for (at, c) in src.char_indices() {
+        if in_comment {
+            in_comment = c != '\n' && c != '\r';
+            continue;
+        }
+        let starts_number = c.is_ascii_digit() && !in_word;
+        in_word = c.is_ascii_alphanumeric() || c == '_' || c == '\'';
+        match c {
+            '#' => in_comment = true,
+            '(' | '[' | '{' => {
+                levels.push(Level::default());
+                if levels.len() > MAX_NESTING {
+                    return Err(too_deep(at, c));
+                }
+            }
+            ')' | ']' | '}' => {
+                if levels.len() > 1 {
+                    let closed = levels.pop().unwrap_or_default();
+                    let depth = closed.best.max(closed.ops + closed.child) + 1;
+                    if let Some(top) = levels.last_mut() {
+                        top.child = top.child.max(depth);
+                        if top.ops + top.child > MAX_NESTING {
+                            return Err(too_deep(at, c));
+                        }
+                    }
+                }
+            }
+            ',' | ';' | ':' | '&' | '|' | '<' | '>' | '=' => {
+                if let Some(top) = levels.last_mut() {
+                    top.best = top.best.max(top.ops + top.child);
+                    top.ops = 0;
+                    top.child = 0;
+                }
+            }
+            _ if c == '+' || c == '-' || c == '*' || starts_number => {
+                if let Some(top) = levels.last_mut() {
+                    top.ops += 1;
+                    if top.ops + top.child > MAX_NESTING {
+                        return Err(too_deep(at, c));
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// Turns a lalrpop error into a located, readable [`SyntaxError`]. `end_ok`
+/// tells whether the input could have ended at a byte offset.
+fn syntax_error(
+    src: &str,
+    err: ParseError<usize, Token<'_>, ActionError>,
+    end_ok: impl Fn(usize) -> bool,
+) -> SyntaxError {
+    match err {
+        ParseError::InvalidToken { location } => {
+            let rest = src.get(location..).unwrap_or("");
+            match rest.chars().next() {
+                Some(c) => SyntaxError::at(
+                    src,
+                    Span::new(location, location + c.len_utf8()),
+                    format!("unexpected character `{}`", c.escape_debug()),
+                ),
+                None => SyntaxError::at(
+                    src,
+                    Span::new(location, location),
+                    "unexpected end of input",
+                ),
+            }
+        }
+        ParseError::UnrecognizedEof { location, expected } => SyntaxError::at(
+            src,
+            Span::new(location, location),
+            format!(
+                "unexpected end of input{}",
+                expected_suffix(&expected, false)
+            ),
+        ),
+        ParseError::UnrecognizedToken {
+            token: (start, Token(_, text), end),
+            expected,
+        } => SyntaxError::at(
+            src,
+            Span::new(start, end),
+            format!(
+                "unexpected `{text}`{}",
+                expected_suffix(&expected, end_ok(start))
+            ),
+        ),
+        ParseError::ExtraToken {
+            token: (start, Token(_, text), end),
+        } => SyntaxError::at(
+            src,
+            Span::new(start, end),
+            format!("unexpected `{text}`, expected end of input"),
+        ),
+        ParseError::User { error } => SyntaxError::at(src, error.span, error.message),
+    }
+}
+
+/// `", expected X"` or `", expected one of: X, Y"` for lalrpop's list of
+/// expected terminals (plus the end of input when `end_ok`), or nothing when
+/// that list is empty.
+fn expected_suffix(expected: &[String], end_ok: bool) -> String {
+    // Names and integers first, then the fixed tokens in lalrpop's order.
+    let mut words: Vec<String> = Vec::with_capacity(expected.len() + 1);
+    for class in ["NAME", "INTEGER"] {
+        if expected.iter().any(|e| e == class) {
+            words.push(describe_terminal(class));
+        }
+    }
+    for e in expected {
+        if e != "NAME" && e != "INTEGER" {
+            let word = describe_terminal(e);
+            if !words.contains(&word) {
+                words.push(word);
+            }
+        }
+    }
+    if end_ok {
+        words.push("end of input".to_string());
+    }
+    match words.as_slice() {
+        [] => String::new(),
+        [one] => format!(", expected {one}"),
+        many => format!(", expected one of: {}", many.join(", ")),
+    }
+}
+
+/// How a terminal of lalrpop's expected list reads in a message: the token
+/// classes as words (`name`, `integer`), fixed tokens between backquotes.
+fn describe_terminal(terminal: &str) -> String {
+    match terminal {
+        "NAME" => "name".to_string(),
+        "INTEGER" => "integer".to_string(),
+        _ => match terminal.strip_prefix('"').and_then(|t| t.strip_suffix('"')) {
+            Some(text) if !text.is_empty() => format!("`{}`", text.replace("\\\"", "\"")),
+            _ => terminal.to_string(),
+        },
+    }
 }
