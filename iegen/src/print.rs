@@ -251,9 +251,9 @@ fn write_body(out: &mut String, body: &[&Constraint], names: &dyn Fn(Var) -> Str
             chain.insert(0, j);
         }
         // Extend to the right likewise.
-        while let Some(j) = (0..comparisons.len()).find(|&j| {
-            !used[j] && comparisons[j].lhs == comparisons[chain[chain.len() - 1]].rhs
-        }) {
+        while let Some(j) = (0..comparisons.len())
+            .find(|&j| !used[j] && comparisons[j].lhs == comparisons[chain[chain.len() - 1]].rhs)
+        {
             used[j] = true;
             chain.push(j);
         }

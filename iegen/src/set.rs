@@ -14,7 +14,7 @@ use crate::formula::Formula;
 /// use iegen::Set;
 /// let s: Set = "{[i,j] : 0 <= i < N && j = col(i)}".parse().unwrap();
 /// assert_eq!(s.arity(), 2);
-/// assert_eq!(s.to_string(), "{[i, j] : j = col(i) && 0 <= i && i < N}");
+/// assert_eq!(s.to_string(), "{[i, j] : j = col(i) && 0 <= i < N}");
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Set {

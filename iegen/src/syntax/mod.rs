@@ -23,6 +23,29 @@
 //! CSR := {[i, k] : 0 <= i < N and rowptr(i) <= k < rowptr(i+1)};
 //! project_out(CSR, k);   # prints the result
 //! ```
+//!
+//! # Lexical rules
+//!
+//! ASCII whitespace and `#` comments (to the end of the line) are skipped.
+//! Names are `[A-Za-z_][A-Za-z0-9_]*` followed by any number of primes (`i'`).
+//! The reserved words are `union`, `exists`, `and`, `or`, `true`, `false`,
+//! `forall` and `uf`; the UF property words (`nondecreasing`, ...) are names.
+//! Integer literals are decimal and must fit in an `i64`.
+//!
+//! # Precedence
+//!
+//! From loosest to tightest: `union` between braced terms; `||` / `or`
+//! between conjunctions; `&&` / `and` between constraints; comparison chains
+//! (`a <= b < c` is one constraint); binary `+` and `-` (left-associative);
+//! binary `*` (left-associative); prefix `-`; juxtaposition of an integer
+//! literal with a following name, call or parenthesised expression (`2i`,
+//! `2 f(x)`, `3(i+1)`, all `Mul(Num, ..)`); atoms. So `-2i * j` is
+//! `Mul(Neg(Mul(2, i)), j)`. An `exists a, b :` prefix binds up to the next
+//! `||` / `or`.
+//!
+//! Trees nesting deeper than about a thousand levels (say, a sum of a
+//! thousand terms) are rejected with an error rather than risking a stack
+//! overflow in the recursive code that walks them.
 
 pub mod ast;
 
@@ -71,6 +94,7 @@ pub struct SyntaxError {
 impl SyntaxError {
     /// An error with `message` at `span` of `src`; the line and column are
     /// those of `span.start` (see [`line_col`]).
+    #[must_use]
     pub fn at(src: &str, span: Span, message: impl Into<String>) -> Self {
         let (line, column) = line_col(src, span.start);
         SyntaxError {
@@ -89,11 +113,12 @@ impl SyntaxError {
 /// multi-byte character as that character's start, so this never panics.
 ///
 /// ```
-/// # use iegen_syntax_scratch::syntax::line_col;
+/// # use iegen::syntax::line_col;
 /// assert_eq!(line_col("ab\ncd", 0), (1, 1));
 /// assert_eq!(line_col("ab\ncd", 4), (2, 2));
 /// assert_eq!(line_col("é=x", 2), (1, 2)); // `é` is two bytes, one character
 /// ```
+#[must_use]
 pub fn line_col(src: &str, offset: usize) -> (usize, usize) {
     let mut offset = offset.min(src.len());
     while !src.is_char_boundary(offset) {
@@ -115,6 +140,13 @@ static CALC_EXPR: LazyLock<grammar::CalcExprParser> = LazyLock::new(grammar::Cal
 /// Statements are `uf NAME : SET -> SET PROPS;`, `forall a, b : P => Q;` (or
 /// `<=>`), `NAME := EXPR;` and `EXPR;`. An empty program (or one of only
 /// comments) is an empty vector.
+///
+/// # Errors
+///
+/// A [`SyntaxError`] at the first offending character or token: one the
+/// lexer does not know, one the grammar does not allow there, the end of
+/// input too soon, an integer literal that does not fit in an `i64`, an
+/// unknown UF property, or nesting too deep to be handled safely.
 pub fn parse_program(src: &str) -> Result<Vec<ast::Statement>, SyntaxError> {
     parse_with(src, |text| PROGRAM.parse(text))
 }
@@ -122,8 +154,13 @@ pub fn parse_program(src: &str) -> Result<Vec<ast::Statement>, SyntaxError> {
 /// Parses one set or relation literal: braced terms joined by `union`. The
 /// whole input must be that one formula (whitespace and comments aside).
 ///
+/// # Errors
+///
+/// A [`SyntaxError`] as for [`parse_program`], including for anything after
+/// the formula.
+///
 /// ```
-/// # use iegen_syntax_scratch::syntax::{parse_formula, ast::{TupleElem, AstConstraint}};
+/// # use iegen::syntax::{parse_formula, ast::{TupleElem, AstConstraint}};
 /// let f = parse_formula("{[i, j] : 0 <= i < N && j = 2i}").unwrap();
 /// assert_eq!(f.terms.len(), 1);
 /// let term = &f.terms[0];
@@ -143,6 +180,11 @@ pub fn parse_formula(src: &str) -> Result<ast::AstFormula, SyntaxError> {
 /// Parses one calculator expression: a formula literal, a name, or a call
 /// `f(arg, ...)` whose arguments are calculator expressions or integers. The
 /// whole input must be that one expression.
+///
+/// # Errors
+///
+/// A [`SyntaxError`] as for [`parse_program`], including for anything after
+/// the expression (a `;` too).
 pub fn parse_calc_expr(src: &str) -> Result<ast::CalcExpr, SyntaxError> {
     parse_with(src, |text| CALC_EXPR.parse(text))
 }
@@ -204,7 +246,9 @@ fn check_nesting(src: &str) -> Result<(), SyntaxError> {
             format!("expression nested too deeply (more than {MAX_NESTING} levels)"),
         )
     };
-    let mut levels = vec![Level::default()];
+    // The innermost open level, and the ones around it.
+    let mut top = Level::default();
+    let mut outer: Vec<Level> = Vec::new();
     let mut in_comment = false;
     let mut in_word = false;
     for (at, c) in src.char_indices() {
@@ -217,39 +261,31 @@ fn check_nesting(src: &str) -> Result<(), SyntaxError> {
         match c {
             '#' => in_comment = true,
             '(' | '[' | '{' => {
-                levels.push(Level::default());
-                if levels.len() > MAX_NESTING {
+                outer.push(std::mem::take(&mut top));
+                if outer.len() >= MAX_NESTING {
                     return Err(too_deep(at, c));
                 }
             }
             ')' | ']' | '}' => {
-                if levels.len() > 1 {
-                    let closed = levels.pop().unwrap_or_default();
+                // An unmatched closing bracket is a syntax error the parser
+                // reports; here it closes nothing.
+                if let Some(parent) = outer.pop() {
+                    let closed = std::mem::replace(&mut top, parent);
                     let depth = closed.best.max(closed.ops + closed.child) + 1;
-                    if let Some(top) = levels.last_mut() {
-                        top.child = top.child.max(depth);
-                        if top.ops + top.child > MAX_NESTING {
-                            return Err(too_deep(at, c));
-                        }
-                    }
+                    top.child = top.child.max(depth);
                 }
             }
             ',' | ';' | ':' | '&' | '|' | '<' | '>' | '=' => {
-                if let Some(top) = levels.last_mut() {
-                    top.best = top.best.max(top.ops + top.child);
-                    top.ops = 0;
-                    top.child = 0;
-                }
+                top.best = top.best.max(top.ops + top.child);
+                top.ops = 0;
+                top.child = 0;
             }
-            _ if c == '+' || c == '-' || c == '*' || starts_number => {
-                if let Some(top) = levels.last_mut() {
-                    top.ops += 1;
-                    if top.ops + top.child > MAX_NESTING {
-                        return Err(too_deep(at, c));
-                    }
-                }
-            }
+            '+' | '-' | '*' => top.ops += 1,
+            _ if starts_number => top.ops += 1,
             _ => {}
+        }
+        if top.ops + top.child > MAX_NESTING {
+            return Err(too_deep(at, c));
         }
     }
     Ok(())

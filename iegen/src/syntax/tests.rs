@@ -1136,7 +1136,7 @@ fn unexpected_tokens_list_what_was_expected() {
     );
     assert_eq!(
         program_err("x := 1;").to_string(),
-        "1:6: unexpected `1`, expected one of: name, `{`"
+        "1:6: unexpected `1`, expected one of: name, `union`, `{`"
     );
     assert_eq!(
         program_err("forall e : exists k : e = k => e = 0;").to_string(),
@@ -1144,7 +1144,7 @@ fn unexpected_tokens_list_what_was_expected() {
     );
     assert_eq!(
         program_err("S := {[i]}; )").to_string(),
-        "1:13: unexpected `)`, expected one of: name, `forall`, `uf`, `{`, end of input"
+        "1:13: unexpected `)`, expected one of: name, `forall`, `uf`, `union`, `{`, end of input"
     );
 }
 

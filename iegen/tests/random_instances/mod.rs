@@ -113,6 +113,18 @@ fn constraint_group(n: usize, m: usize) -> BoxedStrategy<Vec<Normalized>> {
                 Constraint::lt(&Expr::var(x), &hi),
             ]
         }),
+        // A stride `x + c <= k·y <= x + c + d`: with `y` existential,
+        // projecting it is exact only with care (`k` is not a unit).
+        1 => (v(), v(), select(vec![2i64, 3, -2, -3]), -2i64..=2, 0i64..=1).prop_map(
+            |(x, y, k, c, d)| {
+                let ky = Expr::var(y).scale(k);
+                let lo = Expr::var(x).plus(&Expr::constant(c));
+                vec![
+                    Constraint::le(&lo, &ky),
+                    Constraint::le(&ky, &lo.plus(&Expr::constant(d))),
+                ]
+            }
+        ),
         // Two bounds on one linear form (merging, meeting bounds, contradictions).
         1 => (affine(n, m), -3i64..=3, -3i64..=3).prop_map(|(e, lo, hi)| {
             let mut form = e.clone();
