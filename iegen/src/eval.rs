@@ -337,6 +337,16 @@ enum Range {
     Unbounded,
 }
 
+/// What the search does next.
+enum Choice {
+    /// Every variable is assigned (and every constraint holds).
+    Complete,
+    /// Some variable has no possible value: backtrack.
+    Dead,
+    /// Try each value `lo..=hi` for the variable in `slot`.
+    Assign(usize, i64, i64),
+}
+
 /// The backtracking search over the variables of one conjunction.
 struct Search<'a> {
     conj: &'a Conjunction,
@@ -547,10 +557,8 @@ impl<'a> Search<'a> {
         })
     }
 
-    /// The next variable to assign and its range; `None` when all are assigned.
-    /// `Some((slot, None))` means some variable has no possible value.
-    #[allow(clippy::type_complexity)]
-    fn choose(&self) -> Result<Option<(usize, Option<(i64, i64)>)>, EvalError> {
+    /// The next variable to assign: the one with the smallest finite range.
+    fn choose(&self) -> Result<Choice, EvalError> {
         let mut best: Option<(u128, usize, i64, i64)> = None;
         let mut unbounded = None;
         for slot in 0..self.values.len() {
@@ -558,7 +566,7 @@ impl<'a> Search<'a> {
                 continue;
             }
             match self.range(slot)? {
-                Range::Empty => return Ok(Some((slot, None))),
+                Range::Empty => return Ok(Choice::Dead),
                 Range::Unbounded => {
                     unbounded.get_or_insert(slot);
                 }
@@ -571,11 +579,11 @@ impl<'a> Search<'a> {
             }
         }
         match (best, unbounded) {
-            (Some((_, slot, l, h)), _) => Ok(Some((slot, Some((l, h))))),
+            (Some((_, slot, l, h)), _) => Ok(Choice::Assign(slot, l, h)),
             (None, Some(slot)) => Err(EvalError::Unbounded {
                 var: self.describe(slot),
             }),
-            (None, None) => Ok(None),
+            (None, None) => Ok(Choice::Complete),
         }
     }
 
@@ -605,13 +613,12 @@ impl<'a> Search<'a> {
                 return Ok(found);
             }
         }
-        let (slot, range) = match self.choose()? {
-            None => return Ok(true),
-            Some((_, None)) => return Ok(false),
-            Some((slot, Some(range))) => (slot, range),
+        let (slot, lo, hi) = match self.choose()? {
+            Choice::Complete => return Ok(true),
+            Choice::Dead => return Ok(false),
+            Choice::Assign(slot, lo, hi) => (slot, lo, hi),
         };
         let mut any = false;
-        let (lo, hi) = range;
         let mut x = lo;
         loop {
             *self.steps += 1;
@@ -693,28 +700,25 @@ pub fn enumerate_formula(
 ///
 /// ```
 /// use iegen::eval::{enumerate_set, Bounds, Interpretation, UfTable};
-/// use iegen::{Conjunction, Constraint, Expr, Formula, Set, Var};
+/// use iegen::Set;
 ///
-/// // {[i, j] : 0 <= i < N && j = f(i)}
-/// let (i, j) = (Expr::var(Var::Tuple(0)), Expr::var(Var::Tuple(1)));
-/// let conj = Conjunction::from_parts(
-///     vec!["i".into(), "j".into()],
-///     vec![],
-///     [
-///         Constraint::le(&Expr::constant(0), &i),
-///         Constraint::lt(&i, &Expr::sym("N")),
-///         Constraint::equal(&j, &Expr::call("f", vec![i.clone()])),
-///     ],
-/// )
-/// .unwrap();
-/// let set = Set::from_formula(Formula::from_conjunctions(2, vec![conj]));
-///
+/// // CSR rows: k ranges over rowptr(i)..rowptr(i+1); the column is col(k).
+/// let s: Set = "{[i, j] : exists k : 0 <= i < N && rowptr(i) <= k < rowptr(i + 1) \
+///                && j = col(k)}"
+///     .parse()
+///     .unwrap();
 /// let interp = Interpretation::new()
 ///     .with_symbol("N", 3)
-///     .with_uf("f", UfTable::from_array(&[7, 8, 9], 0));
-/// let points = enumerate_set(&set, &interp, &Bounds::unboxed()).unwrap();
-/// let expected: Vec<Vec<i64>> = vec![vec![0, 7], vec![1, 8], vec![2, 9]];
+///     .with_uf("rowptr", UfTable::from_array(&[0, 2, 2, 3], 0))
+///     .with_uf("col", UfTable::from_array(&[1, 4, 0], 0));
+/// let points = enumerate_set(&s, &interp, &Bounds::unboxed()).unwrap();
+/// let expected: Vec<Vec<i64>> = vec![vec![0, 1], vec![0, 4], vec![2, 0]];
 /// assert_eq!(points.into_iter().collect::<Vec<_>>(), expected);
+///
+/// // Without the bound on i, enumeration needs a box.
+/// let open: Set = "{[i] : i >= 0}".parse().unwrap();
+/// assert!(enumerate_set(&open, &interp, &Bounds::unboxed()).is_err());
+/// assert_eq!(enumerate_set(&open, &interp, &Bounds::boxed(-5, 2)).unwrap().len(), 3);
 /// ```
 pub fn enumerate_set(
     s: &Set,
@@ -724,12 +728,15 @@ pub fn enumerate_set(
     enumerate_formula(s.formula(), interp, bounds)
 }
 
+/// The points of a relation: `(input, output)` pairs, in order.
+pub type Pairs = BTreeSet<(Vec<i64>, Vec<i64>)>;
+
 /// The pairs `(input, output)` of a relation under an interpretation.
 pub fn enumerate_relation(
     r: &Relation,
     interp: &Interpretation,
     bounds: &Bounds,
-) -> Result<BTreeSet<(Vec<i64>, Vec<i64>)>, EvalError> {
+) -> Result<Pairs, EvalError> {
     let n = r.in_arity();
     Ok(enumerate_formula(r.formula(), interp, bounds)?
         .into_iter()

@@ -299,7 +299,14 @@ fn write_conjunction(out: &mut String, c: &Conjunction, in_arity: Option<usize>)
             e.terms().collect::<Vec<_>>().as_slice()
         {
             let (p, q) = (*p, *q);
-            if e.constant_term() == 0
+            // Only when p appears nowhere else: otherwise its other
+            // constraints would print under q's name and parse back as
+            // different (if equivalent) constraints.
+            let elsewhere = c
+                .constraints()
+                .any(|other| !std::ptr::eq(other, *k) && other.mentions(Var::Tuple(p)));
+            if !elsewhere
+                && e.constant_term() == 0
                 && shows_name[q]
                 && shows_name[p]
                 && !alias.contains_key(&q)

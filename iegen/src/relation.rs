@@ -62,7 +62,7 @@ impl Relation {
     pub fn inverse(&self) -> Relation {
         let (n_in, n_out) = (self.in_arity, self.out_arity());
         let perm = move |i: usize| if i < n_in { i + n_out } else { i - n_in };
-        Relation::from_formula(n_out, self.formula.permute(&perm))
+        Relation::from_formula(n_out, self.formula.permute(&perm).simplify())
     }
 
     /// `self ∘ inner`: apply `inner` first, then `self`. The intermediate

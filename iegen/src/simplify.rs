@@ -30,6 +30,7 @@ pub fn simplify_conjunction(mut c: Conjunction) -> Option<Conjunction> {
     loop {
         let mut changed = false;
         changed |= substitute_existentials(&mut c).ok()?;
+        changed |= unify_equal_tuple_variables(&mut c).ok()?;
         changed |= eliminate_by_fourier_motzkin(&mut c).ok()?;
         changed |= merge_bounds(&mut c).ok()?;
         drop_unused_existentials(&mut c);
@@ -67,6 +68,36 @@ fn substitute_existentials(c: &mut Conjunction) -> Result<bool, Contradiction> {
             }
         }
         return Ok(changed);
+    }
+}
+
+/// Where `t_p = t_q` with `q < p`, rewrites every other constraint on `t_p`
+/// onto `t_q`. This is a canonical form: it makes equal tuple variables
+/// interchangeable in print (`[i] -> [i]`) without changing any point.
+fn unify_equal_tuple_variables(c: &mut Conjunction) -> Result<bool, Contradiction> {
+    let mut changed = false;
+    loop {
+        let found = c.constraints().find_map(|k| {
+            if !k.is_eq() || k.expr().constant_term() != 0 {
+                return None;
+            }
+            let terms: Vec<(&Atom, i64)> = k.expr().terms().collect();
+            match terms.as_slice() {
+                [(Atom::Var(Var::Tuple(q)), 1), (Atom::Var(Var::Tuple(p)), -1)] => {
+                    let p = Var::Tuple(*p);
+                    let elsewhere = c.constraints().any(|o| o != k && o.mentions(p));
+                    elsewhere.then(|| (k.clone(), p, Expr::var(Var::Tuple(*q))))
+                }
+                _ => None,
+            }
+        });
+        let Some((k, p, q)) = found else {
+            return Ok(changed);
+        };
+        c.remove(&k);
+        c.substitute(p, &q)?;
+        c.add(Normalized::Constraint(k))?;
+        changed = true;
     }
 }
 

@@ -9,7 +9,7 @@
 #![allow(dead_code)]
 
 use iegen::constraint::Normalized;
-use iegen::eval::{enumerate_relation, enumerate_set, Bounds, Interpretation, UfTable};
+use iegen::eval::{enumerate_relation, enumerate_set, Bounds, Interpretation, Pairs, UfTable};
 use iegen::{Conjunction, Constraint, Expr, Formula, Relation, Set, Var};
 use proptest::prelude::*;
 use proptest::sample::select;
@@ -212,10 +212,7 @@ pub fn points(s: &Set, i: &Interpretation) -> Result<BTreeSet<Vec<i64>>, TestCas
 }
 
 /// The pairs of a relation, failing the test case on an enumeration error.
-pub fn pairs(
-    r: &Relation,
-    i: &Interpretation,
-) -> Result<BTreeSet<(Vec<i64>, Vec<i64>)>, TestCaseError> {
+pub fn pairs(r: &Relation, i: &Interpretation) -> Result<Pairs, TestCaseError> {
     enumerate_relation(r, i, &enum_bounds())
         .map_err(|e| TestCaseError::fail(format!("enumerating {r}: {e}")))
 }
