@@ -18,7 +18,7 @@ use std::collections::HashMap;
 use crate::constraint::Normalized;
 use crate::error::Error;
 use crate::expr::Var;
-use crate::lower::{located, lower_formula, Scope};
+use crate::lower::{lower_formula, Scope};
 use crate::relation::Relation;
 use crate::set::Set;
 use crate::solver::Prover;
@@ -126,7 +126,7 @@ impl Calculator {
                         range,
                         monotonicity,
                     })
-                    .map_err(|e| located(src, *span, e.to_string()))
+                    .map_err(|e| SyntaxError::at(src, *span, e.to_string()))
             }
             Statement::Forall {
                 vars,
@@ -141,7 +141,7 @@ impl Calculator {
                 };
                 for (i, v) in vars.iter().enumerate() {
                     if scope.vars.insert(v.name.clone(), Var::Tuple(i)).is_some() {
-                        return Err(located(
+                        return Err(SyntaxError::at(
                             src,
                             v.span,
                             format!("`{}` is quantified twice", v.name),
@@ -154,7 +154,7 @@ impl Calculator {
                         match n {
                             Normalized::True => {}
                             Normalized::False => {
-                                return Err(located(
+                                return Err(SyntaxError::at(
                                     src,
                                     *span,
                                     "a rule side is trivially false",
@@ -182,7 +182,7 @@ impl Calculator {
                 for r in rules {
                     self.env
                         .add_rule(r)
-                        .map_err(|e| located(src, *span, e.to_string()))?;
+                        .map_err(|e| SyntaxError::at(src, *span, e.to_string()))?;
                 }
                 Ok(())
             }
@@ -191,7 +191,7 @@ impl Calculator {
                     self.vars.insert(name.name.clone(), v);
                     Ok(())
                 }
-                Outcome::Truth(_) => Err(located(
+                Outcome::Truth(_) => Err(SyntaxError::at(
                     src,
                     expr.span(),
                     format!(
@@ -214,7 +214,7 @@ impl Calculator {
     fn set_literal(&self, src: &str, f: &AstFormula, what: &str) -> Result<Set, CalcError> {
         match lower_formula(src, f)? {
             Value::Set(s) => Ok(s),
-            Value::Relation(_) => Err(located(
+            Value::Relation(_) => Err(SyntaxError::at(
                 src,
                 f.span,
                 format!("the {what} of a UF must be a set, not a relation"),
@@ -236,7 +236,7 @@ impl Calculator {
 
     fn lookup(&self, src: &str, id: &Ident) -> Result<&Value, CalcError> {
         self.vars.get(&id.name).ok_or_else(|| {
-            located(
+            SyntaxError::at(
                 src,
                 id.span,
                 format!(
@@ -262,20 +262,20 @@ impl Calculator {
         }
         self.env
             .check_calls(calls.iter().map(|(n, a)| (n.as_str(), *a)))
-            .map_err(|e| located(src, span, e.to_string()))
+            .map_err(|e| SyntaxError::at(src, span, e.to_string()))
     }
 
     fn value_arg(&self, src: &str, arg: &CalcArg) -> Result<(Value, Span), CalcError> {
         match arg {
             CalcArg::Expr(e) => match self.eval(src, e)? {
                 Outcome::Value(v) => Ok((v, e.span())),
-                Outcome::Truth(_) => Err(located(
+                Outcome::Truth(_) => Err(SyntaxError::at(
                     src,
                     e.span(),
                     "expected a set or relation, found a truth value",
                 )),
             },
-            CalcArg::Int(_, span) => Err(located(
+            CalcArg::Int(_, span) => Err(SyntaxError::at(
                 src,
                 *span,
                 "expected a set or relation, found an integer",
@@ -292,7 +292,7 @@ impl Calculator {
     ) -> Result<Outcome, CalcError> {
         let f = name.name.as_str();
         if !FUNCTIONS.contains(&f) {
-            return Err(located(
+            return Err(SyntaxError::at(
                 src,
                 name.span,
                 format!(
@@ -307,7 +307,7 @@ impl Calculator {
             _ => 1,
         };
         if args.len() != expected {
-            return Err(located(
+            return Err(SyntaxError::at(
                 src,
                 span,
                 format!(
@@ -317,7 +317,7 @@ impl Calculator {
                 ),
             ));
         }
-        let op_err = |e: Error| located(src, span, e.to_string());
+        let op_err = |e: Error| SyntaxError::at(src, span, e.to_string());
         if f == "project_out" {
             let (v, _) = self.value_arg(src, &args[0])?;
             let position = self.position_arg(src, &v, &args[1])?;
@@ -333,7 +333,7 @@ impl Calculator {
         let relation = |i: usize| -> Result<&Relation, CalcError> {
             match &vals[i].0 {
                 Value::Relation(r) => Ok(r),
-                Value::Set(_) => Err(located(
+                Value::Set(_) => Err(SyntaxError::at(
                     src,
                     vals[i].1,
                     format!("`{f}` expects a relation here, found a set"),
@@ -343,7 +343,7 @@ impl Calculator {
         let set = |i: usize| -> Result<&Set, CalcError> {
             match &vals[i].0 {
                 Value::Set(s) => Ok(s),
-                Value::Relation(_) => Err(located(
+                Value::Relation(_) => Err(SyntaxError::at(
                     src,
                     vals[i].1,
                     format!("`{f}` expects a set here, found a relation"),
@@ -354,7 +354,7 @@ impl Calculator {
             if vals[0].0.kind() == vals[1].0.kind() {
                 Ok(())
             } else {
-                Err(located(
+                Err(SyntaxError::at(
                     src,
                     vals[1].1,
                     format!(
@@ -442,7 +442,7 @@ impl Calculator {
                     .ok()
                     .filter(|p| *p < arity)
                     .ok_or_else(|| {
-                        located(
+                        SyntaxError::at(
                             src,
                             *span,
                             format!(
@@ -457,14 +457,14 @@ impl Calculator {
                     Value::Relation(r) => r.position_of(&id.name),
                 };
                 found.ok_or_else(|| {
-                    located(
+                    SyntaxError::at(
                         src,
                         id.span,
                         format!("`{}` is not a tuple variable of this {}", id.name, v.kind()),
                     )
                 })
             }
-            CalcArg::Expr(e) => Err(located(
+            CalcArg::Expr(e) => Err(SyntaxError::at(
                 src,
                 e.span(),
                 "expected a tuple variable name or a position",

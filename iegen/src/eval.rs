@@ -808,15 +808,7 @@ mod tests {
     use super::*;
     use crate::constraint::{Constraint, Normalized};
 
-    fn t(i: usize) -> Expr {
-        Expr::var(Var::Tuple(i))
-    }
-    fn e(i: usize) -> Expr {
-        Expr::var(Var::Exist(i))
-    }
-    fn n(k: i64) -> Expr {
-        Expr::constant(k)
-    }
+    use crate::expr::shorthand::{e, n, t};
 
     fn conj(arity: usize, exists: usize, cs: Vec<Normalized>) -> Conjunction {
         Conjunction::from_parts(

@@ -342,6 +342,25 @@ impl fmt::Display for Var {
     }
 }
 
+/// Short constructors for unit tests: tuple variable, existential, constant.
+#[cfg(test)]
+pub(crate) mod shorthand {
+    use super::{Expr, Var};
+
+    /// Tuple variable `i`.
+    pub fn t(i: usize) -> Expr {
+        Expr::var(Var::Tuple(i))
+    }
+    /// Existential variable `i`.
+    pub fn e(i: usize) -> Expr {
+        Expr::var(Var::Exist(i))
+    }
+    /// The constant `k`.
+    pub fn n(k: i64) -> Expr {
+        Expr::constant(k)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -18,19 +18,8 @@ use crate::set::Set;
 use crate::syntax::ast::{
     AstConjunction, AstConstraint, AstExpr, AstFormula, AstTerm, CmpOp, Span, TupleElem,
 };
-use crate::syntax::{line_col, parse_formula, SyntaxError};
+use crate::syntax::{parse_formula, SyntaxError};
 use crate::value::Value;
-
-/// Builds a located error for `span` of `src`.
-pub fn located(src: &str, span: Span, message: impl Into<String>) -> SyntaxError {
-    let (line, column) = line_col(src, span.start);
-    SyntaxError {
-        line,
-        column,
-        span,
-        message: message.into(),
-    }
-}
 
 /// Resolves names to variables while lowering one conjunction.
 pub(crate) struct Scope<'a> {
@@ -65,7 +54,7 @@ impl Scope<'_> {
                     (Some(k), _) => y.scale(k),
                     (_, Some(k)) => x.scale(k),
                     _ => {
-                        return Err(located(
+                        return Err(SyntaxError::at(
                             self.src,
                             *span,
                             "non-affine product: one factor of `*` must be a constant",
@@ -172,7 +161,7 @@ fn lower_conjunction(
     let mut exist_names = Vec::new();
     for (j, id) in conj.exists.iter().enumerate() {
         if vars.contains_key(&id.name) {
-            return Err(located(
+            return Err(SyntaxError::at(
                 src,
                 id.span,
                 format!("existential `{}` is already bound in this term", id.name),
@@ -222,7 +211,7 @@ pub fn lower_formula(src: &str, f: &AstFormula) -> Result<Value, SyntaxError> {
     for t in &f.terms {
         let shape = term_shape(t);
         if shape != first {
-            return Err(located(
+            return Err(SyntaxError::at(
                 src,
                 t.span,
                 format!(
@@ -260,7 +249,7 @@ impl FromStr for Set {
     fn from_str(src: &str) -> Result<Set, Error> {
         match parse_value(src)? {
             Value::Set(s) => Ok(s),
-            Value::Relation(_) => Err(located(
+            Value::Relation(_) => Err(SyntaxError::at(
                 src,
                 Span::new(0, src.len()),
                 "expected a set, found a relation",
@@ -277,7 +266,7 @@ impl FromStr for Relation {
     fn from_str(src: &str) -> Result<Relation, Error> {
         match parse_value(src)? {
             Value::Relation(r) => Ok(r),
-            Value::Set(_) => Err(located(
+            Value::Set(_) => Err(SyntaxError::at(
                 src,
                 Span::new(0, src.len()),
                 "expected a relation, found a set",

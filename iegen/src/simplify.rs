@@ -256,15 +256,7 @@ fn drop_unused_existentials(c: &mut Conjunction) {
 mod tests {
     use super::*;
 
-    fn t(i: usize) -> Expr {
-        Expr::var(Var::Tuple(i))
-    }
-    fn e(i: usize) -> Expr {
-        Expr::var(Var::Exist(i))
-    }
-    fn n(k: i64) -> Expr {
-        Expr::constant(k)
-    }
+    use crate::expr::shorthand::{e, n, t};
 
     #[test]
     fn substitution_goes_inside_uf_arguments() {
