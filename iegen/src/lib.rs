@@ -12,6 +12,7 @@
 //! property tests. [`calc`] runs `spf calc` programs.
 
 pub mod calc;
+pub mod computation;
 pub mod conjunction;
 pub mod constraint;
 pub mod error;
