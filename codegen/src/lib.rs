@@ -1,1 +1,7 @@
-//! Polyhedra scanning and code generation (C, Rust, interpreter). Not yet implemented: see issue 3.
+//! Code generation for SPF computations.
+//!
+//! [`scan`] turns a [`Computation`](iegen::computation::Computation) into a
+//! [`LoopProgram`](ast::LoopProgram) by polyhedra scanning; the backends print
+//! it as C or Rust or run it in-process.
+
+pub mod ast;
