@@ -5,3 +5,6 @@
 //! it as C or Rust or run it in-process.
 
 pub mod ast;
+pub mod scan;
+
+pub use scan::{scan, ScanError};
