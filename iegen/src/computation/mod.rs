@@ -11,6 +11,7 @@
 
 mod body;
 mod schedule;
+pub mod transform;
 
 pub use body::{Access, BinOp, Body, Condition, UpdateOp, ValueExpr};
 pub use schedule::{schedule_dims, ScheduleDim, ScheduleError};
