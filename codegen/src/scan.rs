@@ -294,7 +294,7 @@ impl Scanner<'_> {
             } else {
                 // The loop covers the hull; each statement keeps its own
                 // bounds as guards.
-                LoopKind::For(min_or_max(lowers, false), min_or_max(uppers, true))
+                LoopKind::For(min_or_max(lowers, true), min_or_max(uppers, false))
             }
         };
         for p in group.iter_mut() {

@@ -10,10 +10,13 @@
 //! are derived from the bodies, so they cannot disagree with them.
 
 mod body;
+mod parse;
+mod print;
 mod schedule;
 pub mod transform;
 
 pub use body::{Access, BinOp, Body, Condition, UpdateOp, ValueExpr};
+pub use parse::parse_computation;
 pub use schedule::{schedule_dims, ScheduleDim, ScheduleError};
 
 use crate::expr::Expr;

@@ -48,6 +48,7 @@
 //! overflow in the recursive code that walks them.
 
 pub mod ast;
+pub mod computation_ast;
 
 #[cfg(test)]
 mod tests;

@@ -1,0 +1,455 @@
+//! The surface syntax tree of computation files (`.comp`), and their parser.
+//!
+//! A computation file declares one [`Computation`](crate::computation::Computation):
+//!
+//! ```text
+//! computation spmv_csr(N, NC, NNZ) {
+//!     in   int  rowptr[N + 1];
+//!     in   int  col[NNZ];
+//!     in   real A[NNZ];
+//!     in   real x[NC];
+//!     out  real y[N];
+//!
+//!     S0: y(i) += A(k) * x(j)
+//!         domain   {[i,k,j] : 0 <= i < N && rowptr(i) <= k < rowptr(i+1) && j = col(k)}
+//!         schedule {[i,k,j] -> [0,i,0,k,0,j,0]};
+//! }
+//! ```
+//!
+//! [`parse_computation_file`] produces the tree of this module; names are not
+//! resolved and nothing is validated beyond the grammar (and the spelling of
+//! the contextual keywords). [`crate::computation::parse_computation`] lowers
+//! and validates it. The file format is documented in `docs/computations.md`.
+//!
+//! The words of the format (`computation`, `in`, `out`, `inout`, `temp`,
+//! `int`, `real`, `object`, `domain`, `schedule`, `if`, `min=`, `max=`) are
+//! *contextual*: they are names to the lexer and keywords only where the
+//! grammar expects them, so sets and calculator programs may still use them
+//! as names.
+
+use std::sync::LazyLock;
+
+use super::ast::{AstExpr, AstFormula, Ident, Span};
+use super::{parse_with, SyntaxError, MAX_NESTING};
+
+/// A whole computation file: `computation NAME(SYMBOLS) { ITEMS }`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AstComputation {
+    /// The computation's name.
+    pub name: Ident,
+    /// The integer parameters, in order.
+    pub symbols: Vec<Ident>,
+    /// Declarations and statements, in the order written.
+    pub items: Vec<AstItem>,
+    /// The whole computation.
+    pub span: Span,
+}
+
+/// One item of a computation's body.
+#[derive(Clone, Debug, PartialEq)]
+pub enum AstItem {
+    /// `in int col[NNZ];`
+    Space(AstSpace),
+    /// `object P : OrderedSet(2, 1, morton);`
+    Object(AstObject),
+    /// `S0: BODY domain SET schedule RELATION;`
+    Stmt(Box<AstStmt>),
+}
+
+/// The role word of a data space declaration.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AstRole {
+    /// `in`
+    In,
+    /// `out`
+    Out,
+    /// `inout`
+    InOut,
+    /// `temp`
+    Temp,
+}
+
+/// The element type word of a data space declaration.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AstElemType {
+    /// `int`
+    Int,
+    /// `real`
+    Real,
+}
+
+/// A data space declaration `ROLE TYPE NAME[EXTENTS];` (no brackets for a scalar).
+#[derive(Clone, Debug, PartialEq)]
+pub struct AstSpace {
+    /// `in`, `out`, `inout` or `temp`.
+    pub role: AstRole,
+    /// `int` or `real`.
+    pub elem: AstElemType,
+    /// The data space's name.
+    pub name: Ident,
+    /// One extent per dimension; empty for a scalar.
+    pub extents: Vec<AstExpr>,
+    /// The whole declaration.
+    pub span: Span,
+}
+
+/// A runtime object declaration `object NAME : KIND(ARGS);`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AstObject {
+    /// The object's name.
+    pub name: Ident,
+    /// The runtime type.
+    pub kind: Ident,
+    /// The constructor arguments as written (a name, or an integer or real
+    /// literal with an optional `-`), each with its place.
+    pub args: Vec<(String, Span)>,
+    /// The whole declaration.
+    pub span: Span,
+}
+
+/// A statement `NAME: BODY domain SET schedule RELATION;`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AstStmt {
+    /// The statement's name.
+    pub name: Ident,
+    /// What one instance does.
+    pub body: AstBody,
+    /// The iteration domain (a set literal).
+    pub domain: AstFormula,
+    /// The schedule (a relation literal).
+    pub schedule: AstFormula,
+    /// The whole statement.
+    pub span: Span,
+}
+
+/// How an update combines its value into its target.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AstUpdateOp {
+    /// `=`
+    Assign,
+    /// `+=`
+    Add,
+    /// `-=`
+    Sub,
+    /// `*=`
+    Mul,
+    /// `min=`
+    Min,
+    /// `max=`
+    Max,
+}
+
+/// The element an update writes: `y(i)`, or a bare scalar name `t`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AstTarget {
+    /// The data space.
+    pub name: Ident,
+    /// The index arguments; `None` for a bare name.
+    pub index: Option<Vec<AstValue>>,
+    /// The whole target.
+    pub span: Span,
+}
+
+/// A statement body as written.
+#[derive(Clone, Debug, PartialEq)]
+pub enum AstBody {
+    /// `TARGET OP VALUE`
+    Update {
+        /// The element written.
+        target: AstTarget,
+        /// The update operator and its place.
+        op: (AstUpdateOp, Span),
+        /// The value.
+        value: AstValue,
+        /// The whole update.
+        span: Span,
+    },
+    /// `if (COND && COND ...) BODY`
+    If {
+        /// The conditions (none for `if ()`).
+        conditions: Vec<AstCondition>,
+        /// The guarded body.
+        then: Box<AstBody>,
+        /// The whole conditional.
+        span: Span,
+    },
+    /// `OBJ.method(ARGS)`
+    Call {
+        /// The runtime object.
+        object: Ident,
+        /// The method.
+        method: Ident,
+        /// The arguments.
+        args: Vec<AstValue>,
+        /// The whole call.
+        span: Span,
+    },
+    /// `{ BODY; BODY; ... }`
+    Seq(Vec<AstBody>, Span),
+}
+
+/// A comparison operator of a condition.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AstCondOp {
+    /// `==`
+    Eq,
+    /// `!=`
+    Ne,
+    /// `<`
+    Lt,
+    /// `<=`
+    Le,
+    /// `>`
+    Gt,
+    /// `>=`
+    Ge,
+}
+
+impl AstCondOp {
+    /// The operator as written.
+    pub fn symbol(self) -> &'static str {
+        match self {
+            AstCondOp::Eq => "==",
+            AstCondOp::Ne => "!=",
+            AstCondOp::Lt => "<",
+            AstCondOp::Le => "<=",
+            AstCondOp::Gt => ">",
+            AstCondOp::Ge => ">=",
+        }
+    }
+}
+
+/// One condition `VALUE op VALUE` of an `if`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AstCondition {
+    /// Left operand.
+    pub lhs: AstValue,
+    /// The comparison.
+    pub op: AstCondOp,
+    /// Right operand.
+    pub rhs: AstValue,
+    /// The whole condition.
+    pub span: Span,
+}
+
+/// A binary operator of value expressions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AstValueOp {
+    /// `+`
+    Add,
+    /// `-`
+    Sub,
+    /// `*`, or juxtaposition `2i` inside parentheses
+    Mul,
+    /// `/`
+    Div,
+}
+
+/// A value expression as written. Names and calls are resolved by lowering:
+/// a name is an iterator, a symbol or a scalar data space; a call is a data
+/// space access or `min`/`max`.
+#[derive(Clone, Debug, PartialEq)]
+pub enum AstValue {
+    /// An integer literal, as written (without sign).
+    Int(String, Span),
+    /// A real literal, as written (without sign).
+    Real(String, Span),
+    /// A bare name.
+    Name(Ident),
+    /// `f(a, b, ...)`
+    Call(Ident, Vec<AstValue>, Span),
+    /// `P.method(a, ...)`
+    Method {
+        /// The runtime object.
+        object: Ident,
+        /// The method.
+        method: Ident,
+        /// The arguments.
+        args: Vec<AstValue>,
+        /// The whole call.
+        span: Span,
+    },
+    /// `-a`
+    Neg(Box<AstValue>, Span),
+    /// `a op b`
+    Binary(AstValueOp, Box<AstValue>, Box<AstValue>, Span),
+}
+
+impl AstValue {
+    /// The source range of the whole expression.
+    pub fn span(&self) -> Span {
+        match self {
+            AstValue::Int(_, s)
+            | AstValue::Real(_, s)
+            | AstValue::Call(_, _, s)
+            | AstValue::Method { span: s, .. }
+            | AstValue::Neg(_, s)
+            | AstValue::Binary(_, _, _, s) => *s,
+            AstValue::Name(id) => id.span,
+        }
+    }
+}
+
+impl AstBody {
+    /// The source range of the whole body.
+    pub fn span(&self) -> Span {
+        match self {
+            AstBody::Update { span, .. }
+            | AstBody::If { span, .. }
+            | AstBody::Call { span, .. }
+            | AstBody::Seq(_, span) => *span,
+        }
+    }
+}
+
+static COMPUTATION: LazyLock<super::grammar::ComputationFileParser> =
+    LazyLock::new(super::grammar::ComputationFileParser::new);
+
+/// Parses a computation file into its surface tree. The whole input must be
+/// one computation (whitespace and `#` comments aside).
+///
+/// # Errors
+///
+/// A [`SyntaxError`] at the first offending character or token, as for
+/// [`parse_program`](super::parse_program), or at a contextual keyword that
+/// is misspelled (`domian`), or for nesting too deep to be handled safely.
+///
+/// ```
+/// # use iegen::syntax::computation_ast::{parse_computation_file, AstItem};
+/// let src = "computation c(N) { out real y[N]; S0: y(i) = 0 domain {[i] : 0 <= i < N} schedule {[i] -> [i]}; }";
+/// let ast = parse_computation_file(src).unwrap();
+/// assert_eq!(ast.items.len(), 2);
+/// assert!(matches!(ast.items[1], AstItem::Stmt(_)));
+/// let err = parse_computation_file("computation c() { S0: t = 1 domian {[]} schedule {[] -> []}; }").unwrap_err();
+/// assert_eq!(err.to_string(), "1:29: expected `domain`, found `domian`");
+/// ```
+pub fn parse_computation_file(src: &str) -> Result<AstComputation, SyntaxError> {
+    check_extra_nesting(src)?;
+    parse_with(src, |text| COMPUTATION.parse(text)).map_err(|mut e| {
+        e.message = readable_terminals(&e.message);
+        misplaced_keyword(src, e)
+    })
+}
+
+/// A clearer message for a name where `domain` or `schedule` should stand:
+/// the parser only notices at the `{` after it (`y(i) = 2i domain {...}`
+/// reads `i` as the keyword).
+fn misplaced_keyword(src: &str, e: SyntaxError) -> SyntaxError {
+    if !e.message.ends_with(", expected `{`") {
+        return e;
+    }
+    let before = src.get(..e.span.start).unwrap_or("").trim_end();
+    let mut word_start = before
+        .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '\''))
+        .map_or(0, |i| i + 1);
+    // A name starts with a letter or `_`: `2i` is `2` and the name `i`.
+    word_start += before[word_start..]
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(before.len() - word_start);
+    let word = &before[word_start..];
+    if word.is_empty() || word == "domain" || word == "schedule" || word == "union" {
+        return e;
+    }
+    let hint = if before[..word_start].ends_with(|c: char| c.is_ascii_digit()) {
+        format!(
+            "; a product in a value needs `*` (juxtaposition such as `2{word}` is allowed only inside parentheses)"
+        )
+    } else {
+        String::new()
+    };
+    SyntaxError::at(
+        src,
+        Span::new(word_start, word_start + word.len()),
+        format!("expected `domain` or `schedule` before a set, found `{word}`{hint}"),
+    )
+}
+
+/// Spells the real-literal terminal of lalrpop's expected lists as words.
+fn readable_terminals(message: &str) -> String {
+    match message.split_once(", expected ") {
+        Some((head, tail)) => {
+            let list = tail.strip_prefix("one of: ").unwrap_or(tail);
+            let prefix = if list.len() == tail.len() {
+                ""
+            } else {
+                "one of: "
+            };
+            let items: Vec<&str> = list
+                .split(", ")
+                .map(|item| if item == "REAL" { "real" } else { item })
+                .collect();
+            format!("{head}, expected {prefix}{}", items.join(", "))
+        }
+        None => message.to_string(),
+    }
+}
+
+/// Rejects input whose tree could nest more than [`MAX_NESTING`] levels
+/// through what the shared nesting check does not count, since only
+/// computation files have it: `/` and `if`. Like that check it scans
+/// characters, bounding the depth of every tree from above: every
+/// `+ - * /`, `if` and integer in a segment (between separators, at one
+/// bracket level) adds at most one level, every bracketed group one more
+/// than its deepest segment.
+fn check_extra_nesting(src: &str) -> Result<(), SyntaxError> {
+    // (operators in the current segment, deepest closed child, deepest segment)
+    let mut top = (0usize, 0usize, 0usize);
+    let mut outer: Vec<(usize, usize, usize)> = Vec::new();
+    let mut in_comment = false;
+    let mut in_word = false;
+    for (at, c) in src.char_indices() {
+        if in_comment {
+            in_comment = c != '\n' && c != '\r';
+            continue;
+        }
+        let starts_number = c.is_ascii_digit() && !in_word;
+        // `if` nests a body in a body: `if () if () ... t = 1`.
+        let starts_if = !in_word
+            && src[at..].starts_with("if")
+            && !src[at + 2..]
+                .starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_' || c == '\'');
+        in_word = c.is_ascii_alphanumeric() || c == '_' || c == '\'' || c == '.';
+        if starts_if {
+            top.0 += 1;
+        }
+        match c {
+            '#' => in_comment = true,
+            '(' | '[' | '{' => outer.push(std::mem::take(&mut top)),
+            ')' | ']' | '}' => {
+                if let Some(parent) = outer.pop() {
+                    let closed = std::mem::replace(&mut top, parent);
+                    let depth = closed.2.max(closed.0 + closed.1) + 1;
+                    top.1 = top.1.max(depth);
+                }
+            }
+            ',' | ';' | ':' | '&' | '|' | '<' | '>' | '=' => {
+                top.2 = top.2.max(top.0 + top.1);
+                top.0 = 0;
+                top.1 = 0;
+            }
+            '+' | '-' | '*' | '/' => top.0 += 1,
+            _ if starts_number => top.0 += 1,
+            _ => {}
+        }
+        if top.0 + top.1 > MAX_NESTING || outer.len() >= MAX_NESTING {
+            return Err(SyntaxError::at(
+                src,
+                Span::new(at, at + c.len_utf8()),
+                format!("expression nested too deeply (more than {MAX_NESTING} levels)"),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Checks that `id` is the contextual keyword `word` (a grammar action).
+pub(crate) fn expect_keyword(id: &Ident, word: &str) -> Result<(), super::ActionError> {
+    if id.name == word {
+        Ok(())
+    } else {
+        Err(super::ActionError {
+            span: id.span,
+            message: format!("expected `{word}`, found `{}`", id.name),
+        })
+    }
+}
