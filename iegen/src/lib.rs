@@ -20,6 +20,7 @@ pub mod eval;
 pub mod expr;
 pub mod formula;
 pub mod lower;
+pub mod pdfg;
 pub mod print;
 pub mod prop;
 pub mod relation;
