@@ -5,6 +5,10 @@
 //! it as C or Rust or run it in-process.
 
 pub mod ast;
+pub mod c;
+pub mod emit;
+pub mod interp;
+pub mod rust;
 pub mod scan;
 
 pub use scan::{scan, ScanError};

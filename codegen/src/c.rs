@@ -1,0 +1,519 @@
+//! The C backend: a loop program as one C99 function.
+//!
+//! [`emit_c`] prints the loop AST with the statement bodies inlined:
+//!
+//! ```c
+//! void spmv(int64_t N, int64_t M, int64_t NNZ, const int64_t *restrict rowptr,
+//!           const int64_t *restrict col, const double *restrict A,
+//!           const double *restrict x, double *restrict y)
+//! {
+//!     for (int64_t i = 0; i < N; i++) {
+//!         for (int64_t k = rowptr[i]; k < rowptr[i + 1]; k++) {
+//!             const int64_t j = col[k];
+//!             /* S0 */
+//!             y[i] += A[k] * x[j];
+//!         }
+//!     }
+//! }
+//! ```
+//!
+//! Conventions (see [`emit_c`] for the full list): symbols are `int64_t`
+//! parameters, data spaces are `restrict` pointers (`const` for inputs),
+//! multi-dimensional spaces are linearized row-major, temporaries are
+//! allocated with `calloc` and freed at the end. The code compiles with
+//! `cc -std=c99 -Wall -Wextra -Werror`.
+
+use std::fmt::Write as _;
+
+use iegen::computation::{BinOp, ElemType, Role, UpdateOp};
+
+use crate::ast::LoopProgram;
+use crate::emit::{
+    lower, print, print_conds, reads_any, Action, Code, Dialect, EmitError, LNode, Lang, Lowered,
+    Namer, ParamKind, Parameter, Prec, Ty, Used, P,
+};
+
+/// Prints `program` as a C99 function named after the computation.
+///
+/// The function is
+/// `void NAME(int64_t N, ..., const double *restrict A, double *restrict y, ...)`:
+///
+/// * the symbols first, as `int64_t`, in the computation's order;
+/// * then every data space that is not a temporary, in declaration order:
+///   an `in` array as `const T *restrict`, an `out` or `inout` array as
+///   `T *restrict`, an `in` scalar by value, an `out` or `inout` scalar as
+///   `T *restrict` (written through `*s`); `int` is `int64_t`, `real` is
+///   `double`;
+/// * names are kept as in the computation, except C keywords and the names
+///   the generated code itself uses (`free`, `abort`, ...), which get a
+///   trailing `_` ([`c_parameters`] gives the final names).
+///
+/// Temporaries are allocated inside (zeroed with `calloc`, freed at the end;
+/// scalars as zero-initialized locals). A multi-dimensional data space is one
+/// row-major array: `A(i, j)` with extents `[N, M]` is `A[i * M + j]`.
+/// Index arrays (UF calls) are array reads: `rowptr(i + 1)` is
+/// `rowptr[i + 1]`. Each statement instance is its body with the
+/// statement's iterators replaced by their values, preceded by a comment
+/// naming the statement. `min`/`max` and floor/ceiling divisions (correct for
+/// negative numerators) use small `static inline` helpers, emitted only when
+/// used and guarded by `#ifndef` so that several generated functions can
+/// share one file. A loop's upper bound is evaluated once, before the first
+/// iteration, as in the Rust backend and the interpreter.
+///
+/// # Errors
+///
+/// [`EmitError::Unsupported`] for statements that call runtime objects
+/// (`P.insert(..)`), and the other [`EmitError`]s for programs that do not
+/// fit their computation (unknown names, writes to inputs, ...).
+pub fn emit_c(program: &LoopProgram) -> Result<String, EmitError> {
+    let mut low = lower(program, Lang::C)?;
+
+    // Temporaries: extents first (their symbols count as used).
+    let mut temps = Vec::new();
+    for (s, d) in low.comp.spaces.iter().enumerate() {
+        if d.role == Role::Temp && (low.read[s] || low.written[s]) {
+            let extents = low.extents(s)?;
+            temps.push((s, extents));
+        }
+    }
+
+    // `out` data spaces start at zero: the computation defines them whole.
+    let mut outs = Vec::new();
+    for (s, d) in low.comp.spaces.iter().enumerate() {
+        if d.role == Role::Out && (low.read[s] || low.written[s]) {
+            let extents = low.extents(s)?;
+            outs.push((s, extents));
+        }
+    }
+
+    let dialect = CDialect {
+        low: &low,
+        used: Used::default(),
+    };
+    let mut w = Writer {
+        d: &dialect,
+        namer: low.namer.clone(),
+        out: String::new(),
+        depth: 1,
+    };
+
+    for (s, extents) in &temps {
+        let d = &low.comp.spaces[*s];
+        let name = &low.spaces[*s];
+        let ty = c_type(d.elem);
+        if extents.is_empty() {
+            let zero = match d.elem {
+                ElemType::Int => "0",
+                ElemType::Real => "0.0",
+            };
+            w.line(&format!("{ty} {name} = {zero};"));
+        } else {
+            dialect.used.add("spf_len");
+            let len = product(&dialect, extents);
+            w.line(&format!(
+                "{ty} *restrict {name} = calloc(spf_len({len}), sizeof *{name});"
+            ));
+            w.line(&format!("if ({name} == NULL) abort();"));
+        }
+    }
+    for (s, extents) in &outs {
+        let name = &low.spaces[*s];
+        let zero = match low.comp.spaces[*s].elem {
+            ElemType::Int => "0",
+            ElemType::Real => "0.0",
+        };
+        if extents.is_empty() {
+            w.line(&format!("*{name} = {zero};"));
+        } else {
+            let len = product(&dialect, extents);
+            w.line(&format!(
+                "for (int64_t spf_z = 0; spf_z < {len}; spf_z++) {name}[spf_z] = {zero};"
+            ));
+        }
+    }
+    w.nodes(&low.body);
+    for (s, extents) in temps.iter().rev() {
+        let name = &low.spaces[*s];
+        if extents.is_empty() {
+            if !low.read[*s] {
+                w.line(&format!("(void){name};"));
+            }
+        } else {
+            w.line(&format!("free({name});"));
+        }
+    }
+    let body = w.out;
+
+    let params = low.parameters();
+    let mut unused = String::new();
+    for p in &params {
+        let used = match low.comp.symbols.iter().position(|s| *s == p.source) {
+            Some(k) if p.kind == ParamKind::Symbol => low.sym_used[k],
+            _ => low
+                .comp
+                .spaces
+                .iter()
+                .position(|d| d.name == p.source)
+                .is_some_and(|s| low.read[s] || low.written[s]),
+        };
+        if !used {
+            let _ = writeln!(unused, "    (void){}; /* unused */", p.name);
+        }
+    }
+
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "/* Generated by spf from the computation `{}`. */",
+        low.comp.name
+    );
+    out.push_str("#include <stdint.h>\n");
+    if !temps.iter().all(|(_, e)| e.is_empty()) {
+        out.push_str("#include <stdlib.h>\n");
+    }
+    if dialect.used.contains("math") {
+        out.push_str("#include <math.h>\n");
+    }
+    out.push('\n');
+    for (name, text) in HELPERS {
+        if dialect.used.contains(name) {
+            let guard = name.to_ascii_uppercase();
+            let _ = writeln!(out, "#ifndef {guard}\n#define {guard}\n{text}\n#endif\n");
+        }
+    }
+    out.push_str(&signature(&low.function, &params));
+    out.push_str("\n{\n");
+    out.push_str(&unused);
+    out.push_str(&body);
+    out.push_str("}\n");
+    Ok(out)
+}
+
+/// The parameters of the function [`emit_c`] prints, in order, with their C
+/// names.
+///
+/// # Errors
+///
+/// As [`emit_c`].
+pub fn c_parameters(program: &LoopProgram) -> Result<Vec<Parameter>, EmitError> {
+    Ok(lower(program, Lang::C)?.parameters())
+}
+
+const HELPERS: &[(&str, &str)] = &[
+    (
+        "spf_min_i64",
+        "static inline int64_t spf_min_i64(int64_t a, int64_t b) { return a < b ? a : b; }",
+    ),
+    (
+        "spf_max_i64",
+        "static inline int64_t spf_max_i64(int64_t a, int64_t b) { return a > b ? a : b; }",
+    ),
+    (
+        "spf_min_f64",
+        "static inline double spf_min_f64(double a, double b) { return a < b ? a : b; }",
+    ),
+    (
+        "spf_max_f64",
+        "static inline double spf_max_f64(double a, double b) { return a > b ? a : b; }",
+    ),
+    (
+        "spf_floord",
+        "/* floor(a / b) for b > 0 */\n\
+         static inline int64_t spf_floord(int64_t a, int64_t b) { return a / b - (a % b < 0); }",
+    ),
+    (
+        "spf_ceild",
+        "/* ceil(a / b) for b > 0 */\n\
+         static inline int64_t spf_ceild(int64_t a, int64_t b) { return a / b + (a % b > 0); }",
+    ),
+    (
+        "spf_len",
+        "/* an allocation length, never 0 */\n\
+         static inline size_t spf_len(int64_t n) { return n > 0 ? (size_t)n : 1; }",
+    ),
+];
+
+fn c_type(e: ElemType) -> &'static str {
+    match e {
+        ElemType::Int => "int64_t",
+        ElemType::Real => "double",
+    }
+}
+
+fn signature(name: &str, params: &[Parameter]) -> String {
+    let decls: Vec<String> = params
+        .iter()
+        .map(|p| match &p.kind {
+            ParamKind::Symbol => format!("int64_t {}", p.name),
+            ParamKind::Array {
+                elem,
+                role: Role::In,
+            } => format!("const {} *restrict {}", c_type(*elem), p.name),
+            ParamKind::Scalar {
+                elem,
+                role: Role::In,
+            } => format!("{} {}", c_type(*elem), p.name),
+            ParamKind::Array { elem, .. } | ParamKind::Scalar { elem, .. } => {
+                format!("{} *restrict {}", c_type(*elem), p.name)
+            }
+        })
+        .collect();
+    if decls.is_empty() {
+        return format!("void {name}(void)");
+    }
+    // Fill lines up to 100 columns, continuation lines aligned after `(`.
+    let head = format!("void {name}(");
+    let indent = " ".repeat(head.len());
+    let mut out = head;
+    let mut width = out.len();
+    for (k, d) in decls.iter().enumerate() {
+        let piece = if k + 1 == decls.len() {
+            format!("{d})")
+        } else {
+            format!("{d},")
+        };
+        if k > 0 {
+            if width + 1 + piece.len() > 100 {
+                out.push('\n');
+                out.push_str(&indent);
+                width = indent.len();
+            } else {
+                out.push(' ');
+                width += 1;
+            }
+        }
+        out.push_str(&piece);
+        width += piece.len();
+    }
+    out
+}
+
+/// `e0 * e1 * ...` for an allocation length.
+fn product(d: &CDialect<'_>, extents: &[Code]) -> String {
+    let mut acc: Option<Code> = None;
+    for e in extents {
+        acc = Some(match acc {
+            None => e.clone(),
+            Some(a) => Code::Bin(BinOp::Mul, Ty::Int, Box::new(a), Box::new(e.clone())),
+        });
+    }
+    print(d, &acc.unwrap_or(Code::Int(1))).text
+}
+
+struct CDialect<'l> {
+    low: &'l Lowered<'l>,
+    used: Used,
+}
+
+impl Dialect for CDialect<'_> {
+    fn int(&self, k: i64) -> P {
+        if k == i64::MIN {
+            P::atom("INT64_MIN")
+        } else if i32::try_from(k).is_err() {
+            P::atom(format!("INT64_C({k})"))
+        } else if k < 0 {
+            P::new(k.to_string(), Prec::Unary)
+        } else {
+            P::atom(k.to_string())
+        }
+    }
+
+    fn real(&self, x: f64) -> P {
+        if x.is_nan() {
+            self.used.add("math");
+            P::atom("NAN")
+        } else if x.is_infinite() {
+            self.used.add("math");
+            if x > 0.0 {
+                P::atom("INFINITY")
+            } else {
+                P::new("-INFINITY", Prec::Unary)
+            }
+        } else {
+            let text = format!("{x:?}");
+            let prec = if text.starts_with('-') {
+                Prec::Unary
+            } else {
+                Prec::Atom
+            };
+            P::new(text, prec)
+        }
+    }
+
+    fn elem(&self, space: usize, index: Option<&Code>) -> P {
+        let name = &self.low.spaces[space];
+        match index {
+            Some(i) => P::atom(format!("{name}[{}]", print(self, i).text)),
+            None if self.low.comp.spaces[space].role.is_live_out() => {
+                P::new(format!("*{name}"), Prec::Unary)
+            }
+            None => P::atom(name.clone()),
+        }
+    }
+
+    fn to_real(&self, inner: &Code) -> P {
+        P::new(
+            format!("(double){}", print(self, inner).at(Prec::Unary)),
+            Prec::Unary,
+        )
+    }
+
+    fn min_max(&self, op: BinOp, ty: Ty, a: &Code, b: &Code) -> P {
+        let name = match (op, ty) {
+            (BinOp::Min, Ty::Int) => "spf_min_i64",
+            (BinOp::Min, Ty::Real) => "spf_min_f64",
+            (_, Ty::Int) => "spf_max_i64",
+            (_, Ty::Real) => "spf_max_f64",
+        };
+        self.used.add(name);
+        P::atom(format!(
+            "{name}({}, {})",
+            print(self, a).text,
+            print(self, b).text
+        ))
+    }
+
+    fn floor_div(&self, a: &Code, d: i64) -> P {
+        self.used.add("spf_floord");
+        P::atom(format!("spf_floord({}, {d})", print(self, a).text))
+    }
+
+    fn ceil_div(&self, a: &Code, d: i64) -> P {
+        self.used.add("spf_ceild");
+        P::atom(format!("spf_ceild({}, {d})", print(self, a).text))
+    }
+}
+
+struct Writer<'d, 'l> {
+    d: &'d CDialect<'l>,
+    namer: Namer,
+    out: String,
+    depth: usize,
+}
+
+impl Writer<'_, '_> {
+    fn line(&mut self, text: &str) {
+        for _ in 0..self.depth {
+            self.out.push_str("    ");
+        }
+        self.out.push_str(text);
+        self.out.push('\n');
+    }
+
+    fn open(&mut self, text: &str) {
+        self.line(text);
+        self.depth += 1;
+    }
+
+    fn close(&mut self) {
+        self.depth -= 1;
+        self.line("}");
+    }
+
+    fn expr(&self, c: &Code) -> String {
+        print(self.d, c).text
+    }
+
+    fn nodes(&mut self, nodes: &[LNode]) {
+        for (k, n) in nodes.iter().enumerate() {
+            self.node(n, k + 1 == nodes.len());
+        }
+    }
+
+    /// `last`: nothing follows in the enclosing block, so a `let` needs no
+    /// block of its own.
+    fn node(&mut self, node: &LNode, last: bool) {
+        match node {
+            LNode::For {
+                var,
+                lower,
+                upper,
+                body,
+                ..
+            } => {
+                let lo = self.expr(lower);
+                let low = self.d.low;
+                if reads_any(upper, &low.written) {
+                    let end = self.namer.fresh(&format!("{var}_end"));
+                    let hi = self.expr(upper);
+                    self.open(&format!(
+                        "for (int64_t {var} = {lo}, {end} = {hi}; {var} < {end}; {var}++) {{"
+                    ));
+                } else {
+                    let hi = print(self.d, upper).at(Prec::Add);
+                    self.open(&format!(
+                        "for (int64_t {var} = {lo}; {var} < {hi}; {var}++) {{"
+                    ));
+                }
+                self.nodes(body);
+                self.close();
+            }
+            LNode::Let {
+                var,
+                used,
+                value,
+                body,
+            } => {
+                if !last {
+                    self.open("{");
+                }
+                let v = self.expr(value);
+                self.line(&format!("const int64_t {var} = {v};"));
+                if !used {
+                    self.line(&format!("(void){var};"));
+                }
+                self.nodes(body);
+                if !last {
+                    self.close();
+                }
+            }
+            LNode::If { guards, body } => {
+                if guards.is_empty() {
+                    self.open("{");
+                } else {
+                    let c = print_conds(self.d, guards);
+                    self.open(&format!("if ({c}) {{"));
+                }
+                self.nodes(body);
+                self.close();
+            }
+            LNode::Stmt { name, actions } => {
+                self.line(&format!("/* {name} */"));
+                self.actions(actions);
+            }
+        }
+    }
+
+    fn actions(&mut self, actions: &[Action]) {
+        for a in actions {
+            match a {
+                Action::Update { target, op, value } => {
+                    let t = self.expr(target);
+                    let v = self.expr(value);
+                    let text = match op {
+                        UpdateOp::Assign => format!("{t} = {v};"),
+                        UpdateOp::Add => format!("{t} += {v};"),
+                        UpdateOp::Sub => format!("{t} -= {v};"),
+                        UpdateOp::Mul => format!("{t} *= {v};"),
+                        UpdateOp::Min | UpdateOp::Max => {
+                            let bin = if *op == UpdateOp::Min {
+                                BinOp::Min
+                            } else {
+                                BinOp::Max
+                            };
+                            let call = self.d.min_max(bin, target.ty(), target, value).text;
+                            format!("{t} = {call};")
+                        }
+                    };
+                    self.line(&text);
+                }
+                Action::If { conds, then } => {
+                    let c = print_conds(self.d, conds);
+                    self.open(&format!("if ({c}) {{"));
+                    self.actions(then);
+                    self.close();
+                }
+            }
+        }
+    }
+}

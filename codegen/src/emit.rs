@@ -1,0 +1,1471 @@
+//! What the C and Rust backends share: their error type, the description of
+//! a generated function's parameters, identifier mapping, and the lowering of
+//! a [`LoopProgram`] into a small typed tree that each backend prints in its
+//! own syntax.
+//!
+//! Lowering does everything that does not depend on the target language:
+//! it resolves names (symbols, data spaces, loop variables), substitutes each
+//! statement's iterators by their values from [`Node::Stmt`], linearizes
+//! multi-dimensional accesses row-major with the data space's extents,
+//! infers the type (integer or real) of every value and marks where an
+//! integer is promoted to a real, folds affine sums so that `i + 1` stays
+//! `i + 1`, and rejects what the backends cannot print (runtime-object calls,
+//! writes to inputs, unbound variables, ...). Printing then only chooses
+//! syntax and parentheses.
+
+use std::cell::RefCell;
+use std::collections::{BTreeSet, HashMap, HashSet};
+use std::fmt;
+
+use iegen::computation::{
+    Access, BinOp, Body, Computation, Condition, ElemType, Role, Stmt, UpdateOp, ValueExpr,
+};
+use iegen::{Atom, Expr, Var};
+
+use crate::ast::{Guard, GuardOp, IndexExpr, LoopProgram, Node};
+
+/// Where in a loop program an [`EmitError`] was found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Site {
+    /// In the body of the named statement (or in its iterator values).
+    Statement(String),
+    /// In the bounds of the loop over the named variable.
+    Loop(String),
+    /// In the value of the named `let` variable.
+    Let(String),
+    /// In the guard of an `if` node.
+    Guard,
+    /// In an extent of the named data space.
+    Extent(String),
+}
+
+impl fmt::Display for Site {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Site::Statement(s) => write!(f, "statement {s}"),
+            Site::Loop(v) => write!(f, "bounds of the loop over `{v}`"),
+            Site::Let(v) => write!(f, "value of `{v}`"),
+            Site::Guard => write!(f, "guard"),
+            Site::Extent(s) => write!(f, "extent of data space `{s}`"),
+        }
+    }
+}
+
+/// Why a loop program cannot be printed as C or Rust.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum EmitError {
+    /// A construct the backends do not support yet (calls on runtime objects
+    /// such as `P.insert(...)`: runtime support comes later).
+    #[error("statement {stmt}: {what} is not supported by the code generators yet")]
+    Unsupported {
+        /// The statement.
+        stmt: String,
+        /// What it uses.
+        what: String,
+    },
+    /// A node refers to a statement the computation does not have.
+    #[error("the loop AST refers to statement #{index} but the computation has {count}")]
+    NoSuchStatement {
+        /// The index in the node.
+        index: usize,
+        /// The number of statements.
+        count: usize,
+    },
+    /// A statement node gives a number of iterator values different from the
+    /// domain's arity.
+    #[error("statement {stmt}: the loop AST gives {found} iterator values but its domain has {expected} iterators")]
+    IteratorCount {
+        /// The statement.
+        stmt: String,
+        /// The domain's arity.
+        expected: usize,
+        /// The number of values given.
+        found: usize,
+    },
+    /// A statement body uses an iterator position outside its domain's tuple,
+    /// or an existentially quantified variable.
+    #[error("statement {stmt}: the body uses the variable {var}, which is not an iterator of its domain")]
+    BadIterator {
+        /// The statement.
+        stmt: String,
+        /// The variable, as printed by iegen.
+        var: String,
+    },
+    /// A name used as a data space (an access or an index array call) that
+    /// the computation does not declare.
+    #[error("{site}: `{name}` is not a data space of the computation")]
+    UnknownSpace {
+        /// Where.
+        site: Site,
+        /// The name.
+        name: String,
+    },
+    /// An index array call (a UF) on a data space of reals.
+    #[error("{site}: `{name}` holds reals and cannot be used as an index array")]
+    NotIndexArray {
+        /// Where.
+        site: Site,
+        /// The data space.
+        name: String,
+    },
+    /// An access with a number of indices different from the data space's
+    /// number of dimensions.
+    #[error(
+        "{site}: data space `{space}` has {expected} dimension(s) but is indexed with {found}"
+    )]
+    Arity {
+        /// Where.
+        site: Site,
+        /// The data space.
+        space: String,
+        /// Its number of dimensions.
+        expected: usize,
+        /// The number of indices given.
+        found: usize,
+    },
+    /// A symbolic constant the computation does not declare.
+    #[error("{site}: `{name}` is not a symbol of the computation")]
+    UnknownSymbol {
+        /// Where.
+        site: Site,
+        /// The name.
+        name: String,
+    },
+    /// A variable that no enclosing loop or `let` binds (or a variable in
+    /// an extent, which may only use symbols and index arrays).
+    #[error("{site}: variable `{name}` is not bound by an enclosing loop or let")]
+    UnboundVariable {
+        /// Where.
+        site: Site,
+        /// The variable.
+        name: String,
+    },
+    /// A statement writes a data space whose role is `in`.
+    #[error("statement {stmt} writes `{space}`, an input of the computation")]
+    WriteToInput {
+        /// The statement.
+        stmt: String,
+        /// The data space.
+        space: String,
+    },
+    /// A real value assigned to an integer data space.
+    #[error("statement {stmt} stores a real value into `{space}`, which holds integers")]
+    RealToInt {
+        /// The statement.
+        stmt: String,
+        /// The data space.
+        space: String,
+    },
+    /// A comparison operator other than `==`, `!=`, `<`, `<=`, `>`, `>=`.
+    #[error("statement {stmt}: unknown comparison operator `{op}`")]
+    Comparison {
+        /// The statement.
+        stmt: String,
+        /// The operator.
+        op: String,
+    },
+    /// A floor or ceiling division by a constant that is not positive.
+    #[error("{site}: division by {divisor}; loop ASTs divide by positive constants only")]
+    Divisor {
+        /// Where.
+        site: Site,
+        /// The divisor.
+        divisor: i64,
+    },
+    /// `min` or `max` of no values.
+    #[error("{site}: min or max of no values")]
+    EmptyMinMax {
+        /// Where.
+        site: Site,
+    },
+    /// The computation's name is not a usable identifier.
+    #[error("the computation's name `{0}` is not a valid identifier")]
+    FunctionName(String),
+}
+
+/// What a parameter of a generated function stands for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ParamKind {
+    /// A symbolic constant, passed as a 64-bit integer.
+    Symbol,
+    /// A data space with at least one dimension, passed as a pointer (C) or
+    /// a slice (Rust) of its elements, row-major.
+    Array {
+        /// Element type.
+        elem: ElemType,
+        /// `In` (read-only), `Out` or `InOut` (written).
+        role: Role,
+    },
+    /// A data space without dimensions: by value when its role is `In`,
+    /// by pointer (C) or `&mut` (Rust) otherwise.
+    Scalar {
+        /// Element type.
+        elem: ElemType,
+        /// `In`, `Out` or `InOut`.
+        role: Role,
+    },
+}
+
+/// One parameter of a generated function, in order: the symbols first, then
+/// the data spaces that are not temporaries, in declaration order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Parameter {
+    /// The name in the computation (`NNZ`, `A`).
+    pub source: String,
+    /// The parameter's name in the generated code (`NNZ`, `A` in C; `nnz`,
+    /// `a` in Rust).
+    pub name: String,
+    /// What it stands for.
+    pub kind: ParamKind,
+}
+
+// ---------------------------------------------------------------------------
+// Identifiers
+
+/// The two target languages, for identifier rules.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Lang {
+    C,
+    Rust,
+}
+
+#[rustfmt::skip]
+const C_RESERVED: &[&str] = &[
+    "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else",
+    "enum", "extern", "float", "for", "goto", "if", "inline", "int", "long", "register",
+    "restrict", "return", "short", "signed", "sizeof", "static", "struct", "switch", "typedef",
+    "union", "unsigned", "void", "volatile", "while", "_Bool", "_Complex", "_Imaginary", "bool",
+    "true", "false", "int64_t", "size_t", "NULL", "INT64_MIN", "INT64_C", "INFINITY", "NAN",
+    "abort", "calloc", "free", "main", "spf_z",
+];
+
+#[rustfmt::skip]
+const RUST_RESERVED: &[&str] = &[
+    "as", "break", "const", "continue", "crate", "else", "enum", "extern", "false", "fn", "for",
+    "if", "impl", "in", "let", "loop", "match", "mod", "move", "mut", "pub", "ref", "return",
+    "self", "Self", "static", "struct", "super", "trait", "true", "type", "unsafe", "use",
+    "where", "while", "async", "await", "dyn", "abstract", "become", "box", "do", "final",
+    "macro", "override", "priv", "typeof", "unsized", "virtual", "yield", "try", "gen", "union",
+    "i64", "f64", "usize", "std", "core", "vec", "main",
+];
+
+/// The names of the helpers the backends may emit; never given to anything else.
+const HELPERS: &[&str] = &[
+    "spf_min_i64",
+    "spf_max_i64",
+    "spf_min_f64",
+    "spf_max_f64",
+    "spf_floord",
+    "spf_ceild",
+    "spf_len",
+];
+
+/// `rowPtr` → `row_ptr`, `NNZ` → `nnz`, `A` → `a`, `Acoo` → `acoo`.
+pub(crate) fn snake_case(name: &str) -> String {
+    let chars: Vec<char> = name.chars().collect();
+    let mut out = String::with_capacity(name.len() + 2);
+    for (i, &c) in chars.iter().enumerate() {
+        if c.is_ascii_uppercase() {
+            let prev = i.checked_sub(1).map(|p| chars[p]);
+            let next = chars.get(i + 1).copied();
+            let boundary = match prev {
+                Some(p) if p.is_ascii_lowercase() || p.is_ascii_digit() => true,
+                Some(p) if p.is_ascii_uppercase() => next.is_some_and(|n| n.is_ascii_lowercase()),
+                _ => false,
+            };
+            if boundary && !out.ends_with('_') {
+                out.push('_');
+            }
+            out.push(c.to_ascii_lowercase());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// A valid identifier close to `name`: trailing primes (`i'`, `i''`) become
+/// `_1`, `_2`; any other character outside `[A-Za-z0-9_]` becomes `_`.
+fn sanitize(name: &str) -> String {
+    let body = name.trim_end_matches('\'');
+    let primes = name.len() - body.len();
+    let mut out: String = body
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect();
+    if out.is_empty() || out.starts_with(|c: char| c.is_ascii_digit()) {
+        out.insert(0, 'v');
+    }
+    if primes > 0 {
+        out.push_str(&format!("_{primes}"));
+    }
+    out
+}
+
+/// Whether `name` is already a plain identifier.
+fn is_identifier(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// Hands out distinct identifiers of one generated function.
+#[derive(Clone, Debug)]
+pub(crate) struct Namer {
+    lang: Lang,
+    used: HashSet<String>,
+}
+
+impl Namer {
+    pub(crate) fn new(lang: Lang) -> Self {
+        Namer {
+            lang,
+            used: HashSet::new(),
+        }
+    }
+
+    fn reserved(&self, name: &str) -> bool {
+        let list = match self.lang {
+            Lang::C => C_RESERVED,
+            Lang::Rust => RUST_RESERVED,
+        };
+        list.contains(&name) || HELPERS.contains(&name)
+    }
+
+    /// The identifier a source name would get, before uniqueness.
+    pub(crate) fn base(&self, source: &str) -> String {
+        let mut b = sanitize(source);
+        if self.lang == Lang::Rust {
+            b = snake_case(&b);
+        }
+        if self.reserved(&b) {
+            b.push('_');
+        }
+        b
+    }
+
+    /// A new identifier for `source`, distinct from every one handed out.
+    pub(crate) fn fresh(&mut self, source: &str) -> String {
+        let base = self.base(source);
+        let mut candidate = base.clone();
+        let mut n = 2;
+        while self.used.contains(&candidate) || self.reserved(&candidate) {
+            candidate = format!("{base}_{n}");
+            n += 1;
+        }
+        self.used.insert(candidate.clone());
+        candidate
+    }
+}
+
+/// The generated function's name: C keeps the computation's name (it must
+/// be an identifier and not a keyword), Rust takes its snake case.
+pub(crate) fn function_name(comp: &Computation, lang: Lang) -> Result<String, EmitError> {
+    let name = &comp.name;
+    if !is_identifier(name) {
+        return Err(EmitError::FunctionName(name.clone()));
+    }
+    let namer = Namer::new(lang);
+    match lang {
+        Lang::C if namer.reserved(name) => Err(EmitError::FunctionName(name.clone())),
+        Lang::C => Ok(name.clone()),
+        Lang::Rust => Ok(namer.base(name)),
+    }
+}
+
+// ---------------------------------------------------------------------------
+// The lowered tree
+
+/// The type of a value: integers are 64-bit signed, reals are doubles.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Ty {
+    Int,
+    Real,
+}
+
+impl Ty {
+    fn of(e: ElemType) -> Ty {
+        match e {
+            ElemType::Int => Ty::Int,
+            ElemType::Real => Ty::Real,
+        }
+    }
+}
+
+/// A comparison in a lowered guard or condition.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum CmpOp {
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+}
+
+impl CmpOp {
+    pub(crate) fn parse(op: &str) -> Option<CmpOp> {
+        Some(match op {
+            "==" => CmpOp::Eq,
+            "!=" => CmpOp::Ne,
+            "<" => CmpOp::Lt,
+            "<=" => CmpOp::Le,
+            ">" => CmpOp::Gt,
+            ">=" => CmpOp::Ge,
+            _ => return None,
+        })
+    }
+
+    pub(crate) fn symbol(self) -> &'static str {
+        match self {
+            CmpOp::Eq => "==",
+            CmpOp::Ne => "!=",
+            CmpOp::Lt => "<",
+            CmpOp::Le => "<=",
+            CmpOp::Gt => ">",
+            CmpOp::Ge => ">=",
+        }
+    }
+}
+
+/// A target-neutral expression; names are already the generated ones.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum Code {
+    Int(i64),
+    Real(f64),
+    /// A loop or let variable.
+    Var(String),
+    /// A symbol parameter.
+    Sym(String),
+    /// An element of a data space (by index in the computation's spaces);
+    /// `index` is the linearized index, `None` for a scalar.
+    Elem {
+        space: usize,
+        index: Option<Box<Code>>,
+        ty: Ty,
+    },
+    /// `Σ c·t + k` over integers, flattened.
+    Lin(Vec<(i64, Code)>, i64),
+    Neg(Box<Code>, Ty),
+    /// Binary arithmetic (including min and max) of two operands of type `Ty`.
+    Bin(BinOp, Ty, Box<Code>, Box<Code>),
+    FloorDiv(Box<Code>, i64),
+    CeilDiv(Box<Code>, i64),
+    /// An integer used as a real.
+    ToReal(Box<Code>),
+}
+
+impl Code {
+    pub(crate) fn ty(&self) -> Ty {
+        match self {
+            Code::Real(_) | Code::ToReal(_) => Ty::Real,
+            Code::Elem { ty, .. } | Code::Neg(_, ty) | Code::Bin(_, ty, _, _) => *ty,
+            _ => Ty::Int,
+        }
+    }
+
+    /// Calls `visit` on every loop or let variable inside.
+    pub(crate) fn for_each_var(&self, visit: &mut impl FnMut(&str)) {
+        match self {
+            Code::Var(n) => visit(n),
+            Code::Elem { index, .. } => {
+                if let Some(i) = index {
+                    i.for_each_var(visit);
+                }
+            }
+            Code::Lin(ts, _) => ts.iter().for_each(|(_, t)| t.for_each_var(visit)),
+            Code::Neg(a, _) | Code::FloorDiv(a, _) | Code::CeilDiv(a, _) | Code::ToReal(a) => {
+                a.for_each_var(visit)
+            }
+            Code::Bin(_, _, a, b) => {
+                a.for_each_var(visit);
+                b.for_each_var(visit);
+            }
+            Code::Int(_) | Code::Real(_) | Code::Sym(_) => {}
+        }
+    }
+
+    /// Calls `visit` on every data space element inside (index arrays too).
+    pub(crate) fn for_each_elem(&self, visit: &mut impl FnMut(usize)) {
+        match self {
+            Code::Elem { space, index, .. } => {
+                visit(*space);
+                if let Some(i) = index {
+                    i.for_each_elem(visit);
+                }
+            }
+            Code::Lin(ts, _) => ts.iter().for_each(|(_, t)| t.for_each_elem(visit)),
+            Code::Neg(a, _) | Code::FloorDiv(a, _) | Code::CeilDiv(a, _) | Code::ToReal(a) => {
+                a.for_each_elem(visit)
+            }
+            Code::Bin(_, _, a, b) => {
+                a.for_each_elem(visit);
+                b.for_each_elem(visit);
+            }
+            Code::Int(_) | Code::Real(_) | Code::Var(_) | Code::Sym(_) => {}
+        }
+    }
+}
+
+/// `Σ c·t + k`, flattened: nested sums are merged, constants folded, equal
+/// terms combined; a single `1·t` is `t` itself.
+pub(crate) fn lin(terms: Vec<(i64, Code)>, k: i64) -> Code {
+    let mut out: Vec<(i64, Code)> = Vec::new();
+    let mut constant = k;
+    let mut pending: Vec<(i64, Code)> = terms;
+    pending.reverse();
+    while let Some((c, t)) = pending.pop() {
+        match t {
+            Code::Int(v) => match c.checked_mul(v).and_then(|p| constant.checked_add(p)) {
+                Some(s) => constant = s,
+                None => out.push((c, Code::Int(v))),
+            },
+            Code::Lin(ts, k2) => {
+                let scaled: Option<Vec<(i64, Code)>> = ts
+                    .iter()
+                    .map(|(c2, t2)| c.checked_mul(*c2).map(|p| (p, t2.clone())))
+                    .collect();
+                match (
+                    scaled,
+                    c.checked_mul(k2).and_then(|p| constant.checked_add(p)),
+                ) {
+                    (Some(mut s), Some(k3)) => {
+                        constant = k3;
+                        s.reverse();
+                        pending.extend(s);
+                    }
+                    _ => out.push((c, Code::Lin(ts, k2))),
+                }
+            }
+            t => match out.iter_mut().find(|(_, u)| *u == t) {
+                Some(slot) => match slot.0.checked_add(c) {
+                    Some(s) => slot.0 = s,
+                    None => out.push((c, t)),
+                },
+                None => out.push((c, t)),
+            },
+        }
+    }
+    out.retain(|(c, _)| *c != 0);
+    match (out.len(), constant) {
+        (0, k) => Code::Int(k),
+        (1, 0) if out[0].0 == 1 => out.pop().map(|(_, t)| t).unwrap_or(Code::Int(0)),
+        _ => Code::Lin(out, constant),
+    }
+}
+
+/// A comparison of two lowered values (of the same type).
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Cond {
+    pub lhs: Code,
+    pub op: CmpOp,
+    pub rhs: Code,
+}
+
+/// One update of a statement body.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum Action {
+    Update {
+        target: Code,
+        op: UpdateOp,
+        value: Code,
+    },
+    If {
+        conds: Vec<Cond>,
+        then: Vec<Action>,
+    },
+}
+
+/// A lowered loop-AST node.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum LNode {
+    For {
+        var: String,
+        used: bool,
+        lower: Code,
+        upper: Code,
+        body: Vec<LNode>,
+    },
+    Let {
+        var: String,
+        used: bool,
+        value: Code,
+        body: Vec<LNode>,
+    },
+    If {
+        guards: Vec<Cond>,
+        body: Vec<LNode>,
+    },
+    Stmt {
+        name: String,
+        actions: Vec<Action>,
+    },
+}
+
+/// A whole lowered program, with what the printers need to know about the
+/// names and the use of each parameter.
+#[derive(Debug)]
+pub(crate) struct Lowered<'a> {
+    pub comp: &'a Computation,
+    pub namer: Namer,
+    pub function: String,
+    /// Generated names of the symbols, in order.
+    pub symbols: Vec<String>,
+    /// Generated names of the data spaces, in order.
+    pub spaces: Vec<String>,
+    pub body: Vec<LNode>,
+    /// Per data space: read anywhere (as an index array too), written anywhere.
+    pub read: Vec<bool>,
+    pub written: Vec<bool>,
+    /// Per symbol: mentioned by the body.
+    pub sym_used: Vec<bool>,
+}
+
+impl Lowered<'_> {
+    /// The parameters of the generated function, in order.
+    pub(crate) fn parameters(&self) -> Vec<Parameter> {
+        let mut out: Vec<Parameter> = self
+            .comp
+            .symbols
+            .iter()
+            .zip(&self.symbols)
+            .map(|(s, n)| Parameter {
+                source: s.clone(),
+                name: n.clone(),
+                kind: ParamKind::Symbol,
+            })
+            .collect();
+        for (d, n) in self.comp.spaces.iter().zip(&self.spaces) {
+            if d.role == Role::Temp {
+                continue;
+            }
+            let kind = if d.extents.is_empty() {
+                ParamKind::Scalar {
+                    elem: d.elem,
+                    role: d.role,
+                }
+            } else {
+                ParamKind::Array {
+                    elem: d.elem,
+                    role: d.role,
+                }
+            };
+            out.push(Parameter {
+                source: d.name.clone(),
+                name: n.clone(),
+                kind,
+            });
+        }
+        out
+    }
+
+    /// Lowers the extents of data space `space` (they may use symbols and
+    /// index arrays, no variables).
+    pub(crate) fn extents(&mut self, space: usize) -> Result<Vec<Code>, EmitError> {
+        let comp = self.comp;
+        let d = &comp.spaces[space];
+        let site = Site::Extent(d.name.clone());
+        let mut cx = Lowerer::for_extents(self, site);
+        d.extents.iter().map(|e| cx.expr(e, &[])).collect()
+    }
+
+    /// Whether the extents of data space `space` use only symbols and constants.
+    pub(crate) fn static_extents(&self, space: usize) -> bool {
+        self.comp.spaces[space].extents.iter().all(|e| {
+            let mut calls = false;
+            e.for_each_call(&mut |_, _| calls = true);
+            !calls
+        })
+    }
+}
+
+/// Lowers `program` for `lang`: names every symbol, data space and variable,
+/// and checks everything the printers rely on.
+pub(crate) fn lower(program: &LoopProgram, lang: Lang) -> Result<Lowered<'_>, EmitError> {
+    let comp = &program.computation;
+    let function = function_name(comp, lang)?;
+    let mut namer = Namer::new(lang);
+    let symbols: Vec<String> = comp.symbols.iter().map(|s| namer.fresh(s)).collect();
+    let spaces: Vec<String> = comp.spaces.iter().map(|d| namer.fresh(&d.name)).collect();
+    let mut lowered = Lowered {
+        comp,
+        namer,
+        function,
+        symbols,
+        spaces,
+        body: Vec::new(),
+        read: vec![false; comp.spaces.len()],
+        written: vec![false; comp.spaces.len()],
+        sym_used: vec![false; comp.symbols.len()],
+    };
+    // Variables: one generated name per distinct source name.
+    let mut vars = HashMap::new();
+    collect_vars(&program.body, &mut |v| {
+        if !vars.contains_key(v) {
+            let n = lowered.namer.fresh(v);
+            vars.insert(v.to_string(), n);
+        }
+    });
+    let mut cx = Lowerer {
+        out: &mut lowered,
+        vars,
+        scope: Vec::new(),
+        site: Site::Guard,
+    };
+    let body = cx.nodes(&program.body)?;
+    lowered.body = body;
+    // Every extent must be valid, even where the printed code needs none;
+    // checking them does not count as a use.
+    let (sym_used, read) = (lowered.sym_used.clone(), lowered.read.clone());
+    for s in 0..comp.spaces.len() {
+        lowered.extents(s)?;
+    }
+    lowered.sym_used = sym_used;
+    lowered.read = read;
+    Ok(lowered)
+}
+
+fn collect_vars<'a>(nodes: &'a [Node], visit: &mut impl FnMut(&'a str)) {
+    for n in nodes {
+        match n {
+            Node::For { var, body, .. } | Node::Let { var, body, .. } => {
+                visit(var);
+                collect_vars(body, visit);
+            }
+            Node::If { body, .. } => collect_vars(body, visit),
+            Node::Stmt { .. } => {}
+        }
+    }
+}
+
+struct Lowerer<'l, 'a> {
+    out: &'l mut Lowered<'a>,
+    vars: HashMap<String, String>,
+    /// Source name and use flag of each variable in scope, innermost last.
+    scope: Vec<(String, bool)>,
+    site: Site,
+}
+
+impl<'l, 'a> Lowerer<'l, 'a> {
+    fn for_extents(out: &'l mut Lowered<'a>, site: Site) -> Self {
+        Lowerer {
+            out,
+            vars: HashMap::new(),
+            scope: Vec::new(),
+            site,
+        }
+    }
+
+    fn nodes(&mut self, nodes: &[Node]) -> Result<Vec<LNode>, EmitError> {
+        nodes.iter().map(|n| self.node(n)).collect()
+    }
+
+    fn scoped(&mut self, var: &str, body: &[Node]) -> Result<(Vec<LNode>, bool), EmitError> {
+        self.scope.push((var.to_string(), false));
+        let body = self.nodes(body);
+        let (_, used) = self.scope.pop().unwrap_or_default();
+        Ok((body?, used))
+    }
+
+    fn node(&mut self, node: &Node) -> Result<LNode, EmitError> {
+        match node {
+            Node::For {
+                var,
+                lower,
+                upper,
+                body,
+            } => {
+                self.site = Site::Loop(var.clone());
+                let lower = self.index(lower)?;
+                let upper = self.index(upper)?;
+                let (body, used) = self.scoped(var, body)?;
+                Ok(LNode::For {
+                    var: self.vars[var].clone(),
+                    used,
+                    lower,
+                    upper,
+                    body,
+                })
+            }
+            Node::Let { var, value, body } => {
+                self.site = Site::Let(var.clone());
+                let value = self.index(value)?;
+                let (body, used) = self.scoped(var, body)?;
+                Ok(LNode::Let {
+                    var: self.vars[var].clone(),
+                    used,
+                    value,
+                    body,
+                })
+            }
+            Node::If { guards, body } => {
+                self.site = Site::Guard;
+                let guards = guards
+                    .iter()
+                    .map(|g| self.guard(g))
+                    .collect::<Result<_, _>>()?;
+                let body = self.nodes(body)?;
+                Ok(LNode::If { guards, body })
+            }
+            Node::Stmt { stmt, iterators } => self.stmt(*stmt, iterators),
+        }
+    }
+
+    fn guard(&mut self, g: &Guard) -> Result<Cond, EmitError> {
+        Ok(Cond {
+            lhs: self.index(&g.lhs)?,
+            op: match g.op {
+                GuardOp::Eq => CmpOp::Eq,
+                GuardOp::Le => CmpOp::Le,
+            },
+            rhs: self.index(&g.rhs)?,
+        })
+    }
+
+    fn stmt(&mut self, index: usize, iterators: &[IndexExpr]) -> Result<LNode, EmitError> {
+        let comp = self.out.comp;
+        let stmt = comp.stmts.get(index).ok_or(EmitError::NoSuchStatement {
+            index,
+            count: comp.stmts.len(),
+        })?;
+        self.site = Site::Statement(stmt.name.clone());
+        let arity = stmt.domain.arity();
+        if iterators.len() != arity {
+            return Err(EmitError::IteratorCount {
+                stmt: stmt.name.clone(),
+                expected: arity,
+                found: iterators.len(),
+            });
+        }
+        // An iterator value uses its variables only where the body uses the
+        // iterator (a loop whose variable only feeds unused iterators must
+        // not leave an unused variable in the Rust output).
+        let saved: Vec<bool> = self.scope.iter().map(|(_, used)| *used).collect();
+        let iters = iterators
+            .iter()
+            .map(|e| self.index(e))
+            .collect::<Result<Vec<_>, _>>();
+        for ((_, used), was) in self.scope.iter_mut().zip(saved) {
+            *used = was;
+        }
+        let iters = iters?;
+        let mut actions = Vec::new();
+        self.body(stmt, &stmt.body, &iters, &mut actions)?;
+        Ok(LNode::Stmt {
+            name: stmt.name.clone(),
+            actions,
+        })
+    }
+
+    fn body(
+        &mut self,
+        stmt: &Stmt,
+        body: &Body,
+        iters: &[Code],
+        out: &mut Vec<Action>,
+    ) -> Result<(), EmitError> {
+        match body {
+            Body::Update { target, op, value } => {
+                let value = self.value(stmt, value, iters)?;
+                let t = self.access(target, iters)?;
+                let space = &self.out.comp.spaces[t.0];
+                if space.role == Role::In {
+                    return Err(EmitError::WriteToInput {
+                        stmt: stmt.name.clone(),
+                        space: space.name.clone(),
+                    });
+                }
+                self.out.written[t.0] = true;
+                if op.reads_target() {
+                    self.out.read[t.0] = true;
+                }
+                let value = match (t.1.ty(), value.ty()) {
+                    (Ty::Int, Ty::Real) => {
+                        return Err(EmitError::RealToInt {
+                            stmt: stmt.name.clone(),
+                            space: space.name.clone(),
+                        })
+                    }
+                    (Ty::Real, Ty::Int) => to_real(value),
+                    _ => value,
+                };
+                out.push(Action::Update {
+                    target: t.1,
+                    op: *op,
+                    value,
+                });
+            }
+            Body::If { conditions, then } => {
+                let conds = conditions
+                    .iter()
+                    .map(|c| self.condition(stmt, c, iters))
+                    .collect::<Result<_, _>>()?;
+                let mut inner = Vec::new();
+                self.body(stmt, then, iters, &mut inner)?;
+                out.push(Action::If { conds, then: inner });
+            }
+            Body::Call { object, method, .. } => {
+                return Err(EmitError::Unsupported {
+                    stmt: stmt.name.clone(),
+                    what: format!("the runtime call `{object}.{method}(..)`"),
+                })
+            }
+            Body::Seq(bs) => {
+                for b in bs {
+                    self.body(stmt, b, iters, out)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn condition(&mut self, stmt: &Stmt, c: &Condition, iters: &[Code]) -> Result<Cond, EmitError> {
+        let op = CmpOp::parse(c.op).ok_or_else(|| EmitError::Comparison {
+            stmt: stmt.name.clone(),
+            op: c.op.to_string(),
+        })?;
+        let lhs = self.value(stmt, &c.lhs, iters)?;
+        let rhs = self.value(stmt, &c.rhs, iters)?;
+        let (lhs, rhs) = promote(lhs, rhs);
+        Ok(Cond { lhs, op, rhs })
+    }
+
+    fn value(&mut self, stmt: &Stmt, v: &ValueExpr, iters: &[Code]) -> Result<Code, EmitError> {
+        Ok(match v {
+            ValueExpr::Int(k) => Code::Int(*k),
+            ValueExpr::Real(x) => Code::Real(*x),
+            ValueExpr::Index(e) => self.expr(e, iters)?,
+            ValueExpr::Read(a) => {
+                let (space, code) = self.access(a, iters)?;
+                self.out.read[space] = true;
+                code
+            }
+            ValueExpr::Neg(a) => {
+                let a = self.value(stmt, a, iters)?;
+                match a {
+                    Code::Int(k) if k != i64::MIN => Code::Int(-k),
+                    Code::Real(x) => Code::Real(-x),
+                    a => {
+                        let ty = a.ty();
+                        Code::Neg(Box::new(a), ty)
+                    }
+                }
+            }
+            ValueExpr::Binary(op, a, b) => {
+                let a = self.value(stmt, a, iters)?;
+                let b = self.value(stmt, b, iters)?;
+                let (a, b) = promote(a, b);
+                if let (Code::Int(x), Code::Int(y)) = (&a, &b) {
+                    if let Some(k) = fold(*op, *x, *y) {
+                        return Ok(Code::Int(k));
+                    }
+                }
+                let ty = a.ty();
+                Code::Bin(*op, ty, Box::new(a), Box::new(b))
+            }
+            ValueExpr::Call { object, method, .. } => {
+                return Err(EmitError::Unsupported {
+                    stmt: stmt.name.clone(),
+                    what: format!("the runtime call `{object}.{method}(..)`"),
+                })
+            }
+        })
+    }
+
+    /// A data space element of a statement body: (space, element).
+    fn access(&mut self, a: &Access, iters: &[Code]) -> Result<(usize, Code), EmitError> {
+        let index = a
+            .index
+            .iter()
+            .map(|e| self.expr(e, iters))
+            .collect::<Result<Vec<_>, _>>()?;
+        self.elem(&a.space, index, false)
+    }
+
+    /// The element `name(index...)`, linearized; `index_array` requires an
+    /// integer data space (a UF call).
+    fn elem(
+        &mut self,
+        name: &str,
+        index: Vec<Code>,
+        index_array: bool,
+    ) -> Result<(usize, Code), EmitError> {
+        let comp = self.out.comp;
+        let space = comp
+            .spaces
+            .iter()
+            .position(|d| d.name == name)
+            .ok_or_else(|| EmitError::UnknownSpace {
+                site: self.site.clone(),
+                name: name.to_string(),
+            })?;
+        let d = &comp.spaces[space];
+        if index_array && d.elem != ElemType::Int {
+            return Err(EmitError::NotIndexArray {
+                site: self.site.clone(),
+                name: name.to_string(),
+            });
+        }
+        if index.len() != d.extents.len() {
+            return Err(EmitError::Arity {
+                site: self.site.clone(),
+                space: name.to_string(),
+                expected: d.extents.len(),
+                found: index.len(),
+            });
+        }
+        let mut linear: Option<Code> = None;
+        for (dim, i) in index.into_iter().enumerate() {
+            linear = Some(match linear {
+                None => i,
+                Some(acc) => {
+                    let site = std::mem::replace(&mut self.site, Site::Extent(d.name.clone()));
+                    let extent = self.expr(&d.extents[dim], &[]);
+                    self.site = site;
+                    let extent = extent?;
+                    let scaled = match (&acc, &extent) {
+                        (Code::Int(0), _) | (_, Code::Int(0)) => Code::Int(0),
+                        (_, Code::Int(1)) => acc,
+                        _ => Code::Bin(BinOp::Mul, Ty::Int, Box::new(acc), Box::new(extent)),
+                    };
+                    lin(vec![(1, scaled), (1, i)], 0)
+                }
+            });
+        }
+        Ok((
+            space,
+            Code::Elem {
+                space,
+                index: linear.map(Box::new),
+                ty: Ty::of(d.elem),
+            },
+        ))
+    }
+
+    /// An affine expression of a statement body (or an extent), with the
+    /// statement's iterators replaced by `iters`.
+    fn expr(&mut self, e: &Expr, iters: &[Code]) -> Result<Code, EmitError> {
+        let mut terms = Vec::with_capacity(e.num_terms());
+        for (atom, c) in e.terms() {
+            let t = match atom {
+                Atom::Var(v) => match (v, &self.site) {
+                    (Var::Tuple(p), _) if *p < iters.len() => {
+                        self.mark_used(&iters[*p]);
+                        iters[*p].clone()
+                    }
+                    (_, Site::Statement(stmt)) => {
+                        return Err(EmitError::BadIterator {
+                            stmt: stmt.clone(),
+                            var: v.to_string(),
+                        })
+                    }
+                    _ => {
+                        return Err(EmitError::UnboundVariable {
+                            site: self.site.clone(),
+                            name: v.to_string(),
+                        })
+                    }
+                },
+                Atom::Sym(s) => self.sym(s)?,
+                Atom::Uf(name, args) => {
+                    let args = args
+                        .iter()
+                        .map(|a| self.expr(a, iters))
+                        .collect::<Result<Vec<_>, _>>()?;
+                    let (space, code) = self.elem(name, args, true)?;
+                    self.out.read[space] = true;
+                    code
+                }
+            };
+            terms.push((c, t));
+        }
+        Ok(lin(terms, e.constant_term()))
+    }
+
+    /// Marks the loop and let variables of `c` as used.
+    fn mark_used(&mut self, c: &Code) {
+        let mut names = Vec::new();
+        c.for_each_var(&mut |n| names.push(n.to_string()));
+        for n in names {
+            let vars = &self.vars;
+            if let Some(slot) = self
+                .scope
+                .iter_mut()
+                .rev()
+                .find(|(src, _)| vars.get(src) == Some(&n))
+            {
+                slot.1 = true;
+            }
+        }
+    }
+
+    fn sym(&mut self, s: &str) -> Result<Code, EmitError> {
+        let comp = self.out.comp;
+        let k =
+            comp.symbols
+                .iter()
+                .position(|x| x == s)
+                .ok_or_else(|| EmitError::UnknownSymbol {
+                    site: self.site.clone(),
+                    name: s.to_string(),
+                })?;
+        self.out.sym_used[k] = true;
+        Ok(Code::Sym(self.out.symbols[k].clone()))
+    }
+
+    /// An index expression of the loop AST.
+    fn index(&mut self, e: &IndexExpr) -> Result<Code, EmitError> {
+        Ok(match e {
+            IndexExpr::Const(k) => Code::Int(*k),
+            IndexExpr::Var(v) => {
+                let slot = self.scope.iter_mut().rev().find(|(n, _)| n == v);
+                match slot {
+                    Some(slot) => {
+                        slot.1 = true;
+                        Code::Var(self.vars[v].clone())
+                    }
+                    None => {
+                        return Err(EmitError::UnboundVariable {
+                            site: self.site.clone(),
+                            name: v.clone(),
+                        })
+                    }
+                }
+            }
+            IndexExpr::Sym(s) => self.sym(s)?,
+            IndexExpr::Call(name, args) => {
+                let args = args
+                    .iter()
+                    .map(|a| self.index(a))
+                    .collect::<Result<Vec<_>, _>>()?;
+                let (space, code) = self.elem(name, args, true)?;
+                self.out.read[space] = true;
+                code
+            }
+            IndexExpr::Sum(terms, k) => {
+                let terms = terms
+                    .iter()
+                    .map(|(c, t)| Ok((*c, self.index(t)?)))
+                    .collect::<Result<Vec<_>, EmitError>>()?;
+                lin(terms, *k)
+            }
+            IndexExpr::Min(es) | IndexExpr::Max(es) => {
+                let op = if matches!(e, IndexExpr::Min(_)) {
+                    BinOp::Min
+                } else {
+                    BinOp::Max
+                };
+                let codes = es
+                    .iter()
+                    .map(|x| self.index(x))
+                    .collect::<Result<Vec<_>, _>>()?;
+                let mut codes = codes.into_iter();
+                let mut acc = codes.next().ok_or_else(|| EmitError::EmptyMinMax {
+                    site: self.site.clone(),
+                })?;
+                for c in codes {
+                    acc = Code::Bin(op, Ty::Int, Box::new(acc), Box::new(c));
+                }
+                acc
+            }
+            IndexExpr::FloorDiv(a, d) | IndexExpr::CeilDiv(a, d) => {
+                if *d <= 0 {
+                    return Err(EmitError::Divisor {
+                        site: self.site.clone(),
+                        divisor: *d,
+                    });
+                }
+                let a = self.index(a)?;
+                match (matches!(e, IndexExpr::FloorDiv(..)), *d) {
+                    (_, 1) => a,
+                    (true, d) => Code::FloorDiv(Box::new(a), d),
+                    (false, d) => Code::CeilDiv(Box::new(a), d),
+                }
+            }
+        })
+    }
+}
+
+fn to_real(c: Code) -> Code {
+    match c {
+        Code::Int(k) => Code::Real(k as f64),
+        c if c.ty() == Ty::Real => c,
+        c => Code::ToReal(Box::new(c)),
+    }
+}
+
+/// Both operands as reals when either is one.
+fn promote(a: Code, b: Code) -> (Code, Code) {
+    match (a.ty(), b.ty()) {
+        (Ty::Int, Ty::Real) => (to_real(a), b),
+        (Ty::Real, Ty::Int) => (a, to_real(b)),
+        _ => (a, b),
+    }
+}
+
+/// `x op y` on integer literals with C semantics, when defined.
+fn fold(op: BinOp, x: i64, y: i64) -> Option<i64> {
+    match op {
+        BinOp::Add => x.checked_add(y),
+        BinOp::Sub => x.checked_sub(y),
+        BinOp::Mul => x.checked_mul(y),
+        BinOp::Div => x.checked_div(y),
+        BinOp::Min => Some(x.min(y)),
+        BinOp::Max => Some(x.max(y)),
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Printing
+
+/// Operator precedence, loosest first, shared by C and Rust for the
+/// operators the backends print.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum Prec {
+    Add,
+    Mul,
+    /// Rust's `as`.
+    Cast,
+    Unary,
+    Atom,
+}
+
+/// A printed expression and the precedence of its outermost operator.
+#[derive(Clone, Debug)]
+pub(crate) struct P {
+    pub text: String,
+    pub prec: Prec,
+}
+
+impl P {
+    pub(crate) fn new(text: impl Into<String>, prec: Prec) -> P {
+        P {
+            text: text.into(),
+            prec,
+        }
+    }
+
+    pub(crate) fn atom(text: impl Into<String>) -> P {
+        P::new(text, Prec::Atom)
+    }
+
+    /// The text, parenthesized unless its precedence is at least `min`.
+    pub(crate) fn at(self, min: Prec) -> String {
+        if self.prec >= min {
+            self.text
+        } else {
+            format!("({})", self.text)
+        }
+    }
+
+    /// As the operand of a unary minus: never `--x`.
+    fn neg_operand(self) -> String {
+        if self.text.starts_with('-') {
+            format!("({})", self.text)
+        } else {
+            self.at(Prec::Unary)
+        }
+    }
+}
+
+/// The target-specific part of printing.
+pub(crate) trait Dialect {
+    fn int(&self, k: i64) -> P;
+    fn real(&self, x: f64) -> P;
+    fn elem(&self, space: usize, index: Option<&Code>) -> P;
+    fn to_real(&self, inner: &Code) -> P;
+    fn min_max(&self, op: BinOp, ty: Ty, a: &Code, b: &Code) -> P;
+    fn floor_div(&self, a: &Code, d: i64) -> P;
+    fn ceil_div(&self, a: &Code, d: i64) -> P;
+    /// A comparison's left operand, where Rust must not leave `x as T <`.
+    fn cmp_lhs(&self, p: P, _op: CmpOp) -> String {
+        p.at(Prec::Add)
+    }
+}
+
+/// Prints `c` in dialect `d`.
+pub(crate) fn print<D: Dialect + ?Sized>(d: &D, c: &Code) -> P {
+    match c {
+        Code::Int(k) => d.int(*k),
+        Code::Real(x) => d.real(*x),
+        Code::Var(n) | Code::Sym(n) => P::atom(n.clone()),
+        Code::Elem { space, index, .. } => d.elem(*space, index.as_deref()),
+        Code::Lin(terms, k) => print_lin(d, terms, *k),
+        Code::Neg(a, _) => P::new(format!("-{}", print(d, a).neg_operand()), Prec::Unary),
+        Code::Bin(op @ (BinOp::Min | BinOp::Max), ty, a, b) => d.min_max(*op, *ty, a, b),
+        Code::Bin(op, _, a, b) => {
+            let (sym, prec) = match op {
+                BinOp::Add => ("+", Prec::Add),
+                BinOp::Sub => ("-", Prec::Add),
+                BinOp::Mul => ("*", Prec::Mul),
+                _ => ("/", Prec::Mul),
+            };
+            let l = print(d, a).at(prec);
+            let r = print(d, b).at(next(prec));
+            P::new(format!("{l} {sym} {r}"), prec)
+        }
+        Code::FloorDiv(a, k) => d.floor_div(a, *k),
+        Code::CeilDiv(a, k) => d.ceil_div(a, *k),
+        Code::ToReal(a) => d.to_real(a),
+    }
+}
+
+fn next(p: Prec) -> Prec {
+    match p {
+        Prec::Add => Prec::Mul,
+        Prec::Mul => Prec::Cast,
+        Prec::Cast => Prec::Unary,
+        Prec::Unary | Prec::Atom => Prec::Atom,
+    }
+}
+
+/// `2 * i + j - 1`: positive terms first, then negative ones, then the constant.
+fn print_lin<D: Dialect + ?Sized>(d: &D, terms: &[(i64, Code)], k: i64) -> P {
+    let mut ordered: Vec<&(i64, Code)> = terms.iter().filter(|(c, _)| *c > 0).collect();
+    ordered.extend(terms.iter().filter(|(c, _)| *c < 0));
+    let mut text = String::new();
+    let mut pieces = 0;
+    let mut prec = Prec::Atom;
+    for (c, t) in ordered {
+        let first = pieces == 0;
+        pieces += 1;
+        let (neg, mag) = match c.checked_abs() {
+            Some(m) => (*c < 0, Some(m)),
+            None => (false, None),
+        };
+        let body = match mag {
+            Some(1) => {
+                let p = print(d, t);
+                if first && !neg {
+                    prec = p.prec;
+                    p.at(Prec::Add)
+                } else if first {
+                    prec = Prec::Unary;
+                    p.neg_operand()
+                } else {
+                    p.at(Prec::Mul)
+                }
+            }
+            Some(m) => {
+                prec = Prec::Mul;
+                let lit = d.int(if first && neg { -m } else { m }).text;
+                format!("{lit} * {}", print(d, t).at(Prec::Cast))
+            }
+            None => {
+                prec = Prec::Mul;
+                format!(
+                    "{} * {}",
+                    d.int(*c).at(Prec::Mul),
+                    print(d, t).at(Prec::Cast)
+                )
+            }
+        };
+        if first {
+            if neg && mag == Some(1) {
+                text.push('-');
+            }
+            text.push_str(&body);
+        } else {
+            text.push_str(if neg { " - " } else { " + " });
+            text.push_str(&body);
+        }
+    }
+    if pieces == 0 {
+        return d.int(k);
+    }
+    if pieces > 1 {
+        prec = Prec::Add;
+    }
+    if k != 0 {
+        prec = Prec::Add;
+        match k.checked_abs() {
+            Some(m) => {
+                text.push_str(if k < 0 { " - " } else { " + " });
+                text.push_str(&d.int(m).text);
+            }
+            None => {
+                text.push_str(" + ");
+                text.push_str(&d.int(k).at(Prec::Mul));
+            }
+        }
+    }
+    P::new(text, prec)
+}
+
+/// Prints a condition list joined by `&&`.
+pub(crate) fn print_conds<D: Dialect + ?Sized>(d: &D, conds: &[Cond]) -> String {
+    conds
+        .iter()
+        .map(|c| {
+            let l = d.cmp_lhs(print(d, &c.lhs), c.op);
+            let r = print(d, &c.rhs).at(Prec::Add);
+            format!("{l} {} {r}", c.op.symbol())
+        })
+        .collect::<Vec<_>>()
+        .join(" && ")
+}
+
+/// The helpers a printer used, to emit only those.
+#[derive(Debug, Default)]
+pub(crate) struct Used(RefCell<BTreeSet<&'static str>>);
+
+impl Used {
+    pub(crate) fn add(&self, name: &'static str) {
+        self.0.borrow_mut().insert(name);
+    }
+
+    pub(crate) fn contains(&self, name: &str) -> bool {
+        self.0.borrow().contains(name)
+    }
+}
+
+/// Whether any data space element in `c` belongs to a space in `spaces`.
+pub(crate) fn reads_any(c: &Code, spaces: &[bool]) -> bool {
+    let mut hit = false;
+    c.for_each_elem(&mut |s| hit |= spaces.get(s).copied().unwrap_or(false));
+    hit
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn snake_case_of_typical_names() {
+        assert_eq!(snake_case("A"), "a");
+        assert_eq!(snake_case("NNZ"), "nnz");
+        assert_eq!(snake_case("rowPtr"), "row_ptr");
+        assert_eq!(snake_case("Acoo"), "acoo");
+        assert_eq!(snake_case("A_val"), "a_val");
+        assert_eq!(snake_case("HTTPServer"), "http_server");
+        assert_eq!(snake_case("x2"), "x2");
+    }
+
+    #[test]
+    fn namer_avoids_keywords_and_clashes() {
+        let mut n = Namer::new(Lang::Rust);
+        assert_eq!(n.fresh("N"), "n");
+        assert_eq!(n.fresh("n"), "n_2");
+        assert_eq!(n.fresh("type"), "type_");
+        assert_eq!(n.fresh("i'"), "i_1");
+        assert_eq!(n.fresh("spf_len"), "spf_len_");
+        let mut c = Namer::new(Lang::C);
+        assert_eq!(c.fresh("N"), "N");
+        assert_eq!(c.fresh("int"), "int_");
+        assert_eq!(c.fresh("free"), "free_");
+    }
+
+    #[test]
+    fn lin_flattens_and_folds() {
+        let i = Code::Var("i".into());
+        let inner = lin(vec![(1, i.clone())], 1);
+        assert_eq!(
+            lin(vec![(1, inner.clone()), (1, Code::Int(2))], 0),
+            Code::Lin(vec![(1, i.clone())], 3)
+        );
+        assert_eq!(lin(vec![(1, inner), (-1, i.clone())], -1), Code::Int(0));
+        assert_eq!(lin(vec![(1, i.clone())], 0), i);
+    }
+}

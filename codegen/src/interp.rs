@@ -1,0 +1,1400 @@
+//! The interpreter: runs a loop program in-process on concrete data.
+//!
+//! [`run`] executes a [`LoopProgram`] over a [`Memory`] (symbol values and
+//! arrays), checking everything the generated C would leave undefined: an
+//! index out of bounds, a missing array or symbol, an array whose length is
+//! not the product of its extents, integer overflow, integer division by
+//! zero. Every error is a [`RunError`] that says where it happened (the
+//! statement and its iterator values, or the loop, `let` or guard).
+//!
+//! Semantics, shared with the C and Rust backends:
+//!
+//! * integers are `i64`, reals `f64`; an operation with a real operand
+//!   converts the integer one; integer division truncates toward zero (as in
+//!   C); `min(a, b)` is `a < b ? a : b` and `max(a, b)` is `a > b ? a : b`;
+//! * a loop's bounds are evaluated once, before its first iteration;
+//! * a multi-dimensional data space is one row-major array; each index is
+//!   checked against its extent, so `A(i, M)` is an error rather than
+//!   `A(i + 1, 0)`;
+//! * scalars (data spaces without dimensions) are arrays of length 1 in the
+//!   memory; temporaries are allocated (zeroed) by the interpreter and
+//!   dropped at the end, and are never looked up in the memory.
+//!
+//! With a [`Trace`], every executed statement instance is recorded as its
+//! statement index and iterator values, in execution order: the oracle of
+//! the scanner's tests (every domain point exactly once, in schedule order).
+
+use std::collections::HashMap;
+use std::fmt;
+
+use iegen::computation::{
+    Access, BinOp, Body, Computation, Condition, ElemType, Role, UpdateOp, ValueExpr,
+};
+use iegen::{Atom, Expr, Var};
+
+use crate::ast::{GuardOp, IndexExpr, LoopProgram, Node};
+use crate::emit::CmpOp;
+
+/// The contents of one data space.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Array {
+    /// Elements of an `int` data space.
+    Int(Vec<i64>),
+    /// Elements of a `real` data space.
+    Real(Vec<f64>),
+}
+
+impl Array {
+    /// The number of elements.
+    pub fn len(&self) -> usize {
+        match self {
+            Array::Int(v) => v.len(),
+            Array::Real(v) => v.len(),
+        }
+    }
+
+    /// Whether there are no elements.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The element type.
+    pub fn elem_type(&self) -> ElemType {
+        match self {
+            Array::Int(_) => ElemType::Int,
+            Array::Real(_) => ElemType::Real,
+        }
+    }
+
+    /// The elements of an integer array.
+    pub fn as_int(&self) -> Option<&[i64]> {
+        match self {
+            Array::Int(v) => Some(v),
+            Array::Real(_) => None,
+        }
+    }
+
+    /// The elements of a real array.
+    pub fn as_real(&self) -> Option<&[f64]> {
+        match self {
+            Array::Real(v) => Some(v),
+            Array::Int(_) => None,
+        }
+    }
+
+    fn zeros(elem: ElemType, len: usize) -> Array {
+        match elem {
+            ElemType::Int => Array::Int(vec![0; len]),
+            ElemType::Real => Array::Real(vec![0.0; len]),
+        }
+    }
+}
+
+/// Concrete values for a run: symbols and the arrays of the data spaces that
+/// are not temporaries (scalars as arrays of length 1), by name.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Memory {
+    /// The value of each symbol.
+    pub symbols: HashMap<String, i64>,
+    /// The elements of each data space.
+    pub arrays: HashMap<String, Array>,
+}
+
+impl Memory {
+    /// An empty memory.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Sets a symbol (builder style).
+    pub fn with_symbol(mut self, name: impl Into<String>, value: i64) -> Self {
+        self.symbols.insert(name.into(), value);
+        self
+    }
+
+    /// Sets an array (builder style).
+    pub fn with_array(mut self, name: impl Into<String>, array: Array) -> Self {
+        self.arrays.insert(name.into(), array);
+        self
+    }
+
+    /// The elements of the integer array `name`.
+    pub fn int(&self, name: &str) -> Option<&[i64]> {
+        self.arrays.get(name).and_then(Array::as_int)
+    }
+
+    /// The elements of the real array `name`.
+    pub fn real(&self, name: &str) -> Option<&[f64]> {
+        self.arrays.get(name).and_then(Array::as_real)
+    }
+}
+
+/// The statement instances a run executed, in order.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Trace {
+    /// `(statement index, iterator values)` of each executed instance.
+    pub instances: Vec<(usize, Vec<i64>)>,
+}
+
+impl Trace {
+    /// An empty trace.
+    pub fn new() -> Self {
+        Self::default()
+    }
+}
+
+/// Where a [`RunError`] happened.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Site {
+    /// In an extent of the named data space, before the first statement.
+    Extent(String),
+    /// In the bounds of the loop over the named variable.
+    Loop(String),
+    /// In the value of the named `let` variable.
+    Let(String),
+    /// In the guard of an `if` node.
+    Guard,
+    /// In an instance of a statement: its name and iterator values (empty
+    /// when the error is in the iterator values themselves or found before
+    /// the run).
+    Statement {
+        /// The statement's name.
+        name: String,
+        /// The instance's iterator values.
+        point: Vec<i64>,
+    },
+}
+
+impl fmt::Display for Site {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Site::Extent(s) => write!(f, "extent of data space `{s}`"),
+            Site::Loop(v) => write!(f, "bounds of the loop over `{v}`"),
+            Site::Let(v) => write!(f, "value of `{v}`"),
+            Site::Guard => write!(f, "guard"),
+            Site::Statement { name, point } if point.is_empty() => {
+                write!(f, "statement {name}")
+            }
+            Site::Statement { name, point } => {
+                let p: Vec<String> = point.iter().map(i64::to_string).collect();
+                write!(f, "statement {name} at [{}]", p.join(", "))
+            }
+        }
+    }
+}
+
+/// Why a run failed. The memory is left as the run had made it (the arrays
+/// are all still there).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum RunError {
+    /// A symbol the program needs has no value.
+    #[error("{site}: symbol `{name}` has no value in the memory")]
+    MissingSymbol {
+        /// The symbol.
+        name: String,
+        /// Where it is needed.
+        site: Site,
+    },
+    /// A symbol the computation does not declare.
+    #[error("{site}: `{name}` is not a symbol of the computation")]
+    UnknownSymbol {
+        /// The name.
+        name: String,
+        /// Where it is used.
+        site: Site,
+    },
+    /// A data space that is not a temporary has no array in the memory.
+    #[error("data space `{space}` has no array in the memory")]
+    MissingArray {
+        /// The data space.
+        space: String,
+    },
+    /// An array of the wrong element type.
+    #[error("data space `{space}` holds {expected:?} elements but its array holds {found:?}")]
+    ArrayType {
+        /// The data space.
+        space: String,
+        /// The declared element type.
+        expected: ElemType,
+        /// The array's element type.
+        found: ElemType,
+    },
+    /// An array whose length is not the product of the extents.
+    #[error(
+        "data space `{space}` has {expected} element(s) by its extents but its array has {found}"
+    )]
+    WrongLength {
+        /// The data space.
+        space: String,
+        /// The product of the extents.
+        expected: i64,
+        /// The array's length.
+        found: usize,
+    },
+    /// An extent that evaluates to a negative number.
+    #[error("data space `{space}` has the negative extent {extent}")]
+    NegativeExtent {
+        /// The data space.
+        space: String,
+        /// The extent's value.
+        extent: i64,
+    },
+    /// A name used as a data space that the computation does not declare.
+    #[error("{site}: `{name}` is not a data space of the computation")]
+    UnknownSpace {
+        /// The name.
+        name: String,
+        /// Where.
+        site: Site,
+    },
+    /// An index array call (a UF) on a data space of reals.
+    #[error("{site}: `{name}` holds reals and cannot be used as an index array")]
+    NotIndexArray {
+        /// The data space.
+        name: String,
+        /// Where.
+        site: Site,
+    },
+    /// An access with the wrong number of indices.
+    #[error(
+        "{site}: data space `{space}` has {expected} dimension(s) but is indexed with {found}"
+    )]
+    Arity {
+        /// The data space.
+        space: String,
+        /// Its number of dimensions.
+        expected: usize,
+        /// The number of indices.
+        found: usize,
+        /// Where.
+        site: Site,
+    },
+    /// A variable that no enclosing loop or `let` binds.
+    #[error("{site}: variable `{name}` is not bound by an enclosing loop or let")]
+    UnboundVariable {
+        /// The variable.
+        name: String,
+        /// Where.
+        site: Site,
+    },
+    /// A body variable that is not an iterator of the statement's domain.
+    #[error("statement {stmt}: the body uses the variable {var}, which is not an iterator of its domain")]
+    BadIterator {
+        /// The statement.
+        stmt: String,
+        /// The variable, as printed by iegen.
+        var: String,
+    },
+    /// A node that refers to a statement the computation does not have.
+    #[error("the loop AST refers to statement #{index} but the computation has {count}")]
+    NoSuchStatement {
+        /// The index in the node.
+        index: usize,
+        /// The number of statements.
+        count: usize,
+    },
+    /// A statement node with the wrong number of iterator values.
+    #[error("statement {stmt}: the loop AST gives {found} iterator values but its domain has {expected} iterators")]
+    IteratorCount {
+        /// The statement.
+        stmt: String,
+        /// The domain's arity.
+        expected: usize,
+        /// The number of values.
+        found: usize,
+    },
+    /// A statement that writes an input.
+    #[error("statement {stmt} writes `{space}`, an input of the computation")]
+    WriteToInput {
+        /// The statement.
+        stmt: String,
+        /// The data space.
+        space: String,
+    },
+    /// A real value stored into an integer data space.
+    #[error("statement {stmt} stores a real value into `{space}`, which holds integers")]
+    RealToInt {
+        /// The statement.
+        stmt: String,
+        /// The data space.
+        space: String,
+    },
+    /// An unknown comparison operator in a conditional body.
+    #[error("statement {stmt}: unknown comparison operator `{op}`")]
+    Comparison {
+        /// The statement.
+        stmt: String,
+        /// The operator.
+        op: String,
+    },
+    /// A floor or ceiling division by a non-positive constant.
+    #[error("{site}: division by {divisor}; loop ASTs divide by positive constants only")]
+    Divisor {
+        /// Where.
+        site: Site,
+        /// The divisor.
+        divisor: i64,
+    },
+    /// `min` or `max` of no values.
+    #[error("{site}: min or max of no values")]
+    EmptyMinMax {
+        /// Where.
+        site: Site,
+    },
+    /// A construct the interpreter does not run yet (runtime-object calls).
+    #[error("statement {stmt}: {what} is not supported by the interpreter yet")]
+    Unsupported {
+        /// The statement.
+        stmt: String,
+        /// What it uses.
+        what: String,
+    },
+    /// An index outside its data space.
+    #[error("{site}: index {index:?} is out of bounds for `{space}` ({len} element(s))")]
+    OutOfBounds {
+        /// The data space.
+        space: String,
+        /// The index: one value per dimension, each checked against its
+        /// extent (when the extents use only symbols), then the linear
+        /// position against the array's length.
+        index: Vec<i64>,
+        /// The array's length.
+        len: usize,
+        /// Where.
+        site: Site,
+    },
+    /// Integer overflow.
+    #[error("{site}: integer overflow")]
+    Overflow {
+        /// Where.
+        site: Site,
+    },
+    /// Integer division by zero.
+    #[error("{site}: integer division by zero")]
+    DivisionByZero {
+        /// Where.
+        site: Site,
+    },
+}
+
+/// Runs `program` on `memory`, recording the executed statement instances
+/// in `trace` when given.
+///
+/// Before the first statement, every symbol and array is checked (present,
+/// of the declared element type, of the length its extents give when they
+/// use only symbols) and the whole program is resolved, so that a misnamed
+/// variable or data space is reported even in a statement that would not
+/// run. The arrays of live-out data spaces hold the results afterwards; on
+/// an error the memory holds what the run had done until then.
+///
+/// # Errors
+///
+/// A [`RunError`] naming the statement (with its iterator values) or the
+/// loop, `let` or guard where the run failed.
+pub fn run(
+    program: &LoopProgram,
+    memory: &mut Memory,
+    trace: Option<&mut Trace>,
+) -> Result<(), RunError> {
+    let comp = &program.computation;
+    let mut cx = Compiler {
+        comp,
+        symbols: &memory.symbols,
+        scope: Vec::new(),
+        depth: 0,
+        site: Site::Guard,
+    };
+    let spaces = comp
+        .spaces
+        .iter()
+        .map(|d| {
+            cx.site = Site::Extent(d.name.clone());
+            let extents = d
+                .extents
+                .iter()
+                .map(|e| {
+                    let ie = cx.expr(e, 0)?;
+                    Ok(match ie {
+                        IE::Const(k) if k < 0 => {
+                            return Err(RunError::NegativeExtent {
+                                space: d.name.clone(),
+                                extent: k,
+                            })
+                        }
+                        IE::Const(k) => Ext::Static(k),
+                        ie => Ext::Dynamic(ie),
+                    })
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            Ok(SpaceInfo { extents })
+        })
+        .collect::<Result<Vec<_>, RunError>>()?;
+
+    // The arrays: present, typed, sized.
+    for (d, info) in comp.spaces.iter().zip(&spaces) {
+        if d.role == Role::Temp {
+            continue;
+        }
+        let a = memory
+            .arrays
+            .get(&d.name)
+            .ok_or_else(|| RunError::MissingArray {
+                space: d.name.clone(),
+            })?;
+        if a.elem_type() != d.elem {
+            return Err(RunError::ArrayType {
+                space: d.name.clone(),
+                expected: d.elem,
+                found: a.elem_type(),
+            });
+        }
+        if let Some(expected) = info.static_len(&d.name)? {
+            if usize::try_from(expected).ok() != Some(a.len()) {
+                return Err(RunError::WrongLength {
+                    space: d.name.clone(),
+                    expected,
+                    found: a.len(),
+                });
+            }
+        }
+    }
+
+    let body = cx.nodes(&program.body)?;
+    let depth = cx.depth;
+
+    // Move the arrays into the machine, run, and always give them back.
+    let mut store = Vec::with_capacity(comp.spaces.len());
+    for d in &comp.spaces {
+        let a = match d.role {
+            Role::Temp => Array::zeros(d.elem, 0),
+            // `out` data spaces start at zero: the computation defines them whole.
+            Role::Out => {
+                let len = memory.arrays.get(&d.name).map_or(0, Array::len);
+                memory.arrays.remove(&d.name);
+                Array::zeros(d.elem, len)
+            }
+            _ => memory
+                .arrays
+                .remove(&d.name)
+                .unwrap_or_else(|| Array::zeros(d.elem, 0)),
+        };
+        store.push(a);
+    }
+    let mut m = Machine {
+        comp,
+        spaces: &spaces,
+        store,
+        slots: vec![0; depth],
+        trace,
+    };
+    let result = m.setup_temps().and_then(|()| m.nodes(&body));
+    for (d, a) in comp.spaces.iter().zip(m.store) {
+        if d.role != Role::Temp {
+            memory.arrays.insert(d.name.clone(), a);
+        }
+    }
+    result
+}
+
+// ---------------------------------------------------------------------------
+// The resolved program
+
+/// An integer expression with every name resolved.
+#[derive(Clone, Debug)]
+enum IE {
+    Const(i64),
+    /// A loop or let variable, by scope depth.
+    Slot(usize),
+    /// An iterator of the current statement instance, by position.
+    It(usize),
+    Sum(Vec<(i64, IE)>, i64),
+    Read(Box<Ref>),
+    Min(Vec<IE>),
+    Max(Vec<IE>),
+    FloorDiv(Box<IE>, i64),
+    CeilDiv(Box<IE>, i64),
+}
+
+/// An element of a data space.
+#[derive(Clone, Debug)]
+struct Ref {
+    space: usize,
+    index: Vec<IE>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Ty {
+    Int,
+    Real,
+}
+
+impl Ty {
+    fn of(e: ElemType) -> Ty {
+        match e {
+            ElemType::Int => Ty::Int,
+            ElemType::Real => Ty::Real,
+        }
+    }
+}
+
+/// A value expression; operands of `Bin` have the type it carries.
+#[derive(Clone, Debug)]
+enum VE {
+    Int(i64),
+    Real(f64),
+    Index(IE),
+    Read(Ref),
+    Neg(Box<VE>),
+    Bin(BinOp, Ty, Box<VE>, Box<VE>),
+    ToReal(Box<VE>),
+}
+
+#[derive(Clone, Debug)]
+enum Act {
+    Update {
+        target: Ref,
+        op: UpdateOp,
+        value: VE,
+    },
+    If {
+        conds: Vec<(VE, CmpOp, VE)>,
+        then: Vec<Act>,
+    },
+}
+
+#[derive(Clone, Debug)]
+enum CNode {
+    For {
+        var: String,
+        slot: usize,
+        lower: IE,
+        upper: IE,
+        body: Vec<CNode>,
+    },
+    Let {
+        var: String,
+        slot: usize,
+        value: IE,
+        body: Vec<CNode>,
+    },
+    If {
+        guards: Vec<(IE, GuardOp, IE)>,
+        body: Vec<CNode>,
+    },
+    Stmt {
+        index: usize,
+        iters: Vec<IE>,
+        acts: Vec<Act>,
+    },
+}
+
+#[derive(Clone, Debug)]
+enum Ext {
+    Static(i64),
+    Dynamic(IE),
+}
+
+#[derive(Clone, Debug)]
+struct SpaceInfo {
+    extents: Vec<Ext>,
+}
+
+impl SpaceInfo {
+    /// The product of the extents when they are all static.
+    fn static_len(&self, name: &str) -> Result<Option<i64>, RunError> {
+        let mut len: i64 = 1;
+        for e in &self.extents {
+            match e {
+                Ext::Static(k) => {
+                    len = len.checked_mul(*k).ok_or_else(|| RunError::Overflow {
+                        site: Site::Extent(name.to_string()),
+                    })?
+                }
+                Ext::Dynamic(_) => return Ok(None),
+            }
+        }
+        Ok(Some(len))
+    }
+}
+
+struct Compiler<'a> {
+    comp: &'a Computation,
+    symbols: &'a HashMap<String, i64>,
+    /// Variables in scope, innermost last; a variable's slot is its position.
+    scope: Vec<String>,
+    /// The deepest scope seen.
+    depth: usize,
+    site: Site,
+}
+
+impl Compiler<'_> {
+    fn stmt_site(&self, index: usize) -> Site {
+        Site::Statement {
+            name: self.comp.stmts[index].name.clone(),
+            point: Vec::new(),
+        }
+    }
+
+    fn nodes(&mut self, nodes: &[Node]) -> Result<Vec<CNode>, RunError> {
+        nodes.iter().map(|n| self.node(n)).collect()
+    }
+
+    fn scoped(&mut self, var: &str, body: &[Node]) -> Result<(usize, Vec<CNode>), RunError> {
+        let slot = self.scope.len();
+        self.scope.push(var.to_string());
+        self.depth = self.depth.max(self.scope.len());
+        let body = self.nodes(body);
+        self.scope.pop();
+        Ok((slot, body?))
+    }
+
+    fn node(&mut self, node: &Node) -> Result<CNode, RunError> {
+        Ok(match node {
+            Node::For {
+                var,
+                lower,
+                upper,
+                body,
+            } => {
+                self.site = Site::Loop(var.clone());
+                let lower = self.index(lower)?;
+                let upper = self.index(upper)?;
+                let (slot, body) = self.scoped(var, body)?;
+                CNode::For {
+                    var: var.clone(),
+                    slot,
+                    lower,
+                    upper,
+                    body,
+                }
+            }
+            Node::Let { var, value, body } => {
+                self.site = Site::Let(var.clone());
+                let value = self.index(value)?;
+                let (slot, body) = self.scoped(var, body)?;
+                CNode::Let {
+                    var: var.clone(),
+                    slot,
+                    value,
+                    body,
+                }
+            }
+            Node::If { guards, body } => {
+                self.site = Site::Guard;
+                let guards = guards
+                    .iter()
+                    .map(|g| Ok((self.index(&g.lhs)?, g.op, self.index(&g.rhs)?)))
+                    .collect::<Result<_, RunError>>()?;
+                CNode::If {
+                    guards,
+                    body: self.nodes(body)?,
+                }
+            }
+            Node::Stmt { stmt, iterators } => {
+                let comp = self.comp;
+                let s = comp.stmts.get(*stmt).ok_or(RunError::NoSuchStatement {
+                    index: *stmt,
+                    count: comp.stmts.len(),
+                })?;
+                self.site = self.stmt_site(*stmt);
+                let arity = s.domain.arity();
+                if iterators.len() != arity {
+                    return Err(RunError::IteratorCount {
+                        stmt: s.name.clone(),
+                        expected: arity,
+                        found: iterators.len(),
+                    });
+                }
+                let iters = iterators
+                    .iter()
+                    .map(|e| self.index(e))
+                    .collect::<Result<_, _>>()?;
+                let mut acts = Vec::new();
+                self.body(&s.name, &s.body, arity, &mut acts)?;
+                CNode::Stmt {
+                    index: *stmt,
+                    iters,
+                    acts,
+                }
+            }
+        })
+    }
+
+    fn body(
+        &mut self,
+        stmt: &str,
+        body: &Body,
+        arity: usize,
+        out: &mut Vec<Act>,
+    ) -> Result<(), RunError> {
+        match body {
+            Body::Update { target, op, value } => {
+                let (value, vt) = self.value(stmt, value, arity)?;
+                let target = self.access(target, arity)?;
+                let d = &self.comp.spaces[target.space];
+                if d.role == Role::In {
+                    return Err(RunError::WriteToInput {
+                        stmt: stmt.to_string(),
+                        space: d.name.clone(),
+                    });
+                }
+                let value = match (d.elem, vt) {
+                    (ElemType::Int, Ty::Real) => {
+                        return Err(RunError::RealToInt {
+                            stmt: stmt.to_string(),
+                            space: d.name.clone(),
+                        })
+                    }
+                    (ElemType::Real, Ty::Int) => VE::ToReal(Box::new(value)),
+                    _ => value,
+                };
+                out.push(Act::Update {
+                    target,
+                    op: *op,
+                    value,
+                });
+            }
+            Body::If { conditions, then } => {
+                let conds = conditions
+                    .iter()
+                    .map(|c| self.condition(stmt, c, arity))
+                    .collect::<Result<_, _>>()?;
+                let mut inner = Vec::new();
+                self.body(stmt, then, arity, &mut inner)?;
+                out.push(Act::If { conds, then: inner });
+            }
+            Body::Call { object, method, .. } => {
+                return Err(RunError::Unsupported {
+                    stmt: stmt.to_string(),
+                    what: format!("the runtime call `{object}.{method}(..)`"),
+                })
+            }
+            Body::Seq(bs) => {
+                for b in bs {
+                    self.body(stmt, b, arity, out)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn condition(
+        &mut self,
+        stmt: &str,
+        c: &Condition,
+        arity: usize,
+    ) -> Result<(VE, CmpOp, VE), RunError> {
+        let op = CmpOp::parse(c.op).ok_or_else(|| RunError::Comparison {
+            stmt: stmt.to_string(),
+            op: c.op.to_string(),
+        })?;
+        let l = self.value(stmt, &c.lhs, arity)?;
+        let r = self.value(stmt, &c.rhs, arity)?;
+        let (l, r, _) = promote(l, r);
+        Ok((l, op, r))
+    }
+
+    fn value(&mut self, stmt: &str, v: &ValueExpr, arity: usize) -> Result<(VE, Ty), RunError> {
+        Ok(match v {
+            ValueExpr::Int(k) => (VE::Int(*k), Ty::Int),
+            ValueExpr::Real(x) => (VE::Real(*x), Ty::Real),
+            ValueExpr::Index(e) => (VE::Index(self.expr(e, arity)?), Ty::Int),
+            ValueExpr::Read(a) => {
+                let r = self.access(a, arity)?;
+                let ty = Ty::of(self.comp.spaces[r.space].elem);
+                (VE::Read(r), ty)
+            }
+            ValueExpr::Neg(a) => {
+                let (a, ty) = self.value(stmt, a, arity)?;
+                (VE::Neg(Box::new(a)), ty)
+            }
+            ValueExpr::Binary(op, a, b) => {
+                let a = self.value(stmt, a, arity)?;
+                let b = self.value(stmt, b, arity)?;
+                let (a, b, ty) = promote(a, b);
+                (VE::Bin(*op, ty, Box::new(a), Box::new(b)), ty)
+            }
+            ValueExpr::Call { object, method, .. } => {
+                return Err(RunError::Unsupported {
+                    stmt: stmt.to_string(),
+                    what: format!("the runtime call `{object}.{method}(..)`"),
+                })
+            }
+        })
+    }
+
+    fn access(&mut self, a: &Access, arity: usize) -> Result<Ref, RunError> {
+        let index = a
+            .index
+            .iter()
+            .map(|e| self.expr(e, arity))
+            .collect::<Result<Vec<_>, _>>()?;
+        self.reference(&a.space, index, false)
+    }
+
+    fn reference(
+        &mut self,
+        name: &str,
+        index: Vec<IE>,
+        index_array: bool,
+    ) -> Result<Ref, RunError> {
+        let space = self
+            .comp
+            .spaces
+            .iter()
+            .position(|d| d.name == name)
+            .ok_or_else(|| RunError::UnknownSpace {
+                name: name.to_string(),
+                site: self.site.clone(),
+            })?;
+        let d = &self.comp.spaces[space];
+        if index_array && d.elem != ElemType::Int {
+            return Err(RunError::NotIndexArray {
+                name: name.to_string(),
+                site: self.site.clone(),
+            });
+        }
+        if index.len() != d.extents.len() {
+            return Err(RunError::Arity {
+                space: name.to_string(),
+                expected: d.extents.len(),
+                found: index.len(),
+                site: self.site.clone(),
+            });
+        }
+        Ok(Ref { space, index })
+    }
+
+    /// An affine expression of a body (`arity` iterators) or an extent (0).
+    fn expr(&mut self, e: &Expr, arity: usize) -> Result<IE, RunError> {
+        let mut terms = Vec::new();
+        let mut constant = e.constant_term();
+        for (atom, c) in e.terms() {
+            let t = match atom {
+                Atom::Var(Var::Tuple(p)) if *p < arity => IE::It(*p),
+                Atom::Var(v) => {
+                    return Err(match &self.site {
+                        Site::Statement { name, .. } => RunError::BadIterator {
+                            stmt: name.clone(),
+                            var: v.to_string(),
+                        },
+                        site => RunError::UnboundVariable {
+                            name: v.to_string(),
+                            site: site.clone(),
+                        },
+                    })
+                }
+                Atom::Sym(s) => IE::Const(self.symbol(s)?),
+                Atom::Uf(name, args) => {
+                    let args = args
+                        .iter()
+                        .map(|a| self.expr(a, arity))
+                        .collect::<Result<Vec<_>, _>>()?;
+                    IE::Read(Box::new(self.reference(name, args, true)?))
+                }
+            };
+            match t {
+                IE::Const(k) => {
+                    constant = c
+                        .checked_mul(k)
+                        .and_then(|p| constant.checked_add(p))
+                        .ok_or_else(|| RunError::Overflow {
+                            site: self.site.clone(),
+                        })?
+                }
+                t => terms.push((c, t)),
+            }
+        }
+        Ok(if terms.is_empty() {
+            IE::Const(constant)
+        } else {
+            IE::Sum(terms, constant)
+        })
+    }
+
+    fn symbol(&self, s: &str) -> Result<i64, RunError> {
+        if !self.comp.symbols.iter().any(|x| x == s) {
+            return Err(RunError::UnknownSymbol {
+                name: s.to_string(),
+                site: self.site.clone(),
+            });
+        }
+        self.symbols
+            .get(s)
+            .copied()
+            .ok_or_else(|| RunError::MissingSymbol {
+                name: s.to_string(),
+                site: self.site.clone(),
+            })
+    }
+
+    fn index(&mut self, e: &IndexExpr) -> Result<IE, RunError> {
+        Ok(match e {
+            IndexExpr::Const(k) => IE::Const(*k),
+            IndexExpr::Var(v) => match self.scope.iter().rposition(|n| n == v) {
+                Some(slot) => IE::Slot(slot),
+                None => {
+                    return Err(RunError::UnboundVariable {
+                        name: v.clone(),
+                        site: self.site.clone(),
+                    })
+                }
+            },
+            IndexExpr::Sym(s) => IE::Const(self.symbol(s)?),
+            IndexExpr::Call(name, args) => {
+                let args = args
+                    .iter()
+                    .map(|a| self.index(a))
+                    .collect::<Result<Vec<_>, _>>()?;
+                IE::Read(Box::new(self.reference(name, args, true)?))
+            }
+            IndexExpr::Sum(terms, k) => IE::Sum(
+                terms
+                    .iter()
+                    .map(|(c, t)| Ok((*c, self.index(t)?)))
+                    .collect::<Result<_, RunError>>()?,
+                *k,
+            ),
+            IndexExpr::Min(es) | IndexExpr::Max(es) => {
+                if es.is_empty() {
+                    return Err(RunError::EmptyMinMax {
+                        site: self.site.clone(),
+                    });
+                }
+                let es = es.iter().map(|x| self.index(x)).collect::<Result<_, _>>()?;
+                if matches!(e, IndexExpr::Min(_)) {
+                    IE::Min(es)
+                } else {
+                    IE::Max(es)
+                }
+            }
+            IndexExpr::FloorDiv(a, d) | IndexExpr::CeilDiv(a, d) => {
+                if *d <= 0 {
+                    return Err(RunError::Divisor {
+                        site: self.site.clone(),
+                        divisor: *d,
+                    });
+                }
+                let a = Box::new(self.index(a)?);
+                if matches!(e, IndexExpr::FloorDiv(..)) {
+                    IE::FloorDiv(a, *d)
+                } else {
+                    IE::CeilDiv(a, *d)
+                }
+            }
+        })
+    }
+}
+
+/// Both operands as reals when either is one, and the operation's type.
+fn promote((a, ta): (VE, Ty), (b, tb): (VE, Ty)) -> (VE, VE, Ty) {
+    match (ta, tb) {
+        (Ty::Int, Ty::Int) => (a, b, Ty::Int),
+        (Ty::Int, Ty::Real) => (VE::ToReal(Box::new(a)), b, Ty::Real),
+        (Ty::Real, Ty::Int) => (a, VE::ToReal(Box::new(b)), Ty::Real),
+        (Ty::Real, Ty::Real) => (a, b, Ty::Real),
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Execution
+
+/// What went wrong in an expression, before the site is known.
+enum Fault {
+    OutOfBounds { space: usize, index: Vec<i64> },
+    Overflow,
+    DivisionByZero,
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Val {
+    Int(i64),
+    Real(f64),
+}
+
+impl Val {
+    fn int(self) -> i64 {
+        match self {
+            Val::Int(k) => k,
+            // Unreachable after type checking; truncation is C's conversion.
+            Val::Real(x) => x as i64,
+        }
+    }
+
+    fn real(self) -> f64 {
+        match self {
+            Val::Int(k) => k as f64,
+            Val::Real(x) => x,
+        }
+    }
+}
+
+fn min_f64(a: f64, b: f64) -> f64 {
+    if a < b {
+        a
+    } else {
+        b
+    }
+}
+
+fn max_f64(a: f64, b: f64) -> f64 {
+    if a > b {
+        a
+    } else {
+        b
+    }
+}
+
+struct Machine<'a, 't> {
+    comp: &'a Computation,
+    spaces: &'a [SpaceInfo],
+    store: Vec<Array>,
+    slots: Vec<i64>,
+    trace: Option<&'t mut Trace>,
+}
+
+impl Machine<'_, '_> {
+    fn fail(&self, f: Fault, site: Site) -> RunError {
+        match f {
+            Fault::OutOfBounds { space, index } => RunError::OutOfBounds {
+                space: self.comp.spaces[space].name.clone(),
+                index,
+                len: self.store[space].len(),
+                site,
+            },
+            Fault::Overflow => RunError::Overflow { site },
+            Fault::DivisionByZero => RunError::DivisionByZero { site },
+        }
+    }
+
+    fn setup_temps(&mut self) -> Result<(), RunError> {
+        for (s, d) in self.comp.spaces.iter().enumerate() {
+            if d.role != Role::Temp {
+                continue;
+            }
+            let site = Site::Extent(d.name.clone());
+            let mut len: i64 = 1;
+            for e in &self.spaces[s].extents {
+                let k = match e {
+                    Ext::Static(k) => *k,
+                    Ext::Dynamic(ie) => self.ie(ie, &[]).map_err(|f| self.fail(f, site.clone()))?,
+                };
+                if k < 0 {
+                    return Err(RunError::NegativeExtent {
+                        space: d.name.clone(),
+                        extent: k,
+                    });
+                }
+                len = len
+                    .checked_mul(k)
+                    .ok_or_else(|| RunError::Overflow { site: site.clone() })?;
+            }
+            let len = usize::try_from(len).map_err(|_| RunError::Overflow { site })?;
+            self.store[s] = Array::zeros(d.elem, len);
+        }
+        Ok(())
+    }
+
+    fn nodes(&mut self, nodes: &[CNode]) -> Result<(), RunError> {
+        for n in nodes {
+            self.node(n)?;
+        }
+        Ok(())
+    }
+
+    fn node(&mut self, node: &CNode) -> Result<(), RunError> {
+        match node {
+            CNode::For {
+                var,
+                slot,
+                lower,
+                upper,
+                body,
+            } => {
+                let bounds = self
+                    .ie(lower, &[])
+                    .and_then(|lo| Ok((lo, self.ie(upper, &[])?)));
+                let (lo, hi) = bounds.map_err(|f| self.fail(f, Site::Loop(var.clone())))?;
+                for v in lo..hi {
+                    self.slots[*slot] = v;
+                    self.nodes(body)?;
+                }
+            }
+            CNode::Let {
+                var,
+                slot,
+                value,
+                body,
+            } => {
+                let v = self
+                    .ie(value, &[])
+                    .map_err(|f| self.fail(f, Site::Let(var.clone())))?;
+                self.slots[*slot] = v;
+                self.nodes(body)?;
+            }
+            CNode::If { guards, body } => {
+                for (l, op, r) in guards {
+                    let holds = self
+                        .ie(l, &[])
+                        .and_then(|l| Ok((l, self.ie(r, &[])?)))
+                        .map(|(l, r)| match op {
+                            GuardOp::Eq => l == r,
+                            GuardOp::Le => l <= r,
+                        })
+                        .map_err(|f| self.fail(f, Site::Guard))?;
+                    if !holds {
+                        return Ok(());
+                    }
+                }
+                self.nodes(body)?;
+            }
+            CNode::Stmt { index, iters, acts } => {
+                let mut point = Vec::with_capacity(iters.len());
+                for e in iters {
+                    let v = self.ie(e, &[]).map_err(|f| {
+                        self.fail(
+                            f,
+                            Site::Statement {
+                                name: self.comp.stmts[*index].name.clone(),
+                                point: Vec::new(),
+                            },
+                        )
+                    })?;
+                    point.push(v);
+                }
+                if let Some(t) = self.trace.as_deref_mut() {
+                    t.instances.push((*index, point.clone()));
+                }
+                if let Err(f) = self.acts(acts, &point) {
+                    let site = Site::Statement {
+                        name: self.comp.stmts[*index].name.clone(),
+                        point,
+                    };
+                    return Err(self.fail(f, site));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn acts(&mut self, acts: &[Act], point: &[i64]) -> Result<(), Fault> {
+        for a in acts {
+            match a {
+                Act::Update { target, op, value } => {
+                    let v = self.val(value, point)?;
+                    let at = self.locate(target, point)?;
+                    match &mut self.store[target.space] {
+                        Array::Int(xs) => {
+                            let (old, v) = (xs[at], v.int());
+                            xs[at] = match op {
+                                UpdateOp::Assign => v,
+                                UpdateOp::Add => old.checked_add(v).ok_or(Fault::Overflow)?,
+                                UpdateOp::Sub => old.checked_sub(v).ok_or(Fault::Overflow)?,
+                                UpdateOp::Mul => old.checked_mul(v).ok_or(Fault::Overflow)?,
+                                UpdateOp::Min => old.min(v),
+                                UpdateOp::Max => old.max(v),
+                            };
+                        }
+                        Array::Real(xs) => {
+                            let (old, v) = (xs[at], v.real());
+                            xs[at] = match op {
+                                UpdateOp::Assign => v,
+                                UpdateOp::Add => old + v,
+                                UpdateOp::Sub => old - v,
+                                UpdateOp::Mul => old * v,
+                                UpdateOp::Min => min_f64(old, v),
+                                UpdateOp::Max => max_f64(old, v),
+                            };
+                        }
+                    }
+                }
+                Act::If { conds, then } => {
+                    let mut holds = true;
+                    for (l, op, r) in conds {
+                        let (l, r) = (self.val(l, point)?, self.val(r, point)?);
+                        let ok = match (l, r) {
+                            (Val::Int(a), Val::Int(b)) => compare(a.cmp(&b), *op),
+                            (a, b) => compare_f64(a.real(), b.real(), *op),
+                        };
+                        if !ok {
+                            holds = false;
+                            break;
+                        }
+                    }
+                    if holds {
+                        self.acts(then, point)?;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn val(&self, v: &VE, point: &[i64]) -> Result<Val, Fault> {
+        Ok(match v {
+            VE::Int(k) => Val::Int(*k),
+            VE::Real(x) => Val::Real(*x),
+            VE::Index(e) => Val::Int(self.ie(e, point)?),
+            VE::Read(r) => {
+                let at = self.locate(r, point)?;
+                match &self.store[r.space] {
+                    Array::Int(xs) => Val::Int(xs[at]),
+                    Array::Real(xs) => Val::Real(xs[at]),
+                }
+            }
+            VE::Neg(a) => match self.val(a, point)? {
+                Val::Int(k) => Val::Int(k.checked_neg().ok_or(Fault::Overflow)?),
+                Val::Real(x) => Val::Real(-x),
+            },
+            VE::ToReal(a) => Val::Real(self.val(a, point)?.real()),
+            VE::Bin(op, Ty::Int, a, b) => {
+                let (a, b) = (self.val(a, point)?.int(), self.val(b, point)?.int());
+                Val::Int(match op {
+                    BinOp::Add => a.checked_add(b).ok_or(Fault::Overflow)?,
+                    BinOp::Sub => a.checked_sub(b).ok_or(Fault::Overflow)?,
+                    BinOp::Mul => a.checked_mul(b).ok_or(Fault::Overflow)?,
+                    BinOp::Div if b == 0 => return Err(Fault::DivisionByZero),
+                    BinOp::Div => a.checked_div(b).ok_or(Fault::Overflow)?,
+                    BinOp::Min => a.min(b),
+                    BinOp::Max => a.max(b),
+                })
+            }
+            VE::Bin(op, Ty::Real, a, b) => {
+                let (a, b) = (self.val(a, point)?.real(), self.val(b, point)?.real());
+                Val::Real(match op {
+                    BinOp::Add => a + b,
+                    BinOp::Sub => a - b,
+                    BinOp::Mul => a * b,
+                    BinOp::Div => a / b,
+                    BinOp::Min => min_f64(a, b),
+                    BinOp::Max => max_f64(a, b),
+                })
+            }
+        })
+    }
+
+    /// The linear position of an element, every index checked.
+    fn locate(&self, r: &Ref, point: &[i64]) -> Result<usize, Fault> {
+        let len = self.store[r.space].len();
+        let oob = |index: Vec<i64>| Fault::OutOfBounds {
+            space: r.space,
+            index,
+        };
+        let linear = match r.index.as_slice() {
+            [] => 0,
+            [i] => self.ie(i, point)?,
+            idx => {
+                let extents = &self.spaces[r.space].extents;
+                let mut values = Vec::with_capacity(idx.len());
+                for e in idx {
+                    values.push(self.ie(e, point)?);
+                }
+                let mut linear: i64 = 0;
+                for (d, (&v, ext)) in values.iter().zip(extents).enumerate() {
+                    let extent = match ext {
+                        Ext::Static(k) => *k,
+                        Ext::Dynamic(ie) => self.ie(ie, &[])?,
+                    };
+                    if v < 0 || v >= extent {
+                        return Err(oob(values));
+                    }
+                    linear = if d == 0 {
+                        v
+                    } else {
+                        linear
+                            .checked_mul(extent)
+                            .and_then(|x| x.checked_add(v))
+                            .ok_or(Fault::Overflow)?
+                    };
+                }
+                match usize::try_from(linear) {
+                    Ok(at) if at < len => return Ok(at),
+                    _ => return Err(oob(values)),
+                }
+            }
+        };
+        match usize::try_from(linear) {
+            Ok(at) if at < len => Ok(at),
+            _ => Err(oob(if r.index.is_empty() {
+                Vec::new()
+            } else {
+                vec![linear]
+            })),
+        }
+    }
+
+    fn ie(&self, e: &IE, point: &[i64]) -> Result<i64, Fault> {
+        Ok(match e {
+            IE::Const(k) => *k,
+            IE::Slot(s) => self.slots[*s],
+            IE::It(p) => point[*p],
+            IE::Sum(terms, k) => {
+                let mut acc = *k;
+                for (c, t) in terms {
+                    let v = self.ie(t, point)?;
+                    acc = c
+                        .checked_mul(v)
+                        .and_then(|p| acc.checked_add(p))
+                        .ok_or(Fault::Overflow)?;
+                }
+                acc
+            }
+            IE::Read(r) => {
+                let at = self.locate(r, point)?;
+                match &self.store[r.space] {
+                    Array::Int(xs) => xs[at],
+                    // Rejected when resolving; reals are never index arrays.
+                    Array::Real(xs) => xs[at] as i64,
+                }
+            }
+            IE::Min(es) | IE::Max(es) => {
+                let mut acc: Option<i64> = None;
+                for x in es {
+                    let v = self.ie(x, point)?;
+                    acc = Some(match (acc, e) {
+                        (None, _) => v,
+                        (Some(a), IE::Min(_)) => a.min(v),
+                        (Some(a), _) => a.max(v),
+                    });
+                }
+                acc.unwrap_or(0)
+            }
+            IE::FloorDiv(a, d) => {
+                let a = self.ie(a, point)?;
+                a.checked_div_euclid(*d).ok_or(Fault::Overflow)?
+            }
+            IE::CeilDiv(a, d) => {
+                let a = self.ie(a, point)?;
+                let q = a.checked_div(*d).ok_or(Fault::Overflow)?;
+                if a % d > 0 {
+                    q + 1
+                } else {
+                    q
+                }
+            }
+        })
+    }
+}
+
+fn compare(o: std::cmp::Ordering, op: CmpOp) -> bool {
+    use std::cmp::Ordering::*;
+    match op {
+        CmpOp::Eq => o == Equal,
+        CmpOp::Ne => o != Equal,
+        CmpOp::Lt => o == Less,
+        CmpOp::Le => o != Greater,
+        CmpOp::Gt => o == Greater,
+        CmpOp::Ge => o != Less,
+    }
+}
+
+fn compare_f64(a: f64, b: f64, op: CmpOp) -> bool {
+    match op {
+        CmpOp::Eq => a == b,
+        CmpOp::Ne => a != b,
+        CmpOp::Lt => a < b,
+        CmpOp::Le => a <= b,
+        CmpOp::Gt => a > b,
+        CmpOp::Ge => a >= b,
+    }
+}

@@ -1,0 +1,540 @@
+//! The Rust backend: a loop program as one safe Rust function.
+//!
+//! [`emit_rust`] prints the loop AST with the statement bodies inlined:
+//!
+//! ```text
+//! pub fn spmv(n: i64, m: i64, nnz: i64, rowptr: &[i64], col: &[i64], a: &[f64], x: &[f64], y: &mut [f64]) {
+//!     assert_eq!(rowptr.len(), (n + 1) as usize);
+//!     ...
+//!     for i in 0..n {
+//!         for k in rowptr[i as usize]..rowptr[(i + 1) as usize] {
+//!             let j = col[k as usize];
+//!             // S0
+//!             y[i as usize] += a[k as usize] * x[j as usize];
+//!         }
+//!     }
+//! }
+//! ```
+//!
+//! Names follow Rust conventions: every symbol, data space and loop variable
+//! is put in snake case (`N` → `n`, `A` → `a`, `rowPtr` → `row_ptr`), with a
+//! trailing `_` when that is a keyword (`type` → `type_`) and a numeric suffix
+//! when two names would meet (`N` and `n` → `n`, `n_2`: symbols are named
+//! first, then data spaces in declaration order, then loop variables).
+//! Primed iterators (`i'`) become `i_1`. [`rust_parameters`] gives the
+//! mapping of a program, and the generated function's documentation lists it.
+
+use std::fmt::Write as _;
+
+use iegen::computation::{BinOp, ElemType, Role, UpdateOp};
+
+use crate::ast::LoopProgram;
+use crate::emit::{
+    lower, print, print_conds, Action, CmpOp, Code, Dialect, EmitError, LNode, Lang, Lowered,
+    ParamKind, Parameter, Prec, Ty, Used, P,
+};
+
+/// Prints `program` as a `pub fn` named after the computation (in snake case).
+///
+/// The function is `pub fn NAME(n: i64, ..., a: &[f64], y: &mut [f64], ...)`:
+///
+/// * the symbols first, as `i64`, in the computation's order;
+/// * then every data space that is not a temporary, in declaration order:
+///   an `in` array as `&[T]`, an `out` or `inout` array as `&mut [T]`, an
+///   `in` scalar by value, an `out` or `inout` scalar as `&mut T`; `int` is
+///   `i64`, `real` is `f64`;
+/// * parameter names as described in the [module documentation](self).
+///
+/// All arithmetic is on `i64`, indices are converted with `as usize` at the
+/// access (a negative index panics like any out-of-bounds one). The function
+/// first asserts that each array's length is the product of its extents
+/// (when they use only symbols). Multi-dimensional data spaces are row-major
+/// slices. Temporaries are `vec![0; len]` (scalars: zero-initialized locals).
+/// `min` and `max` of reals and the ceiling division use small helper
+/// functions local to the generated function, emitted only when used; their
+/// semantics (`a < b ? a : b`) match the C backend's and the interpreter's.
+/// The code compiles with `rustc --edition 2021 -D warnings`.
+///
+/// # Errors
+///
+/// [`EmitError::Unsupported`] for statements that call runtime objects
+/// (`P.insert(..)`), and the other [`EmitError`]s for programs that do not
+/// fit their computation (unknown names, writes to inputs, ...).
+pub fn emit_rust(program: &LoopProgram) -> Result<String, EmitError> {
+    let mut low = lower(program, Lang::Rust)?;
+    let params = low.parameters();
+
+    // Length assertions for the arrays with static extents.
+    let mut asserts = Vec::new();
+    let mut asserted = vec![false; low.comp.spaces.len()];
+    for (s, d) in low.comp.spaces.iter().enumerate() {
+        if d.role != Role::Temp && !d.extents.is_empty() && low.static_extents(s) {
+            let extents = low.extents(s)?;
+            asserts.push((s, extents));
+            asserted[s] = true;
+        }
+    }
+    // Temporaries in use.
+    let mut temps = Vec::new();
+    for (s, d) in low.comp.spaces.iter().enumerate() {
+        if d.role == Role::Temp && (low.read[s] || low.written[s]) {
+            let extents = low.extents(s)?;
+            temps.push((s, extents));
+        }
+    }
+
+    let dialect = RustDialect {
+        low: &low,
+        used: Used::default(),
+    };
+    let mut w = Writer {
+        d: &dialect,
+        out: String::new(),
+        depth: 1,
+    };
+    for (s, extents) in &asserts {
+        let name = &low.spaces[*s];
+        let len = length(&dialect, extents);
+        w.line(&format!("assert_eq!({name}.len(), {len});"));
+    }
+    for (k, p) in params.iter().enumerate() {
+        let used = if k < low.comp.symbols.len() {
+            low.sym_used[k]
+        } else {
+            let s = low
+                .comp
+                .spaces
+                .iter()
+                .position(|d| d.name == p.source)
+                .unwrap_or(0);
+            low.read[s] || low.written[s] || asserted[s]
+        };
+        if !used {
+            w.line(&format!("let _ = {};", p.name));
+        }
+    }
+    for (s, extents) in &temps {
+        let d = &low.comp.spaces[*s];
+        let name = &low.spaces[*s];
+        let mutable = if low.written[*s] { "mut " } else { "" };
+        let zero = match d.elem {
+            ElemType::Int => "0_i64",
+            ElemType::Real => "0.0_f64",
+        };
+        if extents.is_empty() {
+            if low.written[*s] {
+                // Temporaries start at zero, as in C and the interpreter,
+                // even where the first statement overwrites that zero.
+                w.line("#[allow(unused_assignments)]");
+            }
+            w.line(&format!("let {mutable}{name} = {zero};"));
+        } else {
+            let len = length(&dialect, extents);
+            w.line(&format!("let {mutable}{name} = vec![{zero}; {len}];"));
+        }
+    }
+    // `out` data spaces start at zero: the computation defines them whole.
+    for (s, d) in low.comp.spaces.iter().enumerate() {
+        if d.role != Role::Out || !(low.read[s] || low.written[s]) {
+            continue;
+        }
+        let name = &low.spaces[s];
+        let zero = match d.elem {
+            ElemType::Int => "0_i64",
+            ElemType::Real => "0.0_f64",
+        };
+        if d.extents.is_empty() {
+            w.line(&format!("*{name} = {zero};"));
+        } else {
+            w.line(&format!("{name}.fill({zero});"));
+        }
+    }
+    w.nodes(&low.body);
+    for (s, extents) in &temps {
+        if extents.is_empty() && !low.read[*s] {
+            w.line(&format!("let _ = {};", low.spaces[*s]));
+        }
+    }
+    let body = w.out;
+
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "/// `{}`, generated by spf.\n///\n/// Parameters (name in the computation → here):",
+        low.comp.name
+    );
+    for p in &params {
+        let what = match &p.kind {
+            ParamKind::Symbol => "symbol".to_string(),
+            ParamKind::Array { elem, role } => {
+                format!("{} array, {}", elem_name(*elem), role_name(*role))
+            }
+            ParamKind::Scalar { elem, role } => {
+                format!("{} scalar, {}", elem_name(*elem), role_name(*role))
+            }
+        };
+        let _ = writeln!(out, "/// * `{}` → `{}`: {what}", p.source, p.name);
+    }
+    if params.len() > 7 {
+        out.push_str("#[allow(clippy::too_many_arguments)]\n");
+    }
+    out.push_str(&signature(&low.function, &params));
+    out.push_str(" {\n");
+    for (name, text) in HELPERS {
+        if dialect.used.contains(name) {
+            out.push_str(text);
+            out.push('\n');
+        }
+    }
+    out.push_str(&body);
+    out.push_str("}\n");
+    Ok(out)
+}
+
+/// The parameters of the function [`emit_rust`] prints, in order, with their
+/// Rust names.
+///
+/// # Errors
+///
+/// As [`emit_rust`].
+pub fn rust_parameters(program: &LoopProgram) -> Result<Vec<Parameter>, EmitError> {
+    Ok(lower(program, Lang::Rust)?.parameters())
+}
+
+const HELPERS: &[(&str, &str)] = &[
+    (
+        "spf_min_f64",
+        "    fn spf_min_f64(a: f64, b: f64) -> f64 {\n        if a < b { a } else { b }\n    }",
+    ),
+    (
+        "spf_max_f64",
+        "    fn spf_max_f64(a: f64, b: f64) -> f64 {\n        if a > b { a } else { b }\n    }",
+    ),
+    (
+        "spf_ceild",
+        "    // ⌈a / b⌉ for b > 0\n    fn spf_ceild(a: i64, b: i64) -> i64 {\n        -((-a).div_euclid(b))\n    }",
+    ),
+];
+
+fn elem_name(e: ElemType) -> &'static str {
+    match e {
+        ElemType::Int => "integer",
+        ElemType::Real => "real",
+    }
+}
+
+fn role_name(r: Role) -> &'static str {
+    match r {
+        Role::In => "in",
+        Role::Out => "out",
+        Role::InOut => "inout",
+        Role::Temp => "temp",
+    }
+}
+
+fn rust_type(e: ElemType) -> &'static str {
+    match e {
+        ElemType::Int => "i64",
+        ElemType::Real => "f64",
+    }
+}
+
+fn signature(name: &str, params: &[Parameter]) -> String {
+    let decls: Vec<String> = params
+        .iter()
+        .map(|p| {
+            let ty = match &p.kind {
+                ParamKind::Symbol => "i64".to_string(),
+                ParamKind::Array {
+                    elem,
+                    role: Role::In,
+                } => format!("&[{}]", rust_type(*elem)),
+                ParamKind::Array { elem, .. } => format!("&mut [{}]", rust_type(*elem)),
+                ParamKind::Scalar {
+                    elem,
+                    role: Role::In,
+                } => rust_type(*elem).to_string(),
+                ParamKind::Scalar { elem, .. } => format!("&mut {}", rust_type(*elem)),
+            };
+            format!("{}: {ty}", p.name)
+        })
+        .collect();
+    let one_line = format!("pub fn {name}({})", decls.join(", "));
+    if one_line.len() <= 98 {
+        return one_line;
+    }
+    format!("pub fn {name}(\n    {},\n)", decls.join(",\n    "))
+}
+
+/// `(e0 * e1 * ...) as usize`.
+fn length(d: &RustDialect<'_>, extents: &[Code]) -> String {
+    let mut acc: Option<Code> = None;
+    for e in extents {
+        acc = Some(match acc {
+            None => e.clone(),
+            Some(a) => Code::Bin(BinOp::Mul, Ty::Int, Box::new(a), Box::new(e.clone())),
+        });
+    }
+    match acc.unwrap_or(Code::Int(1)) {
+        Code::Int(k) => format!("{}", k.max(0)),
+        c => format!("{} as usize", print(d, &c).at(Prec::Cast)),
+    }
+}
+
+struct RustDialect<'l> {
+    low: &'l Lowered<'l>,
+    used: Used,
+}
+
+impl Dialect for RustDialect<'_> {
+    fn int(&self, k: i64) -> P {
+        if k == i64::MIN {
+            P::atom("i64::MIN")
+        } else if k < 0 {
+            P::new(k.to_string(), Prec::Unary)
+        } else {
+            P::atom(k.to_string())
+        }
+    }
+
+    fn real(&self, x: f64) -> P {
+        if x.is_nan() {
+            P::atom("f64::NAN")
+        } else if x.is_infinite() {
+            P::atom(if x > 0.0 {
+                "f64::INFINITY"
+            } else {
+                "f64::NEG_INFINITY"
+            })
+        } else {
+            let text = format!("{x:?}");
+            let prec = if text.starts_with('-') {
+                Prec::Unary
+            } else {
+                Prec::Atom
+            };
+            P::new(text, prec)
+        }
+    }
+
+    fn elem(&self, space: usize, index: Option<&Code>) -> P {
+        let name = &self.low.spaces[space];
+        let d = &self.low.comp.spaces[space];
+        match index {
+            Some(i) => P::atom(format!(
+                "{name}[{} as usize]",
+                print(self, i).at(Prec::Cast)
+            )),
+            None if d.role.is_live_out() => P::new(format!("*{name}"), Prec::Unary),
+            None => P::atom(name.clone()),
+        }
+    }
+
+    fn to_real(&self, inner: &Code) -> P {
+        P::new(
+            format!("{} as f64", print(self, inner).at(Prec::Cast)),
+            Prec::Cast,
+        )
+    }
+
+    fn min_max(&self, op: BinOp, ty: Ty, a: &Code, b: &Code) -> P {
+        let name = match (op, ty) {
+            (BinOp::Min, Ty::Int) => "i64::min",
+            (BinOp::Min, Ty::Real) => "spf_min_f64",
+            (_, Ty::Int) => "i64::max",
+            (_, Ty::Real) => "spf_max_f64",
+        };
+        if ty == Ty::Real {
+            self.used.add(name);
+        }
+        P::atom(format!(
+            "{name}({}, {})",
+            print(self, a).text,
+            print(self, b).text
+        ))
+    }
+
+    fn floor_div(&self, a: &Code, d: i64) -> P {
+        match a {
+            Code::Int(k) => P::atom(format!("i64::div_euclid({k}, {d})")),
+            a => P::atom(format!("{}.div_euclid({d})", print(self, a).at(Prec::Atom))),
+        }
+    }
+
+    fn ceil_div(&self, a: &Code, d: i64) -> P {
+        self.used.add("spf_ceild");
+        P::atom(format!("spf_ceild({}, {d})", print(self, a).text))
+    }
+
+    fn cmp_lhs(&self, p: P, op: CmpOp) -> String {
+        // `x as f64 < y` parses `f64<` as the start of generic arguments.
+        if matches!(op, CmpOp::Lt | CmpOp::Le) && ends_with_cast(&p.text) {
+            format!("({})", p.text)
+        } else {
+            p.at(Prec::Add)
+        }
+    }
+}
+
+/// Whether `text` ends with `as TYPE` outside any brackets.
+fn ends_with_cast(text: &str) -> bool {
+    let mut depth = 0i32;
+    let mut last = None;
+    for (at, c) in text.char_indices() {
+        match c {
+            '(' | '[' => depth += 1,
+            ')' | ']' => depth -= 1,
+            _ if depth == 0 && text[at..].starts_with(" as ") => last = Some(at + 4),
+            _ => {}
+        }
+    }
+    last.is_some_and(|start| {
+        text[start..]
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_')
+    })
+}
+
+struct Writer<'d, 'l> {
+    d: &'d RustDialect<'l>,
+    out: String,
+    depth: usize,
+}
+
+impl Writer<'_, '_> {
+    fn line(&mut self, text: &str) {
+        for _ in 0..self.depth {
+            self.out.push_str("    ");
+        }
+        self.out.push_str(text);
+        self.out.push('\n');
+    }
+
+    fn open(&mut self, text: &str) {
+        self.line(text);
+        self.depth += 1;
+    }
+
+    fn close(&mut self) {
+        self.depth -= 1;
+        self.line("}");
+    }
+
+    fn expr(&self, c: &Code) -> String {
+        print(self.d, c).text
+    }
+
+    fn nodes(&mut self, nodes: &[LNode]) {
+        for (k, n) in nodes.iter().enumerate() {
+            self.node(n, k + 1 == nodes.len());
+        }
+    }
+
+    /// `last`: nothing follows in the enclosing block, so a `let` needs no
+    /// block of its own.
+    fn node(&mut self, node: &LNode, last: bool) {
+        match node {
+            LNode::For {
+                var,
+                used,
+                lower,
+                upper,
+                body,
+            } => {
+                let var = if *used { var.as_str() } else { "_" };
+                let lo = match (lower, upper) {
+                    // Two literals would make the loop variable an `i32`.
+                    (Code::Int(k), Code::Int(_)) => format!("{k}_i64"),
+                    _ => self.expr(lower),
+                };
+                let hi = self.expr(upper);
+                self.open(&format!("for {var} in {lo}..{hi} {{"));
+                self.nodes(body);
+                self.close();
+            }
+            LNode::Let {
+                var,
+                used,
+                value,
+                body,
+            } => {
+                if !last {
+                    self.open("{");
+                }
+                let prefix = if *used { "" } else { "_" };
+                let ty = if matches!(value, Code::Int(_)) {
+                    ": i64"
+                } else {
+                    ""
+                };
+                let v = self.expr(value);
+                self.line(&format!("let {prefix}{var}{ty} = {v};"));
+                self.nodes(body);
+                if !last {
+                    self.close();
+                }
+            }
+            LNode::If { guards, body } => {
+                if guards.is_empty() {
+                    self.open("{");
+                } else {
+                    let c = print_conds(self.d, guards);
+                    self.open(&format!("if {c} {{"));
+                }
+                self.nodes(body);
+                self.close();
+            }
+            LNode::Stmt { name, actions } => {
+                self.line(&format!("// {name}"));
+                self.actions(actions);
+            }
+        }
+    }
+
+    fn actions(&mut self, actions: &[Action]) {
+        for a in actions {
+            match a {
+                Action::Update { target, op, value } => {
+                    let t = self.expr(target);
+                    let v = self.expr(value);
+                    let text = match op {
+                        UpdateOp::Assign => format!("{t} = {v};"),
+                        UpdateOp::Add => format!("{t} += {v};"),
+                        UpdateOp::Sub => format!("{t} -= {v};"),
+                        UpdateOp::Mul => format!("{t} *= {v};"),
+                        UpdateOp::Min | UpdateOp::Max => {
+                            let bin = if *op == UpdateOp::Min {
+                                BinOp::Min
+                            } else {
+                                BinOp::Max
+                            };
+                            let call = self.d.min_max(bin, target.ty(), target, value).text;
+                            format!("{t} = {call};")
+                        }
+                    };
+                    self.line(&text);
+                }
+                Action::If { conds, then } => {
+                    let c = print_conds(self.d, conds);
+                    self.open(&format!("if {c} {{"));
+                    self.actions(then);
+                    self.close();
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ends_with_cast;
+
+    #[test]
+    fn casts_at_the_end_are_found_outside_brackets_only() {
+        assert!(ends_with_cast("i as f64"));
+        assert!(ends_with_cast("a[k as usize] * i as f64"));
+        assert!(!ends_with_cast("s[i as usize]"));
+        assert!(!ends_with_cast("(i as f64)"));
+        assert!(!ends_with_cast("i as f64 * x"));
+    }
+}
