@@ -3,12 +3,14 @@
 //! Every subcommand returns a [`CliError`]; `main` is the single place that
 //! reports it and chooses the exit status.
 
-use std::io::{self, Read, Write};
+mod cli;
+
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use spf::iegen::calc::Calculator;
+use cli::commands::{self, path, Language};
+use cli::error::CliError;
 
 /// Synthesizes sparse tensor format conversions with the Sparse Polyhedral Framework.
 #[derive(Parser)]
@@ -27,89 +29,62 @@ enum Command {
         /// The program file; standard input when absent.
         file: Option<PathBuf>,
     },
-}
-
-/// An error reported by `main`, with the exit status it asks for.
-#[derive(Debug, thiserror::Error)]
-enum CliError {
-    /// A file could not be read.
-    #[error("{path}: {source}")]
-    Read {
-        path: String,
-        #[source]
-        source: io::Error,
+    /// Scans a computation file into loops and prints it as C or Rust.
+    Codegen {
+        /// The computation file (see docs/computations.md).
+        file: PathBuf,
+        /// The language to emit.
+        #[arg(long, value_enum)]
+        emit: Language,
+        /// Where to write the code; standard output when absent.
+        #[arg(short, long)]
+        output: Option<PathBuf>,
     },
-    /// A program error at a position: `FILE:LINE:COL: message`.
-    #[error("{file}:{error}")]
-    Located {
-        file: String,
-        error: spf::iegen::syntax::SyntaxError,
+    /// Runs a computation file in the interpreter and prints its `out` and
+    /// `inout` data as JSON.
+    Run {
+        /// The computation file.
+        file: PathBuf,
+        /// Symbols and arrays as JSON: {"symbols": {"N": 3}, "arrays": {"x": [1, 2, 3]}}.
+        #[arg(long)]
+        data: Option<PathBuf>,
+        /// Values on the command line: `N=3` for a symbol, `x=1,2,3` for an array.
+        assignments: Vec<String>,
+        /// Where to write the JSON; standard output when absent.
+        #[arg(short, long)]
+        output: Option<PathBuf>,
     },
-    /// Writing the output failed (for example a closed pipe).
-    #[error("writing output: {0}")]
-    Write(#[source] io::Error),
-}
-
-impl CliError {
-    fn exit_code(&self) -> u8 {
-        2
-    }
-}
-
-fn read_input(file: &Option<PathBuf>) -> Result<(String, String), CliError> {
-    match file {
-        Some(path) => {
-            let shown = path.display().to_string();
-            let text = std::fs::read_to_string(path).map_err(|source| CliError::Read {
-                path: shown.clone(),
-                source,
-            })?;
-            Ok((shown, text))
-        }
-        None => {
-            let mut text = String::new();
-            io::stdin()
-                .read_to_string(&mut text)
-                .map_err(|source| CliError::Read {
-                    path: "<stdin>".into(),
-                    source,
-                })?;
-            Ok(("<stdin>".into(), text))
-        }
-    }
-}
-
-fn calc(file: &Option<PathBuf>) -> Result<(), CliError> {
-    let (name, text) = read_input(file)?;
-    let stdout = io::stdout();
-    let mut out = stdout.lock();
-    let mut write_error = None;
-    let result = Calculator::new().run(&text, &mut |line| {
-        if write_error.is_none() {
-            if let Err(e) = writeln!(out, "{line}").and_then(|_| out.flush()) {
-                write_error = Some(e);
-            }
-        }
-    });
-    if let Some(e) = write_error {
-        return Err(CliError::Write(e));
-    }
-    result.map_err(|error| CliError::Located { file: name, error })
+    /// Draws the polyhedral dataflow graph of a computation file.
+    Pdfg {
+        /// The computation file.
+        file: PathBuf,
+        /// The output: `.dot` for Graphviz, `.svg` for a picture (no Graphviz needed).
+        #[arg(short, long)]
+        output: PathBuf,
+    },
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let result = match &cli.command {
-        Command::Calc { file } => calc(file),
+    let result: Result<(), CliError> = match &cli.command {
+        Command::Calc { file } => commands::calc(path(file)),
+        Command::Codegen { file, emit, output } => commands::codegen(file, *emit, path(output)),
+        Command::Run {
+            file,
+            data,
+            assignments,
+            output,
+        } => commands::run(file, path(data), assignments, path(output)),
+        Command::Pdfg { file, output } => commands::pdfg(file, output),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            match &e {
-                // Located errors keep the conventional `FILE:LINE:COL: message`
-                // form that editors and other tools parse.
-                CliError::Located { .. } => eprintln!("{e}"),
-                _ => eprintln!("spf: {e}"),
+            if e.is_located() {
+                // `FILE:LINE:COL: message`, the form editors and tools parse.
+                eprintln!("{e}");
+            } else {
+                eprintln!("spf: {e}");
             }
             ExitCode::from(e.exit_code())
         }

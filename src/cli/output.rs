@@ -1,0 +1,77 @@
+//! Writing results: to standard output, or to a file that appears whole or
+//! not at all.
+
+use std::io::Write;
+use std::path::Path;
+
+use super::error::CliError;
+
+/// Writes `contents` to `path` through a temporary file in the same
+/// directory and a rename, so that a failure never leaves a partial file.
+pub fn write_atomically(path: &Path, contents: &[u8]) -> Result<(), CliError> {
+    let shown = path.display().to_string();
+    let fail = |source| CliError::Write {
+        path: shown.clone(),
+        source,
+    };
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => std::path::PathBuf::from("."),
+    };
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "out".into());
+    let tmp = dir.join(format!(".{name}.spf-tmp-{}", std::process::id()));
+    let result = std::fs::File::create(&tmp)
+        .and_then(|mut f| {
+            f.write_all(contents)?;
+            f.sync_all()
+        })
+        .and_then(|()| std::fs::rename(&tmp, path));
+    if let Err(e) = result {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(fail(e));
+    }
+    Ok(())
+}
+
+/// Writes `contents` to `path`, or to standard output without one.
+pub fn emit(path: Option<&Path>, contents: &str) -> Result<(), CliError> {
+    match path {
+        Some(p) => write_atomically(p, contents.as_bytes()),
+        None => {
+            let mut out = std::io::stdout().lock();
+            out.write_all(contents.as_bytes())
+                .and_then(|()| out.flush())
+                .map_err(|source| CliError::Write {
+                    path: "<stdout>".into(),
+                    source,
+                })
+        }
+    }
+}
+
+/// Reads a file, or standard input for `None`; returns (shown name, text).
+pub fn read_input(path: Option<&Path>) -> Result<(String, String), CliError> {
+    match path {
+        Some(p) => {
+            let shown = p.display().to_string();
+            let text = std::fs::read_to_string(p).map_err(|source| CliError::Read {
+                path: shown.clone(),
+                source,
+            })?;
+            Ok((shown, text))
+        }
+        None => {
+            let mut text = String::new();
+            std::io::Read::read_to_string(&mut std::io::stdin(), &mut text).map_err(|source| {
+                CliError::Read {
+                    path: "<stdin>".into(),
+                    source,
+                }
+            })?;
+            Ok(("<stdin>".into(), text))
+        }
+    }
+}
