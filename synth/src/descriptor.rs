@@ -1,0 +1,111 @@
+//! Sparse format descriptors (dissertation 4.1.1): what a format stores and
+//! how its stored entries map to dense coordinates.
+
+use iegen::{Expr, Relation, UfDecl, UfEnvironment, UfRule};
+
+/// A key function of a user-defined comparator: `comparator MORTON(i, j) =
+/// interleave(i, j);`. Two argument tuples compare by their keys,
+/// lexicographically when the key has several components.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Comparator {
+    /// The name used in quantifiers (`MORTON`).
+    pub name: String,
+    /// Parameter names.
+    pub params: Vec<String>,
+    /// The key's components, compared lexicographically.
+    pub key: Vec<KeyExpr>,
+}
+
+/// An integer expression of a comparator key.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum KeyExpr {
+    /// A literal.
+    Int(i64),
+    /// The comparator's parameter at this position.
+    Param(usize),
+    /// `-e`
+    Neg(Box<KeyExpr>),
+    /// `a + b`
+    Add(Box<KeyExpr>, Box<KeyExpr>),
+    /// `a - b`
+    Sub(Box<KeyExpr>, Box<KeyExpr>),
+    /// `a * b`
+    Mul(Box<KeyExpr>, Box<KeyExpr>),
+    /// `a / b`, rounding toward negative infinity.
+    Div(Box<KeyExpr>, Box<KeyExpr>),
+    /// `a % b`, with the sign of `b` (so that `a = b * (a / b) + a % b`).
+    Rem(Box<KeyExpr>, Box<KeyExpr>),
+    /// `interleave(a, b, ...)`: the Morton code of non-negative arguments,
+    /// bit 0 of `a` lowest, then bit 0 of `b`, ..., then bit 1 of `a`.
+    Interleave(Vec<KeyExpr>),
+}
+
+/// A sparse tensor format.
+///
+/// The sparse-to-dense map relates each point of the sparse iteration space
+/// to the dense coordinates of the entry stored there; it must be a
+/// function. The data access relation gives the position of that entry's
+/// value in the value array. Index arrays are UFs with a domain and a range;
+/// universally quantified rules state monotonicity and ordering.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Descriptor {
+    /// The format's name (`CSR`).
+    pub name: String,
+    /// The dense shape: one extent symbol per dense dimension (`NR`, `NC`).
+    pub dense: Vec<String>,
+    /// Every symbol the format uses, dense extents first (`NR`, `NC`, `NNZ`).
+    pub symbols: Vec<String>,
+    /// Sparse iteration space → dense coordinates.
+    pub map: Relation,
+    /// The name of the value array (`A`).
+    pub data_name: String,
+    /// Sparse iteration space → position in the value array (arity 1).
+    pub data: Relation,
+    /// The number of values stored (`NNZ`, `ND * NR`).
+    pub data_size: Expr,
+    /// The index arrays, as UF declarations (domain, range, monotonicity).
+    pub ufs: Vec<UfDecl>,
+    /// Universally quantified rules: ordering and other array properties.
+    pub rules: Vec<UfRule>,
+    /// Comparators used only inside rules.
+    pub comparators: Vec<Comparator>,
+    /// Whether the format stores explicit zeros whose coordinates may
+    /// coincide with other entries' (ELL's and BCSR's padding).
+    pub padding: bool,
+}
+
+impl Descriptor {
+    /// The UF environment of the format: its index arrays' declarations and
+    /// its rules (comparators stay uninterpreted functions to the solver).
+    pub fn env(&self) -> UfEnvironment {
+        let mut env = UfEnvironment::new();
+        for d in &self.ufs {
+            // Declarations were validated when the descriptor was built.
+            let _ = env.declare(d.clone());
+        }
+        for r in &self.rules {
+            let _ = env.add_rule(r.clone());
+        }
+        env
+    }
+
+    /// The index array (UF) called `name`.
+    pub fn uf(&self, name: &str) -> Option<&UfDecl> {
+        self.ufs.iter().find(|u| u.name == name)
+    }
+
+    /// The comparator called `name`.
+    pub fn comparator(&self, name: &str) -> Option<&Comparator> {
+        self.comparators.iter().find(|c| c.name == name)
+    }
+
+    /// The arity of the sparse iteration space.
+    pub fn sparse_arity(&self) -> usize {
+        self.map.in_arity()
+    }
+
+    /// The number of dense dimensions.
+    pub fn dense_arity(&self) -> usize {
+        self.map.out_arity()
+    }
+}
