@@ -9,14 +9,14 @@
 //! written by hand here. A missing `cc` or `rustc` fails the tests (both
 //! exist on CI).
 
+mod harness;
+
 use std::collections::HashMap;
-use std::fmt::Write as _;
-use std::path::Path;
 use std::process::Command;
 
 use codegen::ast::{Guard, GuardOp, IndexExpr, LoopProgram, Node};
 use codegen::c::{c_parameters, emit_c};
-use codegen::emit::{EmitError, ParamKind, Parameter};
+use codegen::emit::EmitError;
 use codegen::interp::{run, Array, Memory, RunError, Site, Trace};
 use codegen::rust::{emit_rust, rust_parameters};
 use iegen::computation::{
@@ -24,6 +24,8 @@ use iegen::computation::{
     ValueExpr,
 };
 use iegen::{Expr, Relation, Set, UfEnvironment, Var};
+
+use harness::{check_all, tool, Rng, CFLAGS};
 
 // ---------------------------------------------------------------------------
 // Building programs
@@ -686,27 +688,6 @@ fn corners_reference(n: i64) -> HashMap<String, Array> {
 // ---------------------------------------------------------------------------
 // Inputs and references
 
-/// xorshift64*: a fixed, portable sequence.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-
-    /// Uniform in `[-1, 1)`, a multiple of 2^-20 (exact in decimal too).
-    fn real(&mut self) -> f64 {
-        ((self.next() >> 44) as f64) / f64::from(1 << 19) - 1.0
-    }
-
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
-
 fn dense_mv_memory(n: usize, m: usize, seed: u64) -> Memory {
     let mut r = Rng(seed);
     Memory::new()
@@ -864,283 +845,6 @@ fn features_reference(mem: &Memory) -> HashMap<String, Array> {
         ("best".to_string(), Array::Real(vec![best])),
         ("count".to_string(), Array::Int(vec![count])),
     ])
-}
-
-// ---------------------------------------------------------------------------
-// Drivers
-
-fn close(a: f64, b: f64) -> bool {
-    a == b || (a - b).abs() <= 1e-12 * a.abs().max(b.abs()).max(1.0)
-}
-
-fn assert_same(what: &str, name: &str, got: &Array, want: &Array) {
-    match (got, want) {
-        (Array::Int(g), Array::Int(w)) => assert_eq!(g, w, "{what}: `{name}` differs"),
-        (Array::Real(g), Array::Real(w)) => {
-            assert_eq!(g.len(), w.len(), "{what}: `{name}` has the wrong length");
-            for (p, (x, y)) in g.iter().zip(w).enumerate() {
-                assert!(close(*x, *y), "{what}: `{name}[{p}]` is {x}, expected {y}");
-            }
-        }
-        _ => panic!("{what}: `{name}` has the wrong element type"),
-    }
-}
-
-fn live_out(params: &[Parameter]) -> Vec<&Parameter> {
-    params
-        .iter()
-        .filter(|p| match &p.kind {
-            ParamKind::Array { role, .. } | ParamKind::Scalar { role, .. } => role.is_live_out(),
-            ParamKind::Symbol => false,
-        })
-        .collect()
-}
-
-fn c_values(a: &Array) -> String {
-    let mut s: Vec<String> = match a {
-        Array::Int(v) => v.iter().map(i64::to_string).collect(),
-        Array::Real(v) => v.iter().map(|x| format!("{x:?}")).collect(),
-    };
-    s.push("0".into()); // never an empty initializer
-    s.join(", ")
-}
-
-/// A C program: the emitted function and a `main` that calls it on `mem`
-/// and prints every live-out data space as `name v0 v1 ...`.
-fn c_driver(program: &LoopProgram, mem: &Memory) -> String {
-    let code = emit_c(program).expect("emit_c");
-    let params = c_parameters(program).expect("c_parameters");
-    let mut m = String::from("int main(void)\n{\n");
-    let mut args = Vec::new();
-    for p in &params {
-        let n = &p.name;
-        match &p.kind {
-            ParamKind::Symbol => {
-                let _ = writeln!(m, "    int64_t {n} = {};", mem.symbols[&p.source]);
-                args.push(n.clone());
-            }
-            ParamKind::Array { elem, role } => {
-                let a = &mem.arrays[&p.source];
-                let ty = if *elem == Int { "int64_t" } else { "double" };
-                let cst = if *role == Role::In { "const " } else { "" };
-                let _ = writeln!(m, "    static {cst}{ty} {n}[] = {{{}}};", c_values(a));
-                args.push(n.clone());
-            }
-            ParamKind::Scalar { elem, role } => {
-                let a = &mem.arrays[&p.source];
-                let ty = if *elem == Int { "int64_t" } else { "double" };
-                let value = match a {
-                    Array::Int(v) => v[0].to_string(),
-                    Array::Real(v) => format!("{:?}", v[0]),
-                };
-                let _ = writeln!(m, "    {ty} {n} = {value};");
-                args.push(if *role == Role::In {
-                    n.clone()
-                } else {
-                    format!("&{n}")
-                });
-            }
-        }
-    }
-    let _ = writeln!(m, "    {}({});", program.computation.name, args.join(", "));
-    for p in live_out(&params) {
-        let a = &mem.arrays[&p.source];
-        let n = &p.name;
-        let (fmt, cast) = match a {
-            Array::Int(_) => ("%lld", "(long long)"),
-            Array::Real(_) => ("%.17g", ""),
-        };
-        let _ = writeln!(m, "    printf(\"{}\");", p.source);
-        match &p.kind {
-            ParamKind::Scalar { .. } => {
-                let _ = writeln!(m, "    printf(\" {fmt}\", {cast}{n});");
-            }
-            _ => {
-                let _ = writeln!(
-                    m,
-                    "    for (size_t drv = 0; drv < {}; drv++) printf(\" {fmt}\", {cast}{n}[drv]);",
-                    a.len()
-                );
-            }
-        }
-        m.push_str("    printf(\"\\n\");\n");
-    }
-    m.push_str("    return 0;\n}\n");
-    format!("#include <stdio.h>\n{code}\n{m}")
-}
-
-fn rust_values(a: &Array) -> String {
-    let s: Vec<String> = match a {
-        Array::Int(v) => v.iter().map(i64::to_string).collect(),
-        Array::Real(v) => v.iter().map(|x| format!("{x:?}")).collect(),
-    };
-    s.join(", ")
-}
-
-/// A Rust program: the emitted function and a `main` like [`c_driver`]'s.
-fn rust_driver(program: &LoopProgram, mem: &Memory) -> String {
-    let code = emit_rust(program).expect("emit_rust");
-    let params = rust_parameters(program).expect("rust_parameters");
-    let mut m = String::from("fn main() {\n");
-    let mut args = Vec::new();
-    for p in &params {
-        let n = &p.name;
-        match &p.kind {
-            ParamKind::Symbol => {
-                let _ = writeln!(m, "    let {n}: i64 = {};", mem.symbols[&p.source]);
-                args.push(n.clone());
-            }
-            ParamKind::Array { elem, role } => {
-                let a = &mem.arrays[&p.source];
-                let ty = if *elem == Int { "i64" } else { "f64" };
-                let (mt, pass) = if *role == Role::In {
-                    ("", format!("&{n}"))
-                } else {
-                    ("mut ", format!("&mut {n}"))
-                };
-                let _ = writeln!(m, "    let {mt}{n}: Vec<{ty}> = vec![{}];", rust_values(a));
-                args.push(pass);
-            }
-            ParamKind::Scalar { elem, role } => {
-                let a = &mem.arrays[&p.source];
-                let ty = if *elem == Int { "i64" } else { "f64" };
-                let (mt, pass) = if *role == Role::In {
-                    ("", n.clone())
-                } else {
-                    ("mut ", format!("&mut {n}"))
-                };
-                let _ = writeln!(m, "    let {mt}{n}: {ty} = {};", rust_values(a));
-                args.push(pass);
-            }
-        }
-    }
-    let fname = emit_function_name(&code);
-    let _ = writeln!(m, "    {fname}({});", args.join(", "));
-    for p in live_out(&params) {
-        let n = &p.name;
-        let _ = writeln!(m, "    print!(\"{}\");", p.source);
-        match &p.kind {
-            ParamKind::Scalar { .. } => {
-                let _ = writeln!(m, "    print!(\" {{:?}}\", {n});");
-            }
-            _ => {
-                let _ = writeln!(m, "    for v in &{n} {{ print!(\" {{v:?}}\"); }}");
-            }
-        }
-        m.push_str("    println!();\n");
-    }
-    m.push_str("}\n");
-    format!("{code}\n{m}")
-}
-
-fn emit_function_name(code: &str) -> String {
-    let start = code.find("pub fn ").expect("a pub fn") + "pub fn ".len();
-    code[start..]
-        .chars()
-        .take_while(|c| c.is_alphanumeric() || *c == '_')
-        .collect()
-}
-
-fn parse_output(text: &str, like: &Memory) -> HashMap<String, Array> {
-    let mut out = HashMap::new();
-    for line in text.lines() {
-        let mut words = line.split_whitespace();
-        let Some(name) = words.next() else { continue };
-        let array = match like.arrays.get(name) {
-            Some(Array::Int(_)) => {
-                Array::Int(words.map(|w| w.parse().expect("an integer")).collect())
-            }
-            Some(Array::Real(_)) => {
-                Array::Real(words.map(|w| w.parse().expect("a real")).collect())
-            }
-            None => panic!("unexpected output line {line:?}"),
-        };
-        out.insert(name.to_string(), array);
-    }
-    out
-}
-
-fn tool(cmd: &mut Command, what: &str) -> String {
-    let out = cmd.output().unwrap_or_else(|e| {
-        panic!("cannot run {what} ({e}): the backend tests need `cc` and `rustc` on the PATH")
-    });
-    assert!(
-        out.status.success(),
-        "{what} failed ({}):\n{}{}",
-        out.status,
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-const CFLAGS: &[&str] = &[
-    "-std=c99",
-    "-O3",
-    "-Wall",
-    "-Wextra",
-    "-pedantic",
-    "-Werror",
-];
-
-fn run_c(dir: &Path, program: &LoopProgram, mem: &Memory) -> HashMap<String, Array> {
-    let src = dir.join("driver.c");
-    std::fs::write(&src, c_driver(program, mem)).unwrap();
-    let exe = dir.join("driver_c");
-    tool(
-        Command::new("cc")
-            .args(CFLAGS)
-            .arg(&src)
-            .arg("-o")
-            .arg(&exe),
-        "cc",
-    );
-    parse_output(&tool(&mut Command::new(&exe), "the C driver"), mem)
-}
-
-fn run_rust(dir: &Path, program: &LoopProgram, mem: &Memory) -> HashMap<String, Array> {
-    let src = dir.join("driver.rs");
-    std::fs::write(&src, rust_driver(program, mem)).unwrap();
-    let exe = dir.join("driver_rs");
-    tool(
-        Command::new("rustc")
-            .args(["--edition", "2021", "-D", "warnings", "-C", "opt-level=1"])
-            .arg(&src)
-            .arg("-o")
-            .arg(&exe),
-        "rustc",
-    );
-    parse_output(&tool(&mut Command::new(&exe), "the Rust driver"), mem)
-}
-
-/// Runs `program` on `mem` with the interpreter, the C and the Rust backend
-/// (the two compilations in parallel), checks that all agree with
-/// `reference` on every live-out data space, and returns the interpreter's
-/// memory.
-fn check_all(program: &LoopProgram, mem: &Memory, reference: &HashMap<String, Array>) -> Memory {
-    let dir = tempfile::tempdir().unwrap();
-    let (c_out, rust_out) = std::thread::scope(|s| {
-        let c = s.spawn(|| run_c(dir.path(), program, mem));
-        let r = s.spawn(|| run_rust(dir.path(), program, mem));
-        (c.join(), r.join())
-    });
-    let (c_out, rust_out) = match (c_out, rust_out) {
-        (Ok(c), Ok(r)) => (c, r),
-        (Err(e), _) | (_, Err(e)) => std::panic::resume_unwind(e),
-    };
-    let mut interp = mem.clone();
-    run(program, &mut interp, None).expect("the interpreter runs");
-    let params = c_parameters(program).unwrap();
-    let outs = live_out(&params);
-    assert!(!outs.is_empty());
-    for p in outs {
-        let name = &p.source;
-        let want = &reference[name];
-        assert_same("interpreter", name, &interp.arrays[name], want);
-        assert_same("C", name, &c_out[name], want);
-        assert_same("Rust", name, &rust_out[name], want);
-    }
-    interp
 }
 
 // ---------------------------------------------------------------------------

@@ -183,7 +183,13 @@ pub fn fuse(
     for x in (0..2 * level).step_by(2) {
         new2[x] = d1[x];
     }
-    new2[2 * level] = ScheduleDim::Const(pos1 + 1);
+    // A schedule may end right after its loops (`[0, i]`): then the
+    // position is appended.
+    if new2.len() == 2 * level {
+        new2.push(ScheduleDim::Const(pos1 + 1));
+    } else {
+        new2[2 * level] = ScheduleDim::Const(pos1 + 1);
+    }
     debug_assert!(new2.len() >= prefix_len);
     out.stmts[i2] = with_dims(&c.stmts[i2], &new2);
     check_legal(c, &out, env)?;
@@ -211,6 +217,8 @@ pub fn reschedule(
         }
     };
     let target = top(&c.stmts[i2])?;
+    // s1's first dimension is replaced: it must not be a loop.
+    top(&c.stmts[i1])?;
     let mut out = c.clone();
     for (k, s) in c.stmts.iter().enumerate() {
         let mut d = dims_of(s)?;
@@ -336,8 +344,10 @@ pub struct CallSite {
 /// Inlines `callee` into `caller` at `site`: callee statements are renamed,
 /// their domains nested in the context (context iterators first), their
 /// schedules prefixed by the call's time prefix, their symbols and data
-/// spaces replaced by the bound caller expressions and spaces; callee
-/// temporaries become caller temporaries under the prefix.
+/// spaces replaced by the bound caller expressions and spaces (index arrays
+/// in domains and extents included); callee temporaries become caller
+/// temporaries under the prefix. A data space the callee may write (`out`,
+/// `inout`) cannot be bound to an `in` space of the caller.
 pub fn inline(
     caller: &Computation,
     callee: &Computation,
@@ -374,6 +384,11 @@ pub fn inline(
             if caller.space(&name).is_some() {
                 return Err(err(format!("the caller already has a data space `{name}`")));
             }
+            if caller.symbols.contains(&name) || caller.objects.iter().any(|o| o.name == name) {
+                return Err(err(format!(
+                    "the caller already has a symbol or runtime object `{name}`"
+                )));
+            }
             spaces.insert(d.name.clone(), name.clone());
             new_spaces.push(DataSpace {
                 name,
@@ -400,6 +415,12 @@ pub fn inline(
                         d.name
                     )));
                 }
+                if d.role.is_live_out() && t.role == Role::In {
+                    return Err(err(format!(
+                        "`{}` is written by the callee but `{target}` is an input of the caller",
+                        d.name
+                    )));
+                }
                 spaces.insert(d.name.clone(), target.clone());
             }
             _ => {
@@ -408,6 +429,12 @@ pub fn inline(
                     d.name
                 )))
             }
+        }
+    }
+    // Index arrays in the temporaries' extents are the bound caller spaces.
+    for d in &mut new_spaces {
+        for e in &mut d.extents {
+            *e = rename_ufs(e, &spaces);
         }
     }
     let mut out = caller.clone();
@@ -438,7 +465,8 @@ pub fn inline(
                 constraints.push(Normalized::Constraint(k.clone()));
             }
             for k in cc.constraints() {
-                constraints.push(k.map_expr(shift));
+                // Index arrays in the domain are the bound caller spaces too.
+                constraints.push(k.map_expr(|e| rename_ufs(&shift(e), &spaces)));
             }
             conjuncts.extend(Conjunction::from_parts(
                 names,
@@ -571,7 +599,8 @@ fn rename_access_spaces(b: &Body, spaces: &HashMap<String, String>) -> Body {
 }
 
 /// Checks that `new` (the same statements with new schedules) reverses no
-/// dependence of `old`.
+/// dependence of `old`. An index array read as a UF (in a domain or an index
+/// expression) counts as a read of the element at the call's arguments.
 pub fn check_legal(
     old: &Computation,
     new: &Computation,
@@ -626,6 +655,8 @@ fn conflicting_accesses(a: &Stmt, b: &Stmt) -> Vec<(String, &'static str, Access
     a.body.for_each_write(&mut |x| writes_a.push(x.clone()));
     b.body.for_each_read(&mut |x| reads_b.push(x.clone()));
     b.body.for_each_write(&mut |x| writes_b.push(x.clone()));
+    reads_a.extend(uf_reads(a));
+    reads_b.extend(uf_reads(b));
     let mut out = Vec::new();
     for w in &writes_a {
         for r in reads_b.iter().filter(|r| r.space == w.space) {
@@ -640,6 +671,40 @@ fn conflicting_accesses(a: &Stmt, b: &Stmt) -> Vec<(String, &'static str, Access
             out.push((r.space.clone(), "anti", r.clone(), w.clone()));
         }
     }
+    out
+}
+
+/// The elements of index arrays a statement reads as UFs, in its domain and
+/// in its body's index expressions: `rowptr(i)` reads `rowptr` at `i`. A call
+/// whose arguments use an existential variable of the domain reads an
+/// unknown element (an access without indices, which conflicts with every
+/// element).
+fn uf_reads(s: &Stmt) -> Vec<Access> {
+    let mut out: Vec<Access> = Vec::new();
+    let mut add = |name: &str, index: Vec<Expr>| {
+        let a = Access {
+            space: name.to_string(),
+            index,
+        };
+        if !out.contains(&a) {
+            out.push(a);
+        }
+    };
+    for conj in s.domain.conjunctions() {
+        for k in conj.constraints() {
+            k.expr().for_each_call(&mut |name, args| {
+                let mut exists = false;
+                for e in args {
+                    e.for_each_var(&mut |v| exists |= matches!(v, Var::Exist(_)));
+                }
+                add(name, if exists { Vec::new() } else { args.to_vec() });
+            });
+        }
+    }
+    s.body.map_exprs(&mut |e| {
+        e.for_each_call(&mut |name, args| add(name, args.to_vec()));
+        e.clone()
+    });
     out
 }
 

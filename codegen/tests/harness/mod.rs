@@ -1,0 +1,412 @@
+//! What the backend tests share: a fixed random sequence, comparison of
+//! results, and drivers that compile emitted C and Rust around a `main`,
+//! run them and read their results back.
+//!
+//! A driver holds several cases (one [`Memory`] each, in its own block), so a
+//! program is compiled once per language however many inputs it runs on.
+//! Each case prints `@case K`, then every live-out data space as `name v0
+//! v1 ...`. A missing `cc` or `rustc` fails the tests (both exist on CI).
+
+// Each test crate uses a different part of the harness.
+#![allow(dead_code)]
+
+use std::collections::HashMap;
+use std::fmt::Write as _;
+use std::path::Path;
+use std::process::Command;
+
+use codegen::ast::LoopProgram;
+use codegen::c::{c_parameters, emit_c};
+use codegen::emit::{ParamKind, Parameter};
+use codegen::interp::{run, Array, Memory};
+use codegen::rust::{emit_rust, rust_parameters};
+use iegen::computation::{ElemType, Role};
+
+/// The results of one run: every live-out data space, by name.
+pub type Outputs = HashMap<String, Array>;
+
+// ---------------------------------------------------------------------------
+// Inputs
+
+/// xorshift64*: a fixed, portable sequence.
+pub struct Rng(pub u64);
+
+impl Rng {
+    /// The next 64 bits.
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    /// Uniform in `[-1, 1)`, a multiple of 2^-20 (exact in decimal too).
+    pub fn real(&mut self) -> f64 {
+        ((self.next() >> 44) as f64) / f64::from(1 << 19) - 1.0
+    }
+
+    /// Uniform in `0..n` (`n > 0`).
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+
+    /// `len` values uniform in `[-1, 1)`.
+    pub fn reals(&mut self, len: usize) -> Vec<f64> {
+        (0..len).map(|_| self.real()).collect()
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Comparing results
+
+/// Equal up to a relative error of 1e-12.
+pub fn close(a: f64, b: f64) -> bool {
+    a == b || (a - b).abs() <= 1e-12 * a.abs().max(b.abs()).max(1.0)
+}
+
+/// Panics unless `got` equals `want` (reals up to [`close`]).
+pub fn assert_same(what: &str, name: &str, got: &Array, want: &Array) {
+    match (got, want) {
+        (Array::Int(g), Array::Int(w)) => assert_eq!(g, w, "{what}: `{name}` differs"),
+        (Array::Real(g), Array::Real(w)) => {
+            assert_eq!(g.len(), w.len(), "{what}: `{name}` has the wrong length");
+            for (p, (x, y)) in g.iter().zip(w).enumerate() {
+                assert!(close(*x, *y), "{what}: `{name}[{p}]` is {x}, expected {y}");
+            }
+        }
+        _ => panic!("{what}: `{name}` has the wrong element type"),
+    }
+}
+
+/// The parameters that are live-out data spaces (`out` or `inout`).
+pub fn live_out(params: &[Parameter]) -> Vec<&Parameter> {
+    params
+        .iter()
+        .filter(|p| match &p.kind {
+            ParamKind::Array { role, .. } | ParamKind::Scalar { role, .. } => role.is_live_out(),
+            ParamKind::Symbol => false,
+        })
+        .collect()
+}
+
+// ---------------------------------------------------------------------------
+// Drivers
+
+fn c_values(a: &Array) -> String {
+    let mut s: Vec<String> = match a {
+        Array::Int(v) => v.iter().map(i64::to_string).collect(),
+        Array::Real(v) => v.iter().map(|x| format!("{x:?}")).collect(),
+    };
+    s.push("0".into()); // never an empty initializer
+    s.join(", ")
+}
+
+fn c_type(elem: ElemType) -> &'static str {
+    match elem {
+        ElemType::Int => "int64_t",
+        ElemType::Real => "double",
+    }
+}
+
+/// A C program: the emitted function and a `main` that calls it once per
+/// memory and prints every live-out data space after each call.
+pub fn c_driver(program: &LoopProgram, mems: &[Memory]) -> String {
+    let code = emit_c(program).expect("emit_c");
+    let params = c_parameters(program).expect("c_parameters");
+    let mut m = String::from("int main(void)\n{\n");
+    for (case, mem) in mems.iter().enumerate() {
+        m.push_str("    {\n");
+        let mut args = Vec::new();
+        for p in &params {
+            let n = &p.name;
+            match &p.kind {
+                ParamKind::Symbol => {
+                    let _ = writeln!(m, "        int64_t {n} = {};", mem.symbols[&p.source]);
+                    args.push(n.clone());
+                }
+                ParamKind::Array { elem, role } => {
+                    let a = &mem.arrays[&p.source];
+                    let cst = if *role == Role::In { "const " } else { "" };
+                    let _ = writeln!(
+                        m,
+                        "        static {cst}{} {n}[] = {{{}}};",
+                        c_type(*elem),
+                        c_values(a)
+                    );
+                    args.push(n.clone());
+                }
+                ParamKind::Scalar { elem, role } => {
+                    let value = match &mem.arrays[&p.source] {
+                        Array::Int(v) => v[0].to_string(),
+                        Array::Real(v) => format!("{:?}", v[0]),
+                    };
+                    let _ = writeln!(m, "        {} {n} = {value};", c_type(*elem));
+                    args.push(if *role == Role::In {
+                        n.clone()
+                    } else {
+                        format!("&{n}")
+                    });
+                }
+            }
+        }
+        let _ = writeln!(
+            m,
+            "        {}({});",
+            program.computation.name,
+            args.join(", ")
+        );
+        let _ = writeln!(m, "        printf(\"@case {case}\\n\");");
+        for p in live_out(&params) {
+            let a = &mem.arrays[&p.source];
+            let n = &p.name;
+            let (fmt, cast) = match a {
+                Array::Int(_) => ("%lld", "(long long)"),
+                Array::Real(_) => ("%.17g", ""),
+            };
+            let _ = writeln!(m, "        printf(\"{}\");", p.source);
+            match &p.kind {
+                ParamKind::Scalar { .. } => {
+                    let _ = writeln!(m, "        printf(\" {fmt}\", {cast}{n});");
+                }
+                // An empty array prints no values (and `drv < 0` would warn).
+                _ if a.is_empty() => {}
+                _ => {
+                    let _ = writeln!(
+                        m,
+                        "        for (size_t drv = 0; drv < {}; drv++) printf(\" {fmt}\", {cast}{n}[drv]);",
+                        a.len()
+                    );
+                }
+            }
+            m.push_str("        printf(\"\\n\");\n");
+        }
+        m.push_str("    }\n");
+    }
+    m.push_str("    return 0;\n}\n");
+    format!("#include <stdio.h>\n{code}\n{m}")
+}
+
+fn rust_values(a: &Array) -> String {
+    let s: Vec<String> = match a {
+        Array::Int(v) => v.iter().map(i64::to_string).collect(),
+        Array::Real(v) => v.iter().map(|x| format!("{x:?}")).collect(),
+    };
+    s.join(", ")
+}
+
+fn rust_type(elem: ElemType) -> &'static str {
+    match elem {
+        ElemType::Int => "i64",
+        ElemType::Real => "f64",
+    }
+}
+
+/// A Rust program: the emitted function and a `main` like [`c_driver`]'s.
+pub fn rust_driver(program: &LoopProgram, mems: &[Memory]) -> String {
+    let code = emit_rust(program).expect("emit_rust");
+    let params = rust_parameters(program).expect("rust_parameters");
+    let fname = emit_function_name(&code);
+    let mut m = String::from("fn main() {\n");
+    for (case, mem) in mems.iter().enumerate() {
+        m.push_str("    {\n");
+        let mut args = Vec::new();
+        for p in &params {
+            let n = &p.name;
+            match &p.kind {
+                ParamKind::Symbol => {
+                    let _ = writeln!(m, "        let {n}: i64 = {};", mem.symbols[&p.source]);
+                    args.push(n.clone());
+                }
+                ParamKind::Array { elem, role } => {
+                    let a = &mem.arrays[&p.source];
+                    let (mt, pass) = if *role == Role::In {
+                        ("", format!("&{n}"))
+                    } else {
+                        ("mut ", format!("&mut {n}"))
+                    };
+                    let _ = writeln!(
+                        m,
+                        "        let {mt}{n}: Vec<{}> = vec![{}];",
+                        rust_type(*elem),
+                        rust_values(a)
+                    );
+                    args.push(pass);
+                }
+                ParamKind::Scalar { elem, role } => {
+                    let a = &mem.arrays[&p.source];
+                    let (mt, pass) = if *role == Role::In {
+                        ("", n.clone())
+                    } else {
+                        ("mut ", format!("&mut {n}"))
+                    };
+                    let _ = writeln!(
+                        m,
+                        "        let {mt}{n}: {} = {};",
+                        rust_type(*elem),
+                        rust_values(a)
+                    );
+                    args.push(pass);
+                }
+            }
+        }
+        let _ = writeln!(m, "        {fname}({});", args.join(", "));
+        let _ = writeln!(m, "        println!(\"@case {case}\");");
+        for p in live_out(&params) {
+            let n = &p.name;
+            let _ = writeln!(m, "        print!(\"{}\");", p.source);
+            match &p.kind {
+                ParamKind::Scalar { .. } => {
+                    let _ = writeln!(m, "        print!(\" {{:?}}\", {n});");
+                }
+                _ => {
+                    let _ = writeln!(m, "        for v in &{n} {{ print!(\" {{v:?}}\"); }}");
+                }
+            }
+            m.push_str("        println!();\n");
+        }
+        m.push_str("    }\n");
+    }
+    m.push_str("}\n");
+    format!("{code}\n{m}")
+}
+
+fn emit_function_name(code: &str) -> String {
+    let start = code.find("pub fn ").expect("a pub fn") + "pub fn ".len();
+    code[start..]
+        .chars()
+        .take_while(|c| c.is_alphanumeric() || *c == '_')
+        .collect()
+}
+
+/// Reads a driver's output back: one [`Outputs`] per case, typed like the
+/// case's memory.
+fn parse_output(text: &str, mems: &[Memory]) -> Vec<Outputs> {
+    let mut out: Vec<Outputs> = Vec::new();
+    for line in text.lines() {
+        if let Some(case) = line.strip_prefix("@case ") {
+            assert_eq!(case.parse::<usize>().ok(), Some(out.len()), "{text}");
+            out.push(Outputs::new());
+            continue;
+        }
+        let mut words = line.split_whitespace();
+        let Some(name) = words.next() else { continue };
+        let like = &mems[out.len() - 1];
+        let array = match like.arrays.get(name) {
+            Some(Array::Int(_)) => {
+                Array::Int(words.map(|w| w.parse().expect("an integer")).collect())
+            }
+            Some(Array::Real(_)) => {
+                Array::Real(words.map(|w| w.parse().expect("a real")).collect())
+            }
+            None => panic!("unexpected output line {line:?}"),
+        };
+        out.last_mut()
+            .expect("a case")
+            .insert(name.to_string(), array);
+    }
+    assert_eq!(out.len(), mems.len(), "every case ran:\n{text}");
+    out
+}
+
+/// Runs `cmd`, panicking with its output unless it succeeds; returns stdout.
+pub fn tool(cmd: &mut Command, what: &str) -> String {
+    let out = cmd.output().unwrap_or_else(|e| {
+        panic!("cannot run {what} ({e}): the backend tests need `cc` and `rustc` on the PATH")
+    });
+    assert!(
+        out.status.success(),
+        "{what} failed ({}):\n{}{}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// The flags every emitted C file must compile cleanly with.
+pub const CFLAGS: &[&str] = &[
+    "-std=c99",
+    "-O3",
+    "-Wall",
+    "-Wextra",
+    "-pedantic",
+    "-Werror",
+];
+
+/// Compiles `program` with a C driver for `mems`, runs it and returns the
+/// results of each case.
+pub fn run_c(dir: &Path, program: &LoopProgram, mems: &[Memory]) -> Vec<Outputs> {
+    let src = dir.join("driver.c");
+    std::fs::write(&src, c_driver(program, mems)).unwrap();
+    let exe = dir.join("driver_c");
+    tool(
+        Command::new("cc")
+            .args(CFLAGS)
+            .arg(&src)
+            .arg("-o")
+            .arg(&exe),
+        "cc",
+    );
+    parse_output(&tool(&mut Command::new(&exe), "the C driver"), mems)
+}
+
+/// Compiles `program` with a Rust driver for `mems` (`rustc -D warnings`),
+/// runs it and returns the results of each case.
+pub fn run_rust(dir: &Path, program: &LoopProgram, mems: &[Memory]) -> Vec<Outputs> {
+    let src = dir.join("driver.rs");
+    std::fs::write(&src, rust_driver(program, mems)).unwrap();
+    let exe = dir.join("driver_rs");
+    tool(
+        Command::new("rustc")
+            .args(["--edition", "2021", "-D", "warnings", "-C", "opt-level=1"])
+            .arg(&src)
+            .arg("-o")
+            .arg(&exe),
+        "rustc",
+    );
+    parse_output(&tool(&mut Command::new(&exe), "the Rust driver"), mems)
+}
+
+/// Runs `program` on every case's memory with the interpreter, the C and the
+/// Rust backend (one compilation per language, the two in parallel), checks
+/// that all three agree with the case's reference on every live-out data
+/// space, and returns the interpreter's memories.
+pub fn check_cases(program: &LoopProgram, cases: &[(Memory, Outputs)]) -> Vec<Memory> {
+    let mems: Vec<Memory> = cases.iter().map(|(m, _)| m.clone()).collect();
+    let dir = tempfile::tempdir().unwrap();
+    let (c_out, rust_out) = std::thread::scope(|s| {
+        let c = s.spawn(|| run_c(dir.path(), program, &mems));
+        let r = s.spawn(|| run_rust(dir.path(), program, &mems));
+        (c.join(), r.join())
+    });
+    let (c_out, rust_out) = match (c_out, rust_out) {
+        (Ok(c), Ok(r)) => (c, r),
+        (Err(e), _) | (_, Err(e)) => std::panic::resume_unwind(e),
+    };
+    let params = c_parameters(program).unwrap();
+    let outs = live_out(&params);
+    assert!(!outs.is_empty());
+    let mut results = Vec::with_capacity(cases.len());
+    for (case, (mem, reference)) in cases.iter().enumerate() {
+        let mut interp = mem.clone();
+        run(program, &mut interp, None)
+            .unwrap_or_else(|e| panic!("case {case}: the interpreter fails: {e}"));
+        for p in &outs {
+            let name = &p.source;
+            let want = &reference[name];
+            let what = |backend: &str| format!("case {case}, {backend}");
+            assert_same(&what("interpreter"), name, &interp.arrays[name], want);
+            assert_same(&what("C"), name, &c_out[case][name], want);
+            assert_same(&what("Rust"), name, &rust_out[case][name], want);
+        }
+        results.push(interp);
+    }
+    results
+}
+
+/// [`check_cases`] for one memory.
+pub fn check_all(program: &LoopProgram, mem: &Memory, reference: &Outputs) -> Memory {
+    check_cases(program, &[(mem.clone(), reference.clone())])
+        .pop()
+        .expect("one case")
+}
