@@ -54,6 +54,14 @@ enum Command {
         #[arg(short, long)]
         output: Option<PathBuf>,
     },
+    /// Validates a format descriptor with z3: the map is a function, stored
+    /// entries have distinct coordinates (unless it declares padding), every
+    /// index array can be computed when the format is a destination.
+    Check {
+        /// A built-in format (coo, scoo, mcoo, coo3d, mcoo3, csr, csc, dia,
+        /// ell, bcsr) or a path to a descriptor file.
+        format: String,
+    },
     /// Draws the polyhedral dataflow graph of a computation file.
     Pdfg {
         /// The computation file.
@@ -76,6 +84,7 @@ fn main() -> ExitCode {
             output,
         } => commands::run(file, path(data), assignments, path(output)),
         Command::Pdfg { file, output } => commands::pdfg(file, output),
+        Command::Check { format } => commands::check(format),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -293,6 +293,24 @@ impl Expr {
         }
     }
 
+    /// Renames symbolic constants and UF names (one map for both, as the two
+    /// share a namespace in descriptors); names the map leaves alone stay.
+    pub fn rename_names(&self, rename: &dyn Fn(&str) -> Option<String>) -> Expr {
+        let mut out = Expr::constant(self.constant);
+        for (a, c) in &self.terms {
+            let atom = match a {
+                Atom::Var(_) => a.clone(),
+                Atom::Sym(s) => Atom::Sym(rename(s).unwrap_or_else(|| s.clone())),
+                Atom::Uf(name, args) => Atom::Uf(
+                    rename(name).unwrap_or_else(|| name.clone()),
+                    args.iter().map(|e| e.rename_names(rename)).collect(),
+                ),
+            };
+            out.add_term(atom, *c);
+        }
+        out
+    }
+
     /// Evaluates with the given valuation of atoms' leaves. `var` gives
     /// variables, `sym` symbolic constants, `call` UF applications (arguments
     /// already evaluated). Returns `None` when any leaf is unknown or the

@@ -2,7 +2,7 @@
 
 use crate::conjunction::Conjunction;
 use crate::constraint::Normalized;
-use crate::expr::Var;
+use crate::expr::{Expr, Var};
 use crate::simplify::simplify_conjunction;
 
 /// A finite union of [`Conjunction`]s over tuples of one arity.
@@ -186,5 +186,23 @@ impl Formula {
             found = Some(p);
         }
         found
+    }
+}
+
+impl Formula {
+    /// Rewrites every constraint's expression with `f` (variables keep their
+    /// meaning; use it to rename symbols and UFs). Conjunctions that become
+    /// trivially false are dropped.
+    pub fn map_exprs(&self, f: &dyn Fn(&Expr) -> Expr) -> Formula {
+        let out = self
+            .conjuncts
+            .iter()
+            .filter_map(|c| {
+                let mut c = c.clone();
+                c.map_constraints(|k| k.map_expr(f)).ok()?;
+                Some(c)
+            })
+            .collect();
+        Formula::from_conjunctions(self.arity, out)
     }
 }

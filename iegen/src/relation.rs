@@ -210,4 +210,9 @@ impl Relation {
     pub fn as_set(&self) -> Set {
         Set::from_formula(self.formula.clone())
     }
+
+    /// Rewrites every constraint's expression with `f` (see [`Formula::map_exprs`]).
+    pub fn map_exprs(&self, f: &dyn Fn(&crate::Expr) -> crate::Expr) -> Relation {
+        Relation::from_formula(self.in_arity, self.formula.map_exprs(f))
+    }
 }

@@ -84,4 +84,9 @@ impl Set {
     pub fn position_of(&self, name: &str) -> Option<usize> {
         self.formula.position_of(name)
     }
+
+    /// Rewrites every constraint's expression with `f` (see [`Formula::map_exprs`]).
+    pub fn map_exprs(&self, f: &dyn Fn(&crate::Expr) -> crate::Expr) -> Set {
+        Set::from_formula(self.formula.map_exprs(f))
+    }
 }

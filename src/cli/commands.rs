@@ -123,3 +123,39 @@ pub fn pdfg(file: &Path, output: &Path) -> Result<(), CliError> {
 pub fn path(p: &Option<PathBuf>) -> Option<&Path> {
     p.as_deref()
 }
+
+/// Loads a format given by built-in name or descriptor path.
+pub fn load_format(name: &str) -> Result<spf::synth::Descriptor, CliError> {
+    spf::synth::builtin::load_format(name).map_err(|e| match e {
+        spf::synth::builtin::LoadError::Syntax { file, error } => CliError::Located { file, error },
+        other => CliError::Usage(other.to_string()),
+    })
+}
+
+/// `spf check FMT`: validates a descriptor with z3 and explains each finding.
+/// Prints every finding; fails when one is an error.
+pub fn check(format: &str) -> Result<(), CliError> {
+    use spf::synth::check::{check, Severity};
+    let d = load_format(format)?;
+    let findings = check(&d);
+    let mut text = String::new();
+    for f in &findings {
+        text.push_str(&format!("{f}\n"));
+    }
+    emit(None, &text)?;
+    let errors = findings
+        .iter()
+        .filter(|f| f.severity == Severity::Error)
+        .count();
+    if errors > 0 {
+        return Err(CliError::Input {
+            file: format.to_string(),
+            message: format!(
+                "{errors} propert{} of {} do not hold",
+                if errors == 1 { "y" } else { "ies" },
+                d.name
+            ),
+        });
+    }
+    Ok(())
+}

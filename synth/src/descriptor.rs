@@ -59,18 +59,27 @@ pub struct Descriptor {
     pub map: Relation,
     /// The name of the value array (`A`).
     pub data_name: String,
-    /// Sparse iteration space → position in the value array (arity 1).
+    /// Sparse iteration space → position in the value array: one output per
+    /// extent of `data_size` (`{[ii, k, jj] -> [k]}`; DIA's
+    /// `{[ii, d, jj] -> [ii, d]}`).
     pub data: Relation,
-    /// The number of values stored (`NNZ`, `ND * NR`).
-    pub data_size: Expr,
+    /// The extents of the value array, row-major: `[NNZ]`, or `[NR, ND]` for
+    /// DIA, whose position `(ii, d)` is the linear index `ND * ii + d`. A
+    /// product of symbols is not affine, so a layout with a symbolic stride
+    /// is written with several extents (as data spaces of the Computation IR
+    /// are); the number of values stored is the product of the extents.
+    pub data_size: Vec<Expr>,
     /// The index arrays, as UF declarations (domain, range, monotonicity).
     pub ufs: Vec<UfDecl>,
     /// Universally quantified rules: ordering and other array properties.
     pub rules: Vec<UfRule>,
     /// Comparators used only inside rules.
     pub comparators: Vec<Comparator>,
-    /// Whether the format stores explicit zeros whose coordinates may
-    /// coincide with other entries' (ELL's and BCSR's padding).
+    /// Whether the format stores explicit zeros: value slots that hold no
+    /// entry of the tensor (DIA's unoccupied diagonal positions, ELL's
+    /// padded slots, BCSR's block fill), whose coordinates may coincide with
+    /// other entries' (ELL's), so the map need not be injective. Conversions
+    /// from the format skip stored zeros; conversions to it zero-fill.
     pub padding: bool,
 }
 

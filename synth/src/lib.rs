@@ -3,6 +3,15 @@
 //! A [`Descriptor`](descriptor::Descriptor) describes one format; synthesis
 //! composes two of them into an SPF computation that converts between them.
 
+pub mod builtin;
+pub mod candidate;
+pub mod check;
+pub mod constraint_graph;
+pub mod conversion;
 pub mod descriptor;
+pub mod descriptor_file;
+pub mod instance;
+pub mod oracle;
+pub mod tensor_io;
 
 pub use descriptor::{Comparator, Descriptor, KeyExpr};

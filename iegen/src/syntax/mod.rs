@@ -49,6 +49,7 @@
 
 pub mod ast;
 pub mod computation_ast;
+pub mod descriptor_ast;
 
 #[cfg(test)]
 mod tests;

@@ -1,0 +1,115 @@
+//! The built-in formats: the descriptor files of `descriptors/`, compiled
+//! into the crate, and [`load_format`], which takes a built-in name or a
+//! path to a descriptor file (wherever a command takes a format).
+
+use std::path::Path;
+
+use iegen::syntax::SyntaxError;
+
+use crate::descriptor::Descriptor;
+use crate::descriptor_file::parse_descriptor;
+
+/// The built-in descriptors: name, file text.
+const BUILTINS: &[(&str, &str)] = &[
+    ("coo", include_str!("../../descriptors/coo.desc")),
+    ("scoo", include_str!("../../descriptors/scoo.desc")),
+    ("mcoo", include_str!("../../descriptors/mcoo.desc")),
+    ("coo3d", include_str!("../../descriptors/coo3d.desc")),
+    ("mcoo3", include_str!("../../descriptors/mcoo3.desc")),
+    ("csr", include_str!("../../descriptors/csr.desc")),
+    ("csc", include_str!("../../descriptors/csc.desc")),
+    ("dia", include_str!("../../descriptors/dia.desc")),
+    ("ell", include_str!("../../descriptors/ell.desc")),
+    ("bcsr", include_str!("../../descriptors/bcsr.desc")),
+];
+
+/// The names of the built-in formats, lower case, in a fixed order.
+const NAMES: &[&str] = &[
+    "coo", "scoo", "mcoo", "coo3d", "mcoo3", "csr", "csc", "dia", "ell", "bcsr",
+];
+
+/// The text of the built-in descriptor called `name` (case-insensitive:
+/// `csr`, `CSR`), if there is one.
+///
+/// ```
+/// let text = synth::builtin::builtin("CSR").unwrap();
+/// assert!(text.contains("format CSR {"));
+/// assert!(synth::builtin::builtin("csr5").is_none());
+/// ```
+pub fn builtin(name: &str) -> Option<&'static str> {
+    BUILTINS
+        .iter()
+        .find(|(n, _)| n.eq_ignore_ascii_case(name))
+        .map(|(_, text)| *text)
+}
+
+/// The names of the built-in formats, lower case:
+/// `coo, scoo, mcoo, coo3d, mcoo3, csr, csc, dia, ell, bcsr`.
+pub fn builtin_names() -> &'static [&'static str] {
+    NAMES
+}
+
+/// Why a format could not be loaded.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    /// The descriptor text is wrong; `file` is the path given, or
+    /// `descriptors/NAME.desc` for a built-in format. Displays as
+    /// `FILE:LINE:COL: message`.
+    #[error("{file}:{error}")]
+    Syntax {
+        /// The file the text came from.
+        file: String,
+        /// The located error.
+        error: SyntaxError,
+    },
+    /// The file could not be read (for a name that is not a built-in format
+    /// either, the message lists the built-in names).
+    #[error("{file}: {}", io_message(.file, .source))]
+    Io {
+        /// The path given.
+        file: String,
+        /// What reading it reported.
+        source: std::io::Error,
+    },
+}
+
+fn io_message(file: &str, e: &std::io::Error) -> String {
+    let looks_like_name = !file.contains(['/', '\\', '.']);
+    if e.kind() == std::io::ErrorKind::NotFound && looks_like_name {
+        format!(
+            "not a built-in format ({}) nor a descriptor file: {e}",
+            NAMES.join(", ")
+        )
+    } else {
+        e.to_string()
+    }
+}
+
+/// Loads a format: a built-in name (case-insensitive, see
+/// [`builtin_names`]) or a path to a descriptor file. A name that is both a
+/// built-in name and a file in the current directory means the built-in
+/// format; write `./csr` for the file.
+///
+/// # Errors
+///
+/// [`LoadError::Io`] when the file cannot be read, [`LoadError::Syntax`] when
+/// its text is not a valid descriptor; both carry the file name.
+///
+/// ```
+/// let csr = synth::builtin::load_format("csr").unwrap();
+/// assert_eq!(csr.name, "CSR");
+/// let err = synth::builtin::load_format("no/such/file.desc").unwrap_err();
+/// assert!(err.to_string().starts_with("no/such/file.desc: "));
+/// ```
+pub fn load_format(name_or_path: &str) -> Result<Descriptor, LoadError> {
+    if let Some(text) = builtin(name_or_path) {
+        let file = format!("descriptors/{}.desc", name_or_path.to_ascii_lowercase());
+        return parse_descriptor(text).map_err(|error| LoadError::Syntax { file, error });
+    }
+    let file = name_or_path.to_string();
+    let text = match std::fs::read_to_string(Path::new(name_or_path)) {
+        Ok(text) => text,
+        Err(source) => return Err(LoadError::Io { file, source }),
+    };
+    parse_descriptor(&text).map_err(|error| LoadError::Syntax { file, error })
+}

@@ -1,0 +1,256 @@
+//! The first steps of synthesis (Algorithm 2's opening): rename the two
+//! descriptors apart, compose the inverse destination map with the source
+//! map, and find what is unknown.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use iegen::{Atom, Conjunction, Expr, Relation, Var};
+
+use crate::descriptor::Descriptor;
+
+/// Why two formats cannot be paired.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ConversionError {
+    /// Different numbers of dense dimensions.
+    #[error("{src} has {src_dims} dense dimensions but {dst} has {dst_dims}")]
+    DenseArity {
+        /// The source format.
+        src: String,
+        /// Its dense dimensions.
+        src_dims: usize,
+        /// The destination format.
+        dst: String,
+        /// Its dense dimensions.
+        dst_dims: usize,
+    },
+    /// The composed relation is not one conjunction (a union or empty).
+    #[error("composing {dst}^-1 with {src} gives {conjunctions} conjunctions; synthesis needs exactly one")]
+    NotSingleConjunction {
+        /// The source format.
+        src: String,
+        /// The destination format.
+        dst: String,
+        /// How many there are.
+        conjunctions: usize,
+    },
+}
+
+/// A source and a destination format, renamed apart and composed.
+#[derive(Clone, Debug)]
+pub struct Conversion {
+    /// The source format, unchanged.
+    pub src: Descriptor,
+    /// The destination format with its names renamed apart from the source's.
+    pub dst: Descriptor,
+    /// Destination names that were renamed: original → new.
+    pub renames: BTreeMap<String, String>,
+    /// `R = dst.map^-1 ∘ src.map`: source sparse point → destination sparse point.
+    pub relation: Relation,
+    /// Destination symbols to compute (sizes such as `NNZ_out`, `ND`).
+    pub unknown_symbols: Vec<String>,
+    /// Destination index arrays to compute.
+    pub unknown_ufs: Vec<String>,
+    /// For each destination tuple position: the expression over the source
+    /// point that determines it, or `None` for a position (CSR's `k`) that
+    /// only a permutation or an ordered set can give.
+    pub resolved: Vec<Option<Expr>>,
+}
+
+impl Conversion {
+    /// Renames `dst` apart from `src` and composes the maps.
+    pub fn new(src: &Descriptor, dst: &Descriptor) -> Result<Conversion, ConversionError> {
+        if src.dense.len() != dst.dense.len() {
+            return Err(ConversionError::DenseArity {
+                src: src.name.clone(),
+                src_dims: src.dense.len(),
+                dst: dst.name.clone(),
+                dst_dims: dst.dense.len(),
+            });
+        }
+        let (dst, renames) = rename_apart(src, dst);
+        let relation =
+            dst.map
+                .inverse()
+                .compose(&src.map)
+                .map_err(|_| ConversionError::DenseArity {
+                    src: src.name.clone(),
+                    src_dims: src.dense_arity(),
+                    dst: dst.name.clone(),
+                    dst_dims: dst.dense_arity(),
+                })?;
+        let relation = relation.simplify();
+        let conj = match relation.conjunctions() {
+            [c] => c.clone(),
+            cs => {
+                return Err(ConversionError::NotSingleConjunction {
+                    src: src.name.clone(),
+                    dst: dst.name.clone(),
+                    conjunctions: cs.len(),
+                })
+            }
+        };
+        let unknown_ufs: Vec<String> = dst.ufs.iter().map(|u| u.name.clone()).collect();
+        let unknown_symbols: Vec<String> = dst
+            .symbols
+            .iter()
+            .filter(|s| !dst.dense.contains(s))
+            .cloned()
+            .collect();
+        let unknown: BTreeSet<&str> = unknown_ufs
+            .iter()
+            .chain(&unknown_symbols)
+            .map(String::as_str)
+            .collect();
+        let resolved = resolve_positions(&conj, src.sparse_arity(), &unknown);
+        Ok(Conversion {
+            src: src.clone(),
+            dst,
+            renames,
+            relation,
+            unknown_symbols,
+            unknown_ufs,
+            resolved,
+        })
+    }
+
+    /// The composed relation's only conjunction.
+    pub fn conjunction(&self) -> &Conjunction {
+        &self.relation.conjunctions()[0]
+    }
+
+    /// Destination tuple positions no equality determines.
+    pub fn positions(&self) -> Vec<usize> {
+        (0..self.resolved.len())
+            .filter(|p| self.resolved[*p].is_none())
+            .collect()
+    }
+}
+
+/// Renames the destination's names that clash with the source's: dense
+/// extents take the source's names (by position), every other clashing
+/// symbol, index array or value array gets the suffix `_out`.
+fn rename_apart(src: &Descriptor, dst: &Descriptor) -> (Descriptor, BTreeMap<String, String>) {
+    let mut taken: BTreeSet<String> = src
+        .symbols
+        .iter()
+        .chain(src.ufs.iter().map(|u| &u.name))
+        .chain(std::iter::once(&src.data_name))
+        .chain(src.comparators.iter().map(|c| &c.name))
+        .cloned()
+        .collect();
+    let mut renames = BTreeMap::new();
+    for (d, s) in dst.dense.iter().zip(&src.dense) {
+        if d != s {
+            renames.insert(d.clone(), s.clone());
+        }
+    }
+    let names = dst
+        .symbols
+        .iter()
+        .filter(|s| !dst.dense.contains(s))
+        .chain(dst.ufs.iter().map(|u| &u.name))
+        .chain(std::iter::once(&dst.data_name));
+    let mut fresh: Vec<(String, String)> = Vec::new();
+    for n in names {
+        if taken.contains(n) || src.dense.contains(n) {
+            let mut new = format!("{n}_out");
+            while taken.contains(&new) {
+                new.push_str("_out");
+            }
+            taken.insert(new.clone());
+            fresh.push((n.clone(), new));
+        } else {
+            taken.insert(n.clone());
+        }
+    }
+    renames.extend(fresh);
+    let map = |s: &str| renames.get(s).cloned();
+    let rename_expr = |e: &Expr| e.rename_names(&map);
+    let renamed = Descriptor {
+        name: dst.name.clone(),
+        dense: src.dense.clone(),
+        symbols: dst
+            .symbols
+            .iter()
+            .map(|s| renames.get(s).cloned().unwrap_or_else(|| s.clone()))
+            .collect(),
+        map: dst.map.map_exprs(&rename_expr),
+        data_name: renames
+            .get(&dst.data_name)
+            .cloned()
+            .unwrap_or_else(|| dst.data_name.clone()),
+        data: dst.data.map_exprs(&rename_expr),
+        data_size: dst.data_size.iter().map(rename_expr).collect(),
+        ufs: dst
+            .ufs
+            .iter()
+            .map(|u| iegen::UfDecl {
+                name: renames
+                    .get(&u.name)
+                    .cloned()
+                    .unwrap_or_else(|| u.name.clone()),
+                domain: u.domain.map_exprs(&rename_expr),
+                range: u.range.map_exprs(&rename_expr),
+                monotonicity: u.monotonicity.clone(),
+            })
+            .collect(),
+        rules: dst
+            .rules
+            .iter()
+            .map(|r| iegen::UfRule {
+                vars: r.vars.clone(),
+                premise: rename_constraints(&r.premise, &rename_expr),
+                conclusion: rename_constraints(&r.conclusion, &rename_expr),
+            })
+            .collect(),
+        comparators: dst.comparators.clone(),
+        padding: dst.padding,
+    };
+    (renamed, renames)
+}
+
+fn rename_constraints(
+    cs: &[iegen::Constraint],
+    f: &dyn Fn(&Expr) -> Expr,
+) -> Vec<iegen::Constraint> {
+    cs.iter()
+        .filter_map(|c| match c.map_expr(f) {
+            iegen::constraint::Normalized::Constraint(k) => Some(k),
+            _ => None,
+        })
+        .collect()
+}
+
+/// For each output position of the composed conjunction (inputs first, then
+/// `n_out` outputs), the expression over input variables, symbols and known
+/// UFs that an equality gives it.
+fn resolve_positions(c: &Conjunction, n_in: usize, unknown: &BTreeSet<&str>) -> Vec<Option<Expr>> {
+    let n_out = c.arity() - n_in;
+    (0..n_out)
+        .map(|q| {
+            let v = Var::Tuple(n_in + q);
+            c.constraints().filter(|k| k.is_eq()).find_map(|k| {
+                let coef = k.expr().coefficient_of_var(v);
+                if coef.abs() != 1 || k.expr().mentions_in_uf_args(v) {
+                    return None;
+                }
+                let mut rest = k.expr().clone();
+                rest.add_term(Atom::Var(v), -coef);
+                let value = rest.scale(-coef);
+                known_over_inputs(&value, n_in, unknown).then_some(value)
+            })
+        })
+        .collect()
+}
+
+/// Whether `e` mentions only input variables, symbols that are not unknown,
+/// and calls of known UFs.
+pub fn known_over_inputs(e: &Expr, n_in: usize, unknown: &BTreeSet<&str>) -> bool {
+    let mut ok = true;
+    e.for_each_var(&mut |v| {
+        ok &= matches!(v, Var::Tuple(p) if p < n_in);
+    });
+    e.for_each_sym(&mut |s| ok &= !unknown.contains(s));
+    e.for_each_call(&mut |name, _| ok &= !unknown.contains(name));
+    ok
+}

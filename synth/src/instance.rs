@@ -1,0 +1,1824 @@
+//! Concrete instances of a format: JSON in and out, and validation against
+//! the format's descriptor.
+//!
+//! An instance is `{"format": NAME, "symbols": {"NR": 4, ...}, "arrays":
+//! {"rowptr": [...], "col": [...], "A": [...]}}`: a value for every symbol
+//! of the descriptor, and an array for every index array (UF) and for the
+//! value array (`data_name`). Index arrays hold integers; the value array
+//! holds reals (integers are accepted there too).
+//!
+//! # Array layout
+//!
+//! An index array covers its UF's domain. The domain is enumerated for the
+//! instance's symbols; the array's extent in each dimension is the largest
+//! index of the domain in that dimension plus one, and a UF of several
+//! arguments is stored row-major (like codegen's multi-dimensional data
+//! spaces). So `rowptr : {[x] : 0 <= x <= NR}` has `NR + 1` entries. The value
+//! array has exactly as many entries as the product of the `data_size`
+//! extents (it is stored row-major too).
+//!
+//! # Validation
+//!
+//! [`validate`] checks, in this order: the format name, every symbol and
+//! array present (and nothing else), the arrays' types and lengths, every UF
+//! value inside its declared range at every domain point, the declared
+//! monotonicity, and every rule of the descriptor.
+//!
+//! A rule `forall v... : P => Q` must hold at every assignment of its
+//! variables for which every UF call in it has its arguments inside the UF's
+//! domain (the index arrays are defined nowhere else). A rule with a
+//! conclusion of several constraints is checked one constraint at a time,
+//! in the first of these ways that applies:
+//!
+//! 1. **Adjacent pairs** (linear). Most rules are *ordering* rules; they
+//!    are checked on pairs `v2 = v1 + 1` only.
+//! 2. **The contrapositive**, `P' ∧ ¬Q ⇒ ¬p` for an inequality `p` of the
+//!    premise, checked on adjacent pairs: this turns the reverse half of an
+//!    `<=>`, `C(x(n1)) < C(x(n2)) => n1 < n2`, or "rows sorted" stated as
+//!    `row(n1) < row(n2) => n1 < n2`, into an ordering rule.
+//! 3. **A join** (linear plus the pairs with equal keys). A rule of two
+//!    variables whose premise relates them only by equalities
+//!    `k1(v1) = k2(v2)`, such as COO's "two entries with the same row and
+//!    column are the same entry", is checked by hashing one side's keys.
+//! 4. **Full enumeration** of every assignment, bounded by the UF domains;
+//!    beyond a budget ([`RULE_BUDGET`] evaluations), validation gives up
+//!    with [`InstanceError::RuleTooExpensive`] rather than run for hours.
+//!
+//! **When adjacent pairs suffice.** The premise contains `v1 < v2` (or
+//! `v1 <= v2`) for two rule variables; the conclusion is one comparison
+//! `g(v2) - g(v1) >= m` with a constant `m >= 0` (so `g(v1) <= g(v2)` or
+//! `g(v1) < g(v2)`), or `g(v1) = g(v2)`, or `C(x(v1)) < C(x(v2))` (or `<=`,
+//! `=`) between two calls of one comparator, compared by keys, where in
+//! each case the `v1` side is the `v2` side with `v2` replaced by `v1`; and
+//! the rest `R` of the premise is *closed under stepping*: each of its
+//! constraints mentions at most one of `v1`, `v2`, only outside UF
+//! arguments, as an inequality; every upper bound on `v1` in `R` is also in
+//! `R` as a bound on `v2`, and every lower bound on `v2` also as a bound on
+//! `v1`; and every index-array call that mentions `v1` or `v2` mentions only
+//! one of them, only as an affine argument (no nested call of it), and has
+//! a domain of one conjunction.
+//!
+//! *Proof.* Fix the other variables; every constraint of `R` on `v1` or `v2`
+//! is then a half-line in that variable, and the domain guards of the
+//! conclusion's calls restrict `v1` and `v2` to one and the same interval
+//! `D` (a polyhedron cut by a line), since both sides make the same calls.
+//! Let `a < b` satisfy the premise and the guards, and let `a <= c < b`.
+//! The pair `(c, c + 1)` satisfies them too: a lower bound on `v1` holds at
+//! `c` as `c >= a`; an upper bound `U` on `v1` bounds `v2` as well, so
+//! `c < b <= U`; an upper bound on `v2` holds at `c + 1` as `c + 1 <= b`; a
+//! lower bound `L` on `v2` bounds `v1` as well, so `c + 1 > a >= L`;
+//! `c < c + 1`; constraints on neither variable do not change; and
+//! `c, c + 1` lie between `a` and `b`, both in the interval `D`. So the
+//! adjacent checks give `g(c + 1) - g(c) >= m` for every such `c`, and
+//! summing the `b - a` of them, `g(b) - g(a) >= (b - a)·m >= m` because
+//! `m >= 0`. Key comparisons and equalities chain by transitivity. When the
+//! premise is `v1 <= v2`, the pairs `v1 = v2` are checked directly too. ∎
+//!
+//! The enumerations follow the rule's variables in the order they are
+//! written, after substituting away the variables that equalities define
+//! (see [`crate::oracle`]), so `forall i, k1, k2 : 0 <= i < NR &&
+//! rowptr(i) <= k1 < k2 < rowptr(i + 1) => col(k1) < col(k2)` costs one step
+//! per stored entry. Every enumeration is also limited to work proportional
+//! to the instance's size, so symbols that promise far more than the arrays
+//! hold fail quickly.
+//!
+//! Comparator calls (functions defined by a descriptor `comparator`) are
+//! evaluated through their key definition: two calls compare by keys,
+//! lexicographically; a comparator with a one-component key may also appear
+//! in ordinary arithmetic.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::fmt::Write as _;
+
+use iegen::constraint::Normalized;
+use iegen::eval::{enumerate_set, set_contains};
+use iegen::print::expr_with_names;
+use iegen::{
+    Atom, Bounds, Conjunction, Constraint, ConstraintKind, EvalError, Expr, Interpretation,
+    Monotonicity, Set, UfRule, UfTable, Var,
+};
+
+use crate::descriptor::{Comparator, Descriptor, KeyExpr};
+
+/// The values of one array.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Values {
+    /// Integers: index arrays (and a value array written with integers).
+    Int(Vec<i64>),
+    /// Reals: the value array.
+    Real(Vec<f64>),
+}
+
+impl Values {
+    /// The number of values.
+    pub fn len(&self) -> usize {
+        match self {
+            Values::Int(v) => v.len(),
+            Values::Real(v) => v.len(),
+        }
+    }
+
+    /// Whether there is no value.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The values as reals (integers converted).
+    pub fn to_reals(&self) -> Vec<f64> {
+        match self {
+            Values::Int(v) => v.iter().map(|&x| x as f64).collect(),
+            Values::Real(v) => v.clone(),
+        }
+    }
+
+    /// The integers, when the values are integers.
+    pub fn as_ints(&self) -> Option<&[i64]> {
+        match self {
+            Values::Int(v) => Some(v),
+            Values::Real(_) => None,
+        }
+    }
+}
+
+/// A concrete instance of a format: symbol values and arrays.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Instance {
+    /// The format's name.
+    pub format: String,
+    /// The value of every symbol.
+    pub symbols: BTreeMap<String, i64>,
+    /// The index arrays and the value array, by name.
+    pub arrays: BTreeMap<String, Values>,
+}
+
+/// What is wrong with an instance: its JSON, or its content.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum InstanceError {
+    /// Malformed JSON.
+    #[error("{line}:{column}: invalid JSON: {message}")]
+    Json {
+        /// Line, from 1.
+        line: usize,
+        /// Column, from 1.
+        column: usize,
+        /// serde_json's reason.
+        message: String,
+    },
+    /// Well-formed JSON that is not an instance.
+    #[error("at `{path}`: {message}")]
+    Structure {
+        /// Where: `symbols.NR`, `arrays.col[3]`, ...
+        path: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// The instance names another format.
+    #[error("the instance is of format `{instance}`, not `{descriptor}`")]
+    Format {
+        /// The instance's `format`.
+        instance: String,
+        /// The descriptor's name.
+        descriptor: String,
+    },
+    /// A symbol of the descriptor has no value.
+    #[error("symbol `{name}` has no value (the format's symbols: {all})")]
+    MissingSymbol {
+        /// The symbol.
+        name: String,
+        /// All symbols of the format.
+        all: String,
+    },
+    /// A symbol the descriptor does not declare.
+    #[error("`{name}` is not a symbol of {format} (its symbols: {all})")]
+    UnknownSymbol {
+        /// The symbol.
+        name: String,
+        /// The format.
+        format: String,
+        /// All symbols of the format.
+        all: String,
+    },
+    /// An array of the descriptor is missing.
+    #[error("array `{name}` is missing (the format's arrays: {all})")]
+    MissingArray {
+        /// The array.
+        name: String,
+        /// All arrays of the format.
+        all: String,
+    },
+    /// An array the descriptor does not declare.
+    #[error("`{name}` is not an array of {format} (its arrays: {all})")]
+    UnknownArray {
+        /// The array.
+        name: String,
+        /// The format.
+        format: String,
+        /// All arrays of the format.
+        all: String,
+    },
+    /// An index array with non-integer values.
+    #[error("{array} is an index array and must hold integers, but it holds reals")]
+    NotIntegers {
+        /// The array.
+        array: String,
+    },
+    /// An array of the wrong length.
+    #[error("{array} has {found} values but {why}")]
+    Length {
+        /// The array.
+        array: String,
+        /// Its length.
+        found: usize,
+        /// The expectation, e.g. "its domain 0 <= x <= NR (NR = 4) needs 5".
+        why: String,
+    },
+    /// A value that is NaN or infinite.
+    #[error("{array}({index}) = {value} is not a finite number")]
+    NonFinite {
+        /// The array.
+        array: String,
+        /// The position.
+        index: usize,
+        /// The value.
+        value: f64,
+    },
+    /// A UF value outside its declared range.
+    #[error("{array}({index}) = {value} is outside its range {range}")]
+    OutOfRange {
+        /// The array.
+        array: String,
+        /// The domain point, comma-separated.
+        index: String,
+        /// The value.
+        value: i64,
+        /// The range's constraints and the symbols' values.
+        range: String,
+    },
+    /// A monotonicity property that does not hold.
+    #[error("{array} is not {property}: {detail}")]
+    NotMonotone {
+        /// The array.
+        array: String,
+        /// `nondecreasing`, `increasing`, ...
+        property: &'static str,
+        /// E.g. "rowptr(3) = 7 > rowptr(4) = 5".
+        detail: String,
+    },
+    /// A rule that does not hold.
+    #[error("rule `{rule}` does not hold at {at}{detail}")]
+    Rule {
+        /// The rule, printed.
+        rule: String,
+        /// The assignment, e.g. "n1 = 3, n2 = 4".
+        at: String,
+        /// The values involved, e.g. ": row(3) = 2, row(4) = 1".
+        detail: String,
+    },
+    /// A rule whose check would need more evaluations than the budget.
+    #[error(
+        "cannot check rule `{rule}`: it needs more than {budget} evaluations \
+         (neither the adjacent-pair check of an ordering nor a join on equal keys applies)"
+    )]
+    RuleTooExpensive {
+        /// The rule, printed.
+        rule: String,
+        /// The budget.
+        budget: u64,
+    },
+    /// A comparator key that cannot be computed.
+    #[error("comparator {comparator}: {message}")]
+    Key {
+        /// The comparator.
+        comparator: String,
+        /// Why.
+        message: String,
+    },
+    /// Concrete evaluation failed.
+    #[error("cannot evaluate {what}: {error}")]
+    Eval {
+        /// What was being evaluated.
+        what: String,
+        /// Why it failed.
+        error: EvalError,
+    },
+}
+
+// ---------------------------------------------------------------------------
+// JSON
+
+fn describe(v: &serde_json::Value) -> String {
+    match v {
+        serde_json::Value::Null => "null".into(),
+        serde_json::Value::Bool(b) => format!("the boolean {b}"),
+        serde_json::Value::Number(n) => format!("the number {n}"),
+        serde_json::Value::String(_) => "a string".into(),
+        serde_json::Value::Array(_) => "an array".into(),
+        serde_json::Value::Object(_) => "an object".into(),
+    }
+}
+
+fn structure(path: impl Into<String>, message: impl Into<String>) -> InstanceError {
+    InstanceError::Structure {
+        path: path.into(),
+        message: message.into(),
+    }
+}
+
+fn json_error(e: &serde_json::Error) -> InstanceError {
+    let text = e.to_string();
+    let reason = text.split(" at line ").next().unwrap_or(&text).to_string();
+    InstanceError::Json {
+        line: e.line().max(1),
+        column: e.column().max(1),
+        message: reason,
+    }
+}
+
+impl Instance {
+    /// Reads an instance from JSON text. Syntax errors carry the line and
+    /// column; structural errors name the key path (`arrays.col[3]`).
+    ///
+    /// ```
+    /// use synth::instance::{Instance, Values};
+    /// let i = Instance::from_json(r#"{"format": "csr", "symbols": {"NR": 1},
+    ///     "arrays": {"rowptr": [0, 1], "A": [2.5]}}"#).unwrap();
+    /// assert_eq!(i.symbols["NR"], 1);
+    /// assert_eq!(i.arrays["rowptr"], Values::Int(vec![0, 1]));
+    /// assert_eq!(i.arrays["A"], Values::Real(vec![2.5]));
+    /// assert_eq!(Instance::from_json(&i.to_json()).unwrap(), i);
+    /// ```
+    pub fn from_json(text: &str) -> Result<Instance, InstanceError> {
+        let value: serde_json::Value = serde_json::from_str(text).map_err(|e| json_error(&e))?;
+        Self::from_value(&value)
+    }
+
+    /// Reads an instance from JSON bytes (invalid UTF-8 is a located error).
+    pub fn from_json_bytes(bytes: &[u8]) -> Result<Instance, InstanceError> {
+        let value: serde_json::Value = serde_json::from_slice(bytes).map_err(|e| json_error(&e))?;
+        Self::from_value(&value)
+    }
+
+    /// Reads an instance from a parsed JSON value.
+    pub fn from_value(value: &serde_json::Value) -> Result<Instance, InstanceError> {
+        let object = value.as_object().ok_or_else(|| {
+            structure(
+                "(top level)",
+                format!(
+                    "expected an object with \"format\", \"symbols\" and \"arrays\", found {}",
+                    describe(value)
+                ),
+            )
+        })?;
+        for key in object.keys() {
+            if !["format", "symbols", "arrays"].contains(&key.as_str()) {
+                return Err(structure(
+                    key.clone(),
+                    "unknown key; an instance has \"format\", \"symbols\" and \"arrays\"",
+                ));
+            }
+        }
+        let format = match object.get("format") {
+            Some(serde_json::Value::String(s)) => s.clone(),
+            Some(other) => {
+                return Err(structure(
+                    "format",
+                    format!(
+                        "expected the format's name (a string), found {}",
+                        describe(other)
+                    ),
+                ))
+            }
+            None => return Err(structure("format", "missing: the format's name")),
+        };
+        let mut symbols = BTreeMap::new();
+        match object.get("symbols") {
+            None => {}
+            Some(serde_json::Value::Object(map)) => {
+                for (name, v) in map {
+                    let n = v.as_i64().ok_or_else(|| {
+                        structure(
+                            format!("symbols.{name}"),
+                            format!("expected an integer, found {}", describe(v)),
+                        )
+                    })?;
+                    symbols.insert(name.clone(), n);
+                }
+            }
+            Some(other) => {
+                return Err(structure(
+                    "symbols",
+                    format!("expected an object of integers, found {}", describe(other)),
+                ))
+            }
+        }
+        let mut arrays = BTreeMap::new();
+        match object.get("arrays") {
+            None => {}
+            Some(serde_json::Value::Object(map)) => {
+                for (name, v) in map {
+                    let items = v.as_array().ok_or_else(|| {
+                        structure(
+                            format!("arrays.{name}"),
+                            format!("expected an array of numbers, found {}", describe(v)),
+                        )
+                    })?;
+                    let mut ints = Vec::with_capacity(items.len());
+                    let mut all_int = true;
+                    for (k, x) in items.iter().enumerate() {
+                        if !x.is_number() {
+                            return Err(structure(
+                                format!("arrays.{name}[{k}]"),
+                                format!("expected a number, found {}", describe(x)),
+                            ));
+                        }
+                        match x.as_i64() {
+                            Some(n) if all_int => ints.push(n),
+                            _ => all_int = false,
+                        }
+                    }
+                    let values = if all_int {
+                        Values::Int(ints)
+                    } else {
+                        // Every item is a number; serde_json gives every number an f64.
+                        Values::Real(items.iter().map(|x| x.as_f64().unwrap_or(0.0)).collect())
+                    };
+                    arrays.insert(name.clone(), values);
+                }
+            }
+            Some(other) => {
+                return Err(structure(
+                    "arrays",
+                    format!("expected an object of arrays, found {}", describe(other)),
+                ))
+            }
+        }
+        Ok(Instance {
+            format,
+            symbols,
+            arrays,
+        })
+    }
+
+    /// The instance as JSON: `format`, `symbols`, `arrays`, keys sorted, one
+    /// array per line. Reals print with a decimal point or an exponent, so
+    /// they read back as reals, exactly; non-finite reals (which
+    /// [`validate`] rejects) print as `null`.
+    pub fn to_json(&self) -> String {
+        let string = |s: &str| serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into());
+        let mut out = String::new();
+        let _ = write!(
+            out,
+            "{{\n  \"format\": {},\n  \"symbols\": {{",
+            string(&self.format)
+        );
+        for (k, (name, v)) in self.symbols.iter().enumerate() {
+            let sep = if k == 0 { "" } else { ", " };
+            let _ = write!(out, "{sep}{}: {v}", string(name));
+        }
+        out.push_str("},\n  \"arrays\": {");
+        for (k, (name, values)) in self.arrays.iter().enumerate() {
+            let sep = if k == 0 { "\n" } else { ",\n" };
+            let _ = write!(out, "{sep}    {}: [", string(name));
+            match values {
+                Values::Int(v) => {
+                    for (i, x) in v.iter().enumerate() {
+                        if i > 0 {
+                            out.push(',');
+                        }
+                        let _ = write!(out, "{x}");
+                    }
+                }
+                Values::Real(v) => {
+                    for (i, x) in v.iter().enumerate() {
+                        if i > 0 {
+                            out.push(',');
+                        }
+                        let text = serde_json::to_string(x).unwrap_or_else(|_| "null".into());
+                        out.push_str(&text);
+                    }
+                }
+            }
+            out.push(']');
+        }
+        if !self.arrays.is_empty() {
+            out.push_str("\n  ");
+        }
+        out.push_str("}\n}\n");
+        out
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Comparator keys
+
+/// The key of `comparator` at `args`: one value per key component,
+/// compared lexicographically.
+///
+/// Arithmetic is exact in `i128` (overflow is an error); `/` rounds toward
+/// negative infinity and `%` takes the sign of the divisor; `interleave`
+/// needs non-negative arguments and computes the Morton code in `u128`
+/// (bit `b` of argument `k` of `n` goes to bit `b·n + k`), which must fit
+/// in 127 bits.
+///
+/// ```
+/// use synth::instance::comparator_key;
+/// use synth::{Comparator, KeyExpr};
+/// let morton = Comparator {
+///     name: "MORTON".into(),
+///     params: vec!["i".into(), "j".into()],
+///     key: vec![KeyExpr::Interleave(vec![KeyExpr::Param(0), KeyExpr::Param(1)])],
+/// };
+/// // i = 0b11, j = 0b01: bits i0 j0 i1 j1 = 1 1 1 0 -> 0b0111
+/// assert_eq!(comparator_key(&morton, &[3, 1]).unwrap(), vec![7]);
+/// assert!(comparator_key(&morton, &[-1, 0]).is_err());
+/// ```
+pub fn comparator_key(c: &Comparator, args: &[i64]) -> Result<Vec<i128>, InstanceError> {
+    let fail = |message: String| InstanceError::Key {
+        comparator: c.name.clone(),
+        message,
+    };
+    if args.len() != c.params.len() {
+        return Err(fail(format!(
+            "takes {} argument(s) but is called with {}",
+            c.params.len(),
+            args.len()
+        )));
+    }
+    c.key
+        .iter()
+        .map(|k| eval_key(k, args).map_err(&fail))
+        .collect()
+}
+
+fn eval_key(k: &KeyExpr, args: &[i64]) -> Result<i128, String> {
+    let overflow = || "arithmetic overflow in the key".to_string();
+    Ok(match k {
+        KeyExpr::Int(n) => i128::from(*n),
+        KeyExpr::Param(p) => i128::from(
+            *args
+                .get(*p)
+                .ok_or_else(|| format!("the key uses parameter {p}, which does not exist"))?,
+        ),
+        KeyExpr::Neg(a) => eval_key(a, args)?.checked_neg().ok_or_else(overflow)?,
+        KeyExpr::Add(a, b) => eval_key(a, args)?
+            .checked_add(eval_key(b, args)?)
+            .ok_or_else(overflow)?,
+        KeyExpr::Sub(a, b) => eval_key(a, args)?
+            .checked_sub(eval_key(b, args)?)
+            .ok_or_else(overflow)?,
+        KeyExpr::Mul(a, b) => eval_key(a, args)?
+            .checked_mul(eval_key(b, args)?)
+            .ok_or_else(overflow)?,
+        KeyExpr::Div(a, b) | KeyExpr::Rem(a, b) => {
+            let (x, y) = (eval_key(a, args)?, eval_key(b, args)?);
+            if y == 0 {
+                return Err("division by zero in the key".into());
+            }
+            let mut q = x.checked_div(y).ok_or_else(overflow)?;
+            if x % y != 0 && ((x < 0) != (y < 0)) {
+                q = q.checked_sub(1).ok_or_else(overflow)?;
+            }
+            if matches!(k, KeyExpr::Div(..)) {
+                q
+            } else {
+                y.checked_mul(q)
+                    .and_then(|p| x.checked_sub(p))
+                    .ok_or_else(overflow)?
+            }
+        }
+        KeyExpr::Interleave(parts) => {
+            let n = parts.len() as u64;
+            let mut out: u128 = 0;
+            for (i, p) in parts.iter().enumerate() {
+                let x = eval_key(p, args)?;
+                if x < 0 {
+                    return Err(format!(
+                        "interleave needs non-negative values, but argument {} is {x}",
+                        i + 1
+                    ));
+                }
+                let x = x as u128;
+                let bits = 128 - u64::from(x.leading_zeros());
+                for b in 0..bits {
+                    if x >> b & 1 == 1 {
+                        let at = b * n + i as u64;
+                        if at >= 127 {
+                            return Err(format!(
+                                "interleave of {n} values does not fit in 127 bits (argument {} is {x})",
+                                i + 1
+                            ));
+                        }
+                        out |= 1u128 << at;
+                    }
+                }
+            }
+            out as i128
+        }
+    })
+}
+
+// ---------------------------------------------------------------------------
+// Evaluation helpers
+
+/// Whether `a` is a call of one of the descriptor's comparators.
+fn comparator_of<'d, 'a>(d: &'d Descriptor, a: &'a Atom) -> Option<(&'d Comparator, &'a [Expr])> {
+    match a {
+        Atom::Uf(name, args) if d.uf(name).is_none() => d.comparator(name).map(|c| (c, &args[..])),
+        _ => None,
+    }
+}
+
+/// Whether `e` calls a comparator anywhere.
+fn mentions_comparator(d: &Descriptor, e: &Expr) -> bool {
+    let mut found = false;
+    e.for_each_call(&mut |name, _| {
+        if d.uf(name).is_none() && d.comparator(name).is_some() {
+            found = true;
+        }
+    });
+    found
+}
+
+fn eval_error(what: impl FnOnce() -> String) -> impl FnOnce(EvalError) -> InstanceError {
+    move |error| InstanceError::Eval {
+        what: what(),
+        error,
+    }
+}
+
+/// Evaluates `e` at `point` (tuple variables) without comparators.
+fn eval_plain(interp: &Interpretation, e: &Expr, point: &[i64]) -> Result<i64, EvalError> {
+    interp.evaluate(e, &mut |v| match v {
+        Var::Tuple(i) => point.get(i).copied(),
+        Var::Exist(_) => None,
+    })
+}
+
+/// Evaluates a constraint at `point`, comparators included.
+pub(crate) fn constraint_holds(
+    d: &Descriptor,
+    interp: &Interpretation,
+    c: &Constraint,
+    point: &[i64],
+    what: &dyn Fn() -> String,
+) -> Result<bool, InstanceError> {
+    let e = c.expr();
+    let decide = |x: i128| match c.kind() {
+        ConstraintKind::Eq => x == 0,
+        ConstraintKind::Geq => x >= 0,
+    };
+    if !mentions_comparator(d, e) {
+        let x = eval_plain(interp, e, point).map_err(eval_error(what))?;
+        return Ok(decide(i128::from(x)));
+    }
+    let mut calls = Vec::new();
+    let mut others = Expr::constant(e.constant_term());
+    for (atom, coef) in e.terms() {
+        match comparator_of(d, atom) {
+            Some((cmp, args)) => {
+                let mut vals = Vec::with_capacity(args.len());
+                for a in args {
+                    if mentions_comparator(d, a) {
+                        return Err(InstanceError::Key {
+                            comparator: cmp.name.clone(),
+                            message: "a comparator call cannot be an argument of another call"
+                                .into(),
+                        });
+                    }
+                    vals.push(eval_plain(interp, a, point).map_err(eval_error(what))?);
+                }
+                calls.push((cmp, coef, comparator_key(cmp, &vals)?));
+            }
+            None => {
+                if let Atom::Uf(_, args) = atom {
+                    if args.iter().any(|a| mentions_comparator(d, a)) {
+                        return Err(InstanceError::Eval {
+                            what: what(),
+                            error: EvalError::UnknownUf(
+                                "a comparator used inside an index array's argument".into(),
+                            ),
+                        });
+                    }
+                }
+                others.add_term(atom.clone(), coef);
+            }
+        }
+    }
+    // Two calls of one comparator, compared by keys.
+    if let [(c1, a, k1), (c2, b, k2)] = &calls[..] {
+        let constant = e.constant_term();
+        if c1.name == c2.name && others.is_constant() && *a == -*b && a.abs() == 1 {
+            let (plus, minus) = if *a == 1 { (k1, k2) } else { (k2, k1) };
+            let ord = plus.cmp(minus);
+            let ok = match (c.kind(), constant) {
+                (ConstraintKind::Eq, 0) => Some(ord.is_eq()),
+                (ConstraintKind::Geq, 0) => Some(ord.is_ge()),
+                (ConstraintKind::Geq, -1) => Some(ord.is_gt()),
+                _ => None,
+            };
+            if let Some(ok) = ok {
+                return Ok(ok);
+            }
+        }
+    }
+    // Otherwise only one-component keys take part in arithmetic.
+    let mut acc = i128::from(eval_plain(interp, &others, point).map_err(eval_error(what))?);
+    for (cmp, coef, key) in &calls {
+        let [x] = key[..] else {
+            return Err(InstanceError::Key {
+                comparator: cmp.name.clone(),
+                message: format!(
+                    "its key has {} components, so a call can only be compared with another call of {}",
+                    key.len(),
+                    cmp.name
+                ),
+            });
+        };
+        acc = i128::from(*coef)
+            .checked_mul(x)
+            .and_then(|t| acc.checked_add(t))
+            .ok_or_else(|| InstanceError::Eval {
+                what: what(),
+                error: EvalError::Overflow,
+            })?;
+    }
+    Ok(decide(acc))
+}
+
+/// The constraints stating that every UF call in `exprs` has its
+/// arguments inside its domain: one list of constraints per combination of
+/// the domains' conjunctions (usually exactly one).
+pub(crate) fn domain_guards<'a>(
+    d: &Descriptor,
+    exprs: impl IntoIterator<Item = &'a Expr>,
+) -> Result<Vec<Vec<Normalized>>, InstanceError> {
+    let mut calls: BTreeSet<(String, Vec<Expr>)> = BTreeSet::new();
+    for e in exprs {
+        e.for_each_call(&mut |name, args| {
+            if d.uf(name).is_some() {
+                calls.insert((name.to_string(), args.to_vec()));
+            }
+        });
+    }
+    let mut alternatives: Vec<Vec<Normalized>> = vec![Vec::new()];
+    for (name, args) in calls {
+        let Some(decl) = d.uf(&name) else { continue };
+        let mut next = Vec::new();
+        for conj in decl.domain.conjunctions() {
+            if conj.num_exists() > 0 {
+                return Err(InstanceError::Eval {
+                    what: format!("the domain of {name}"),
+                    error: EvalError::UnassignedVariable(
+                        "an existential variable in a UF domain".into(),
+                    ),
+                });
+            }
+            let guard: Vec<Normalized> = conj
+                .constraints()
+                .map(|k| {
+                    k.map_expr(|e| {
+                        e.substitute(&mut |v| match v {
+                            Var::Tuple(i) => args.get(i).cloned(),
+                            Var::Exist(_) => None,
+                        })
+                    })
+                })
+                .collect();
+            for alt in &alternatives {
+                let mut a = alt.clone();
+                a.extend(guard.iter().cloned());
+                next.push(a);
+            }
+        }
+        if next.len() > 256 {
+            return Err(InstanceError::Eval {
+                what: "the domains of the index arrays".into(),
+                error: EvalError::TooManyPoints { limit: 256 },
+            });
+        }
+        alternatives = next;
+    }
+    Ok(alternatives)
+}
+
+fn tuple_text(point: &[i64]) -> String {
+    point
+        .iter()
+        .map(|x| x.to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// `0 <= y < NC` from `{[y] : 0 <= y < NC}`.
+fn set_body(s: &Set) -> String {
+    let text = s.to_string();
+    match (text.find(" : "), text.strip_suffix('}')) {
+        (Some(at), Some(_)) if s.conjunctions().len() == 1 => {
+            text[at + 3..text.len() - 1].to_string()
+        }
+        _ => text,
+    }
+}
+
+/// ` (NC = 4, NNZ = 5)` for the symbols of `s`, or nothing.
+fn symbol_values(symbols: &BTreeSet<String>, interp: &Interpretation) -> String {
+    let parts: Vec<String> = symbols
+        .iter()
+        .filter_map(|s| interp.symbols.get(s).map(|v| format!("{s} = {v}")))
+        .collect();
+    if parts.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", parts.join(", "))
+    }
+}
+
+fn set_symbols(s: &Set) -> BTreeSet<String> {
+    s.conjunctions().iter().flat_map(|c| c.symbols()).collect()
+}
+
+fn expr_symbols(e: &Expr) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    e.for_each_sym(&mut |s| {
+        out.insert(s.to_string());
+    });
+    out
+}
+
+/// Prints a constraint with the rule's names: `n1 < n2`, `row(n1) <= row(n2)`.
+pub(crate) fn constraint_text(c: &Constraint, names: &dyn Fn(Var) -> String) -> String {
+    let e = c.expr();
+    let mut pos = Expr::constant(0);
+    let mut neg = Expr::constant(0);
+    for (atom, coef) in e.terms() {
+        if coef > 0 {
+            pos.add_term(atom.clone(), coef);
+        } else {
+            neg.add_term(atom.clone(), -coef);
+        }
+    }
+    let k = e.constant_term();
+    let strict = c.kind() == ConstraintKind::Geq && k == -1;
+    if !strict {
+        if k > 0 {
+            pos.add_constant(k);
+        } else {
+            neg.add_constant(k.saturating_neg());
+        }
+    }
+    let (pos, neg) = (expr_with_names(&pos, names), expr_with_names(&neg, names));
+    match c.kind() {
+        // An equality reads better with its positive side first: `j = ii + off(d)`.
+        ConstraintKind::Eq => format!("{pos} = {neg}"),
+        ConstraintKind::Geq if strict => format!("{neg} < {pos}"),
+        ConstraintKind::Geq => format!("{neg} <= {pos}"),
+    }
+}
+
+fn rule_names(rule: &UfRule) -> impl Fn(Var) -> String + '_ {
+    move |v| match v {
+        Var::Tuple(i) => rule.vars.get(i).cloned().unwrap_or_else(|| format!("v{i}")),
+        Var::Exist(j) => format!("e{j}"),
+    }
+}
+
+/// The rule, printed: `forall n1, n2 : n1 < n2 => row(n1) <= row(n2)`.
+pub fn rule_text(rule: &UfRule) -> String {
+    let names = rule_names(rule);
+    let side = |cs: &[Constraint]| {
+        if cs.is_empty() {
+            "true".to_string()
+        } else {
+            cs.iter()
+                .map(|c| constraint_text(c, &names))
+                .collect::<Vec<_>>()
+                .join(" && ")
+        }
+    };
+    format!(
+        "forall {} : {} => {}",
+        rule.vars.join(", "),
+        side(&rule.premise),
+        side(&rule.conclusion)
+    )
+}
+
+// ---------------------------------------------------------------------------
+// Shape: symbols, arrays, lengths
+
+/// An instance checked for shape, ready for evaluation: the interpretation
+/// (symbols and UF tables), the value array, and each UF's domain points.
+pub(crate) struct Concrete {
+    pub interp: Interpretation,
+    pub values: Vec<f64>,
+    pub data_extents: Vec<i64>,
+    /// The number of values of the instance, plus one (see [`work_bounds`]).
+    pub work: u64,
+    pub domains: BTreeMap<String, Vec<Vec<i64>>>,
+}
+
+/// The number of domain points always enumerated, whatever the array's length.
+const DOMAIN_POINTS: u64 = 100_000;
+
+/// Limits of an enumeration whose size is proportional to `work` (the
+/// number of values of an instance, plus one): at most `work` points, and
+/// 64 tries per point plus a constant. A well-formed instance has no more
+/// domain points, sparse points or adjacent pairs than values, so the
+/// limits only stop instances whose symbols promise far more than their
+/// arrays hold.
+pub(crate) fn work_bounds(work: u64) -> Bounds {
+    Bounds {
+        box_: None,
+        max_points: usize::try_from(work).unwrap_or(usize::MAX),
+        max_steps: work.saturating_mul(64).saturating_add(100_000),
+    }
+}
+
+fn names_list(names: impl IntoIterator<Item = impl AsRef<str>>) -> String {
+    names
+        .into_iter()
+        .map(|n| n.as_ref().to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Checks names, types and lengths, and builds the interpretation.
+pub(crate) fn prepare(d: &Descriptor, inst: &Instance) -> Result<Concrete, InstanceError> {
+    if !inst.format.eq_ignore_ascii_case(&d.name) {
+        return Err(InstanceError::Format {
+            instance: inst.format.clone(),
+            descriptor: d.name.clone(),
+        });
+    }
+    let all_symbols = names_list(&d.symbols);
+    for s in &d.symbols {
+        if !inst.symbols.contains_key(s) {
+            return Err(InstanceError::MissingSymbol {
+                name: s.clone(),
+                all: all_symbols,
+            });
+        }
+    }
+    for s in inst.symbols.keys() {
+        if !d.symbols.contains(s) {
+            return Err(InstanceError::UnknownSymbol {
+                name: s.clone(),
+                format: d.name.clone(),
+                all: all_symbols,
+            });
+        }
+    }
+    let array_names: Vec<&str> = d
+        .ufs
+        .iter()
+        .map(|u| u.name.as_str())
+        .chain([d.data_name.as_str()])
+        .collect();
+    let all_arrays = names_list(&array_names);
+    for a in &array_names {
+        if !inst.arrays.contains_key(*a) {
+            return Err(InstanceError::MissingArray {
+                name: a.to_string(),
+                all: all_arrays,
+            });
+        }
+    }
+    for a in inst.arrays.keys() {
+        if !array_names.contains(&a.as_str()) {
+            return Err(InstanceError::UnknownArray {
+                name: a.clone(),
+                format: d.name.clone(),
+                all: all_arrays,
+            });
+        }
+    }
+    let mut interp = Interpretation::new();
+    for (k, v) in &inst.symbols {
+        interp.symbols.insert(k.clone(), *v);
+    }
+    let mut tables = Vec::new();
+    let mut domains = BTreeMap::new();
+    for u in &d.ufs {
+        let what = format!("the domain of {}", u.name);
+        let Some(ints) = inst.arrays[&u.name].as_ints() else {
+            return Err(InstanceError::NotIntegers {
+                array: u.name.clone(),
+            });
+        };
+        let arity = u.domain.arity();
+        let domain_text = || {
+            format!(
+                "its domain {}{}",
+                set_body(&u.domain),
+                symbol_values(&set_symbols(&u.domain), &interp)
+            )
+        };
+        // A domain has at most as many points as its array has values; the
+        // bound keeps the work proportional to the instance (with a floor,
+        // so that a short array of a small domain says what it needs).
+        let limit = (ints.len() as u64 + 1).max(DOMAIN_POINTS);
+        let points = match enumerate_set(&u.domain, &interp, &work_bounds(limit)) {
+            Ok(points) => points,
+            Err(EvalError::TooManyPoints { .. } | EvalError::TooManySteps { .. }) => {
+                return Err(InstanceError::Length {
+                    array: u.name.clone(),
+                    found: ints.len(),
+                    why: format!("{} has more points than that", domain_text()),
+                })
+            }
+            Err(e) => return Err(eval_error(|| what.clone())(e)),
+        };
+        let mut extents = vec![0i64; arity];
+        for p in &points {
+            for (k, &x) in p.iter().enumerate() {
+                if x < 0 {
+                    return Err(InstanceError::Eval {
+                        what,
+                        error: EvalError::UnassignedVariable(format!(
+                            "its point ({}) has a negative index, which no array can store",
+                            tuple_text(p)
+                        )),
+                    });
+                }
+                extents[k] = extents[k].max(x + 1);
+            }
+        }
+        let expected = if points.is_empty() {
+            Some(0usize)
+        } else {
+            extents
+                .iter()
+                .try_fold(1usize, |acc, &e| acc.checked_mul(usize::try_from(e).ok()?))
+        };
+        if expected != Some(ints.len()) {
+            let needs = match expected {
+                Some(n) => n.to_string(),
+                None => "more than can be stored".to_string(),
+            };
+            let shape = if arity > 1 {
+                format!(
+                    " ({}, row-major)",
+                    extents
+                        .iter()
+                        .map(|e| e.to_string())
+                        .collect::<Vec<_>>()
+                        .join(" × ")
+                )
+            } else {
+                String::new()
+            };
+            return Err(InstanceError::Length {
+                array: u.name.clone(),
+                found: ints.len(),
+                why: format!("{} needs {needs}{shape}", domain_text()),
+            });
+        }
+        let mut table = UfTable::new(arity, 0);
+        for p in &points {
+            table.insert(p.clone(), ints[linear(p, &extents)]);
+        }
+        tables.push((u.name.clone(), table));
+        domains.insert(u.name.clone(), points.into_iter().collect::<Vec<_>>());
+    }
+    // The value array's length: the product of its extents (row-major).
+    let mut data_extents = Vec::with_capacity(d.data_size.len());
+    let mut size: Option<i64> = Some(1);
+    for extent in &d.data_size {
+        let n = interp
+            .evaluate(extent, &mut |_| None)
+            .map_err(eval_error(|| format!("the size of {}", d.data_name)))?;
+        data_extents.push(n);
+        size = size.and_then(|s| if n < 0 { None } else { s.checked_mul(n) });
+    }
+    let data = &inst.arrays[&d.data_name];
+    if size.and_then(|s| usize::try_from(s).ok()) != Some(data.len()) {
+        let syms: BTreeSet<String> = d.data_size.iter().flat_map(expr_symbols).collect();
+        let texts: Vec<String> = d.data_size.iter().map(|e| e.to_string()).collect();
+        let why = match &texts[..] {
+            [one] if syms.len() == 1 && syms.contains(one) => {
+                format!("the descriptor's size {one} is {}", data_extents[0])
+            }
+            [one] => format!(
+                "the descriptor's size {one} is {}{}",
+                data_extents[0],
+                symbol_values(&syms, &interp)
+            ),
+            _ => {
+                let product =
+                    size.map_or_else(|| "not a valid size".to_string(), |s| s.to_string());
+                format!(
+                    "the descriptor's size [{}] is {} = {product}{}",
+                    texts.join(", "),
+                    data_extents
+                        .iter()
+                        .map(|e| e.to_string())
+                        .collect::<Vec<_>>()
+                        .join(" × "),
+                    symbol_values(&syms, &interp)
+                )
+            }
+        };
+        return Err(InstanceError::Length {
+            array: d.data_name.clone(),
+            found: data.len(),
+            why,
+        });
+    }
+    let values = data.to_reals();
+    if let Some((index, value)) = values.iter().enumerate().find(|(_, v)| !v.is_finite()) {
+        return Err(InstanceError::NonFinite {
+            array: d.data_name.clone(),
+            index,
+            value: *value,
+        });
+    }
+    for (name, table) in tables {
+        interp.ufs.insert(name, table);
+    }
+    let work = inst
+        .arrays
+        .values()
+        .map(|v| v.len() as u64)
+        .sum::<u64>()
+        .saturating_add(1);
+    Ok(Concrete {
+        interp,
+        values,
+        data_extents,
+        work,
+        domains,
+    })
+}
+
+/// The row-major position of `p` in an array of the given extents.
+fn linear(p: &[i64], extents: &[i64]) -> usize {
+    let mut at: i64 = 0;
+    for (x, e) in p.iter().zip(extents) {
+        at = at * e + x;
+    }
+    at as usize
+}
+
+// ---------------------------------------------------------------------------
+// Validation
+
+/// The largest number of rule evaluations [`validate`] spends on a rule
+/// that needs full enumeration.
+pub const RULE_BUDGET: u64 = 4_000_000;
+
+/// Checks an instance against its descriptor: names, lengths, ranges,
+/// monotonicity and rules (see the module documentation).
+pub fn validate(d: &Descriptor, inst: &Instance) -> Result<(), InstanceError> {
+    validate_with_budget(d, inst, RULE_BUDGET)
+}
+
+/// [`validate`], with the budget of evaluations for a rule that has to be
+/// checked by full enumeration.
+pub fn validate_with_budget(
+    d: &Descriptor,
+    inst: &Instance,
+    budget: u64,
+) -> Result<(), InstanceError> {
+    let c = prepare(d, inst)?;
+    for u in &d.ufs {
+        let table = &c.interp.ufs[&u.name];
+        let points = &c.domains[&u.name];
+        check_range(u, table, points, &c.interp)?;
+        if u.domain.arity() == 1 {
+            check_monotone(u, table, points)?;
+        }
+    }
+    for rule in &d.rules {
+        check_rule(d, &c.interp, rule, budget, c.work)?;
+    }
+    Ok(())
+}
+
+fn check_range(
+    u: &iegen::UfDecl,
+    table: &UfTable,
+    points: &[Vec<i64>],
+    interp: &Interpretation,
+) -> Result<(), InstanceError> {
+    let simple = u.range.conjunctions().iter().all(|c| c.num_exists() == 0);
+    for p in points {
+        let v = table.get(p);
+        let inside = if simple {
+            let mut any = false;
+            for conj in u.range.conjunctions() {
+                let mut all = true;
+                for k in conj.constraints() {
+                    let x = eval_plain(interp, k.expr(), &[v])
+                        .map_err(eval_error(|| format!("the range of {}", u.name)))?;
+                    let ok = match k.kind() {
+                        ConstraintKind::Eq => x == 0,
+                        ConstraintKind::Geq => x >= 0,
+                    };
+                    if !ok {
+                        all = false;
+                        break;
+                    }
+                }
+                if all {
+                    any = true;
+                    break;
+                }
+            }
+            any
+        } else {
+            set_contains(&u.range, &[v], interp, &Bounds::unboxed())
+                .map_err(eval_error(|| format!("the range of {}", u.name)))?
+        };
+        if !inside {
+            return Err(InstanceError::OutOfRange {
+                array: u.name.clone(),
+                index: tuple_text(p),
+                value: v,
+                range: format!(
+                    "{}{}",
+                    set_body(&u.range),
+                    symbol_values(&set_symbols(&u.range), interp)
+                ),
+            });
+        }
+    }
+    Ok(())
+}
+
+fn check_monotone(
+    u: &iegen::UfDecl,
+    table: &UfTable,
+    points: &[Vec<i64>],
+) -> Result<(), InstanceError> {
+    // Domain points are sorted; adjacent ones suffice by transitivity.
+    for m in &u.monotonicity {
+        for w in points.windows(2) {
+            let (a, b) = (&w[0], &w[1]);
+            let (fa, fb) = (table.get(a), table.get(b));
+            let (bad, op) = match m {
+                Monotonicity::Nondecreasing => (fa > fb, ">"),
+                Monotonicity::Increasing => (fa >= fb, ">="),
+                Monotonicity::Nonincreasing => (fa < fb, "<"),
+                Monotonicity::Decreasing => (fa <= fb, "<="),
+            };
+            if bad {
+                return Err(InstanceError::NotMonotone {
+                    array: u.name.clone(),
+                    property: m.keyword(),
+                    detail: format!(
+                        "{n}({}) = {fa} {op} {n}({}) = {fb}",
+                        tuple_text(a),
+                        tuple_text(b),
+                        n = u.name
+                    ),
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------
+// Rules
+
+/// One enumeration of a rule check: the premise to enumerate (plus the
+/// domain guards) and the conclusion to test at each point.
+struct Check {
+    premise: Vec<Normalized>,
+    conclusion: Constraint,
+    /// Whether this check came from the adjacent-pair shortcut.
+    adjacent: bool,
+}
+
+/// `(v1, v2, strict)` when `c` is `v1 < v2` (strict) or `v1 <= v2`.
+fn order_constraint(c: &Constraint) -> Option<(Var, Var, bool)> {
+    if c.kind() != ConstraintKind::Geq || c.expr().num_terms() != 2 {
+        return None;
+    }
+    let strict = match c.expr().constant_term() {
+        0 => false,
+        -1 => true,
+        _ => return None,
+    };
+    let mut lo = None;
+    let mut hi = None;
+    for (atom, coef) in c.expr().terms() {
+        match (atom, coef) {
+            (Atom::Var(v @ Var::Tuple(_)), 1) => hi = Some(*v),
+            (Atom::Var(v @ Var::Tuple(_)), -1) => lo = Some(*v),
+            _ => return None,
+        }
+    }
+    Some((lo?, hi?, strict))
+}
+
+/// Whether `q` is `g(v2) - g(v1) >= m` (`m >= 0`), `g(v1) = g(v2)`, or a key
+/// comparison of two calls of one comparator, `g` the same on both sides.
+fn transitive(d: &Descriptor, q: &Constraint, v1: Var, v2: Var) -> bool {
+    let e = q.expr();
+    let constant = e.constant_term();
+    let mut g1 = Expr::constant(0);
+    let mut g2 = Expr::constant(0);
+    let mut comparators = 0;
+    for (atom, coef) in e.terms() {
+        match (atom.mentions(v1), atom.mentions(v2)) {
+            (true, false) => g1.add_term(atom.clone(), coef),
+            (false, true) => g2.add_term(atom.clone(), coef),
+            _ => return false,
+        }
+        if comparator_of(d, atom).is_some() {
+            comparators += 1;
+        }
+    }
+    if g2.is_constant() || g2.substitute_var(v2, &Expr::var(v1)).negate() != g1 {
+        return false;
+    }
+    if comparators > 0 {
+        let unit = g2.num_terms() == 1 && g2.terms().all(|(_, c)| c.abs() == 1);
+        return unit
+            && match q.kind() {
+                ConstraintKind::Eq => constant == 0,
+                ConstraintKind::Geq => constant == 0 || constant == -1,
+            };
+    }
+    match q.kind() {
+        ConstraintKind::Eq => constant == 0,
+        ConstraintKind::Geq => constant <= 0,
+    }
+}
+
+/// Whether the rest of the premise is closed under stepping (see the
+/// module documentation).
+fn rest_steps(rest: &[Constraint], v1: Var, v2: Var) -> bool {
+    for r in rest {
+        let (m1, m2) = (r.mentions(v1), r.mentions(v2));
+        let v = match (m1, m2) {
+            (false, false) => continue,
+            (true, true) => return false,
+            (true, false) => v1,
+            (false, true) => v2,
+        };
+        if r.expr().mentions_in_uf_args(v) || r.is_eq() {
+            return false;
+        }
+        let lower = r.expr().coefficient_of_var(v) > 0;
+        let mirrored_needed = (v == v1 && !lower) || (v == v2 && lower);
+        if mirrored_needed {
+            let other = if v == v1 { v2 } else { v1 };
+            match r.substitute_var(v, &Expr::var(other)) {
+                Normalized::Constraint(m) if rest.contains(&m) => {}
+                Normalized::True => {}
+                _ => return false,
+            }
+        }
+    }
+    true
+}
+
+/// Whether every UF call mentioning `v1` or `v2` does so only at the top
+/// level of its arguments, never both, with a convex domain.
+fn calls_step(d: &Descriptor, constraints: &[&Constraint], v1: Var, v2: Var) -> bool {
+    let mut ok = true;
+    for c in constraints {
+        c.expr().for_each_call(&mut |name, args| {
+            let Some(decl) = d.uf(name) else { return };
+            let m1 = args.iter().any(|a| a.mentions(v1));
+            let m2 = args.iter().any(|a| a.mentions(v2));
+            if !(m1 || m2) {
+                return;
+            }
+            if (m1 && m2)
+                || decl.domain.conjunctions().len() > 1
+                || args
+                    .iter()
+                    .any(|a| a.mentions_in_uf_args(v1) || a.mentions_in_uf_args(v2))
+            {
+                ok = false;
+            }
+        });
+    }
+    ok
+}
+
+/// The adjacent-pair checks of `premise => q`, when the shortcut applies.
+fn adjacent_checks(d: &Descriptor, premise: &[Constraint], q: &Constraint) -> Option<Vec<Check>> {
+    for (k, c) in premise.iter().enumerate() {
+        let Some((v1, v2, strict)) = order_constraint(c) else {
+            continue;
+        };
+        let rest: Vec<Constraint> = premise
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| *i != k)
+            .map(|(_, c)| c.clone())
+            .collect();
+        let mut all: Vec<&Constraint> = rest.iter().collect();
+        all.push(q);
+        if !(transitive(d, q, v1, v2) && rest_steps(&rest, v1, v2) && calls_step(d, &all, v1, v2)) {
+            continue;
+        }
+        let base: Vec<Normalized> = rest.into_iter().map(Normalized::Constraint).collect();
+        let step = |delta: i64| {
+            let mut p = base.clone();
+            p.push(Constraint::equal(
+                &Expr::var(v2),
+                &Expr::var(v1).plus(&Expr::constant(delta)),
+            ));
+            Check {
+                premise: p,
+                conclusion: q.clone(),
+                adjacent: true,
+            }
+        };
+        let mut checks = vec![step(1)];
+        if !strict {
+            checks.push(step(0));
+        }
+        return Some(checks);
+    }
+    None
+}
+
+/// How to check `premise => q`: adjacent pairs (directly or through the
+/// contrapositive), or full enumeration.
+fn plan(d: &Descriptor, premise: &[Constraint], q: &Constraint) -> Option<Vec<Check>> {
+    if let Some(checks) = adjacent_checks(d, premise, q) {
+        return Some(checks);
+    }
+    let Some(Normalized::Constraint(not_q)) = q.negated_inequality() else {
+        return None;
+    };
+    for (k, p) in premise.iter().enumerate() {
+        let Some(Normalized::Constraint(not_p)) = p.negated_inequality() else {
+            continue;
+        };
+        let mut flipped: Vec<Constraint> = premise
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| *i != k)
+            .map(|(_, c)| c.clone())
+            .collect();
+        flipped.push(not_q.clone());
+        if let Some(checks) = adjacent_checks(d, &flipped, &not_p) {
+            return Some(checks);
+        }
+    }
+    None
+}
+
+/// A rule of two variables whose premise relates them only by equalities
+/// `k1(v1) = k2(v2)`: checked by a hash join on the keys, in time linear in
+/// the two sides plus the number of pairs with equal keys.
+struct Join {
+    /// The constraints on each side, over the one variable `Tuple(0)`.
+    sides: [Vec<Normalized>; 2],
+    /// The expressions whose UF calls need domain guards, on each side.
+    guarded: [Vec<Expr>; 2],
+    /// The key expressions of each side, over `Tuple(0)`.
+    keys: [Vec<Expr>; 2],
+}
+
+fn join_plan(d: &Descriptor, rule: &UfRule, q: &Constraint) -> Option<Join> {
+    if rule.vars.len() != 2 {
+        return None;
+    }
+    let (v1, v2) = (Var::Tuple(0), Var::Tuple(1));
+    let to_first = |e: &Expr| e.rename_vars(&mut |v| if v == v2 { v1 } else { v });
+    let mut join = Join {
+        sides: [Vec::new(), Vec::new()],
+        guarded: [Vec::new(), Vec::new()],
+        keys: [Vec::new(), Vec::new()],
+    };
+    for c in &rule.premise {
+        if mentions_comparator(d, c.expr()) {
+            return None;
+        }
+        match (c.mentions(v1), c.mentions(v2)) {
+            (false, false) => {
+                for side in &mut join.sides {
+                    side.push(Normalized::Constraint(c.clone()));
+                }
+            }
+            (true, false) => join.sides[0].push(Normalized::Constraint(c.clone())),
+            (false, true) => join.sides[1].push(c.map_expr(to_first)),
+            (true, true) => {
+                if !c.is_eq() {
+                    return None;
+                }
+                let mut k1 = Expr::constant(c.expr().constant_term());
+                let mut k2 = Expr::constant(0);
+                for (atom, coef) in c.expr().terms() {
+                    match (atom.mentions(v1), atom.mentions(v2)) {
+                        (true, true) => return None,
+                        (false, true) => k2.add_term(atom.clone(), -coef),
+                        _ => k1.add_term(atom.clone(), coef),
+                    }
+                }
+                join.keys[0].push(k1);
+                join.keys[1].push(to_first(&k2));
+            }
+        }
+    }
+    if join.keys[0].is_empty() {
+        return None;
+    }
+    // The conclusion's index-array calls must each belong to one side.
+    let mut split = true;
+    q.expr().for_each_call(&mut |name, args| {
+        if d.uf(name).is_none() {
+            return;
+        }
+        let call = Expr::call(name, args.to_vec());
+        match (call.mentions(v1), call.mentions(v2)) {
+            (true, true) => split = false,
+            (true, false) => join.guarded[0].push(call),
+            (false, true) => join.guarded[1].push(to_first(&call)),
+            (false, false) => {
+                join.guarded[0].push(call.clone());
+                join.guarded[1].push(call);
+            }
+        }
+    });
+    if !split {
+        return None;
+    }
+    for k in 0..2 {
+        let more: Vec<Expr> = join.sides[k]
+            .iter()
+            .filter_map(|n| match n {
+                Normalized::Constraint(c) => Some(c.expr().clone()),
+                _ => None,
+            })
+            .chain(join.keys[k].iter().cloned())
+            .collect();
+        join.guarded[k].extend(more);
+    }
+    Some(join)
+}
+
+fn run_join(
+    d: &Descriptor,
+    interp: &Interpretation,
+    rule: &UfRule,
+    q: &Constraint,
+    join: &Join,
+    budget: u64,
+    work: u64,
+) -> Result<(), InstanceError> {
+    let what = || format!("rule `{}`", rule_text(rule));
+    let mut side_points: [Vec<i64>; 2] = [Vec::new(), Vec::new()];
+    for (k, side) in side_points.iter_mut().enumerate() {
+        let mut points = BTreeSet::new();
+        for guard in domain_guards(d, &join.guarded[k])? {
+            let mut constraints = join.sides[k].clone();
+            constraints.extend(guard);
+            let Some(conj) =
+                Conjunction::from_parts(vec![rule.vars[k].clone()], Vec::new(), constraints)
+            else {
+                continue;
+            };
+            points.extend(
+                crate::oracle::ordered::points(&conj, interp, work_bounds(work).into())
+                    .map_err(eval_error(what))?,
+            );
+        }
+        *side = points
+            .into_iter()
+            .filter_map(|p| p.first().copied())
+            .collect();
+    }
+    let key = |k: usize, x: i64| -> Result<Vec<i64>, InstanceError> {
+        join.keys[k]
+            .iter()
+            .map(|e| eval_plain(interp, e, &[x]).map_err(eval_error(what)))
+            .collect()
+    };
+    // Index the second side; scanning the first in order finds the
+    // smallest violating pair first.
+    let mut index: HashMap<Vec<i64>, Vec<i64>> = HashMap::new();
+    for &b in &side_points[1] {
+        index.entry(key(1, b)?).or_default().push(b);
+    }
+    let mut pairs: u64 = 0;
+    for &a in &side_points[0] {
+        let Some(matches) = index.get(&key(0, a)?) else {
+            continue;
+        };
+        for &b in matches {
+            pairs += 1;
+            if pairs > budget {
+                return Err(InstanceError::RuleTooExpensive {
+                    rule: rule_text(rule),
+                    budget,
+                });
+            }
+            if !constraint_holds(d, interp, q, &[a, b], &what)? {
+                return Err(rule_violation(d, interp, rule, &[a, b]));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn check_rule(
+    d: &Descriptor,
+    interp: &Interpretation,
+    rule: &UfRule,
+    budget: u64,
+    work: u64,
+) -> Result<(), InstanceError> {
+    for q in &rule.conclusion {
+        if let Some(checks) = plan(d, &rule.premise, q) {
+            for check in checks {
+                run_check(d, interp, rule, &check, budget, work)?;
+            }
+        } else if let Some(join) = join_plan(d, rule, q) {
+            run_join(d, interp, rule, q, &join, budget, work)?;
+        } else {
+            let full = Check {
+                premise: rule
+                    .premise
+                    .iter()
+                    .cloned()
+                    .map(Normalized::Constraint)
+                    .collect(),
+                conclusion: q.clone(),
+                adjacent: false,
+            };
+            run_check(d, interp, rule, &full, budget, work)?;
+        }
+    }
+    Ok(())
+}
+
+fn run_check(
+    d: &Descriptor,
+    interp: &Interpretation,
+    rule: &UfRule,
+    check: &Check,
+    budget: u64,
+    work: u64,
+) -> Result<(), InstanceError> {
+    let text = || rule_text(rule);
+    // Constraints with comparator calls are tested at each point; the rest
+    // is enumerated.
+    let mut enumerated = Vec::new();
+    let mut filters = Vec::new();
+    for n in &check.premise {
+        match n {
+            Normalized::Constraint(c) if mentions_comparator(d, c.expr()) => {
+                filters.push(c.clone())
+            }
+            other => enumerated.push(other.clone()),
+        }
+    }
+    let exprs: Vec<&Expr> = check
+        .premise
+        .iter()
+        .filter_map(|n| match n {
+            Normalized::Constraint(c) => Some(c.expr()),
+            _ => None,
+        })
+        .chain([check.conclusion.expr()])
+        .collect();
+    let guards = domain_guards(d, exprs)?;
+    let bounds = Bounds {
+        box_: None,
+        max_points: if check.adjacent {
+            work_bounds(work).max_points
+        } else {
+            usize::try_from(budget).unwrap_or(usize::MAX)
+        },
+        max_steps: if check.adjacent {
+            work_bounds(work).max_steps
+        } else {
+            budget.saturating_mul(8)
+        },
+    };
+    for guard in guards {
+        let mut constraints = enumerated.clone();
+        constraints.extend(guard);
+        let Some(conj) = Conjunction::from_parts(rule.vars.clone(), Vec::new(), constraints) else {
+            continue; // trivially false premise
+        };
+        let points = match crate::oracle::ordered::points(&conj, interp, bounds.into()) {
+            Ok(p) => p,
+            Err(EvalError::TooManyPoints { .. } | EvalError::TooManySteps { .. }) => {
+                return Err(InstanceError::RuleTooExpensive {
+                    rule: text(),
+                    budget: bounds.max_points as u64,
+                })
+            }
+            Err(e) => return Err(eval_error(|| format!("rule `{}`", text()))(e)),
+        };
+        let what = || format!("rule `{}`", text());
+        for p in points {
+            let mut premise_holds = true;
+            for f in &filters {
+                if !constraint_holds(d, interp, f, &p, &what)? {
+                    premise_holds = false;
+                    break;
+                }
+            }
+            if premise_holds && !constraint_holds(d, interp, &check.conclusion, &p, &what)? {
+                return Err(rule_violation(d, interp, rule, &p));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The error for `rule` failing at `point`, with the values of its calls.
+fn rule_violation(
+    d: &Descriptor,
+    interp: &Interpretation,
+    rule: &UfRule,
+    point: &[i64],
+) -> InstanceError {
+    let at = rule
+        .vars
+        .iter()
+        .zip(point)
+        .map(|(n, v)| format!("{n} = {v}"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let mut shown: BTreeSet<String> = BTreeSet::new();
+    let mut parts = Vec::new();
+    let mut keys = Vec::new();
+    for c in rule.premise.iter().chain(&rule.conclusion) {
+        c.expr().for_each_call(&mut |name, args| {
+            let vals: Option<Vec<i64>> = args
+                .iter()
+                .map(|a| eval_plain(interp, a, point).ok())
+                .collect();
+            let Some(vals) = vals else { return };
+            let call = format!("{name}({})", tuple_text(&vals));
+            if !shown.insert(call.clone()) {
+                return;
+            }
+            if d.uf(name).is_some() {
+                if let Ok(v) = interp.call(name, &vals) {
+                    parts.push(format!("{call} = {v}"));
+                }
+            } else if let Some(cmp) = d.comparator(name) {
+                if let Ok(k) = comparator_key(cmp, &vals) {
+                    keys.push(format!(
+                        "{call} has key ({})",
+                        k.iter()
+                            .map(|x| x.to_string())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ));
+                }
+            }
+        });
+    }
+    parts.extend(keys);
+    let detail = if parts.is_empty() {
+        String::new()
+    } else {
+        format!(": {}", parts.join(", "))
+    };
+    InstanceError::Rule {
+        rule: rule_text(rule),
+        at,
+        detail,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn k(e: KeyExpr) -> i128 {
+        eval_key(&e, &[7, -3]).unwrap()
+    }
+
+    #[test]
+    fn key_arithmetic_rounds_toward_negative_infinity() {
+        use KeyExpr::*;
+        let p = |i| Box::new(Param(i));
+        let n = |x| Box::new(Int(x));
+        assert_eq!(k(Div(p(0), n(2))), 3);
+        assert_eq!(k(Div(p(1), n(2))), -2);
+        assert_eq!(k(Rem(p(1), n(2))), 1);
+        assert_eq!(k(Rem(p(0), n(-2))), -1);
+        assert_eq!(k(Div(p(0), n(-2))), -4);
+        assert_eq!(k(Sub(p(0), Box::new(Mul(p(1), n(2))))), 13);
+        assert_eq!(k(Neg(p(1))), 3);
+        assert!(eval_key(&Div(p(0), n(0)), &[1, 1]).is_err());
+        assert_eq!(k(Interleave(vec![Int(0b101), Int(0b011)])), 0b011011);
+        assert!(eval_key(&Interleave(vec![Param(1)]), &[7, -3]).is_err());
+        // Three 63-bit values do not fit.
+        assert!(eval_key(
+            &Interleave(vec![Int(i64::MAX), Int(i64::MAX), Int(i64::MAX)]),
+            &[]
+        )
+        .is_err());
+        assert!(eval_key(
+            &Mul(n(i64::MAX), Box::new(Mul(n(i64::MAX), n(i64::MAX)))),
+            &[]
+        )
+        .is_err());
+    }
+}
