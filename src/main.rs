@@ -62,6 +62,16 @@ enum Command {
         /// ell, bcsr) or a path to a descriptor file.
         format: String,
     },
+    /// Writes the entries a JSON instance of a format stores as coordinates.
+    Dump {
+        /// The instance's format (built-in name or descriptor path).
+        format: String,
+        /// The JSON instance: {"format": ..., "symbols": {...}, "arrays": {...}}.
+        input: PathBuf,
+        /// The output: `.mtx` (Matrix Market) or `.tns` (FROSTT).
+        #[arg(short, long)]
+        output: PathBuf,
+    },
     /// Draws the polyhedral dataflow graph of a computation file.
     Pdfg {
         /// The computation file.
@@ -85,6 +95,11 @@ fn main() -> ExitCode {
         } => commands::run(file, path(data), assignments, path(output)),
         Command::Pdfg { file, output } => commands::pdfg(file, output),
         Command::Check { format } => commands::check(format),
+        Command::Dump {
+            format,
+            input,
+            output,
+        } => commands::dump(format, input, output),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
