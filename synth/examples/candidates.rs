@@ -27,4 +27,25 @@ fn main() {
             println!("    {}  [{case}]", c.describe(&names));
         }
     }
+    match synth::plan::choose(&conv, &cands) {
+        Ok(plan) => {
+            println!("plan (cost {}):", plan.cost);
+            for step in &plan.steps {
+                match step {
+                    synth::plan::Step::Permutation { position } => {
+                        println!(
+                            "    permutation for {}",
+                            names[src.sparse_arity() + position]
+                        )
+                    }
+                    synth::plan::Step::Unknown { name, chosen } => {
+                        for c in chosen {
+                            println!("    {name}: {}", c.describe(&names));
+                        }
+                    }
+                }
+            }
+        }
+        Err(e) => println!("no plan: {e}"),
+    }
 }

@@ -12,6 +12,7 @@ pub mod descriptor;
 pub mod descriptor_file;
 pub mod instance;
 pub mod oracle;
+pub mod plan;
 pub mod tensor_io;
 
 pub use descriptor::{Comparator, Descriptor, KeyExpr};
