@@ -557,9 +557,30 @@ impl<'a> Search<'a> {
         })
     }
 
-    /// The next variable to assign: the one with the smallest finite range.
+    /// Whether assigning `slot` determines another unassigned variable: some
+    /// equality passes `slot` to a UF and has the other variable at its top
+    /// level (`ii = row(n)` makes `n` a generator of `ii`).
+    fn generates(&self, slot: usize) -> bool {
+        let v = self.var_of(slot);
+        self.by_slot[slot].iter().any(|&i| {
+            let (kind, e) = self.constraints[i];
+            kind == ConstraintKind::Eq
+                && e.mentions_in_uf_args(v)
+                && (0..self.values.len()).any(|w| {
+                    w != slot
+                        && self.values[w].is_none()
+                        && e.coefficient_of_var(self.var_of(w)) != 0
+                })
+        })
+    }
+
+    /// The next variable to assign: a forced one (a single value) first,
+    /// then one that determines others through a UF equality (so that
+    /// `{[n, i] : i = row(n) && 0 <= i < NR && 0 <= n < NNZ}` enumerates `n`
+    /// and reads `i` off it instead of trying every `(i, n)` pair), then the
+    /// one with the smallest finite range.
     fn choose(&self) -> Result<Choice, EvalError> {
-        let mut best: Option<(u128, usize, i64, i64)> = None;
+        let mut best: Option<((bool, bool, u128), usize, i64, i64)> = None;
         let mut unbounded = None;
         for slot in 0..self.values.len() {
             if self.values[slot].is_some() {
@@ -572,8 +593,10 @@ impl<'a> Search<'a> {
                 }
                 Range::Finite(l, h) => {
                     let size = (i128::from(h) - i128::from(l)).unsigned_abs();
-                    if best.is_none_or(|(b, ..)| size < b) {
-                        best = Some((size, slot, l, h));
+                    // Lower ranks first: forced, then generators, then size.
+                    let rank = (size != 0, !self.generates(slot), size);
+                    if best.is_none_or(|(b, ..)| rank < b) {
+                        best = Some((rank, slot, l, h));
                     }
                 }
             }

@@ -257,3 +257,31 @@ proptest! {
         }
     }
 }
+
+/// The COO map enumerates in time linear in its entries: `n` determines
+/// `ii = row(n)` and `i = ii`, so no `(i, n)` pairs are tried. With the old
+/// "smallest range first" order this exceeded the step budget.
+#[test]
+fn coo_map_enumeration_is_linear() {
+    let coo: Relation = "{[n, ii, jj] -> [i, j] : i = ii && j = jj && ii = row(n) && jj = col(n) \
+                         && 0 <= n < NNZ && 0 <= i < NR && 0 <= j < NC}"
+        .parse()
+        .expect("parses");
+    let nnz = 3000usize;
+    let rows: Vec<i64> = (0..nnz as i64).map(|n| (n * 7) % 500).collect();
+    let cols: Vec<i64> = (0..nnz as i64).map(|n| (n * 13) % 500).collect();
+    let interp = Interpretation::new()
+        .with_symbol("NNZ", nnz as i64)
+        .with_symbol("NR", 500)
+        .with_symbol("NC", 500)
+        .with_uf("row", iegen::eval::UfTable::from_array(&rows, 0))
+        .with_uf("col", iegen::eval::UfTable::from_array(&cols, 0));
+    let bounds = iegen::eval::Bounds {
+        box_: None,
+        max_points: 1_000_000,
+        max_steps: 200_000,
+    };
+    let pairs =
+        iegen::eval::enumerate_relation(&coo, &interp, &bounds).expect("linear enumeration");
+    assert_eq!(pairs.len(), nnz);
+}
