@@ -101,7 +101,8 @@ impl Conversion {
             .chain(&unknown_symbols)
             .map(String::as_str)
             .collect();
-        let resolved = resolve_positions(&conj, src.sparse_arity(), &unknown);
+        let mut resolved = resolve_positions(&conj, src.sparse_arity(), &unknown);
+        resolve_through_closure(&conj, src.sparse_arity(), &unknown, &mut resolved);
         Ok(Conversion {
             src: src.clone(),
             dst,
@@ -241,6 +242,47 @@ fn resolve_positions(c: &Conjunction, n_in: usize, unknown: &BTreeSet<&str>) -> 
             })
         })
         .collect()
+}
+
+/// Resolves the positions the conjunction's own equalities leave open but
+/// the closed constraint graph determines (DIA's `jj' = ii + off(d) = jj`).
+fn resolve_through_closure(
+    c: &Conjunction,
+    n_in: usize,
+    unknown: &BTreeSet<&str>,
+    resolved: &mut [Option<Expr>],
+) {
+    if resolved.iter().all(Option::is_some) {
+        return;
+    }
+    let Ok(derived) = crate::constraint_graph::ConstraintGraph::from_conjunction(c).closure()
+    else {
+        return;
+    };
+    for (q, slot) in resolved.iter_mut().enumerate() {
+        if slot.is_some() {
+            continue;
+        }
+        let v = Expr::var(Var::Tuple(n_in + q));
+        *slot = derived.iter().find_map(|d| {
+            if d.kind != iegen::ConstraintKind::Eq {
+                return None;
+            }
+            // lhs = rhs + offset
+            let value = if d.lhs == v {
+                let mut e = d.rhs.clone();
+                e.add_constant(d.offset);
+                e
+            } else if d.rhs == v {
+                let mut e = d.lhs.clone();
+                e.add_constant(-d.offset);
+                e
+            } else {
+                return None;
+            };
+            known_over_inputs(&value, n_in, unknown).then_some(value)
+        });
+    }
 }
 
 /// Whether `e` mentions only input variables, symbols that are not unknown,

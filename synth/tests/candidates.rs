@@ -55,6 +55,8 @@ fn coo_to_csr_candidates_match_the_dissertation() {
 #[test]
 fn coo_to_dia_offsets_are_an_ordered_insert() {
     let conv = conversion("coo", "dia");
+    // jj' = ii + off(d) = jj: only the closure shows it; d is the one position.
+    assert_eq!(conv.positions(), vec![1]);
     let off = listed(&conv, "off");
     // off(d) = j - i, over the source tuple and over its arrays.
     assert!(has(&off, "off(d) = -ii + jj", Some(5)), "{off:?}");
