@@ -327,6 +327,9 @@ pub enum EvalError {
     UnassignedVariable(String),
 }
 
+/// How early a variable is assigned: (not forced, not a generator, range size).
+type Rank = (bool, bool, u128);
+
 /// The range of values a variable may take at some point of the search.
 enum Range {
     /// No value works.
@@ -580,7 +583,8 @@ impl<'a> Search<'a> {
     /// and reads `i` off it instead of trying every `(i, n)` pair), then the
     /// one with the smallest finite range.
     fn choose(&self) -> Result<Choice, EvalError> {
-        let mut best: Option<((bool, bool, u128), usize, i64, i64)> = None;
+        // (rank, slot, lo, hi); lower ranks first: forced, generators, size.
+        let mut best: Option<(Rank, usize, i64, i64)> = None;
         let mut unbounded = None;
         for slot in 0..self.values.len() {
             if self.values[slot].is_some() {
