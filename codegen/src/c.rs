@@ -20,8 +20,10 @@
 //! Conventions (see [`emit_c`] for the full list): symbols are `int64_t`
 //! parameters, data spaces are `restrict` pointers (`const` for inputs),
 //! multi-dimensional spaces are linearized row-major, temporaries are
-//! allocated with `calloc` and freed at the end. The code compiles with
-//! `cc -std=c99 -Wall -Wextra -Werror`.
+//! allocated with `calloc` and freed at the end. Runtime objects
+//! (`P.insert(i, j)`) call the C runtime of [`crate::runtime`], printed once
+//! before the function. The code compiles with
+//! `cc -std=c99 -O3 -Wall -Wextra -pedantic -Werror`.
 
 use std::fmt::Write as _;
 
@@ -29,9 +31,10 @@ use iegen::computation::{BinOp, ElemType, Role, UpdateOp};
 
 use crate::ast::LoopProgram;
 use crate::emit::{
-    lower, print, print_conds, reads_any, Action, Code, Dialect, EmitError, LNode, Lang, Lowered,
-    Namer, ParamKind, Parameter, Prec, Ty, Used, P,
+    lower, print, print_conds, reads_any, Action, Code, Dialect, EmitError, InitOrder, LNode, Lang,
+    Lowered, Namer, ObjectInit, ParamKind, Parameter, Prec, Ty, Used, P,
 };
+use crate::runtime::{Method, ObjectKind, C_RUNTIME};
 
 /// Prints `program` as a C99 function named after the computation.
 ///
@@ -60,11 +63,21 @@ use crate::emit::{
 /// share one file. A loop's upper bound is evaluated once, before the first
 /// iteration, as in the Rust backend and the interpreter.
 ///
+/// Runtime objects ([`crate::runtime`], `docs/runtime.md`) are local
+/// variables of the runtime's types, created at the start of the function
+/// (`spf_perm P = spf_perm_new(2, SPF_COUNTING, (int64_t[]){N, M});`) and
+/// freed at the end; calls are the runtime's functions
+/// (`spf_perm_insert(&P, (int64_t[]){row[n], col[n]});`, `spf_perm_map(&P, e)`).
+/// The runtime ([`C_RUNTIME`]) is printed before the function, guarded by
+/// `#ifndef SPF_RUNTIME_H`, when the function calls an object. Objects the
+/// function never calls are not created.
+///
 /// # Errors
 ///
-/// [`EmitError::Unsupported`] for statements that call runtime objects
-/// (`P.insert(..)`), and the other [`EmitError`]s for programs that do not
-/// fit their computation (unknown names, writes to inputs, ...).
+/// [`EmitError::Object`] and [`EmitError::Call`] for runtime objects the
+/// runtime does not provide or calls it does not accept, and the other
+/// [`EmitError`]s for programs that do not fit their computation (unknown
+/// names, writes to inputs, ...).
 pub fn emit_c(program: &LoopProgram) -> Result<String, EmitError> {
     let mut low = lower(program, Lang::C)?;
 
@@ -84,6 +97,13 @@ pub fn emit_c(program: &LoopProgram) -> Result<String, EmitError> {
             let extents = low.extents(s)?;
             outs.push((s, extents));
         }
+    }
+
+    // Runtime objects in use: their constructor arguments count as uses.
+    let mut objects = Vec::new();
+    for o in low.used_objects() {
+        let init = low.object_init(o)?;
+        objects.push((o, init));
     }
 
     let dialect = CDialect {
@@ -131,7 +151,18 @@ pub fn emit_c(program: &LoopProgram) -> Result<String, EmitError> {
             ));
         }
     }
+    for (o, init) in &objects {
+        let line = object_init(&dialect, *o, init);
+        w.line(&line);
+    }
     w.nodes(&low.body);
+    for (o, _) in objects.iter().rev() {
+        let free = match low.specs[*o].kind {
+            ObjectKind::Permutation { .. } => "spf_perm_free",
+            ObjectKind::OrderedSet { .. } => "spf_oset_free",
+        };
+        w.line(&format!("{free}(&{});", low.objects[*o]));
+    }
     for (s, extents) in temps.iter().rev() {
         let name = &low.spaces[*s];
         if extents.is_empty() {
@@ -175,6 +206,10 @@ pub fn emit_c(program: &LoopProgram) -> Result<String, EmitError> {
         out.push_str("#include <math.h>\n");
     }
     out.push('\n');
+    if !objects.is_empty() {
+        out.push_str(C_RUNTIME);
+        out.push('\n');
+    }
     for (name, text) in HELPERS {
         if dialect.used.contains(name) {
             let guard = name.to_ascii_uppercase();
@@ -232,6 +267,45 @@ const HELPERS: &[(&str, &str)] = &[
          static inline size_t spf_len(int64_t n) { return n > 0 ? (size_t)n : 1; }",
     ),
 ];
+
+/// `spf_perm P = spf_perm_new(2, SPF_COUNTING, (int64_t[]){N, M});`.
+fn object_init(d: &CDialect<'_>, o: usize, init: &ObjectInit) -> String {
+    let name = &d.low.objects[o];
+    let value = match init {
+        ObjectInit::Permutation { arity, order } => {
+            let (order, extents) = match order {
+                InitOrder::Lex => ("SPF_LEX", "NULL".to_string()),
+                InitOrder::Morton => ("SPF_MORTON", "NULL".to_string()),
+                InitOrder::Counting(es) => ("SPF_COUNTING", int_array(d, es)),
+            };
+            return format!("spf_perm {name} = spf_perm_new({arity}, {order}, {extents});");
+        }
+        ObjectInit::OrderedSet { bounds: None } => "spf_oset_new()".to_string(),
+        ObjectInit::OrderedSet {
+            bounds: Some((lo, hi)),
+        } => format!(
+            "spf_oset_new_bounded({}, {})",
+            print(d, lo).text,
+            print(d, hi).text
+        ),
+    };
+    format!("spf_oset {name} = {value};")
+}
+
+/// `(int64_t[]){a, b}`: a compound literal of integers.
+fn int_array(d: &CDialect<'_>, values: &[Code]) -> String {
+    let items: Vec<String> = values.iter().map(|v| print(d, v).text).collect();
+    format!("(int64_t[]){{{}}}", items.join(", "))
+}
+
+/// The runtime function of `method` on object `o`: `spf_perm_insert`.
+fn runtime_function(d: &CDialect<'_>, o: usize, method: Method) -> String {
+    let prefix = match d.low.specs[o].kind {
+        ObjectKind::Permutation { .. } => "spf_perm",
+        ObjectKind::OrderedSet { .. } => "spf_oset",
+    };
+    format!("{prefix}_{}", method.name())
+}
 
 fn c_type(e: ElemType) -> &'static str {
     match e {
@@ -382,6 +456,16 @@ impl Dialect for CDialect<'_> {
         self.used.add("spf_ceild");
         P::atom(format!("spf_ceild({}, {d})", print(self, a).text))
     }
+
+    fn call(&self, object: usize, method: Method, args: &[Code]) -> P {
+        let mut all = vec![format!("&{}", self.low.objects[object])];
+        all.extend(args.iter().map(|a| print(self, a).text));
+        P::atom(format!(
+            "{}({})",
+            runtime_function(self, object, method),
+            all.join(", ")
+        ))
+    }
 }
 
 struct Writer<'d, 'l> {
@@ -512,6 +596,26 @@ impl Writer<'_, '_> {
                     self.open(&format!("if ({c}) {{"));
                     self.actions(then);
                     self.close();
+                }
+                Action::Call {
+                    object,
+                    method,
+                    args,
+                } => {
+                    let f = runtime_function(self.d, *object, *method);
+                    let name = &self.d.low.objects[*object];
+                    let perm = matches!(
+                        self.d.low.specs[*object].kind,
+                        ObjectKind::Permutation { .. }
+                    );
+                    let text = if perm && *method == Method::Insert {
+                        format!("{f}(&{name}, {});", int_array(self.d, args))
+                    } else {
+                        let mut all = vec![format!("&{name}")];
+                        all.extend(args.iter().map(|a| self.expr(a)));
+                        format!("{f}({});", all.join(", "))
+                    };
+                    self.line(&text);
                 }
             }
         }

@@ -9,9 +9,10 @@
 //! multi-dimensional accesses row-major with the data space's extents,
 //! infers the type (integer or real) of every value and marks where an
 //! integer is promoted to a real, folds affine sums so that `i + 1` stays
-//! `i + 1`, and rejects what the backends cannot print (runtime-object calls,
-//! writes to inputs, unbound variables, ...). Printing then only chooses
-//! syntax and parentheses.
+//! `i + 1`, checks runtime-object declarations and calls
+//! ([`crate::runtime`]), and rejects what the backends cannot print (writes
+//! to inputs, unbound variables, ...). Printing then only chooses syntax and
+//! parentheses.
 
 use std::cell::RefCell;
 use std::collections::{BTreeSet, HashMap, HashSet};
@@ -23,6 +24,9 @@ use iegen::computation::{
 use iegen::{Atom, Expr, Var};
 
 use crate::ast::{Guard, GuardOp, IndexExpr, LoopProgram, Node};
+use crate::runtime::{
+    self, check_call, CallError, Method, ObjectKind, ObjectSpec, Order, SpecError,
+};
 
 /// Where in a loop program an [`EmitError`] was found.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -37,6 +41,8 @@ pub enum Site {
     Guard,
     /// In an extent of the named data space.
     Extent(String),
+    /// In the constructor arguments of the named runtime object.
+    Object(String),
 }
 
 impl fmt::Display for Site {
@@ -47,6 +53,7 @@ impl fmt::Display for Site {
             Site::Let(v) => write!(f, "value of `{v}`"),
             Site::Guard => write!(f, "guard"),
             Site::Extent(s) => write!(f, "extent of data space `{s}`"),
+            Site::Object(o) => write!(f, "arguments of runtime object `{o}`"),
         }
     }
 }
@@ -54,8 +61,8 @@ impl fmt::Display for Site {
 /// Why a loop program cannot be printed as C or Rust.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum EmitError {
-    /// A construct the backends do not support yet (calls on runtime objects
-    /// such as `P.insert(...)`: runtime support comes later).
+    /// A construct the backends do not support. Not produced by the current
+    /// backends (runtime-object calls are supported since the runtime exists).
     #[error("statement {stmt}: {what} is not supported by the code generators yet")]
     Unsupported {
         /// The statement.
@@ -181,6 +188,22 @@ pub enum EmitError {
     /// The computation's name is not a usable identifier.
     #[error("the computation's name `{0}` is not a valid identifier")]
     FunctionName(String),
+    /// A runtime object declaration the runtime does not provide.
+    #[error("runtime object `{object}`: {error}")]
+    Object {
+        /// The object.
+        object: String,
+        /// What is wrong with its declaration.
+        error: SpecError,
+    },
+    /// An invalid call of a runtime object.
+    #[error("statement {stmt}: {error}")]
+    Call {
+        /// The statement.
+        stmt: String,
+        /// What is wrong with the call.
+        error: CallError,
+    },
 }
 
 /// What a parameter of a generated function stands for.
@@ -331,7 +354,7 @@ impl Namer {
             Lang::C => C_RESERVED,
             Lang::Rust => RUST_RESERVED,
         };
-        list.contains(&name) || HELPERS.contains(&name)
+        list.contains(&name) || HELPERS.contains(&name) || runtime::is_reserved(name)
     }
 
     /// The identifier a source name would get, before uniqueness.
@@ -455,6 +478,13 @@ pub(crate) enum Code {
     CeilDiv(Box<Code>, i64),
     /// An integer used as a real.
     ToReal(Box<Code>),
+    /// A value method of a runtime object (by index in the computation's
+    /// objects); always an integer.
+    Call {
+        object: usize,
+        method: Method,
+        args: Vec<Code>,
+    },
 }
 
 impl Code {
@@ -483,6 +513,7 @@ impl Code {
                 a.for_each_var(visit);
                 b.for_each_var(visit);
             }
+            Code::Call { args, .. } => args.iter().for_each(|a| a.for_each_var(visit)),
             Code::Int(_) | Code::Real(_) | Code::Sym(_) => {}
         }
     }
@@ -504,6 +535,7 @@ impl Code {
                 a.for_each_elem(visit);
                 b.for_each_elem(visit);
             }
+            Code::Call { args, .. } => args.iter().for_each(|a| a.for_each_elem(visit)),
             Code::Int(_) | Code::Real(_) | Code::Var(_) | Code::Sym(_) => {}
         }
     }
@@ -576,6 +608,27 @@ pub(crate) enum Action {
         conds: Vec<Cond>,
         then: Vec<Action>,
     },
+    /// `insert` or `sort` of a runtime object.
+    Call {
+        object: usize,
+        method: Method,
+        args: Vec<Code>,
+    },
+}
+
+/// How a runtime object is created, its arguments lowered.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum ObjectInit {
+    Permutation { arity: usize, order: InitOrder },
+    OrderedSet { bounds: Option<(Code, Code)> },
+}
+
+/// The order of a permutation, its extents lowered.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum InitOrder {
+    Lex,
+    Counting(Vec<Code>),
+    Morton,
 }
 
 /// A lowered loop-AST node.
@@ -621,6 +674,13 @@ pub(crate) struct Lowered<'a> {
     pub written: Vec<bool>,
     /// Per symbol: mentioned by the body.
     pub sym_used: Vec<bool>,
+    /// Generated names of the runtime objects, in order.
+    pub objects: Vec<String>,
+    /// The runtime objects' declarations, understood.
+    pub specs: Vec<ObjectSpec>,
+    /// Per runtime object: called anywhere; called with `insert` or `sort`.
+    pub object_used: Vec<bool>,
+    pub object_mutated: Vec<bool>,
 }
 
 impl Lowered<'_> {
@@ -671,6 +731,40 @@ impl Lowered<'_> {
         d.extents.iter().map(|e| cx.expr(e, &[])).collect()
     }
 
+    /// Lowers the constructor arguments of runtime object `object` (they use
+    /// symbols only), marking their symbols as used.
+    pub(crate) fn object_init(&mut self, object: usize) -> Result<ObjectInit, EmitError> {
+        let spec = self.specs[object].clone();
+        let mut cx = Lowerer::for_extents(self, Site::Object(spec.name.clone()));
+        Ok(match &spec.kind {
+            ObjectKind::Permutation { arity, order } => ObjectInit::Permutation {
+                arity: *arity,
+                order: match order {
+                    Order::Lex => InitOrder::Lex,
+                    Order::Morton => InitOrder::Morton,
+                    Order::Counting(es) => InitOrder::Counting(
+                        es.iter()
+                            .map(|e| cx.expr(e, &[]))
+                            .collect::<Result<_, _>>()?,
+                    ),
+                },
+            },
+            ObjectKind::OrderedSet { bounds } => ObjectInit::OrderedSet {
+                bounds: match bounds {
+                    Some((lo, hi)) => Some((cx.expr(lo, &[])?, cx.expr(hi, &[])?)),
+                    None => None,
+                },
+            },
+        })
+    }
+
+    /// The runtime objects the program calls, in declaration order.
+    pub(crate) fn used_objects(&self) -> Vec<usize> {
+        (0..self.objects.len())
+            .filter(|&o| self.object_used[o])
+            .collect()
+    }
+
     /// Whether the extents of data space `space` use only symbols and constants.
     pub(crate) fn static_extents(&self, space: usize) -> bool {
         self.comp.spaces[space].extents.iter().all(|e| {
@@ -689,6 +783,17 @@ pub(crate) fn lower(program: &LoopProgram, lang: Lang) -> Result<Lowered<'_>, Em
     let mut namer = Namer::new(lang);
     let symbols: Vec<String> = comp.symbols.iter().map(|s| namer.fresh(s)).collect();
     let spaces: Vec<String> = comp.spaces.iter().map(|d| namer.fresh(&d.name)).collect();
+    let objects: Vec<String> = comp.objects.iter().map(|o| namer.fresh(&o.name)).collect();
+    let specs = comp
+        .objects
+        .iter()
+        .map(|o| {
+            ObjectSpec::parse(o, &comp.symbols).map_err(|error| EmitError::Object {
+                object: o.name.clone(),
+                error,
+            })
+        })
+        .collect::<Result<Vec<_>, _>>()?;
     let mut lowered = Lowered {
         comp,
         namer,
@@ -699,6 +804,10 @@ pub(crate) fn lower(program: &LoopProgram, lang: Lang) -> Result<Lowered<'_>, Em
         read: vec![false; comp.spaces.len()],
         written: vec![false; comp.spaces.len()],
         sym_used: vec![false; comp.symbols.len()],
+        object_used: vec![false; objects.len()],
+        object_mutated: vec![false; objects.len()],
+        objects,
+        specs,
     };
     // Variables: one generated name per distinct source name.
     let mut vars = HashMap::new();
@@ -906,11 +1015,17 @@ impl<'l, 'a> Lowerer<'l, 'a> {
                 self.body(stmt, then, iters, &mut inner)?;
                 out.push(Action::If { conds, then: inner });
             }
-            Body::Call { object, method, .. } => {
-                return Err(EmitError::Unsupported {
-                    stmt: stmt.name.clone(),
-                    what: format!("the runtime call `{object}.{method}(..)`"),
-                })
+            Body::Call {
+                object,
+                method,
+                args,
+            } => {
+                let (object, method, args) = self.call(stmt, object, method, args, iters, false)?;
+                out.push(Action::Call {
+                    object,
+                    method,
+                    args,
+                });
             }
             Body::Seq(bs) => {
                 for b in bs {
@@ -919,6 +1034,49 @@ impl<'l, 'a> Lowerer<'l, 'a> {
             }
         }
         Ok(())
+    }
+
+    /// A call of a runtime object, checked, its arguments lowered.
+    fn call(
+        &mut self,
+        stmt: &Stmt,
+        object: &str,
+        method: &str,
+        args: &[ValueExpr],
+        iters: &[Code],
+        as_value: bool,
+    ) -> Result<(usize, Method, Vec<Code>), EmitError> {
+        let err = |error| EmitError::Call {
+            stmt: stmt.name.clone(),
+            error,
+        };
+        let comp = self.out.comp;
+        let o = comp
+            .objects
+            .iter()
+            .position(|x| x.name == object)
+            .ok_or_else(|| {
+                err(CallError::UnknownObject {
+                    object: object.to_string(),
+                })
+            })?;
+        let m = check_call(&self.out.specs[o], method, args, as_value).map_err(err)?;
+        let mut lowered = Vec::with_capacity(args.len());
+        for (p, a) in args.iter().enumerate() {
+            let c = self.value(stmt, a, iters)?;
+            if c.ty() == Ty::Real {
+                return Err(err(CallError::RealArgument {
+                    call: format!("{object}.{method}"),
+                    position: p + 1,
+                }));
+            }
+            lowered.push(c);
+        }
+        self.out.object_used[o] = true;
+        if !as_value {
+            self.out.object_mutated[o] = true;
+        }
+        Ok((o, m, lowered))
     }
 
     fn condition(&mut self, stmt: &Stmt, c: &Condition, iters: &[Code]) -> Result<Cond, EmitError> {
@@ -965,11 +1123,17 @@ impl<'l, 'a> Lowerer<'l, 'a> {
                 let ty = a.ty();
                 Code::Bin(*op, ty, Box::new(a), Box::new(b))
             }
-            ValueExpr::Call { object, method, .. } => {
-                return Err(EmitError::Unsupported {
-                    stmt: stmt.name.clone(),
-                    what: format!("the runtime call `{object}.{method}(..)`"),
-                })
+            ValueExpr::Call {
+                object,
+                method,
+                args,
+            } => {
+                let (object, method, args) = self.call(stmt, object, method, args, iters, true)?;
+                Code::Call {
+                    object,
+                    method,
+                    args,
+                }
             }
         })
     }
@@ -1279,6 +1443,8 @@ pub(crate) trait Dialect {
     fn min_max(&self, op: BinOp, ty: Ty, a: &Code, b: &Code) -> P;
     fn floor_div(&self, a: &Code, d: i64) -> P;
     fn ceil_div(&self, a: &Code, d: i64) -> P;
+    /// A value method of a runtime object.
+    fn call(&self, object: usize, method: Method, args: &[Code]) -> P;
     /// A comparison's left operand, where Rust must not leave `x as T <`.
     fn cmp_lhs(&self, p: P, _op: CmpOp) -> String {
         p.at(Prec::Add)
@@ -1309,6 +1475,11 @@ pub(crate) fn print<D: Dialect + ?Sized>(d: &D, c: &Code) -> P {
         Code::FloorDiv(a, k) => d.floor_div(a, *k),
         Code::CeilDiv(a, k) => d.ceil_div(a, *k),
         Code::ToReal(a) => d.to_real(a),
+        Code::Call {
+            object,
+            method,
+            args,
+        } => d.call(*object, *method, args),
     }
 }
 

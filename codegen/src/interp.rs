@@ -18,7 +18,12 @@
 //!   `A(i + 1, 0)`;
 //! * scalars (data spaces without dimensions) are arrays of length 1 in the
 //!   memory; temporaries are allocated (zeroed) by the interpreter and
-//!   dropped at the end, and are never looked up in the memory.
+//!   dropped at the end, and are never looked up in the memory;
+//! * runtime objects ([`crate::runtime`], `docs/runtime.md`) are created
+//!   before the first statement — those the program calls — and dropped at
+//!   the end; their misuse (an insert after `sort()`, an entry or position out
+//!   of range, a value outside an `OrderedSet`'s bounds, ...) is a
+//!   [`RunError::ObjectFault`] naming the statement instance and the call.
 //!
 //! With a [`Trace`], every executed statement instance is recorded as its
 //! statement index and iterator values, in execution order: the oracle of
@@ -34,6 +39,10 @@ use iegen::{Atom, Expr, Var};
 
 use crate::ast::{GuardOp, IndexExpr, LoopProgram, Node};
 use crate::emit::CmpOp;
+use crate::runtime::objects::{Object, RunOrder};
+use crate::runtime::{
+    check_call, CallError, Method, ObjectFault, ObjectKind, ObjectSpec, Order, SpecError,
+};
 
 /// The contents of one data space.
 #[derive(Clone, Debug, PartialEq)]
@@ -148,6 +157,8 @@ impl Trace {
 pub enum Site {
     /// In an extent of the named data space, before the first statement.
     Extent(String),
+    /// In the creation of the named runtime object, before the first statement.
+    Object(String),
     /// In the bounds of the loop over the named variable.
     Loop(String),
     /// In the value of the named `let` variable.
@@ -169,6 +180,7 @@ impl fmt::Display for Site {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Site::Extent(s) => write!(f, "extent of data space `{s}`"),
+            Site::Object(o) => write!(f, "creation of runtime object `{o}`"),
             Site::Loop(v) => write!(f, "bounds of the loop over `{v}`"),
             Site::Let(v) => write!(f, "value of `{v}`"),
             Site::Guard => write!(f, "guard"),
@@ -341,7 +353,8 @@ pub enum RunError {
         /// Where.
         site: Site,
     },
-    /// A construct the interpreter does not run yet (runtime-object calls).
+    /// A construct the interpreter does not run. Not produced by the current
+    /// interpreter (runtime-object calls run since the runtime exists).
     #[error("statement {stmt}: {what} is not supported by the interpreter yet")]
     Unsupported {
         /// The statement.
@@ -375,6 +388,34 @@ pub enum RunError {
         /// Where.
         site: Site,
     },
+    /// A runtime object declaration the runtime does not provide (found
+    /// before the run).
+    #[error("runtime object `{object}`: {error}")]
+    Object {
+        /// The object.
+        object: String,
+        /// What is wrong with its declaration.
+        error: SpecError,
+    },
+    /// An invalid call of a runtime object: unknown object or method, wrong
+    /// number of arguments, ... (found before the run).
+    #[error("statement {stmt}: {error}")]
+    Call {
+        /// The statement.
+        stmt: String,
+        /// What is wrong with the call.
+        error: CallError,
+    },
+    /// A runtime-object operation that failed while running.
+    #[error("{site}: `{call}`: {fault}")]
+    ObjectFault {
+        /// The statement instance (or the object's creation).
+        site: Site,
+        /// The call, `P.insert`, or the object's declaration.
+        call: String,
+        /// What went wrong.
+        fault: ObjectFault,
+    },
 }
 
 /// Runs `program` on `memory`, recording the executed statement instances
@@ -397,12 +438,24 @@ pub fn run(
     trace: Option<&mut Trace>,
 ) -> Result<(), RunError> {
     let comp = &program.computation;
+    let specs = comp
+        .objects
+        .iter()
+        .map(|o| {
+            ObjectSpec::parse(o, &comp.symbols).map_err(|error| RunError::Object {
+                object: o.name.clone(),
+                error,
+            })
+        })
+        .collect::<Result<Vec<_>, _>>()?;
     let mut cx = Compiler {
         comp,
         symbols: &memory.symbols,
         scope: Vec::new(),
         depth: 0,
         site: Site::Guard,
+        specs: &specs,
+        object_used: vec![false; specs.len()],
     };
     let spaces = comp
         .spaces
@@ -462,6 +515,50 @@ pub fn run(
     let body = cx.nodes(&program.body)?;
     let depth = cx.depth;
 
+    // The objects the program calls, created from the symbols' values.
+    let mut objects = Vec::with_capacity(specs.len());
+    for (spec, used) in specs.iter().zip(cx.object_used.clone()) {
+        if !used {
+            // Never called: a placeholder, never created.
+            objects.push(Object::ordered_set(None));
+            continue;
+        }
+        cx.site = Site::Object(spec.name.clone());
+        let values = spec
+            .init_exprs()
+            .into_iter()
+            .map(|e| match cx.expr(e, 0)? {
+                IE::Const(k) => Ok(k),
+                // Declarations use symbols only (checked when parsed).
+                _ => Err(RunError::Object {
+                    object: spec.name.clone(),
+                    error: SpecError::Expression {
+                        text: e.to_string(),
+                        reason: "not constant".into(),
+                    },
+                }),
+            })
+            .collect::<Result<Vec<i64>, _>>()?;
+        let object = match &spec.kind {
+            ObjectKind::Permutation { arity, order } => {
+                let order = match order {
+                    Order::Lex => RunOrder::Lex,
+                    Order::Morton => RunOrder::Morton,
+                    Order::Counting(_) => RunOrder::Counting(values),
+                };
+                Object::permutation(*arity, order).map_err(|fault| RunError::ObjectFault {
+                    site: Site::Object(spec.name.clone()),
+                    call: spec.to_string(),
+                    fault,
+                })?
+            }
+            ObjectKind::OrderedSet { bounds } => {
+                Object::ordered_set(bounds.as_ref().map(|_| (values[0], values[1])))
+            }
+        };
+        objects.push(object);
+    }
+
     // Move the arrays into the machine, run, and always give them back.
     let mut store = Vec::with_capacity(comp.spaces.len());
     for d in &comp.spaces {
@@ -486,6 +583,7 @@ pub fn run(
         store,
         slots: vec![0; depth],
         trace,
+        objects,
     };
     let result = m.setup_temps().and_then(|()| m.nodes(&body));
     for (d, a) in comp.spaces.iter().zip(m.store) {
@@ -547,6 +645,8 @@ enum VE {
     Neg(Box<VE>),
     Bin(BinOp, Ty, Box<VE>, Box<VE>),
     ToReal(Box<VE>),
+    /// A value method of a runtime object (by index), integer arguments.
+    Call(usize, Method, Vec<VE>),
 }
 
 #[derive(Clone, Debug)]
@@ -560,6 +660,8 @@ enum Act {
         conds: Vec<(VE, CmpOp, VE)>,
         then: Vec<Act>,
     },
+    /// `insert` or `sort` of a runtime object.
+    Call(usize, Method, Vec<VE>),
 }
 
 #[derive(Clone, Debug)]
@@ -625,6 +727,10 @@ struct Compiler<'a> {
     /// The deepest scope seen.
     depth: usize,
     site: Site,
+    /// The runtime objects' declarations.
+    specs: &'a [ObjectSpec],
+    /// Per runtime object: called anywhere.
+    object_used: Vec<bool>,
 }
 
 impl Compiler<'_> {
@@ -763,11 +869,13 @@ impl Compiler<'_> {
                 self.body(stmt, then, arity, &mut inner)?;
                 out.push(Act::If { conds, then: inner });
             }
-            Body::Call { object, method, .. } => {
-                return Err(RunError::Unsupported {
-                    stmt: stmt.to_string(),
-                    what: format!("the runtime call `{object}.{method}(..)`"),
-                })
+            Body::Call {
+                object,
+                method,
+                args,
+            } => {
+                let (o, m, args) = self.call(stmt, object, method, args, arity, false)?;
+                out.push(Act::Call(o, m, args));
             }
             Body::Seq(bs) => {
                 for b in bs {
@@ -776,6 +884,46 @@ impl Compiler<'_> {
             }
         }
         Ok(())
+    }
+
+    /// A call of a runtime object, checked, its arguments resolved.
+    fn call(
+        &mut self,
+        stmt: &str,
+        object: &str,
+        method: &str,
+        args: &[ValueExpr],
+        arity: usize,
+        as_value: bool,
+    ) -> Result<(usize, Method, Vec<VE>), RunError> {
+        let err = |error| RunError::Call {
+            stmt: stmt.to_string(),
+            error,
+        };
+        let o = self
+            .comp
+            .objects
+            .iter()
+            .position(|x| x.name == object)
+            .ok_or_else(|| {
+                err(CallError::UnknownObject {
+                    object: object.to_string(),
+                })
+            })?;
+        let m = check_call(&self.specs[o], method, args, as_value).map_err(err)?;
+        let mut resolved = Vec::with_capacity(args.len());
+        for (p, a) in args.iter().enumerate() {
+            let (v, ty) = self.value(stmt, a, arity)?;
+            if ty == Ty::Real {
+                return Err(err(CallError::RealArgument {
+                    call: format!("{object}.{method}"),
+                    position: p + 1,
+                }));
+            }
+            resolved.push(v);
+        }
+        self.object_used[o] = true;
+        Ok((o, m, resolved))
     }
 
     fn condition(
@@ -814,11 +962,13 @@ impl Compiler<'_> {
                 let (a, b, ty) = promote(a, b);
                 (VE::Bin(*op, ty, Box::new(a), Box::new(b)), ty)
             }
-            ValueExpr::Call { object, method, .. } => {
-                return Err(RunError::Unsupported {
-                    stmt: stmt.to_string(),
-                    what: format!("the runtime call `{object}.{method}(..)`"),
-                })
+            ValueExpr::Call {
+                object,
+                method,
+                args,
+            } => {
+                let (o, m, args) = self.call(stmt, object, method, args, arity, true)?;
+                (VE::Call(o, m, args), Ty::Int)
             }
         })
     }
@@ -1001,9 +1151,17 @@ fn promote((a, ta): (VE, Ty), (b, tb): (VE, Ty)) -> (VE, VE, Ty) {
 
 /// What went wrong in an expression, before the site is known.
 enum Fault {
-    OutOfBounds { space: usize, index: Vec<i64> },
+    OutOfBounds {
+        space: usize,
+        index: Vec<i64>,
+    },
     Overflow,
     DivisionByZero,
+    Object {
+        object: usize,
+        method: Method,
+        fault: ObjectFault,
+    },
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -1051,6 +1209,8 @@ struct Machine<'a, 't> {
     store: Vec<Array>,
     slots: Vec<i64>,
     trace: Option<&'t mut Trace>,
+    /// The runtime objects, by index in the computation's objects.
+    objects: Vec<Object>,
 }
 
 impl Machine<'_, '_> {
@@ -1064,6 +1224,15 @@ impl Machine<'_, '_> {
             },
             Fault::Overflow => RunError::Overflow { site },
             Fault::DivisionByZero => RunError::DivisionByZero { site },
+            Fault::Object {
+                object,
+                method,
+                fault,
+            } => RunError::ObjectFault {
+                site,
+                call: format!("{}.{}", self.comp.objects[object].name, method.name()),
+                fault,
+            },
         }
     }
 
@@ -1225,9 +1394,24 @@ impl Machine<'_, '_> {
                         self.acts(then, point)?;
                     }
                 }
+                Act::Call(o, m, args) => {
+                    let values = self.args(args, point)?;
+                    self.objects[*o]
+                        .act(*m, &values)
+                        .map_err(|fault| Fault::Object {
+                            object: *o,
+                            method: *m,
+                            fault,
+                        })?;
+                }
             }
         }
         Ok(())
+    }
+
+    /// The values of a call's (integer) arguments.
+    fn args(&self, args: &[VE], point: &[i64]) -> Result<Vec<i64>, Fault> {
+        args.iter().map(|a| Ok(self.val(a, point)?.int())).collect()
     }
 
     fn val(&self, v: &VE, point: &[i64]) -> Result<Val, Fault> {
@@ -1247,6 +1431,17 @@ impl Machine<'_, '_> {
                 Val::Real(x) => Val::Real(-x),
             },
             VE::ToReal(a) => Val::Real(self.val(a, point)?.real()),
+            VE::Call(o, m, args) => {
+                let values = self.args(args, point)?;
+                let v = self.objects[*o]
+                    .value(*m, &values)
+                    .map_err(|fault| Fault::Object {
+                        object: *o,
+                        method: *m,
+                        fault,
+                    })?;
+                Val::Int(v)
+            }
             VE::Bin(op, Ty::Int, a, b) => {
                 let (a, b) = (self.val(a, point)?.int(), self.val(b, point)?.int());
                 Val::Int(match op {

@@ -1,13 +1,16 @@
 //! Code generation for SPF computations.
 //!
-//! [`scan`] turns a [`Computation`](iegen::computation::Computation) into a
+//! [`scan()`] turns a [`Computation`](iegen::computation::Computation) into a
 //! [`LoopProgram`](ast::LoopProgram) by polyhedra scanning; the backends print
-//! it as C or Rust or run it in-process.
+//! it as C or Rust or run it in-process. [`runtime`] holds the runtime objects
+//! (permutations, ordered sets) that statements call, and the C and Rust
+//! runtimes the backends emit with the code (docs/runtime.md).
 
 pub mod ast;
 pub mod c;
 pub mod emit;
 pub mod interp;
+pub mod runtime;
 pub mod rust;
 pub mod scan;
 

@@ -23,6 +23,8 @@
 //! first, then data spaces in declaration order, then loop variables).
 //! Primed iterators (`i'`) become `i_1`. [`rust_parameters`] gives the
 //! mapping of a program, and the generated function's documentation lists it.
+//! Runtime objects (`p.insert(&[i, j])`) use the Rust runtime of
+//! [`crate::runtime`], carried by the function as `mod spf_runtime`.
 
 use std::fmt::Write as _;
 
@@ -30,9 +32,10 @@ use iegen::computation::{BinOp, ElemType, Role, UpdateOp};
 
 use crate::ast::LoopProgram;
 use crate::emit::{
-    lower, print, print_conds, Action, CmpOp, Code, Dialect, EmitError, LNode, Lang, Lowered,
-    ParamKind, Parameter, Prec, Ty, Used, P,
+    lower, print, print_conds, Action, CmpOp, Code, Dialect, EmitError, InitOrder, LNode, Lang,
+    Lowered, ObjectInit, ParamKind, Parameter, Prec, Ty, Used, P,
 };
+use crate::runtime::{Method, ObjectKind, RUST_RUNTIME};
 
 /// Prints `program` as a `pub fn` named after the computation (in snake case).
 ///
@@ -55,11 +58,21 @@ use crate::emit::{
 /// semantics (`a < b ? a : b`) match the C backend's and the interpreter's.
 /// The code compiles with `rustc --edition 2021 -D warnings`.
 ///
+/// Runtime objects ([`crate::runtime`], `docs/runtime.md`) are local
+/// variables created at the start of the function
+/// (`let mut p = spf_runtime::Permutation::new(2, spf_runtime::Order::Counting(vec![n, m]));`)
+/// and dropped at its end; calls are method calls (`p.insert(&[row[n as
+/// usize], col[n as usize]]);`, `p.map(e)`). A function that calls an object
+/// carries the runtime ([`RUST_RUNTIME`]) as a module `spf_runtime` at the
+/// end of its body, so that it is self-contained and several functions can
+/// share a file. Objects the function never calls are not created.
+///
 /// # Errors
 ///
-/// [`EmitError::Unsupported`] for statements that call runtime objects
-/// (`P.insert(..)`), and the other [`EmitError`]s for programs that do not
-/// fit their computation (unknown names, writes to inputs, ...).
+/// [`EmitError::Object`] and [`EmitError::Call`] for runtime objects the
+/// runtime does not provide or calls it does not accept, and the other
+/// [`EmitError`]s for programs that do not fit their computation (unknown
+/// names, writes to inputs, ...).
 pub fn emit_rust(program: &LoopProgram) -> Result<String, EmitError> {
     let mut low = lower(program, Lang::Rust)?;
     let params = low.parameters();
@@ -81,6 +94,13 @@ pub fn emit_rust(program: &LoopProgram) -> Result<String, EmitError> {
             let extents = low.extents(s)?;
             temps.push((s, extents));
         }
+    }
+
+    // Runtime objects in use: their constructor arguments count as uses.
+    let mut objects = Vec::new();
+    for o in low.used_objects() {
+        let init = low.object_init(o)?;
+        objects.push((o, init));
     }
 
     let dialect = RustDialect {
@@ -149,11 +169,25 @@ pub fn emit_rust(program: &LoopProgram) -> Result<String, EmitError> {
             w.line(&format!("{name}.fill({zero});"));
         }
     }
+    for (o, init) in &objects {
+        let line = object_init(&dialect, *o, init);
+        w.line(&line);
+    }
     w.nodes(&low.body);
     for (s, extents) in &temps {
         if extents.is_empty() && !low.read[*s] {
             w.line(&format!("let _ = {};", low.spaces[*s]));
         }
+    }
+    if !objects.is_empty() {
+        w.line("");
+        w.line("// The spf runtime (codegen/src/runtime/spf_runtime.rs, docs/runtime.md).");
+        w.line("#[allow(dead_code)]");
+        w.open("mod spf_runtime {");
+        for line in RUST_RUNTIME.lines() {
+            w.line(line);
+        }
+        w.close();
     }
     let body = w.out;
 
@@ -215,6 +249,37 @@ const HELPERS: &[(&str, &str)] = &[
         "    // ⌈a / b⌉ for b > 0\n    fn spf_ceild(a: i64, b: i64) -> i64 {\n        -((-a).div_euclid(b))\n    }",
     ),
 ];
+
+/// `let mut p = spf_runtime::Permutation::new(2, spf_runtime::Order::Lex);`.
+fn object_init(d: &RustDialect<'_>, o: usize, init: &ObjectInit) -> String {
+    let low = d.low;
+    let name = &low.objects[o];
+    let mutable = if low.object_mutated[o] { "mut " } else { "" };
+    let list = |es: &[&Code]| {
+        es.iter()
+            .map(|e| print(d, e).text)
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let value = match init {
+        ObjectInit::Permutation { arity, order } => {
+            let order = match order {
+                InitOrder::Lex => "spf_runtime::Order::Lex".to_string(),
+                InitOrder::Morton => "spf_runtime::Order::Morton".to_string(),
+                InitOrder::Counting(es) => format!(
+                    "spf_runtime::Order::Counting(vec![{}])",
+                    list(&es.iter().collect::<Vec<_>>())
+                ),
+            };
+            format!("spf_runtime::Permutation::new({arity}, {order})")
+        }
+        ObjectInit::OrderedSet { bounds: None } => "spf_runtime::OrderedSet::new()".to_string(),
+        ObjectInit::OrderedSet {
+            bounds: Some((lo, hi)),
+        } => format!("spf_runtime::OrderedSet::with_bounds({})", list(&[lo, hi])),
+    };
+    format!("let {mutable}{name} = {value};")
+}
 
 fn elem_name(e: ElemType) -> &'static str {
     match e {
@@ -366,6 +431,16 @@ impl Dialect for RustDialect<'_> {
         P::atom(format!("spf_ceild({}, {d})", print(self, a).text))
     }
 
+    fn call(&self, object: usize, method: Method, args: &[Code]) -> P {
+        let args: Vec<String> = args.iter().map(|a| print(self, a).text).collect();
+        P::atom(format!(
+            "{}.{}({})",
+            self.low.objects[object],
+            method.name(),
+            args.join(", ")
+        ))
+    }
+
     fn cmp_lhs(&self, p: P, op: CmpOp) -> String {
         // `x as f64 < y` parses `f64<` as the start of generic arguments.
         if matches!(op, CmpOp::Lt | CmpOp::Le) && ends_with_cast(&p.text) {
@@ -403,6 +478,10 @@ struct Writer<'d, 'l> {
 
 impl Writer<'_, '_> {
     fn line(&mut self, text: &str) {
+        if text.is_empty() {
+            self.out.push('\n');
+            return;
+        }
         for _ in 0..self.depth {
             self.out.push_str("    ");
         }
@@ -519,6 +598,22 @@ impl Writer<'_, '_> {
                     self.open(&format!("if {c} {{"));
                     self.actions(then);
                     self.close();
+                }
+                Action::Call {
+                    object,
+                    method,
+                    args,
+                } => {
+                    let low = self.d.low;
+                    let args: Vec<String> = args.iter().map(|a| self.expr(a)).collect();
+                    let perm = matches!(low.specs[*object].kind, ObjectKind::Permutation { .. });
+                    let args = if perm && *method == Method::Insert {
+                        format!("&[{}]", args.join(", "))
+                    } else {
+                        args.join(", ")
+                    };
+                    let name = &low.objects[*object];
+                    self.line(&format!("{name}.{}({args});", method.name()));
                 }
             }
         }

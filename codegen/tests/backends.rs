@@ -18,6 +18,7 @@ use codegen::ast::{Guard, GuardOp, IndexExpr, LoopProgram, Node};
 use codegen::c::{c_parameters, emit_c};
 use codegen::emit::EmitError;
 use codegen::interp::{run, Array, Memory, RunError, Site, Trace};
+use codegen::runtime::CallError;
 use codegen::rust::{emit_rust, rust_parameters};
 use iegen::computation::{
     Access, BinOp, Body, Computation, Condition, DataSpace, ElemType, Role, Stmt, UpdateOp,
@@ -1076,7 +1077,8 @@ fn rust_names_are_snake_case_unique_and_documented() {
 // Unsupported constructs and invalid programs
 
 #[test]
-fn runtime_calls_are_rejected_by_every_backend() {
+fn runtime_calls_on_undeclared_objects_are_rejected_by_every_backend() {
+    // Runtime objects themselves are tested in tests/runtime.rs.
     let mut p = csr_spmv();
     p.computation.stmts[0].body = Body::Seq(vec![
         p.computation.stmts[0].body.clone(),
@@ -1086,20 +1088,21 @@ fn runtime_calls_are_rejected_by_every_backend() {
             args: vec![ValueExpr::Index(it(0))],
         },
     ]);
-    let unsupported = |e: EmitError| match e {
-        EmitError::Unsupported { stmt, what } => {
-            assert_eq!(stmt, "S0");
-            assert!(what.contains("P.insert"), "{what}");
-        }
-        e => panic!("expected Unsupported, got {e}"),
+    let undeclared = CallError::UnknownObject { object: "P".into() };
+    let emitted = EmitError::Call {
+        stmt: "S0".into(),
+        error: undeclared.clone(),
     };
-    unsupported(emit_c(&p).unwrap_err());
-    unsupported(emit_rust(&p).unwrap_err());
+    assert_eq!(emit_c(&p).unwrap_err(), emitted);
+    assert_eq!(emit_rust(&p).unwrap_err(), emitted);
     let mut mem = csr_memory(4, 4, 5);
-    match run(&p, &mut mem, None).unwrap_err() {
-        RunError::Unsupported { stmt, .. } => assert_eq!(stmt, "S0"),
-        e => panic!("expected Unsupported, got {e}"),
-    }
+    assert_eq!(
+        run(&p, &mut mem, None).unwrap_err(),
+        RunError::Call {
+            stmt: "S0".into(),
+            error: undeclared
+        }
+    );
 
     // A value call too.
     let mut p = dense_mv();
@@ -1115,11 +1118,17 @@ fn runtime_calls_are_rejected_by_every_backend() {
     );
     assert!(matches!(
         emit_c(&p).unwrap_err(),
-        EmitError::Unsupported { .. }
+        EmitError::Call {
+            error: CallError::UnknownObject { .. },
+            ..
+        }
     ));
     assert!(matches!(
         emit_rust(&p).unwrap_err(),
-        EmitError::Unsupported { .. }
+        EmitError::Call {
+            error: CallError::UnknownObject { .. },
+            ..
+        }
     ));
 }
 

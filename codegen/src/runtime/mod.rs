@@ -1,0 +1,870 @@
+//! The runtime objects that synthesized conversions call: what they are, how
+//! their declarations and calls are checked, and the C and Rust runtimes the
+//! backends emit with the generated code.
+//!
+//! A computation declares its objects with `object NAME : KIND(ARGS);` (a
+//! [`RuntimeObject`], arguments kept as written) and calls them in statement
+//! bodies (`P.insert(i, j)`, `P.map(e)`). This module gives the declarations
+//! their meaning ([`ObjectSpec::parse`]) and checks each call
+//! ([`check_call`]); the interpreter ([`crate::interp`]), the C backend
+//! ([`crate::c`]) and the Rust backend ([`crate::rust`]) all rely on it, so
+//! that they accept the same programs and report the same errors.
+//!
+//! The kinds, their methods and their semantics are documented in
+//! `docs/runtime.md`; in short:
+//!
+//! * `Permutation(K, ORDER)` — entries with a key of `K` integers, sorted
+//!   stably by `ORDER`: `lex`, `morton`, or `counting(E1, ..., EK)` (LSD
+//!   counting sort, component `d` in `0..Ed`). Methods `insert(k1, ..., kK)`,
+//!   `sort()`, and the values `map(e)`, `entry(p)`, `key(d, p)`, `size()`,
+//!   `count(d, v)` (counting only) and `start(v)` (counting and lex).
+//! * `OrderedSet(LO, HI)` / `OrderedSet()` — distinct integers, in increasing
+//!   order once sorted. Methods `insert(v)`, `sort()`, and the values
+//!   `size()`, `value(i)` and `index(v)`.
+//!
+//! The runtimes themselves:
+//!
+//! * [`C_RUNTIME`] (`runtime.h`): `static inline` functions and two types
+//!   with the `spf_` prefix, guarded by `#ifndef SPF_RUNTIME_H` so that
+//!   several generated functions can share one file. [`crate::c::emit_c`]
+//!   prints it before the function when the function uses an object.
+//! * [`RUST_RUNTIME`] (`spf_runtime.rs`): a module [`spf_runtime`] that
+//!   [`crate::rust::emit_rust`] prints inside the generated function (as
+//!   `mod spf_runtime { ... }`, so that several functions can share a file).
+//!   The same file is compiled into this crate as [`spf_runtime`], where it is
+//!   linted and unit-tested, and usable directly from Rust.
+//! * The interpreter has its own, checked implementation (typed errors
+//!   instead of panics), written independently as a cross-check.
+
+use std::fmt;
+
+use iegen::computation::{RuntimeObject, ValueExpr};
+use iegen::Expr;
+
+pub(crate) mod objects;
+#[path = "spf_runtime.rs"]
+pub mod spf_runtime;
+
+pub use objects::ObjectFault;
+
+/// The C runtime, emitted once per generated C file (guarded by
+/// `#ifndef SPF_RUNTIME_H`).
+pub const C_RUNTIME: &str = include_str!("runtime.h");
+
+/// The Rust runtime: the body of the `mod spf_runtime` that generated Rust
+/// functions carry (the same text as the [`spf_runtime`] module).
+pub const RUST_RUNTIME: &str = include_str!("spf_runtime.rs");
+
+/// The identifiers the runtimes define; generated code never gives them to
+/// anything else.
+pub(crate) const RESERVED: &[&str] = &[
+    "spf_runtime",
+    "spf_perm",
+    "spf_oset",
+    "spf_die",
+    "spf_alloc",
+    "spf_grow",
+    "spf_copy",
+    "spf_key_cmp",
+    "SPF_RUNTIME_H",
+    "SPF_PREFETCH",
+    "SPF_LEX",
+    "SPF_COUNTING",
+    "SPF_MORTON",
+];
+
+/// Whether generated code must not use `name` for a variable (it is a
+/// runtime identifier, or starts like the runtime's C functions).
+pub(crate) fn is_reserved(name: &str) -> bool {
+    RESERVED.contains(&name) || name.starts_with("spf_perm_") || name.starts_with("spf_oset_")
+}
+
+// ---------------------------------------------------------------------------
+// Declarations
+
+/// How a [`Permutation`](ObjectKind::Permutation) orders its keys.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Order {
+    /// `lex`: lexicographically, by a stable comparison sort.
+    Lex,
+    /// `counting(E1, ..., EK)`: lexicographically, each component `d` in
+    /// `0..Ed` (affine expressions over the symbols); sorted by LSD counting
+    /// sort, one stable pass per component, `O(n + ΣEi)`.
+    Counting(Vec<Expr>),
+    /// `morton`: by the Morton code `interleave(k1, ..., kK)` of non-negative
+    /// components (bit 0 of `k1` lowest, then bit 0 of `k2`, ...).
+    Morton,
+}
+
+impl Order {
+    /// The order's name as written (`lex`, `counting`, `morton`).
+    pub fn name(&self) -> &'static str {
+        match self {
+            Order::Lex => "lex",
+            Order::Counting(_) => "counting",
+            Order::Morton => "morton",
+        }
+    }
+}
+
+/// The kind of a runtime object and its constructor arguments.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ObjectKind {
+    /// `Permutation(K, ORDER)`.
+    Permutation {
+        /// The number of key components `K` (at least 1).
+        arity: usize,
+        /// How the keys are ordered.
+        order: Order,
+    },
+    /// `OrderedSet(LO, HI)` (`bounds`: `index` through a dense table over
+    /// `LO..=HI`) or `OrderedSet()` (`index` by binary search).
+    OrderedSet {
+        /// `LO` and `HI`, affine expressions over the symbols.
+        bounds: Option<(Expr, Expr)>,
+    },
+}
+
+impl ObjectKind {
+    /// The kind's name (`Permutation`, `OrderedSet`).
+    pub fn name(&self) -> &'static str {
+        match self {
+            ObjectKind::Permutation { .. } => "Permutation",
+            ObjectKind::OrderedSet { .. } => "OrderedSet",
+        }
+    }
+}
+
+/// A runtime object declaration with its arguments understood.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ObjectSpec {
+    /// The object's name in the computation.
+    pub name: String,
+    /// Its kind and constructor arguments.
+    pub kind: ObjectKind,
+}
+
+/// Why an object declaration is not one the runtime provides.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SpecError {
+    /// A kind other than `Permutation` and `OrderedSet`.
+    #[error("unknown runtime object kind `{0}`; the runtime provides `Permutation(K, ORDER)` and `OrderedSet(LO, HI)` / `OrderedSet()`")]
+    UnknownKind(String),
+    /// The first argument of a permutation is not a positive integer.
+    #[error("the key arity of `Permutation(K, ORDER)` must be a positive integer, found `{0}`")]
+    Arity(String),
+    /// An order other than `lex`, `morton` and `counting(...)`.
+    #[error("unknown order `{0}`; expected `lex`, `morton` or `counting(E1, ..., EK)`")]
+    UnknownOrder(String),
+    /// A wrong number of constructor arguments.
+    #[error("{kind} takes {expected}, found {found} argument(s)")]
+    ArgumentCount {
+        /// The kind.
+        kind: &'static str,
+        /// What it takes.
+        expected: &'static str,
+        /// The number given.
+        found: usize,
+    },
+    /// `counting` with a number of extents other than the key arity.
+    #[error("`counting` needs one extent per key component: {arity} expected, found {found}")]
+    Extents {
+        /// The key arity.
+        arity: usize,
+        /// The number of extents given.
+        found: usize,
+    },
+    /// An extent or bound that is not an affine expression over symbols.
+    #[error("`{text}` is not an affine expression over the symbols: {reason}")]
+    Expression {
+        /// The argument.
+        text: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// An extent or bound that uses a name that is not a symbol.
+    #[error("`{0}` is not a symbol of the computation")]
+    UnknownSymbol(String),
+}
+
+impl ObjectSpec {
+    /// Reads a declaration: `Permutation(K, lex)`, `Permutation(K, morton)`,
+    /// `Permutation(K, counting(E1, ..., EK))` (one argument, as synthesis
+    /// builds it) or `Permutation(K, counting, E1, ..., EK)` (the flat form
+    /// the `.comp` grammar accepts today), `OrderedSet(LO, HI)`,
+    /// `OrderedSet()`. Extents and bounds are affine expressions over
+    /// `symbols` (`N`, `-3`, `1 - NR`, `2N + 1`).
+    ///
+    /// # Errors
+    ///
+    /// A [`SpecError`] saying what is wrong.
+    pub fn parse(obj: &RuntimeObject, symbols: &[String]) -> Result<ObjectSpec, SpecError> {
+        let affine = |text: &str| parse_affine(text, symbols);
+        let args: Vec<&str> = obj.args.iter().map(|a| a.trim()).collect();
+        let kind = match obj.kind.as_str() {
+            "Permutation" => {
+                let Some((first, rest)) = args.split_first() else {
+                    return Err(SpecError::ArgumentCount {
+                        kind: "Permutation",
+                        expected: "(K, ORDER)",
+                        found: 0,
+                    });
+                };
+                let arity = first
+                    .parse::<usize>()
+                    .ok()
+                    .filter(|&k| k >= 1)
+                    .ok_or_else(|| SpecError::Arity(first.to_string()))?;
+                let order = match rest {
+                    ["lex"] => Order::Lex,
+                    ["morton"] => Order::Morton,
+                    ["counting", extents @ ..] => Order::Counting(
+                        extents
+                            .iter()
+                            .map(|e| affine(e))
+                            .collect::<Result<_, _>>()?,
+                    ),
+                    [one] => match nested_counting(one) {
+                        Some(extents) => Order::Counting(
+                            extents
+                                .iter()
+                                .map(|e| affine(e))
+                                .collect::<Result<_, _>>()?,
+                        ),
+                        None => return Err(SpecError::UnknownOrder(one.to_string())),
+                    },
+                    _ => {
+                        return Err(SpecError::ArgumentCount {
+                            kind: "Permutation",
+                            expected: "(K, ORDER)",
+                            found: args.len(),
+                        })
+                    }
+                };
+                if let Order::Counting(extents) = &order {
+                    if extents.len() != arity {
+                        return Err(SpecError::Extents {
+                            arity,
+                            found: extents.len(),
+                        });
+                    }
+                }
+                ObjectKind::Permutation { arity, order }
+            }
+            "OrderedSet" => match args.as_slice() {
+                [] => ObjectKind::OrderedSet { bounds: None },
+                [lo, hi] => ObjectKind::OrderedSet {
+                    bounds: Some((affine(lo)?, affine(hi)?)),
+                },
+                _ => {
+                    return Err(SpecError::ArgumentCount {
+                        kind: "OrderedSet",
+                        expected: "(LO, HI) or ()",
+                        found: args.len(),
+                    })
+                }
+            },
+            other => return Err(SpecError::UnknownKind(other.to_string())),
+        };
+        Ok(ObjectSpec {
+            name: obj.name.clone(),
+            kind,
+        })
+    }
+
+    /// The expressions the object is built from (counting extents, set
+    /// bounds), in order.
+    pub fn init_exprs(&self) -> Vec<&Expr> {
+        match &self.kind {
+            ObjectKind::Permutation {
+                order: Order::Counting(extents),
+                ..
+            } => extents.iter().collect(),
+            ObjectKind::OrderedSet {
+                bounds: Some((lo, hi)),
+            } => vec![lo, hi],
+            _ => Vec::new(),
+        }
+    }
+}
+
+/// `counting(E1, ..., EK)` as one argument: the extents' texts.
+fn nested_counting(text: &str) -> Option<Vec<&str>> {
+    let inner = text
+        .strip_prefix("counting")?
+        .trim_start()
+        .strip_prefix('(')?
+        .strip_suffix(')')?;
+    let mut parts = Vec::new();
+    let (mut depth, mut start) = (0i32, 0);
+    for (at, c) in inner.char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth -= 1,
+            ',' if depth == 0 => {
+                parts.push(inner[start..at].trim());
+                start = at + 1;
+            }
+            _ => {}
+        }
+    }
+    let last = inner[start..].trim();
+    if !(parts.is_empty() && last.is_empty()) {
+        parts.push(last);
+    }
+    Some(parts)
+}
+
+/// Parses an affine expression over `symbols`: integers, symbols, `+`, `-`,
+/// products with a constant factor (`2 * N`, `2N`, `N * 2`), parentheses.
+pub fn parse_affine(text: &str, symbols: &[String]) -> Result<Expr, SpecError> {
+    let fail = |reason: &str| SpecError::Expression {
+        text: text.to_string(),
+        reason: reason.to_string(),
+    };
+    let tokens = tokenize(text).ok_or_else(|| fail("unexpected character"))?;
+    let mut p = AffineParser {
+        tokens,
+        at: 0,
+        symbols,
+    };
+    let e = p.sum().map_err(|r| match r {
+        AffineFault::Symbol(s) => SpecError::UnknownSymbol(s),
+        AffineFault::Syntax(r) => fail(r),
+    })?;
+    if p.at != p.tokens.len() {
+        return Err(fail("unexpected text after the expression"));
+    }
+    Ok(e)
+}
+
+#[derive(Clone, Debug, PartialEq)]
+enum Tok {
+    Int(i64),
+    Name(String),
+    Op(char),
+}
+
+fn tokenize(text: &str) -> Option<Vec<Tok>> {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        if c.is_whitespace() {
+            i += 1;
+        } else if c.is_ascii_digit() {
+            let start = i;
+            while i < chars.len() && chars[i].is_ascii_digit() {
+                i += 1;
+            }
+            let s: String = chars[start..i].iter().collect();
+            out.push(Tok::Int(s.parse().ok()?));
+        } else if c.is_ascii_alphabetic() || c == '_' {
+            let start = i;
+            while i < chars.len()
+                && (chars[i].is_ascii_alphanumeric() || chars[i] == '_' || chars[i] == '\'')
+            {
+                i += 1;
+            }
+            out.push(Tok::Name(chars[start..i].iter().collect()));
+        } else if "+-*()".contains(c) {
+            out.push(Tok::Op(c));
+            i += 1;
+        } else {
+            return None;
+        }
+    }
+    Some(out)
+}
+
+enum AffineFault {
+    Symbol(String),
+    Syntax(&'static str),
+}
+
+struct AffineParser<'s> {
+    tokens: Vec<Tok>,
+    at: usize,
+    symbols: &'s [String],
+}
+
+impl AffineParser<'_> {
+    fn peek(&self) -> Option<&Tok> {
+        self.tokens.get(self.at)
+    }
+
+    fn sum(&mut self) -> Result<Expr, AffineFault> {
+        let mut acc = self.product()?;
+        while let Some(Tok::Op(op @ ('+' | '-'))) = self.peek().cloned() {
+            self.at += 1;
+            let rhs = self.product()?;
+            acc = if op == '+' {
+                acc.plus(&rhs)
+            } else {
+                acc.minus(&rhs)
+            };
+        }
+        Ok(acc)
+    }
+
+    fn product(&mut self) -> Result<Expr, AffineFault> {
+        let mut acc = self.factor()?;
+        while let Some(Tok::Op('*')) = self.peek() {
+            self.at += 1;
+            let rhs = self.factor()?;
+            acc = match (acc.as_constant(), rhs.as_constant()) {
+                (Some(k), _) => rhs.scale(k),
+                (_, Some(k)) => acc.scale(k),
+                _ => return Err(AffineFault::Syntax("a product needs a constant factor")),
+            };
+        }
+        Ok(acc)
+    }
+
+    fn factor(&mut self) -> Result<Expr, AffineFault> {
+        let tok = self
+            .peek()
+            .cloned()
+            .ok_or(AffineFault::Syntax("unexpected end"))?;
+        self.at += 1;
+        match tok {
+            Tok::Op('-') => Ok(self.factor()?.negate()),
+            Tok::Op('(') => {
+                let e = self.sum()?;
+                match self.peek() {
+                    Some(Tok::Op(')')) => {
+                        self.at += 1;
+                        Ok(e)
+                    }
+                    _ => Err(AffineFault::Syntax("missing `)`")),
+                }
+            }
+            Tok::Int(k) => match self.peek() {
+                // `2N`, `2(N + 1)`: juxtaposition multiplies.
+                Some(Tok::Name(_) | Tok::Op('(')) => Ok(self.factor()?.scale(k)),
+                _ => Ok(Expr::constant(k)),
+            },
+            Tok::Name(n) => {
+                if self.symbols.contains(&n) {
+                    Ok(Expr::sym(n))
+                } else {
+                    Err(AffineFault::Symbol(n))
+                }
+            }
+            Tok::Op(_) => Err(AffineFault::Syntax("unexpected operator")),
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Calls
+
+/// A method of a runtime object.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Method {
+    /// `P.insert(k1, ..., kK)`, `S.insert(v)`: adds an entry or a value.
+    Insert,
+    /// `P.sort()`, `S.sort()`: orders and freezes (a second call does nothing).
+    Sort,
+    /// `P.map(e)`: the sorted position of entry `e`.
+    Map,
+    /// `P.entry(p)`: the entry at sorted position `p`.
+    Entry,
+    /// `P.key(d, p)`: component `d` of the key at sorted position `p`.
+    Key,
+    /// `P.size()`, `S.size()`: the number of entries or values.
+    Size,
+    /// `P.count(d, v)`: the number of entries whose component `d` is `v`.
+    Count,
+    /// `P.start(v)`: the number of entries whose first component is below `v`.
+    Start,
+    /// `S.value(i)`: the `i`-th smallest value.
+    Value,
+    /// `S.index(v)`: the position of `v`, or -1.
+    Index,
+}
+
+impl Method {
+    /// The method's name as written in computations.
+    pub fn name(self) -> &'static str {
+        match self {
+            Method::Insert => "insert",
+            Method::Sort => "sort",
+            Method::Map => "map",
+            Method::Entry => "entry",
+            Method::Key => "key",
+            Method::Size => "size",
+            Method::Count => "count",
+            Method::Start => "start",
+            Method::Value => "value",
+            Method::Index => "index",
+        }
+    }
+
+    /// Whether the method returns a value (is called in expressions) rather
+    /// than changing the object (called as a statement body).
+    pub fn returns_value(self) -> bool {
+        !matches!(self, Method::Insert | Method::Sort)
+    }
+}
+
+/// Why a call of a runtime object is not valid.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum CallError {
+    /// The object is not declared.
+    #[error("`{object}` is not a runtime object of the computation")]
+    UnknownObject {
+        /// The name.
+        object: String,
+    },
+    /// The object's kind has no such method.
+    #[error("`{object}` is a {kind}, which has no method `{method}` (it has {known})")]
+    UnknownMethod {
+        /// The object.
+        object: String,
+        /// Its kind.
+        kind: &'static str,
+        /// The method called.
+        method: String,
+        /// The methods it has.
+        known: &'static str,
+    },
+    /// A wrong number of arguments.
+    #[error("`{call}` takes {expected} argument(s) but is given {found}")]
+    Arity {
+        /// `P.insert`.
+        call: String,
+        /// The number of arguments it takes.
+        expected: usize,
+        /// The number given.
+        found: usize,
+    },
+    /// `insert` or `sort` used as a value.
+    #[error("`{call}` changes its object and returns no value; call it as a statement body")]
+    NotAValue {
+        /// `P.sort`.
+        call: String,
+    },
+    /// A value method called as a statement body (its result would be lost).
+    #[error("`{call}` returns a value; use it in an expression")]
+    NotAStatement {
+        /// `P.size`.
+        call: String,
+    },
+    /// A method the object's order does not provide.
+    #[error("`{call}` is not available for a Permutation ordered by `{order}` ({why})")]
+    Order {
+        /// `P.count`.
+        call: String,
+        /// The order.
+        order: &'static str,
+        /// Which orders provide it.
+        why: &'static str,
+    },
+    /// A real argument (every argument is an integer).
+    #[error("argument {position} of `{call}` is real; the runtime takes integers")]
+    RealArgument {
+        /// `P.insert`.
+        call: String,
+        /// 1-based.
+        position: usize,
+    },
+    /// A constant key component outside `0..K`.
+    #[error("`{call}`: component {component} is out of range, the key has {arity} component(s)")]
+    Component {
+        /// `P.key`.
+        call: String,
+        /// The component given.
+        component: i64,
+        /// The key arity.
+        arity: usize,
+    },
+}
+
+const PERMUTATION_METHODS: &str = "insert, sort, map, entry, key, size, count, start";
+const SET_METHODS: &str = "insert, sort, size, value, index";
+
+/// Checks the call `object.method(args)` on the object `spec` (`as_value`:
+/// the call is in an expression rather than a statement body) and returns
+/// the method. Argument types are the backends' to check
+/// ([`CallError::RealArgument`]).
+///
+/// # Errors
+///
+/// A [`CallError`]: unknown method, wrong number of arguments, a value method
+/// as a statement or the reverse, `count` on an order other than `counting`,
+/// `start` on `morton`, a constant component outside `0..K`.
+pub fn check_call(
+    spec: &ObjectSpec,
+    method: &str,
+    args: &[ValueExpr],
+    as_value: bool,
+) -> Result<Method, CallError> {
+    let call = format!("{}.{method}", spec.name);
+    let (m, expected) = match (&spec.kind, method) {
+        (ObjectKind::Permutation { arity, .. }, "insert") => (Method::Insert, *arity),
+        (ObjectKind::Permutation { .. }, "sort") => (Method::Sort, 0),
+        (ObjectKind::Permutation { .. }, "map") => (Method::Map, 1),
+        (ObjectKind::Permutation { .. }, "entry") => (Method::Entry, 1),
+        (ObjectKind::Permutation { .. }, "key") => (Method::Key, 2),
+        (ObjectKind::Permutation { .. }, "size") => (Method::Size, 0),
+        (ObjectKind::Permutation { .. }, "count") => (Method::Count, 2),
+        (ObjectKind::Permutation { .. }, "start") => (Method::Start, 1),
+        (ObjectKind::OrderedSet { .. }, "insert") => (Method::Insert, 1),
+        (ObjectKind::OrderedSet { .. }, "sort") => (Method::Sort, 0),
+        (ObjectKind::OrderedSet { .. }, "size") => (Method::Size, 0),
+        (ObjectKind::OrderedSet { .. }, "value") => (Method::Value, 1),
+        (ObjectKind::OrderedSet { .. }, "index") => (Method::Index, 1),
+        (kind, _) => {
+            return Err(CallError::UnknownMethod {
+                object: spec.name.clone(),
+                kind: kind.name(),
+                method: method.to_string(),
+                known: match kind {
+                    ObjectKind::Permutation { .. } => PERMUTATION_METHODS,
+                    ObjectKind::OrderedSet { .. } => SET_METHODS,
+                },
+            })
+        }
+    };
+    if args.len() != expected {
+        return Err(CallError::Arity {
+            call,
+            expected,
+            found: args.len(),
+        });
+    }
+    match (m.returns_value(), as_value) {
+        (false, true) => return Err(CallError::NotAValue { call }),
+        (true, false) => return Err(CallError::NotAStatement { call }),
+        _ => {}
+    }
+    if let ObjectKind::Permutation { arity, order } = &spec.kind {
+        match (m, order) {
+            (Method::Count, Order::Lex | Order::Morton) => {
+                return Err(CallError::Order {
+                    call,
+                    order: order.name(),
+                    why: "`count` needs a `counting` order",
+                })
+            }
+            (Method::Start, Order::Morton) => {
+                return Err(CallError::Order {
+                    call,
+                    order: order.name(),
+                    why: "`start` needs a `counting` or `lex` order",
+                })
+            }
+            _ => {}
+        }
+        if matches!(m, Method::Key | Method::Count) {
+            if let Some(d) = constant(&args[0]) {
+                if d < 0 || d >= *arity as i64 {
+                    return Err(CallError::Component {
+                        call,
+                        component: d,
+                        arity: *arity,
+                    });
+                }
+            }
+        }
+    }
+    Ok(m)
+}
+
+/// The value of a constant argument.
+fn constant(v: &ValueExpr) -> Option<i64> {
+    match v {
+        ValueExpr::Int(k) => Some(*k),
+        ValueExpr::Index(e) => e.as_constant(),
+        _ => None,
+    }
+}
+
+impl fmt::Display for ObjectSpec {
+    /// `P : Permutation(2, counting(N, M))`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let list = |es: &[&Expr]| {
+            es.iter()
+                .map(|e| e.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        match &self.kind {
+            ObjectKind::Permutation { arity, order } => match order {
+                Order::Counting(es) => write!(
+                    f,
+                    "{} : Permutation({arity}, counting({}))",
+                    self.name,
+                    list(&es.iter().collect::<Vec<_>>())
+                ),
+                o => write!(f, "{} : Permutation({arity}, {})", self.name, o.name()),
+            },
+            ObjectKind::OrderedSet { bounds: None } => write!(f, "{} : OrderedSet()", self.name),
+            ObjectKind::OrderedSet {
+                bounds: Some((lo, hi)),
+            } => write!(f, "{} : OrderedSet({})", self.name, list(&[lo, hi])),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn obj(kind: &str, args: &[&str]) -> RuntimeObject {
+        RuntimeObject {
+            name: "P".into(),
+            kind: kind.into(),
+            args: args.iter().map(|a| a.to_string()).collect(),
+        }
+    }
+
+    fn syms() -> Vec<String> {
+        vec!["N".into(), "M".into(), "NR".into()]
+    }
+
+    #[test]
+    fn permutation_declarations_in_both_forms() {
+        let nested = ObjectSpec::parse(&obj("Permutation", &["2", "counting(N, M + 1)"]), &syms());
+        let flat = ObjectSpec::parse(
+            &obj("Permutation", &["2", "counting", "N", "M + 1"]),
+            &syms(),
+        );
+        assert_eq!(nested, flat);
+        let spec = nested.unwrap();
+        assert_eq!(
+            spec.kind,
+            ObjectKind::Permutation {
+                arity: 2,
+                order: Order::Counting(vec![
+                    Expr::sym("N"),
+                    Expr::sym("M").plus(&Expr::constant(1))
+                ])
+            }
+        );
+        assert_eq!(spec.to_string(), "P : Permutation(2, counting(N, M + 1))");
+        for (order, want) in [("lex", Order::Lex), ("morton", Order::Morton)] {
+            let s = ObjectSpec::parse(&obj("Permutation", &["3", order]), &syms()).unwrap();
+            assert_eq!(
+                s.kind,
+                ObjectKind::Permutation {
+                    arity: 3,
+                    order: want
+                }
+            );
+        }
+    }
+
+    #[test]
+    fn bad_declarations_say_why() {
+        let err =
+            |kind: &str, args: &[&str]| ObjectSpec::parse(&obj(kind, args), &syms()).unwrap_err();
+        assert_eq!(err("Heap", &[]), SpecError::UnknownKind("Heap".into()));
+        assert_eq!(
+            err("Permutation", &["0", "lex"]),
+            SpecError::Arity("0".into())
+        );
+        assert_eq!(
+            err("Permutation", &["2", "hilbert"]),
+            SpecError::UnknownOrder("hilbert".into())
+        );
+        assert_eq!(
+            err("Permutation", &["2", "counting(N)"]),
+            SpecError::Extents { arity: 2, found: 1 }
+        );
+        assert_eq!(
+            err("Permutation", &["1", "counting", "K"]),
+            SpecError::UnknownSymbol("K".into())
+        );
+        assert!(matches!(
+            err("OrderedSet", &["N"]),
+            SpecError::ArgumentCount { found: 1, .. }
+        ));
+        assert!(matches!(
+            err("OrderedSet", &["N * M", "0"]),
+            SpecError::Expression { .. }
+        ));
+    }
+
+    #[test]
+    fn affine_arguments() {
+        let s = syms();
+        let p = |t: &str| parse_affine(t, &s).unwrap();
+        let n = Expr::sym("N");
+        assert_eq!(p("-(NR - 1)"), Expr::constant(1).minus(&Expr::sym("NR")));
+        assert_eq!(p("1 - NR"), Expr::constant(1).minus(&Expr::sym("NR")));
+        assert_eq!(p("2N + 1"), n.scale(2).plus(&Expr::constant(1)));
+        assert_eq!(p("N * 2 - -3"), n.scale(2).plus(&Expr::constant(3)));
+        assert_eq!(p("2 (N + 1)"), n.scale(2).plus(&Expr::constant(2)));
+        assert_eq!(p("-7"), Expr::constant(-7));
+        assert!(parse_affine("N +", &s).is_err());
+        assert!(parse_affine("(N", &s).is_err());
+        assert!(parse_affine("N / 2", &s).is_err());
+    }
+
+    #[test]
+    fn calls_are_checked() {
+        let perm = ObjectSpec::parse(&obj("Permutation", &["2", "lex"]), &syms()).unwrap();
+        let int = |k| ValueExpr::Int(k);
+        assert_eq!(
+            check_call(&perm, "insert", &[int(0), int(1)], false),
+            Ok(Method::Insert)
+        );
+        assert_eq!(
+            check_call(&perm, "key", &[int(1), int(0)], true),
+            Ok(Method::Key)
+        );
+        assert_eq!(
+            check_call(&perm, "start", &[int(1)], true),
+            Ok(Method::Start)
+        );
+        assert!(matches!(
+            check_call(&perm, "insert", &[int(0)], false),
+            Err(CallError::Arity {
+                expected: 2,
+                found: 1,
+                ..
+            })
+        ));
+        assert!(matches!(
+            check_call(&perm, "sort", &[], true),
+            Err(CallError::NotAValue { .. })
+        ));
+        assert!(matches!(
+            check_call(&perm, "size", &[], false),
+            Err(CallError::NotAStatement { .. })
+        ));
+        assert!(matches!(
+            check_call(&perm, "count", &[int(0), int(0)], true),
+            Err(CallError::Order { .. })
+        ));
+        assert!(matches!(
+            check_call(&perm, "key", &[int(2), int(0)], true),
+            Err(CallError::Component {
+                component: 2,
+                arity: 2,
+                ..
+            })
+        ));
+        assert!(matches!(
+            check_call(&perm, "value", &[int(0)], true),
+            Err(CallError::UnknownMethod { .. })
+        ));
+        let morton = ObjectSpec::parse(&obj("Permutation", &["2", "morton"]), &syms()).unwrap();
+        assert!(matches!(
+            check_call(&morton, "start", &[int(0)], true),
+            Err(CallError::Order { .. })
+        ));
+        let set = ObjectSpec::parse(&obj("OrderedSet", &[]), &syms()).unwrap();
+        assert_eq!(
+            check_call(&set, "index", &[int(3)], true),
+            Ok(Method::Index)
+        );
+        assert!(matches!(
+            check_call(&set, "map", &[int(3)], true),
+            Err(CallError::UnknownMethod { .. })
+        ));
+    }
+}

@@ -1,0 +1,327 @@
+//! The interpreter's runtime objects: the semantics of `docs/runtime.md`,
+//! implemented independently of the C and Rust runtimes (a stable sort by
+//! key for `lex` and `counting`, Morton codes built bit by bit for
+//! `morton`), with every misuse a typed [`ObjectFault`] instead of a panic.
+
+use std::cmp::Ordering;
+use std::collections::{BTreeSet, HashMap};
+
+use super::Method;
+
+/// Why a runtime-object operation failed in the interpreter.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ObjectFault {
+    /// `insert` after `sort()`.
+    #[error("insert after sort()")]
+    InsertAfterSort,
+    /// A method that needs the sorted object (`start`; `size`, `value` and
+    /// `index` of an `OrderedSet`) called before `sort()`.
+    #[error("called before sort()")]
+    NotSorted,
+    /// An argument outside its range: an entry, a position or a key component.
+    #[error("{argument} {value} is out of range 0..{len}")]
+    OutOfRange {
+        /// `entry`, `position` or `key component`.
+        argument: &'static str,
+        /// The value given.
+        value: i64,
+        /// The number of valid values.
+        len: i64,
+    },
+    /// A key component outside its `counting` extent.
+    #[error("key component {component} is {value}, outside its counting range 0..{extent}")]
+    KeyOutOfRange {
+        /// The component (0-based).
+        component: usize,
+        /// Its value.
+        value: i64,
+        /// Its extent.
+        extent: i64,
+    },
+    /// A negative key component in a `morton` order.
+    #[error("key component {component} is {value}; morton keys are non-negative")]
+    NegativeKey {
+        /// The component (0-based).
+        component: usize,
+        /// Its value.
+        value: i64,
+    },
+    /// An `OrderedSet` insert outside `LO..=HI`.
+    #[error("{value} is outside the set's bounds {lo}..={hi}")]
+    OutsideBounds {
+        /// The value inserted.
+        value: i64,
+        /// `LO`.
+        lo: i64,
+        /// `HI`.
+        hi: i64,
+    },
+    /// A negative `counting` extent when the object is created.
+    #[error("counting extent {component} is negative ({extent})")]
+    NegativeExtent {
+        /// The component (0-based).
+        component: usize,
+        /// The extent's value.
+        extent: i64,
+    },
+}
+
+/// The order of an interpreter permutation, with its extents evaluated.
+#[derive(Clone, Debug)]
+pub(crate) enum RunOrder {
+    Lex,
+    Counting(Vec<i64>),
+    Morton,
+}
+
+/// A runtime object while the interpreter runs.
+#[derive(Clone, Debug)]
+pub(crate) enum Object {
+    Perm(Perm),
+    Set(Set),
+}
+
+#[derive(Clone, Debug)]
+pub(crate) struct Perm {
+    k: usize,
+    order: RunOrder,
+    sorted: bool,
+    /// Keys by entry, in insertion order.
+    keys: Vec<Vec<i64>>,
+    /// Entry at each position, after `sort`.
+    entries: Vec<usize>,
+    /// Position of each entry, after `sort`.
+    positions: Vec<usize>,
+    /// `counting`: per component, how many keys have each value.
+    counts: Vec<HashMap<i64, i64>>,
+}
+
+#[derive(Clone, Debug)]
+pub(crate) struct Set {
+    bounds: Option<(i64, i64)>,
+    pending: BTreeSet<i64>,
+    /// After `sort`: the values, increasing.
+    values: Option<Vec<i64>>,
+}
+
+fn range(argument: &'static str, value: i64, len: usize) -> Result<usize, ObjectFault> {
+    match usize::try_from(value) {
+        Ok(i) if i < len => Ok(i),
+        _ => Err(ObjectFault::OutOfRange {
+            argument,
+            value,
+            len: len as i64,
+        }),
+    }
+}
+
+/// The Morton code of non-negative components, as little-endian 64-bit
+/// limbs: bit `b` of component `d` is bit `b·K + d` of the code.
+fn morton_code(key: &[i64]) -> Vec<u64> {
+    let k = key.len();
+    let mut code = vec![0u64; k];
+    for (d, &v) in key.iter().enumerate() {
+        for b in 0..64 {
+            if (v as u64 >> b) & 1 == 1 {
+                let bit = b * k + d;
+                code[bit / 64] |= 1 << (bit % 64);
+            }
+        }
+    }
+    code
+}
+
+fn cmp_code(a: &[u64], b: &[u64]) -> Ordering {
+    a.iter().rev().cmp(b.iter().rev())
+}
+
+impl Object {
+    /// A new permutation of keys of `k` components.
+    pub(crate) fn permutation(k: usize, order: RunOrder) -> Result<Object, ObjectFault> {
+        if let RunOrder::Counting(extents) = &order {
+            if let Some((component, &extent)) = extents.iter().enumerate().find(|(_, &e)| e < 0) {
+                return Err(ObjectFault::NegativeExtent { component, extent });
+            }
+        }
+        Ok(Object::Perm(Perm {
+            k,
+            order,
+            sorted: false,
+            keys: Vec::new(),
+            entries: Vec::new(),
+            positions: Vec::new(),
+            counts: vec![HashMap::new(); k],
+        }))
+    }
+
+    /// A new ordered set, with bounds `LO..=HI` or without.
+    pub(crate) fn ordered_set(bounds: Option<(i64, i64)>) -> Object {
+        Object::Set(Set {
+            bounds,
+            pending: BTreeSet::new(),
+            values: None,
+        })
+    }
+
+    /// Runs `insert` or `sort` (the arity was checked before the run).
+    pub(crate) fn act(&mut self, method: Method, args: &[i64]) -> Result<(), ObjectFault> {
+        match (self, method) {
+            (Object::Perm(p), Method::Insert) => p.insert(args),
+            (Object::Perm(p), Method::Sort) => {
+                p.sort();
+                Ok(())
+            }
+            (Object::Set(s), Method::Insert) => s.insert(args[0]),
+            (Object::Set(s), Method::Sort) => {
+                s.sort();
+                Ok(())
+            }
+            // Rejected before the run.
+            _ => Ok(()),
+        }
+    }
+
+    /// Evaluates a value method (the arity and the kind were checked before
+    /// the run).
+    pub(crate) fn value(&self, method: Method, args: &[i64]) -> Result<i64, ObjectFault> {
+        match (self, method) {
+            (Object::Perm(p), Method::Map) => p.map(args[0]),
+            (Object::Perm(p), Method::Entry) => p.entry(args[0]),
+            (Object::Perm(p), Method::Key) => p.key(args[0], args[1]),
+            (Object::Perm(p), Method::Size) => Ok(p.keys.len() as i64),
+            (Object::Perm(p), Method::Count) => p.count(args[0], args[1]),
+            (Object::Perm(p), Method::Start) => p.start(args[0]),
+            (Object::Set(s), Method::Size) => Ok(s.sorted()?.len() as i64),
+            (Object::Set(s), Method::Value) => {
+                let values = s.sorted()?;
+                Ok(values[range("position", args[0], values.len())?])
+            }
+            (Object::Set(s), Method::Index) => {
+                Ok(s.sorted()?.binary_search(&args[0]).map_or(-1, |p| p as i64))
+            }
+            // Rejected before the run.
+            _ => Ok(0),
+        }
+    }
+}
+
+impl Perm {
+    fn insert(&mut self, key: &[i64]) -> Result<(), ObjectFault> {
+        if self.sorted {
+            return Err(ObjectFault::InsertAfterSort);
+        }
+        for (component, &value) in key.iter().enumerate() {
+            match &self.order {
+                RunOrder::Counting(extents) if value < 0 || value >= extents[component] => {
+                    return Err(ObjectFault::KeyOutOfRange {
+                        component,
+                        value,
+                        extent: extents[component],
+                    })
+                }
+                RunOrder::Morton if value < 0 => {
+                    return Err(ObjectFault::NegativeKey { component, value })
+                }
+                _ => {}
+            }
+        }
+        if let RunOrder::Counting(_) = self.order {
+            for (counts, &v) in self.counts.iter_mut().zip(key) {
+                *counts.entry(v).or_insert(0) += 1;
+            }
+        }
+        self.keys.push(key.to_vec());
+        Ok(())
+    }
+
+    fn sort(&mut self) {
+        if self.sorted {
+            return;
+        }
+        self.sorted = true;
+        let mut order: Vec<usize> = (0..self.keys.len()).collect();
+        // `sort_by` is stable: ties keep insertion order.
+        match self.order {
+            RunOrder::Lex | RunOrder::Counting(_) => {
+                order.sort_by(|&a, &b| self.keys[a].cmp(&self.keys[b]));
+            }
+            RunOrder::Morton => {
+                let codes: Vec<Vec<u64>> = self.keys.iter().map(|k| morton_code(k)).collect();
+                order.sort_by(|&a, &b| cmp_code(&codes[a], &codes[b]));
+            }
+        }
+        self.positions = vec![0; order.len()];
+        for (p, &e) in order.iter().enumerate() {
+            self.positions[e] = p;
+        }
+        self.entries = order;
+    }
+
+    fn map(&self, e: i64) -> Result<i64, ObjectFault> {
+        let e = range("entry", e, self.keys.len())?;
+        Ok(if self.sorted { self.positions[e] } else { e } as i64)
+    }
+
+    fn entry(&self, p: i64) -> Result<i64, ObjectFault> {
+        let p = range("position", p, self.keys.len())?;
+        Ok(if self.sorted { self.entries[p] } else { p } as i64)
+    }
+
+    fn key(&self, d: i64, p: i64) -> Result<i64, ObjectFault> {
+        let d = range("key component", d, self.k)?;
+        let e = self.entry(p)? as usize;
+        Ok(self.keys[e][d])
+    }
+
+    fn count(&self, d: i64, v: i64) -> Result<i64, ObjectFault> {
+        let d = range("key component", d, self.k)?;
+        Ok(self.counts[d].get(&v).copied().unwrap_or(0))
+    }
+
+    fn start(&self, v: i64) -> Result<i64, ObjectFault> {
+        if !self.sorted {
+            return Err(ObjectFault::NotSorted);
+        }
+        // Sorted by `lex` or `counting`: first components are nondecreasing.
+        Ok(self.entries.partition_point(|&e| self.keys[e][0] < v) as i64)
+    }
+}
+
+impl Set {
+    fn insert(&mut self, v: i64) -> Result<(), ObjectFault> {
+        if self.values.is_some() {
+            return Err(ObjectFault::InsertAfterSort);
+        }
+        if let Some((lo, hi)) = self.bounds {
+            if v < lo || v > hi {
+                return Err(ObjectFault::OutsideBounds { value: v, lo, hi });
+            }
+        }
+        self.pending.insert(v);
+        Ok(())
+    }
+
+    fn sort(&mut self) {
+        if self.values.is_none() {
+            self.values = Some(std::mem::take(&mut self.pending).into_iter().collect());
+        }
+    }
+
+    fn sorted(&self) -> Result<&[i64], ObjectFault> {
+        self.values.as_deref().ok_or(ObjectFault::NotSorted)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn morton_codes_interleave_from_the_first_component() {
+        // k1 = 0b01, k2 = 0b10: bits k1.0, k2.0, k1.1, k2.1 = 1, 0, 0, 1.
+        assert_eq!(morton_code(&[1, 2]), vec![0b1001, 0]);
+        assert_eq!(morton_code(&[0, 1]), vec![0b10, 0]);
+        // Bit 40 of the second of three components is bit 40·3 + 1 = 121.
+        assert_eq!(morton_code(&[0, 1 << 40, 0]), vec![0, 1 << (121 - 64), 0]);
+    }
+}

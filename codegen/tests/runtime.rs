@@ -1,0 +1,1023 @@
+//! The runtime objects (`Permutation`, `OrderedSet`; docs/runtime.md) in
+//! every backend.
+//!
+//! Computations written in the `.comp` format call the objects; each is
+//! scanned, run by the interpreter, printed as C and Rust, compiled and run
+//! (through the backend harness) on random inputs — empty ones and ones full
+//! of duplicate keys included — and all three must agree with a reference
+//! written here: a stable sort by key (ties keep insertion order), Morton
+//! codes built bit by bit, sets from `BTreeSet`. The Rust runtime is also
+//! checked in-process on many more inputs, the interpreter's typed errors
+//! one by one, and the C and Rust runtimes' aborts on misuse.
+
+mod harness;
+
+use std::collections::BTreeSet;
+use std::process::Command;
+
+use codegen::ast::LoopProgram;
+use codegen::c::emit_c;
+use codegen::emit::EmitError;
+use codegen::interp::{run, Array, Memory, RunError, Site};
+use codegen::runtime::spf_runtime::{Order, OrderedSet, Permutation};
+use codegen::runtime::{CallError, ObjectFault, SpecError};
+use codegen::rust::emit_rust;
+use iegen::computation::{parse_computation, Computation};
+use iegen::UfEnvironment;
+
+use harness::{c_driver, check_cases, rust_driver, tool, Outputs, Rng, CFLAGS};
+
+fn computation(text: &str) -> Computation {
+    parse_computation(text).unwrap_or_else(|e| panic!("{e}\n{text}"))
+}
+
+fn scanned(c: &Computation) -> LoopProgram {
+    codegen::scan(c, &UfEnvironment::new()).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn program(text: &str) -> LoopProgram {
+    scanned(&computation(text))
+}
+
+fn ints(v: Vec<i64>) -> Array {
+    Array::Int(v)
+}
+
+fn out_ints(outs: &mut Outputs, name: &str, v: Vec<i64>) {
+    outs.insert(name.to_string(), Array::Int(v));
+}
+
+// ---------------------------------------------------------------------------
+// References
+
+/// The entries `0..n` in stable order of `key`.
+fn stable_order<K: Ord>(n: usize, key: impl Fn(usize) -> K) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..n).collect();
+    order.sort_by_key(|&e| key(e)); // stable
+    order
+}
+
+/// `interleave(k1, ..., kK)`: bit `b` of component `d` is bit `b·K + d`.
+fn morton(key: &[i64]) -> u128 {
+    let k = key.len();
+    let mut code = 0u128;
+    for (d, &v) in key.iter().enumerate() {
+        assert!(v >= 0);
+        for b in 0..63 {
+            if (v >> b) & 1 == 1 {
+                let bit = b * k + d;
+                assert!(bit < 128, "the reference needs codes of at most 128 bits");
+                code |= 1u128 << bit;
+            }
+        }
+    }
+    code
+}
+
+/// Random COO entries of an `n × m` matrix (duplicates likely when small).
+struct Coo {
+    n: usize,
+    m: usize,
+    row: Vec<i64>,
+    col: Vec<i64>,
+    val: Vec<f64>,
+}
+
+fn coo(n: usize, m: usize, nnz: usize, r: &mut Rng) -> Coo {
+    assert!(nnz == 0 || n * m > 0);
+    let row = (0..nnz).map(|_| r.below(n as u64) as i64).collect();
+    let col = (0..nnz).map(|_| r.below(m as u64) as i64).collect();
+    Coo {
+        n,
+        m,
+        row,
+        col,
+        val: r.reals(nnz),
+    }
+}
+
+/// Shapes: empty, one entry, tiny with many duplicates, larger.
+const SHAPES: &[(usize, usize, usize)] = &[
+    (0, 0, 0),
+    (3, 4, 0),
+    (1, 1, 1),
+    (1, 1, 9),
+    (2, 3, 25),
+    (5, 7, 40),
+    (9, 2, 60),
+    (40, 33, 500),
+];
+
+fn coo_memory(c: &Coo) -> Memory {
+    let nnz = c.row.len();
+    Memory::new()
+        .with_symbol("N", c.n as i64)
+        .with_symbol("M", c.m as i64)
+        .with_symbol("NNZ", nnz as i64)
+        .with_array("row", ints(c.row.clone()))
+        .with_array("col", ints(c.col.clone()))
+        .with_array("val", Array::Real(c.val.clone()))
+}
+
+// ---------------------------------------------------------------------------
+// Sorting COO entries
+
+/// Sorts COO entries by `(row, col)` with `Permutation(2, ORDER)` and writes
+/// the sorted rows, columns and values, the permutation both ways, and what
+/// `map` and `size` give while inserting (before `sort`).
+fn coo_sort(order: &str) -> LoopProgram {
+    program(&format!(
+        "computation coo_sort(N, M, NNZ) {{
+            in   int  row[NNZ];
+            in   int  col[NNZ];
+            in   real val[NNZ];
+            out  int  srow[NNZ];
+            out  int  scol[NNZ];
+            out  real sval[NNZ];
+            out  int  ent[NNZ];
+            out  int  where[NNZ];
+            out  int  pre[NNZ];
+            out  int  size;
+            object P : Permutation(2, {order});
+
+            S0: {{ P.insert(row(n), col(n)); pre(n) = P.map(n) + P.size() }}
+                domain {{[n] : 0 <= n < NNZ}} schedule {{[n] -> [0, n, 0]}};
+            S1: P.sort() domain {{[]}} schedule {{[] -> [1, 0, 0]}};
+            S2: {{ srow(p) = P.key(0, p); scol(p) = P.key(1, p); ent(p) = P.entry(p);
+                   where(p) = P.map(p) }}
+                domain {{[p] : 0 <= p < NNZ}} schedule {{[p] -> [2, p, 0]}};
+            S3: sval(p) = val(ent(p))
+                domain {{[p] : 0 <= p < NNZ}} schedule {{[p] -> [3, p, 0]}};
+            S4: size = P.size() domain {{[]}} schedule {{[] -> [4, 0, 0]}};
+        }}"
+    ))
+}
+
+/// What `coo_sort` must output for entries sorted in `order`.
+fn coo_sort_reference(c: &Coo, order: &[usize]) -> Outputs {
+    let nnz = order.len();
+    let mut where_ = vec![0; nnz];
+    for (p, &e) in order.iter().enumerate() {
+        where_[e] = p as i64;
+    }
+    let mut outs = Outputs::new();
+    out_ints(&mut outs, "srow", order.iter().map(|&e| c.row[e]).collect());
+    out_ints(&mut outs, "scol", order.iter().map(|&e| c.col[e]).collect());
+    outs.insert(
+        "sval".into(),
+        Array::Real(order.iter().map(|&e| c.val[e]).collect()),
+    );
+    out_ints(&mut outs, "ent", order.iter().map(|&e| e as i64).collect());
+    out_ints(&mut outs, "where", where_);
+    out_ints(
+        &mut outs,
+        "pre",
+        (0..nnz as i64).map(|n| 2 * n + 1).collect(),
+    );
+    out_ints(&mut outs, "size", vec![nnz as i64]);
+    outs
+}
+
+fn coo_sort_cases(seed: u64, key: impl Fn(&Coo, usize) -> u128) -> Vec<(Memory, Outputs)> {
+    let mut r = Rng(seed);
+    SHAPES
+        .iter()
+        .map(|&(n, m, nnz)| {
+            let c = coo(n, m, nnz, &mut r);
+            let order = stable_order(nnz, |e| key(&c, e));
+            let mem = coo_memory(&c)
+                .with_array("srow", ints(vec![0; nnz]))
+                .with_array("scol", ints(vec![0; nnz]))
+                .with_array("sval", Array::Real(vec![0.0; nnz]))
+                .with_array("ent", ints(vec![0; nnz]))
+                .with_array("where", ints(vec![0; nnz]))
+                .with_array("pre", ints(vec![0; nnz]))
+                .with_array("size", ints(vec![7]));
+            (mem, coo_sort_reference(&c, &order))
+        })
+        .collect()
+}
+
+fn lex_key(c: &Coo, e: usize) -> u128 {
+    ((c.row[e] as u128) << 64) | c.col[e] as u128
+}
+
+/// `Permutation(2, counting(N, M))` is written `Permutation(2, counting, N,
+/// M)` in `.comp` files: the grammar takes only names and literals as
+/// object arguments.
+const COUNTING: &str = "counting, N, M";
+
+#[test]
+fn counting_sort_of_coo_entries_is_stable_in_every_backend() {
+    let p = coo_sort(COUNTING);
+    check_cases(&p, &coo_sort_cases(11, lex_key));
+}
+
+#[test]
+fn counting_extents_may_be_given_nested_as_synthesis_builds_them() {
+    let flat = coo_sort(COUNTING);
+    let mut nested = flat.clone();
+    nested.computation.objects[0].args = vec!["2".into(), "counting(N, M)".into()];
+    assert_eq!(emit_c(&flat).unwrap(), emit_c(&nested).unwrap());
+    assert_eq!(emit_rust(&flat).unwrap(), emit_rust(&nested).unwrap());
+}
+
+#[test]
+fn lex_sort_of_coo_entries_is_stable_in_every_backend() {
+    check_cases(&coo_sort("lex"), &coo_sort_cases(12, lex_key));
+}
+
+#[test]
+fn morton_sort_of_coo_entries_is_stable_in_every_backend() {
+    check_cases(
+        &coo_sort("morton"),
+        &coo_sort_cases(13, |c, e| morton(&[c.row[e], c.col[e]])),
+    );
+}
+
+#[test]
+fn morton_order_of_three_wide_components_matches_the_interleaved_code() {
+    let p = program(
+        "computation morton3(NNZ) {
+            in  int a[NNZ];
+            in  int b[NNZ];
+            in  int c[NNZ];
+            out int ent[NNZ];
+            object P : Permutation(3, morton);
+            S0: P.insert(a(n), b(n), c(n))
+                domain {[n] : 0 <= n < NNZ} schedule {[n] -> [0, n, 0]};
+            S1: P.sort() domain {[]} schedule {[] -> [1, 0, 0]};
+            S2: ent(p) = P.entry(p)
+                domain {[p] : 0 <= p < NNZ} schedule {[p] -> [2, p, 0]};
+        }",
+    );
+    let mut r = Rng(14);
+    let cases: Vec<(Memory, Outputs)> = [0usize, 1, 7, 300]
+        .iter()
+        .map(|&nnz| {
+            // Components of up to 42 bits (codes of up to 126 bits), drawn
+            // from a small pool half of the time so that keys repeat and
+            // components tie.
+            let pool: Vec<i64> = (0..6).map(|_| (r.next() >> 22) as i64).collect();
+            let draw = |r: &mut Rng| {
+                if r.below(2) == 0 {
+                    pool[r.below(6) as usize]
+                } else {
+                    (r.next() >> (22 + r.below(40))) as i64
+                }
+            };
+            let keys: Vec<[i64; 3]> = (0..nnz)
+                .map(|_| [draw(&mut r), draw(&mut r), draw(&mut r)])
+                .collect();
+            let order = stable_order(nnz, |e| morton(&keys[e]));
+            let column = |d: usize| ints(keys.iter().map(|k| k[d]).collect());
+            let mem = Memory::new()
+                .with_symbol("NNZ", nnz as i64)
+                .with_array("a", column(0))
+                .with_array("b", column(1))
+                .with_array("c", column(2))
+                .with_array("ent", ints(vec![0; nnz]));
+            let mut outs = Outputs::new();
+            out_ints(&mut outs, "ent", order.iter().map(|&e| e as i64).collect());
+            (mem, outs)
+        })
+        .collect();
+    check_cases(&p, &cases);
+}
+
+// ---------------------------------------------------------------------------
+// COO to CSR: the pointer array from `start`, counts from `count`
+
+fn coo_csr(order: &str) -> LoopProgram {
+    let counting = order.starts_with("counting");
+    let counts = if counting {
+        "S5: rowcount(i) = P.count(0, i)
+             domain {[i] : 0 <= i < N} schedule {[i] -> [5, i, 0]};
+         S6: colcount(j) = P.count(1, j - 1)
+             domain {[j] : 0 <= j < M + 2} schedule {[j] -> [6, j, 0]};"
+    } else {
+        ""
+    };
+    let spaces = if counting {
+        "out int rowcount[N]; out int colcount[M + 2];"
+    } else {
+        ""
+    };
+    program(&format!(
+        "computation coo_csr(N, M, NNZ) {{
+            in   int  row[NNZ];
+            in   int  col[NNZ];
+            in   real val[NNZ];
+            out  int  rowptr[N + 1];
+            out  int  colidx[NNZ];
+            out  real a[NNZ];
+            out  int  probe[N + 4];
+            {spaces}
+            temp int  ent[NNZ];
+            object P : Permutation(2, {order});
+
+            S0: P.insert(row(n), col(n))
+                domain {{[n] : 0 <= n < NNZ}} schedule {{[n] -> [0, n, 0]}};
+            S1: P.sort() domain {{[]}} schedule {{[] -> [1, 0, 0]}};
+            S2: rowptr(i) = P.start(i)
+                domain {{[i] : 0 <= i <= N}} schedule {{[i] -> [2, i, 0]}};
+            S3: {{ colidx(p) = P.key(1, p); ent(p) = P.entry(p) }}
+                domain {{[p] : 0 <= p < NNZ}} schedule {{[p] -> [3, p, 0]}};
+            S4: a(p) = val(ent(p))
+                domain {{[p] : 0 <= p < NNZ}} schedule {{[p] -> [4, p, 0]}};
+            S7: probe(v) = P.start(v - 2)
+                domain {{[v] : 0 <= v < N + 4}} schedule {{[v] -> [7, v, 0]}};
+            {counts}
+        }}"
+    ))
+}
+
+fn coo_csr_cases(seed: u64, counting: bool) -> Vec<(Memory, Outputs)> {
+    let mut r = Rng(seed);
+    SHAPES
+        .iter()
+        .map(|&(n, m, nnz)| {
+            let c = coo(n, m, nnz, &mut r);
+            let order = stable_order(nnz, |e| (c.row[e], c.col[e]));
+            let below = |v: i64| c.row.iter().filter(|&&x| x < v).count() as i64;
+            let mut mem = coo_memory(&c)
+                .with_array("rowptr", ints(vec![0; n + 1]))
+                .with_array("colidx", ints(vec![0; nnz]))
+                .with_array("a", Array::Real(vec![0.0; nnz]))
+                .with_array("probe", ints(vec![0; n + 4]));
+            let mut outs = Outputs::new();
+            out_ints(&mut outs, "rowptr", (0..=n as i64).map(below).collect());
+            out_ints(
+                &mut outs,
+                "colidx",
+                order.iter().map(|&e| c.col[e]).collect(),
+            );
+            outs.insert(
+                "a".into(),
+                Array::Real(order.iter().map(|&e| c.val[e]).collect()),
+            );
+            out_ints(
+                &mut outs,
+                "probe",
+                (0..n as i64 + 4).map(|v| below(v - 2)).collect(),
+            );
+            if counting {
+                mem = mem
+                    .with_array("rowcount", ints(vec![0; n]))
+                    .with_array("colcount", ints(vec![0; m + 2]));
+                let count = |xs: &[i64], v: i64| xs.iter().filter(|&&x| x == v).count() as i64;
+                out_ints(
+                    &mut outs,
+                    "rowcount",
+                    (0..n as i64).map(|i| count(&c.row, i)).collect(),
+                );
+                out_ints(
+                    &mut outs,
+                    "colcount",
+                    (0..m as i64 + 2).map(|j| count(&c.col, j - 1)).collect(),
+                );
+            }
+            (mem, outs)
+        })
+        .collect()
+}
+
+#[test]
+fn counting_permutation_fills_a_pointer_array_with_start_and_count() {
+    check_cases(&coo_csr(COUNTING), &coo_csr_cases(21, true));
+}
+
+#[test]
+fn lex_permutation_fills_a_pointer_array_with_start() {
+    check_cases(&coo_csr("lex"), &coo_csr_cases(22, false));
+}
+
+// ---------------------------------------------------------------------------
+// DIA offsets: an ordered set
+
+const DIA: &str = "computation dia(N, M, NNZ) {
+    in  int row[NNZ];
+    in  int col[NNZ];
+    out int nd;
+    out int off[N + M];
+    out int dpos[NNZ];
+    out int probe[2N + 2M + 1];
+    object S : OrderedSet();
+
+    S0: S.insert(col(n) - row(n))
+        domain {[n] : 0 <= n < NNZ} schedule {[n] -> [0, n, 0]};
+    S1: S.sort() domain {[]} schedule {[] -> [1, 0, 0]};
+    S2: nd = S.size() domain {[]} schedule {[] -> [2, 0, 0]};
+    S3: if (d < S.size()) off(d) = S.value(d)
+        domain {[d] : 0 <= d < N + M} schedule {[d] -> [3, d, 0]};
+    S4: dpos(n) = S.index(col(n) - row(n))
+        domain {[n] : 0 <= n < NNZ} schedule {[n] -> [4, n, 0]};
+    S5: probe(v + N + M) = S.index(v)
+        domain {[v] : -N - M <= v <= N + M} schedule {[v] -> [5, v, 0]};
+}";
+
+fn dia_cases(seed: u64) -> Vec<(Memory, Outputs)> {
+    let mut r = Rng(seed);
+    SHAPES
+        .iter()
+        .map(|&(n, m, nnz)| {
+            let c = coo(n, m, nnz, &mut r);
+            let set: BTreeSet<i64> = c.row.iter().zip(&c.col).map(|(i, j)| j - i).collect();
+            let values: Vec<i64> = set.iter().copied().collect();
+            let index = |v: i64| values.binary_search(&v).map_or(-1, |p| p as i64);
+            let mut off = values.clone();
+            off.resize(n + m, 0);
+            let span = (n + m) as i64;
+            let mem = coo_memory(&c)
+                .with_array("nd", ints(vec![0]))
+                .with_array("off", ints(vec![0; n + m]))
+                .with_array("dpos", ints(vec![0; nnz]))
+                .with_array("probe", ints(vec![0; 2 * (n + m) + 1]));
+            let mut outs = Outputs::new();
+            out_ints(&mut outs, "nd", vec![values.len() as i64]);
+            out_ints(&mut outs, "off", off);
+            out_ints(
+                &mut outs,
+                "dpos",
+                c.row
+                    .iter()
+                    .zip(&c.col)
+                    .map(|(i, j)| index(j - i))
+                    .collect(),
+            );
+            out_ints(&mut outs, "probe", (-span..=span).map(index).collect());
+            (mem, outs)
+        })
+        .collect()
+}
+
+#[test]
+fn ordered_set_without_bounds_collects_dia_offsets() {
+    check_cases(&program(DIA), &dia_cases(31));
+}
+
+#[test]
+fn ordered_set_with_bounds_collects_dia_offsets() {
+    // `OrderedSet(1 - N, M - 1)`, the range of `j - i`, as synthesis builds
+    // it (the `.comp` grammar takes only names and literals as arguments).
+    let mut c = computation(DIA);
+    c.objects[0].args = vec!["1 - N".into(), "M - 1".into()];
+    let p = scanned(&c);
+    let code = emit_c(&p).unwrap();
+    assert!(
+        code.contains("spf_oset S = spf_oset_new_bounded(-N + 1, M - 1);"),
+        "{code}"
+    );
+    check_cases(&p, &dia_cases(32));
+}
+
+// ---------------------------------------------------------------------------
+// The generated code
+
+#[test]
+fn generated_calls_are_readable() {
+    let p = coo_sort(COUNTING);
+    let c = emit_c(&p).unwrap();
+    for line in [
+        "#ifndef SPF_RUNTIME_H",
+        "    spf_perm P = spf_perm_new(2, SPF_COUNTING, (int64_t[]){N, M});",
+        "        spf_perm_insert(&P, (int64_t[]){row[n], col[n]});",
+        "    spf_perm_sort(&P);",
+        "        srow[p] = spf_perm_key(&P, 0, p);",
+        "        ent[p] = spf_perm_entry(&P, p);",
+        "    spf_perm_free(&P);",
+    ] {
+        assert!(c.contains(line), "missing {line:?} in\n{c}");
+    }
+    let r = emit_rust(&p).unwrap();
+    for line in [
+        "    let mut p = spf_runtime::Permutation::new(2, spf_runtime::Order::Counting(vec![n, m]));",
+        "        p.insert(&[row[n_2 as usize], col[n_2 as usize]]);",
+        "    p.sort();",
+        "        srow[p_2 as usize] = p.key(0, p_2);",
+        "        where_[p_2 as usize] = p.map(p_2);",
+        "    mod spf_runtime {",
+    ] {
+        assert!(r.contains(line), "missing {line:?} in\n{r}");
+    }
+    // No object, no runtime.
+    let plain = program(
+        "computation copy(N) { in int x[N]; out int y[N];
+            S0: y(i) = x(i) domain {[i] : 0 <= i < N} schedule {[i] -> [0, i, 0]}; }",
+    );
+    assert!(!emit_c(&plain).unwrap().contains("spf_perm"));
+    assert!(!emit_rust(&plain).unwrap().contains("spf_runtime"));
+}
+
+#[test]
+fn generated_functions_share_a_file() {
+    let a = coo_sort("lex");
+    let mut b = computation(DIA);
+    b.name = "dia2".into();
+    let b = scanned(&b);
+    let dir = tempfile::tempdir().unwrap();
+    let c_src = dir.path().join("two.c");
+    std::fs::write(
+        &c_src,
+        format!("{}\n{}", emit_c(&a).unwrap(), emit_c(&b).unwrap()),
+    )
+    .unwrap();
+    let rs_src = dir.path().join("two.rs");
+    std::fs::write(
+        &rs_src,
+        format!("{}\n{}", emit_rust(&a).unwrap(), emit_rust(&b).unwrap()),
+    )
+    .unwrap();
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            tool(
+                Command::new("cc")
+                    .args(CFLAGS)
+                    .args(["-c", "-o"])
+                    .arg(dir.path().join("two.o"))
+                    .arg(&c_src),
+                "cc",
+            )
+        });
+        tool(
+            Command::new("rustc")
+                .args(["--edition", "2021", "-D", "warnings", "--crate-type", "lib"])
+                .arg("-o")
+                .arg(dir.path().join("libtwo.rlib"))
+                .arg(&rs_src),
+            "rustc",
+        );
+    });
+}
+
+/// Inserting outside an ordered set's bounds: a typed error in the
+/// interpreter, an abort in C, a panic in Rust, each with a message.
+#[test]
+fn misuse_aborts_the_compiled_runtimes() {
+    let p = program(
+        "computation misuse(N) {
+            in  int x[N];
+            out int y[N];
+            object S : OrderedSet(0, 3);
+            S0: S.insert(x(i)) domain {[i] : 0 <= i < N} schedule {[i] -> [0, i, 0]};
+            S1: S.sort() domain {[]} schedule {[] -> [1, 0, 0]};
+            S2: y(i) = S.index(x(i)) domain {[i] : 0 <= i < N} schedule {[i] -> [2, i, 0]};
+        }",
+    );
+    let mem = Memory::new()
+        .with_symbol("N", 3)
+        .with_array("x", ints(vec![1, 5, 2]))
+        .with_array("y", ints(vec![0; 3]));
+    let e = run(&p, &mut mem.clone(), None).unwrap_err();
+    assert_eq!(
+        e,
+        RunError::ObjectFault {
+            site: Site::Statement {
+                name: "S0".into(),
+                point: vec![1]
+            },
+            call: "S.insert".into(),
+            fault: ObjectFault::OutsideBounds {
+                value: 5,
+                lo: 0,
+                hi: 3
+            },
+        }
+    );
+    assert_eq!(
+        e.to_string(),
+        "statement S0 at [1]: `S.insert`: 5 is outside the set's bounds 0..=3"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let mems = [mem];
+    let c_src = dir.path().join("misuse.c");
+    std::fs::write(&c_src, c_driver(&p, &mems)).unwrap();
+    let rs_src = dir.path().join("misuse.rs");
+    std::fs::write(&rs_src, rust_driver(&p, &mems)).unwrap();
+    let (c_exe, rs_exe) = (dir.path().join("misuse_c"), dir.path().join("misuse_rs"));
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            tool(
+                Command::new("cc")
+                    .args(CFLAGS)
+                    .arg(&c_src)
+                    .arg("-o")
+                    .arg(&c_exe),
+                "cc",
+            )
+        });
+        tool(
+            Command::new("rustc")
+                .args(["--edition", "2021", "-D", "warnings", "-o"])
+                .arg(&rs_exe)
+                .arg(&rs_src),
+            "rustc",
+        );
+    });
+    for (exe, message) in [
+        (
+            &c_exe,
+            "spf runtime: value outside the ordered set's bounds (5)",
+        ),
+        (&rs_exe, "spf runtime: 5 is outside the set's bounds 0..=3"),
+    ] {
+        let out = Command::new(exe).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{exe:?} should fail");
+        assert!(stderr.contains(message), "{exe:?}: {stderr}");
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Errors
+
+/// A computation over `x[N]`, `y[N]` and the object `DECL`, whose statement
+/// `S0` (over `[i] : 0 <= i < N`) does `BODY`, after a statement `F0` (a
+/// loop over `[i]` too) does `FIRST`.
+fn with_object(decl: &str, first: &str, body: &str) -> LoopProgram {
+    program(&format!(
+        "computation e(N) {{
+            in  int x[N];
+            out int y[N];
+            object P : {decl};
+            F0: {first} domain {{[i] : 0 <= i < N}} schedule {{[i] -> [0, i, 0]}};
+            S0: {body} domain {{[i] : 0 <= i < N}} schedule {{[i] -> [1, i, 0]}};
+        }}"
+    ))
+}
+
+fn run_error(p: &LoopProgram) -> RunError {
+    let mut mem = Memory::new()
+        .with_symbol("N", 3)
+        .with_array("x", ints(vec![2, 0, 1]))
+        .with_array("y", ints(vec![0; 3]));
+    run(p, &mut mem, None).unwrap_err()
+}
+
+/// The error of a call checked before the run: the same in every backend.
+fn call_error(p: &LoopProgram) -> CallError {
+    let e = run_error(p);
+    let RunError::Call { stmt, error } = e else {
+        panic!("expected a call error, got {e}")
+    };
+    assert_eq!(stmt, "S0");
+    for emitted in [emit_c(p).unwrap_err(), emit_rust(p).unwrap_err()] {
+        assert_eq!(
+            emitted,
+            EmitError::Call {
+                stmt: "S0".into(),
+                error: error.clone()
+            }
+        );
+    }
+    error
+}
+
+/// The fault of a call while running, in `S0` at `[1]`.
+fn fault(p: &LoopProgram, call: &str) -> ObjectFault {
+    match run_error(p) {
+        RunError::ObjectFault {
+            site: Site::Statement { name, point },
+            call: c,
+            fault,
+        } => {
+            assert_eq!(
+                (name.as_str(), point.as_slice(), c.as_str()),
+                ("S0", &[1][..], call)
+            );
+            fault
+        }
+        e => panic!("expected an object fault, got {e}"),
+    }
+}
+
+const LEX: &str = "Permutation(1, lex)";
+const COUNT: &str = "Permutation(1, counting, N)";
+const SET: &str = "OrderedSet(0, 2)";
+
+#[test]
+fn invalid_calls_are_typed_errors_in_every_backend() {
+    let insert = "P.insert(x(i))";
+    assert!(matches!(
+        call_error(&with_object("Permutation(2, lex)", "y(i) = 0", insert)),
+        CallError::Arity { .. }
+    ));
+    assert!(matches!(
+        call_error(&with_object(LEX, insert, "y(i) = P.frobnicate(i)")),
+        CallError::UnknownMethod { .. }
+    ));
+    assert!(matches!(
+        call_error(&with_object(LEX, insert, "y(i) = P.key(1, i)")),
+        CallError::Component {
+            component: 1,
+            arity: 1,
+            ..
+        }
+    ));
+    assert!(matches!(
+        call_error(&with_object(LEX, insert, "y(i) = P.count(0, i)")),
+        CallError::Order { order: "lex", .. }
+    ));
+    assert!(matches!(
+        call_error(&with_object(SET, insert, "y(i) = P.map(i)")),
+        CallError::UnknownMethod {
+            kind: "OrderedSet",
+            ..
+        }
+    ));
+    assert!(matches!(
+        call_error(&with_object(LEX, insert, "P.size()")),
+        CallError::NotAStatement { .. }
+    ));
+    assert!(matches!(
+        call_error(&with_object(LEX, insert, "y(i) = P.sort()")),
+        CallError::NotAValue { .. }
+    ));
+    assert!(matches!(
+        call_error(&with_object(LEX, insert, "P.insert(0.5)")),
+        CallError::RealArgument { position: 1, .. }
+    ));
+    // An object the computation does not declare (built in code: the parser
+    // rejects it).
+    let mut p = with_object(LEX, insert, "y(i) = P.size()");
+    p.computation.objects[0].name = "Q".into();
+    match run_error(&p) {
+        RunError::Call { stmt, error } => {
+            assert_eq!(stmt, "F0");
+            assert_eq!(error, CallError::UnknownObject { object: "P".into() });
+        }
+        e => panic!("{e}"),
+    }
+}
+
+#[test]
+fn invalid_declarations_are_typed_errors_in_every_backend() {
+    let p = with_object("Permutation(2, hilbert)", "y(i) = 0", "y(i) = 1");
+    let want = SpecError::UnknownOrder("hilbert".into());
+    match run_error(&p) {
+        RunError::Object { object, error } => {
+            assert_eq!((object, error), ("P".into(), want.clone()))
+        }
+        e => panic!("{e}"),
+    }
+    let emitted = EmitError::Object {
+        object: "P".into(),
+        error: want,
+    };
+    assert_eq!(emit_c(&p).unwrap_err(), emitted);
+    assert_eq!(emit_rust(&p).unwrap_err(), emitted);
+    assert!(matches!(
+        run_error(&with_object("Heap()", "y(i) = 0", "y(i) = 1")),
+        RunError::Object {
+            error: SpecError::UnknownKind(_),
+            ..
+        }
+    ));
+}
+
+#[test]
+fn misuse_while_running_is_a_typed_error_naming_the_statement() {
+    let insert = "P.insert(x(i))";
+    let sorted = "{ P.insert(x(i)); if (i == N - 1) P.sort() }";
+    // Out of range: map, entry, key, value.
+    assert_eq!(
+        fault(&with_object(LEX, insert, "y(i) = P.map(i + 2)"), "P.map"),
+        ObjectFault::OutOfRange {
+            argument: "entry",
+            value: 3,
+            len: 3
+        }
+    );
+    assert_eq!(
+        fault(&with_object(LEX, sorted, "y(i) = P.entry(-i)"), "P.entry"),
+        ObjectFault::OutOfRange {
+            argument: "position",
+            value: -1,
+            len: 3
+        }
+    );
+    assert_eq!(
+        fault(&with_object(LEX, sorted, "y(i) = P.key(i, 0)"), "P.key"),
+        ObjectFault::OutOfRange {
+            argument: "key component",
+            value: 1,
+            len: 1
+        }
+    );
+    assert_eq!(
+        fault(
+            &with_object(SET, sorted, "y(i) = P.value(i + 2)"),
+            "P.value"
+        ),
+        ObjectFault::OutOfRange {
+            argument: "position",
+            value: 3,
+            len: 3
+        }
+    );
+    // Inserting after sort, outside the bounds, outside a counting range.
+    assert_eq!(
+        fault(
+            &with_object(LEX, sorted, "if (i > 0) P.insert(i)"),
+            "P.insert"
+        ),
+        ObjectFault::InsertAfterSort
+    );
+    assert_eq!(
+        fault(
+            &with_object(SET, "P.sort()", "if (i > 0) P.insert(i)"),
+            "P.insert"
+        ),
+        ObjectFault::InsertAfterSort
+    );
+    assert_eq!(
+        fault(
+            &with_object("OrderedSet(-1, 1)", "y(i) = 0", "P.insert(2i)"),
+            "P.insert"
+        ),
+        ObjectFault::OutsideBounds {
+            value: 2,
+            lo: -1,
+            hi: 1
+        }
+    );
+    assert_eq!(
+        fault(&with_object(COUNT, "y(i) = 0", "P.insert(3i)"), "P.insert"),
+        ObjectFault::KeyOutOfRange {
+            component: 0,
+            value: 3,
+            extent: 3
+        }
+    );
+    assert_eq!(
+        fault(
+            &with_object("Permutation(1, morton)", "y(i) = 0", "P.insert(-i)"),
+            "P.insert"
+        ),
+        ObjectFault::NegativeKey {
+            component: 0,
+            value: -1
+        }
+    );
+    // Methods of a sorted object before sort.
+    assert_eq!(
+        fault(
+            &with_object(COUNT, "y(i) = 0", "if (i > 0) y(i) = P.start(i)"),
+            "P.start"
+        ),
+        ObjectFault::NotSorted
+    );
+    assert_eq!(
+        fault(
+            &with_object(SET, insert, "if (i > 0) y(i) = P.index(i)"),
+            "P.index"
+        ),
+        ObjectFault::NotSorted
+    );
+    // A negative counting extent when the object is created.
+    let mut mem = Memory::new()
+        .with_symbol("N", -1)
+        .with_array("x", ints(vec![]))
+        .with_array("y", ints(vec![]));
+    let p = program(
+        "computation neg(N) { in int x[0]; out int y[0];
+            object P : Permutation(1, counting, N);
+            S0: P.sort() domain {[]} schedule {[] -> [0]}; }",
+    );
+    assert!(matches!(
+        run(&p, &mut mem, None).unwrap_err(),
+        RunError::ObjectFault {
+            site: Site::Object(_),
+            fault: ObjectFault::NegativeExtent {
+                component: 0,
+                extent: -1
+            },
+            ..
+        }
+    ));
+}
+
+// ---------------------------------------------------------------------------
+// The Rust runtime in-process, on many inputs
+
+#[test]
+fn rust_runtime_permutations_agree_with_the_references() {
+    let mut r = Rng(41);
+    for round in 0..300 {
+        let k = 1 + r.below(4) as usize;
+        let n = [0, 1, 2, 17, 100, 1000][round % 6];
+        let extents: Vec<i64> = (0..k).map(|_| 1 + r.below(6) as i64).collect();
+        let keys: Vec<Vec<i64>> = (0..n)
+            .map(|_| extents.iter().map(|&e| r.below(e as u64) as i64).collect())
+            .collect();
+        for order in [Order::Lex, Order::Counting(extents.clone()), Order::Morton] {
+            let morton_order = order == Order::Morton;
+            let mut p = Permutation::new(k, order.clone());
+            for key in &keys {
+                p.insert(key);
+            }
+            if n > 0 {
+                // Before sort, positions are entries.
+                assert_eq!(p.map(n as i64 / 2), n as i64 / 2);
+                assert_eq!(p.entry(n as i64 - 1), n as i64 - 1);
+            }
+            p.sort();
+            p.sort(); // idempotent
+            let want = if morton_order {
+                stable_order(n, |e| morton(&keys[e]))
+            } else {
+                stable_order(n, |e| keys[e].clone())
+            };
+            assert_eq!(p.size(), n as i64);
+            for (pos, &e) in want.iter().enumerate() {
+                assert_eq!(p.entry(pos as i64), e as i64, "{order:?} {keys:?}");
+                assert_eq!(p.map(e as i64), pos as i64);
+                for (d, &v) in keys[e].iter().enumerate() {
+                    assert_eq!(p.key(d as i64, pos as i64), v);
+                }
+            }
+            if let Order::Counting(_) = order {
+                for (d, &extent) in extents.iter().enumerate() {
+                    for v in -1..=extent {
+                        let count = keys.iter().filter(|key| key[d] == v).count() as i64;
+                        assert_eq!(p.count(d as i64, v), count);
+                    }
+                }
+            }
+            if !morton_order {
+                for v in -2..=extents[0] + 1 {
+                    let below = keys.iter().filter(|key| key[0] < v).count() as i64;
+                    assert_eq!(p.start(v), below, "{order:?}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn rust_runtime_ordered_sets_agree_with_the_references() {
+    let mut r = Rng(42);
+    for round in 0..200 {
+        let n = [0, 1, 5, 50, 400][round % 5];
+        let (lo, hi) = (-(r.below(20) as i64), r.below(20) as i64);
+        let values: Vec<i64> = (0..n)
+            .map(|_| lo + r.below((hi - lo + 1) as u64) as i64)
+            .collect();
+        let want: Vec<i64> = values
+            .iter()
+            .copied()
+            .collect::<BTreeSet<_>>()
+            .into_iter()
+            .collect();
+        for mut s in [OrderedSet::new(), OrderedSet::with_bounds(lo, hi)] {
+            for &v in &values {
+                s.insert(v);
+            }
+            s.sort();
+            assert_eq!(s.size(), want.len() as i64);
+            for (i, &v) in want.iter().enumerate() {
+                assert_eq!(s.value(i as i64), v);
+            }
+            for v in lo - 3..=hi + 3 {
+                assert_eq!(s.index(v), want.binary_search(&v).map_or(-1, |p| p as i64));
+            }
+        }
+    }
+}
+
+#[test]
+fn rust_runtime_counting_sort_is_linear() {
+    // One million entries sort in well under a second even unoptimized
+    // (a quadratic or comparison-heavy sort would not).
+    let (n, rows, cols) = (1_000_000usize, 1000i64, 1000i64);
+    let mut r = Rng(43);
+    let mut p = Permutation::new(2, Order::Counting(vec![rows, cols]));
+    for _ in 0..n {
+        p.insert(&[r.below(rows as u64) as i64, r.below(cols as u64) as i64]);
+    }
+    let t = std::time::Instant::now();
+    p.sort();
+    let took = t.elapsed();
+    for pos in 1..n as i64 {
+        let (a, b) = (
+            (p.key(0, pos - 1), p.key(1, pos - 1)),
+            (p.key(0, pos), p.key(1, pos)),
+        );
+        assert!(a < b || (a == b && p.entry(pos - 1) < p.entry(pos)));
+    }
+    assert!(took.as_secs_f64() < 2.0, "counting sort took {took:?}");
+}
+
+#[test]
+#[should_panic(expected = "spf runtime: insert after sort()")]
+fn rust_runtime_rejects_inserts_after_sort() {
+    let mut p = Permutation::new(1, Order::Lex);
+    p.sort();
+    p.insert(&[1]);
+}
+
+#[test]
+#[should_panic(expected = "spf runtime: key component 0 is 4, outside its counting range 0..4")]
+fn rust_runtime_rejects_keys_outside_the_counting_range() {
+    Permutation::new(1, Order::Counting(vec![4])).insert(&[4]);
+}
