@@ -1021,3 +1021,49 @@ fn rust_runtime_rejects_inserts_after_sort() {
 fn rust_runtime_rejects_keys_outside_the_counting_range() {
     Permutation::new(1, Order::Counting(vec![4])).insert(&[4]);
 }
+
+/// Object declarations take nested and affine arguments in files:
+/// `Permutation(2, counting(N, M))`, `OrderedSet(1 - N, M - 1)`.
+#[test]
+fn nested_and_affine_object_arguments_in_files() {
+    let src = "computation offsets(N, M, NNZ) {
+        in int row[NNZ];
+        in int col[NNZ];
+        out int rank[NNZ];
+        out int pos[NNZ];
+        object P : Permutation(2, counting(N, M));
+        object S : OrderedSet(1 - N, M - 1);
+        S0: { P.insert(row(n), col(n)); S.insert(col(n) - row(n)) }
+            domain {[n] : 0 <= n < NNZ} schedule {[n] -> [0, n, 0]};
+        S1: { P.sort(); S.sort() } domain {[]} schedule {[] -> [1]};
+        S2: { rank(n) = P.map(n); pos(n) = S.index(col(n) - row(n)) }
+            domain {[n] : 0 <= n < NNZ} schedule {[n] -> [2, n, 0]};
+    }";
+    let comp = iegen::computation::parse_computation(src).expect("parses");
+    let printed = comp.to_string();
+    assert!(
+        printed.contains("Permutation(2, counting(N, M))"),
+        "{printed}"
+    );
+    assert!(printed.contains("OrderedSet(1 - N, M - 1)"), "{printed}");
+    assert_eq!(
+        iegen::computation::parse_computation(&printed).expect("reparses"),
+        comp
+    );
+    let program = codegen::scan(&comp, &iegen::UfEnvironment::new()).expect("scans");
+    let c = codegen::c::emit_c(&program).expect("emits C");
+    assert!(c.contains("spf_perm_new"), "{c}");
+    let mut memory = codegen::interp::Memory::new()
+        .with_symbol("N", 3)
+        .with_symbol("M", 3)
+        .with_symbol("NNZ", 3)
+        .with_array("row", codegen::interp::Array::Int(vec![2, 0, 1]))
+        .with_array("col", codegen::interp::Array::Int(vec![0, 2, 1]))
+        .with_array("rank", codegen::interp::Array::Int(vec![0; 3]))
+        .with_array("pos", codegen::interp::Array::Int(vec![0; 3]));
+    codegen::interp::run(&program, &mut memory, None).expect("runs");
+    // Sorted by (row, col): (0,2) (1,1) (2,0) -> entries 1, 2, 0.
+    assert_eq!(memory.int("rank"), Some(&[2, 0, 1][..]));
+    // Offsets col - row: -2, 2, 0 -> sorted -2, 0, 2.
+    assert_eq!(memory.int("pos"), Some(&[0, 2, 1][..]));
+}

@@ -100,8 +100,9 @@ pub struct AstObject {
     pub name: Ident,
     /// The runtime type.
     pub kind: Ident,
-    /// The constructor arguments as written (a name, or an integer or real
-    /// literal with an optional `-`), each with its place.
+    /// The constructor arguments as canonical text (a name, a number, an
+    /// affine expression such as `1 - NR`, a call such as `counting(N, M)`;
+    /// see [`render_expr`]), each with its place.
     pub args: Vec<(String, Span)>,
     /// The whole declaration.
     pub span: Span,
@@ -452,4 +453,61 @@ pub(crate) fn expect_keyword(id: &Ident, word: &str) -> Result<(), super::Action
             message: format!("expected `{word}`, found `{}`", id.name),
         })
     }
+}
+
+/// The canonical text of an expression: operators spaced, parentheses only
+/// where precedence needs them (`1 - NR`, `counting(N, M)`, `-(a + b)`).
+pub fn render_expr(e: &AstExpr) -> String {
+    fn go(e: &AstExpr, out: &mut String, prec: u8) {
+        // 0: sum, 1: product, 2: unary, 3: atom
+        let own = match e {
+            AstExpr::Add(..) | AstExpr::Sub(..) => 0,
+            AstExpr::Mul(..) => 1,
+            AstExpr::Neg(..) => 2,
+            _ => 3,
+        };
+        let paren = own < prec;
+        if paren {
+            out.push('(');
+        }
+        match e {
+            AstExpr::Num(n, _) => out.push_str(&n.to_string()),
+            AstExpr::Name(id) => out.push_str(&id.name),
+            AstExpr::Call(f, args, _) => {
+                out.push_str(&f.name);
+                out.push('(');
+                for (i, a) in args.iter().enumerate() {
+                    if i > 0 {
+                        out.push_str(", ");
+                    }
+                    go(a, out, 0);
+                }
+                out.push(')');
+            }
+            AstExpr::Add(a, b, _) | AstExpr::Sub(a, b, _) => {
+                go(a, out, 0);
+                out.push_str(if matches!(e, AstExpr::Add(..)) {
+                    " + "
+                } else {
+                    " - "
+                });
+                go(b, out, 1);
+            }
+            AstExpr::Mul(a, b, _) => {
+                go(a, out, 1);
+                out.push_str(" * ");
+                go(b, out, 2);
+            }
+            AstExpr::Neg(a, _) => {
+                out.push('-');
+                go(a, out, 2);
+            }
+        }
+        if paren {
+            out.push(')');
+        }
+    }
+    let mut out = String::new();
+    go(e, &mut out, 0);
+    out
 }
