@@ -51,6 +51,13 @@ use crate::runtime::{Method, ObjectKind, C_RUNTIME};
 ///   the generated code itself uses (`free`, `abort`, ...), which get a
 ///   trailing `_` ([`c_parameters`] gives the final names).
 ///
+/// An `out` array sized by the computation (its extents use size spaces,
+/// [`crate::dynamic`]) is an `int64_t **` / `double **` parameter: the
+/// function allocates it (`*a = calloc(...)`, zeroed) right before the first
+/// top-level node touching it and the caller frees it; its size spaces must
+/// not change afterwards. Such `temp` arrays are allocated at the same point
+/// and freed at the end.
+///
 /// Temporaries are allocated inside (zeroed with `calloc`, freed at the end;
 /// scalars as zero-initialized locals). A multi-dimensional data space is one
 /// row-major array: `A(i, j)` with extents `[N, M]` is `A[i * M + j]`.
@@ -93,9 +100,21 @@ pub fn emit_c(program: &LoopProgram) -> Result<String, EmitError> {
     // `out` data spaces start at zero: the computation defines them whole.
     let mut outs = Vec::new();
     for (s, d) in low.comp.spaces.iter().enumerate() {
-        if d.role == Role::Out && (low.read[s] || low.written[s]) {
+        if d.role == Role::Out && (low.read[s] || low.written[s]) && low.alloc_at[s].is_none() {
             let extents = low.extents(s)?;
             outs.push((s, extents));
+        }
+    }
+
+    // Arrays sized by the computation: allocated before the top-level node
+    // `alloc_at` gives (out: always, it is returned; temp: when used).
+    let mut dynamic = Vec::new();
+    for (s, d) in low.comp.spaces.iter().enumerate() {
+        if let Some(at) = low.alloc_at[s] {
+            if d.role == Role::Out || low.read[s] || low.written[s] {
+                let extents = low.extents(s)?;
+                dynamic.push((s, at, extents));
+            }
         }
     }
 
@@ -121,7 +140,9 @@ pub fn emit_c(program: &LoopProgram) -> Result<String, EmitError> {
         let d = &low.comp.spaces[*s];
         let name = &low.spaces[*s];
         let ty = c_type(d.elem);
-        if extents.is_empty() {
+        if low.alloc_at[*s].is_some() {
+            w.line(&format!("{ty} *{name} = NULL;"));
+        } else if extents.is_empty() {
             let zero = match d.elem {
                 ElemType::Int => "0",
                 ElemType::Real => "0.0",
@@ -155,7 +176,30 @@ pub fn emit_c(program: &LoopProgram) -> Result<String, EmitError> {
         let line = object_init(&dialect, *o, init);
         w.line(&line);
     }
-    w.nodes(&low.body);
+    // The top-level nodes, with the allocations of the arrays sized by the
+    // computation before them (their size spaces are final from there on).
+    for t in 0..=low.body.len() {
+        for (s, at, extents) in &dynamic {
+            if *at != t {
+                continue;
+            }
+            dialect.used.add("spf_len");
+            let name = &low.spaces[*s];
+            let len = product(&dialect, extents);
+            let (place, size) = if low.comp.spaces[*s].role == Role::Out {
+                (format!("*{name}"), format!("**{name}"))
+            } else {
+                (name.clone(), format!("*{name}"))
+            };
+            w.line(&format!(
+                "{place} = calloc(spf_len({len}), sizeof {size}); /* sized by the computation */"
+            ));
+            w.line(&format!("if ({place} == NULL) abort();"));
+        }
+        if let Some(node) = low.body.get(t) {
+            w.node(node, t + 1 == low.body.len());
+        }
+    }
     for (o, _) in objects.iter().rev() {
         let free = match low.specs[*o].kind {
             ObjectKind::Permutation { .. } => "spf_perm_free",
@@ -185,7 +229,7 @@ pub fn emit_c(program: &LoopProgram) -> Result<String, EmitError> {
                 .spaces
                 .iter()
                 .position(|d| d.name == p.source)
-                .is_some_and(|s| low.read[s] || low.written[s]),
+                .is_some_and(|s| low.read[s] || low.written[s] || low.alloc_at[s].is_some()),
         };
         if !used {
             let _ = writeln!(unused, "    (void){}; /* unused */", p.name);
@@ -199,7 +243,7 @@ pub fn emit_c(program: &LoopProgram) -> Result<String, EmitError> {
         low.comp.name
     );
     out.push_str("#include <stdint.h>\n");
-    if !temps.iter().all(|(_, e)| e.is_empty()) {
+    if !temps.iter().all(|(_, e)| e.is_empty()) || !dynamic.is_empty() {
         out.push_str("#include <stdlib.h>\n");
     }
     if dialect.used.contains("math") {
@@ -272,12 +316,22 @@ const HELPERS: &[(&str, &str)] = &[
 fn object_init(d: &CDialect<'_>, o: usize, init: &ObjectInit) -> String {
     let name = &d.low.objects[o];
     let value = match init {
-        ObjectInit::Permutation { arity, order } => {
+        ObjectInit::Permutation {
+            arity,
+            compared,
+            order,
+        } => {
             let (order, extents) = match order {
                 InitOrder::Lex => ("SPF_LEX", "NULL".to_string()),
                 InitOrder::Morton => ("SPF_MORTON", "NULL".to_string()),
                 InitOrder::Counting(es) => ("SPF_COUNTING", int_array(d, es)),
             };
+            if compared < arity {
+                // The last `arity - compared` components are a payload.
+                return format!(
+                    "spf_perm {name} = spf_perm_new_compared({arity}, {compared}, {order}, {extents});"
+                );
+            }
             return format!("spf_perm {name} = spf_perm_new({arity}, {order}, {extents});");
         }
         ObjectInit::OrderedSet { bounds: None } => "spf_oset_new()".to_string(),
@@ -327,6 +381,7 @@ fn signature(name: &str, params: &[Parameter]) -> String {
                 elem,
                 role: Role::In,
             } => format!("{} {}", c_type(*elem), p.name),
+            ParamKind::DynArray { elem } => format!("{} **{}", c_type(*elem), p.name),
             ParamKind::Array { elem, .. } | ParamKind::Scalar { elem, .. } => {
                 format!("{} *restrict {}", c_type(*elem), p.name)
             }
@@ -416,11 +471,13 @@ impl Dialect for CDialect<'_> {
 
     fn elem(&self, space: usize, index: Option<&Code>) -> P {
         let name = &self.low.spaces[space];
+        let role = self.low.comp.spaces[space].role;
         match index {
-            Some(i) => P::atom(format!("{name}[{}]", print(self, i).text)),
-            None if self.low.comp.spaces[space].role.is_live_out() => {
-                P::new(format!("*{name}"), Prec::Unary)
+            Some(i) if role == Role::Out && self.low.alloc_at[space].is_some() => {
+                P::atom(format!("(*{name})[{}]", print(self, i).text))
             }
+            Some(i) => P::atom(format!("{name}[{}]", print(self, i).text)),
+            None if role.is_live_out() => P::new(format!("*{name}"), Prec::Unary),
             None => P::atom(name.clone()),
         }
     }

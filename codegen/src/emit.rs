@@ -219,6 +219,14 @@ pub enum ParamKind {
         /// `In` (read-only), `Out` or `InOut` (written).
         role: Role,
     },
+    /// An `out` data space sized by the computation (its extents use size
+    /// spaces, see [`crate::dynamic`]): allocated by the function and
+    /// returned through a `T **` parameter in C (the caller frees it), a
+    /// `&mut Vec<T>` in Rust (cleared, then resized).
+    DynArray {
+        /// Element type.
+        elem: ElemType,
+    },
     /// A data space without dimensions: by value when its role is `In`,
     /// by pointer (C) or `&mut` (Rust) otherwise.
     Scalar {
@@ -619,8 +627,14 @@ pub(crate) enum Action {
 /// How a runtime object is created, its arguments lowered.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) enum ObjectInit {
-    Permutation { arity: usize, order: InitOrder },
-    OrderedSet { bounds: Option<(Code, Code)> },
+    Permutation {
+        arity: usize,
+        compared: usize,
+        order: InitOrder,
+    },
+    OrderedSet {
+        bounds: Option<(Code, Code)>,
+    },
 }
 
 /// The order of a permutation, its extents lowered.
@@ -681,6 +695,9 @@ pub(crate) struct Lowered<'a> {
     /// Per runtime object: called anywhere; called with `insert` or `sort`.
     pub object_used: Vec<bool>,
     pub object_mutated: Vec<bool>,
+    /// Per data space: for one sized by the computation, the top-level node
+    /// before which it is allocated ([`crate::dynamic::allocation_points`]).
+    pub alloc_at: Vec<Option<usize>>,
 }
 
 impl Lowered<'_> {
@@ -697,11 +714,18 @@ impl Lowered<'_> {
                 kind: ParamKind::Symbol,
             })
             .collect();
-        for (d, n) in self.comp.spaces.iter().zip(&self.spaces) {
+        for (s, (d, n)) in self.comp.spaces.iter().zip(&self.spaces).enumerate() {
             if d.role == Role::Temp {
                 continue;
             }
             let kind = if d.extents.is_empty() {
+                ParamKind::Scalar {
+                    elem: d.elem,
+                    role: d.role,
+                }
+            } else if self.alloc_at[s].is_some() {
+                ParamKind::DynArray { elem: d.elem }
+            } else if d.extents.is_empty() {
                 ParamKind::Scalar {
                     elem: d.elem,
                     role: d.role,
@@ -737,8 +761,13 @@ impl Lowered<'_> {
         let spec = self.specs[object].clone();
         let mut cx = Lowerer::for_extents(self, Site::Object(spec.name.clone()));
         Ok(match &spec.kind {
-            ObjectKind::Permutation { arity, order } => ObjectInit::Permutation {
+            ObjectKind::Permutation {
+                arity,
+                compared,
+                order,
+            } => ObjectInit::Permutation {
                 arity: *arity,
+                compared: *compared,
                 order: match order {
                     Order::Lex => InitOrder::Lex,
                     Order::Morton => InitOrder::Morton,
@@ -767,11 +796,12 @@ impl Lowered<'_> {
 
     /// Whether the extents of data space `space` use only symbols and constants.
     pub(crate) fn static_extents(&self, space: usize) -> bool {
-        self.comp.spaces[space].extents.iter().all(|e| {
-            let mut calls = false;
-            e.for_each_call(&mut |_, _| calls = true);
-            !calls
-        })
+        self.alloc_at[space].is_none()
+            && self.comp.spaces[space].extents.iter().all(|e| {
+                let mut calls = false;
+                e.for_each_call(&mut |_, _| calls = true);
+                !calls
+            })
     }
 }
 
@@ -808,6 +838,7 @@ pub(crate) fn lower(program: &LoopProgram, lang: Lang) -> Result<Lowered<'_>, Em
         object_mutated: vec![false; objects.len()],
         objects,
         specs,
+        alloc_at: crate::dynamic::allocation_points(program),
     };
     // Variables: one generated name per distinct source name.
     let mut vars = HashMap::new();
@@ -1267,6 +1298,17 @@ impl<'l, 'a> Lowerer<'l, 'a> {
 
     fn sym(&mut self, s: &str) -> Result<Code, EmitError> {
         let comp = self.out.comp;
+        if crate::dynamic::is_size_space(comp, s) {
+            // A size space in an extent: the scalar's value.
+            if let Some(k) = comp.spaces.iter().position(|d| d.name == s) {
+                self.out.read[k] = true;
+                return Ok(Code::Elem {
+                    space: k,
+                    index: None,
+                    ty: Ty::Int,
+                });
+            }
+        }
         let k =
             comp.symbols
                 .iter()

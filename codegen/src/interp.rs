@@ -19,6 +19,10 @@
 //! * scalars (data spaces without dimensions) are arrays of length 1 in the
 //!   memory; temporaries are allocated (zeroed) by the interpreter and
 //!   dropped at the end, and are never looked up in the memory;
+//! * an `out` or `temp` array sized by size spaces ([`crate::dynamic`]) is
+//!   allocated (zeroed) right before the first top-level node touching it,
+//!   replacing any array the memory held; a size space written with another
+//!   value afterwards is a [`RunError::SizeChanged`];
 //! * runtime objects ([`crate::runtime`], `docs/runtime.md`) are created
 //!   before the first statement — those the program calls — and dropped at
 //!   the end; their misuse (an insert after `sort()`, an entry or position out
@@ -406,6 +410,21 @@ pub enum RunError {
         /// What is wrong with the call.
         error: CallError,
     },
+    /// A size space written with a new value after an array it sizes was
+    /// allocated (docs/computations.md, "Sizes computed by the computation").
+    #[error("{site}: size space `{size_space}` changes from {old} to {new} after `{array}`, which it sizes, was allocated")]
+    SizeChanged {
+        /// The size space.
+        size_space: String,
+        /// An array it sizes, already allocated.
+        array: String,
+        /// Its value when the array was allocated.
+        old: i64,
+        /// The value written.
+        new: i64,
+        /// Where.
+        site: Site,
+    },
     /// A runtime-object operation that failed while running.
     #[error("{site}: `{call}`: {fault}")]
     ObjectFault {
@@ -483,17 +502,24 @@ pub fn run(
         })
         .collect::<Result<Vec<_>, RunError>>()?;
 
+    // Arrays sized by the computation: allocated before a top-level node.
+    let alloc_at = crate::dynamic::allocation_points(program);
+
     // The arrays: present, typed, sized.
-    for (d, info) in comp.spaces.iter().zip(&spaces) {
+    for (s, (d, info)) in comp.spaces.iter().zip(&spaces).enumerate() {
         if d.role == Role::Temp {
             continue;
         }
-        let a = memory
-            .arrays
-            .get(&d.name)
-            .ok_or_else(|| RunError::MissingArray {
-                space: d.name.clone(),
-            })?;
+        let a = match memory.arrays.get(&d.name) {
+            Some(a) => a,
+            // The interpreter allocates it; the caller need not provide it.
+            None if alloc_at[s].is_some() => continue,
+            None => {
+                return Err(RunError::MissingArray {
+                    space: d.name.clone(),
+                })
+            }
+        };
         if a.elem_type() != d.elem {
             return Err(RunError::ArrayType {
                 space: d.name.clone(),
@@ -540,16 +566,22 @@ pub fn run(
             })
             .collect::<Result<Vec<i64>, _>>()?;
         let object = match &spec.kind {
-            ObjectKind::Permutation { arity, order } => {
+            ObjectKind::Permutation {
+                arity,
+                compared,
+                order,
+            } => {
                 let order = match order {
                     Order::Lex => RunOrder::Lex,
                     Order::Morton => RunOrder::Morton,
                     Order::Counting(_) => RunOrder::Counting(values),
                 };
-                Object::permutation(*arity, order).map_err(|fault| RunError::ObjectFault {
-                    site: Site::Object(spec.name.clone()),
-                    call: spec.to_string(),
-                    fault,
+                Object::permutation(*arity, *compared, order).map_err(|fault| {
+                    RunError::ObjectFault {
+                        site: Site::Object(spec.name.clone()),
+                        call: spec.to_string(),
+                        fault,
+                    }
                 })?
             }
             ObjectKind::OrderedSet { bounds } => {
@@ -561,9 +593,13 @@ pub fn run(
 
     // Move the arrays into the machine, run, and always give them back.
     let mut store = Vec::with_capacity(comp.spaces.len());
-    for d in &comp.spaces {
+    for (s, d) in comp.spaces.iter().enumerate() {
         let a = match d.role {
             Role::Temp => Array::zeros(d.elem, 0),
+            _ if alloc_at[s].is_some() => {
+                memory.arrays.remove(&d.name);
+                Array::zeros(d.elem, 0)
+            }
             // `out` data spaces start at zero: the computation defines them whole.
             Role::Out => {
                 let len = memory.arrays.get(&d.name).map_or(0, Array::len);
@@ -584,8 +620,10 @@ pub fn run(
         slots: vec![0; depth],
         trace,
         objects,
+        alloc_at: &alloc_at,
+        frozen: vec![None; comp.spaces.len()],
     };
-    let result = m.setup_temps().and_then(|()| m.nodes(&body));
+    let result = m.setup_temps().and_then(|()| m.top_level(&body));
     for (d, a) in comp.spaces.iter().zip(m.store) {
         if d.role != Role::Temp {
             memory.arrays.insert(d.name.clone(), a);
@@ -1034,6 +1072,10 @@ impl Compiler<'_> {
                         },
                     })
                 }
+                Atom::Sym(s) if crate::dynamic::is_size_space(self.comp, s) => {
+                    // A size space in an extent: the scalar's current value.
+                    IE::Read(Box::new(self.reference(s, Vec::new(), true)?))
+                }
                 Atom::Sym(s) => IE::Const(self.symbol(s)?),
                 Atom::Uf(name, args) => {
                     let args = args
@@ -1157,6 +1199,12 @@ enum Fault {
     },
     Overflow,
     DivisionByZero,
+    SizeChanged {
+        size_space: usize,
+        array: usize,
+        old: i64,
+        new: i64,
+    },
     Object {
         object: usize,
         method: Method,
@@ -1211,6 +1259,12 @@ struct Machine<'a, 't> {
     trace: Option<&'t mut Trace>,
     /// The runtime objects, by index in the computation's objects.
     objects: Vec<Object>,
+    /// Per data space sized by the computation: the top-level node it is
+    /// allocated before.
+    alloc_at: &'a [Option<usize>],
+    /// Per size space, once an array it sizes is allocated: its value then
+    /// and that array.
+    frozen: Vec<Option<(i64, usize)>>,
 }
 
 impl Machine<'_, '_> {
@@ -1223,6 +1277,18 @@ impl Machine<'_, '_> {
                 site,
             },
             Fault::Overflow => RunError::Overflow { site },
+            Fault::SizeChanged {
+                size_space,
+                array,
+                old,
+                new,
+            } => RunError::SizeChanged {
+                size_space: self.comp.spaces[size_space].name.clone(),
+                array: self.comp.spaces[array].name.clone(),
+                old,
+                new,
+                site,
+            },
             Fault::DivisionByZero => RunError::DivisionByZero { site },
             Fault::Object {
                 object,
@@ -1236,9 +1302,65 @@ impl Machine<'_, '_> {
         }
     }
 
+    /// Runs the top-level nodes, allocating the arrays sized by the
+    /// computation before the node `alloc_at` gives.
+    fn top_level(&mut self, body: &[CNode]) -> Result<(), RunError> {
+        for t in 0..=body.len() {
+            for s in 0..self.comp.spaces.len() {
+                if self.alloc_at[s] == Some(t) {
+                    self.allocate(s)?;
+                }
+            }
+            if let Some(node) = body.get(t) {
+                self.node(node)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The length of data space `s` by its extents, evaluated now.
+    fn length(&self, s: usize) -> Result<usize, RunError> {
+        let d = &self.comp.spaces[s];
+        let site = Site::Extent(d.name.clone());
+        let mut len: i64 = 1;
+        for e in &self.spaces[s].extents {
+            let k = match e {
+                Ext::Static(k) => *k,
+                Ext::Dynamic(ie) => self.ie(ie, &[]).map_err(|f| self.fail(f, site.clone()))?,
+            };
+            if k < 0 {
+                return Err(RunError::NegativeExtent {
+                    space: d.name.clone(),
+                    extent: k,
+                });
+            }
+            len = len
+                .checked_mul(k)
+                .ok_or_else(|| RunError::Overflow { site: site.clone() })?;
+        }
+        usize::try_from(len).map_err(|_| RunError::Overflow { site })
+    }
+
+    /// Allocates (zeroed) data space `s`, sized by the computation, and
+    /// freezes its size spaces.
+    fn allocate(&mut self, s: usize) -> Result<(), RunError> {
+        let len = self.length(s)?;
+        self.store[s] = Array::zeros(self.comp.spaces[s].elem, len);
+        for k in crate::dynamic::size_spaces(self.comp, s) {
+            if self.frozen[k].is_none() {
+                let v = match &self.store[k] {
+                    Array::Int(xs) => xs.first().copied().unwrap_or(0),
+                    Array::Real(_) => 0,
+                };
+                self.frozen[k] = Some((v, s));
+            }
+        }
+        Ok(())
+    }
+
     fn setup_temps(&mut self) -> Result<(), RunError> {
         for (s, d) in self.comp.spaces.iter().enumerate() {
-            if d.role != Role::Temp {
+            if d.role != Role::Temp || self.alloc_at[s].is_some() {
                 continue;
             }
             let site = Site::Extent(d.name.clone());
@@ -1352,10 +1474,11 @@ impl Machine<'_, '_> {
                 Act::Update { target, op, value } => {
                     let v = self.val(value, point)?;
                     let at = self.locate(target, point)?;
+                    let frozen = self.frozen[target.space];
                     match &mut self.store[target.space] {
                         Array::Int(xs) => {
                             let (old, v) = (xs[at], v.int());
-                            xs[at] = match op {
+                            let new = match op {
                                 UpdateOp::Assign => v,
                                 UpdateOp::Add => old.checked_add(v).ok_or(Fault::Overflow)?,
                                 UpdateOp::Sub => old.checked_sub(v).ok_or(Fault::Overflow)?,
@@ -1363,6 +1486,17 @@ impl Machine<'_, '_> {
                                 UpdateOp::Min => old.min(v),
                                 UpdateOp::Max => old.max(v),
                             };
+                            if let Some((was, array)) = frozen {
+                                if new != was {
+                                    return Err(Fault::SizeChanged {
+                                        size_space: target.space,
+                                        array,
+                                        old: was,
+                                        new,
+                                    });
+                                }
+                            }
+                            xs[at] = new;
                         }
                         Array::Real(xs) => {
                             let (old, v) = (xs[at], v.real());

@@ -8,6 +8,7 @@
 
 pub mod ast;
 pub mod c;
+pub mod dynamic;
 pub mod emit;
 pub mod interp;
 pub mod runtime;

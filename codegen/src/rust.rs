@@ -53,6 +53,10 @@ use crate::runtime::{Method, ObjectKind, RUST_RUNTIME};
 /// first asserts that each array's length is the product of its extents
 /// (when they use only symbols). Multi-dimensional data spaces are row-major
 /// slices. Temporaries are `vec![0; len]` (scalars: zero-initialized locals).
+/// An `out` array sized by the computation (its extents use size spaces,
+/// [`crate::dynamic`]) is a `&mut Vec<T>`, cleared and resized with zeros
+/// right before the first top-level node touching it; its size spaces must
+/// not change afterwards (such `temp` arrays are local `Vec`s, resized there).
 /// `min` and `max` of reals and the ceiling division use small helper
 /// functions local to the generated function, emitted only when used; their
 /// semantics (`a < b ? a : b`) match the C backend's and the interpreter's.
@@ -96,6 +100,18 @@ pub fn emit_rust(program: &LoopProgram) -> Result<String, EmitError> {
         }
     }
 
+    // Arrays sized by the computation: allocated before the top-level node
+    // `alloc_at` gives (out: always, it is returned; temp: when used).
+    let mut dynamic = Vec::new();
+    for (s, d) in low.comp.spaces.iter().enumerate() {
+        if let Some(at) = low.alloc_at[s] {
+            if d.role == Role::Out || low.read[s] || low.written[s] {
+                let extents = low.extents(s)?;
+                dynamic.push((s, at, extents));
+            }
+        }
+    }
+
     // Runtime objects in use: their constructor arguments count as uses.
     let mut objects = Vec::new();
     for o in low.used_objects() {
@@ -127,7 +143,7 @@ pub fn emit_rust(program: &LoopProgram) -> Result<String, EmitError> {
                 .iter()
                 .position(|d| d.name == p.source)
                 .unwrap_or(0);
-            low.read[s] || low.written[s] || asserted[s]
+            low.read[s] || low.written[s] || asserted[s] || low.alloc_at[s].is_some()
         };
         if !used {
             w.line(&format!("let _ = {};", p.name));
@@ -141,7 +157,12 @@ pub fn emit_rust(program: &LoopProgram) -> Result<String, EmitError> {
             ElemType::Int => "0_i64",
             ElemType::Real => "0.0_f64",
         };
-        if extents.is_empty() {
+        if low.alloc_at[*s].is_some() {
+            w.line(&format!(
+                "let mut {name}: Vec<{}> = Vec::new();",
+                rust_type(d.elem)
+            ));
+        } else if extents.is_empty() {
             if low.written[*s] {
                 // Temporaries start at zero, as in C and the interpreter,
                 // even where the first statement overwrites that zero.
@@ -155,7 +176,7 @@ pub fn emit_rust(program: &LoopProgram) -> Result<String, EmitError> {
     }
     // `out` data spaces start at zero: the computation defines them whole.
     for (s, d) in low.comp.spaces.iter().enumerate() {
-        if d.role != Role::Out || !(low.read[s] || low.written[s]) {
+        if d.role != Role::Out || !(low.read[s] || low.written[s]) || low.alloc_at[s].is_some() {
             continue;
         }
         let name = &low.spaces[s];
@@ -173,7 +194,27 @@ pub fn emit_rust(program: &LoopProgram) -> Result<String, EmitError> {
         let line = object_init(&dialect, *o, init);
         w.line(&line);
     }
-    w.nodes(&low.body);
+    // The top-level nodes, with the allocations of the arrays sized by the
+    // computation before them (their size spaces are final from there on).
+    for t in 0..=low.body.len() {
+        for (s, at, extents) in &dynamic {
+            if *at != t {
+                continue;
+            }
+            let name = &low.spaces[*s];
+            let zero = match low.comp.spaces[*s].elem {
+                ElemType::Int => "0_i64",
+                ElemType::Real => "0.0_f64",
+            };
+            let len = length(&dialect, extents);
+            w.line("// sized by the computation");
+            w.line(&format!("{name}.clear();"));
+            w.line(&format!("{name}.resize({len}, {zero});"));
+        }
+        if let Some(node) = low.body.get(t) {
+            w.node(node, t + 1 == low.body.len());
+        }
+    }
     for (s, extents) in &temps {
         if extents.is_empty() && !low.read[*s] {
             w.line(&format!("let _ = {};", low.spaces[*s]));
@@ -205,6 +246,9 @@ pub fn emit_rust(program: &LoopProgram) -> Result<String, EmitError> {
             }
             ParamKind::Scalar { elem, role } => {
                 format!("{} scalar, {}", elem_name(*elem), role_name(*role))
+            }
+            ParamKind::DynArray { elem } => {
+                format!("{} array, out, sized by the computation", elem_name(*elem))
             }
         };
         let _ = writeln!(out, "/// * `{}` → `{}`: {what}", p.source, p.name);
@@ -262,7 +306,11 @@ fn object_init(d: &RustDialect<'_>, o: usize, init: &ObjectInit) -> String {
             .join(", ")
     };
     let value = match init {
-        ObjectInit::Permutation { arity, order } => {
+        ObjectInit::Permutation {
+            arity,
+            compared,
+            order,
+        } => {
             let order = match order {
                 InitOrder::Lex => "spf_runtime::Order::Lex".to_string(),
                 InitOrder::Morton => "spf_runtime::Order::Morton".to_string(),
@@ -271,7 +319,12 @@ fn object_init(d: &RustDialect<'_>, o: usize, init: &ObjectInit) -> String {
                     list(&es.iter().collect::<Vec<_>>())
                 ),
             };
-            format!("spf_runtime::Permutation::new({arity}, {order})")
+            if compared < arity {
+                // The last `arity - compared` components are a payload.
+                format!("spf_runtime::Permutation::with_compared({arity}, {compared}, {order})")
+            } else {
+                format!("spf_runtime::Permutation::new({arity}, {order})")
+            }
         }
         ObjectInit::OrderedSet { bounds: None } => "spf_runtime::OrderedSet::new()".to_string(),
         ObjectInit::OrderedSet {
@@ -320,6 +373,7 @@ fn signature(name: &str, params: &[Parameter]) -> String {
                     role: Role::In,
                 } => rust_type(*elem).to_string(),
                 ParamKind::Scalar { elem, .. } => format!("&mut {}", rust_type(*elem)),
+                ParamKind::DynArray { elem } => format!("&mut Vec<{}>", rust_type(*elem)),
             };
             format!("{}: {ty}", p.name)
         })

@@ -187,7 +187,7 @@ impl Scanner<'_> {
         }
         // A time tuple that ends here is a prefix of the longer ones, so it
         // comes first in lexicographic order.
-        let (ended, group): (Vec<Placement>, Vec<Placement>) =
+        let (ended, mut group): (Vec<Placement>, Vec<Placement>) =
             group.into_iter().partition(|p| dim >= p.dims.len());
         let mut out = Vec::new();
         for p in ended {
@@ -196,7 +196,17 @@ impl Scanner<'_> {
         if group.is_empty() {
             return Ok(out);
         }
-        out.extend(self.ordered_level(group, dim, scope)?);
+        if group.len() == 1 {
+            // Alone, the statement's own guards can be tested before its next
+            // loop's bounds are evaluated (they may read index arrays at
+            // arguments only those guards keep in range).
+            let p = group.pop().expect("one statement");
+            out.extend(self.hoisted_guards(p, scope, |this, p, scope| {
+                this.ordered_level(vec![p], dim, scope)
+            })?);
+        } else {
+            out.extend(self.ordered_level(group, dim, scope)?);
+        }
         Ok(out)
     }
 
@@ -330,12 +340,17 @@ impl Scanner<'_> {
         scope: &mut Vec<String>,
         inner: impl FnOnce(&Self, Placement, &mut Vec<String>) -> Result<Vec<Node>, ScanError>,
     ) -> Result<Vec<Node>, ScanError> {
-        let ready: Vec<Constraint> = p
+        let mut ready: Vec<Constraint> = p
             .pending
             .iter()
             .filter(|k| all_bound(k.expr(), &p.bound))
             .cloned()
             .collect();
+        // Guards are tested left to right and stop at the first that fails,
+        // so the affine ones (bounds on the variables) go before those that
+        // read index arrays: `0 <= a && a <= 3 && g[a] == b`, never `g[a]`
+        // with `a` out of bounds.
+        ready.sort_by_key(|k| reads_index_array(k.expr()));
         let mut guards = Vec::new();
         for k in &ready {
             p.pending.retain(|x| x != k);
@@ -543,6 +558,13 @@ fn iterator_bounds(p: &Placement, q: usize) -> IteratorBounds {
         }
     }
     out
+}
+
+/// Whether `e` calls a UF (reads an index array).
+fn reads_index_array(e: &Expr) -> bool {
+    let mut found = false;
+    e.for_each_call(&mut |_, _| found = true);
+    found
 }
 
 /// Whether every variable of `e` (also inside UF arguments) is bound.

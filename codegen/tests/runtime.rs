@@ -1067,3 +1067,169 @@ fn nested_and_affine_object_arguments_in_files() {
     // Offsets col - row: -2, 2, 0 -> sorted -2, 0, 2.
     assert_eq!(memory.int("pos"), Some(&[0, 2, 1][..]));
 }
+
+// ---------------------------------------------------------------------------
+// Payloads: components the sort carries along but does not compare
+
+/// Sorts COO entries by `(row, col)` with the source index `n` as a payload
+/// (`Permutation(3, ORDER)` comparing two components) and copies the values
+/// through it: `src(p) = P.key(2, p)`, `sval(p) = val(src(p))`.
+fn coo_payload(order: &str) -> LoopProgram {
+    program(&format!(
+        "computation coo_payload(N, M, NNZ) {{
+            in   int  row[NNZ];
+            in   int  col[NNZ];
+            in   real val[NNZ];
+            out  int  srow[NNZ];
+            out  int  scol[NNZ];
+            out  int  src[NNZ];
+            out  real sval[NNZ];
+            object P : Permutation(3, {order});
+
+            S0: P.insert(row(n), col(n), n)
+                domain {{[n] : 0 <= n < NNZ}} schedule {{[n] -> [0, n, 0]}};
+            S1: P.sort() domain {{[]}} schedule {{[] -> [1, 0, 0]}};
+            S2: {{ srow(p) = P.key(0, p); scol(p) = P.key(1, p); src(p) = P.key(2, p) }}
+                domain {{[p] : 0 <= p < NNZ}} schedule {{[p] -> [2, p, 0]}};
+            S3: sval(p) = val(src(p))
+                domain {{[p] : 0 <= p < NNZ}} schedule {{[p] -> [3, p, 0]}};
+        }}"
+    ))
+}
+
+fn coo_payload_cases(seed: u64, key: impl Fn(&Coo, usize) -> u128) -> Vec<(Memory, Outputs)> {
+    let mut r = Rng(seed);
+    SHAPES
+        .iter()
+        .map(|&(n, m, nnz)| {
+            let c = coo(n, m, nnz, &mut r);
+            let order = stable_order(nnz, |e| key(&c, e));
+            let mem = coo_memory(&c)
+                .with_array("srow", ints(vec![0; nnz]))
+                .with_array("scol", ints(vec![0; nnz]))
+                .with_array("src", ints(vec![0; nnz]))
+                .with_array("sval", Array::Real(vec![0.0; nnz]));
+            let mut want = Outputs::new();
+            out_ints(&mut want, "srow", order.iter().map(|&e| c.row[e]).collect());
+            out_ints(&mut want, "scol", order.iter().map(|&e| c.col[e]).collect());
+            out_ints(&mut want, "src", order.iter().map(|&e| e as i64).collect());
+            want.insert(
+                "sval".into(),
+                Array::Real(order.iter().map(|&e| c.val[e]).collect()),
+            );
+            (mem, want)
+        })
+        .collect()
+}
+
+#[test]
+fn counting_sort_carries_the_source_index_as_a_payload_in_every_backend() {
+    // `Permutation(3, counting(N, M))`: two extents, so two compared
+    // components and one payload.
+    let flat = coo_payload(COUNTING);
+    check_cases(&flat, &coo_payload_cases(21, lex_key));
+    let mut nested = flat.clone();
+    nested.computation.objects[0].args = vec!["3".into(), "counting(N, M)".into()];
+    let c = emit_c(&nested).unwrap();
+    assert!(
+        c.contains("spf_perm P = spf_perm_new_compared(3, 2, SPF_COUNTING, (int64_t[]){N, M});"),
+        "{c}"
+    );
+    assert_eq!(c, emit_c(&flat).unwrap());
+    let rs = emit_rust(&nested).unwrap();
+    assert!(
+        rs.contains(
+            "spf_runtime::Permutation::with_compared(3, 2, spf_runtime::Order::Counting(vec![n, m]))"
+        ),
+        "{rs}"
+    );
+}
+
+#[test]
+fn comparison_sorts_carry_payloads_in_every_backend() {
+    check_cases(&coo_payload("lex, 2"), &coo_payload_cases(22, lex_key));
+    let morton_key = |c: &Coo, e: usize| morton(&[c.row[e], c.col[e]]);
+    check_cases(
+        &coo_payload("morton, 2"),
+        &coo_payload_cases(23, morton_key),
+    );
+}
+
+#[test]
+fn lex_of_a_prefix_keeps_insertion_order_among_ties() {
+    // Compared by row only: entries of a row keep their insertion order,
+    // whatever their columns and source indices.
+    let flat = coo_payload("lex, 1");
+    let mut nested = flat.clone();
+    nested.computation.objects[0].args = vec!["3".into(), "lex(1)".into()];
+    assert_eq!(emit_c(&flat).unwrap(), emit_c(&nested).unwrap());
+    assert_eq!(emit_rust(&flat).unwrap(), emit_rust(&nested).unwrap());
+    let row_key = |c: &Coo, e: usize| c.row[e] as u128;
+    check_cases(&nested, &coo_payload_cases(24, row_key));
+    // A reversed column order shows the payload is not compared.
+    let mem = Memory::new()
+        .with_symbol("N", 2)
+        .with_symbol("M", 3)
+        .with_symbol("NNZ", 4)
+        .with_array("row", ints(vec![1, 0, 1, 0]))
+        .with_array("col", ints(vec![2, 2, 0, 1]))
+        .with_array("val", Array::Real(vec![0.5, 1.5, 2.5, 3.5]))
+        .with_array("srow", ints(vec![0; 4]))
+        .with_array("scol", ints(vec![0; 4]))
+        .with_array("src", ints(vec![0; 4]))
+        .with_array("sval", Array::Real(vec![0.0; 4]));
+    let mut want = Outputs::new();
+    out_ints(&mut want, "srow", vec![0, 0, 1, 1]);
+    out_ints(&mut want, "scol", vec![2, 1, 2, 0]);
+    out_ints(&mut want, "src", vec![1, 3, 0, 2]);
+    want.insert("sval".into(), Array::Real(vec![1.5, 3.5, 0.5, 2.5]));
+    check_cases(&nested, &[(mem, want)]);
+}
+
+#[test]
+fn payload_components_are_not_checked_against_the_order() {
+    // Negative payloads are fine in counting and morton orders; `count`
+    // reads compared components only.
+    let p = with_object(
+        "Permutation(2, counting, N)",
+        "P.insert(0, -5 - i)",
+        "y(i) = P.key(1, i)",
+    );
+    let mut mem = Memory::new()
+        .with_symbol("N", 1)
+        .with_array("x", ints(vec![0]))
+        .with_array("y", ints(vec![0]));
+    run(&p, &mut mem, None).unwrap();
+    assert_eq!(mem.int("y"), Some(&[-5][..]));
+    let p = with_object(
+        "Permutation(2, counting, N)",
+        "P.insert(0, 1)",
+        "y(i) = P.count(1, 0)",
+    );
+    assert!(matches!(
+        call_error(&p),
+        CallError::Component {
+            component: 1,
+            arity: 1,
+            ..
+        }
+    ));
+}
+
+#[test]
+fn rust_runtime_payloads_follow_their_keys() {
+    for order in [Order::Lex, Order::Counting(vec![3]), Order::Morton] {
+        let mut p = Permutation::with_compared(2, 1, order);
+        for (e, k) in [2, 0, 2, 1, 0, 2].into_iter().enumerate() {
+            p.insert(&[k, 10 * e as i64 - 30]);
+        }
+        p.sort();
+        let keys: Vec<(i64, i64)> = (0..6).map(|q| (p.key(0, q), p.key(1, q))).collect();
+        assert_eq!(
+            keys,
+            [(0, -20), (0, 10), (1, 0), (2, -30), (2, -10), (2, 20)]
+        );
+        let entries: Vec<i64> = (0..6).map(|q| p.entry(q)).collect();
+        assert_eq!(entries, [1, 4, 3, 0, 2, 5]);
+    }
+}

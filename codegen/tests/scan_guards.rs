@@ -55,3 +55,60 @@ fn syntactically_implied_guard_is_removed() {
     let program = scan(&comp, &UfEnvironment::new()).expect("scans");
     assert_eq!(count_ifs(&program.body), 0, "{:#?}", program.body);
 }
+
+/// Bounds are tested before the index-array read they protect: with
+/// `a = N + 2` out of `g`'s range, `g(a)` must never be read (found by the
+/// random trace test).
+#[test]
+fn affine_guards_come_before_index_array_reads() {
+    let comp = parse_computation(
+        "computation r(N) {
+            in int g[6];
+            out int count;
+            S0: count += 1
+                domain {[a, b, c] : 0 <= a < 4 && a > N + 1 && a <= N + 2 && 0 <= b < 4 && b = g(a) && 0 <= c < 4}
+                schedule {[a, b, c] -> [0, b, 0, a, 0, c, 0]};
+        }",
+    )
+    .expect("parses");
+    let program = scan(&comp, &UfEnvironment::new()).expect("scans");
+    let c = codegen::c::emit_c(&program).expect("emits");
+    assert!(c.contains("if (a <= 3 && 0 <= a && g[a] == b)"), "{c}");
+    for (n, expected) in [(4, 0), (0, 4), (1, 0)] {
+        // N = 0: a = 2, g(2) = 0 = b, four values of c.
+        let mut memory = codegen::interp::Memory::new()
+            .with_symbol("N", n)
+            .with_array("g", codegen::interp::Array::Int(vec![0, 0, 0, 5, 0, 0]))
+            .with_array("count", codegen::interp::Array::Int(vec![0]));
+        codegen::interp::run(&program, &mut memory, None).expect("no out-of-bounds read");
+        assert_eq!(memory.int("count"), Some(&[expected][..]), "N = {n}");
+    }
+}
+
+/// A statement left alone in a shared loop tests its own guards before its
+/// next loop's bounds read index arrays (found by the random trace test).
+#[test]
+fn guards_precede_the_next_loops_index_array_bounds() {
+    let comp = parse_computation(
+        "computation r(N) {
+            in int f[6];
+            out int count;
+            S0: count += 1
+                domain {[a, b, c] : 0 <= a < 4 && a > N && a <= N + 1 && 0 <= b < 4 && f(a) <= b < f(a + 1) && 0 <= c < 4}
+                schedule {[a, b, c] -> [1, a, 0, b, 0, c, 0]};
+            S1: count += 10 domain {[a] : 0 <= a < 4} schedule {[a] -> [1, a, 0]};
+        }",
+    )
+    .expect("parses");
+    let program = scan(&comp, &UfEnvironment::new()).expect("scans");
+    for n in 0..=4 {
+        let mut memory = codegen::interp::Memory::new()
+            .with_symbol("N", n)
+            .with_array("f", codegen::interp::Array::Int(vec![0, 1, 2, 3, 4, 4]))
+            .with_array("count", codegen::interp::Array::Int(vec![0]));
+        codegen::interp::run(&program, &mut memory, None).expect("no out-of-bounds read");
+        // S1 runs 4 times; S0 once per c (4) when a = N + 1 < 4 and row a is non-empty.
+        let s0 = if n + 1 < 4 { 4 } else { 0 };
+        assert_eq!(memory.int("count"), Some(&[40 + s0][..]), "N = {n}");
+    }
+}

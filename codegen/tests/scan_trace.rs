@@ -18,13 +18,16 @@ use iegen::eval::{enumerate_set, Bounds, Interpretation, UfTable};
 use iegen::{Expr, Relation, Set, UfEnvironment};
 use proptest::prelude::*;
 
-/// Every iterator lies in `0..B`; index arrays have `B + 2` entries (every
-/// argument a domain can form, `y + 1` for `y <= B` included) with values in
-/// `0..=B`. (A loop shared by statements with different domains may compute
-/// one statement's UF bounds before that statement's own guards run, so the
-/// arrays must be defined there; see the scanner's documentation.)
+/// Every iterator lies in `0..B`; index arrays have `LEN` entries with values
+/// in `0..=B`. A loop shared by statements with different domains runs over
+/// the hull of their ranges and may compute one statement's UF bounds before
+/// that statement's own guards run, so (as the scanner documents) the arrays
+/// must be defined wherever the enclosing loops reach: iterators fixed by an
+/// equality such as `a = N + 2` reach `B + 2`, and arguments add one more.
 const B: i64 = 4;
 const ITERS: [&str; 3] = ["a", "b", "c"];
+/// Entries of each index array: every argument the loops can produce.
+const LEN: i64 = 3 * B;
 
 /// One random constraint over iterators `0..=v` of which `v` is the newest.
 fn constraint(v: usize) -> impl Strategy<Value = String> {
@@ -119,13 +122,13 @@ fn computation(stmts: &[(String, String)]) -> Computation {
             DataSpace {
                 name: "f".into(),
                 elem: ElemType::Int,
-                extents: vec![Expr::constant(B + 2)],
+                extents: vec![Expr::constant(LEN)],
                 role: Role::In,
             },
             DataSpace {
                 name: "g".into(),
                 elem: ElemType::Int,
-                extents: vec![Expr::constant(B + 2)],
+                extents: vec![Expr::constant(LEN)],
                 role: Role::In,
             },
             DataSpace {
@@ -183,8 +186,8 @@ proptest! {
     #[test]
     fn every_instance_once_in_schedule_order(
         stmts in prop::collection::vec(statement(), 1..=3),
-        f in prop::collection::vec(0i64..=B, (B + 2) as usize),
-        g in prop::collection::vec(0i64..=B, (B + 2) as usize),
+        f in prop::collection::vec(0i64..=B, LEN as usize),
+        g in prop::collection::vec(0i64..=B, LEN as usize),
         n in 0i64..=B,
     ) {
         let comp = computation(&stmts);

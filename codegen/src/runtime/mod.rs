@@ -14,8 +14,10 @@
 //! `docs/runtime.md`; in short:
 //!
 //! * `Permutation(K, ORDER)` — entries with a key of `K` integers, sorted
-//!   stably by `ORDER`: `lex`, `morton`, or `counting(E1, ..., EK)` (LSD
-//!   counting sort, component `d` in `0..Ed`). Methods `insert(k1, ..., kK)`,
+//!   stably by `ORDER` on the first `J` components (the rest is a payload
+//!   carried along): `lex`/`lex(J)`, `morton`/`morton(J)`, or
+//!   `counting(E1, ..., EJ)` (LSD counting sort, component `d` in `0..Ed`,
+//!   one pass per compared component). Methods `insert(k1, ..., kK)`,
 //!   `sort()`, and the values `map(e)`, `entry(p)`, `key(d, p)`, `size()`,
 //!   `count(d, v)` (counting only) and `start(v)` (counting and lex).
 //! * `OrderedSet(LO, HI)` / `OrderedSet()` — distinct integers, in increasing
@@ -114,6 +116,11 @@ pub enum ObjectKind {
     Permutation {
         /// The number of key components `K` (at least 1).
         arity: usize,
+        /// How many leading components the order compares, `J` in `1..=K`
+        /// (the number of `counting` extents; `lex(J)`, `morton(J)`; `K` for
+        /// plain `lex` and `morton`). The other `K - J` components are a
+        /// payload the sort carries along but does not compare.
+        compared: usize,
         /// How the keys are ordered.
         order: Order,
     },
@@ -166,8 +173,9 @@ pub enum SpecError {
         /// The number given.
         found: usize,
     },
-    /// `counting` with a number of extents other than the key arity.
-    #[error("`counting` needs one extent per key component: {arity} expected, found {found}")]
+    /// A number of compared components (`counting` extents, `lex(J)`,
+    /// `morton(J)`) outside `1..=K`.
+    #[error("an order compares 1 to {arity} key component(s) (one `counting` extent each), found {found}")]
     Extents {
         /// The key arity.
         arity: usize,
@@ -215,23 +223,40 @@ impl ObjectSpec {
                     .ok()
                     .filter(|&k| k >= 1)
                     .ok_or_else(|| SpecError::Arity(first.to_string()))?;
-                let order = match rest {
-                    ["lex"] => Order::Lex,
-                    ["morton"] => Order::Morton,
-                    ["counting", extents @ ..] => Order::Counting(
-                        extents
-                            .iter()
-                            .map(|e| affine(e))
-                            .collect::<Result<_, _>>()?,
-                    ),
-                    [one] => match nested_counting(one) {
-                        Some(extents) => Order::Counting(
+                let count = |text: &str| {
+                    text.trim()
+                        .parse::<usize>()
+                        .map_err(|_| SpecError::Expression {
+                            text: text.to_string(),
+                            reason: "the number of compared components must be an integer".into(),
+                        })
+                };
+                let (order, compared) = match rest {
+                    ["lex"] => (Order::Lex, arity),
+                    ["morton"] => (Order::Morton, arity),
+                    ["lex", j] => (Order::Lex, count(j)?),
+                    ["morton", j] => (Order::Morton, count(j)?),
+                    ["counting", extents @ ..] => (
+                        Order::Counting(
                             extents
                                 .iter()
                                 .map(|e| affine(e))
                                 .collect::<Result<_, _>>()?,
                         ),
-                        None => return Err(SpecError::UnknownOrder(one.to_string())),
+                        extents.len(),
+                    ),
+                    [one] => match (nested_counting(one), nested_order(one)) {
+                        (Some(extents), _) => (
+                            Order::Counting(
+                                extents
+                                    .iter()
+                                    .map(|e| affine(e))
+                                    .collect::<Result<_, _>>()?,
+                            ),
+                            extents.len(),
+                        ),
+                        (None, Some((order, j))) => (order, count(j)?),
+                        _ => return Err(SpecError::UnknownOrder(one.to_string())),
                     },
                     _ => {
                         return Err(SpecError::ArgumentCount {
@@ -241,15 +266,17 @@ impl ObjectSpec {
                         })
                     }
                 };
-                if let Order::Counting(extents) = &order {
-                    if extents.len() != arity {
-                        return Err(SpecError::Extents {
-                            arity,
-                            found: extents.len(),
-                        });
-                    }
+                if compared == 0 || compared > arity {
+                    return Err(SpecError::Extents {
+                        arity,
+                        found: compared,
+                    });
                 }
-                ObjectKind::Permutation { arity, order }
+                ObjectKind::Permutation {
+                    arity,
+                    compared,
+                    order,
+                }
             }
             "OrderedSet" => match args.as_slice() {
                 [] => ObjectKind::OrderedSet { bounds: None },
@@ -286,6 +313,17 @@ impl ObjectSpec {
             _ => Vec::new(),
         }
     }
+}
+
+/// `lex(J)` or `morton(J)` as one argument: the order and `J`'s text.
+fn nested_order(text: &str) -> Option<(Order, &str)> {
+    let (order, rest) = if let Some(rest) = text.strip_prefix("lex") {
+        (Order::Lex, rest)
+    } else {
+        (Order::Morton, text.strip_prefix("morton")?)
+    };
+    let inner = rest.trim_start().strip_prefix('(')?.strip_suffix(')')?;
+    Some((order, inner))
 }
 
 /// `counting(E1, ..., EK)` as one argument: the extents' texts.
@@ -640,7 +678,12 @@ pub fn check_call(
         (true, false) => return Err(CallError::NotAStatement { call }),
         _ => {}
     }
-    if let ObjectKind::Permutation { arity, order } = &spec.kind {
+    if let ObjectKind::Permutation {
+        arity,
+        compared,
+        order,
+    } = &spec.kind
+    {
         match (m, order) {
             (Method::Count, Order::Lex | Order::Morton) => {
                 return Err(CallError::Order {
@@ -659,12 +702,14 @@ pub fn check_call(
             _ => {}
         }
         if matches!(m, Method::Key | Method::Count) {
+            // `key` reads any component, `count` only the compared ones.
+            let limit = if m == Method::Key { *arity } else { *compared };
             if let Some(d) = constant(&args[0]) {
-                if d < 0 || d >= *arity as i64 {
+                if d < 0 || d >= limit as i64 {
                     return Err(CallError::Component {
                         call,
                         component: d,
-                        arity: *arity,
+                        arity: limit,
                     });
                 }
             }
@@ -692,14 +737,26 @@ impl fmt::Display for ObjectSpec {
                 .join(", ")
         };
         match &self.kind {
-            ObjectKind::Permutation { arity, order } => match order {
+            ObjectKind::Permutation {
+                arity,
+                compared,
+                order,
+            } => match order {
                 Order::Counting(es) => write!(
                     f,
                     "{} : Permutation({arity}, counting({}))",
                     self.name,
                     list(&es.iter().collect::<Vec<_>>())
                 ),
-                o => write!(f, "{} : Permutation({arity}, {})", self.name, o.name()),
+                o if compared == arity => {
+                    write!(f, "{} : Permutation({arity}, {})", self.name, o.name())
+                }
+                o => write!(
+                    f,
+                    "{} : Permutation({arity}, {}({compared}))",
+                    self.name,
+                    o.name()
+                ),
             },
             ObjectKind::OrderedSet { bounds: None } => write!(f, "{} : OrderedSet()", self.name),
             ObjectKind::OrderedSet {
@@ -738,6 +795,7 @@ mod tests {
             spec.kind,
             ObjectKind::Permutation {
                 arity: 2,
+                compared: 2,
                 order: Order::Counting(vec![
                     Expr::sym("N"),
                     Expr::sym("M").plus(&Expr::constant(1))
@@ -751,10 +809,62 @@ mod tests {
                 s.kind,
                 ObjectKind::Permutation {
                     arity: 3,
+                    compared: 3,
                     order: want
                 }
             );
         }
+    }
+
+    #[test]
+    fn permutations_with_payloads() {
+        let parse = |args: &[&str]| ObjectSpec::parse(&obj("Permutation", args), &syms()).unwrap();
+        let p = parse(&["3", "counting(N, M)"]);
+        assert_eq!(parse(&["3", "counting", "N", "M"]), p);
+        assert!(matches!(
+            p.kind,
+            ObjectKind::Permutation {
+                arity: 3,
+                compared: 2,
+                ..
+            }
+        ));
+        for (args, order, j) in [
+            (&["2", "lex(1)"][..], Order::Lex, 1),
+            (&["2", "lex", "1"][..], Order::Lex, 1),
+            (&["4", "morton(2)"][..], Order::Morton, 2),
+            (&["4", "morton", "4"][..], Order::Morton, 4),
+        ] {
+            let s = parse(args);
+            let ObjectKind::Permutation {
+                compared, order: o, ..
+            } = &s.kind
+            else {
+                panic!()
+            };
+            assert_eq!((o, *compared), (&order, j));
+        }
+        assert_eq!(
+            parse(&["2", "lex(1)"]).to_string(),
+            "P : Permutation(2, lex(1))"
+        );
+        assert_eq!(
+            parse(&["2", "lex(2)"]).to_string(),
+            "P : Permutation(2, lex)"
+        );
+        let int = |k| ValueExpr::Int(k);
+        assert_eq!(
+            check_call(&p, "key", &[int(2), int(0)], true),
+            Ok(Method::Key)
+        );
+        assert!(matches!(
+            check_call(&p, "count", &[int(2), int(0)], true),
+            Err(CallError::Component {
+                component: 2,
+                arity: 2,
+                ..
+            })
+        ));
     }
 
     #[test]
@@ -771,9 +881,21 @@ mod tests {
             SpecError::UnknownOrder("hilbert".into())
         );
         assert_eq!(
-            err("Permutation", &["2", "counting(N)"]),
-            SpecError::Extents { arity: 2, found: 1 }
+            err("Permutation", &["2", "counting(N, M, N)"]),
+            SpecError::Extents { arity: 2, found: 3 }
         );
+        assert_eq!(
+            err("Permutation", &["2", "counting()"]),
+            SpecError::Extents { arity: 2, found: 0 }
+        );
+        assert_eq!(
+            err("Permutation", &["2", "lex(3)"]),
+            SpecError::Extents { arity: 2, found: 3 }
+        );
+        assert!(matches!(
+            err("Permutation", &["2", "morton(N)"]),
+            SpecError::Expression { .. }
+        ));
         assert_eq!(
             err("Permutation", &["1", "counting", "K"]),
             SpecError::UnknownSymbol("K".into())

@@ -84,6 +84,8 @@ pub(crate) enum Object {
 #[derive(Clone, Debug)]
 pub(crate) struct Perm {
     k: usize,
+    /// The compared leading components `J`; the others are a payload.
+    j: usize,
     order: RunOrder,
     sorted: bool,
     /// Keys by entry, in insertion order.
@@ -136,8 +138,9 @@ fn cmp_code(a: &[u64], b: &[u64]) -> Ordering {
 }
 
 impl Object {
-    /// A new permutation of keys of `k` components.
-    pub(crate) fn permutation(k: usize, order: RunOrder) -> Result<Object, ObjectFault> {
+    /// A new permutation of keys of `k` components, the first `j` compared
+    /// (`j` counting extents).
+    pub(crate) fn permutation(k: usize, j: usize, order: RunOrder) -> Result<Object, ObjectFault> {
         if let RunOrder::Counting(extents) = &order {
             if let Some((component, &extent)) = extents.iter().enumerate().find(|(_, &e)| e < 0) {
                 return Err(ObjectFault::NegativeExtent { component, extent });
@@ -145,12 +148,13 @@ impl Object {
         }
         Ok(Object::Perm(Perm {
             k,
+            j,
             order,
             sorted: false,
             keys: Vec::new(),
             entries: Vec::new(),
             positions: Vec::new(),
-            counts: vec![HashMap::new(); k],
+            counts: vec![HashMap::new(); j],
         }))
     }
 
@@ -210,7 +214,8 @@ impl Perm {
         if self.sorted {
             return Err(ObjectFault::InsertAfterSort);
         }
-        for (component, &value) in key.iter().enumerate() {
+        // Only the compared components are constrained; the payload is free.
+        for (component, &value) in key.iter().enumerate().take(self.j) {
             match &self.order {
                 RunOrder::Counting(extents) if value < 0 || value >= extents[component] => {
                     return Err(ObjectFault::KeyOutOfRange {
@@ -240,13 +245,15 @@ impl Perm {
         }
         self.sorted = true;
         let mut order: Vec<usize> = (0..self.keys.len()).collect();
-        // `sort_by` is stable: ties keep insertion order.
+        // `sort_by` is stable: ties keep insertion order. Only the first `j`
+        // components are compared.
+        let j = self.j;
         match self.order {
             RunOrder::Lex | RunOrder::Counting(_) => {
-                order.sort_by(|&a, &b| self.keys[a].cmp(&self.keys[b]));
+                order.sort_by(|&a, &b| self.keys[a][..j].cmp(&self.keys[b][..j]));
             }
             RunOrder::Morton => {
-                let codes: Vec<Vec<u64>> = self.keys.iter().map(|k| morton_code(k)).collect();
+                let codes: Vec<Vec<u64>> = self.keys.iter().map(|k| morton_code(&k[..j])).collect();
                 order.sort_by(|&a, &b| cmp_code(&codes[a], &codes[b]));
             }
         }
@@ -274,7 +281,7 @@ impl Perm {
     }
 
     fn count(&self, d: i64, v: i64) -> Result<i64, ObjectFault> {
-        let d = range("key component", d, self.k)?;
+        let d = range("compared key component", d, self.j)?;
         Ok(self.counts[d].get(&v).copied().unwrap_or(0))
     }
 

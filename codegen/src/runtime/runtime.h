@@ -56,6 +56,7 @@ enum { SPF_LEX, SPF_COUNTING, SPF_MORTON };
 
 typedef struct {
     int64_t k;          /* key components */
+    int64_t j;          /* compared leading components (1..k); the rest is a payload */
     int order;          /* SPF_LEX, SPF_COUNTING or SPF_MORTON */
     int sorted;
     int64_t n, cap;     /* entries, capacity */
@@ -63,19 +64,22 @@ typedef struct {
     int64_t *entries;   /* after sort: the entry at each position */
     int64_t *positions; /* after sort: the position of each entry, computed
                            by the first map() (NULL until then) */
-    int64_t *extents;   /* counting: the k extents */
+    int64_t *extents;   /* counting: the j extents */
     int64_t **counts;   /* counting: per component, how many keys have each value */
     int64_t *count_base;
     int64_t *starts;    /* counting, after sort: extents[0] + 1 prefix sums */
 } spf_perm;
 
-/* An empty permutation of keys of k components; `extents` (k values) for
- * SPF_COUNTING, ignored (may be NULL) otherwise. */
-static inline spf_perm spf_perm_new(int64_t k, int order, const int64_t *extents)
+/* An empty permutation of keys of k components of which the order compares
+ * the first j (the last k - j are a payload the sort carries along);
+ * `extents` (j values) for SPF_COUNTING, ignored (may be NULL) otherwise. */
+static inline spf_perm spf_perm_new_compared(int64_t k, int64_t j, int order,
+                                             const int64_t *extents)
 {
     spf_perm p;
     int64_t d, total = 0;
     p.k = k;
+    p.j = j;
     p.order = order;
     p.sorted = 0;
     p.n = 0;
@@ -89,10 +93,12 @@ static inline spf_perm spf_perm_new(int64_t k, int order, const int64_t *extents
     p.starts = NULL;
     if (k < 1)
         spf_die("a Permutation needs at least one key component", k);
+    if (j < 1 || j > k)
+        spf_die("a Permutation compares 1 to k key components", j);
     if (order == SPF_COUNTING) {
-        p.extents = (int64_t *)spf_alloc(k, sizeof *p.extents);
-        p.counts = (int64_t **)spf_alloc(k, sizeof *p.counts);
-        for (d = 0; d < k; d++) {
+        p.extents = (int64_t *)spf_alloc(j, sizeof *p.extents);
+        p.counts = (int64_t **)spf_alloc(j, sizeof *p.counts);
+        for (d = 0; d < j; d++) {
             if (extents[d] < 0)
                 spf_die("negative counting extent", extents[d]);
             if (extents[d] > INT64_MAX - total)
@@ -102,7 +108,7 @@ static inline spf_perm spf_perm_new(int64_t k, int order, const int64_t *extents
         }
         p.count_base = (int64_t *)spf_alloc(total, sizeof *p.count_base);
         memset(p.count_base, 0, (size_t)total * sizeof *p.count_base);
-        for (d = 0, total = 0; d < k; d++) {
+        for (d = 0, total = 0; d < j; d++) {
             p.counts[d] = p.count_base + total;
             total += p.extents[d];
         }
@@ -110,21 +116,27 @@ static inline spf_perm spf_perm_new(int64_t k, int order, const int64_t *extents
     return p;
 }
 
+/* An empty permutation of keys of k components, all compared. */
+static inline spf_perm spf_perm_new(int64_t k, int order, const int64_t *extents)
+{
+    return spf_perm_new_compared(k, k, order, extents);
+}
+
 /* Appends an entry with key key[0..k) (its number: the entries before it). */
 static inline void spf_perm_insert(spf_perm *p, const int64_t *key)
 {
-    const int64_t k = p->k, e = p->n;
+    const int64_t k = p->k, j = p->j, e = p->n;
     int64_t d;
     if (p->sorted)
         spf_die("insert after sort()", e);
     if (p->order == SPF_COUNTING) {
-        for (d = 0; d < k; d++) {
+        for (d = 0; d < j; d++) {
             if (key[d] < 0 || key[d] >= p->extents[d])
                 spf_die("key component outside its counting range", key[d]);
             p->counts[d][key[d]]++;
         }
     } else if (p->order == SPF_MORTON) {
-        for (d = 0; d < k; d++)
+        for (d = 0; d < j; d++)
             if (key[d] < 0)
                 spf_die("negative key component in a morton order", key[d]);
     }
@@ -140,6 +152,7 @@ static inline void spf_perm_insert(spf_perm *p, const int64_t *key)
 }
 
 /* <0, 0, >0 as key x[0..k) comes before, ties with, comes after y[0..k)
+ * (k: the compared components)
  * (SPF_LEX or SPF_MORTON). Morton: the component whose bits differ at the
  * highest level decides ("most significant differing bit" by xor; at equal
  * levels the later component, whose bit is more significant in the code). */
@@ -185,8 +198,10 @@ static inline void spf_copy(int64_t *to, const int64_t *from, int64_t r)
 }
 
 /* Stable bottom-up merge sort of n records of r = k + 1 words (the key, then
- * the entry number) in a; tmp: room for n + 1 records. */
-static inline void spf_perm_msort(int order, int64_t k, int64_t *a, int64_t *tmp, int64_t n)
+ * the entry number) in a, by the first cmp key components; tmp: room for
+ * n + 1 records. */
+static inline void spf_perm_msort(int order, int64_t k, int64_t cmp, int64_t *a, int64_t *tmp,
+                                  int64_t n)
 {
     const int64_t r = k + 1;
     int64_t *src = a, *dst = tmp, *t, *hold = tmp + n * r;
@@ -196,7 +211,7 @@ static inline void spf_perm_msort(int order, int64_t k, int64_t *a, int64_t *tmp
         for (j = i + 1; j < end; j++) {
             int64_t m = j;
             spf_copy(hold, a + j * r, r);
-            while (m > i && spf_key_cmp(order, k, a + (m - 1) * r, hold) > 0) {
+            while (m > i && spf_key_cmp(order, cmp, a + (m - 1) * r, hold) > 0) {
                 spf_copy(a + m * r, a + (m - 1) * r, r);
                 m--;
             }
@@ -209,7 +224,7 @@ static inline void spf_perm_msort(int order, int64_t k, int64_t *a, int64_t *tmp
             const int64_t end = mid + width < n ? mid + width : n;
             int64_t l = i, h = mid, o = i;
             while (l < mid && h < end) {
-                if (spf_key_cmp(order, k, src + h * r, src + l * r) < 0)
+                if (spf_key_cmp(order, cmp, src + h * r, src + l * r) < 0)
                     spf_copy(dst + o++ * r, src + h++ * r, r);
                 else
                     spf_copy(dst + o++ * r, src + l++ * r, r);
@@ -235,20 +250,20 @@ static inline void spf_perm_msort(int order, int64_t k, int64_t *a, int64_t *tmp
 #define SPF_PREFETCH(addr) ((void)0)
 #endif
 
-/* Counting sort: LSD, one stable pass per component from the last to the
- * first, O(n + sum of extents); then the keys are put in sorted order.
- * Returns the entries in sorted order. */
+/* Counting sort: LSD, one stable pass per compared component from the last
+ * to the first (none over the payload), O(n + sum of extents); then the keys
+ * are put in sorted order. Returns the entries in sorted order. */
 static inline int64_t *spf_perm_counting_sort(spf_perm *p)
 {
-    const int64_t n = p->n, k = p->k;
+    const int64_t n = p->n, k = p->k, j = p->j;
     int64_t *order = (int64_t *)spf_alloc(n, sizeof *order), *tmp = NULL, *t, *keys, *off;
     int64_t i, d, v, max = 0, sum;
     int identity = 1; /* order is 0, 1, ..., n - 1, not stored yet */
-    for (d = 0; d < k; d++)
+    for (d = 0; d < j; d++)
         if (p->extents[d] > max)
             max = p->extents[d];
     off = (int64_t *)spf_alloc(max, sizeof *off);
-    for (d = k - 1; d >= 0; d--) {
+    for (d = j - 1; d >= 0; d--) {
         if (p->extents[d] <= 1)
             continue; /* one value at most: the pass keeps the order */
         for (v = 0, sum = 0; v < p->extents[d]; v++) {
@@ -307,7 +322,7 @@ static inline int64_t *spf_perm_comparison_sort(spf_perm *p)
         spf_copy(rec + i * r, p->keys + i * k, k);
         rec[i * r + k] = i;
     }
-    spf_perm_msort(p->order, k, rec, scratch, n);
+    spf_perm_msort(p->order, k, p->j, rec, scratch, n);
     free(scratch);
     order = (int64_t *)spf_alloc(n, sizeof *order);
     for (i = 0; i < n; i++) {
@@ -362,7 +377,7 @@ static inline int64_t spf_perm_size(const spf_perm *p)
     return p->n;
 }
 
-/* Counting only: how many entries have component d equal to v. */
+/* Counting only: how many entries have component d (< j) equal to v. */
 static inline int64_t spf_perm_count(const spf_perm *p, int64_t d, int64_t v)
 {
     if (p->order != SPF_COUNTING)

@@ -45,12 +45,16 @@ pub enum Order {
 /// A permutation of entries by a key of `K` integers.
 ///
 /// Entries are numbered by insertion (`0, 1, ...`). [`sort`](Self::sort)
-/// orders them stably by key (ties keep insertion order) and freezes the
-/// permutation. Before `sort`, positions are entries (the identity).
+/// orders them stably by the first `J` key components (ties keep insertion
+/// order) and freezes the permutation; the other `K - J` components are a
+/// payload moved along with the key ([`with_compared`](Self::with_compared)).
+/// Before `sort`, positions are entries (the identity).
 #[derive(Clone, Debug)]
 pub struct Permutation {
     /// The key arity `K`.
     k: usize,
+    /// The compared leading components `J` (`1..=K`).
+    j: usize,
     order: Order,
     sorted: bool,
     /// How many entries were inserted.
@@ -69,21 +73,35 @@ pub struct Permutation {
 }
 
 impl Permutation {
-    /// An empty permutation of keys of `k` components ordered by `order`.
+    /// An empty permutation of keys of `k` components ordered by `order`
+    /// (all of them compared).
     ///
     /// # Panics
     ///
     /// If `k` is 0, or a `counting` order has a number of extents other than
     /// `k` or a negative extent.
     pub fn new(k: usize, order: Order) -> Permutation {
-        if k == 0 {
-            fail("a Permutation needs at least one key component".into());
+        Permutation::with_compared(k, k, order)
+    }
+
+    /// An empty permutation of keys of `k` components of which `order`
+    /// compares the first `j`; the last `k - j` are a payload.
+    ///
+    /// # Panics
+    ///
+    /// If `j` is not in `1..=k`, or a `counting` order has a number of
+    /// extents other than `j` or a negative extent.
+    pub fn with_compared(k: usize, j: usize, order: Order) -> Permutation {
+        if j == 0 || j > k {
+            fail(format!(
+                "a Permutation compares 1 to {k} key components, not {j}"
+            ));
         }
         let counts = match &order {
             Order::Counting(extents) => {
-                if extents.len() != k {
+                if extents.len() != j {
                     fail(format!(
-                        "counting needs {k} extents, found {}",
+                        "counting needs {j} extents, found {}",
                         extents.len()
                     ));
                 }
@@ -99,6 +117,7 @@ impl Permutation {
         };
         Permutation {
             k,
+            j,
             order,
             sorted: false,
             len: 0,
@@ -143,7 +162,7 @@ impl Permutation {
                 }
             }
             Order::Morton => {
-                if let Some(v) = key.iter().find(|&&v| v < 0) {
+                if let Some(v) = key[..self.j].iter().find(|&&v| v < 0) {
                     fail(format!("negative key component {v} in a morton order"));
                 }
             }
@@ -164,7 +183,7 @@ impl Permutation {
             return;
         }
         self.sorted = true;
-        let (n, k) = (self.len, self.k);
+        let (n, k, j) = (self.len, self.k, self.j);
         let keys = &self.keys;
         let key = |e: usize| &keys[e * k..e * k + k];
         let order: Vec<usize> = match &self.order {
@@ -173,7 +192,7 @@ impl Permutation {
                 let (mut order, mut next): (Vec<usize>, Vec<usize>) = (Vec::new(), Vec::new());
                 let mut identity = true;
                 let mut offsets: Vec<usize> = Vec::new();
-                for d in (0..k).rev() {
+                for d in (0..j).rev() {
                     let counts = &self.counts[d];
                     if counts.len() <= 1 {
                         continue; // one value at most: the pass keeps the order
@@ -216,19 +235,21 @@ impl Permutation {
             }
             Order::Lex | Order::Morton => {
                 let morton = self.order == Order::Morton;
-                match k {
-                    1 => sort_records::<1>(keys, morton),
-                    2 => sort_records::<2>(keys, morton),
-                    3 => sort_records::<3>(keys, morton),
-                    4 => sort_records::<4>(keys, morton),
+                match j {
+                    1 => sort_records::<1>(keys, k, morton),
+                    2 => sort_records::<2>(keys, k, morton),
+                    3 => sort_records::<3>(keys, k, morton),
+                    4 => sort_records::<4>(keys, k, morton),
                     _ => {
                         let mut order: Vec<usize> = (0..n).collect();
                         if morton {
                             order.sort_unstable_by(|&a, &b| {
-                                morton_cmp(key(a), key(b)).then(a.cmp(&b))
+                                morton_cmp(&key(a)[..j], &key(b)[..j]).then(a.cmp(&b))
                             });
                         } else {
-                            order.sort_unstable_by(|&a, &b| key(a).cmp(key(b)).then(a.cmp(&b)));
+                            order.sort_unstable_by(|&a, &b| {
+                                key(a)[..j].cmp(&key(b)[..j]).then(a.cmp(&b))
+                            });
                         }
                         order
                     }
@@ -287,14 +308,15 @@ impl Permutation {
         self.len as i64
     }
 
-    /// `counting` only: the number of entries whose component `d` is `v` (0
+    /// `counting` only: the number of entries whose component `d` (a
+    /// compared one, `d < J`) is `v` (0
     /// when `v` is outside the component's range); valid before `sort` too.
     #[inline]
     pub fn count(&self, d: i64, v: i64) -> i64 {
         if !matches!(self.order, Order::Counting(_)) {
             fail("count() needs a counting order".into());
         }
-        let counts = &self.counts[at(d, self.k, "key component")];
+        let counts = &self.counts[at(d, self.j, "compared key component")];
         match usize::try_from(v) {
             Ok(i) if i < counts.len() => counts[i],
             _ => 0,
@@ -332,15 +354,16 @@ impl Permutation {
     }
 }
 
-/// The entries of `keys` (`K` components each) in stable lex or Morton
-/// order, sorting contiguous `(key, entry)` records (no gathers).
-fn sort_records<const K: usize>(keys: &[i64], morton: bool) -> Vec<usize> {
-    let mut records: Vec<([i64; K], usize)> = keys
-        .chunks_exact(K)
+/// The entries of `keys` (`k` components each) in stable lex or Morton
+/// order of their first `J` components, sorting contiguous `(key, entry)`
+/// records (no gathers).
+fn sort_records<const J: usize>(keys: &[i64], k: usize, morton: bool) -> Vec<usize> {
+    let mut records: Vec<([i64; J], usize)> = keys
+        .chunks_exact(k)
         .enumerate()
         .map(|(e, c)| {
-            let mut key = [0; K];
-            key.copy_from_slice(c);
+            let mut key = [0; J];
+            key.copy_from_slice(&c[..J]);
             (key, e)
         })
         .collect();

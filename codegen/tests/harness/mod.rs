@@ -84,6 +84,7 @@ pub fn live_out(params: &[Parameter]) -> Vec<&Parameter> {
         .iter()
         .filter(|p| match &p.kind {
             ParamKind::Array { role, .. } | ParamKind::Scalar { role, .. } => role.is_live_out(),
+            ParamKind::DynArray { .. } => true,
             ParamKind::Symbol => false,
         })
         .collect()
@@ -108,8 +109,38 @@ fn c_type(elem: ElemType) -> &'static str {
     }
 }
 
+/// The C expression of the length of data space `source` (sized by the
+/// computation) in a driver: the product of its extents, with every symbol
+/// and size space replaced by the driver's variable of that name.
+fn c_length(program: &LoopProgram, params: &[Parameter], source: &str) -> String {
+    let d = program.computation.space(source).expect("a data space");
+    let factors: Vec<String> = d
+        .extents
+        .iter()
+        .map(|e| {
+            let mut text = format!("{}", e.constant_term());
+            for (atom, c) in e.terms() {
+                let iegen::Atom::Sym(name) = atom else {
+                    panic!("the harness sizes arrays by symbols and size spaces only")
+                };
+                let var = &params
+                    .iter()
+                    .find(|p| p.source == *name)
+                    .expect("a parameter")
+                    .name;
+                let _ = write!(text, " + {c} * {var}");
+            }
+            format!("({text})")
+        })
+        .collect();
+    factors.join(" * ")
+}
+
 /// A C program: the emitted function and a `main` that calls it once per
-/// memory and prints every live-out data space after each call.
+/// memory and prints every live-out data space after each call. An array
+/// sized by the computation is received through a pointer, printed with the
+/// length its extents give, and freed; its memory in `mems` (an empty array
+/// will do) gives its element type only.
 pub fn c_driver(program: &LoopProgram, mems: &[Memory]) -> String {
     let code = emit_c(program).expect("emit_c");
     let params = c_parameters(program).expect("c_parameters");
@@ -134,6 +165,10 @@ pub fn c_driver(program: &LoopProgram, mems: &[Memory]) -> String {
                         c_values(a)
                     );
                     args.push(n.clone());
+                }
+                ParamKind::DynArray { elem } => {
+                    let _ = writeln!(m, "        {} *{n} = NULL;", c_type(*elem));
+                    args.push(format!("&{n}"));
                 }
                 ParamKind::Scalar { elem, role } => {
                     let value = match &mem.arrays[&p.source] {
@@ -168,6 +203,14 @@ pub fn c_driver(program: &LoopProgram, mems: &[Memory]) -> String {
                 ParamKind::Scalar { .. } => {
                     let _ = writeln!(m, "        printf(\" {fmt}\", {cast}{n});");
                 }
+                ParamKind::DynArray { .. } => {
+                    let len = c_length(program, &params, &p.source);
+                    let _ = writeln!(
+                        m,
+                        "        for (int64_t drv = 0; drv < {len}; drv++) printf(\" {fmt}\", {cast}{n}[drv]);"
+                    );
+                    let _ = writeln!(m, "        free({n});");
+                }
                 // An empty array prints no values (and `drv < 0` would warn).
                 _ if a.is_empty() => {}
                 _ => {
@@ -183,7 +226,7 @@ pub fn c_driver(program: &LoopProgram, mems: &[Memory]) -> String {
         m.push_str("    }\n");
     }
     m.push_str("    return 0;\n}\n");
-    format!("#include <stdio.h>\n{code}\n{m}")
+    format!("#include <stdio.h>\n#include <stdlib.h>\n{code}\n{m}")
 }
 
 fn rust_values(a: &Array) -> String {
@@ -231,6 +274,14 @@ pub fn rust_driver(program: &LoopProgram, mems: &[Memory]) -> String {
                         rust_values(a)
                     );
                     args.push(pass);
+                }
+                ParamKind::DynArray { elem } => {
+                    let _ = writeln!(
+                        m,
+                        "        let mut {n}: Vec<{}> = Vec::new();",
+                        rust_type(*elem)
+                    );
+                    args.push(format!("&mut {n}"));
                 }
                 ParamKind::Scalar { elem, role } => {
                     let a = &mem.arrays[&p.source];

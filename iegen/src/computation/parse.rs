@@ -200,8 +200,13 @@ impl<'a> Lowerer<'a> {
                     vars: HashMap::new(),
                 };
                 let mut extents = Vec::with_capacity(d.extents.len());
+                // An `out` or `temp` array may be sized by a size space: a
+                // scalar `int` data space of role `out` or `temp` that the
+                // computation computes (docs/computations.md).
+                let dynamic = matches!(d.role, AstRole::Out | AstRole::Temp);
                 for e in &d.extents {
-                    self.check_expr(e, &|_| false, Place::Extent)?;
+                    let size_space = |n: &str| dynamic && self.is_size_space(n);
+                    self.check_expr(e, &size_space, Place::Extent)?;
                     extents.push(scope.expr(e)?);
                 }
                 let Some((Decl::Space { elem, role, .. }, _)) = self.decls.get(&d.name.name) else {
@@ -267,6 +272,19 @@ impl<'a> Lowerer<'a> {
         Ok(())
     }
 
+    /// Whether `name` is a size space: a scalar `int` data space of role
+    /// `out` or `temp`, which may size `out` and `temp` arrays.
+    fn is_size_space(&self, name: &str) -> bool {
+        matches!(
+            self.decl(name),
+            Some(Decl::Space {
+                elem: ElemType::Int,
+                dims: 0,
+                role: Role::Out | Role::Temp,
+            })
+        )
+    }
+
     fn decl(&self, name: &str) -> Option<Decl> {
         self.decls.get(name).map(|(d, _)| *d)
     }
@@ -288,6 +306,13 @@ impl<'a> Lowerer<'a> {
                 }
                 match self.decl(&id.name) {
                     Some(Decl::Symbol) => Ok(()),
+                    Some(Decl::Space { dims: 0, .. }) if matches!(place, Place::Extent) => Err(self.err(
+                        id.span,
+                        format!(
+                            "`{}` is a scalar data space; an extent may use a scalar only when it is an `out` or `temp` `int` (a size space) and the array is `out` or `temp`",
+                            id.name
+                        ),
+                    )),
                     Some(Decl::Space { dims: 0, .. }) => Err(self.err(
                         id.span,
                         format!(

@@ -1,0 +1,228 @@
+//! Arrays sized by the computation (docs/computations.md, "Sizes computed by
+//! the computation"): a COO matrix's entries above the diagonal are counted
+//! into `out int K`, then copied into `out int kept[K]`, which every backend
+//! allocates right before the first statement touching it — the interpreter
+//! in its memory, C through an `int64_t **` the caller frees, Rust through a
+//! `&mut Vec<i64>`.
+
+mod harness;
+
+use codegen::ast::LoopProgram;
+use codegen::c::{c_parameters, emit_c};
+use codegen::emit::ParamKind;
+use codegen::interp::{run, Array, Memory, RunError, Site};
+use codegen::rust::{emit_rust, rust_parameters};
+use iegen::computation::{parse_computation, Computation, ElemType};
+use iegen::UfEnvironment;
+
+use harness::{check_cases, Outputs, Rng};
+
+fn computation(text: &str) -> Computation {
+    parse_computation(text).unwrap_or_else(|e| panic!("{e}\n{text}"))
+}
+
+fn program(text: &str) -> LoopProgram {
+    codegen::scan(&computation(text), &UfEnvironment::new()).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// Counts the entries with `row < col`, then keeps their columns and values
+/// (in a 2-D array `both[K, 2]` too, to linearize with a size space) and
+/// their positions in a temporary sized by a temporary size space `T`.
+const UPPER: &str = "computation upper(NNZ) {
+    in   int  row[NNZ];
+    in   int  col[NNZ];
+    in   real val[NNZ];
+    out  int  K;
+    temp int  T;
+    out  int  kept[K];
+    out  real kval[K];
+    out  int  both[K, 2];
+    temp int  pos[T];
+    temp int  slot[NNZ];
+    out  int  psum;
+
+    S0: if (row(n) < col(n)) { slot(n) = K; K += 1 }
+        domain {[n] : 0 <= n < NNZ} schedule {[n] -> [0, n, 0]};
+    S1: T = K
+        domain {[]} schedule {[] -> [1, 0, 0]};
+    S2: if (row(n) < col(n)) { kept(slot(n)) = col(n); kval(slot(n)) = val(n);
+                               both(slot(n), 0) = row(n); both(slot(n), 1) = col(n);
+                               pos(slot(n)) = n }
+        domain {[n] : 0 <= n < NNZ} schedule {[n] -> [2, n, 0]};
+    S3: if (row(n) < col(n)) psum += pos(slot(n))
+        domain {[n] : 0 <= n < NNZ} schedule {[n] -> [3, n, 0]};
+}";
+
+fn upper_cases() -> Vec<(Memory, Outputs)> {
+    let mut r = Rng(0x5eed_d15c);
+    let mut cases = Vec::new();
+    for (nnz, n) in [(0usize, 3u64), (1, 2), (7, 3), (40, 6), (200, 20)] {
+        let row: Vec<i64> = (0..nnz).map(|_| r.below(n) as i64).collect();
+        let col: Vec<i64> = (0..nnz).map(|_| r.below(n) as i64).collect();
+        let val = r.reals(nnz);
+        let keep: Vec<usize> = (0..nnz).filter(|&e| row[e] < col[e]).collect();
+        let mem = Memory::new()
+            .with_symbol("NNZ", nnz as i64)
+            .with_array("row", Array::Int(row.clone()))
+            .with_array("col", Array::Int(col.clone()))
+            .with_array("val", Array::Real(val.clone()))
+            .with_array("K", Array::Int(vec![0]))
+            .with_array("psum", Array::Int(vec![0]))
+            // Only their element types matter: the computation sizes them.
+            .with_array("kept", Array::Int(Vec::new()))
+            .with_array("kval", Array::Real(Vec::new()))
+            .with_array("both", Array::Int(Vec::new()));
+        let mut want = Outputs::new();
+        want.insert("K".into(), Array::Int(vec![keep.len() as i64]));
+        want.insert(
+            "kept".into(),
+            Array::Int(keep.iter().map(|&e| col[e]).collect()),
+        );
+        want.insert(
+            "kval".into(),
+            Array::Real(keep.iter().map(|&e| val[e]).collect()),
+        );
+        want.insert(
+            "both".into(),
+            Array::Int(keep.iter().flat_map(|&e| [row[e], col[e]]).collect()),
+        );
+        want.insert(
+            "psum".into(),
+            Array::Int(vec![keep.iter().sum::<usize>() as i64]),
+        );
+        cases.push((mem, want));
+    }
+    cases
+}
+
+#[test]
+fn arrays_sized_by_a_computed_count_agree_in_every_backend() {
+    let p = program(UPPER);
+    check_cases(&p, &upper_cases());
+}
+
+#[test]
+fn the_interpreter_needs_no_array_for_a_computed_size() {
+    let p = program(UPPER);
+    let (mut mem, want) = upper_cases().swap_remove(3);
+    for name in ["kept", "kval", "both"] {
+        mem.arrays.remove(name);
+    }
+    run(&p, &mut mem, None).unwrap();
+    assert_eq!(mem.arrays["kept"], want["kept"]);
+    assert_eq!(mem.arrays["both"], want["both"]);
+}
+
+#[test]
+fn signatures_return_computed_arrays_through_pointers_and_vectors() {
+    let p = program(UPPER);
+    let kinds: Vec<(String, ParamKind)> = c_parameters(&p)
+        .unwrap()
+        .into_iter()
+        .map(|p| (p.name, p.kind))
+        .collect();
+    assert!(kinds.contains(&(
+        "kept".into(),
+        ParamKind::DynArray {
+            elem: ElemType::Int
+        }
+    )));
+    let c = emit_c(&p).unwrap();
+    for param in [
+        "int64_t *restrict K,",
+        "int64_t **kept,",
+        "double **kval,",
+        "int64_t **both,",
+    ] {
+        assert!(c.contains(param), "{c}");
+    }
+    assert!(
+        c.contains("*kept = calloc(spf_len(*K), sizeof **kept);"),
+        "{c}"
+    );
+    assert!(c.contains("pos = calloc(spf_len(T), sizeof *pos);"), "{c}");
+    assert!(c.contains("(*both)[slot[n] * 2 + 1] = col[n];"), "{c}");
+    // Allocated after the count, before the copy.
+    let (count, alloc) = (
+        c.find("/* S0 */").unwrap(),
+        c.find("*kept = calloc").unwrap(),
+    );
+    assert!(count < alloc && alloc < c.find("/* S2 */").unwrap(), "{c}");
+    assert_eq!(
+        rust_parameters(&p).unwrap().len(),
+        c_parameters(&p).unwrap().len()
+    );
+    let rs = emit_rust(&p).unwrap();
+    for param in [
+        "k: &mut i64,",
+        "kept: &mut Vec<i64>,",
+        "kval: &mut Vec<f64>,",
+    ] {
+        assert!(rs.contains(param), "{rs}");
+    }
+    assert!(rs.contains("kept.clear();"), "{rs}");
+    assert!(rs.contains("kept.resize(*k as usize, 0_i64);"), "{rs}");
+}
+
+#[test]
+fn a_size_space_changed_after_allocation_is_an_error() {
+    let p = program(
+        "computation grow(N) {
+            out int K;
+            out int a[K];
+            S0: K = N domain {[]} schedule {[] -> [0, 0, 0]};
+            S1: a(i) = i domain {[i] : 0 <= i < N} schedule {[i] -> [1, i, 0]};
+            S2: K += 1 domain {[]} schedule {[] -> [2, 0, 0]};
+        }",
+    );
+    let mut mem = Memory::new()
+        .with_symbol("N", 3)
+        .with_array("K", Array::Int(vec![0]));
+    let err = run(&p, &mut mem, None).unwrap_err();
+    assert_eq!(
+        err,
+        RunError::SizeChanged {
+            size_space: "K".into(),
+            array: "a".into(),
+            old: 3,
+            new: 4,
+            site: Site::Statement {
+                name: "S2".into(),
+                point: Vec::new()
+            },
+        }
+    );
+    assert_eq!(
+        err.to_string(),
+        "statement S2: size space `K` changes from 3 to 4 after `a`, which it sizes, was allocated"
+    );
+    // Writing the same value again is no change.
+    let same = program(
+        "computation same(N) {
+            out int K;
+            out int a[K];
+            S0: K = N domain {[]} schedule {[] -> [0, 0, 0]};
+            S1: a(i) = i domain {[i] : 0 <= i < N} schedule {[i] -> [1, i, 0]};
+            S2: K max= N domain {[]} schedule {[] -> [2, 0, 0]};
+        }",
+    );
+    let mut mem = Memory::new()
+        .with_symbol("N", 3)
+        .with_array("K", Array::Int(vec![0]));
+    run(&same, &mut mem, None).unwrap();
+    assert_eq!(mem.arrays["a"], Array::Int(vec![0, 1, 2]));
+}
+
+#[test]
+fn only_out_and_temp_int_scalars_size_out_and_temp_arrays() {
+    let c = computation(UPPER);
+    assert_eq!(c.to_string().parse::<Computation>().unwrap(), c);
+    let err = |text: &str| parse_computation(text).unwrap_err().to_string();
+    assert_eq!(
+        err("computation c() { in int K; out int a[K]; }"),
+        "1:39: `K` is a scalar data space; an extent may use a scalar only when it is an `out` or `temp` `int` (a size space) and the array is `out` or `temp`"
+    );
+    assert!(err("computation c() { out real K; out int a[K]; }").contains("size space"));
+    assert!(err("computation c() { out int K; inout int a[K]; }").contains("size space"));
+    assert!(parse_computation("computation c() { temp int K; temp real a[K, 2]; }").is_ok());
+}
