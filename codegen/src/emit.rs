@@ -1299,7 +1299,8 @@ impl<'l, 'a> Lowerer<'l, 'a> {
     fn sym(&mut self, s: &str) -> Result<Code, EmitError> {
         let comp = self.out.comp;
         if crate::dynamic::is_size_space(comp, s) {
-            // A size space in an extent: the scalar's value.
+            // A size space in an extent, a bound, a guard or an index
+            // expression: the scalar's value where it is evaluated.
             if let Some(k) = comp.spaces.iter().position(|d| d.name == s) {
                 self.out.read[k] = true;
                 return Ok(Code::Elem {

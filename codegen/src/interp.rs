@@ -1073,7 +1073,8 @@ impl Compiler<'_> {
                     })
                 }
                 Atom::Sym(s) if crate::dynamic::is_size_space(self.comp, s) => {
-                    // A size space in an extent: the scalar's current value.
+                    // A size space in an extent or an index expression: the
+                    // scalar's current value.
                     IE::Read(Box::new(self.reference(s, Vec::new(), true)?))
                 }
                 Atom::Sym(s) => IE::Const(self.symbol(s)?),
@@ -1132,6 +1133,11 @@ impl Compiler<'_> {
                     })
                 }
             },
+            IndexExpr::Sym(s) if crate::dynamic::is_size_space(self.comp, s) => {
+                // A size space in a bound or a guard: the scalar's value when
+                // the bound or guard is evaluated.
+                IE::Read(Box::new(self.reference(s, Vec::new(), true)?))
+            }
             IndexExpr::Sym(s) => IE::Const(self.symbol(s)?),
             IndexExpr::Call(name, args) => {
                 let args = args

@@ -226,3 +226,130 @@ fn only_out_and_temp_int_scalars_size_out_and_temp_arrays() {
     assert!(err("computation c() { out int K; inout int a[K]; }").contains("size space"));
     assert!(parse_computation("computation c() { temp int K; temp real a[K, 2]; }").is_ok());
 }
+
+/// Counts the entries with `row < col` into `K`, keeps their columns in
+/// `kept[K]` through a temporary slot array, then loops `0 <= p < K` — a
+/// size space in a domain, hence in a loop bound — to compute their prefix
+/// sum into `acc[K]`; `last` reads `acc(K - 1)` (a size space in an index
+/// expression) under the guard `K >= 1` of a 0-d domain.
+const PREFIX: &str = "computation prefix(NNZ) {
+    in   int row[NNZ];
+    in   int col[NNZ];
+    out  int K;
+    out  int kept[K];
+    temp int slot[NNZ];
+    out  int acc[K];
+    out  int last;
+
+    S0: if (row(n) < col(n)) { slot(n) = K; K += 1 }
+        domain {[n] : 0 <= n < NNZ} schedule {[n] -> [0, n, 0]};
+    S1: if (row(n) < col(n)) kept(slot(n)) = col(n)
+        domain {[n] : 0 <= n < NNZ} schedule {[n] -> [1, n, 0]};
+    S2: acc(p) = kept(p)
+        domain {[p] : 0 <= p < K} schedule {[p] -> [2, p, 0]};
+    S3: acc(p) += acc(p - 1)
+        domain {[p] : 1 <= p < K} schedule {[p] -> [2, p, 1]};
+    S4: last = acc(K - 1)
+        domain {[] : K >= 1} schedule {[] -> [3, 0, 0]};
+}";
+
+fn prefix_cases() -> Vec<(Memory, Outputs)> {
+    let mut r = Rng(0x00c0_ffee);
+    let mut cases = Vec::new();
+    for (nnz, n) in [(0usize, 3u64), (1, 2), (2, 1), (7, 3), (40, 6), (200, 20)] {
+        let row: Vec<i64> = (0..nnz).map(|_| r.below(n) as i64).collect();
+        let col: Vec<i64> = (0..nnz).map(|_| r.below(n) as i64).collect();
+        let kept: Vec<i64> = (0..nnz)
+            .filter(|&e| row[e] < col[e])
+            .map(|e| col[e])
+            .collect();
+        let acc: Vec<i64> = kept
+            .iter()
+            .scan(0, |s, &c| {
+                *s += c;
+                Some(*s)
+            })
+            .collect();
+        let mem = Memory::new()
+            .with_symbol("NNZ", nnz as i64)
+            .with_array("row", Array::Int(row))
+            .with_array("col", Array::Int(col))
+            .with_array("K", Array::Int(vec![0]))
+            .with_array("last", Array::Int(vec![0]))
+            .with_array("kept", Array::Int(Vec::new()))
+            .with_array("acc", Array::Int(Vec::new()));
+        let mut want = Outputs::new();
+        want.insert("K".into(), Array::Int(vec![kept.len() as i64]));
+        want.insert(
+            "last".into(),
+            Array::Int(vec![acc.last().copied().unwrap_or(0)]),
+        );
+        want.insert("kept".into(), Array::Int(kept));
+        want.insert("acc".into(), Array::Int(acc));
+        cases.push((mem, want));
+    }
+    cases
+}
+
+#[test]
+fn a_computed_size_bounds_loops_and_indexes_in_every_backend() {
+    let p = program(PREFIX);
+    check_cases(&p, &prefix_cases());
+    // The bound reads the size space where it is evaluated.
+    let c = emit_c(&p).unwrap();
+    assert!(c.contains("p_end = *K;"), "{c}");
+    assert!(c.contains("*last = (*acc)[*K - 1];"), "{c}");
+    let rs = emit_rust(&p).unwrap();
+    assert!(rs.contains("for p in 0..*k {"), "{rs}");
+    assert!(rs.contains("*last = acc[(*k - 1) as usize];"), "{rs}");
+}
+
+#[test]
+fn size_spaces_are_symbols_in_domains_and_indices_only() {
+    let c = computation(PREFIX);
+    assert_eq!(c.to_string().parse::<Computation>().unwrap(), c);
+    assert!(
+        c.stmts[2].domain.to_string().contains("K"),
+        "{}",
+        c.stmts[2].domain
+    );
+    let err = |text: &str| parse_computation(text).unwrap_err().to_string();
+    let with =
+        |decl: &str, stmt: &str| format!("computation c(N) {{ {decl} out int y[N]; S0: {stmt}; }}");
+    // A real or non-scalar space, or an `in` scalar, is still an error.
+    for decl in ["out real K;", "in int K;", "inout int K;"] {
+        assert!(
+            err(&with(decl, "y(i) = 1 domain {[i] : 0 <= i < K} schedule {[i] -> [0, i, 0]}"))
+                .contains("`K` is a scalar data space; index expressions and sets may use only iterators, symbols, size spaces"),
+            "{decl}"
+        );
+        assert!(
+            err(&with(
+                decl,
+                "y(K) = 1 domain {[i] : 0 <= i < N} schedule {[i] -> [0, i, 0]}"
+            ))
+            .contains("`K` is a scalar data space"),
+            "{decl}"
+        );
+    }
+    assert!(err(&with(
+        "out int K[N];",
+        "y(i) = 1 domain {[i] : 0 <= i < K} schedule {[i] -> [0, i, 0]}"
+    ))
+    .contains("`K` is a data space with 1 dimension, not a symbol"));
+    let e = err(&with(
+        "out int K;",
+        "y(i) = 1 domain {[i] : 0 <= i < N} schedule {[i] -> [0, i + K, 0]}",
+    ));
+    assert!(
+        e.contains(
+            "`K` is a size space; domains and index expressions may use it, schedules may not"
+        ),
+        "{e}"
+    );
+    assert!(parse_computation(&with(
+        "temp int K;",
+        "y(K) = 1 domain {[i] : 0 <= i < K} schedule {[i] -> [0, i, 0]}"
+    ))
+    .is_ok());
+}

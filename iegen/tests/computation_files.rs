@@ -753,11 +753,11 @@ fn only_int_arrays_are_functions_in_indices_and_sets() {
     );
     assert_eq!(
         error_with("    S0: y(t) = 1 domain {[i] : 0 <= i < N} schedule {[i] -> [0, i, 0]};"),
-        "7:11: `t` is a scalar data space; index expressions and sets may use only iterators, symbols and calls of `int` data spaces"
+        "7:11: `t` is a scalar data space; index expressions and sets may use only iterators, symbols, size spaces (`out` or `temp` `int` scalars) and calls of `int` data spaces"
     );
     assert_eq!(
         error_with("    S0: y(i) = 1 domain {[i] : 0 <= i < t} schedule {[i] -> [0, i, 0]};"),
-        "7:41: `t` is a scalar data space; index expressions and sets may use only iterators, symbols and calls of `int` data spaces"
+        "7:41: `t` is a scalar data space; index expressions and sets may use only iterators, symbols, size spaces (`out` or `temp` `int` scalars) and calls of `int` data spaces"
     );
     assert_eq!(
         error_with("    S0: y(i) = 1 domain {[i] : 0 <= i < t(0)} schedule {[i] -> [0, i, 0]};"),

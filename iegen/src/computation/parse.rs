@@ -103,8 +103,10 @@ enum Decl {
 enum Place<'a> {
     /// The extent of a data space.
     Extent,
-    /// A domain or a schedule.
-    Formula,
+    /// A domain.
+    Domain,
+    /// A schedule.
+    Schedule,
     /// An index expression in the body of a statement.
     Body(&'a StmtScope),
 }
@@ -304,8 +306,23 @@ impl<'a> Lowerer<'a> {
                 if bound(&id.name) {
                     return Ok(());
                 }
+                // A size space stands for its current value in a domain or
+                // an index expression, like a symbol (docs/computations.md).
+                let size_space = self.is_size_space(&id.name);
                 match self.decl(&id.name) {
                     Some(Decl::Symbol) => Ok(()),
+                    Some(Decl::Space { .. })
+                        if size_space && matches!(place, Place::Domain | Place::Body(_)) =>
+                    {
+                        Ok(())
+                    }
+                    Some(Decl::Space { .. }) if size_space && matches!(place, Place::Schedule) => Err(self.err(
+                        id.span,
+                        format!(
+                            "`{}` is a size space; domains and index expressions may use it, schedules may not",
+                            id.name
+                        ),
+                    )),
                     Some(Decl::Space { dims: 0, .. }) if matches!(place, Place::Extent) => Err(self.err(
                         id.span,
                         format!(
@@ -316,7 +333,7 @@ impl<'a> Lowerer<'a> {
                     Some(Decl::Space { dims: 0, .. }) => Err(self.err(
                         id.span,
                         format!(
-                            "`{}` is a scalar data space; index expressions and sets may use only iterators, symbols and calls of `int` data spaces",
+                            "`{}` is a scalar data space; index expressions and sets may use only iterators, symbols, size spaces (`out` or `temp` `int` scalars) and calls of `int` data spaces",
                             id.name
                         ),
                     )),
@@ -339,7 +356,7 @@ impl<'a> Lowerer<'a> {
                                 "undeclared symbol `{}` in an extent; declare it in the header `computation NAME(..., {})`",
                                 id.name, id.name
                             ),
-                            Place::Formula => format!(
+                            Place::Domain | Place::Schedule => format!(
                                 "undeclared symbol `{}`; declare it in the header `computation NAME(..., {})`",
                                 id.name, id.name
                             ),
@@ -407,8 +424,8 @@ impl<'a> Lowerer<'a> {
         Err(self.err(f.span, message))
     }
 
-    /// Checks the names of a domain or schedule literal.
-    fn check_formula(&self, f: &AstFormula) -> Result<(), SyntaxError> {
+    /// Checks the names of a domain or schedule literal (`place`).
+    fn check_formula(&self, f: &AstFormula, place: Place<'_>) -> Result<(), SyntaxError> {
         for t in &f.terms {
             let elems: Vec<&TupleElem> = t.input.iter().chain(t.output.iter().flatten()).collect();
             let tuple: HashSet<&str> = elems
@@ -420,7 +437,7 @@ impl<'a> Lowerer<'a> {
                 .collect();
             for e in &elems {
                 if let TupleElem::Expr(e) = e {
-                    self.check_expr(e, &|n| tuple.contains(n), Place::Formula)?;
+                    self.check_expr(e, &|n| tuple.contains(n), place)?;
                 }
             }
             for conj in &t.body {
@@ -429,7 +446,7 @@ impl<'a> Lowerer<'a> {
                 for c in &conj.constraints {
                     if let AstConstraint::Chain { exprs, .. } = c {
                         for e in exprs {
-                            self.check_expr(e, &|n| bound.contains(n), Place::Formula)?;
+                            self.check_expr(e, &|n| bound.contains(n), place)?;
                         }
                     }
                 }
@@ -440,7 +457,7 @@ impl<'a> Lowerer<'a> {
 
     fn stmt(&self, s: &AstStmt) -> Result<Stmt, SyntaxError> {
         // The domain, and the iterators its first term names.
-        self.check_formula(&s.domain)?;
+        self.check_formula(&s.domain, Place::Domain)?;
         let domain = match lower_formula(self.src, &s.domain)? {
             Value::Set(d) => d,
             Value::Relation(_) => {
@@ -482,7 +499,7 @@ impl<'a> Lowerer<'a> {
         let domain = rename_tuple(&domain, &scope.iterators);
 
         // The schedule.
-        self.check_formula(&s.schedule)?;
+        self.check_formula(&s.schedule, Place::Schedule)?;
         let schedule = match lower_formula(self.src, &s.schedule)? {
             Value::Relation(r) => r,
             Value::Set(_) => {
