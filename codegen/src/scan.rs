@@ -19,7 +19,8 @@
 //! enumeration of the domains.
 //!
 //! A loop shared by statements whose bounds differ runs over the hull of
-//! their ranges and each statement keeps its own bounds as guards. Such a
+//! their ranges; each statement keeps as guards the bounds the hull does not
+//! already enforce for it. Such a
 //! loop's bounds are evaluated for every statement in the group, so an index
 //! array read in one statement's bound must be defined at the arguments the
 //! enclosing loops produce, even where that statement's own guards would
@@ -302,9 +303,32 @@ impl Scanner<'_> {
                 }
                 LoopKind::For(lowers.swap_remove(0), uppers.swap_remove(0))
             } else {
-                // The loop covers the hull; each statement keeps its own
-                // bounds as guards.
-                LoopKind::For(min_or_max(lowers, true), min_or_max(uppers, false))
+                // The loop covers the hull; each statement keeps as guards
+                // the bounds the hull does not enforce for it (a side whose
+                // bound is the hull's own is enforced by the loop).
+                let lo = min_or_max(lowers.clone(), true);
+                let hi = min_or_max(uppers.clone(), false);
+                for (i, (p, b)) in group.iter_mut().zip(&bounds).enumerate() {
+                    if b.definition.is_some() {
+                        if lowers[i] == lo && uppers[i] == hi {
+                            for k in b.used_constraints() {
+                                p.enforce(&k);
+                            }
+                        }
+                        continue;
+                    }
+                    if lowers[i] == lo {
+                        for (_, k) in &b.lower {
+                            p.enforce(k);
+                        }
+                    }
+                    if uppers[i] == hi {
+                        for (_, k) in &b.upper {
+                            p.enforce(k);
+                        }
+                    }
+                }
+                LoopKind::For(lo, hi)
             }
         };
         for p in group.iter_mut() {

@@ -112,3 +112,27 @@ fn guards_precede_the_next_loops_index_array_bounds() {
         assert_eq!(memory.int("count"), Some(&[40 + s0][..]), "N = {n}");
     }
 }
+
+/// In a loop over the hull of several statements' ranges, a statement whose
+/// bound is the hull's own needs no guard for it.
+#[test]
+fn hull_bounds_guard_only_the_statements_that_need_it() {
+    let comp = parse_computation(
+        "computation h(N) {
+            in real x[N];
+            out real y[N];
+            S0: y(i) = x(i) domain {[i] : 0 <= i < N} schedule {[i] -> [0, i, 0]};
+            S1: y(i) += y(i - 1) domain {[i] : 1 <= i < N} schedule {[i] -> [0, i, 1]};
+        }",
+    )
+    .expect("parses");
+    let program = scan(&comp, &UfEnvironment::new()).expect("scans");
+    // One loop 0..N: S0 unguarded, S1 under `1 <= i` only.
+    assert_eq!(count_ifs(&program.body), 1, "{:#?}", program.body);
+    let c = codegen::c::emit_c(&program).expect("emits");
+    assert!(c.contains("if (1 <= i) {"), "{c}");
+    assert!(
+        !c.contains("i + 1 <= N"),
+        "the shared upper bound is the loop's: {c}"
+    );
+}
