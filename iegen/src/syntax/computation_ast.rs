@@ -30,7 +30,7 @@
 use std::sync::LazyLock;
 
 use super::ast::{AstExpr, AstFormula, Ident, Span};
-use super::{parse_with, SyntaxError, MAX_NESTING};
+use super::{parse_with, Nesting, SyntaxError};
 
 /// A whole computation file: `computation NAME(SYMBOLS) { ITEMS }`.
 #[derive(Clone, Debug, PartialEq)]
@@ -306,6 +306,14 @@ impl AstBody {
 static COMPUTATION: LazyLock<super::grammar::ComputationFileParser> =
     LazyLock::new(super::grammar::ComputationFileParser::new);
 
+/// What nests in computation files: the expression operators and more.
+/// Bodies also nest through `/` and `if`; `.` continues a word (`P.insert`, `1.5`).
+const COMPUTATION_NESTING: Nesting = Nesting {
+    operators: &['+', '-', '*', '/'],
+    keyword: Some("if"),
+    dot_in_words: true,
+};
+
 /// Parses a computation file into its surface tree. The whole input must be
 /// one computation (whitespace and `#` comments aside).
 ///
@@ -325,8 +333,7 @@ static COMPUTATION: LazyLock<super::grammar::ComputationFileParser> =
 /// assert_eq!(err.to_string(), "1:29: expected `domain`, found `domian`");
 /// ```
 pub fn parse_computation_file(src: &str) -> Result<AstComputation, SyntaxError> {
-    check_extra_nesting(src)?;
-    parse_with(src, |text| COMPUTATION.parse(text)).map_err(|mut e| {
+    parse_with(src, &COMPUTATION_NESTING, |text| COMPUTATION.parse(text)).map_err(|mut e| {
         e.message = readable_terminals(&e.message);
         misplaced_keyword(src, e)
     })
@@ -383,64 +390,6 @@ fn readable_terminals(message: &str) -> String {
         }
         None => message.to_string(),
     }
-}
-
-/// Rejects input whose tree could nest more than [`MAX_NESTING`] levels
-/// through what the shared nesting check does not count, since only
-/// computation files have it: `/` and `if`. Like that check it scans
-/// characters, bounding the depth of every tree from above: every
-/// `+ - * /`, `if` and integer in a segment (between separators, at one
-/// bracket level) adds at most one level, every bracketed group one more
-/// than its deepest segment.
-fn check_extra_nesting(src: &str) -> Result<(), SyntaxError> {
-    // (operators in the current segment, deepest closed child, deepest segment)
-    let mut top = (0usize, 0usize, 0usize);
-    let mut outer: Vec<(usize, usize, usize)> = Vec::new();
-    let mut in_comment = false;
-    let mut in_word = false;
-    for (at, c) in src.char_indices() {
-        if in_comment {
-            in_comment = c != '\n' && c != '\r';
-            continue;
-        }
-        let starts_number = c.is_ascii_digit() && !in_word;
-        // `if` nests a body in a body: `if () if () ... t = 1`.
-        let starts_if = !in_word
-            && src[at..].starts_with("if")
-            && !src[at + 2..]
-                .starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_' || c == '\'');
-        in_word = c.is_ascii_alphanumeric() || c == '_' || c == '\'' || c == '.';
-        if starts_if {
-            top.0 += 1;
-        }
-        match c {
-            '#' => in_comment = true,
-            '(' | '[' | '{' => outer.push(std::mem::take(&mut top)),
-            ')' | ']' | '}' => {
-                if let Some(parent) = outer.pop() {
-                    let closed = std::mem::replace(&mut top, parent);
-                    let depth = closed.2.max(closed.0 + closed.1) + 1;
-                    top.1 = top.1.max(depth);
-                }
-            }
-            ',' | ';' | ':' | '&' | '|' | '<' | '>' | '=' => {
-                top.2 = top.2.max(top.0 + top.1);
-                top.0 = 0;
-                top.1 = 0;
-            }
-            '+' | '-' | '*' | '/' => top.0 += 1,
-            _ if starts_number => top.0 += 1,
-            _ => {}
-        }
-        if top.0 + top.1 > MAX_NESTING || outer.len() >= MAX_NESTING {
-            return Err(SyntaxError::at(
-                src,
-                Span::new(at, at + c.len_utf8()),
-                format!("expression nested too deeply (more than {MAX_NESTING} levels)"),
-            ));
-        }
-    }
-    Ok(())
 }
 
 /// Checks that `id` is the contextual keyword `word` (a grammar action).

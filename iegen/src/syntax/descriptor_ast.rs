@@ -31,7 +31,7 @@
 use std::sync::LazyLock;
 
 use super::ast::{AstConjunction, AstExpr, AstFormula, AstMonotonicity, Ident, RuleArrow, Span};
-use super::{parse_with, SyntaxError, MAX_NESTING};
+use super::{parse_with, Nesting, SyntaxError};
 
 /// A whole descriptor file: `format NAME { ITEMS }`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -212,6 +212,14 @@ impl AstKeyExpr {
 static DESCRIPTOR: LazyLock<super::grammar::DescriptorFileParser> =
     LazyLock::new(super::grammar::DescriptorFileParser::new);
 
+/// What nests in descriptor files: the expression operators and more.
+/// Comparator keys also nest through `/` and `%`.
+const DESCRIPTOR_NESTING: Nesting = Nesting {
+    operators: &['+', '-', '*', '/', '%'],
+    keyword: None,
+    dot_in_words: false,
+};
+
 /// Parses a descriptor file into its surface tree. The whole input must be
 /// one `format NAME { ... }` block (whitespace and `#` comments aside).
 ///
@@ -232,55 +240,5 @@ static DESCRIPTOR: LazyLock<super::grammar::DescriptorFileParser> =
 /// assert_eq!(err.to_string(), "1:12: expected `dense`, found `dens`");
 /// ```
 pub fn parse_descriptor_file(src: &str) -> Result<AstDescriptor, SyntaxError> {
-    check_key_nesting(src)?;
-    parse_with(src, |text| DESCRIPTOR.parse(text))
-}
-
-/// Rejects input whose tree could nest more than [`MAX_NESTING`] levels
-/// through the operators only comparator keys have, `/` and `%`. Like the
-/// shared nesting check it scans characters and bounds the depth of every
-/// tree from above: every `+ - * / %` and integer in a segment (between
-/// separators, at one bracket level) adds at most one level, every
-/// bracketed group one more than its deepest segment.
-fn check_key_nesting(src: &str) -> Result<(), SyntaxError> {
-    // (operators in the current segment, deepest closed child, deepest segment)
-    let mut top = (0usize, 0usize, 0usize);
-    let mut outer: Vec<(usize, usize, usize)> = Vec::new();
-    let mut in_comment = false;
-    let mut in_word = false;
-    for (at, c) in src.char_indices() {
-        if in_comment {
-            in_comment = c != '\n' && c != '\r';
-            continue;
-        }
-        let starts_number = c.is_ascii_digit() && !in_word;
-        in_word = c.is_ascii_alphanumeric() || c == '_' || c == '\'';
-        match c {
-            '#' => in_comment = true,
-            '(' | '[' | '{' => outer.push(std::mem::take(&mut top)),
-            ')' | ']' | '}' => {
-                if let Some(parent) = outer.pop() {
-                    let closed = std::mem::replace(&mut top, parent);
-                    let depth = closed.2.max(closed.0 + closed.1) + 1;
-                    top.1 = top.1.max(depth);
-                }
-            }
-            ',' | ';' | ':' | '&' | '|' | '<' | '>' | '=' => {
-                top.2 = top.2.max(top.0 + top.1);
-                top.0 = 0;
-                top.1 = 0;
-            }
-            '+' | '-' | '*' | '/' | '%' => top.0 += 1,
-            _ if starts_number => top.0 += 1,
-            _ => {}
-        }
-        if top.0 + top.1 > MAX_NESTING || outer.len() >= MAX_NESTING {
-            return Err(SyntaxError::at(
-                src,
-                Span::new(at, at + c.len_utf8()),
-                format!("expression nested too deeply (more than {MAX_NESTING} levels)"),
-            ));
-        }
-    }
-    Ok(())
+    parse_with(src, &DESCRIPTOR_NESTING, |text| DESCRIPTOR.parse(text))
 }

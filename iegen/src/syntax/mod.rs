@@ -150,7 +150,7 @@ static CALC_EXPR: LazyLock<grammar::CalcExprParser> = LazyLock::new(grammar::Cal
 /// input too soon, an integer literal that does not fit in an `i64`, an
 /// unknown UF property, or nesting too deep to be handled safely.
 pub fn parse_program(src: &str) -> Result<Vec<ast::Statement>, SyntaxError> {
-    parse_with(src, |text| PROGRAM.parse(text))
+    parse_with(src, &EXPRESSIONS, |text| PROGRAM.parse(text))
 }
 
 /// Parses one set or relation literal: braced terms joined by `union`. The
@@ -176,7 +176,7 @@ pub fn parse_program(src: &str) -> Result<Vec<ast::Statement>, SyntaxError> {
 /// assert_eq!(err.to_string(), "1:12: unexpected `}`, expected one of: name, integer, `(`, `-`");
 /// ```
 pub fn parse_formula(src: &str) -> Result<ast::AstFormula, SyntaxError> {
-    parse_with(src, |text| FORMULA.parse(text))
+    parse_with(src, &EXPRESSIONS, |text| FORMULA.parse(text))
 }
 
 /// Parses one calculator expression: a formula literal, a name, or a call
@@ -188,18 +188,20 @@ pub fn parse_formula(src: &str) -> Result<ast::AstFormula, SyntaxError> {
 /// A [`SyntaxError`] as for [`parse_program`], including for anything after
 /// the expression (a `;` too).
 pub fn parse_calc_expr(src: &str) -> Result<ast::CalcExpr, SyntaxError> {
-    parse_with(src, |text| CALC_EXPR.parse(text))
+    parse_with(src, &EXPRESSIONS, |text| CALC_EXPR.parse(text))
 }
 
 /// What a generated parser returns.
 type RawResult<'input, T> = Result<T, ParseError<usize, Token<'input>, ActionError>>;
 
-/// Runs `parse` on `src` and turns its error into a [`SyntaxError`].
+/// Checks `src`'s nesting under `rules`, runs `parse` on it and turns its
+/// error into a [`SyntaxError`].
 fn parse_with<'input, T>(
     src: &'input str,
+    rules: &Nesting,
     parse: impl Fn(&'input str) -> RawResult<'input, T>,
 ) -> Result<T, SyntaxError> {
-    check_nesting(src)?;
+    check_nesting(src, rules)?;
     parse(src).map_err(|err| {
         // Whether the input could have ended where the unexpected token
         // starts: lalrpop's expected lists never mention the end of input.
@@ -231,6 +233,24 @@ struct Level {
     best: usize,
 }
 
+/// What counts as one level of nesting for [`check_nesting`]; each notation
+/// adds what its own grammar nests.
+pub(crate) struct Nesting {
+    /// Operators that may each add a level within a segment.
+    pub operators: &'static [char],
+    /// A keyword that nests (a computation body's `if`), if any.
+    pub keyword: Option<&'static str>,
+    /// Whether `.` continues a word (`P.insert`, `1.5` in computation files).
+    pub dot_in_words: bool,
+}
+
+/// The set and relation notation (and `spf calc`).
+pub(crate) const EXPRESSIONS: Nesting = Nesting {
+    operators: &['+', '-', '*'],
+    keyword: None,
+    dot_in_words: false,
+};
+
 /// Rejects input whose syntax tree could nest more than [`MAX_NESTING`]
 /// levels, before anything is built.
 ///
@@ -238,9 +258,10 @@ struct Level {
 /// depth of every tree the parser could build from the text from above.
 /// Brackets `(`, `[`, `{` open a level; `,`, `;`, `:`, `&`, `|`, `<`, `>`
 /// and `=` separate the trees within one level (no expression contains
-/// them); every `+`, `-`, `*` and integer literal in a segment adds at most
-/// one level, every bracketed group one more than its deepest segment.
-fn check_nesting(src: &str) -> Result<(), SyntaxError> {
+/// them); every operator of `rules`, nesting keyword and integer literal in
+/// a segment adds at most one level, every bracketed group one more than its
+/// deepest segment.
+fn check_nesting(src: &str, rules: &Nesting) -> Result<(), SyntaxError> {
     let too_deep = |at: usize, c: char| {
         SyntaxError::at(
             src,
@@ -248,6 +269,7 @@ fn check_nesting(src: &str) -> Result<(), SyntaxError> {
             format!("expression nested too deeply (more than {MAX_NESTING} levels)"),
         )
     };
+    let word_char = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '\'';
     // The innermost open level, and the ones around it.
     let mut top = Level::default();
     let mut outer: Vec<Level> = Vec::new();
@@ -259,7 +281,14 @@ fn check_nesting(src: &str) -> Result<(), SyntaxError> {
             continue;
         }
         let starts_number = c.is_ascii_digit() && !in_word;
-        in_word = c.is_ascii_alphanumeric() || c == '_' || c == '\'';
+        let starts_keyword = !in_word
+            && rules.keyword.is_some_and(|k| {
+                src[at..].starts_with(k) && !src[at + k.len()..].starts_with(word_char)
+            });
+        in_word = word_char(c) || (rules.dot_in_words && c == '.');
+        if starts_keyword {
+            top.ops += 1;
+        }
         match c {
             '#' => in_comment = true,
             '(' | '[' | '{' => {
@@ -282,7 +311,7 @@ fn check_nesting(src: &str) -> Result<(), SyntaxError> {
                 top.ops = 0;
                 top.child = 0;
             }
-            '+' | '-' | '*' => top.ops += 1,
+            _ if rules.operators.contains(&c) => top.ops += 1,
             _ if starts_number => top.ops += 1,
             _ => {}
         }
