@@ -11,8 +11,10 @@ pub mod conversion;
 pub mod descriptor;
 pub mod descriptor_file;
 pub mod instance;
+pub mod lower;
 pub mod oracle;
 pub mod plan;
+pub mod synthesize;
 pub mod tensor_io;
 
 pub use descriptor::{Comparator, Descriptor, KeyExpr};
