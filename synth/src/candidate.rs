@@ -337,12 +337,21 @@ fn classify(
 /// (`e1 < e2 => f(e1) < f(e2)`): the conclusion compares exactly two calls
 /// of `name` at the top level. A reordering rule that compares keys built
 /// from several arrays (`MORTON(row(n1), col(n1)) < ...`) orders the tensor,
-/// not one array's values.
+/// not one array's values. The order must be strict (`<`: distinct values,
+/// as an ordered set holds) and unconditional: a premise that also compares
+/// index arrays (SCOO's `row(n1) = row(n2) => col(n1) < col(n2)`) orders
+/// the values only within groups.
 fn rule_orders(r: &iegen::UfRule, name: &str) -> bool {
+    let mut conditional = false;
+    for k in &r.premise {
+        k.expr().for_each_call(&mut |_, _| conditional = true);
+    }
     r.vars.len() == 2
+        && !conditional
         && r.conclusion.iter().any(|k| {
             let atoms: Vec<(&Atom, i64)> = k.expr().terms().collect();
             !k.is_eq()
+                && k.expr().constant_term() == -1
                 && atoms.len() == 2
                 && atoms
                     .iter()

@@ -1786,6 +1786,48 @@ fn rule_violation(
     }
 }
 
+impl Instance {
+    /// The COO instance (COO3D for three dimensions) holding `c`'s entries
+    /// in their order: what a coordinate file (`.mtx`, `.tns`) is read as.
+    /// Arrays are named as `descriptors/coo.desc` and `coo3d.desc` name
+    /// them (`row`, `col`, `z`, `A`).
+    ///
+    /// ```
+    /// use synth::instance::{Instance, Values};
+    /// use synth::tensor_io::Coordinates;
+    /// let c = Coordinates { dims: vec![2, 3], entries: vec![(vec![1, 2], 5.0)] };
+    /// let i = Instance::from_coordinates(&c);
+    /// assert_eq!(i.format, "COO");
+    /// assert_eq!(i.symbols["NNZ"], 1);
+    /// assert_eq!(i.arrays["col"], Values::Int(vec![2]));
+    /// ```
+    pub fn from_coordinates(c: &crate::tensor_io::Coordinates) -> Instance {
+        let (format, arrays): (&str, &[(&str, &str)]) = if c.order() == 3 {
+            ("COO3D", &[("NR", "row"), ("NC", "col"), ("NZ", "z")])
+        } else {
+            ("COO", &[("NR", "row"), ("NC", "col")])
+        };
+        let mut inst = Instance {
+            format: format.to_string(),
+            ..Instance::default()
+        };
+        for (d, (extent, array)) in arrays.iter().enumerate() {
+            inst.symbols
+                .insert(extent.to_string(), c.dims.get(d).copied().unwrap_or(0));
+            inst.arrays.insert(
+                array.to_string(),
+                Values::Int(c.entries.iter().map(|e| e.0[d]).collect()),
+            );
+        }
+        inst.symbols.insert("NNZ".into(), c.len() as i64);
+        inst.arrays.insert(
+            "A".into(),
+            Values::Real(c.entries.iter().map(|e| e.1).collect()),
+        );
+        inst
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -13,6 +13,7 @@ pub mod descriptor_file;
 pub mod instance;
 pub mod lower;
 pub mod oracle;
+pub mod order;
 pub mod plan;
 pub mod synthesize;
 pub mod tensor_io;

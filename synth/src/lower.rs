@@ -1,17 +1,1449 @@
-//! Lowering a [`Plan`] into an SPF [`Computation`] (the inspector and copy).
+//! Lowering a [`Plan`] into an SPF [`Computation`]: the inspector that
+//! computes the destination's index arrays and sizes, and the copy of the
+//! values (dissertation Algorithms 2–4).
+//!
+//! Every statement runs in one of a few *iteration contexts*:
+//!
+//! - **source**: the source's sparse iteration space (`{[n, ii, jj] : 0 <= n
+//!   < NNZ && ii = row(n) && jj = col(n)}`); destination coordinates are the
+//!   expressions the composition resolved (`ii`, `jj`), a position given by
+//!   an ordered set is looked up (`d = S.index(jj - ii)`);
+//! - **sorted**: the positions `p` of the permutation `P` (the streaming map
+//!   of Figure 4.5): the key components are read back with `P.key(c, p)`,
+//!   and the source variables a statement needs travel with the key as a
+//!   payload (`n = P.key(2, p)`), so the copy reads `A(n)`;
+//! - **set**: the distinct values of an ordered set (`off(d) = S.value(d)`);
+//! - **fix-up**: the domain of a monotone index array (Algorithm 3's
+//!   `rowptr(i + 1) max= rowptr(i)`);
+//! - **once**: a statement with no loop (`P.sort()`, `NNZ_out max= NP`).
+//!
+//! Statements are grouped into phases — inserts, sorts, sizes, index
+//! arrays and the copy, fix-ups — and the statements of one phase that share
+//! a context share its loop: read-reduction and producer–consumer fusion by
+//! construction. A max-reduction of the loop variable itself over a range
+//! (`NNZ_out max= p + 1` for `p` in `0..NP`) becomes one statement (`NNZ_out
+//! max= NP`). A position needs no permutation at all when the source
+//! iterates one variable over a range and its order provably (z3, under the
+//! source's rules) already is the destination's (SCOO → CSR): the position
+//! is that variable.
 
-use iegen::computation::Computation;
+use std::collections::{BTreeMap, BTreeSet};
 
+use iegen::computation::{
+    schedule_relation, Access, BinOp, Body, Computation, Condition, DataSpace, ElemType, Role,
+    RuntimeObject, ScheduleDim, Stmt, UpdateOp, ValueExpr,
+};
+use iegen::{Atom, Conjunction, Constraint, Expr, Formula, Monotonicity, Prover, Set, Var};
+
+use crate::candidate::{Candidate, Relation as CandRelation, SynthesisCase};
 use crate::conversion::Conversion;
-use crate::plan::Plan;
-use crate::synthesize::{Binding, SynthError};
+use crate::descriptor::{Descriptor, KeyExpr};
+use crate::order::{position_order, KeyComponent, PositionOrder};
+use crate::plan::{Plan, Step};
+use crate::synthesize::{Binding, BindingKind, Side, SynthError};
 
 /// Lowers `plan` for `conv` into a computation and the bindings of its names.
+///
+/// # Errors
+///
+/// [`SynthError::Lowering`] when the plan needs something this lowering
+/// does not provide (two permutations, a comparator that is not a Morton
+/// interleaving, an index array whose domain is not a box from 0).
 pub fn lower(conv: &Conversion, plan: &Plan) -> Result<(Computation, Vec<Binding>), SynthError> {
-    let _ = plan;
-    Err(SynthError::Lowering {
+    let fail = |message: String| SynthError::Lowering {
         src: conv.src.name.clone(),
         dst: conv.dst.name.clone(),
-        message: "lowering is not implemented yet".into(),
+        message,
+    };
+    let mut l = Lowering::new(conv).map_err(fail)?;
+    l.lower(plan).map_err(fail)?;
+    Ok((l.comp, l.bindings))
+}
+
+/// Where a statement iterates.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Ctx {
+    /// No loop.
+    Once,
+    /// The source's sparse iteration space.
+    Source,
+    /// The permutation's positions.
+    Sorted,
+    /// The distinct values of the ordered set of a destination position.
+    Set(usize),
+    /// The fix-up domain of a monotone index array.
+    Fixup(String),
+}
+
+/// A statement before names and schedules are given.
+struct Pending {
+    phase: u32,
+    ctx: Ctx,
+    /// Extra constraints on a `Once` statement's (empty) domain.
+    guard: Vec<Expr>,
+    body: Body,
+}
+
+/// How the permutation of a position is realized.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum PermMode {
+    /// Insert, sort by the key, read positions in sorted order.
+    Sorted,
+    /// Insert in source order and read it back (no order required, or the
+    /// source's order is the destination's).
+    Unsorted,
+    /// No object: the position is the source variable `var` minus `lo`.
+    Direct { var: usize, lo: Expr, hi: Expr },
+}
+
+struct Permutation {
+    object: String,
+    position: usize,
+    order: PositionOrder,
+    mode: PermMode,
+    /// Source tuple variables carried as payload, in order.
+    payload: Vec<usize>,
+    /// The temp scalar holding the number of entries.
+    size: String,
+}
+
+struct OrderedSet {
+    object: String,
+    uf: String,
+    /// The inserted value, over the composed relation's variables.
+    value: Expr,
+    size: String,
+    iterator: String,
+}
+
+struct Lowering<'a> {
+    conv: &'a Conversion,
+    n_in: usize,
+    n_out: usize,
+    comp: Computation,
+    bindings: Vec<Binding>,
+    src_tuple: Vec<String>,
+    dst_tuple: Vec<String>,
+    source_domain: Set,
+    perm: Option<Permutation>,
+    sets: BTreeMap<usize, OrderedSet>,
+    pending: Vec<Pending>,
+    taken: BTreeSet<String>,
+    /// Temp scalars by meaning.
+    scalars: BTreeMap<String, String>,
+    sorted_iter: String,
+}
+
+/// Scalar assignments a statement's body starts with.
+type Prologue = Vec<(String, ValueExpr)>;
+
+impl<'a> Lowering<'a> {
+    fn new(conv: &'a Conversion) -> Result<Self, String> {
+        let src = &conv.src;
+        let dst = &conv.dst;
+        let n_in = src.sparse_arity();
+        let n_out = dst.sparse_arity();
+        let src_tuple = src.map.conjunctions()[0].tuple_names()[..n_in].to_vec();
+        let dst_tuple = dst.map.conjunctions()[0].tuple_names()[..n_out].to_vec();
+        let source_domain = src.map.domain().simplify();
+        if source_domain.conjunctions().len() != 1 {
+            return Err("the source's iteration space is not one conjunction".into());
+        }
+        let name = format!("{}_to_{}", src.name.to_lowercase(), dst.name.to_lowercase());
+        let mut comp = Computation {
+            name,
+            symbols: src.symbols.clone(),
+            spaces: Vec::new(),
+            objects: Vec::new(),
+            stmts: Vec::new(),
+        };
+        let mut bindings = Vec::new();
+        for s in &src.symbols {
+            bindings.push(binding(Side::Source, s, s, BindingKind::Symbol));
+        }
+        for u in &src.ufs {
+            comp.spaces.push(DataSpace {
+                name: u.name.clone(),
+                elem: ElemType::Int,
+                extents: box_extents(&u.domain).ok_or_else(|| {
+                    format!("the domain of `{}` is not a box starting at 0", u.name)
+                })?,
+                role: Role::In,
+            });
+            bindings.push(binding(
+                Side::Source,
+                &u.name,
+                &u.name,
+                BindingKind::IndexArray,
+            ));
+        }
+        comp.spaces.push(DataSpace {
+            name: src.data_name.clone(),
+            elem: ElemType::Real,
+            extents: src.data_size.clone(),
+            role: Role::In,
+        });
+        bindings.push(binding(
+            Side::Source,
+            &src.data_name,
+            &src.data_name,
+            BindingKind::Values,
+        ));
+        let original = |renamed: &str| -> String {
+            conv.renames
+                .iter()
+                .find(|(_, new)| new.as_str() == renamed)
+                .map(|(old, _)| old.clone())
+                .unwrap_or_else(|| renamed.to_string())
+        };
+        for s in &conv.unknown_symbols {
+            comp.spaces.push(DataSpace {
+                name: s.clone(),
+                elem: ElemType::Int,
+                extents: Vec::new(),
+                role: Role::Out,
+            });
+            bindings.push(binding(
+                Side::Destination,
+                &original(s),
+                s,
+                BindingKind::Symbol,
+            ));
+        }
+        for u in &dst.ufs {
+            comp.spaces.push(DataSpace {
+                name: u.name.clone(),
+                elem: ElemType::Int,
+                extents: box_extents(&u.domain).ok_or_else(|| {
+                    format!(
+                        "the domain of `{}` is not a box starting at 0",
+                        original(&u.name)
+                    )
+                })?,
+                role: Role::Out,
+            });
+            bindings.push(binding(
+                Side::Destination,
+                &original(&u.name),
+                &u.name,
+                BindingKind::IndexArray,
+            ));
+        }
+        comp.spaces.push(DataSpace {
+            name: dst.data_name.clone(),
+            elem: ElemType::Real,
+            extents: dst.data_size.clone(),
+            role: Role::Out,
+        });
+        bindings.push(binding(
+            Side::Destination,
+            &original(&dst.data_name),
+            &dst.data_name,
+            BindingKind::Values,
+        ));
+        let mut taken: BTreeSet<String> = comp.symbols.iter().cloned().collect();
+        taken.extend(comp.spaces.iter().map(|d| d.name.clone()));
+        taken.extend(src_tuple.iter().cloned());
+        taken.extend(src.comparators.iter().map(|c| c.name.clone()));
+        let mut l = Lowering {
+            conv,
+            n_in,
+            n_out,
+            comp,
+            bindings,
+            src_tuple,
+            dst_tuple,
+            source_domain,
+            perm: None,
+            sets: BTreeMap::new(),
+            pending: Vec::new(),
+            taken,
+            scalars: BTreeMap::new(),
+            sorted_iter: String::new(),
+        };
+        l.sorted_iter = l.fresh("p");
+        Ok(l)
+    }
+
+    /// A name no symbol, data space, object or iterator uses.
+    fn fresh(&mut self, base: &str) -> String {
+        let base: String = base.replace('\'', "_");
+        let mut name = base.clone();
+        let mut k = 2;
+        while self.taken.contains(&name) {
+            name = if k == 2 {
+                format!("{base}_out")
+            } else {
+                format!("{base}_{k}")
+            };
+            k += 1;
+        }
+        self.taken.insert(name.clone());
+        name
+    }
+
+    /// The temp `int` scalar standing for `meaning`, declared on first use.
+    fn scalar(&mut self, meaning: &str, base: &str) -> String {
+        if let Some(s) = self.scalars.get(meaning) {
+            return s.clone();
+        }
+        let name = self.fresh(base);
+        self.comp.spaces.push(DataSpace {
+            name: name.clone(),
+            elem: ElemType::Int,
+            extents: Vec::new(),
+            role: Role::Temp,
+        });
+        self.scalars.insert(meaning.to_string(), name.clone());
+        name
+    }
+
+    fn lower(&mut self, plan: &Plan) -> Result<(), String> {
+        // Positions: permutations and ordered sets.
+        let mut unknown_steps = Vec::new();
+        for step in &plan.steps {
+            match step {
+                Step::Permutation { position } => {
+                    let q = *position;
+                    if let Some(first) = &self.perm {
+                        return Err(format!(
+                            "positions `{}` and `{}` both need a permutation; one is supported",
+                            self.dst_tuple[first.position], self.dst_tuple[q]
+                        ));
+                    }
+                    self.plan_permutation(q)?;
+                }
+                Step::Unknown { name, chosen } => {
+                    for c in chosen {
+                        if c.case == Some(SynthesisCase::InsertOrdered) {
+                            self.plan_ordered_set(name, c)?;
+                        } else {
+                            unknown_steps.push(c.clone());
+                        }
+                    }
+                }
+            }
+        }
+        for q in 0..self.n_out {
+            if self.conv.resolved[q].is_none()
+                && self.perm.as_ref().is_none_or(|p| p.position != q)
+                && !self.sets.contains_key(&q)
+            {
+                return Err(format!(
+                    "no permutation or ordered set gives position `{}`",
+                    self.dst_tuple[q]
+                ));
+            }
+        }
+        // Sizes first, then index arrays (a size must be known before the
+        // arrays it sizes are allocated).
+        let (symbols, ufs): (Vec<Candidate>, Vec<Candidate>) = unknown_steps
+            .into_iter()
+            .partition(|c| self.conv.unknown_symbols.contains(&c.unknown));
+        for c in &symbols {
+            self.candidate_statement(c, 2)?;
+        }
+        let mut fixups = BTreeSet::new();
+        for c in &ufs {
+            if let Some(r) = c
+                .reads_unknowns
+                .iter()
+                .find(|r| !self.conv.unknown_symbols.contains(r))
+            {
+                return Err(format!(
+                    "`{}` would be computed from `{r}`, another index array being computed",
+                    c.unknown
+                ));
+            }
+            self.candidate_statement(c, 4)?;
+            if c.relation != CandRelation::Eq {
+                fixups.insert(c.unknown.clone());
+            }
+        }
+        for (&q, set) in &self.sets {
+            let body = update(
+                Access {
+                    space: set.uf.clone(),
+                    index: vec![Expr::var(Var::Tuple(0))],
+                },
+                UpdateOp::Assign,
+                call(
+                    &set.object,
+                    "value",
+                    vec![ValueExpr::Index(Expr::var(Var::Tuple(0)))],
+                ),
+            );
+            self.pending.push(Pending {
+                phase: 4,
+                ctx: Ctx::Set(q),
+                guard: Vec::new(),
+                body,
+            });
+        }
+        self.copy_statement(&fixups)?;
+        for f in fixups {
+            self.fixup_statement(&f)?;
+        }
+        self.insert_statements()?;
+        self.finish()
+    }
+
+    fn plan_permutation(&mut self, q: usize) -> Result<(), String> {
+        let order = position_order(&self.conv.dst, q).map_err(|e| e.to_string())?;
+        let object = self.fresh("P");
+        let size = self.fresh("NP");
+        let mode = if order.group.is_some() {
+            PermMode::Sorted
+        } else if let Some((var, lo, hi)) = self.single_source_variable() {
+            if order.key.is_empty() || self.source_order_implies(&order, var, &lo, &hi) {
+                PermMode::Direct { var, lo, hi }
+            } else {
+                PermMode::Sorted
+            }
+        } else if order.key.is_empty() {
+            PermMode::Unsorted
+        } else {
+            PermMode::Sorted
+        };
+        self.perm = Some(Permutation {
+            object,
+            position: q,
+            order,
+            mode,
+            payload: Vec::new(),
+            size,
+        });
+        Ok(())
+    }
+
+    fn plan_ordered_set(&mut self, uf: &str, c: &Candidate) -> Result<(), String> {
+        let q = match c.args.as_slice() {
+            [a] => match a.as_var() {
+                Some(Var::Tuple(t)) if t >= self.n_in => t - self.n_in,
+                _ => return Err(format!("`{uf}` is inserted at `{a}`, not at a position")),
+            },
+            _ => {
+                return Err(format!(
+                    "`{uf}` takes several arguments; an ordered set gives one"
+                ))
+            }
+        };
+        let decl = self
+            .conv
+            .dst
+            .uf(uf)
+            .ok_or_else(|| format!("`{uf}` is not an index array"))?;
+        if !decl.monotonicity.contains(&Monotonicity::Increasing) {
+            return Err(format!(
+                "`{uf}` is not declared `increasing`; an ordered set of distinct values needs it"
+            ));
+        }
+        let (lo, hi) = range_bounds(&decl.range);
+        let known = |e: &Expr| {
+            let mut ok = true;
+            e.for_each_sym(&mut |s| ok &= self.conv.src.symbols.iter().any(|x| x == s));
+            ok
+        };
+        let args = match (lo, hi) {
+            (Some(lo), Some(hi)) if known(&lo) && known(&hi) => {
+                vec![lo.to_string(), hi.to_string()]
+            }
+            _ => Vec::new(),
+        };
+        let object = self.fresh("S");
+        let size = self.fresh(&format!("N{}", self.dst_tuple[q].to_uppercase()));
+        let iterator = self.fresh(&self.dst_tuple[q].clone());
+        self.comp.objects.push(RuntimeObject {
+            name: object.clone(),
+            kind: "OrderedSet".into(),
+            args,
+        });
+        self.declare_scalar(&size);
+        self.sets.insert(
+            q,
+            OrderedSet {
+                object,
+                uf: uf.to_string(),
+                value: c.value.clone(),
+                size,
+                iterator,
+            },
+        );
+        Ok(())
+    }
+
+    fn declare_scalar(&mut self, name: &str) {
+        self.comp.spaces.push(DataSpace {
+            name: name.to_string(),
+            elem: ElemType::Int,
+            extents: Vec::new(),
+            role: Role::Temp,
+        });
+    }
+
+    /// The source's one free tuple variable and its range `[lo, hi)`, when
+    /// every other source variable is an expression of it.
+    fn single_source_variable(&self) -> Option<(usize, Expr, Expr)> {
+        if self.conv.src.padding {
+            return None;
+        }
+        let conj = &self.source_domain.conjunctions()[0];
+        let determined: BTreeSet<usize> = (0..self.n_in)
+            .filter(|&i| definition(conj, i, self.n_in).is_some())
+            .collect();
+        let free: Vec<usize> = (0..self.n_in).filter(|i| !determined.contains(i)).collect();
+        let [v] = free.as_slice() else { return None };
+        let (mut lo, mut hi) = (None, None);
+        for c in conj.constraints().filter(|c| !c.is_eq()) {
+            let e = c.expr();
+            let coef = e.coefficient_of_var(Var::Tuple(*v));
+            if coef.abs() != 1 || e.num_terms() < 1 {
+                continue;
+            }
+            let mut rest = e.clone();
+            rest.add_term(Atom::Var(Var::Tuple(*v)), -coef);
+            let mut only_symbols = true;
+            rest.for_each_var(&mut |_| only_symbols = false);
+            rest.for_each_call(&mut |_, _| only_symbols = false);
+            if !only_symbols {
+                continue;
+            }
+            if coef == 1 {
+                lo = Some(rest.negate()); // v + rest >= 0
+            } else {
+                hi = Some(rest.plus(&Expr::constant(1))); // rest - v >= 0
+            }
+        }
+        Some((*v, lo?, hi?))
+    }
+
+    /// Whether, for source entries `a < b` of the one free variable, the
+    /// destination's key at `a` is at most its key at `b`, under the
+    /// source's rules (z3).
+    fn source_order_implies(&self, order: &PositionOrder, v: usize, lo: &Expr, hi: &Expr) -> bool {
+        let conj = &self.source_domain.conjunctions()[0];
+        // Each destination coordinate as an expression of `v` (tuple 0 or 1).
+        let at = |e: &Expr, slot: usize| -> Option<Expr> {
+            let mut ok = true;
+            let out = e.substitute(&mut |x| match x {
+                Var::Tuple(t) if t >= self.n_in => {
+                    let r = self.conv.resolved[t - self.n_in].clone();
+                    ok &= r.is_some();
+                    r
+                }
+                _ => None,
+            });
+            let out = out.substitute(&mut |x| match x {
+                Var::Tuple(i) if i == v => Some(Expr::var(Var::Tuple(slot))),
+                Var::Tuple(i) => definition(conj, i, self.n_in)
+                    .map(|d| d.substitute_var(Var::Tuple(v), &Expr::var(Var::Tuple(slot)))),
+                _ => None,
+            });
+            ok.then_some(out)
+        };
+        let mut comps = Vec::new();
+        for k in &order.key {
+            let e = match k {
+                KeyComponent::Value(e) => e.clone(),
+                KeyComponent::Comparator { name, args } => {
+                    // Trusted only when the source defines the same comparator.
+                    if self.conv.src.comparator(name) != self.conv.dst.comparator(name) {
+                        return false;
+                    }
+                    Expr::call(name.clone(), args.clone())
+                }
+            };
+            let e = e.rename_vars(&mut |x| match x {
+                Var::Tuple(q) => Var::Tuple(self.n_in + q),
+                other => other,
+            });
+            let (Some(a), Some(b)) = (at(&e, 0), at(&e, 1)) else {
+                return false;
+            };
+            comps.push((a, b));
+        }
+        let names = vec!["a".to_string(), "b".to_string()];
+        let va = Expr::var(Var::Tuple(0));
+        let vb = Expr::var(Var::Tuple(1));
+        let premise = Conjunction::from_parts(
+            names.clone(),
+            Vec::new(),
+            [
+                Constraint::le(lo, &va),
+                Constraint::lt(&va, &vb),
+                Constraint::lt(&vb, hi),
+            ],
+        );
+        let Some(premise) = premise else { return true };
+        // Lexicographic `key(a) <= key(b)`: one conjunction per first
+        // differing component, plus all equal.
+        let mut alternatives = Vec::new();
+        for i in 0..=comps.len() {
+            let mut cs: Vec<_> = comps[..i]
+                .iter()
+                .map(|(a, b)| Constraint::equal(a, b))
+                .collect();
+            if i < comps.len() {
+                cs.push(Constraint::lt(&comps[i].0, &comps[i].1));
+            }
+            if let Some(c) = Conjunction::from_parts(names.clone(), Vec::new(), cs) {
+                alternatives.push(c);
+            }
+        }
+        let a = Set::from_formula(Formula::from_conjunctions(2, vec![premise]));
+        let b = Set::from_formula(Formula::from_conjunctions(2, alternatives));
+        let env = self.conv.src.env();
+        Prover::new(&env)
+            .is_subset(&a, &b)
+            .map(|v| v.holds())
+            .unwrap_or(false)
+    }
+
+    /// The context a candidate's statement runs in.
+    fn context_of(&self, exprs: &[&Expr]) -> Ctx {
+        let mut uses_perm = false;
+        let mut only_set = None;
+        let mut other = false;
+        for e in exprs {
+            e.for_each_var(&mut |v| match v {
+                Var::Tuple(t) if t >= self.n_in => {
+                    let q = t - self.n_in;
+                    if self.perm.as_ref().is_some_and(|p| p.position == q) {
+                        uses_perm = true;
+                    } else if self.sets.contains_key(&q) {
+                        only_set = Some(q);
+                    } else {
+                        other = true;
+                    }
+                }
+                _ => other = true,
+            });
+        }
+        let direct = self
+            .perm
+            .as_ref()
+            .is_some_and(|p| matches!(p.mode, PermMode::Direct { .. }));
+        if uses_perm && !direct {
+            Ctx::Sorted
+        } else if let (Some(q), false, false) = (only_set, other, uses_perm) {
+            Ctx::Set(q)
+        } else {
+            Ctx::Source
+        }
+    }
+
+    /// `f(args) op value` for one candidate.
+    fn candidate_statement(&mut self, c: &Candidate, phase: u32) -> Result<(), String> {
+        let mut all: Vec<&Expr> = c.args.iter().collect();
+        all.push(&c.value);
+        let ctx = self.context_of(&all);
+        let op = match c.relation {
+            CandRelation::Eq => UpdateOp::Assign,
+            CandRelation::Ge => UpdateOp::Max,
+            CandRelation::Le => {
+                return Err(format!(
+                "`{}` would be computed by `min=`, which needs an initialization not implemented",
+                c.unknown
+            ))
+            }
+        };
+        let mut pro = Prologue::new();
+        let args = c
+            .args
+            .iter()
+            .map(|a| self.translate(a, &ctx, &mut pro))
+            .collect::<Result<Vec<_>, _>>()?;
+        let args_need_scalars = !pro.is_empty();
+        let value = self.translate(&c.value, &ctx, &mut pro)?;
+        // A max of the loop variable itself over its range: its last value.
+        if op == UpdateOp::Max && !args_need_scalars && args.iter().all(|a| !mentions_any_var(a)) {
+            if let Some((hi, guard)) = self.reduction_of_range(&ctx, &value) {
+                self.pending.push(Pending {
+                    phase,
+                    ctx: Ctx::Once,
+                    guard: vec![guard],
+                    body: update(
+                        Access {
+                            space: c.unknown.clone(),
+                            index: args,
+                        },
+                        op,
+                        ValueExpr::Index(hi),
+                    ),
+                });
+                return Ok(());
+            }
+        }
+        let body = update(
+            Access {
+                space: c.unknown.clone(),
+                index: args,
+            },
+            op,
+            ValueExpr::Index(value),
+        );
+        self.push(phase, ctx, pro, body);
+        Ok(())
+    }
+
+    /// For `value = v + c` with `v` the only loop variable of `ctx`, ranging
+    /// over `[lo, hi)`: the value at `v = hi - 1` and the guard `hi > lo`.
+    fn reduction_of_range(&self, ctx: &Ctx, value: &Expr) -> Option<(Expr, Expr)> {
+        let (v, lo, hi) = match ctx {
+            Ctx::Sorted => {
+                let p = self.perm.as_ref()?;
+                (0, Expr::constant(0), Expr::sym(p.size.clone()))
+            }
+            Ctx::Set(q) => (0, Expr::constant(0), Expr::sym(self.sets[q].size.clone())),
+            Ctx::Source => match &self.perm.as_ref()?.mode {
+                PermMode::Direct { var, lo, hi } => (*var, lo.clone(), hi.clone()),
+                _ => return None,
+            },
+            _ => return None,
+        };
+        if value.coefficient_of_var(Var::Tuple(v)) != 1 {
+            return None;
+        }
+        let mut rest = value.clone();
+        rest.add_term(Atom::Var(Var::Tuple(v)), -1);
+        if mentions_any_var(&rest) {
+            return None;
+        }
+        let last = hi.plus(&Expr::constant(-1)).plus(&rest);
+        Some((last, hi.minus(&lo).plus(&Expr::constant(-1))))
+    }
+
+    /// `A_out(dst index) = A(src index)` (Algorithm 4).
+    fn copy_statement(&mut self, fixups: &BTreeSet<String>) -> Result<(), String> {
+        let dst_index: Vec<Expr> = data_index(&self.conv.dst)
+            .ok_or("the destination's data access is not a function of its tuple")?
+            .into_iter()
+            .map(|e| {
+                e.rename_vars(&mut |x| match x {
+                    Var::Tuple(q) => Var::Tuple(self.n_in + q),
+                    other => other,
+                })
+            })
+            .collect();
+        let src_index = data_index(&self.conv.src)
+            .ok_or("the source's data access is not a function of its tuple")?;
+        let mut all: Vec<&Expr> = dst_index.iter().collect();
+        all.extend(src_index.iter());
+        let ctx = self.context_of(&all);
+        let mut pro = Prologue::new();
+        let target = dst_index
+            .iter()
+            .map(|e| self.translate(e, &ctx, &mut pro))
+            .collect::<Result<Vec<_>, _>>()?;
+        let source = src_index
+            .iter()
+            .map(|e| self.translate(e, &ctx, &mut pro))
+            .collect::<Result<Vec<_>, _>>()?;
+        let mut reads_fixed = false;
+        for e in &target {
+            e.for_each_call(&mut |f, _| reads_fixed |= fixups.contains(f));
+        }
+        let body = update(
+            Access {
+                space: self.conv.dst.data_name.clone(),
+                index: target,
+            },
+            UpdateOp::Assign,
+            ValueExpr::Read(Access {
+                space: self.conv.src.data_name.clone(),
+                index: source,
+            }),
+        );
+        self.push(if reads_fixed { 6 } else { 4 }, ctx, pro, body);
+        Ok(())
+    }
+
+    /// Algorithm 3: `f(x + 1) max= f(x)` in increasing `x`, so that a
+    /// nondecreasing pointer array computed by `max=` at the entries' rows
+    /// also holds at the rows without entries.
+    fn fixup_statement(&mut self, f: &str) -> Result<(), String> {
+        let decl = self
+            .conv
+            .dst
+            .uf(f)
+            .ok_or_else(|| format!("`{f}` is not an index array"))?;
+        if !decl.monotonicity.contains(&Monotonicity::Nondecreasing) {
+            return Ok(());
+        }
+        let x = Expr::var(Var::Tuple(0));
+        let body = update(
+            Access {
+                space: f.to_string(),
+                index: vec![x.plus(&Expr::constant(1))],
+            },
+            UpdateOp::Max,
+            ValueExpr::Read(Access {
+                space: f.to_string(),
+                index: vec![x],
+            }),
+        );
+        self.pending.push(Pending {
+            phase: 5,
+            ctx: Ctx::Fixup(f.to_string()),
+            guard: Vec::new(),
+            body,
+        });
+        Ok(())
+    }
+
+    /// The inserts into the permutation and the ordered sets, their sorts
+    /// and sizes (phases 0 and 1).
+    fn insert_statements(&mut self) -> Result<(), String> {
+        let mut sets: Vec<(usize, String, Expr, String)> = self
+            .sets
+            .iter()
+            .map(|(&q, s)| (q, s.object.clone(), s.value.clone(), s.size.clone()))
+            .collect();
+        for (_, object, value, size) in sets.drain(..) {
+            let mut pro = Prologue::new();
+            let v = self.translate(&value, &Ctx::Source, &mut pro)?;
+            self.push(
+                0,
+                Ctx::Source,
+                pro,
+                Body::Call {
+                    object: object.clone(),
+                    method: "insert".into(),
+                    args: vec![ValueExpr::Index(v)],
+                },
+            );
+            self.pending.push(Pending {
+                phase: 1,
+                ctx: Ctx::Once,
+                guard: Vec::new(),
+                body: Body::Call {
+                    object: object.clone(),
+                    method: "sort".into(),
+                    args: Vec::new(),
+                },
+            });
+            self.pending.push(Pending {
+                phase: 1,
+                ctx: Ctx::Once,
+                guard: Vec::new(),
+                body: update(
+                    Access {
+                        space: size,
+                        index: Vec::new(),
+                    },
+                    UpdateOp::Assign,
+                    call(&object, "size", Vec::new()),
+                ),
+            });
+        }
+        let Some(perm) = &self.perm else {
+            return Ok(());
+        };
+        if matches!(perm.mode, PermMode::Direct { .. }) {
+            return Ok(());
+        }
+        let (object, size, mode, payload) = (
+            perm.object.clone(),
+            perm.size.clone(),
+            perm.mode.clone(),
+            perm.payload.clone(),
+        );
+        let key = perm.order.key.clone();
+        let (order_arg, compared) = self.sort_order(&key, &mode)?;
+        let mut values = Vec::new();
+        let mut pro = Prologue::new();
+        for k in &key {
+            let exprs = match k {
+                KeyComponent::Value(e) => vec![e.clone()],
+                KeyComponent::Comparator { args, .. } => args.clone(),
+            };
+            for e in exprs {
+                let e = e.rename_vars(&mut |x| match x {
+                    Var::Tuple(q) => Var::Tuple(self.n_in + q),
+                    other => other,
+                });
+                values.push(ValueExpr::Index(self.translate(
+                    &e,
+                    &Ctx::Source,
+                    &mut pro,
+                )?));
+            }
+        }
+        for &i in &payload {
+            values.push(ValueExpr::Index(Expr::var(Var::Tuple(i))));
+        }
+        let k_total = values.len().max(1);
+        if values.is_empty() {
+            values.push(ValueExpr::Int(0));
+        }
+        let _ = compared;
+        self.comp.objects.push(RuntimeObject {
+            name: object.clone(),
+            kind: "Permutation".into(),
+            args: vec![k_total.to_string(), order_arg],
+        });
+        self.declare_scalar(&size);
+        self.push(
+            0,
+            Ctx::Source,
+            pro,
+            Body::Call {
+                object: object.clone(),
+                method: "insert".into(),
+                args: values,
+            },
+        );
+        if mode == PermMode::Sorted {
+            self.pending.push(Pending {
+                phase: 1,
+                ctx: Ctx::Once,
+                guard: Vec::new(),
+                body: Body::Call {
+                    object: object.clone(),
+                    method: "sort".into(),
+                    args: Vec::new(),
+                },
+            });
+        }
+        self.pending.push(Pending {
+            phase: 1,
+            ctx: Ctx::Once,
+            guard: Vec::new(),
+            body: update(
+                Access {
+                    space: size,
+                    index: Vec::new(),
+                },
+                UpdateOp::Assign,
+                call(&object, "size", Vec::new()),
+            ),
+        });
+        Ok(())
+    }
+
+    /// The permutation's order argument and its number of compared
+    /// components: counting sort when every component is a dense
+    /// coordinate (bounded by its extent), Morton for a comparator that
+    /// interleaves its parameters, lexicographic otherwise.
+    fn sort_order(&self, key: &[KeyComponent], mode: &PermMode) -> Result<(String, usize), String> {
+        if *mode == PermMode::Unsorted || key.is_empty() {
+            return Ok(("lex(1)".into(), 1));
+        }
+        if let [KeyComponent::Comparator { name, args }] = key {
+            let cmp = self
+                .conv
+                .dst
+                .comparator(name)
+                .ok_or_else(|| format!("no comparator `{name}`"))?;
+            let interleaves_params = matches!(cmp.key.as_slice(), [KeyExpr::Interleave(xs)]
+                if xs.len() == args.len()
+                    && xs.iter().enumerate().all(|(i, x)| *x == KeyExpr::Param(i)));
+            if interleaves_params {
+                return Ok((format!("morton({})", args.len()), args.len()));
+            }
+            return Err(format!(
+                "comparator `{name}` is not an interleaving of its parameters; only Morton orders are lowered"
+            ));
+        }
+        let mut extents = Vec::new();
+        for k in key {
+            let KeyComponent::Value(e) = k else {
+                return Err("a comparator mixed with other key components".into());
+            };
+            match e.as_var().and_then(|v| match v {
+                Var::Tuple(q) => self.dense_extent(q),
+                _ => None,
+            }) {
+                Some(x) => extents.push(x),
+                None => return Ok((format!("lex({})", key.len()), key.len())),
+            }
+        }
+        Ok((format!("counting({})", extents.join(", ")), key.len()))
+    }
+
+    /// The extent of the dense coordinate destination tuple variable `q` equals.
+    fn dense_extent(&self, q: usize) -> Option<String> {
+        let conj = &self.conv.dst.map.conjunctions()[0];
+        let d = (0..self.conv.dst.dense_arity()).find(|&d| {
+            conj.constraints().any(|c| {
+                let e = c.expr();
+                c.is_eq()
+                    && e.num_terms() == 2
+                    && e.constant_term() == 0
+                    && e.coefficient_of_var(Var::Tuple(q)) != 0
+                    && e.coefficient_of_var(Var::Tuple(q))
+                        == -e.coefficient_of_var(Var::Tuple(self.n_out + d))
+            })
+        })?;
+        Some(self.conv.src.dense[d].clone())
+    }
+
+    /// `e` over the composed relation's variables, rewritten for `ctx`;
+    /// scalars it needs are appended to `pro`.
+    fn translate(&mut self, e: &Expr, ctx: &Ctx, pro: &mut Prologue) -> Result<Expr, String> {
+        let mut out = Expr::constant(e.constant_term());
+        for (atom, coef) in e.terms() {
+            let t = match atom {
+                Atom::Sym(s) => Expr::sym(s.clone()),
+                Atom::Uf(f, args) => {
+                    let args = args
+                        .iter()
+                        .map(|a| self.translate(a, ctx, pro))
+                        .collect::<Result<Vec<_>, _>>()?;
+                    Expr::call(f.clone(), args)
+                }
+                Atom::Var(Var::Tuple(i)) if *i < self.n_in => self.source_var(*i, ctx, pro)?,
+                Atom::Var(Var::Tuple(t)) => self.destination_var(t - self.n_in, ctx, pro)?,
+                Atom::Var(v) => {
+                    return Err(format!("an existential variable {v:?} in a statement"))
+                }
+            };
+            out = out.add_scaled(&t, coef);
+        }
+        Ok(out)
+    }
+
+    fn source_var(&mut self, i: usize, ctx: &Ctx, pro: &mut Prologue) -> Result<Expr, String> {
+        match ctx {
+            Ctx::Source => Ok(Expr::var(Var::Tuple(i))),
+            Ctx::Sorted => {
+                // A source variable equal to a key component is read from the key.
+                let key_position = (0..self.n_out).find(|&q| {
+                    self.conv.resolved[q].as_ref().and_then(Expr::as_var) == Some(Var::Tuple(i))
+                        && self.key_offset(q).is_some()
+                });
+                if let Some(q) = key_position {
+                    return self.destination_var(q, ctx, pro);
+                }
+                let perm = self
+                    .perm
+                    .as_mut()
+                    .expect("a sorted context has a permutation");
+                let j = match perm.payload.iter().position(|&x| x == i) {
+                    Some(j) => j,
+                    None => {
+                        perm.payload.push(i);
+                        perm.payload.len() - 1
+                    }
+                };
+                let compared = perm
+                    .order
+                    .key
+                    .iter()
+                    .map(|k| match k {
+                        KeyComponent::Value(_) => 1,
+                        KeyComponent::Comparator { args, .. } => args.len(),
+                    })
+                    .sum::<usize>();
+                let object = perm.object.clone();
+                let base = format!("{}_src", self.src_tuple[i]);
+                let name = self.scalar(&format!("payload {i}"), &base);
+                self.read_key(pro, &name, &object, compared + j);
+                Ok(Expr::sym(name))
+            }
+            _ => Err(format!(
+                "source variable `{}` is needed where only destination positions are known",
+                self.src_tuple[i]
+            )),
+        }
+    }
+
+    fn read_key(&self, pro: &mut Prologue, name: &str, object: &str, component: usize) {
+        if pro.iter().all(|(n, _)| n != name) {
+            let p = ValueExpr::Index(Expr::var(Var::Tuple(0)));
+            pro.push((
+                name.to_string(),
+                call(object, "key", vec![ValueExpr::Int(component as i64), p]),
+            ));
+        }
+    }
+
+    fn destination_var(&mut self, q: usize, ctx: &Ctx, pro: &mut Prologue) -> Result<Expr, String> {
+        let is_perm = self.perm.as_ref().is_some_and(|p| p.position == q);
+        if is_perm {
+            let perm = self.perm.as_ref().expect("checked");
+            match (&perm.mode, ctx) {
+                (PermMode::Direct { var, lo, .. }, Ctx::Source) => {
+                    return Ok(Expr::var(Var::Tuple(*var)).minus(lo))
+                }
+                (PermMode::Sorted | PermMode::Unsorted, Ctx::Sorted) => {
+                    let p = Expr::var(Var::Tuple(0));
+                    let Some(g) = perm.order.group else {
+                        return Ok(p);
+                    };
+                    let object = perm.object.clone();
+                    let group = self.destination_var(g, ctx, pro)?;
+                    let name = self.scalar(&format!("rank {q}"), &self.dst_tuple[q].clone());
+                    if pro.iter().all(|(n, _)| *n != name) {
+                        let start = call(&object, "start", vec![ValueExpr::Index(group)]);
+                        pro.push((
+                            name.clone(),
+                            ValueExpr::Binary(
+                                BinOp::Sub,
+                                Box::new(ValueExpr::Index(p)),
+                                Box::new(start),
+                            ),
+                        ));
+                    }
+                    return Ok(Expr::sym(name));
+                }
+                _ => {
+                    return Err(format!(
+                        "position `{}` is needed outside the permutation's loop",
+                        self.dst_tuple[q]
+                    ))
+                }
+            }
+        }
+        if let Some(set) = self.sets.get(&q) {
+            return match ctx {
+                Ctx::Set(s) if *s == q => Ok(Expr::var(Var::Tuple(0))),
+                Ctx::Source => {
+                    let (object, value) = (set.object.clone(), set.value.clone());
+                    let v = self.translate(&value, ctx, pro)?;
+                    let name = self.scalar(&format!("set {q}"), &self.dst_tuple[q].clone());
+                    if pro.iter().all(|(n, _)| *n != name) {
+                        pro.push((
+                            name.clone(),
+                            call(&object, "index", vec![ValueExpr::Index(v)]),
+                        ));
+                    }
+                    Ok(Expr::sym(name))
+                }
+                _ => Err(format!(
+                    "position `{}` of the ordered set is needed outside its loops",
+                    self.dst_tuple[q]
+                )),
+            };
+        }
+        // A resolved coordinate: from the key when it is a component.
+        if *ctx == Ctx::Sorted {
+            if let Some(offset) = self.key_offset(q) {
+                let object = self
+                    .perm
+                    .as_ref()
+                    .expect("a sorted context has a permutation")
+                    .object
+                    .clone();
+                let name = self.scalar(&format!("key {q}"), &self.dst_tuple[q].clone());
+                self.read_key(pro, &name, &object, offset);
+                return Ok(Expr::sym(name));
+            }
+        }
+        let resolved = self.conv.resolved[q]
+            .clone()
+            .ok_or_else(|| format!("position `{}` is not known here", self.dst_tuple[q]))?;
+        self.translate(&resolved, ctx, pro)
+    }
+
+    /// The key component (its index among the inserted values) that holds
+    /// destination coordinate `q`, when the permutation is sorted by it.
+    fn key_offset(&self, q: usize) -> Option<usize> {
+        let perm = self.perm.as_ref()?;
+        if perm.mode != PermMode::Sorted {
+            return None;
+        }
+        let c = perm.order.key.iter().position(
+            |k| matches!(k, KeyComponent::Value(e) if e.as_var() == Some(Var::Tuple(q))),
+        )?;
+        Some(
+            perm.order.key[..c]
+                .iter()
+                .map(|k| match k {
+                    KeyComponent::Value(_) => 1,
+                    KeyComponent::Comparator { args, .. } => args.len(),
+                })
+                .sum(),
+        )
+    }
+
+    fn push(&mut self, phase: u32, ctx: Ctx, pro: Prologue, body: Body) {
+        let mut body = body;
+        if !pro.is_empty() {
+            let mut seq: Vec<Body> = pro
+                .into_iter()
+                .map(|(name, v)| {
+                    update(
+                        Access {
+                            space: name,
+                            index: Vec::new(),
+                        },
+                        UpdateOp::Assign,
+                        v,
+                    )
+                })
+                .collect();
+            seq.push(body);
+            body = Body::Seq(seq);
+        }
+        if ctx == Ctx::Source && self.conv.src.padding {
+            // Padding slots hold zeros: a stored zero is not an entry.
+            let index = data_index(&self.conv.src).unwrap_or_default();
+            body = Body::If {
+                conditions: vec![Condition {
+                    lhs: ValueExpr::Read(Access {
+                        space: self.conv.src.data_name.clone(),
+                        index,
+                    }),
+                    op: "!=",
+                    rhs: ValueExpr::Real(0.0),
+                }],
+                then: Box::new(body),
+            };
+        }
+        self.pending.push(Pending {
+            phase,
+            ctx,
+            guard: Vec::new(),
+            body,
+        });
+    }
+
+    /// Names, domains and schedules: one top-level loop per (phase,
+    /// context), statements in a loop in creation order.
+    fn finish(&mut self) -> Result<(), String> {
+        let mut pending = std::mem::take(&mut self.pending);
+        pending.sort_by_key(|p| p.phase);
+        let mut groups: Vec<(u32, Ctx, Vec<Pending>)> = Vec::new();
+        for p in pending {
+            match groups.last_mut() {
+                Some((ph, ctx, v)) if *ph == p.phase && *ctx == p.ctx && p.ctx != Ctx::Once => {
+                    v.push(p)
+                }
+                _ => {
+                    if let Some(g) = groups
+                        .iter_mut()
+                        .find(|(ph, ctx, _)| *ph == p.phase && *ctx == p.ctx && p.ctx != Ctx::Once)
+                    {
+                        g.2.push(p);
+                    } else {
+                        groups.push((p.phase, p.ctx.clone(), vec![p]));
+                    }
+                }
+            }
+        }
+        // Within a phase, `Once` statements (sorts, sizes) keep their order
+        // and loops follow in context order.
+        groups.sort_by_key(|(ph, ctx, _)| (*ph, ctx.clone()));
+        let mut n = 0;
+        for (c, (_, ctx, stmts)) in groups.into_iter().enumerate() {
+            let (domain, iters) = self.domain_of(&ctx)?;
+            for (idx, p) in stmts.into_iter().enumerate() {
+                let mut domain = domain.clone();
+                if !p.guard.is_empty() {
+                    let conj = Conjunction::from_parts(
+                        Vec::new(),
+                        Vec::new(),
+                        p.guard.iter().map(|g| Constraint::geq(g.clone())),
+                    )
+                    .ok_or("a statement's guard is never true")?;
+                    domain = Set::from_formula(Formula::from_conjunctions(0, vec![conj]));
+                }
+                let mut dims = vec![ScheduleDim::Const(c as i64)];
+                for i in 0..iters.len() {
+                    dims.push(ScheduleDim::Iter(i));
+                    dims.push(ScheduleDim::Const(if i + 1 == iters.len() {
+                        idx as i64
+                    } else {
+                        0
+                    }));
+                }
+                let schedule = schedule_relation(&domain, &iters, &dims);
+                self.comp.stmts.push(Stmt {
+                    name: format!("S{n}"),
+                    body: p.body,
+                    domain,
+                    schedule,
+                });
+                n += 1;
+            }
+        }
+        Ok(())
+    }
+
+    fn domain_of(&self, ctx: &Ctx) -> Result<(Set, Vec<String>), String> {
+        let range = |name: &str, size: &str| {
+            let v = Expr::var(Var::Tuple(0));
+            let conj = Conjunction::from_parts(
+                vec![name.to_string()],
+                Vec::new(),
+                [
+                    Constraint::geq(v.clone()),
+                    Constraint::lt(&v, &Expr::sym(size)),
+                ],
+            )
+            .expect("a range is satisfiable");
+            (
+                Set::from_formula(Formula::from_conjunctions(1, vec![conj])),
+                vec![name.to_string()],
+            )
+        };
+        Ok(match ctx {
+            Ctx::Once => (
+                Set::from_formula(Formula::from_conjunctions(
+                    0,
+                    vec![Conjunction::from_parts(Vec::new(), Vec::new(), []).expect("true")],
+                )),
+                Vec::new(),
+            ),
+            Ctx::Source => (self.source_domain.clone(), self.src_tuple.clone()),
+            Ctx::Sorted => {
+                let perm = self
+                    .perm
+                    .as_ref()
+                    .expect("a sorted context has a permutation");
+                range(&self.sorted_iter, &perm.size)
+            }
+            Ctx::Set(q) => range(&self.sets[q].iterator, &self.sets[q].size),
+            Ctx::Fixup(f) => {
+                let decl = self.conv.dst.uf(f).ok_or("no such array")?;
+                let dom = &decl.domain.conjunctions()[0];
+                let x = Var::Tuple(0);
+                let shifted = Expr::var(x).plus(&Expr::constant(1));
+                let mut cs: Vec<_> = dom
+                    .constraints()
+                    .cloned()
+                    .map(iegen::constraint::Normalized::Constraint)
+                    .collect();
+                cs.extend(dom.constraints().map(|c| c.substitute_var(x, &shifted)));
+                let name = "i".to_string();
+                let name = if self.taken.contains(&name) {
+                    format!("{f}_i")
+                } else {
+                    name
+                };
+                let conj = Conjunction::from_parts(vec![name.clone()], Vec::new(), cs)
+                    .ok_or("the fix-up domain is empty")?;
+                (
+                    Set::from_formula(Formula::from_conjunctions(1, vec![conj])),
+                    vec![name],
+                )
+            }
+        })
+    }
+}
+
+fn binding(side: Side, name: &str, ir: &str, kind: BindingKind) -> Binding {
+    Binding {
+        side,
+        name: name.to_string(),
+        ir_name: ir.to_string(),
+        kind,
+    }
+}
+
+fn update(target: Access, op: UpdateOp, value: ValueExpr) -> Body {
+    Body::Update { target, op, value }
+}
+
+fn call(object: &str, method: &str, args: Vec<ValueExpr>) -> ValueExpr {
+    ValueExpr::Call {
+        object: object.to_string(),
+        method: method.to_string(),
+        args,
+    }
+}
+
+fn mentions_any_var(e: &Expr) -> bool {
+    let mut any = false;
+    e.for_each_var(&mut |_| any = true);
+    any
+}
+
+/// The extents of a box domain `{[x, ...] : 0 <= x < E, ...}` (or `x <= E`).
+fn box_extents(domain: &Set) -> Option<Vec<Expr>> {
+    let [conj] = domain.conjunctions() else {
+        return None;
+    };
+    (0..conj.arity())
+        .map(|d| {
+            let v = Var::Tuple(d);
+            let mut lower_zero = false;
+            let mut upper = None;
+            for c in conj.constraints().filter(|c| !c.is_eq()) {
+                let e = c.expr();
+                let coef = e.coefficient_of_var(v);
+                let mut rest = e.clone();
+                rest.add_term(Atom::Var(v), -coef);
+                if mentions_any_var(&rest) {
+                    continue;
+                }
+                match coef {
+                    1 if rest.is_constant() && rest.constant_term() == 0 => lower_zero = true,
+                    -1 => upper = Some(rest.plus(&Expr::constant(1))),
+                    _ => {}
+                }
+            }
+            if lower_zero {
+                upper
+            } else {
+                None
+            }
+        })
+        .collect()
+}
+
+/// The bounds `lo <= y <= hi` of a range `{[y] : ...}`.
+fn range_bounds(range: &Set) -> (Option<Expr>, Option<Expr>) {
+    let [conj] = range.conjunctions() else {
+        return (None, None);
+    };
+    let v = Var::Tuple(0);
+    let (mut lo, mut hi) = (None, None);
+    for c in conj.constraints().filter(|c| !c.is_eq()) {
+        let e = c.expr();
+        let coef = e.coefficient_of_var(v);
+        let mut rest = e.clone();
+        rest.add_term(Atom::Var(v), -coef);
+        match coef {
+            1 => lo = Some(rest.negate()),
+            -1 => hi = Some(rest),
+            _ => {}
+        }
+    }
+    (lo, hi)
+}
+
+/// The expression an equality of `conj` gives source variable `i` in terms
+/// of the other variables (`ii = row(n)`), when `i` is not itself free.
+fn definition(conj: &Conjunction, i: usize, n: usize) -> Option<Expr> {
+    let v = Var::Tuple(i);
+    conj.constraints().filter(|c| c.is_eq()).find_map(|c| {
+        let coef = c.expr().coefficient_of_var(v);
+        if coef.abs() != 1 || c.expr().mentions_in_uf_args(v) {
+            return None;
+        }
+        let mut rest = c.expr().clone();
+        rest.add_term(Atom::Var(v), -coef);
+        let value = rest.scale(-coef);
+        // Defined through a UF of another variable, not through a plain
+        // variable (which would make the two interchangeable).
+        let mut has_call = false;
+        value.for_each_call(&mut |_, _| has_call = true);
+        let mut ok = true;
+        value.for_each_var(&mut |w| ok &= matches!(w, Var::Tuple(t) if t < n && t != i));
+        (has_call && ok).then_some(value)
     })
+}
+
+/// The data access `{[tuple] -> [index]}` of `d` as index expressions over
+/// its sparse tuple.
+fn data_index(d: &Descriptor) -> Option<Vec<Expr>> {
+    let n = d.sparse_arity();
+    let [conj] = d.data.conjunctions() else {
+        return None;
+    };
+    (0..d.data.out_arity())
+        .map(|o| {
+            let v = Var::Tuple(n + o);
+            conj.constraints().filter(|c| c.is_eq()).find_map(|c| {
+                let coef = c.expr().coefficient_of_var(v);
+                (coef.abs() == 1).then(|| {
+                    let mut rest = c.expr().clone();
+                    rest.add_term(Atom::Var(v), -coef);
+                    rest.scale(-coef)
+                })
+            })
+        })
+        .collect()
 }

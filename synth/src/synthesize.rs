@@ -14,7 +14,7 @@ use std::collections::BTreeMap;
 use codegen::ast::LoopProgram;
 use codegen::interp::{Array, Memory, RunError};
 use codegen::scan::ScanError;
-use iegen::computation::Computation;
+use iegen::computation::{Computation, ElemType, Role};
 use iegen::UfEnvironment;
 
 use crate::conversion::Conversion;
@@ -194,6 +194,35 @@ impl Synthesized {
                     memory.arrays.insert(b.ir_name.clone(), array);
                 }
             }
+        }
+        // `out` spaces start at zero; the interpreter allocates the ones
+        // the computation sizes itself.
+        let comp = &program.computation;
+        for (i, d) in comp.spaces.iter().enumerate() {
+            if d.role != Role::Out || codegen::dynamic::is_dynamic(comp, i) {
+                continue;
+            }
+            let mut len: i64 = 1;
+            for e in &d.extents {
+                let v = e
+                    .evaluate(
+                        &mut |_| None,
+                        &mut |s| memory.symbols.get(s).copied(),
+                        &mut |f, args| {
+                            let a = memory.int(f)?;
+                            let [x] = args else { return None };
+                            a.get(usize::try_from(*x).ok()?).copied()
+                        },
+                    )
+                    .ok_or_else(|| ExecError::Scan(format!("cannot size `{}`", d.name)))?;
+                len = len.saturating_mul(v.max(0));
+            }
+            let len = usize::try_from(len).unwrap_or(0);
+            let array = match d.elem {
+                ElemType::Int => Array::Int(vec![0; len]),
+                ElemType::Real => Array::Real(vec![0.0; len]),
+            };
+            memory.arrays.insert(d.name.clone(), array);
         }
         codegen::interp::run(program, &mut memory, None)?;
         let dst = &self.conversion.dst;

@@ -202,7 +202,11 @@ fn other_builtins_key_facts() {
     assert_eq!(coo.rules.len(), 1, "the uniqueness rule");
     assert_eq!(coo.rules[0].vars, ["n1", "n2"]);
     let scoo = load("scoo");
-    assert_eq!(scoo.rules.len(), 2);
+    assert_eq!(
+        scoo.rules.len(),
+        3,
+        "row order, column order within a row, uniqueness"
+    );
 
     let coo3d = load("coo3d");
     assert_eq!(coo3d.dense, ["NR", "NC", "NZ"]);

@@ -17,7 +17,7 @@ pub mod transform;
 
 pub use body::{Access, BinOp, Body, Condition, UpdateOp, ValueExpr};
 pub use parse::parse_computation;
-pub use schedule::{schedule_dims, ScheduleDim, ScheduleError};
+pub use schedule::{schedule_dims, schedule_relation, ScheduleDim, ScheduleError};
 
 use crate::expr::Expr;
 use crate::relation::Relation;

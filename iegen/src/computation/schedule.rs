@@ -1,8 +1,12 @@
 //! Schedules in the dissertation's form: each time dimension is a constant
 //! or one of the statement's iterators (`{[i,j] -> [0,i,0,j,0]}`).
 
-use crate::expr::{Atom, Var};
+use crate::conjunction::Conjunction;
+use crate::constraint::Constraint;
+use crate::expr::{Atom, Expr, Var};
+use crate::formula::Formula;
 use crate::relation::Relation;
+use crate::set::Set;
 
 /// One dimension of a statement's time tuple.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -72,4 +76,23 @@ pub fn schedule_dims(
                 .ok_or(ScheduleError::Dimension(d))
         })
         .collect()
+}
+
+/// The schedule `{[names] -> [dims]}` of a statement over `domain` (whose
+/// arity is `names.len()`): each time dimension a constant or one iterator,
+/// the 2d+1 form that `schedule_dims` reads back.
+pub fn schedule_relation(domain: &Set, names: &[String], dims: &[ScheduleDim]) -> Relation {
+    let n = domain.arity();
+    let mut tuple = names.to_vec();
+    tuple.extend((0..dims.len()).map(|d| format!("c{d}")));
+    let constraints = dims.iter().enumerate().map(|(d, dim)| {
+        let out = Expr::var(Var::Tuple(n + d));
+        match dim {
+            ScheduleDim::Const(c) => Constraint::equal(&out, &Expr::constant(*c)),
+            ScheduleDim::Iter(p) => Constraint::equal(&out, &Expr::var(Var::Tuple(*p))),
+        }
+    });
+    let conj = Conjunction::from_parts(tuple, Vec::new(), constraints)
+        .expect("schedule equalities are satisfiable");
+    Relation::from_formula(n, Formula::from_conjunctions(n + dims.len(), vec![conj]))
 }

@@ -9,13 +9,13 @@
 use std::collections::{BTreeSet, HashMap};
 
 use crate::computation::{
-    schedule_dims, Access, Body, Computation, DataSpace, Role, ScheduleDim, ScheduleError, Stmt,
+    schedule_dims, schedule_relation, Access, Body, Computation, DataSpace, Role, ScheduleDim,
+    ScheduleError, Stmt,
 };
 use crate::conjunction::Conjunction;
 use crate::constraint::{Constraint, Normalized};
 use crate::expr::{Atom, Expr, Var};
 use crate::formula::{combine, Formula, Part};
-use crate::relation::Relation;
 use crate::set::Set;
 use crate::solver::{Prover, Verdict};
 use crate::uf_env::UfEnvironment;
@@ -94,22 +94,6 @@ fn index_of(c: &Computation, name: &str) -> Result<usize, TransformError> {
 }
 
 /// The schedule relation `{[iterators] -> [dims]}` for a statement.
-fn schedule_relation(domain: &Set, names: &[String], dims: &[ScheduleDim]) -> Relation {
-    let n = domain.arity();
-    let mut tuple = names.to_vec();
-    tuple.extend((0..dims.len()).map(|d| format!("c{d}")));
-    let constraints = dims.iter().enumerate().map(|(d, dim)| {
-        let out = Expr::var(Var::Tuple(n + d));
-        match dim {
-            ScheduleDim::Const(c) => Constraint::equal(&out, &Expr::constant(*c)),
-            ScheduleDim::Iter(p) => Constraint::equal(&out, &Expr::var(Var::Tuple(*p))),
-        }
-    });
-    let conj = Conjunction::from_parts(tuple, Vec::new(), constraints)
-        .expect("schedule equalities are satisfiable");
-    Relation::from_formula(n, Formula::from_conjunctions(n + dims.len(), vec![conj]))
-}
-
 fn with_dims(s: &Stmt, dims: &[ScheduleDim]) -> Stmt {
     Stmt {
         schedule: schedule_relation(&s.domain, &s.iterators(), dims),

@@ -1,0 +1,21 @@
+//! Prints the computation synthesized for a pair: `cargo run -p synth --example synth_pair -- coo csr`.
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let src = synth::builtin::load_format(&args[0]).expect("source format");
+    let dst = synth::builtin::load_format(&args[1]).expect("destination format");
+    match synth::synthesize::synthesize(&src, &dst) {
+        Ok(s) => {
+            println!("{}", s.computation);
+            match s.program() {
+                Ok(p) => println!(
+                    "{}",
+                    codegen::c::emit_c(&p)
+                        .map(|c| c.split("#endif").last().unwrap_or("").to_string())
+                        .unwrap_or_else(|e| e.to_string())
+                ),
+                Err(e) => println!("scan: {e}"),
+            }
+        }
+        Err(e) => println!("error: {e}"),
+    }
+}

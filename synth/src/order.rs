@@ -1,0 +1,418 @@
+//! The order a destination format imposes on one position of its sparse
+//! tuple (dissertation 4.1.3, reordering quantifiers): the sort key of the
+//! permutation that gives the position.
+//!
+//! A position such as CSR's `k` is numbered in the order of a key read off
+//! the destination descriptor:
+//!
+//! - a *pointer range* `rowptr(ii) <= k < rowptr(ii + 1)` with `rowptr`
+//!   nondecreasing groups the positions by `ii`, in increasing order: `ii` is
+//!   the key's first component and `k` a global rank;
+//! - a position bounded by constants (ELL's `0 <= w < W`) whose every index
+//!   array and value access also takes another tuple variable (`col(ii, w)`,
+//!   `A(ii, w)`) is a rank *within* that variable's group: `w = p - start(ii)`;
+//! - an ordering rule `forall a, b : a < b && C => g(a) <= g(b)` (or `<`)
+//!   appends the component `g`, read back through the map's equalities
+//!   (`jj = col(k)` turns `col(k1) < col(k2)` into the component `jj`); the
+//!   premise's equalities `h(a) = h(b)` and pointer ranges are conditions
+//!   that place `g` after the components they name. A comparator call
+//!   (`MORTON(row(n), col(n))`) is a comparator component.
+//!
+//! Without any of these the destination does not care about the order: the
+//! position is a rank in the source's order.
+
+use std::collections::BTreeSet;
+
+use iegen::{Atom, ConstraintKind, Expr, Monotonicity, Var};
+
+use crate::descriptor::Descriptor;
+
+/// One compared component of a sort key, over the destination's sparse
+/// tuple (`Var::Tuple(q)` is the destination's `q`-th tuple variable).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum KeyComponent {
+    /// An integer expression, compared as a number.
+    Value(Expr),
+    /// A comparator of the descriptor applied to expressions.
+    Comparator {
+        /// The comparator's name.
+        name: String,
+        /// Its arguments.
+        args: Vec<Expr>,
+    },
+}
+
+/// How a destination position is numbered.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PositionOrder {
+    /// The destination tuple position.
+    pub position: usize,
+    /// The tuple position the rank is relative to (ELL's `ii` for `w`);
+    /// `None` for a global rank (CSR's `k`, COO's `n`).
+    pub group: Option<usize>,
+    /// The compared components, most significant first (the group, when
+    /// there is one, first). Empty: any order will do.
+    pub key: Vec<KeyComponent>,
+}
+
+/// Why no order could be derived.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("position `{position}` of {format}: {message}")]
+pub struct OrderError {
+    /// The destination format.
+    pub format: String,
+    /// The tuple variable's name.
+    pub position: String,
+    /// What is wrong.
+    pub message: String,
+}
+
+/// Derives the numbering of position `q` of `dst`'s sparse tuple.
+pub fn position_order(dst: &Descriptor, q: usize) -> Result<PositionOrder, OrderError> {
+    let conj = &dst.map.conjunctions()[0];
+    let n_out = dst.sparse_arity();
+    let err = |message: String| OrderError {
+        format: dst.name.clone(),
+        position: conj.tuple_names()[q].clone(),
+        message,
+    };
+    let images = uf_images(dst, n_out);
+    let mut key: Vec<KeyComponent> = Vec::new();
+    let mut group = None;
+    let pointer = pointer_group(dst, q);
+    if let Some(g) = pointer {
+        key.push(KeyComponent::Value(Expr::var(Var::Tuple(g))));
+    } else if let Some(g) = rank_group(dst, q, n_out) {
+        group = Some(g);
+        key.push(KeyComponent::Value(Expr::var(Var::Tuple(g))));
+    }
+    // Rule components with their conditions.
+    let mut pending: Vec<(KeyComponent, Vec<Expr>, bool)> = Vec::new();
+    for rule in &dst.rules {
+        let Some((a, b)) = ordered_pair(&rule.premise) else {
+            continue;
+        };
+        let [concl] = rule.conclusion.as_slice() else {
+            continue;
+        };
+        if concl.kind() != ConstraintKind::Geq {
+            continue;
+        }
+        let Some(g) = compared_expression(concl.expr(), a, b) else {
+            continue;
+        };
+        let Some(component) = translate(&g, a, q, &images, dst) else {
+            continue;
+        };
+        let mut conditions = Vec::new();
+        let mut in_pointer_group = false;
+        for c in &rule.premise {
+            let e = c.expr();
+            if c.is_eq() && e.mentions(Var::Tuple(a)) && e.mentions(Var::Tuple(b)) {
+                let Some(h) = compared_expression(&e.negate(), a, b) else {
+                    return Err(err(format!(
+                        "cannot read the condition `{e}` of an ordering rule"
+                    )));
+                };
+                match translate(&h, a, q, &images, dst) {
+                    Some(KeyComponent::Value(v)) => conditions.push(v),
+                    _ => {
+                        return Err(err(format!(
+                            "cannot read the condition `{e}` of an ordering rule"
+                        )))
+                    }
+                }
+            } else if e.terms().any(|(atom, _)| is_pointer_call(dst, atom)) {
+                in_pointer_group = true;
+            }
+        }
+        pending.push((component, conditions, in_pointer_group));
+    }
+    // Unconditional components first, then those whose conditions are placed.
+    while !pending.is_empty() {
+        let placed: Vec<Expr> = key
+            .iter()
+            .filter_map(|k| match k {
+                KeyComponent::Value(v) => Some(v.clone()),
+                KeyComponent::Comparator { .. } => None,
+            })
+            .collect();
+        let ready = pending.iter().position(|(_, conds, in_ptr)| {
+            (!in_ptr || pointer.is_some()) && conds.iter().all(|c| placed.contains(c))
+        });
+        let Some(i) = ready else {
+            return Err(err(
+                "its ordering rules' conditions name no component of the order".into(),
+            ));
+        };
+        let (component, _, _) = pending.remove(i);
+        if !key.contains(&component) {
+            key.push(component);
+        }
+    }
+    // Without a pointer, a group or a rule, the position is unordered.
+    Ok(PositionOrder {
+        position: q,
+        group,
+        key,
+    })
+}
+
+/// `(h, args)` → `r` for each map equality `t_r = h(args)`.
+fn uf_images(dst: &Descriptor, n_out: usize) -> Vec<(String, Vec<Expr>, usize)> {
+    let conj = &dst.map.conjunctions()[0];
+    let mut out = Vec::new();
+    for c in conj.constraints().filter(|c| c.is_eq()) {
+        let e = c.expr();
+        if e.num_terms() != 2 || e.constant_term() != 0 {
+            continue;
+        }
+        let mut var = None;
+        let mut call = None;
+        for (atom, coef) in e.terms() {
+            match atom {
+                Atom::Var(Var::Tuple(r)) => var = Some((*r, coef)),
+                Atom::Uf(h, args) if dst.uf(h).is_some() => {
+                    call = Some((h.clone(), args.clone(), coef))
+                }
+                _ => {}
+            }
+        }
+        if let (Some((r, cv)), Some((h, args, cu))) = (var, call) {
+            if cv == -cu {
+                out.push((h, args, r));
+            }
+        }
+    }
+    // `j = col(k)` with `j` a dense coordinate: the sparse variable equal to `j`.
+    for (_, _, r) in out.iter_mut().filter(|(_, _, r)| *r >= n_out) {
+        if let Some(s) = sparse_equal(conj, *r, n_out) {
+            *r = s;
+        }
+    }
+    out.retain(|(_, _, r)| *r < n_out);
+    out
+}
+
+/// The sparse tuple variable an equality `t_s = t_r` equates with `t_r`.
+fn sparse_equal(conj: &iegen::Conjunction, r: usize, n_out: usize) -> Option<usize> {
+    conj.constraints().filter(|c| c.is_eq()).find_map(|c| {
+        let e = c.expr();
+        if e.num_terms() != 2
+            || e.constant_term() != 0
+            || e.coefficient_of_var(Var::Tuple(r)).abs() != 1
+        {
+            return None;
+        }
+        e.terms().find_map(|(atom, coef)| match atom {
+            Atom::Var(Var::Tuple(s))
+                if *s < n_out && coef == -e.coefficient_of_var(Var::Tuple(r)) =>
+            {
+                Some(*s)
+            }
+            _ => None,
+        })
+    })
+}
+
+/// Whether `atom` calls a monotone (pointer) array of `dst`.
+fn is_pointer_call(dst: &Descriptor, atom: &Atom) -> bool {
+    match atom {
+        Atom::Uf(f, _) => dst.uf(f).is_some_and(|u| {
+            u.monotonicity
+                .iter()
+                .any(|m| matches!(m, Monotonicity::Nondecreasing | Monotonicity::Increasing))
+        }),
+        _ => false,
+    }
+}
+
+/// The tuple variable `g` of a pointer range `f(t_g) <= t_q < f(t_g + 1)`.
+fn pointer_group(dst: &Descriptor, q: usize) -> Option<usize> {
+    let conj = &dst.map.conjunctions()[0];
+    for c in conj.constraints().filter(|c| !c.is_eq()) {
+        let e = c.expr();
+        if e.num_terms() != 2 || e.constant_term() != 0 || e.coefficient_of_var(Var::Tuple(q)) != 1
+        {
+            continue;
+        }
+        for (atom, coef) in e.terms() {
+            if coef != -1 || !is_pointer_call(dst, atom) {
+                continue;
+            }
+            let Atom::Uf(_, args) = atom else { continue };
+            if let [arg] = args.as_slice() {
+                if let Some(Var::Tuple(g)) = arg.as_var() {
+                    if g != q {
+                        return Some(g);
+                    }
+                }
+            }
+        }
+    }
+    None
+}
+
+/// The other tuple variable every index-array call and the value access
+/// taking `t_q` also takes (ELL's `ii` in `col(ii, w)` and `A(ii, w)`).
+fn rank_group(dst: &Descriptor, q: usize, n_out: usize) -> Option<usize> {
+    let conj = &dst.map.conjunctions()[0];
+    let mut accesses: Vec<BTreeSet<usize>> = Vec::new();
+    let mut visit = |args: &[Expr]| {
+        if args.iter().any(|a| a.mentions(Var::Tuple(q))) {
+            let mut vars = BTreeSet::new();
+            for a in args {
+                a.for_each_var(&mut |v| {
+                    if let Var::Tuple(r) = v {
+                        if r != q && r < n_out {
+                            vars.insert(r);
+                        }
+                    }
+                });
+            }
+            accesses.push(vars);
+        }
+    };
+    for c in conj.constraints() {
+        c.expr().for_each_call(&mut |_, args| visit(args));
+    }
+    let data = &dst.data.conjunctions()[0];
+    let data_out: Vec<Expr> = (0..dst.data.out_arity())
+        .filter_map(|o| {
+            let v = Var::Tuple(n_out + o);
+            data.constraints().filter(|c| c.is_eq()).find_map(|c| {
+                let coef = c.expr().coefficient_of_var(v);
+                (coef.abs() == 1).then(|| {
+                    let mut rest = c.expr().clone();
+                    rest.add_term(Atom::Var(v), -coef);
+                    rest.scale(-coef)
+                })
+            })
+        })
+        .collect();
+    visit(&data_out);
+    let mut common = accesses.first()?.clone();
+    for a in &accesses[1..] {
+        common = common.intersection(a).copied().collect();
+    }
+    (common.len() == 1).then(|| *common.iter().next().expect("one element"))
+}
+
+/// The quantified variables `(a, b)` of a premise `a < b`.
+fn ordered_pair(premise: &[iegen::Constraint]) -> Option<(usize, usize)> {
+    premise.iter().find_map(|c| {
+        let e = c.expr();
+        if c.is_eq() || e.num_terms() != 2 || e.constant_term() != -1 {
+            return None;
+        }
+        let mut a = None;
+        let mut b = None;
+        for (atom, coef) in e.terms() {
+            match (atom, coef) {
+                (Atom::Var(Var::Tuple(x)), -1) => a = Some(*x),
+                (Atom::Var(Var::Tuple(x)), 1) => b = Some(*x),
+                _ => return None,
+            }
+        }
+        Some((a?, b?))
+    })
+}
+
+/// `g(a)` when `e = g(b) - g(a) - c` for a constant `c >= 0`.
+fn compared_expression(e: &Expr, a: usize, b: usize) -> Option<Expr> {
+    if e.constant_term() > 0 {
+        return None;
+    }
+    let mut gb = Expr::constant(0);
+    let mut ga = Expr::constant(0);
+    for (atom, coef) in e.terms() {
+        let (ma, mb) = (atom.mentions(Var::Tuple(a)), atom.mentions(Var::Tuple(b)));
+        match (ma, mb) {
+            (false, true) => gb.add_term(atom.clone(), coef),
+            (true, false) => ga.add_term(atom.clone(), -coef),
+            _ => return None,
+        }
+    }
+    let gb_at_a = gb.substitute_var(Var::Tuple(b), &Expr::var(Var::Tuple(a)));
+    (gb_at_a == ga && gb.num_terms() > 0).then_some(ga)
+}
+
+/// `g(a)` over the rule's variables → a key component over the
+/// destination's tuple, reading index-array calls at `a` back as the tuple
+/// variables the map equates them with.
+fn translate(
+    g: &Expr,
+    a: usize,
+    q: usize,
+    images: &[(String, Vec<Expr>, usize)],
+    dst: &Descriptor,
+) -> Option<KeyComponent> {
+    let to_dest = |e: &Expr| e.substitute_var(Var::Tuple(a), &Expr::var(Var::Tuple(q)));
+    let value = |e: &Expr| -> Option<Expr> {
+        let mut out = Expr::constant(e.constant_term());
+        for (atom, coef) in e.terms() {
+            match atom {
+                Atom::Uf(h, args) => {
+                    let args: Vec<Expr> = args.iter().map(to_dest).collect();
+                    let (_, _, r) = images.iter().find(|(f, xs, _)| f == h && *xs == args)?;
+                    out.add_term(Atom::Var(Var::Tuple(*r)), coef);
+                }
+                Atom::Var(Var::Tuple(x)) if *x == a => return None,
+                Atom::Var(_) => return None,
+                Atom::Sym(s) => out.add_term(Atom::Sym(s.clone()), coef),
+            }
+        }
+        Some(out)
+    };
+    if let [(Atom::Uf(name, args), 1)] = g.terms().collect::<Vec<_>>().as_slice() {
+        if dst.comparator(name).is_some() && g.constant_term() == 0 {
+            let args = args.iter().map(value).collect::<Option<Vec<_>>>()?;
+            return Some(KeyComponent::Comparator {
+                name: name.clone(),
+                args,
+            });
+        }
+    }
+    value(g).map(KeyComponent::Value)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::builtin::load_format;
+
+    fn order(format: &str, q: usize) -> PositionOrder {
+        position_order(&load_format(format).unwrap(), q).unwrap()
+    }
+
+    fn var(q: usize) -> KeyComponent {
+        KeyComponent::Value(Expr::var(Var::Tuple(q)))
+    }
+
+    #[test]
+    fn csr_positions_are_ranks_by_row_then_column() {
+        let o = order("csr", 1);
+        assert_eq!((o.group, o.key), (None, vec![var(0), var(2)]));
+        let o = order("csc", 1);
+        assert_eq!((o.group, o.key), (None, vec![var(0), var(2)]));
+    }
+
+    #[test]
+    fn coo_is_unordered_scoo_lexicographic_mcoo_morton() {
+        assert!(order("coo", 0).key.is_empty());
+        assert_eq!(order("scoo", 0).key, vec![var(1), var(2)]);
+        assert_eq!(
+            order("mcoo", 0).key,
+            vec![KeyComponent::Comparator {
+                name: "MORTON".into(),
+                args: vec![Expr::var(Var::Tuple(1)), Expr::var(Var::Tuple(2))]
+            }]
+        );
+    }
+
+    #[test]
+    fn ell_slots_are_ranks_within_their_row() {
+        let o = order("ell", 1);
+        assert_eq!((o.group, o.key), (Some(0), vec![var(0)]));
+    }
+}
