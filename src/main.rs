@@ -10,6 +10,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use cli::commands::{self, path, Language};
+use cli::conversion;
 use cli::error::CliError;
 
 /// Synthesizes sparse tensor format conversions with the Sparse Polyhedral Framework.
@@ -72,13 +73,84 @@ enum Command {
         #[arg(short, long)]
         output: PathBuf,
     },
-    /// Draws the polyhedral dataflow graph of a computation file.
+    /// Generates a benchmark matrix or 3-D tensor shaped like the papers'
+    /// (size, nnz, occupied diagonals, row-length spread), deterministic
+    /// for a seed; `--list` shows the catalog.
+    Generate {
+        /// A catalog name (`spf generate --list`), e.g. ecology1.
+        #[arg(required_unless_present = "list")]
+        name: Option<String>,
+        /// Prints the catalog: name, dims, nnz, diagonals, longest row, kind
+        /// (at `--scale` when given).
+        #[arg(long, conflicts_with_all = ["name", "output", "seed", "shuffle"])]
+        list: bool,
+        /// Shrinks rows, columns and nnz by this factor in (0, 1], keeping
+        /// the structure.
+        #[arg(long, default_value_t = 1.0, allow_negative_numbers = true)]
+        scale: f64,
+        /// The seed: the same seed gives the same file on every platform.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Writes the entries in a seeded random order instead of row-major.
+        #[arg(long)]
+        shuffle: bool,
+        /// The output: `.mtx` (Matrix Market, matrices) or `.tns` (FROSTT).
+        #[arg(short, long, required_unless_present = "list")]
+        output: Option<PathBuf>,
+    },
+    /// Draws the polyhedral dataflow graph of a computation file, or of the
+    /// synthesized conversion between two formats (`spf pdfg SRC DST`).
     Pdfg {
-        /// The computation file.
-        file: PathBuf,
+        /// A computation file, or two formats: SRC DST (built-in names or
+        /// descriptor paths).
+        #[arg(required = true, num_args = 1..=2, value_name = "FILE | SRC DST")]
+        inputs: Vec<String>,
         /// The output: `.dot` for Graphviz, `.svg` for a picture (no Graphviz needed).
         #[arg(short, long)]
         output: PathBuf,
+    },
+    /// Synthesizes the conversion from SRC to DST and prints it.
+    Synth {
+        /// The source format (built-in name or descriptor path).
+        src: String,
+        /// The destination format (built-in name or descriptor path).
+        dst: String,
+        /// What to print: C, Rust, the computation (`ir`, the .comp format)
+        /// or its dataflow graph (`dot`).
+        #[arg(long, value_enum)]
+        emit: conversion::SynthEmit,
+        /// Where to write it; standard output when absent.
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+    },
+    /// Converts INPUT from SRC to DST in the interpreter, checks the result
+    /// with the oracle, and writes it as a JSON instance of DST.
+    Convert {
+        /// The source format (built-in name or descriptor path).
+        src: String,
+        /// The destination format (built-in name or descriptor path).
+        dst: String,
+        /// A Matrix Market `.mtx` or FROSTT `.tns` file (converted to SRC
+        /// first when SRC is not COO), or a JSON instance of SRC.
+        input: PathBuf,
+        /// The JSON instance of DST; standard output when absent.
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+    },
+    /// Compiles the conversion from SRC to DST into a program:
+    /// `BIN INPUT [-o OUT.json] [--repeat N]` prints one JSON line with the
+    /// conversion's median time.
+    Build {
+        /// The source format (built-in name or descriptor path).
+        src: String,
+        /// The destination format (built-in name or descriptor path).
+        dst: String,
+        /// The executable to write.
+        #[arg(short, long)]
+        output: PathBuf,
+        /// Also write the program's C source there.
+        #[arg(long, value_name = "FILE.c")]
+        emit_source: Option<PathBuf>,
     },
 }
 
@@ -93,13 +165,44 @@ fn main() -> ExitCode {
             assignments,
             output,
         } => commands::run(file, path(data), assignments, path(output)),
-        Command::Pdfg { file, output } => commands::pdfg(file, output),
+        Command::Pdfg { inputs, output } => conversion::pdfg(inputs, output),
+        Command::Synth {
+            src,
+            dst,
+            emit,
+            output,
+        } => conversion::synth(src, dst, *emit, path(output)),
+        Command::Convert {
+            src,
+            dst,
+            input,
+            output,
+        } => conversion::convert(src, dst, input, path(output)),
+        Command::Build {
+            src,
+            dst,
+            output,
+            emit_source,
+        } => conversion::build(src, dst, output, path(emit_source)),
         Command::Check { format } => commands::check(format),
         Command::Dump {
             format,
             input,
             output,
         } => commands::dump(format, input, output),
+        Command::Generate {
+            name,
+            list,
+            scale,
+            seed,
+            shuffle,
+            output,
+        } => match (name, output) {
+            (Some(name), Some(output)) if !*list => {
+                cli::generate::generate(name, *scale, *seed, *shuffle, output)
+            }
+            _ => cli::generate::list(*scale),
+        },
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -2,6 +2,9 @@
 //! output handling. `main` reports the one `CliError` a subcommand returns.
 
 pub mod commands;
+pub mod conversion;
 pub mod data;
+pub mod driver;
 pub mod error;
+pub mod generate;
 pub mod output;

@@ -1476,6 +1476,29 @@ struct Join {
     guarded: [Vec<Expr>; 2],
     /// The key expressions of each side, over `Tuple(0)`.
     keys: [Vec<Expr>; 2],
+    /// The premise also orders the pair (`v1 < v2`) and the conclusion is a
+    /// transitive order `g(v2) - g(v1) >= m >= 0`: within a group of equal
+    /// keys, adjacent points suffice (SCOO's `n1 < n2 && row(n1) = row(n2)
+    /// => col(n1) < col(n2)`).
+    ordered: bool,
+}
+
+/// Whether `q` is `g(v2) - g(v1) - m >= 0` with `m >= 0`: a transitive order.
+fn is_transitive_order(q: &Constraint) -> bool {
+    let (v1, v2) = (Var::Tuple(0), Var::Tuple(1));
+    if q.is_eq() || q.expr().constant_term() > 0 {
+        return false;
+    }
+    let mut g1 = Expr::constant(0);
+    let mut g2 = Expr::constant(0);
+    for (atom, coef) in q.expr().terms() {
+        match (atom.mentions(v1), atom.mentions(v2)) {
+            (true, false) => g1.add_term(atom.clone(), -coef),
+            (false, true) => g2.add_term(atom.clone(), coef),
+            _ => return false,
+        }
+    }
+    g2.rename_vars(&mut |v| if v == v2 { v1 } else { v }) == g1 && g1.num_terms() > 0
 }
 
 fn join_plan(d: &Descriptor, rule: &UfRule, q: &Constraint) -> Option<Join> {
@@ -1488,10 +1511,22 @@ fn join_plan(d: &Descriptor, rule: &UfRule, q: &Constraint) -> Option<Join> {
         sides: [Vec::new(), Vec::new()],
         guarded: [Vec::new(), Vec::new()],
         keys: [Vec::new(), Vec::new()],
+        ordered: false,
     };
     for c in &rule.premise {
         if mentions_comparator(d, c.expr()) {
             return None;
+        }
+        let e = c.expr();
+        if !c.is_eq()
+            && e.num_terms() == 2
+            && e.constant_term() == -1
+            && e.coefficient_of_var(v2) == 1
+            && e.coefficient_of_var(v1) == -1
+            && is_transitive_order(q)
+        {
+            join.ordered = true;
+            continue;
         }
         match (c.mentions(v1), c.mentions(v2)) {
             (false, false) => {
@@ -1521,6 +1556,33 @@ fn join_plan(d: &Descriptor, rule: &UfRule, q: &Constraint) -> Option<Join> {
     }
     if join.keys[0].is_empty() {
         return None;
+    }
+    if join.ordered {
+        // `lo <= v1 < v2 < hi`: for a pair with `a < b`, `a` meets the second
+        // side's upper bounds and `b` the first side's lower bounds, so both
+        // sides may take both (and the adjacent check is exact).
+        let bound_sign = |n: &Normalized, v: Var| match n {
+            Normalized::Constraint(c) => {
+                let mut calls = false;
+                c.expr().for_each_call(&mut |_, _| calls = true);
+                if c.is_eq() || calls {
+                    0
+                } else {
+                    c.expr().coefficient_of_var(v).signum()
+                }
+            }
+            _ => 0,
+        };
+        let lower_only = join.sides[0].iter().all(|n| bound_sign(n, v1) >= 0);
+        let upper_only = join.sides[1].iter().all(|n| bound_sign(n, v1) <= 0);
+        if lower_only && upper_only {
+            let both: Vec<Normalized> = join.sides[0]
+                .iter()
+                .chain(&join.sides[1])
+                .cloned()
+                .collect();
+            join.sides = [both.clone(), both];
+        }
     }
     // The conclusion's index-array calls must each belong to one side.
     let mut split = true;
@@ -1593,6 +1655,19 @@ fn run_join(
             .map(|e| eval_plain(interp, e, &[x]).map_err(eval_error(what)))
             .collect()
     };
+    if join.ordered && join.sides[0] == join.sides[1] && join.keys[0] == join.keys[1] {
+        // Points are in increasing order; within a group of equal keys the
+        // order is transitive, so consecutive members suffice.
+        let mut last: HashMap<Vec<i64>, i64> = HashMap::new();
+        for &b in &side_points[0] {
+            if let Some(a) = last.insert(key(0, b)?, b) {
+                if !constraint_holds(d, interp, q, &[a, b], &what)? {
+                    return Err(rule_violation(d, interp, rule, &[a, b]));
+                }
+            }
+        }
+        return Ok(());
+    }
     // Index the second side; scanning the first in order finds the
     // smallest violating pair first.
     let mut index: HashMap<Vec<i64>, Vec<i64>> = HashMap::new();
@@ -1605,6 +1680,9 @@ fn run_join(
             continue;
         };
         for &b in matches {
+            if join.ordered && a >= b {
+                continue;
+            }
             pairs += 1;
             if pairs > budget {
                 return Err(InstanceError::RuleTooExpensive {

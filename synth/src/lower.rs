@@ -1143,18 +1143,20 @@ impl<'a> Lowering<'a> {
         if perm.mode != PermMode::Sorted {
             return None;
         }
-        let c = perm.order.key.iter().position(
-            |k| matches!(k, KeyComponent::Value(e) if e.as_var() == Some(Var::Tuple(q))),
-        )?;
-        Some(
-            perm.order.key[..c]
-                .iter()
-                .map(|k| match k {
-                    KeyComponent::Value(_) => 1,
-                    KeyComponent::Comparator { args, .. } => args.len(),
-                })
-                .sum(),
-        )
+        let mut offset = 0;
+        for k in &perm.order.key {
+            match k {
+                KeyComponent::Value(e) if e.as_var() == Some(Var::Tuple(q)) => return Some(offset),
+                KeyComponent::Value(_) => offset += 1,
+                KeyComponent::Comparator { args, .. } => {
+                    if let Some(i) = args.iter().position(|a| a.as_var() == Some(Var::Tuple(q))) {
+                        return Some(offset + i);
+                    }
+                    offset += args.len();
+                }
+            }
+        }
+        None
     }
 
     fn push(&mut self, phase: u32, ctx: Ctx, pro: Prologue, body: Body) {

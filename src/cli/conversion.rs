@@ -1,0 +1,744 @@
+//! The conversion subcommands: `spf synth`, `spf convert`, `spf build`, and
+//! `spf pdfg` of a pair of formats.
+//!
+//! Every one synthesizes a conversion with [`synthesize`]; `convert` runs it
+//! in the interpreter and checks the result with the oracle, `build`
+//! compiles it with a driver ([`super::driver`]).
+
+use std::path::Path;
+
+use spf::codegen::{c, rust};
+use spf::iegen::pdfg::Pdfg;
+use spf::iegen::syntax::SyntaxError;
+use spf::synth::instance::{validate, Instance, InstanceError, Values};
+use spf::synth::oracle::{compare, entries};
+use spf::synth::synthesize::{synthesize, Synthesized};
+use spf::synth::tensor_io::{read_file, Coordinates, FileError};
+use spf::synth::Descriptor;
+
+use super::commands::load_format;
+use super::driver::{self, CoordinateInput};
+use super::error::CliError;
+use super::output::{emit, write_atomically};
+
+/// What `spf synth` prints.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum SynthEmit {
+    /// The conversion as a C99 function.
+    C,
+    /// The conversion as a Rust function.
+    Rust,
+    /// The synthesized computation in the `.comp` format.
+    Ir,
+    /// The computation's polyhedral dataflow graph as Graphviz DOT.
+    Dot,
+}
+
+/// Where synthesized conversions come from: [`synthesize_pair`] on the
+/// command line, a hand-made conversion in tests.
+pub type Synthesizer<'a> = dyn Fn(&Descriptor, &Descriptor) -> Result<Synthesized, CliError> + 'a;
+
+/// Synthesizes the conversion from `src` to `dst`.
+///
+/// # Errors
+///
+/// [`CliError::Usage`] naming the pair and why synthesis failed.
+pub fn synthesize_pair(src: &Descriptor, dst: &Descriptor) -> Result<Synthesized, CliError> {
+    synthesize(src, dst).map_err(|e| {
+        CliError::Usage(format!(
+            "cannot synthesize the conversion {} -> {}: {e}",
+            src.name, dst.name
+        ))
+    })
+}
+
+/// `spf synth SRC DST --emit c|rust|ir|dot [-o OUT]`.
+pub fn synth(src: &str, dst: &str, what: SynthEmit, output: Option<&Path>) -> Result<(), CliError> {
+    let sd = load_format(src)?;
+    let dd = load_format(dst)?;
+    let s = synthesize_pair(&sd, &dd)?;
+    let pair = format!("{} -> {}", sd.name, dd.name);
+    let failed = |step: &str, e: String| {
+        CliError::Usage(format!("{step} the synthesized conversion {pair}: {e}"))
+    };
+    let text = match what {
+        SynthEmit::Ir => s.computation.to_string(),
+        SynthEmit::Dot => Pdfg::build(&s.computation, &s.env())
+            .map_err(|e| failed("drawing", e.to_string()))?
+            .to_dot(),
+        SynthEmit::C | SynthEmit::Rust => {
+            let program = s.program().map_err(|e| failed("scanning", e.to_string()))?;
+            let code = if what == SynthEmit::C {
+                c::emit_c(&program)
+            } else {
+                rust::emit_rust(&program)
+            };
+            code.map_err(|e| failed("printing", e.to_string()))?
+        }
+    };
+    emit(output, &text)
+}
+
+/// `spf pdfg FILE -o OUT` (a computation file) or `spf pdfg SRC DST -o OUT`
+/// (the synthesized conversion between two formats).
+pub fn pdfg(inputs: &[String], output: &Path) -> Result<(), CliError> {
+    match inputs {
+        [file] => super::commands::pdfg(Path::new(file), output),
+        [src, dst] => {
+            let sd = load_format(src)?;
+            let dd = load_format(dst)?;
+            let s = synthesize_pair(&sd, &dd)?;
+            let failed = |e: String| {
+                CliError::Usage(format!(
+                    "drawing the synthesized conversion {} -> {}: {e}",
+                    sd.name, dd.name
+                ))
+            };
+            let graph = Pdfg::build(&s.computation, &s.env()).map_err(|e| failed(e.to_string()))?;
+            let text = match output.extension().and_then(|e| e.to_str()) {
+                Some("dot") | Some("gv") => graph.to_dot(),
+                Some("svg") => graph.to_svg().map_err(|e| failed(e.to_string()))?,
+                _ => {
+                    return Err(CliError::Usage(format!(
+                        "{}: the output must end in .dot or .svg",
+                        output.display()
+                    )))
+                }
+            };
+            write_atomically(output, text.as_bytes())
+        }
+        _ => Err(CliError::Usage(format!(
+            "spf pdfg takes a computation file or two formats (SRC DST), not {} arguments",
+            inputs.len()
+        ))),
+    }
+}
+
+/// `spf convert SRC DST INPUT [-o OUT.json]`: converts INPUT (coordinates or
+/// a JSON instance of SRC) to DST in the interpreter, checks the result, and
+/// writes it as JSON (standard output without `-o`).
+pub fn convert(src: &str, dst: &str, input: &Path, output: Option<&Path>) -> Result<(), CliError> {
+    let sd = load_format(src)?;
+    let dd = load_format(dst)?;
+    let result = convert_file(&sd, &dd, input, &synthesize_pair)?;
+    emit(output, &result.to_json())
+}
+
+/// [`convert`] with loaded formats and a given synthesizer: the destination
+/// instance, validated against `dst` and equal to the input by the oracle.
+///
+/// # Errors
+///
+/// Input errors (located for malformed files), synthesis errors, and an
+/// internal error when a synthesized conversion gives an invalid or wrong
+/// result.
+pub fn convert_file(
+    src: &Descriptor,
+    dst: &Descriptor,
+    input: &Path,
+    synth: &Synthesizer<'_>,
+) -> Result<Instance, CliError> {
+    let source = read_source(src, input, synth)?;
+    let s = synth(src, dst)?;
+    run_checked(&s, src, dst, &source)
+}
+
+/// The names a COO-like format gives to coordinates: one dense symbol and
+/// one index array per dimension (in order), the number of entries, and the
+/// value array.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CooLayout {
+    /// The format's name.
+    pub format: String,
+    /// The dense symbols: the extents.
+    pub dims: Vec<String>,
+    /// The index arrays: the coordinates of each dimension.
+    pub index: Vec<String>,
+    /// The number of entries.
+    pub count: String,
+    /// The value array.
+    pub values: String,
+}
+
+impl CooLayout {
+    /// The layout of a COO format: one symbol besides the dense ones (the
+    /// number of entries `count`), and one index array per dense dimension
+    /// `d`, in order, from `{[x] : 0 <= x < count}` to
+    /// `{[y] : 0 <= y < dense[d]}`.
+    ///
+    /// # Errors
+    ///
+    /// [`CliError::Usage`] when the descriptor does not have that shape.
+    pub fn of(d: &Descriptor) -> Result<CooLayout, CliError> {
+        use spf::iegen::Set;
+        let others: Vec<&String> = d.symbols.iter().filter(|s| !d.dense.contains(s)).collect();
+        let set = |text: String| text.parse::<Set>().ok();
+        let shaped = d.ufs.len() == d.dense.len()
+            && others.len() == 1
+            && d.ufs.iter().zip(&d.dense).all(|(u, extent)| {
+                let domain = set(format!("{{[x] : 0 <= x < {}}}", others[0]));
+                let range = set(format!("{{[y] : 0 <= y < {extent}}}"));
+                domain.as_ref() == Some(&u.domain) && range.as_ref() == Some(&u.range)
+            });
+        if !shaped {
+            return Err(CliError::Usage(format!(
+                "{} is not a coordinate format: it needs one index array per dimension and one \
+                 symbol for the number of entries",
+                d.name
+            )));
+        }
+        Ok(CooLayout {
+            format: d.name.clone(),
+            dims: d.dense.clone(),
+            index: d.ufs.iter().map(|u| u.name.clone()).collect(),
+            count: others[0].clone(),
+            values: d.data_name.clone(),
+        })
+    }
+
+    /// The coordinates as an instance of the format, in their order.
+    pub fn instance(&self, c: &Coordinates) -> Instance {
+        let mut inst = Instance {
+            format: self.format.clone(),
+            ..Instance::default()
+        };
+        for (name, extent) in self.dims.iter().zip(&c.dims) {
+            inst.symbols.insert(name.clone(), *extent);
+        }
+        inst.symbols.insert(self.count.clone(), c.len() as i64);
+        for (d, name) in self.index.iter().enumerate() {
+            let column = c.entries.iter().map(|(index, _)| index[d]).collect();
+            inst.arrays.insert(name.clone(), Values::Int(column));
+        }
+        let values = c.entries.iter().map(|(_, v)| *v).collect();
+        inst.arrays
+            .insert(self.values.clone(), Values::Real(values));
+        inst
+    }
+}
+
+/// The built-in COO format for coordinates of `order` dimensions.
+pub fn coo_format_for(order: usize) -> Option<&'static str> {
+    match order {
+        2 => Some("coo"),
+        3 => Some("coo3d"),
+        _ => None,
+    }
+}
+
+/// Loads a built-in format (never fails for the built-in names).
+fn builtin(name: &str) -> Result<Descriptor, CliError> {
+    spf::synth::builtin::load_format(name)
+        .map_err(|e| CliError::Usage(format!("the built-in format {name}: {e}")))
+}
+
+/// Whether the input file holds coordinates (by its extension).
+fn is_coordinate_file(path: &Path) -> bool {
+    let ext = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase);
+    matches!(ext.as_deref(), Some("mtx") | Some("tns"))
+}
+
+/// Reads INPUT as an instance of `src`: a JSON instance (validated), or a
+/// coordinate file made into COO and, when `src` is not that COO format,
+/// converted to `src` by synthesis.
+///
+/// # Errors
+///
+/// Located errors for malformed files, [`CliError::Input`] for an instance
+/// that violates its descriptor or coordinates of the wrong order.
+pub fn read_source(
+    src: &Descriptor,
+    input: &Path,
+    synth: &Synthesizer<'_>,
+) -> Result<Instance, CliError> {
+    let shown = input.display().to_string();
+    let problem = |message: String| CliError::Input {
+        file: shown.clone(),
+        message,
+    };
+    if !is_coordinate_file(input) {
+        let bytes = std::fs::read(input).map_err(|source| CliError::Read {
+            path: shown.clone(),
+            source,
+        })?;
+        let inst = Instance::from_json_bytes(&bytes).map_err(|e| match e {
+            InstanceError::Json {
+                line,
+                column,
+                message,
+            } => CliError::Located {
+                file: shown.clone(),
+                error: SyntaxError {
+                    line,
+                    column,
+                    span: Default::default(),
+                    message: format!("invalid JSON: {message}"),
+                },
+            },
+            other => problem(other.to_string()),
+        })?;
+        validate(src, &inst).map_err(|e| problem(e.to_string()))?;
+        return Ok(inst);
+    }
+    let coords = read_file(input, None).map_err(|e| match e {
+        FileError::Io { source, .. } => CliError::Read {
+            path: shown.clone(),
+            source,
+        },
+        FileError::Parse { error, .. } => CliError::Located {
+            file: shown.clone(),
+            error: SyntaxError {
+                line: error.line,
+                column: error.column,
+                span: Default::default(),
+                message: error.message,
+            },
+        },
+        other => problem(other.to_string()),
+    })?;
+    if coords.order() != src.dense.len() {
+        return Err(problem(format!(
+            "the input has {} dimensions but {} has {}",
+            coords.order(),
+            src.name,
+            src.dense.len()
+        )));
+    }
+    let coo_name = coo_format_for(coords.order()).ok_or_else(|| {
+        problem(format!(
+            "coordinates of {} dimensions are not supported (2 or 3 are)",
+            coords.order()
+        ))
+    })?;
+    let coo = builtin(coo_name)?;
+    let inst = CooLayout::of(&coo)?.instance(&coords);
+    validate(&coo, &inst).map_err(|e| problem(e.to_string()))?;
+    if coo == *src {
+        return Ok(inst);
+    }
+    let s = synth(&coo, src)?;
+    run_checked(&s, &coo, src, &inst)
+}
+
+/// Runs a synthesized conversion from `from` to `to` on `input` (an
+/// instance of `from`) in the interpreter, then checks the result: a valid
+/// instance of `to` storing exactly the entries of the input.
+///
+/// # Errors
+///
+/// [`CliError::Usage`] when the interpreter stops, and an internal error
+/// naming the problem when the result is invalid or wrong.
+pub fn run_checked(
+    s: &Synthesized,
+    from: &Descriptor,
+    to: &Descriptor,
+    input: &Instance,
+) -> Result<Instance, CliError> {
+    let pair = format!("{} -> {}", from.name, to.name);
+    let internal = |message: String| {
+        CliError::Usage(format!(
+            "internal error: the synthesized conversion {pair} {message}"
+        ))
+    };
+    let mut out = s
+        .run(input)
+        .map_err(|e| CliError::Usage(format!("the synthesized conversion {pair}: {e}")))?;
+    // The destination's extents carry the source's values under the
+    // destination's own names.
+    let dense: Vec<Option<i64>> = from
+        .dense
+        .iter()
+        .map(|n| input.symbols.get(n).copied())
+        .collect();
+    for name in &from.dense {
+        if !to.symbols.contains(name) {
+            out.symbols.remove(name);
+        }
+    }
+    for (name, value) in to.dense.iter().zip(dense) {
+        if let Some(v) = value {
+            out.symbols.insert(name.clone(), v);
+        }
+    }
+    validate(to, &out).map_err(|e| internal(format!("gave an invalid {}: {e}", to.name)))?;
+    let want = entries(from, input)
+        .map_err(|e| internal(format!("was given an unreadable {}: {e}", from.name)))?;
+    let got =
+        entries(to, &out).map_err(|e| internal(format!("gave an unreadable {}: {e}", to.name)))?;
+    compare(&want, &got).map_err(|m| internal(format!("changed the entries: {m}")))?;
+    Ok(out)
+}
+
+/// `spf build SRC DST -o BIN [--emit-source FILE.c]`: writes the C program
+/// of the conversion (see [`super::driver`]) and compiles it into BIN.
+pub fn build(
+    src: &str,
+    dst: &str,
+    output: &Path,
+    emit_source: Option<&Path>,
+) -> Result<(), CliError> {
+    let sd = load_format(src)?;
+    let dd = load_format(dst)?;
+    let (source, note) = build_source(&sd, &dd, &synthesize_pair)?;
+    if let Some(note) = note {
+        eprintln!("spf: note: {}: {note}", output.display());
+    }
+    if let Some(path) = emit_source {
+        write_atomically(path, source.as_bytes())?;
+    }
+    driver::compile(&source, output, &[])
+}
+
+/// The C program of the conversion `src` → `dst`, and a note when it cannot
+/// read coordinate files (why not).
+///
+/// # Errors
+///
+/// Synthesis errors of the pair, and what [`driver::driver_source`] reports.
+pub fn build_source(
+    src: &Descriptor,
+    dst: &Descriptor,
+    synth: &Synthesizer<'_>,
+) -> Result<(String, Option<String>), CliError> {
+    let main = synth(src, dst)?;
+    let to_source;
+    let coordinates = match coo_format_for(src.dense.len()) {
+        None => CoordinateInput::Unsupported(format!(
+            "{} has {} dimensions; coordinate files are read for 2 (COO) or 3 (COO3D); give a \
+             JSON instance of {}",
+            src.name,
+            src.dense.len(),
+            src.name
+        )),
+        Some(name) => {
+            let coo = builtin(name)?;
+            let layout = CooLayout::of(&coo)?;
+            if coo == *src {
+                CoordinateInput::Direct(layout)
+            } else {
+                match synth(&coo, src) {
+                    Ok(s) => {
+                        to_source = s;
+                        CoordinateInput::Through {
+                            coo: layout,
+                            to_source: &to_source,
+                        }
+                    }
+                    Err(e) => CoordinateInput::Unsupported(format!(
+                        "coordinate files are not accepted ({e}); give a JSON instance of {}",
+                        src.name
+                    )),
+                }
+            }
+        }
+    };
+    let note = match &coordinates {
+        CoordinateInput::Unsupported(reason) => {
+            Some(format!("reads JSON instances only: {reason}"))
+        }
+        _ => None,
+    };
+    Ok((driver::driver_source(&main, dst, &coordinates)?, note))
+}
+
+/// Hand-made conversions for the tests while synthesis cannot lower plans:
+/// the computations a synthesizer would produce for COO → CSR (a counting
+/// sort with the source index as payload) and CSR → COO.
+#[cfg(test)]
+pub(crate) mod testing {
+    use spf::iegen::computation::parse_computation;
+    use spf::synth::conversion::Conversion;
+    use spf::synth::plan::Plan;
+    use spf::synth::synthesize::{Binding, BindingKind, Side, Synthesized};
+    use spf::synth::Descriptor;
+
+    use super::CliError;
+
+    /// COO → CSR.
+    pub(crate) const COO_CSR: &str = "
+        computation coo_to_csr(NR, NC, NNZ) {
+            in   int  row[NNZ];
+            in   int  col[NNZ];
+            in   real A[NNZ];
+            out  int  NNZ_out;
+            out  int  rowptr[NR + 1];
+            out  int  col_out[NNZ_out];
+            out  real A_out[NNZ_out];
+            temp int  src[NNZ_out];
+            object P : Permutation(3, counting, NR, NC);
+
+            S0: P.insert(row(n), col(n), n)
+                domain {[n] : 0 <= n < NNZ} schedule {[n] -> [0, n, 0]};
+            S1: P.sort() domain {[]} schedule {[] -> [1, 0, 0]};
+            S2: NNZ_out = P.size() domain {[]} schedule {[] -> [2, 0, 0]};
+            S3: rowptr(i) = P.start(i)
+                domain {[i] : 0 <= i <= NR} schedule {[i] -> [3, i, 0]};
+            S4: { col_out(p) = P.key(1, p); src(p) = P.key(2, p) }
+                domain {[p] : 0 <= p < NNZ_out} schedule {[p] -> [4, p, 0]};
+            S5: A_out(p) = A(src(p))
+                domain {[p] : 0 <= p < NNZ_out} schedule {[p] -> [5, p, 0]};
+        }";
+
+    /// CSR → COO.
+    pub(crate) const CSR_COO: &str = "
+        computation csr_to_coo(NR, NC, NNZ) {
+            in   int  rowptr[NR + 1];
+            in   int  col[NNZ];
+            in   real A[NNZ];
+            out  int  NNZ_out;
+            out  int  row_out[NNZ_out];
+            out  int  col_out[NNZ_out];
+            out  real A_out[NNZ_out];
+
+            S0: NNZ_out = rowptr(NR) domain {[]} schedule {[] -> [0, 0, 0, 0, 0]};
+            S1: { row_out(k) = i; col_out(k) = col(k); A_out(k) = A(k) }
+                domain {[i, k] : 0 <= i < NR && rowptr(i) <= k < rowptr(i + 1)}
+                schedule {[i, k] -> [1, i, 0, k, 0]};
+        }";
+
+    fn binding(side: Side, name: &str, ir_name: &str, kind: BindingKind) -> Binding {
+        Binding {
+            side,
+            name: name.into(),
+            ir_name: ir_name.into(),
+            kind,
+        }
+    }
+
+    /// A conversion from `src` to `dst` with a given computation (in the
+    /// `.comp` format) and bindings `(side, name, ir_name, kind)`.
+    pub(crate) fn with_computation(
+        src: &Descriptor,
+        dst: &Descriptor,
+        text: &str,
+        bindings: &[(Side, &str, &str, BindingKind)],
+    ) -> Synthesized {
+        let conversion = Conversion::new(src, dst).expect("the formats compose");
+        Synthesized {
+            conversion,
+            // Neither the interpreter nor the driver reads the plan.
+            plan: Plan {
+                steps: Vec::new(),
+                cost: 0.0,
+            },
+            computation: parse_computation(text).expect("the hand-made computation parses"),
+            bindings: bindings
+                .iter()
+                .map(|(side, name, ir, kind)| binding(*side, name, ir, *kind))
+                .collect(),
+        }
+    }
+
+    /// The bindings of a COO ↔ CSR conversion's source or destination side.
+    fn side(format: &str, side: Side) -> Vec<(Side, &'static str, &'static str, BindingKind)> {
+        use BindingKind::*;
+        let out = side == Side::Destination;
+        let (nnz, col, a) = if out {
+            ("NNZ_out", "col_out", "A_out")
+        } else {
+            ("NNZ", "col", "A")
+        };
+        let mut b = Vec::new();
+        if !out {
+            b.push((side, "NR", "NR", Symbol));
+            b.push((side, "NC", "NC", Symbol));
+        }
+        b.push((side, "NNZ", nnz, Symbol));
+        match format {
+            "COO" => b.push((side, "row", if out { "row_out" } else { "row" }, IndexArray)),
+            _ => b.push((side, "rowptr", "rowptr", IndexArray)),
+        }
+        b.push((side, "col", col, IndexArray));
+        b.push((side, "A", a, Values));
+        b
+    }
+
+    /// The hand-made synthesizer: COO → CSR and CSR → COO.
+    pub(crate) fn hand_made(src: &Descriptor, dst: &Descriptor) -> Result<Synthesized, CliError> {
+        let text = match (src.name.as_str(), dst.name.as_str()) {
+            ("COO", "CSR") => COO_CSR,
+            ("CSR", "COO") => CSR_COO,
+            (s, d) => {
+                return Err(CliError::Usage(format!(
+                    "no hand-made conversion {s} -> {d}"
+                )))
+            }
+        };
+        let mut bindings = side(&src.name, Side::Source);
+        bindings.extend(side(&dst.name, Side::Destination));
+        Ok(with_computation(src, dst, text, &bindings))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    use spf::synth::oracle::coordinate_entries;
+    use spf::synth::synthesize::{BindingKind, Side};
+
+    use super::testing::{hand_made, with_computation, COO_CSR};
+    use super::*;
+
+    fn format(name: &str) -> Descriptor {
+        spf::synth::builtin::load_format(name).expect("built-in format")
+    }
+
+    fn data(name: &str) -> PathBuf {
+        PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/synth/tests/data")).join(name)
+    }
+
+    fn matrix(name: &str) -> PathBuf {
+        PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/matrices")).join(name)
+    }
+
+    fn temp(test: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("spf-conv-{test}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        dir
+    }
+
+    /// The entries of a coordinate file, read independently of `convert`.
+    fn file_entries(path: &Path) -> std::collections::BTreeMap<Vec<i64>, f64> {
+        coordinate_entries(&read_file(path, None).expect("readable"))
+    }
+
+    #[test]
+    fn coordinates_become_coo_and_then_csr() {
+        let (coo, csr) = (format("coo"), format("csr"));
+        for m in [
+            data("small.mtx"),
+            matrix("pores_1.mtx"),
+            matrix("jgl009.mtx"),
+            matrix("lund_a.mtx"),
+        ] {
+            let out = convert_file(&coo, &csr, &m, &hand_made).expect("converted");
+            assert_eq!(out.format, "CSR");
+            validate(&csr, &out).expect("a valid CSR instance");
+            let got = entries(&csr, &out).expect("readable");
+            compare(&file_entries(&m), &got).expect("the same entries");
+        }
+        // small.mtx is csr_small.json's matrix.
+        let out = convert_file(&coo, &csr, &data("small.mtx"), &hand_made).expect("converted");
+        let want = Instance::from_json(
+            &std::fs::read_to_string(data("csr_small.json")).expect("readable"),
+        )
+        .expect("an instance");
+        assert_eq!(out, want);
+    }
+
+    #[test]
+    fn coordinates_are_converted_to_a_source_that_is_not_coo() {
+        // .mtx -> COO -> (synthesized) CSR -> (synthesized) COO.
+        let (coo, csr) = (format("coo"), format("csr"));
+        let m = matrix("lund_a.mtx");
+        let out = convert_file(&csr, &coo, &m, &hand_made).expect("converted");
+        validate(&coo, &out).expect("a valid COO instance");
+        compare(&file_entries(&m), &entries(&coo, &out).expect("readable")).expect("same");
+        // A JSON instance of the source is read as it is.
+        let out = convert_file(&csr, &coo, &data("csr_small.json"), &hand_made).expect("ok");
+        assert_eq!(out.symbols["NNZ"], 5);
+        assert_eq!(out.arrays["row"], Values::Int(vec![0, 0, 2, 2, 3]));
+    }
+
+    #[test]
+    fn invalid_inputs_are_reported_with_their_file() {
+        let (coo, csr) = (format("coo"), format("csr"));
+        let dir = temp("invalid");
+        // Non-monotone rowptr.
+        let text = std::fs::read_to_string(data("csr_small.json")).expect("read");
+        let bad = dir.join("bad.json");
+        std::fs::write(&bad, text.replace("[0, 2, 2, 4, 5]", "[0, 3, 2, 4, 5]")).expect("w");
+        let e = convert_file(&csr, &coo, &bad, &hand_made).unwrap_err();
+        assert!(matches!(e, CliError::Input { .. }), "{e}");
+        assert!(e.to_string().contains("rowptr is not nondecreasing"), "{e}");
+        // Malformed JSON: located.
+        let broken = dir.join("broken.json");
+        std::fs::write(&broken, "{\"format\": \"CSR\",\n  \"symbols\": [}").expect("w");
+        let e = convert_file(&csr, &coo, &broken, &hand_made).unwrap_err();
+        assert!(matches!(e, CliError::Located { .. }), "{e}");
+        assert!(
+            e.to_string()
+                .starts_with(&format!("{}:2:", broken.display())),
+            "{e}"
+        );
+        // An instance of another format.
+        let e = convert_file(&coo, &csr, &data("csr_small.json"), &hand_made).unwrap_err();
+        assert!(e.to_string().contains("not `COO`"), "{e}");
+        // A malformed Matrix Market file: located, as tensor_io says.
+        let wrong = matrix("wrong.mtx");
+        let e = convert_file(&coo, &csr, &wrong, &hand_made).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            format!(
+                "{}:3:1: row index 0 is out of range 1..=2: Matrix Market indices are 1-based, \
+                 and this one looks 0-based",
+                wrong.display()
+            )
+        );
+        // Coordinates of the wrong order.
+        let e = convert_file(&coo, &csr, &data("small.tns"), &hand_made).unwrap_err();
+        assert!(e.to_string().contains("3 dimensions but COO has 2"), "{e}");
+        // A missing file.
+        let e = convert_file(&coo, &csr, &dir.join("none.mtx"), &hand_made).unwrap_err();
+        assert!(matches!(e, CliError::Read { .. }), "{e}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_wrong_conversion_is_an_internal_error() {
+        let (coo, csr) = (format("coo"), format("csr"));
+        // Values copied in source order instead of through the permutation.
+        let wrong = COO_CSR.replace("A_out(p) = A(src(p))", "A_out(p) = A(p)");
+        let bindings = [
+            (Side::Source, "NR", "NR", BindingKind::Symbol),
+            (Side::Source, "NC", "NC", BindingKind::Symbol),
+            (Side::Source, "NNZ", "NNZ", BindingKind::Symbol),
+            (Side::Source, "row", "row", BindingKind::IndexArray),
+            (Side::Source, "col", "col", BindingKind::IndexArray),
+            (Side::Source, "A", "A", BindingKind::Values),
+            (Side::Destination, "NNZ", "NNZ_out", BindingKind::Symbol),
+            (
+                Side::Destination,
+                "rowptr",
+                "rowptr",
+                BindingKind::IndexArray,
+            ),
+            (Side::Destination, "col", "col_out", BindingKind::IndexArray),
+            (Side::Destination, "A", "A_out", BindingKind::Values),
+        ];
+        let synth = |s: &Descriptor, d: &Descriptor| -> Result<Synthesized, CliError> {
+            Ok(with_computation(s, d, &wrong, &bindings))
+        };
+        let e = convert_file(&coo, &csr, &data("small.mtx"), &synth).unwrap_err();
+        let text = e.to_string();
+        assert!(
+            text.starts_with(
+                "internal error: the synthesized conversion COO -> CSR changed the entries"
+            ),
+            "{text}"
+        );
+        // A conversion that leaves an output unsorted is invalid.
+        let unsorted = COO_CSR.replace("P.key(1, p)", "P.key(1, NNZ_out - 1 - p)");
+        let synth = |s: &Descriptor, d: &Descriptor| -> Result<Synthesized, CliError> {
+            Ok(with_computation(s, d, &unsorted, &bindings))
+        };
+        let e = convert_file(&coo, &csr, &data("small.mtx"), &synth).unwrap_err();
+        assert!(e.to_string().contains("gave an invalid CSR"), "{e}");
+    }
+
+    #[test]
+    fn coo_layouts() {
+        let l = CooLayout::of(&format("coo3d")).expect("a coordinate format");
+        assert_eq!(l.dims, ["NR", "NC", "NZ"]);
+        assert_eq!(l.index, ["row", "col", "z"]);
+        assert_eq!((l.count.as_str(), l.values.as_str()), ("NNZ", "A"));
+        let t = read_file(&data("small.tns"), None).expect("readable");
+        let inst = l.instance(&t);
+        validate(&format("coo3d"), &inst).expect("valid");
+        assert!(CooLayout::of(&format("csr")).is_err());
+    }
+}

@@ -1,0 +1,125 @@
+/* ----- main --------------------------------------------------------------- */
+
+static void drv_usage(const char *problem)
+{
+    fprintf(stderr,
+            "%s: %s\nusage: %s INPUT [-o OUT.json] [--repeat N]\n"
+            "  INPUT: a Matrix Market .mtx file, a FROSTT .tns file, or a JSON instance of %s\n",
+            drv_prog, problem, drv_prog, drv_src_format);
+    exit(2);
+}
+
+static int64_t drv_repeat_count(const char *text)
+{
+    drv_field f;
+    int64_t n = 0;
+    f.p = text;
+    f.n = strlen(text);
+    f.col = 0;
+    if (drv_parse_i64(f, &n) != 0 || n < 1)
+        drv_usage("--repeat needs a positive integer");
+    return n;
+}
+
+int main(int argc, char **argv)
+{
+    const char *input = NULL, *output = NULL;
+    int64_t repeat = 1, r;
+    int k;
+    drv_inst src, dst;
+    double *times, median;
+    static char ctx[512];
+    if (argc > 0 && argv[0] != NULL)
+        drv_prog = argv[0];
+    for (k = 1; k < argc; k++) {
+        const char *a = argv[k];
+        if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) {
+            if (++k == argc)
+                drv_usage("-o needs a file name");
+            output = argv[k];
+        } else if (strncmp(a, "--output=", 9) == 0) {
+            output = a + 9;
+        } else if (strcmp(a, "--repeat") == 0) {
+            if (++k == argc)
+                drv_usage("--repeat needs a number");
+            repeat = drv_repeat_count(argv[k]);
+        } else if (strncmp(a, "--repeat=", 9) == 0) {
+            repeat = drv_repeat_count(a + 9);
+        } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            printf("usage: %s INPUT [-o OUT.json] [--repeat N]\n"
+                   "Converts INPUT (a .mtx or .tns file, or a JSON instance of %s) to %s,\n"
+                   "timing N runs of the conversion, and prints one JSON line.\n",
+                   drv_prog, drv_src_format, drv_dst_format);
+            return 0;
+        } else if (a[0] == '-' && a[1] != '\0') {
+            snprintf(ctx, sizeof ctx, "unknown option `%s`", a);
+            drv_usage(ctx);
+        } else if (input == NULL) {
+            input = a;
+        } else {
+            drv_usage("only one INPUT is accepted");
+        }
+    }
+    if (input == NULL)
+        drv_usage("missing INPUT");
+
+    if (drv_ends_with(input, ".mtx") || drv_ends_with(input, ".tns")) {
+#if DRV_COORD_ORDER > 0
+        drv_coords c;
+        if (drv_ends_with(input, ".mtx"))
+            drv_read_mtx(input, &c);
+        else
+            drv_read_tns(input, &c);
+        if (c.order != DRV_COORD_ORDER)
+            drv_die("%s: the input has %d dimensions but %s has %d", input, c.order,
+                    drv_src_format, DRV_COORD_ORDER);
+#if DRV_HAS_PRE
+        {
+            drv_inst coo;
+            double seconds;
+            drv_coo_instance(&c, &coo, drv_coo_format, drv_coo_dims, drv_coo_index,
+                             drv_coo_count, drv_coo_values);
+            snprintf(ctx, sizeof ctx, "%s: internal error: converting %s to %s", input,
+                     drv_coo_format, drv_src_format);
+            drv_to_source(&coo, &src, &seconds, ctx);
+            drv_inst_free(&coo);
+            drv_check_source(&src, ctx);
+        }
+#else
+        drv_coo_instance(&c, &src, drv_coo_format, drv_coo_dims, drv_coo_index, drv_coo_count,
+                         drv_coo_values);
+#endif
+#else
+        drv_die("%s: %s", input, drv_no_coordinates);
+#endif
+    } else {
+        drv_read_json(input, &src);
+        drv_check_source(&src, input);
+    }
+
+    times = drv_alloc(repeat, sizeof *times);
+    for (r = 0; r < repeat; r++) {
+        if (r > 0)
+            drv_inst_free(&dst);
+        drv_convert(&src, &dst, &times[r], input);
+    }
+    if (output != NULL)
+        drv_write_json(&dst, output);
+
+    qsort(times, (size_t)repeat, sizeof *times, drv_cmp_double);
+    median = repeat % 2 ? times[repeat / 2] : (times[repeat / 2 - 1] + times[repeat / 2]) / 2;
+    fputs("{\"src\": ", stdout);
+    drv_put_string(stdout, drv_src_format);
+    fputs(", \"dst\": ", stdout);
+    drv_put_string(stdout, drv_dst_format);
+    printf(", \"nnz\": %lld, \"runs\": %lld, \"median_seconds\": %.9g, \"min_seconds\": %.9g, "
+           "\"max_seconds\": %.9g, \"input_bytes\": %lld, \"output_bytes\": %lld}\n",
+           (long long)drv_nonzeros(&src, drv_src_values), (long long)repeat, median, times[0],
+           times[repeat - 1], (long long)drv_bytes(&src), (long long)drv_bytes(&dst));
+    if (fflush(stdout) != 0)
+        drv_die("%s: cannot write to standard output", drv_prog);
+    free(times);
+    drv_inst_free(&src);
+    drv_inst_free(&dst);
+    return 0;
+}

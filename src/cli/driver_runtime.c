@@ -1,0 +1,1470 @@
+/* ---------------------------------------------------------------------------
+ * The driver of a conversion binary built by `spf build` (src/cli/driver.rs):
+ * instances, the Matrix Market, FROSTT and JSON readers, the JSON writer.
+ * Every name starts with `drv_` (the synthesized functions above never use
+ * that prefix). Errors print one line on stderr and exit with status 2:
+ * `FILE:LINE:COL: message` for a malformed input file, `PROGRAM: message`
+ * otherwise.
+ * ------------------------------------------------------------------------- */
+
+static const char *drv_prog = "conversion";
+
+/* Not every program uses every function (a program without coordinate
+ * input never reads a .mtx file): DRV_UNUSED keeps the compiler quiet. */
+#ifdef __GNUC__
+#define DRV_NORETURN __attribute__((noreturn))
+#define DRV_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#define DRV_UNUSED __attribute__((unused))
+#else
+#define DRV_NORETURN
+#define DRV_PRINTF(f, a)
+#define DRV_UNUSED
+#endif
+
+static void drv_die(const char *fmt, ...) DRV_NORETURN DRV_PRINTF(1, 2);
+static DRV_UNUSED void drv_located(const char *path, int64_t line, int64_t col, const char *fmt, ...)
+    DRV_NORETURN DRV_PRINTF(4, 5);
+
+static DRV_UNUSED void drv_die(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    exit(2);
+}
+
+static DRV_UNUSED void *drv_alloc(int64_t n, size_t size)
+{
+    void *p;
+    if (n < 0 || (uint64_t)n > SIZE_MAX / size)
+        drv_die("%s: allocation of %lld elements is too large", drv_prog, (long long)n);
+    p = calloc(n > 0 ? (size_t)n : 1, size);
+    if (p == NULL)
+        drv_die("%s: out of memory (%lld elements)", drv_prog, (long long)n);
+    return p;
+}
+
+static DRV_UNUSED void *drv_grow(void *p, int64_t n, size_t size)
+{
+    void *q;
+    if (n < 0 || (uint64_t)n > SIZE_MAX / size)
+        drv_die("%s: allocation of %lld elements is too large", drv_prog, (long long)n);
+    q = realloc(p, n > 0 ? (size_t)n * size : 1);
+    if (q == NULL)
+        drv_die("%s: out of memory (%lld elements)", drv_prog, (long long)n);
+    return q;
+}
+
+static DRV_UNUSED char *drv_strdup(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *d = drv_alloc((int64_t)n, 1);
+    memcpy(d, s, n);
+    return d;
+}
+
+static DRV_UNUSED int drv_same_name(const char *a, const char *b)
+{
+    for (; *a && *b; a++, b++)
+        if (tolower((unsigned char)*a) != tolower((unsigned char)*b))
+            return 0;
+    return *a == *b;
+}
+
+static DRV_UNUSED double drv_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* ----- instances ---------------------------------------------------------- */
+
+/* One array of an instance: integers (index arrays) or reals. */
+typedef struct {
+    char *name;
+    int real;
+    int64_t len;
+    int64_t *i;
+    double *r;
+} drv_array;
+
+/* An instance of a format: {"format": ..., "symbols": {...}, "arrays": {...}}. */
+typedef struct {
+    char *format;
+    int64_t nsym, capsym;
+    char **sym_name;
+    int64_t *sym_val;
+    int64_t narr, caparr;
+    drv_array *arr;
+} drv_inst;
+
+static DRV_UNUSED void drv_inst_init(drv_inst *x, const char *format)
+{
+    memset(x, 0, sizeof *x);
+    x->format = drv_strdup(format);
+}
+
+static DRV_UNUSED void drv_inst_free(drv_inst *x)
+{
+    int64_t k;
+    for (k = 0; k < x->nsym; k++)
+        free(x->sym_name[k]);
+    for (k = 0; k < x->narr; k++) {
+        free(x->arr[k].name);
+        free(x->arr[k].i);
+        free(x->arr[k].r);
+    }
+    free(x->sym_name);
+    free(x->sym_val);
+    free(x->arr);
+    free(x->format);
+    memset(x, 0, sizeof *x);
+}
+
+static DRV_UNUSED int64_t *drv_find_symbol(const drv_inst *x, const char *name)
+{
+    int64_t k;
+    for (k = 0; k < x->nsym; k++)
+        if (strcmp(x->sym_name[k], name) == 0)
+            return &x->sym_val[k];
+    return NULL;
+}
+
+static DRV_UNUSED drv_array *drv_find_array(const drv_inst *x, const char *name)
+{
+    int64_t k;
+    for (k = 0; k < x->narr; k++)
+        if (strcmp(x->arr[k].name, name) == 0)
+            return &x->arr[k];
+    return NULL;
+}
+
+static DRV_UNUSED void drv_set_symbol(drv_inst *x, const char *name, int64_t v)
+{
+    int64_t *old = drv_find_symbol(x, name);
+    if (old != NULL) {
+        *old = v;
+        return;
+    }
+    if (x->nsym == x->capsym) {
+        x->capsym = x->capsym ? 2 * x->capsym : 8;
+        x->sym_name = drv_grow(x->sym_name, x->capsym, sizeof *x->sym_name);
+        x->sym_val = drv_grow(x->sym_val, x->capsym, sizeof *x->sym_val);
+    }
+    x->sym_name[x->nsym] = drv_strdup(name);
+    x->sym_val[x->nsym] = v;
+    x->nsym++;
+}
+
+/* Adds an array (replacing one of the same name); takes ownership of the
+ * values. */
+static DRV_UNUSED drv_array *drv_put_array(drv_inst *x, const char *name, int real, int64_t *i, double *r,
+                                int64_t len)
+{
+    drv_array *a = drv_find_array(x, name);
+    if (a != NULL) {
+        free(a->i);
+        free(a->r);
+    } else {
+        if (x->narr == x->caparr) {
+            x->caparr = x->caparr ? 2 * x->caparr : 8;
+            x->arr = drv_grow(x->arr, x->caparr, sizeof *x->arr);
+        }
+        a = &x->arr[x->narr++];
+        a->name = drv_strdup(name);
+    }
+    a->real = real;
+    a->i = i;
+    a->r = r;
+    a->len = len;
+    return a;
+}
+
+static DRV_UNUSED void drv_put_ints(drv_inst *x, const char *name, int64_t *v, int64_t len)
+{
+    drv_put_array(x, name, 0, v, NULL, len);
+}
+
+static DRV_UNUSED void drv_put_reals(drv_inst *x, const char *name, double *v, int64_t len)
+{
+    drv_put_array(x, name, 1, NULL, v, len);
+}
+
+/* The value of a symbol; `ctx` names the instance in messages. */
+static DRV_UNUSED int64_t drv_symbol(const drv_inst *x, const char *ctx, const char *name)
+{
+    const int64_t *v = drv_find_symbol(x, name);
+    if (v == NULL)
+        drv_die("%s: the %s instance has no symbol `%s`", ctx, x->format, name);
+    return *v;
+}
+
+static DRV_UNUSED drv_array *drv_array_named(const drv_inst *x, const char *ctx, const char *name)
+{
+    drv_array *a = drv_find_array(x, name);
+    if (a == NULL)
+        drv_die("%s: the %s instance has no array `%s`", ctx, x->format, name);
+    return a;
+}
+
+static DRV_UNUSED void drv_check_length(const drv_array *a, const char *ctx, int64_t len)
+{
+    if (a->len != len)
+        drv_die("%s: %s has %lld values but the conversion reads %lld", ctx, a->name,
+                (long long)a->len, (long long)len);
+}
+
+/* An index array of `len` integers. */
+static DRV_UNUSED const int64_t *drv_ints(const drv_inst *x, const char *ctx, const char *name, int64_t len)
+{
+    drv_array *a = drv_array_named(x, ctx, name);
+    if (a->real)
+        drv_die("%s: %s is an index array and must hold integers, but it holds reals", ctx,
+                name);
+    drv_check_length(a, ctx, len);
+    return a->i;
+}
+
+/* A value array of `len` reals (integers are converted in place). */
+static DRV_UNUSED const double *drv_reals(const drv_inst *x, const char *ctx, const char *name, int64_t len)
+{
+    drv_array *a = drv_array_named(x, ctx, name);
+    drv_check_length(a, ctx, len);
+    if (!a->real) {
+        int64_t k;
+        a->r = drv_alloc(a->len, sizeof *a->r);
+        for (k = 0; k < a->len; k++)
+            a->r[k] = (double)a->i[k];
+        free(a->i);
+        a->i = NULL;
+        a->real = 1;
+    }
+    return a->r;
+}
+
+/* The product of extents, each non-negative (a negative extent is an error:
+ * the symbols promise an impossible size). */
+static DRV_UNUSED int64_t drv_size(const char *ctx, const char *space, int n, const int64_t *extents)
+{
+    int64_t len = 1;
+    int k;
+    for (k = 0; k < n; k++) {
+        if (extents[k] < 0)
+            drv_die("%s: `%s` would have the negative extent %lld", ctx, space,
+                    (long long)extents[k]);
+        if (extents[k] != 0 && len > INT64_MAX / extents[k])
+            drv_die("%s: `%s` would be too large", ctx, space);
+        len *= extents[k];
+    }
+    return len;
+}
+
+/* a[k], checked: an extent that reads an index array. */
+static DRV_UNUSED int64_t drv_at(const char *ctx, const char *name, const int64_t *a, int64_t len, int64_t k)
+{
+    if (k < 0 || k >= len)
+        drv_die("%s: an extent reads %s(%lld), outside its %lld values", ctx, name, (long long)k,
+                (long long)len);
+    return a[k];
+}
+
+/* Checks the names of an instance: its format and exactly these symbols and
+ * arrays. */
+static DRV_UNUSED void drv_check_names(const drv_inst *x, const char *ctx, const char *format,
+                            const char *const *syms, int nsyms, const char *const *arrs,
+                            int narrs)
+{
+    int64_t k;
+    int j;
+    if (!drv_same_name(x->format, format))
+        drv_die("%s: the instance is of format `%s`, not `%s`", ctx, x->format, format);
+    for (j = 0; j < nsyms; j++)
+        if (drv_find_symbol(x, syms[j]) == NULL)
+            drv_die("%s: symbol `%s` has no value", ctx, syms[j]);
+    for (j = 0; j < narrs; j++)
+        if (drv_find_array(x, arrs[j]) == NULL)
+            drv_die("%s: array `%s` is missing", ctx, arrs[j]);
+    for (k = 0; k < x->nsym; k++) {
+        for (j = 0; j < nsyms && strcmp(syms[j], x->sym_name[k]) != 0; j++)
+            ;
+        if (j == nsyms)
+            drv_die("%s: `%s` is not a symbol of %s", ctx, x->sym_name[k], format);
+    }
+    for (k = 0; k < x->narr; k++) {
+        for (j = 0; j < narrs && strcmp(arrs[j], x->arr[k].name) != 0; j++)
+            ;
+        if (j == narrs)
+            drv_die("%s: `%s` is not an array of %s", ctx, x->arr[k].name, format);
+    }
+}
+
+static DRV_UNUSED void drv_range_error(const char *ctx, const char *name, int64_t k, int64_t v,
+                            const char *range)
+{
+    drv_die("%s: %s[%lld] = %lld is outside its range %s", ctx, name, (long long)k, (long long)v,
+            range);
+}
+
+static DRV_UNUSED void drv_monotone_error(const char *ctx, const char *name, int64_t k, const int64_t *a,
+                               const char *property)
+{
+    drv_die("%s: %s is not %s: %s(%lld) = %lld, %s(%lld) = %lld", ctx, name, property, name,
+            (long long)k, (long long)a[k], name, (long long)(k + 1), (long long)a[k + 1]);
+}
+
+/* The number of nonzero values of an array (0 if absent). */
+static DRV_UNUSED int64_t drv_nonzeros(const drv_inst *x, const char *name)
+{
+    const drv_array *a = drv_find_array(x, name);
+    int64_t k, n = 0;
+    if (a == NULL)
+        return 0;
+    for (k = 0; k < a->len; k++)
+        n += a->real ? a->r[k] != 0.0 : a->i[k] != 0;
+    return n;
+}
+
+static DRV_UNUSED int64_t drv_bytes(const drv_inst *x)
+{
+    int64_t k, n = 0;
+    for (k = 0; k < x->narr; k++)
+        n += x->arr[k].len * 8;
+    return n;
+}
+
+/* ----- files and fields --------------------------------------------------- */
+
+static DRV_UNUSED char *drv_slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    char *buf = NULL;
+    size_t n = 0, cap = 0;
+    if (f == NULL)
+        drv_die("%s: %s", path, strerror(errno));
+    for (;;) {
+        size_t got;
+        if (cap - n < 65536) {
+            cap = cap ? 2 * cap : 1 << 20;
+            buf = drv_grow(buf, (int64_t)cap + 1, 1);
+        }
+        got = fread(buf + n, 1, cap - n, f);
+        n += got;
+        if (got == 0)
+            break;
+    }
+    if (ferror(f))
+        drv_die("%s: %s", path, strerror(errno));
+    fclose(f);
+    buf[n] = '\0';
+    *len = n;
+    return buf;
+}
+
+static DRV_UNUSED void drv_located(const char *path, int64_t line, int64_t col, const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, "%s:%lld:%lld: ", path, (long long)line, (long long)col);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    exit(2);
+}
+
+/* ASCII whitespace as Rust's `is_ascii_whitespace`: space, \t, \n, \f, \r. */
+static DRV_UNUSED int drv_space(char c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r';
+}
+
+/* Characters (not bytes: UTF-8 continuation bytes do not count) in [p, q). */
+static DRV_UNUSED int64_t drv_chars(const char *p, const char *q)
+{
+    int64_t n = 0;
+    for (; p < q; p++)
+        n += ((unsigned char)*p & 0xC0) != 0x80;
+    return n;
+}
+
+typedef struct {
+    const char *p;
+    size_t n;
+    int64_t col;
+} drv_field;
+
+#define DRV_MAX_FIELDS 8
+
+/* A line split into fields: the first DRV_MAX_FIELDS of them, how many
+ * there are, and the column just past the line's end. */
+typedef struct {
+    int64_t number;
+    drv_field f[DRV_MAX_FIELDS];
+    int count;
+    int64_t end_col;
+} drv_line;
+
+static DRV_UNUSED void drv_split(const char *p, const char *end, int64_t number, drv_line *l)
+{
+    const char *start = p;
+    l->number = number;
+    l->count = 0;
+    while (p < end) {
+        if (drv_space(*p)) {
+            p++;
+            continue;
+        }
+        {
+            const char *s = p;
+            while (p < end && !drv_space(*p))
+                p++;
+            if (l->count < DRV_MAX_FIELDS) {
+                l->f[l->count].p = s;
+                l->f[l->count].n = (size_t)(p - s);
+                l->f[l->count].col = drv_chars(start, s) + 1;
+            }
+            l->count++;
+        }
+    }
+    l->end_col = drv_chars(start, end) + 1;
+}
+
+/* The next line of [*p, end): its bounds; advances *p past its '\n'.
+ * Returns 0 at the end of the text (a text ending in '\n' has a last,
+ * empty line, as in the Rust reader). */
+static DRV_UNUSED int drv_next_line(const char **p, const char *end, int *done, const char **s,
+                         const char **e)
+{
+    const char *q;
+    if (*done)
+        return 0;
+    *s = *p;
+    q = memchr(*p, '\n', (size_t)(end - *p));
+    if (q == NULL) {
+        *e = end;
+        *p = end;
+        *done = 1;
+    } else {
+        *e = q;
+        *p = q + 1;
+    }
+    return 1;
+}
+
+/* The line and column just past the end of the text. */
+static DRV_UNUSED void drv_end_position(const char *text, const char *end, int64_t *line, int64_t *col)
+{
+    const char *last = text, *p;
+    *line = 1;
+    for (p = text; p < end; p++)
+        if (*p == '\n') {
+            (*line)++;
+            last = p + 1;
+        }
+    *col = drv_chars(last, end) + 1;
+}
+
+/* Field text as a NUL-terminated string (for messages and strtod). */
+static DRV_UNUSED const char *drv_text(drv_field f)
+{
+    static char buf[4][256];
+    static int which;
+    char *b = buf[which++ & 3];
+    size_t n = f.n < 255 ? f.n : 255;
+    memcpy(b, f.p, n);
+    b[n] = '\0';
+    return b;
+}
+
+/* 0: ok; 1: not an integer; 2: out of the 64-bit range. */
+static DRV_UNUSED int drv_parse_i64(drv_field f, int64_t *out)
+{
+    size_t k = 0;
+    int neg = 0;
+    uint64_t v = 0, limit;
+    if (k < f.n && (f.p[k] == '+' || f.p[k] == '-'))
+        neg = f.p[k++] == '-';
+    if (k == f.n)
+        return 1;
+    limit = neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
+    for (; k < f.n; k++) {
+        unsigned d;
+        if (f.p[k] < '0' || f.p[k] > '9')
+            return 1;
+        d = (unsigned)(f.p[k] - '0');
+        if (v > (limit - d) / 10) {
+            for (k++; k < f.n; k++)
+                if (f.p[k] < '0' || f.p[k] > '9')
+                    return 1;
+            return 2;
+        }
+        v = v * 10 + d;
+    }
+    *out = neg ? (int64_t)(0 - v) : (int64_t)v;
+    return 0;
+}
+
+/* Rust's float syntax plus a Fortran `D` exponent. 0: ok; 1: not a number;
+ * 2: not finite. */
+static DRV_UNUSED int drv_parse_f64(drv_field f, double *out)
+{
+    char small[128];
+    char *buf = f.n < sizeof small ? small : drv_alloc((int64_t)f.n + 1, 1);
+    size_t k = 0, digits = 0;
+    int word = 0, result = 0;
+    char *endp;
+    memcpy(buf, f.p, f.n);
+    buf[f.n] = '\0';
+    if (buf[k] == '+' || buf[k] == '-')
+        k++;
+    {
+        const char *w = buf + k;
+        if (drv_same_name(w, "inf") || drv_same_name(w, "infinity") || drv_same_name(w, "nan"))
+            word = 1;
+    }
+    if (word) {
+        result = 2;
+        goto done;
+    }
+    while (buf[k] >= '0' && buf[k] <= '9')
+        k++, digits++;
+    if (buf[k] == '.') {
+        k++;
+        while (buf[k] >= '0' && buf[k] <= '9')
+            k++, digits++;
+    }
+    if (digits == 0) {
+        result = 1;
+        goto done;
+    }
+    if (buf[k] == 'e' || buf[k] == 'E' || buf[k] == 'd' || buf[k] == 'D') {
+        size_t exp_digits = 0;
+        buf[k] = 'e';
+        k++;
+        if (buf[k] == '+' || buf[k] == '-')
+            k++;
+        while (buf[k] >= '0' && buf[k] <= '9')
+            k++, exp_digits++;
+        if (exp_digits == 0) {
+            result = 1;
+            goto done;
+        }
+    }
+    if (buf[k] != '\0') {
+        result = 1;
+        goto done;
+    }
+    *out = strtod(buf, &endp);
+    if (*endp != '\0')
+        result = 1;
+    else if (!isfinite(*out))
+        result = 2;
+done:
+    if (buf != small)
+        free(buf);
+    return result;
+}
+
+/* ----- coordinates -------------------------------------------------------- */
+
+/* Entries in file order, duplicates summed into the first occurrence. */
+typedef struct {
+    int order;
+    int64_t dims[DRV_MAX_FIELDS];
+    int64_t n, cap;
+    int64_t *idx; /* n * order indices, 0-based */
+    double *val;
+    int64_t *table; /* open addressing: entry + 1, 0 when empty */
+    int64_t tcap;
+} drv_coords;
+
+static DRV_UNUSED uint64_t drv_hash(const int64_t *idx, int order)
+{
+    uint64_t h = 0x9E3779B97F4A7C15u;
+    int d;
+    for (d = 0; d < order; d++) {
+        h ^= (uint64_t)idx[d] + 0x9E3779B97F4A7C15u + (h << 6) + (h >> 2);
+        h *= 0xBF58476D1CE4E5B9u;
+        h ^= h >> 31;
+    }
+    return h;
+}
+
+static DRV_UNUSED void drv_coords_rehash(drv_coords *c, int64_t tcap)
+{
+    int64_t e;
+    free(c->table);
+    c->tcap = tcap;
+    c->table = drv_alloc(tcap, sizeof *c->table);
+    for (e = 0; e < c->n; e++) {
+        uint64_t h = drv_hash(c->idx + e * c->order, c->order) & (uint64_t)(tcap - 1);
+        while (c->table[h] != 0)
+            h = (h + 1) & (uint64_t)(tcap - 1);
+        c->table[h] = e + 1;
+    }
+}
+
+static DRV_UNUSED void drv_coords_add(drv_coords *c, const int64_t *idx, double v)
+{
+    uint64_t h;
+    if (2 * (c->n + 1) > c->tcap)
+        drv_coords_rehash(c, c->tcap ? 2 * c->tcap : 1024);
+    h = drv_hash(idx, c->order) & (uint64_t)(c->tcap - 1);
+    while (c->table[h] != 0) {
+        int64_t e = c->table[h] - 1;
+        if (memcmp(c->idx + e * c->order, idx, (size_t)c->order * sizeof *idx) == 0) {
+            c->val[e] += v;
+            return;
+        }
+        h = (h + 1) & (uint64_t)(c->tcap - 1);
+    }
+    if (c->n == c->cap) {
+        c->cap = c->cap ? 2 * c->cap : 1024;
+        c->idx = drv_grow(c->idx, c->cap * c->order, sizeof *c->idx);
+        c->val = drv_grow(c->val, c->cap, sizeof *c->val);
+    }
+    memcpy(c->idx + c->n * c->order, idx, (size_t)c->order * sizeof *idx);
+    c->val[c->n] = v;
+    c->table[h] = ++c->n;
+}
+
+static DRV_UNUSED int64_t drv_int_field(const char *path, int64_t line, drv_field f, const char *what)
+{
+    int64_t v = 0;
+    int r = drv_parse_i64(f, &v);
+    if (r == 1)
+        drv_located(path, line, f.col, "%s `%s` is not an integer", what, drv_text(f));
+    if (r == 2)
+        drv_located(path, line, f.col, "%s `%s` does not fit in a 64-bit integer", what,
+                    drv_text(f));
+    return v;
+}
+
+static DRV_UNUSED double drv_real_field(const char *path, int64_t line, drv_field f, const char *what)
+{
+    double v = 0.0;
+    int r = drv_parse_f64(f, &v);
+    if (r == 1)
+        drv_located(path, line, f.col, "%s `%s` is not a number", what, drv_text(f));
+    if (r == 2)
+        drv_located(path, line, f.col,
+                    "%s `%s` is not a finite number (NaN and infinities are not accepted)", what,
+                    drv_text(f));
+    return v;
+}
+
+/* A 1-based index within 1..=extent (extent < 0: unknown), 0-based. */
+static DRV_UNUSED int64_t drv_index_field(const char *path, int64_t line, drv_field f, const char *what,
+                               int64_t extent, const char *format)
+{
+    int64_t i = drv_int_field(path, line, f, what);
+    char range[64];
+    if (i >= 1 && (extent < 0 || i <= extent))
+        return i - 1;
+    if (extent >= 0)
+        snprintf(range, sizeof range, "out of range 1..=%lld", (long long)extent);
+    else
+        snprintf(range, sizeof range, "below 1");
+    if (i == 0)
+        drv_located(path, line, f.col,
+                    "%s 0 is %s: %s indices are 1-based, and this one looks 0-based", what, range,
+                    format);
+    drv_located(path, line, f.col, "%s %lld is %s", what, (long long)i, range);
+    return 0;
+}
+
+#define DRV_BANNER_HELP "`%%%%MatrixMarket matrix coordinate real|integer|pattern general|symmetric`"
+
+static DRV_UNUSED int drv_field_is(drv_field f, const char *word)
+{
+    return strlen(word) == f.n && drv_same_name(drv_text(f), word);
+}
+
+/* Reads a Matrix Market coordinate file (real, integer or pattern; general
+ * or symmetric, expanded to both triangles), as spf's reader does. */
+static DRV_UNUSED void drv_read_mtx(const char *path, drv_coords *c)
+{
+    size_t len;
+    char *text = drv_slurp(path, &len);
+    const char *p = text, *end = text + len, *s, *e;
+    int done = 0, field_kind = 0, symmetric = 0, fields_wanted;
+    int64_t number = 0, counts[3], read = 0, k;
+    drv_line l, size;
+    const char *layout;
+    memset(c, 0, sizeof *c);
+    c->order = 2;
+    /* The banner. */
+    drv_next_line(&p, end, &done, &s, &e);
+    number = 1;
+    drv_split(s, e, 1, &l);
+    if (l.count == 0 || !drv_field_is(l.f[0], "%%MatrixMarket"))
+        drv_located(path, 1, l.count ? l.f[0].col : 1,
+                    "the file does not start with the Matrix Market banner " DRV_BANNER_HELP);
+    if (l.count < 2)
+        drv_located(path, 1, l.end_col,
+                    "the banner ends before the object (`matrix`); expected " DRV_BANNER_HELP);
+    if (!drv_field_is(l.f[1], "matrix"))
+        drv_located(path, 1, l.f[1].col,
+                    "unsupported Matrix Market object `%s`; only `matrix` is supported",
+                    drv_text(l.f[1]));
+    if (l.count < 3)
+        drv_located(path, 1, l.end_col,
+                    "the banner ends before the format (`coordinate`); expected " DRV_BANNER_HELP);
+    if (drv_field_is(l.f[2], "array"))
+        drv_located(path, 1, l.f[2].col,
+                    "the dense `array` format is not supported; only `coordinate` is");
+    if (!drv_field_is(l.f[2], "coordinate"))
+        drv_located(path, 1, l.f[2].col,
+                    "unknown Matrix Market format `%s`; expected `coordinate`", drv_text(l.f[2]));
+    if (l.count < 4)
+        drv_located(path, 1, l.end_col,
+                    "the banner ends before the field (real, integer or pattern); expected "
+                    DRV_BANNER_HELP);
+    if (drv_field_is(l.f[3], "real") || drv_field_is(l.f[3], "double"))
+        field_kind = 0;
+    else if (drv_field_is(l.f[3], "integer"))
+        field_kind = 1;
+    else if (drv_field_is(l.f[3], "pattern"))
+        field_kind = 2;
+    else if (drv_field_is(l.f[3], "complex"))
+        drv_located(path, 1, l.f[3].col,
+                    "complex matrices are not supported; the field must be real, integer or "
+                    "pattern");
+    else
+        drv_located(path, 1, l.f[3].col, "unknown field `%s`; expected real, integer or pattern",
+                    drv_text(l.f[3]));
+    if (l.count < 5)
+        drv_located(path, 1, l.end_col,
+                    "the banner ends before the symmetry (general or symmetric); expected "
+                    DRV_BANNER_HELP);
+    if (drv_field_is(l.f[4], "general"))
+        symmetric = 0;
+    else if (drv_field_is(l.f[4], "symmetric"))
+        symmetric = 1;
+    else if (drv_field_is(l.f[4], "skew-symmetric") || drv_field_is(l.f[4], "hermitian"))
+        drv_located(path, 1, l.f[4].col,
+                    "%s matrices are not supported; the symmetry must be general or symmetric",
+                    drv_field_is(l.f[4], "hermitian") ? "hermitian" : "skew-symmetric");
+    else
+        drv_located(path, 1, l.f[4].col, "unknown symmetry `%s`; expected general or symmetric",
+                    drv_text(l.f[4]));
+    if (l.count > 5)
+        drv_located(path, 1, l.f[5].col, "unexpected `%s` after the banner's symmetry",
+                    drv_text(l.f[5]));
+    /* The size line. */
+    for (;;) {
+        if (!drv_next_line(&p, end, &done, &s, &e)) {
+            int64_t el, ec;
+            drv_end_position(text, end, &el, &ec);
+            drv_located(path, el, ec, "the file ends before the size line (`rows columns entries`)");
+        }
+        number++;
+        drv_split(s, e, number, &size);
+        if (size.count > 0 && size.f[0].p[0] != '%')
+            break;
+    }
+    {
+        static const char *const names[3] = {"number of rows", "number of columns",
+                                             "number of entries"};
+        for (k = 0; k < 3; k++) {
+            if (k >= size.count)
+                drv_located(path, size.number, size.end_col,
+                            "the size line needs 3 fields (rows, columns, entries) but has %d",
+                            size.count);
+            counts[k] = drv_int_field(path, size.number, size.f[k], names[k]);
+            if (counts[k] < 0)
+                drv_located(path, size.number, size.f[k].col, "%s %lld is negative", names[k],
+                            (long long)counts[k]);
+        }
+    }
+    if (size.count > 3)
+        drv_located(path, size.number, size.f[3].col,
+                    "unexpected `%s` after the number of entries; the size line of a coordinate "
+                    "matrix has 3 fields",
+                    drv_text(size.f[3]));
+    if (symmetric && counts[0] != counts[1])
+        drv_located(path, size.number, size.f[0].col,
+                    "a symmetric matrix must be square, but this one is %lld \xC3\x97 %lld",
+                    (long long)counts[0], (long long)counts[1]);
+    c->dims[0] = counts[0];
+    c->dims[1] = counts[1];
+    fields_wanted = field_kind == 2 ? 2 : 3;
+    layout = field_kind == 2 ? "`row column`" : "`row column value`";
+    while (drv_next_line(&p, end, &done, &s, &e)) {
+        int64_t idx[2], mirror[2];
+        double v;
+        number++;
+        drv_split(s, e, number, &l);
+        if (l.count == 0 || l.f[0].p[0] == '%')
+            continue;
+        if (read == counts[2])
+            drv_located(path, number, l.f[0].col,
+                        "more entries than the %lld announced on line %lld", (long long)counts[2],
+                        (long long)size.number);
+        idx[0] = drv_index_field(path, number, l.f[0], "row index", counts[0], "Matrix Market");
+        if (l.count < 2)
+            drv_located(path, number, l.end_col, "missing column index: an entry is %s", layout);
+        idx[1] = drv_index_field(path, number, l.f[1], "column index", counts[1],
+                                 "Matrix Market");
+        if (field_kind == 2) {
+            v = 1.0;
+        } else {
+            if (l.count < 3)
+                drv_located(path, number, l.end_col, "missing value: an entry is %s", layout);
+            if (field_kind == 0)
+                v = drv_real_field(path, number, l.f[2], "value");
+            else
+                v = (double)drv_int_field(path, number, l.f[2], "integer value");
+        }
+        if (l.count > fields_wanted)
+            drv_located(path, number, l.f[fields_wanted].col,
+                        "unexpected field `%s`: an entry is %s", drv_text(l.f[fields_wanted]),
+                        layout);
+        drv_coords_add(c, idx, v);
+        if (symmetric && idx[0] != idx[1]) {
+            mirror[0] = idx[1];
+            mirror[1] = idx[0];
+            drv_coords_add(c, mirror, v);
+        }
+        read++;
+    }
+    if (read < counts[2]) {
+        int64_t el, ec;
+        drv_end_position(text, end, &el, &ec);
+        drv_located(path, el, ec, "the file ends after %lld of the %lld entries announced on line %lld",
+                    (long long)read, (long long)counts[2], (long long)size.number);
+    }
+    free(text);
+}
+
+/* Reads a FROSTT file: 1-based indices then the value; `#` comments; the
+ * extents are the largest indices. */
+static DRV_UNUSED void drv_read_tns(const char *path, drv_coords *c)
+{
+    size_t len;
+    char *text = drv_slurp(path, &len);
+    const char *p = text, *end = text + len, *s, *e;
+    int done = 0, m = -1, d;
+    int64_t number = 0, first_line = 0;
+    drv_line l;
+    memset(c, 0, sizeof *c);
+    while (drv_next_line(&p, end, &done, &s, &e)) {
+        const char *hash = memchr(s, '#', (size_t)(e - s));
+        int n;
+        int64_t idx[DRV_MAX_FIELDS];
+        number++;
+        drv_split(s, hash ? hash : e, number, &l);
+        if (l.count == 0)
+            continue;
+        n = l.count - 1;
+        if (m < 0) {
+            if (n == 0)
+                drv_located(path, number, l.end_col,
+                            "an entry needs at least one index and a value");
+            if (n >= DRV_MAX_FIELDS)
+                drv_located(path, number, l.f[0].col, "this entry has %d indices; at most %d are supported",
+                            n, DRV_MAX_FIELDS - 1);
+            m = n;
+            first_line = number;
+            c->order = m;
+        }
+        if (n != m)
+            drv_located(path, number, n > m ? l.f[m + 1].col : l.end_col,
+                        "this entry has %d indices and a value but the first entry (line %lld) has %d",
+                        n, (long long)first_line, m);
+        for (d = 0; d < m; d++) {
+            char what[64];
+            snprintf(what, sizeof what, "index of mode %d", d + 1);
+            idx[d] = drv_index_field(path, number, l.f[d], what, -1, "FROSTT");
+            if (idx[d] + 1 > c->dims[d])
+                c->dims[d] = idx[d] + 1;
+        }
+        drv_coords_add(c, idx, drv_real_field(path, number, l.f[m], "value"));
+    }
+    if (m < 0)
+        c->order = 0;
+    free(text);
+}
+
+static DRV_UNUSED void drv_coords_free(drv_coords *c)
+{
+    free(c->idx);
+    free(c->val);
+    free(c->table);
+    memset(c, 0, sizeof *c);
+}
+
+/* The coordinates as an instance of a COO format: its dense symbols are the
+ * extents, `count` the number of entries, one index array per dimension. */
+static DRV_UNUSED void drv_coo_instance(drv_coords *c, drv_inst *x, const char *format,
+                             const char *const *dims, const char *const *index, const char *count,
+                             const char *values)
+{
+    int d;
+    int64_t e;
+    drv_inst_init(x, format);
+    for (d = 0; d < c->order; d++)
+        drv_set_symbol(x, dims[d], c->dims[d]);
+    drv_set_symbol(x, count, c->n);
+    for (d = 0; d < c->order; d++) {
+        int64_t *a = drv_alloc(c->n, sizeof *a);
+        for (e = 0; e < c->n; e++)
+            a[e] = c->idx[e * c->order + d];
+        drv_put_ints(x, index[d], a, c->n);
+    }
+    drv_put_reals(x, values, c->val, c->n);
+    c->val = NULL;
+    drv_coords_free(c);
+}
+
+/* ----- JSON instances ----------------------------------------------------- */
+
+typedef struct {
+    const char *path;
+    const char *text, *p, *end, *line_start;
+    int64_t line;
+} drv_json;
+
+static void drv_json_error(const drv_json *j, const char *fmt, ...) DRV_NORETURN DRV_PRINTF(2, 3);
+
+static DRV_UNUSED void drv_json_error(const drv_json *j, const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, "%s:%lld:%lld: ", j->path, (long long)j->line,
+            (long long)drv_chars(j->line_start, j->p) + 1);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    exit(2);
+}
+
+static DRV_UNUSED void drv_json_ws(drv_json *j)
+{
+    while (j->p < j->end) {
+        char ch = *j->p;
+        if (ch == '\n') {
+            j->line++;
+            j->line_start = j->p + 1;
+        } else if (ch != ' ' && ch != '\t' && ch != '\r') {
+            break;
+        }
+        j->p++;
+    }
+}
+
+static DRV_UNUSED const char *drv_json_what(const drv_json *j)
+{
+    if (j->p >= j->end)
+        return "the end of the file";
+    switch (*j->p) {
+    case '{':
+        return "an object";
+    case '[':
+        return "an array";
+    case '"':
+        return "a string";
+    case 't':
+    case 'f':
+        return "a boolean";
+    case 'n':
+        return "null";
+    default:
+        if (*j->p == '-' || (*j->p >= '0' && *j->p <= '9'))
+            return "a number";
+        return "an unexpected character";
+    }
+}
+
+static DRV_UNUSED void drv_json_expect(drv_json *j, char ch, const char *what)
+{
+    drv_json_ws(j);
+    if (j->p >= j->end || *j->p != ch)
+        drv_json_error(j, "invalid JSON: expected %s, found %s", what, drv_json_what(j));
+    j->p++;
+}
+
+static DRV_UNUSED void drv_utf8(char **out, unsigned long cp)
+{
+    char *o = *out;
+    if (cp < 0x80) {
+        *o++ = (char)cp;
+    } else if (cp < 0x800) {
+        *o++ = (char)(0xC0 | (cp >> 6));
+        *o++ = (char)(0x80 | (cp & 0x3F));
+    } else if (cp < 0x10000) {
+        *o++ = (char)(0xE0 | (cp >> 12));
+        *o++ = (char)(0x80 | ((cp >> 6) & 0x3F));
+        *o++ = (char)(0x80 | (cp & 0x3F));
+    } else {
+        *o++ = (char)(0xF0 | (cp >> 18));
+        *o++ = (char)(0x80 | ((cp >> 12) & 0x3F));
+        *o++ = (char)(0x80 | ((cp >> 6) & 0x3F));
+        *o++ = (char)(0x80 | (cp & 0x3F));
+    }
+    *out = o;
+}
+
+static DRV_UNUSED unsigned long drv_json_hex4(drv_json *j)
+{
+    unsigned long v = 0;
+    int k;
+    for (k = 0; k < 4; k++) {
+        char ch = j->p < j->end ? *j->p : '\0';
+        int d = ch >= '0' && ch <= '9'   ? ch - '0'
+                : ch >= 'a' && ch <= 'f' ? ch - 'a' + 10
+                : ch >= 'A' && ch <= 'F' ? ch - 'A' + 10
+                                         : -1;
+        if (d < 0)
+            drv_json_error(j, "invalid JSON: invalid \\u escape");
+        v = v * 16 + (unsigned long)d;
+        j->p++;
+    }
+    return v;
+}
+
+/* A string (the opening quote is next); returns a new NUL-terminated copy. */
+static DRV_UNUSED char *drv_json_string(drv_json *j)
+{
+    char *out, *o;
+    const char *q;
+    drv_json_expect(j, '"', "a string");
+    for (q = j->p; q < j->end && *q != '"'; q++)
+        if (*q == '\\' && q + 1 < j->end)
+            q++;
+    out = drv_alloc((int64_t)(q - j->p) + 1, 1);
+    o = out;
+    for (;;) {
+        unsigned char ch;
+        if (j->p >= j->end)
+            drv_json_error(j, "invalid JSON: EOF while parsing a string");
+        ch = (unsigned char)*j->p;
+        if (ch == '"') {
+            j->p++;
+            break;
+        }
+        if (ch < 0x20)
+            drv_json_error(j, "invalid JSON: control character in a string");
+        if (ch != '\\') {
+            *o++ = (char)ch;
+            j->p++;
+            continue;
+        }
+        j->p++;
+        ch = j->p < j->end ? (unsigned char)*j->p : 0;
+        j->p++;
+        switch (ch) {
+        case '"':
+        case '\\':
+        case '/':
+            *o++ = (char)ch;
+            break;
+        case 'b':
+            *o++ = '\b';
+            break;
+        case 'f':
+            *o++ = '\f';
+            break;
+        case 'n':
+            *o++ = '\n';
+            break;
+        case 'r':
+            *o++ = '\r';
+            break;
+        case 't':
+            *o++ = '\t';
+            break;
+        case 'u': {
+            unsigned long cp = drv_json_hex4(j);
+            if (cp >= 0xD800 && cp < 0xDC00) {
+                unsigned long lo;
+                if (j->p + 1 >= j->end || j->p[0] != '\\' || j->p[1] != 'u')
+                    drv_json_error(j, "invalid JSON: lone leading surrogate in a \\u escape");
+                j->p += 2;
+                lo = drv_json_hex4(j);
+                if (lo < 0xDC00 || lo > 0xDFFF)
+                    drv_json_error(j, "invalid JSON: invalid \\u surrogate pair");
+                cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+            } else if (cp >= 0xDC00 && cp < 0xE000) {
+                drv_json_error(j, "invalid JSON: lone trailing surrogate in a \\u escape");
+            }
+            if (cp == 0)
+                drv_json_error(j, "a NUL character in a name is not supported");
+            drv_utf8(&o, cp);
+            break;
+        }
+        default:
+            j->p--;
+            drv_json_error(j, "invalid JSON: invalid escape");
+        }
+    }
+    *o = '\0';
+    return out;
+}
+
+/* A number: returns 1 for an integer (*i), 0 for a real (*r). */
+static DRV_UNUSED int drv_json_number(drv_json *j, int64_t *i, double *r)
+{
+    const char *s, *q;
+    int integer = 1;
+    drv_json_ws(j);
+    s = q = j->p;
+    if (q < j->end && *q == '-')
+        q++;
+    if (q >= j->end || *q < '0' || *q > '9')
+        drv_json_error(j, "expected a number, found %s", drv_json_what(j));
+    if (*q == '0')
+        q++;
+    else
+        while (q < j->end && *q >= '0' && *q <= '9')
+            q++;
+    if (q < j->end && *q == '.') {
+        integer = 0;
+        q++;
+        if (q >= j->end || *q < '0' || *q > '9') {
+            j->p = q;
+            drv_json_error(j, "invalid JSON: invalid number");
+        }
+        while (q < j->end && *q >= '0' && *q <= '9')
+            q++;
+    }
+    if (q < j->end && (*q == 'e' || *q == 'E')) {
+        integer = 0;
+        q++;
+        if (q < j->end && (*q == '+' || *q == '-'))
+            q++;
+        if (q >= j->end || *q < '0' || *q > '9') {
+            j->p = q;
+            drv_json_error(j, "invalid JSON: invalid number");
+        }
+        while (q < j->end && *q >= '0' && *q <= '9')
+            q++;
+    }
+    if (integer) {
+        drv_field f;
+        f.p = s;
+        f.n = (size_t)(q - s);
+        f.col = 0;
+        if (drv_parse_i64(f, i) != 0)
+            integer = 0; /* beyond 64 bits: a real, as serde_json reads it */
+    }
+    if (!integer) {
+        *r = strtod(s, NULL);
+        if (!isfinite(*r))
+            drv_json_error(j, "invalid JSON: number out of range");
+    }
+    j->p = q;
+    return integer;
+}
+
+/* Reads a JSON instance. */
+static DRV_UNUSED void drv_read_json(const char *path, drv_inst *x)
+{
+    size_t len;
+    char *text = drv_slurp(path, &len);
+    drv_json j;
+    int seen_format = 0, seen_symbols = 0, seen_arrays = 0;
+    j.path = path;
+    j.text = j.p = j.line_start = text;
+    j.end = text + len;
+    j.line = 1;
+    memset(x, 0, sizeof *x);
+    drv_json_ws(&j);
+    if (j.p < j.end && *j.p != '{')
+        drv_json_error(&j,
+                       "expected an object with \"format\", \"symbols\" and \"arrays\", found %s",
+                       drv_json_what(&j));
+    drv_json_expect(&j, '{', "an object");
+    drv_json_ws(&j);
+    if (j.p < j.end && *j.p == '}') {
+        j.p++;
+    } else {
+        for (;;) {
+            char *key;
+            drv_json_ws(&j);
+            key = drv_json_string(&j);
+            drv_json_expect(&j, ':', "`:`");
+            drv_json_ws(&j);
+            if (strcmp(key, "format") == 0) {
+                if (seen_format++)
+                    drv_json_error(&j, "duplicate key \"format\"");
+                if (j.p >= j.end || *j.p != '"')
+                    drv_json_error(&j, "at `format`: expected the format's name (a string), found %s",
+                                   drv_json_what(&j));
+                x->format = drv_json_string(&j);
+            } else if (strcmp(key, "symbols") == 0) {
+                if (seen_symbols++)
+                    drv_json_error(&j, "duplicate key \"symbols\"");
+                if (j.p >= j.end || *j.p != '{')
+                    drv_json_error(&j, "at `symbols`: expected an object of integers, found %s",
+                                   drv_json_what(&j));
+                drv_json_expect(&j, '{', "an object");
+                drv_json_ws(&j);
+                if (j.p < j.end && *j.p == '}') {
+                    j.p++;
+                } else {
+                    for (;;) {
+                        char *name = drv_json_string(&j);
+                        int64_t v = 0;
+                        double r;
+                        drv_json_expect(&j, ':', "`:`");
+                        drv_json_ws(&j);
+                        if (drv_find_symbol(x, name) != NULL)
+                            drv_json_error(&j, "duplicate symbol \"%s\"", name);
+                        {
+                            const char *at = j.p;
+                            if (!drv_json_number(&j, &v, &r)) {
+                                j.p = at;
+                                drv_json_error(&j, "at `symbols.%s`: expected an integer", name);
+                            }
+                        }
+                        drv_set_symbol(x, name, v);
+                        free(name);
+                        drv_json_ws(&j);
+                        if (j.p < j.end && *j.p == ',') {
+                            j.p++;
+                            drv_json_ws(&j);
+                            continue;
+                        }
+                        drv_json_expect(&j, '}', "`,` or `}`");
+                        break;
+                    }
+                }
+            } else if (strcmp(key, "arrays") == 0) {
+                if (seen_arrays++)
+                    drv_json_error(&j, "duplicate key \"arrays\"");
+                if (j.p >= j.end || *j.p != '{')
+                    drv_json_error(&j, "at `arrays`: expected an object of arrays, found %s",
+                                   drv_json_what(&j));
+                drv_json_expect(&j, '{', "an object");
+                drv_json_ws(&j);
+                if (j.p < j.end && *j.p == '}') {
+                    j.p++;
+                } else {
+                    for (;;) {
+                        char *name = drv_json_string(&j);
+                        int64_t n = 0, cap = 1024, *iv, k;
+                        double *rv = NULL;
+                        int all_int = 1;
+                        drv_json_expect(&j, ':', "`:`");
+                        drv_json_ws(&j);
+                        if (drv_find_array(x, name) != NULL)
+                            drv_json_error(&j, "duplicate array \"%s\"", name);
+                        if (j.p >= j.end || *j.p != '[')
+                            drv_json_error(&j, "at `arrays.%s`: expected an array of numbers, found %s",
+                                           name, drv_json_what(&j));
+                        j.p++;
+                        iv = drv_alloc(cap, sizeof *iv);
+                        drv_json_ws(&j);
+                        if (j.p < j.end && *j.p == ']') {
+                            j.p++;
+                        } else {
+                            for (;;) {
+                                int64_t v = 0;
+                                double r = 0.0;
+                                int is_int;
+                                drv_json_ws(&j);
+                                if (j.p >= j.end || (*j.p != '-' && (*j.p < '0' || *j.p > '9')))
+                                    drv_json_error(&j, "at `arrays.%s[%lld]`: expected a number, found %s",
+                                                   name, (long long)n, drv_json_what(&j));
+                                is_int = drv_json_number(&j, &v, &r);
+                                if (n == cap) {
+                                    cap *= 2;
+                                    if (all_int)
+                                        iv = drv_grow(iv, cap, sizeof *iv);
+                                    else
+                                        rv = drv_grow(rv, cap, sizeof *rv);
+                                }
+                                if (all_int && !is_int) {
+                                    all_int = 0;
+                                    rv = drv_alloc(cap, sizeof *rv);
+                                    for (k = 0; k < n; k++)
+                                        rv[k] = (double)iv[k];
+                                    free(iv);
+                                    iv = NULL;
+                                }
+                                if (all_int)
+                                    iv[n++] = v;
+                                else
+                                    rv[n++] = is_int ? (double)v : r;
+                                drv_json_ws(&j);
+                                if (j.p < j.end && *j.p == ',') {
+                                    j.p++;
+                                    continue;
+                                }
+                                drv_json_expect(&j, ']', "`,` or `]`");
+                                break;
+                            }
+                        }
+                        if (all_int)
+                            drv_put_ints(x, name, iv, n);
+                        else
+                            drv_put_reals(x, name, rv, n);
+                        free(name);
+                        drv_json_ws(&j);
+                        if (j.p < j.end && *j.p == ',') {
+                            j.p++;
+                            drv_json_ws(&j);
+                            continue;
+                        }
+                        drv_json_expect(&j, '}', "`,` or `}`");
+                        break;
+                    }
+                }
+            } else {
+                drv_json_error(&j,
+                               "at `%s`: unknown key; an instance has \"format\", \"symbols\" and "
+                               "\"arrays\"",
+                               key);
+            }
+            free(key);
+            drv_json_ws(&j);
+            if (j.p < j.end && *j.p == ',') {
+                j.p++;
+                continue;
+            }
+            drv_json_expect(&j, '}', "`,` or `}`");
+            break;
+        }
+    }
+    drv_json_ws(&j);
+    if (j.p < j.end)
+        drv_json_error(&j, "invalid JSON: trailing characters");
+    if (x->format == NULL)
+        drv_die("%s: at `format`: missing: the format's name", path);
+    free(text);
+}
+
+/* ----- JSON output -------------------------------------------------------- */
+
+static DRV_UNUSED void drv_put_string(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (ch == '"' || ch == '\\')
+            fprintf(f, "\\%c", ch);
+        else if (ch < 0x20)
+            fprintf(f, "\\u%04x", ch);
+        else
+            fputc(ch, f);
+    }
+    fputc('"', f);
+}
+
+/* The shortest of %.15g, %.16g, %.17g that reads back exactly, with a
+ * decimal point or an exponent so that it reads back as a real. */
+static DRV_UNUSED void drv_put_real(FILE *f, double v)
+{
+    char buf[64];
+    int prec;
+    if (!isfinite(v)) {
+        fputs("null", f);
+        return;
+    }
+    for (prec = 15; prec <= 17; prec++) {
+        snprintf(buf, sizeof buf, "%.*g", prec, v);
+        if (strtod(buf, NULL) == v)
+            break;
+    }
+    if (strpbrk(buf, ".eE") == NULL)
+        strcat(buf, ".0");
+    fputs(buf, f);
+}
+
+/* A name and where it is, for writing keys in sorted order. */
+typedef struct {
+    const char *name;
+    int64_t at;
+} drv_key;
+
+static DRV_UNUSED int drv_cmp_key(const void *a, const void *b)
+{
+    return strcmp(((const drv_key *)a)->name, ((const drv_key *)b)->name);
+}
+
+/* Writes an instance as `Instance::to_json` does (keys sorted), through a
+ * temporary file and a rename: the file appears whole or not at all. */
+static DRV_UNUSED void drv_write_json(const drv_inst *x, const char *path)
+{
+    size_t n = strlen(path) + 64;
+    char *tmp = drv_alloc((int64_t)n, 1);
+    drv_key *keys;
+    int64_t k, e;
+    FILE *f;
+    int failed;
+    struct stat st;
+    /* A special file (/dev/null, a pipe) is written in place: renaming over
+     * it would replace it. */
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+        snprintf(tmp, n, "%s", path);
+    else
+        snprintf(tmp, n, "%s.tmp-%ld", path, (long)getpid());
+    f = fopen(tmp, "wb");
+    if (f == NULL)
+        drv_die("%s: cannot write: %s", path, strerror(errno));
+    fputs("{\n  \"format\": ", f);
+    drv_put_string(f, x->format);
+    fputs(",\n  \"symbols\": {", f);
+    keys = drv_alloc(x->nsym > x->narr ? x->nsym : x->narr, sizeof *keys);
+    for (k = 0; k < x->nsym; k++) {
+        keys[k].name = x->sym_name[k];
+        keys[k].at = k;
+    }
+    qsort(keys, (size_t)x->nsym, sizeof *keys, drv_cmp_key);
+    for (k = 0; k < x->nsym; k++) {
+        if (k > 0)
+            fputs(", ", f);
+        drv_put_string(f, keys[k].name);
+        fprintf(f, ": %lld", (long long)x->sym_val[keys[k].at]);
+    }
+    fputs("},\n  \"arrays\": {", f);
+    for (k = 0; k < x->narr; k++) {
+        keys[k].name = x->arr[k].name;
+        keys[k].at = k;
+    }
+    qsort(keys, (size_t)x->narr, sizeof *keys, drv_cmp_key);
+    for (k = 0; k < x->narr; k++) {
+        const drv_array *a = &x->arr[keys[k].at];
+        fputs(k == 0 ? "\n    " : ",\n    ", f);
+        drv_put_string(f, a->name);
+        fputs(": [", f);
+        for (e = 0; e < a->len; e++) {
+            if (e > 0)
+                fputc(',', f);
+            if (a->real)
+                drv_put_real(f, a->r[e]);
+            else
+                fprintf(f, "%lld", (long long)a->i[e]);
+        }
+        fputc(']', f);
+    }
+    if (x->narr > 0)
+        fputs("\n  ", f);
+    fputs("}\n}\n", f);
+    free(keys);
+    failed = ferror(f) != 0;
+    failed |= fflush(f) != 0;
+    failed |= fclose(f) != 0;
+    if (failed || (strcmp(tmp, path) != 0 && rename(tmp, path) != 0)) {
+        int err = errno;
+        if (strcmp(tmp, path) != 0)
+            remove(tmp);
+        drv_die("%s: cannot write: %s", path, strerror(err));
+    }
+    free(tmp);
+}
+
+static DRV_UNUSED int drv_cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static DRV_UNUSED int drv_ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), m = strlen(suffix);
+    return n >= m && drv_same_name(s + n - m, suffix);
+}

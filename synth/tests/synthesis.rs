@@ -1,0 +1,405 @@
+//! Synthesized conversions, checked with the format-independent oracle:
+//! every ordered pair of the 2-D formats (and of the 3-D ones) on every
+//! shared matrix and on generated ones; the loop structure of the generated
+//! code for the complexity properties of issue 4.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use codegen::ast::{LoopProgram, Node};
+use iegen::computation::{Body, Role};
+use proptest::prelude::*;
+use synth::builtin::load_format;
+use synth::instance::{validate, Instance};
+use synth::oracle::{compare, entries};
+use synth::synthesize::{synthesize, Synthesized};
+use synth::tensor_io::{read_file, Coordinates};
+use synth::Descriptor;
+
+const FORMATS_2D: [&str; 7] = ["coo", "scoo", "mcoo", "csr", "csc", "dia", "ell"];
+const FORMATS_3D: [&str; 2] = ["coo3d", "mcoo3"];
+
+/// Every synthesized pair, computed once for all tests of this file.
+fn pairs() -> &'static BTreeMap<(String, String), Synthesized> {
+    static PAIRS: OnceLock<BTreeMap<(String, String), Synthesized>> = OnceLock::new();
+    PAIRS.get_or_init(|| {
+        let mut out = BTreeMap::new();
+        for set in [&FORMATS_2D[..], &FORMATS_3D[..]] {
+            for s in set {
+                for d in set {
+                    let (src, dst) = (load_format(s).unwrap(), load_format(d).unwrap());
+                    let syn = synthesize(&src, &dst)
+                        .unwrap_or_else(|e| panic!("{s} -> {d} does not synthesize: {e}"));
+                    out.insert((s.to_string(), d.to_string()), syn);
+                }
+            }
+        }
+        out
+    })
+}
+
+fn pair(s: &str, d: &str) -> &'static Synthesized {
+    &pairs()[&(s.to_string(), d.to_string())]
+}
+
+/// Converts `coords` into every format of `formats` and every one of those
+/// into every other, checking each result.
+fn check_all_pairs(coords: &Coordinates, formats: &[&str], what: &str) {
+    let coo_name = if coords.order() == 3 { "coo3d" } else { "coo" };
+    let coo: Descriptor = load_format(coo_name).unwrap();
+    let coo_inst = Instance::from_coordinates(coords);
+    let expected = entries(&coo, &coo_inst).unwrap();
+    let programs: BTreeMap<(String, String), LoopProgram> = pairs()
+        .iter()
+        .map(|(k, v)| (k.clone(), v.program().expect("scans")))
+        .collect();
+    let run = |s: &str, d: &str, input: &Instance| -> Instance {
+        let key = (s.to_string(), d.to_string());
+        let out = pairs()[&key]
+            .run_program(&programs[&key], input)
+            .unwrap_or_else(|e| panic!("{what}: {s} -> {d}: {e}"));
+        let dst = load_format(d).unwrap();
+        validate(&dst, &out)
+            .unwrap_or_else(|e| panic!("{what}: {s} -> {d} gives an invalid {d}: {e}"));
+        let got = entries(&dst, &out).unwrap();
+        compare(&expected, &got)
+            .unwrap_or_else(|m| panic!("{what}: {s} -> {d} differs from the input: {m:?}"));
+        out
+    };
+    for s in formats {
+        let src_inst = run(coo_name, s, &coo_inst);
+        for d in formats {
+            run(s, d, &src_inst);
+        }
+    }
+}
+
+fn shared_matrices() -> Vec<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/matrices");
+    let mut out: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "mtx") && !p.ends_with("wrong.mtx"))
+        .collect();
+    out.sort();
+    assert!(out.len() >= 10, "the shared matrices are missing");
+    out
+}
+
+#[test]
+fn every_2d_pair_on_every_shared_matrix() {
+    for m in shared_matrices() {
+        let coords = read_file(&m, None).unwrap();
+        check_all_pairs(&coords, &FORMATS_2D, &m.display().to_string());
+    }
+}
+
+#[test]
+fn every_3d_pair_on_generated_tensors() {
+    for (seed, dims, n) in [
+        (1u64, [20i64, 15, 9], 300usize),
+        (2, [1, 1, 1], 1),
+        (3, [64, 3, 40], 700),
+    ] {
+        let mut state = seed;
+        let mut next = |m: i64| {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            ((state >> 33) % m as u64) as i64
+        };
+        let mut entries = BTreeMap::new();
+        while entries.len() < n {
+            entries.insert(
+                vec![next(dims[0]), next(dims[1]), next(dims[2])],
+                (next(1000) + 1) as f64,
+            );
+        }
+        let coords = Coordinates {
+            dims: dims.to_vec(),
+            entries: entries.into_iter().collect(),
+        };
+        check_all_pairs(&coords, &FORMATS_3D, &format!("tensor {seed}"));
+    }
+    let empty = Coordinates {
+        dims: vec![4, 5, 6],
+        entries: Vec::new(),
+    };
+    check_all_pairs(&empty, &FORMATS_3D, "empty tensor");
+}
+
+/// Matrices with the shapes that break conversions: empty, one entry,
+/// empty rows and columns, rectangular, dense rows.
+fn matrices() -> impl Strategy<Value = Coordinates> {
+    (1i64..12, 1i64..12, 0usize..4)
+        .prop_flat_map(|(nr, nc, shape)| {
+            let cells = (nr * nc) as usize;
+            let picks = match shape {
+                0 => proptest::collection::vec(0..cells, 0..=cells.min(30)).boxed(),
+                1 => proptest::collection::vec(0..cells, 0..=1).boxed(),
+                // Dense rows: whole rows of a few chosen ones.
+                2 => proptest::collection::vec(0..nr as usize, 0..3)
+                    .prop_map(move |rows| {
+                        rows.into_iter()
+                            .flat_map(|r| (0..nc as usize).map(move |c| r * nc as usize + c))
+                            .collect()
+                    })
+                    .boxed(),
+                _ => Just(Vec::new()).boxed(),
+            };
+            (
+                Just((nr, nc)),
+                picks,
+                proptest::collection::vec(1u32..100, cells),
+            )
+        })
+        .prop_map(|((nr, nc), picks, values)| {
+            let mut entries = BTreeMap::new();
+            for p in picks {
+                let (r, c) = (p as i64 / nc, p as i64 % nc);
+                entries.insert(vec![r, c], values[p] as f64 - 50.5);
+            }
+            // A file order that is not sorted.
+            let mut list: Vec<(Vec<i64>, f64)> = entries.into_iter().collect();
+            list.reverse();
+            let third = list.len() / 3;
+            list.rotate_left(third);
+            Coordinates {
+                dims: vec![nr, nc],
+                entries: list,
+            }
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 40, ..ProptestConfig::default() })]
+    #[test]
+    fn every_2d_pair_on_generated_matrices(m in matrices()) {
+        check_all_pairs(&m, &FORMATS_2D, &format!("{m:?}"));
+    }
+}
+
+// ---------------------------------------------------------------------------
+// The loop AST of the generated code
+
+/// Every runtime call (`object.method`) in the program, in order.
+fn calls(p: &LoopProgram) -> Vec<String> {
+    fn body(b: &Body, out: &mut Vec<String>) {
+        match b {
+            Body::Call { object, method, .. } => out.push(format!("{object}.{method}")),
+            Body::If { then, .. } => body(then, out),
+            Body::Seq(bs) => bs.iter().for_each(|b| body(b, out)),
+            Body::Update { value, .. } => value_calls(value, out),
+        }
+    }
+    fn value_calls(v: &iegen::computation::ValueExpr, out: &mut Vec<String>) {
+        use iegen::computation::ValueExpr;
+        match v {
+            ValueExpr::Call {
+                object,
+                method,
+                args,
+            } => {
+                out.push(format!("{object}.{method}"));
+                args.iter().for_each(|a| value_calls(a, out));
+            }
+            ValueExpr::Neg(a) => value_calls(a, out),
+            ValueExpr::Binary(_, a, b) => {
+                value_calls(a, out);
+                value_calls(b, out);
+            }
+            _ => {}
+        }
+    }
+    fn node(n: &Node, p: &LoopProgram, out: &mut Vec<String>) {
+        match n {
+            Node::For { body: b, .. } | Node::Let { body: b, .. } | Node::If { body: b, .. } => {
+                b.iter().for_each(|n| node(n, p, out))
+            }
+            Node::Stmt { stmt, .. } => body(&p.computation.stmts[*stmt].body, out),
+        }
+    }
+    let mut out = Vec::new();
+    p.body.iter().for_each(|n| node(n, p, &mut out));
+    out
+}
+
+/// The largest loop nesting depth.
+fn depth(p: &LoopProgram) -> usize {
+    fn node(n: &Node) -> usize {
+        match n {
+            Node::For { body, .. } => 1 + body.iter().map(node).max().unwrap_or(0),
+            Node::Let { body, .. } | Node::If { body, .. } => {
+                body.iter().map(node).max().unwrap_or(0)
+            }
+            Node::Stmt { .. } => 0,
+        }
+    }
+    p.body.iter().map(node).max().unwrap_or(0)
+}
+
+/// The runtime objects' kinds and orders: `Permutation(K, counting(NR, NC))`.
+fn objects(s: &Synthesized) -> Vec<String> {
+    s.computation
+        .objects
+        .iter()
+        .map(|o| format!("{}({})", o.kind, o.args.join(", ")))
+        .collect()
+}
+
+/// Arrays the conversion allocates besides the destination's: an
+/// intermediate format would show up here.
+fn temporary_arrays(s: &Synthesized) -> Vec<String> {
+    s.computation
+        .spaces
+        .iter()
+        .filter(|d| d.role == Role::Temp && !d.extents.is_empty())
+        .map(|d| d.name.clone())
+        .collect()
+}
+
+#[test]
+fn scoo_to_csr_sorts_nothing_and_is_linear() {
+    let s = pair("scoo", "csr");
+    let p = s.program().unwrap();
+    assert!(objects(s).is_empty(), "no permutation: {:?}", objects(s));
+    assert!(calls(&p).is_empty(), "no runtime call: {:?}", calls(&p));
+    assert_eq!(
+        depth(&p),
+        1,
+        "loops over entries and rows, not nested:\n{}",
+        s.computation
+    );
+    assert!(temporary_arrays(s).is_empty());
+}
+
+#[test]
+fn sorts_into_csr_and_csc_are_counting_sorts() {
+    // Loop depth: COO's entries are one loop, CSR's rows and their entries two.
+    for (src, dst, key, loops) in [
+        ("coo", "csr", "counting(NR, NC)", 1),
+        ("csr", "csc", "counting(NC, NR)", 2),
+        ("coo", "csc", "counting(NC, NR)", 1),
+    ] {
+        let s = pair(src, dst);
+        let objs = objects(s);
+        assert_eq!(objs.len(), 1, "{src} -> {dst}: {objs:?}");
+        assert!(
+            objs[0].starts_with("Permutation(") && objs[0].ends_with(&format!(", {key})")),
+            "{src} -> {dst}: a counting sort by the destination's coordinates, not {objs:?}"
+        );
+        let p = s.program().unwrap();
+        assert_eq!(
+            depth(&p),
+            loops,
+            "{src} -> {dst}: one loop per source level:\n{}",
+            s.computation
+        );
+        let c = calls(&p);
+        assert_eq!(
+            c.iter().filter(|x| x.ends_with(".sort")).count(),
+            1,
+            "{c:?}"
+        );
+        assert!(
+            temporary_arrays(s).is_empty(),
+            "{src} -> {dst}: {:?}",
+            temporary_arrays(s)
+        );
+    }
+}
+
+#[test]
+fn dia_offsets_are_found_in_constant_time() {
+    for src in ["coo", "csr", "csc"] {
+        let s = pair(src, "dia");
+        let objs = objects(s);
+        // A bounded ordered set: `index` is a table lookup, not a search.
+        assert_eq!(
+            objs,
+            vec!["OrderedSet(-NR + 1, NC - 1)".to_string()],
+            "{src} -> dia"
+        );
+        let c = calls(&s.program().unwrap());
+        assert!(
+            c.iter().any(|x| x.ends_with(".index")),
+            "{src} -> dia: {c:?}"
+        );
+        assert!(
+            !c.iter().any(|x| x.starts_with('P')),
+            "{src} -> dia sorts no entries: {c:?}"
+        );
+    }
+}
+
+#[test]
+fn no_intermediate_csr() {
+    for (src, dst) in [
+        ("coo", "dia"),
+        ("csc", "dia"),
+        ("coo", "ell"),
+        ("csc", "ell"),
+    ] {
+        let s = pair(src, dst);
+        assert!(
+            temporary_arrays(s).is_empty(),
+            "{src} -> {dst}: {:?}",
+            temporary_arrays(s)
+        );
+        let outs: Vec<&str> = s
+            .computation
+            .spaces
+            .iter()
+            .filter(|d| d.role == Role::Out)
+            .map(|d| d.name.as_str())
+            .collect();
+        let dst_desc = load_format(dst).unwrap();
+        // Only the destination's arrays and sizes are written.
+        assert_eq!(
+            outs.len(),
+            dst_desc.ufs.len() + 1 + dst_desc.symbols.len() - 2,
+            "{outs:?}"
+        );
+        assert!(objects(s).len() <= 1, "{src} -> {dst}: {:?}", objects(s));
+    }
+}
+
+#[test]
+fn morton_orders_are_morton_sorts() {
+    assert!(objects(pair("coo", "mcoo"))[0].ends_with(", morton(2))"));
+    assert!(objects(pair("coo3d", "mcoo3"))[0].ends_with(", morton(3))"));
+    // Already in Morton order: nothing to sort.
+    assert!(objects(pair("mcoo", "mcoo")).is_empty());
+    assert!(objects(pair("mcoo3", "mcoo3")).is_empty());
+}
+
+#[test]
+fn unsupported_pairs_fail_with_a_message() {
+    let coo = load_format("coo").unwrap();
+    let coo3d = load_format("coo3d").unwrap();
+    let e = synthesize(&coo, &coo3d).unwrap_err().to_string();
+    assert!(e.contains("dense dimensions"), "{e}");
+    let bcsr = load_format("bcsr").unwrap();
+    let e = synthesize(&coo, &bcsr).unwrap_err().to_string();
+    assert!(e.contains("BCSR"), "{e}");
+}
+
+#[test]
+fn scoo_instances_out_of_column_order_are_rejected() {
+    let scoo = load_format("scoo").unwrap();
+    let mut inst = Instance::from_coordinates(&Coordinates {
+        dims: vec![2, 3],
+        entries: vec![(vec![0, 2], 1.0), (vec![0, 1], 2.0), (vec![1, 0], 3.0)],
+    });
+    inst.format = "SCOO".into();
+    let e = validate(&scoo, &inst).unwrap_err().to_string();
+    assert!(e.contains("col(n1) < col(n2)"), "{e}");
+    inst.arrays
+        .insert("col".into(), synth::instance::Values::Int(vec![1, 2, 0]));
+    inst.arrays.insert(
+        "A".into(),
+        synth::instance::Values::Real(vec![2.0, 1.0, 3.0]),
+    );
+    validate(&scoo, &inst).unwrap();
+}

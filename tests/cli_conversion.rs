@@ -1,0 +1,366 @@
+//! `spf synth`, `spf convert`, `spf build` and `spf pdfg SRC DST` end to end.
+//!
+//! Every converted instance is checked against its descriptor
+//! (`synth::instance::validate`) and against the input's entries with the
+//! format-independent oracle. Each program is compiled once and run on
+//! several matrices.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use spf::synth::instance::{validate, Instance};
+use spf::synth::oracle::{compare, coordinate_entries, entries};
+use spf::synth::tensor_io::read_file;
+use spf::synth::Descriptor;
+
+fn spf(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_spf"))
+        .args(args)
+        .output()
+        .expect("spf runs")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn temp(test: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("spf-cli-conv-{test}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    dir
+}
+
+fn matrix(name: &str) -> PathBuf {
+    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/matrices")).join(name)
+}
+
+fn data(name: &str) -> PathBuf {
+    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/synth/tests/data")).join(name)
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().expect("utf-8 path")
+}
+
+fn format(name: &str) -> Descriptor {
+    spf::synth::builtin::load_format(name).expect("built-in format")
+}
+
+fn file_entries(path: &Path) -> BTreeMap<Vec<i64>, f64> {
+    coordinate_entries(&read_file(path, None).expect("readable"))
+}
+
+/// Checks a converted instance: valid, and storing the file's entries.
+fn check(dst: &str, inst: &Instance, input: &Path) {
+    let d = format(dst);
+    validate(&d, inst).unwrap_or_else(|e| panic!("{dst} from {}: {e}", input.display()));
+    let got = entries(&d, inst).expect("readable");
+    compare(&file_entries(input), &got)
+        .unwrap_or_else(|e| panic!("{dst} from {}: {e}", input.display()));
+}
+
+fn read_instance(path: &Path) -> Instance {
+    Instance::from_json(&std::fs::read_to_string(path).expect("written")).expect("an instance")
+}
+
+// ---------------------------------------------------------------------------
+// Errors (no synthesis needed)
+
+#[test]
+fn unknown_formats_and_missing_files_are_errors_without_output() {
+    let dir = temp("errors");
+    let out_json = dir.join("out.json");
+    let bin = dir.join("bin");
+    for args in [
+        vec!["synth", "nosuchformat", "csr", "--emit", "c"],
+        vec![
+            "convert",
+            "coo",
+            "nosuchformat",
+            s(&data("small.mtx")),
+            "-o",
+            s(&out_json),
+        ],
+        vec!["build", "nosuchformat", "csr", "-o", s(&bin)],
+        vec!["pdfg", "coo", "nosuchformat", "-o", "x.dot"],
+    ] {
+        let out = spf(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = text(&out.stderr);
+        assert!(err.contains("coo, scoo, mcoo"), "{args:?}: {err}");
+    }
+    let missing = dir.join("missing.mtx");
+    let out = spf(&["convert", "coo", "csr", s(&missing), "-o", s(&out_json)]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("missing.mtx"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert!(!out_json.exists());
+    assert!(!bin.exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn malformed_and_invalid_inputs_are_located_errors() {
+    let dir = temp("inputs");
+    let out_json = dir.join("out.json");
+    // A malformed Matrix Market file: FILE:LINE:COL.
+    let wrong = matrix("wrong.mtx");
+    let out = spf(&["convert", "coo", "csr", s(&wrong), "-o", s(&out_json)]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        text(&out.stderr),
+        format!(
+            "{}:3:1: row index 0 is out of range 1..=2: Matrix Market indices are 1-based, and \
+             this one looks 0-based\n",
+            wrong.display()
+        )
+    );
+    // A JSON instance that violates its descriptor.
+    let good = std::fs::read_to_string(data("csr_small.json")).expect("read");
+    let bad = dir.join("bad.json");
+    std::fs::write(&bad, good.replace("[0, 2, 2, 4, 5]", "[0, 3, 2, 4, 5]")).expect("write");
+    let out = spf(&["convert", "csr", "coo", s(&bad), "-o", s(&out_json)]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = text(&out.stderr);
+    assert!(err.starts_with(&format!("{}: ", bad.display())), "{err}");
+    assert!(err.contains("rowptr is not nondecreasing"), "{err}");
+    // Malformed JSON.
+    std::fs::write(&bad, "{\"format\": \"CSR\",\n \"symbols\": }").expect("write");
+    let out = spf(&["convert", "csr", "coo", s(&bad), "-o", s(&out_json)]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).starts_with(&format!("{}:2:", bad.display())),
+        "{}",
+        text(&out.stderr)
+    );
+    // Coordinates of the wrong order.
+    let out = spf(&[
+        "convert",
+        "coo",
+        "csr",
+        s(&data("small.tns")),
+        "-o",
+        s(&out_json),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("3 dimensions but COO has 2"));
+    assert!(!out_json.exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn pdfg_takes_a_file_or_two_formats() {
+    let dir = temp("pdfg");
+    let out = spf(&["pdfg", "a", "b", "c", "-o", s(&dir.join("x.dot"))]);
+    assert_eq!(out.status.code(), Some(2));
+    let comp = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/spmv_csr.comp");
+    let dot = dir.join("spmv.dot");
+    let out = spf(&["pdfg", comp, "-o", s(&dot)]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(std::fs::read_to_string(&dot)
+        .expect("written")
+        .starts_with("digraph"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+// ---------------------------------------------------------------------------
+// The synthesized pairs
+
+/// The 2-D pairs checked end to end, and the matrices each runs on in the
+/// interpreter (`spf convert`) — the compiled programs run on all of them.
+const PAIRS: &[(&str, &str)] = &[
+    ("coo", "csr"),
+    ("csr", "csc"),
+    ("csc", "csr"),
+    ("csr", "coo"),
+    ("coo", "csc"),
+    ("coo", "dia"),
+    ("dia", "csr"),
+    ("csr", "dia"),
+    ("coo", "ell"),
+    ("ell", "csr"),
+    ("coo", "scoo"),
+    ("coo", "mcoo"),
+];
+
+/// Small matrices for the interpreter.
+fn small_matrices() -> Vec<PathBuf> {
+    vec![
+        data("small.mtx"),
+        matrix("jgl009.mtx"),
+        matrix("pores_1.mtx"),
+        matrix("lund_a.mtx"),
+    ]
+}
+
+/// Real matrices of every kind for the compiled programs.
+fn all_matrices() -> Vec<PathBuf> {
+    let mut m = small_matrices();
+    m.extend(
+        [
+            "1138_bus.mtx",
+            "bp_200.mtx",
+            "can_1072.mtx",
+            "balanced_tree_2_10.mtx",
+            "circulant_1000_1_2_3.mtx",
+            "bcsstm24.mtx",
+            "dwt_2680.mtx",
+        ]
+        .map(matrix),
+    );
+    m
+}
+
+#[test]
+fn synth_prints_c_rust_ir_and_dot() {
+    let dir = temp("synth");
+    let ir = dir.join("coo_csr.comp");
+    let out = spf(&["synth", "coo", "csr", "--emit", "ir", "-o", s(&ir)]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let comp =
+        spf::iegen::computation::parse_computation(&std::fs::read_to_string(&ir).expect("written"))
+            .expect("the IR parses back");
+    assert!(comp.space("rowptr").is_some());
+    for (emit, marker) in [("c", "void "), ("rust", "pub fn "), ("dot", "digraph")] {
+        let out = spf(&["synth", "coo", "csr", "--emit", emit]);
+        assert!(out.status.success(), "{emit}: {}", text(&out.stderr));
+        assert!(text(&out.stdout).contains(marker), "{emit}");
+    }
+    // The PDFG of a pair, as SVG.
+    let svg = dir.join("coo_csr.svg");
+    let out = spf(&["pdfg", "coo", "csr", "-o", s(&svg)]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(std::fs::read_to_string(&svg)
+        .expect("written")
+        .contains("<svg"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn convert_checks_every_pair_with_the_oracle() {
+    let dir = temp("convert");
+    for (src, dst) in PAIRS {
+        for m in small_matrices() {
+            let out_json = dir.join(format!("{src}_{dst}.json"));
+            let out = spf(&["convert", src, dst, s(&m), "-o", s(&out_json)]);
+            assert!(
+                out.status.success(),
+                "{src} -> {dst} on {}: {}",
+                m.display(),
+                text(&out.stderr)
+            );
+            assert!(out.stdout.is_empty());
+            check(dst, &read_instance(&out_json), &m);
+        }
+    }
+    // A JSON instance of the source.
+    let out_json = dir.join("csc.json");
+    let out = spf(&[
+        "convert",
+        "csr",
+        "csc",
+        s(&data("csr_small.json")),
+        "-o",
+        s(&out_json),
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    check("csc", &read_instance(&out_json), &data("small.mtx"));
+    // Without -o the instance goes to standard output.
+    let out = spf(&["convert", "csr", "csc", s(&data("csr_small.json"))]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let inst = Instance::from_json(&text(&out.stdout)).expect("an instance on stdout");
+    check("csc", &inst, &data("small.mtx"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn convert_3d_tensors() {
+    let dir = temp("convert3d");
+    let t = data("small.tns");
+    for (src, dst) in [("coo3d", "mcoo3"), ("mcoo3", "coo3d")] {
+        let out_json = dir.join(format!("{src}_{dst}.json"));
+        let out = spf(&["convert", src, dst, s(&t), "-o", s(&out_json)]);
+        assert!(
+            out.status.success(),
+            "{src} -> {dst}: {}",
+            text(&out.stderr)
+        );
+        check(dst, &read_instance(&out_json), &t);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Runs a built program with `-o` and returns its JSON line and instance.
+fn run_program(bin: &Path, input: &Path, out_json: &Path) -> (serde_json::Value, Instance) {
+    let out = Command::new(bin)
+        .args([s(input), "-o", s(out_json), "--repeat", "2"])
+        .output()
+        .expect("runs");
+    assert!(
+        out.status.success(),
+        "{} on {}: {}",
+        bin.display(),
+        input.display(),
+        text(&out.stderr)
+    );
+    let line: serde_json::Value =
+        serde_json::from_slice(&out.stdout).expect("one JSON line on stdout");
+    (line, read_instance(out_json))
+}
+
+#[test]
+fn built_programs_check_with_the_oracle_on_real_matrices() {
+    let dir = temp("build");
+    for (src, dst) in PAIRS {
+        let bin = dir.join(format!("{src}_{dst}"));
+        let c_file = dir.join(format!("{src}_{dst}.c"));
+        let out = spf(&[
+            "build",
+            src,
+            dst,
+            "-o",
+            s(&bin),
+            "--emit-source",
+            s(&c_file),
+        ]);
+        assert!(
+            out.status.success(),
+            "{src} -> {dst}: {}",
+            text(&out.stderr)
+        );
+        assert!(std::fs::read_to_string(&c_file)
+            .expect("source written")
+            .contains("int main("));
+        for m in all_matrices() {
+            let out_json = dir.join(format!("{src}_{dst}.json"));
+            let (line, inst) = run_program(&bin, &m, &out_json);
+            assert_eq!(line["runs"], 2);
+            assert!(line["median_seconds"].as_f64().is_some_and(|t| t >= 0.0));
+            assert_eq!(
+                line["nnz"],
+                file_entries(&m).len(),
+                "{src} -> {dst} on {}",
+                m.display()
+            );
+            assert_eq!(line["src"].as_str(), Some(format(src).name.as_str()));
+            check(dst, &inst, &m);
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn built_program_for_3d_tensors() {
+    let dir = temp("build3d");
+    let bin = dir.join("mcoo3_coo3d");
+    let out = spf(&["build", "mcoo3", "coo3d", "-o", s(&bin)]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let t = data("small.tns");
+    let (_, inst) = run_program(&bin, &t, &dir.join("out.json"));
+    check("coo3d", &inst, &t);
+    let _ = std::fs::remove_dir_all(&dir);
+}
