@@ -314,8 +314,16 @@ fn run_program(bin: &Path, input: &Path, out_json: &Path) -> (serde_json::Value,
 
 #[test]
 fn built_programs_check_with_the_oracle_on_real_matrices() {
+    // Every ordered pair of the 2-D formats, built once, run on every
+    // shared matrix; two builds at a time.
+    let formats = ["coo", "scoo", "mcoo", "csr", "csc", "dia", "ell"];
+    let pairs: Vec<(&str, &str)> = formats
+        .iter()
+        .flat_map(|s| formats.iter().map(move |d| (*s, *d)))
+        .collect();
     let dir = temp("build");
-    for (src, dst) in PAIRS {
+    let matrices = all_matrices();
+    let check_pair = |src: &str, dst: &str| {
         let bin = dir.join(format!("{src}_{dst}"));
         let c_file = dir.join(format!("{src}_{dst}.c"));
         let out = spf(&[
@@ -335,21 +343,31 @@ fn built_programs_check_with_the_oracle_on_real_matrices() {
         assert!(std::fs::read_to_string(&c_file)
             .expect("source written")
             .contains("int main("));
-        for m in all_matrices() {
+        for m in &matrices {
             let out_json = dir.join(format!("{src}_{dst}.json"));
-            let (line, inst) = run_program(&bin, &m, &out_json);
+            let (line, inst) = run_program(&bin, m, &out_json);
             assert_eq!(line["runs"], 2);
             assert!(line["median_seconds"].as_f64().is_some_and(|t| t >= 0.0));
             assert_eq!(
                 line["nnz"],
-                file_entries(&m).len(),
+                file_entries(m).len(),
                 "{src} -> {dst} on {}",
                 m.display()
             );
             assert_eq!(line["src"].as_str(), Some(format(src).name.as_str()));
-            check(dst, &inst, &m);
+            check(dst, &inst, m);
         }
-    }
+    };
+    let (even, odd): (Vec<_>, Vec<_>) = pairs.iter().enumerate().partition(|(i, _)| i % 2 == 0);
+    std::thread::scope(|scope| {
+        let a = scope.spawn(|| even.iter().for_each(|(_, (s, d))| check_pair(s, d)));
+        let b = scope.spawn(|| odd.iter().for_each(|(_, (s, d))| check_pair(s, d)));
+        for h in [a, b] {
+            if let Err(e) = h.join() {
+                std::panic::resume_unwind(e);
+            }
+        }
+    });
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -362,5 +380,58 @@ fn built_program_for_3d_tensors() {
     let t = data("small.tns");
     let (_, inst) = run_program(&bin, &t, &dir.join("out.json"));
     check("coo3d", &inst, &t);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The README's main job, as written there.
+#[test]
+fn readme_main_job_converts_the_bundled_matrix() {
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let line = readme
+        .lines()
+        .find(|l| l.starts_with("cargo run --release -- convert "))
+        .expect("the README gives the main job");
+    let args: Vec<&str> = line
+        .trim_start_matches("cargo run --release -- ")
+        .split_whitespace()
+        .collect();
+    assert_eq!(&args[..3], ["convert", "coo", "csr"], "{line}");
+    let input = Path::new(env!("CARGO_MANIFEST_DIR")).join(args[3]);
+    let dir = temp("readme");
+    let out_json = dir.join("out.json");
+    let out = spf(&["convert", args[1], args[2], s(&input), "-o", s(&out_json)]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let inst = read_instance(&out_json);
+    assert_eq!(
+        inst.symbols["NNZ"], 25026,
+        "dwt_2680 expanded to both triangles"
+    );
+    check("csr", &inst, &input);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Every ordered pair of the 2-D formats through `spf convert` (the
+/// interpreter), on a matrix with empty rows and columns and on a
+/// rectangular one; `PAIRS` run on more matrices above.
+#[test]
+fn convert_every_pair() {
+    let formats = ["coo", "scoo", "mcoo", "csr", "csc", "dia", "ell"];
+    let dir = temp("convert-all");
+    for m in [matrix("jgl009.mtx"), data("small.mtx")] {
+        for src in formats {
+            for dst in formats {
+                let out_json = dir.join(format!("{src}_{dst}.json"));
+                let out = spf(&["convert", src, dst, s(&m), "-o", s(&out_json)]);
+                assert!(
+                    out.status.success(),
+                    "{src} -> {dst} on {}: {}",
+                    m.display(),
+                    text(&out.stderr)
+                );
+                check(dst, &read_instance(&out_json), &m);
+            }
+        }
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }

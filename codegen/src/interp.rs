@@ -1733,3 +1733,63 @@ fn compare_f64(a: f64, b: f64, op: CmpOp) -> bool {
         CmpOp::Ge => a >= b,
     }
 }
+
+/// Why [`allocate_outputs`] cannot size an `out` data space.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum AllocError {
+    /// An extent needs a symbol or index-array value the memory lacks.
+    #[error("cannot size `{space}`: its extent {extent} needs values the input does not give")]
+    Unknown {
+        /// The data space.
+        space: String,
+        /// The extent.
+        extent: String,
+    },
+    /// The size overflows.
+    #[error("`{0}` would be too large")]
+    TooLarge(String),
+}
+
+/// Puts a zero-filled array into `memory` for every `out` data space it
+/// lacks, sized by its extents over the memory's symbols and index arrays
+/// (`rowptr[NR + 1]`, `A[rowptr(NR)]`); a space the computation sizes
+/// itself (see [`crate::dynamic`]) gets an empty one, which the run
+/// replaces. Outputs then have their types before the run, as
+/// [`run`] expects of the caller's memory.
+pub fn allocate_outputs(comp: &Computation, memory: &mut Memory) -> Result<(), AllocError> {
+    for (i, d) in comp.spaces.iter().enumerate() {
+        if d.role != Role::Out || memory.arrays.contains_key(&d.name) {
+            continue;
+        }
+        let mut len: i64 = 1;
+        if !crate::dynamic::is_dynamic(comp, i) {
+            for e in &d.extents {
+                let v = e
+                    .evaluate(
+                        &mut |_| None,
+                        &mut |s| memory.symbols.get(s).copied(),
+                        &mut |f, args| {
+                            let [x] = args else { return None };
+                            memory.int(f)?.get(usize::try_from(*x).ok()?).copied()
+                        },
+                    )
+                    .ok_or_else(|| AllocError::Unknown {
+                        space: d.name.clone(),
+                        extent: e.to_string(),
+                    })?;
+                len = len
+                    .checked_mul(v.max(0))
+                    .ok_or_else(|| AllocError::TooLarge(d.name.clone()))?;
+            }
+        } else {
+            len = 0;
+        }
+        let len = usize::try_from(len).map_err(|_| AllocError::TooLarge(d.name.clone()))?;
+        let array = match d.elem {
+            ElemType::Int => Array::Int(vec![0; len]),
+            ElemType::Real => Array::Real(vec![0.0; len]),
+        };
+        memory.arrays.insert(d.name.clone(), array);
+    }
+    Ok(())
+}

@@ -165,38 +165,7 @@ fn space_elem(comp: &Computation, name: &str) -> Result<ElemType, String> {
 /// Gives every `out` data space the caller did not provide an array of its
 /// declared size (it starts at zero anyway).
 pub fn allocate_outputs(comp: &Computation, memory: &mut Memory) -> Result<(), CliError> {
-    for d in comp.spaces.iter().filter(|d| d.role == Role::Out) {
-        if memory.arrays.contains_key(&d.name) {
-            continue;
-        }
-        let mut len: i64 = 1;
-        for e in &d.extents {
-            let v = e
-                .evaluate(
-                    &mut |_| None,
-                    &mut |s| memory.symbols.get(s).copied(),
-                    &mut |_, _| None,
-                )
-                .ok_or_else(|| {
-                    CliError::Usage(format!(
-                        "cannot size `{}`: its extent {e} needs values for its symbols",
-                        d.name
-                    ))
-                })?;
-            len = len
-                .checked_mul(v.max(0))
-                .ok_or_else(|| CliError::Usage(format!("`{}` would be too large", d.name)))?;
-        }
-        let len = usize::try_from(len).unwrap_or(0);
-        memory.arrays.insert(
-            d.name.clone(),
-            match d.elem {
-                ElemType::Int => Array::Int(vec![0; len]),
-                ElemType::Real => Array::Real(vec![0.0; len]),
-            },
-        );
-    }
-    Ok(())
+    codegen::interp::allocate_outputs(comp, memory).map_err(|e| CliError::Usage(e.to_string()))
 }
 
 /// The live-out arrays as a JSON object, one key per `out`/`inout` space.

@@ -8,12 +8,21 @@ use super::error::CliError;
 
 /// Writes `contents` to `path` through a temporary file in the same
 /// directory and a rename, so that a failure never leaves a partial file.
+/// An existing special file (`/dev/null`, a pipe) is written in place: a
+/// rename would replace the device by a regular file.
 pub fn write_atomically(path: &Path, contents: &[u8]) -> Result<(), CliError> {
     let shown = path.display().to_string();
     let fail = |source| CliError::Write {
         path: shown.clone(),
         source,
     };
+    if std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
+        return std::fs::OpenOptions::new()
+            .write(true)
+            .open(path)
+            .and_then(|mut f| f.write_all(contents))
+            .map_err(fail);
+    }
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
         _ => std::path::PathBuf::from("."),
@@ -73,5 +82,43 @@ pub fn read_input(path: Option<&Path>) -> Result<(String, String), CliError> {
             })?;
             Ok(("<stdin>".into(), text))
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn special_files_are_written_in_place() {
+        let null = Path::new("/dev/null");
+        if !null.exists() {
+            return;
+        }
+        write_atomically(null, b"discarded").unwrap();
+        let m = std::fs::metadata(null).unwrap();
+        assert!(!m.is_file(), "/dev/null was replaced by a regular file");
+    }
+
+    #[test]
+    fn regular_files_appear_whole() {
+        let dir = tempfile_dir();
+        let p = dir.join("out.txt");
+        write_atomically(&p, b"one").unwrap();
+        write_atomically(&p, b"two").unwrap();
+        assert_eq!(std::fs::read(&p).unwrap(), b"two");
+        let leftovers: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .filter(|n| n != "out.txt")
+            .collect();
+        assert!(leftovers.is_empty(), "{leftovers:?}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    fn tempfile_dir() -> std::path::PathBuf {
+        let d = std::env::temp_dir().join(format!("spf-output-test-{}", std::process::id()));
+        std::fs::create_dir_all(&d).unwrap();
+        d
     }
 }

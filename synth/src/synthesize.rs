@@ -14,7 +14,7 @@ use std::collections::BTreeMap;
 use codegen::ast::LoopProgram;
 use codegen::interp::{Array, Memory, RunError};
 use codegen::scan::ScanError;
-use iegen::computation::{Computation, ElemType, Role};
+use iegen::computation::Computation;
 use iegen::UfEnvironment;
 
 use crate::conversion::Conversion;
@@ -150,12 +150,11 @@ impl Synthesized {
         self.run_program(&program, input)
     }
 
-    /// [`Synthesized::run`] with the program already scanned.
-    pub fn run_program(
-        &self,
-        program: &LoopProgram,
-        input: &Instance,
-    ) -> Result<Instance, ExecError> {
+    /// The interpreter's memory for converting `input`: the source's
+    /// symbols and arrays under their computation names, and every `out`
+    /// space of a fixed size zero-filled (the dynamically sized ones are
+    /// allocated by the run).
+    pub fn memory(&self, program: &LoopProgram, input: &Instance) -> Result<Memory, ExecError> {
         let src = &self.conversion.src;
         let mut memory = Memory::new();
         for b in self.bindings.iter().filter(|b| b.side == Side::Source) {
@@ -195,35 +194,19 @@ impl Synthesized {
                 }
             }
         }
-        // `out` spaces start at zero; the interpreter allocates the ones
-        // the computation sizes itself.
-        let comp = &program.computation;
-        for (i, d) in comp.spaces.iter().enumerate() {
-            if d.role != Role::Out || codegen::dynamic::is_dynamic(comp, i) {
-                continue;
-            }
-            let mut len: i64 = 1;
-            for e in &d.extents {
-                let v = e
-                    .evaluate(
-                        &mut |_| None,
-                        &mut |s| memory.symbols.get(s).copied(),
-                        &mut |f, args| {
-                            let a = memory.int(f)?;
-                            let [x] = args else { return None };
-                            a.get(usize::try_from(*x).ok()?).copied()
-                        },
-                    )
-                    .ok_or_else(|| ExecError::Scan(format!("cannot size `{}`", d.name)))?;
-                len = len.saturating_mul(v.max(0));
-            }
-            let len = usize::try_from(len).unwrap_or(0);
-            let array = match d.elem {
-                ElemType::Int => Array::Int(vec![0; len]),
-                ElemType::Real => Array::Real(vec![0.0; len]),
-            };
-            memory.arrays.insert(d.name.clone(), array);
-        }
+        codegen::interp::allocate_outputs(&program.computation, &mut memory)
+            .map_err(|e| ExecError::Scan(e.to_string()))?;
+        Ok(memory)
+    }
+
+    /// [`Synthesized::run`] with the program already scanned.
+    pub fn run_program(
+        &self,
+        program: &LoopProgram,
+        input: &Instance,
+    ) -> Result<Instance, ExecError> {
+        let src = &self.conversion.src;
+        let mut memory = self.memory(program, input)?;
         codegen::interp::run(program, &mut memory, None)?;
         let dst = &self.conversion.dst;
         let mut out = Instance {
