@@ -553,10 +553,7 @@ impl<'a> Lowering<'a> {
                     Expr::call(name.clone(), args.clone())
                 }
             };
-            let e = e.rename_vars(&mut |x| match x {
-                Var::Tuple(q) => Var::Tuple(self.n_in + q),
-                other => other,
-            });
+            let e = self.over_relation(&e);
             let (Some(a), Some(b)) = (at(&e, 0), at(&e, 1)) else {
                 return false;
             };
@@ -718,12 +715,7 @@ impl<'a> Lowering<'a> {
         let dst_index: Vec<Expr> = data_index(&self.conv.dst)
             .ok_or("the destination's data access is not a function of its tuple")?
             .into_iter()
-            .map(|e| {
-                e.rename_vars(&mut |x| match x {
-                    Var::Tuple(q) => Var::Tuple(self.n_in + q),
-                    other => other,
-                })
-            })
+            .map(|e| self.over_relation(&e))
             .collect();
         let src_index = data_index(&self.conv.src)
             .ok_or("the source's data access is not a function of its tuple")?;
@@ -802,39 +794,7 @@ impl<'a> Lowering<'a> {
         for (_, object, value, size) in sets.drain(..) {
             let mut pro = Prologue::new();
             let v = self.translate(&value, &Ctx::Source, &mut pro)?;
-            self.push(
-                0,
-                Ctx::Source,
-                pro,
-                Body::Call {
-                    object: object.clone(),
-                    method: "insert".into(),
-                    args: vec![ValueExpr::Index(v)],
-                },
-            );
-            self.pending.push(Pending {
-                phase: 1,
-                ctx: Ctx::Once,
-                guard: Vec::new(),
-                body: Body::Call {
-                    object: object.clone(),
-                    method: "sort".into(),
-                    args: Vec::new(),
-                },
-            });
-            self.pending.push(Pending {
-                phase: 1,
-                ctx: Ctx::Once,
-                guard: Vec::new(),
-                body: update(
-                    Access {
-                        space: size,
-                        index: Vec::new(),
-                    },
-                    UpdateOp::Assign,
-                    call(&object, "size", Vec::new()),
-                ),
-            });
+            self.fill_object(&object, &size, vec![ValueExpr::Index(v)], pro, true);
         }
         let Some(perm) = &self.perm else {
             return Ok(());
@@ -849,7 +809,7 @@ impl<'a> Lowering<'a> {
             perm.payload.clone(),
         );
         let key = perm.order.key.clone();
-        let (order_arg, compared) = self.sort_order(&key, &mode)?;
+        let order_arg = self.sort_order(&key, &mode)?;
         let mut values = Vec::new();
         let mut pro = Prologue::new();
         for k in &key {
@@ -858,10 +818,7 @@ impl<'a> Lowering<'a> {
                 KeyComponent::Comparator { args, .. } => args.clone(),
             };
             for e in exprs {
-                let e = e.rename_vars(&mut |x| match x {
-                    Var::Tuple(q) => Var::Tuple(self.n_in + q),
-                    other => other,
-                });
+                let e = self.over_relation(&e);
                 values.push(ValueExpr::Index(self.translate(
                     &e,
                     &Ctx::Source,
@@ -876,58 +833,68 @@ impl<'a> Lowering<'a> {
         if values.is_empty() {
             values.push(ValueExpr::Int(0));
         }
-        let _ = compared;
         self.comp.objects.push(RuntimeObject {
             name: object.clone(),
             kind: "Permutation".into(),
             args: vec![k_total.to_string(), order_arg],
         });
         self.declare_scalar(&size);
-        self.push(
-            0,
-            Ctx::Source,
-            pro,
-            Body::Call {
-                object: object.clone(),
-                method: "insert".into(),
-                args: values,
-            },
-        );
-        if mode == PermMode::Sorted {
-            self.pending.push(Pending {
-                phase: 1,
-                ctx: Ctx::Once,
-                guard: Vec::new(),
-                body: Body::Call {
-                    object: object.clone(),
-                    method: "sort".into(),
-                    args: Vec::new(),
-                },
-            });
-        }
-        self.pending.push(Pending {
+        self.fill_object(&object, &size, values, pro, mode == PermMode::Sorted);
+        Ok(())
+    }
+
+    /// An expression over the destination's tuple (`Var::Tuple(q)`) as one
+    /// over the composed relation's (`Var::Tuple(n_in + q)`).
+    fn over_relation(&self, e: &Expr) -> Expr {
+        e.rename_vars(&mut |x| match x {
+            Var::Tuple(q) => Var::Tuple(self.n_in + q),
+            other => other,
+        })
+    }
+
+    /// `object.insert(values)` over the source (phase 0), then
+    /// `object.sort()` when `sort`, and `size = object.size()` (phase 1).
+    fn fill_object(
+        &mut self,
+        object: &str,
+        size: &str,
+        values: Vec<ValueExpr>,
+        pro: Prologue,
+        sort: bool,
+    ) {
+        let method = |m: &str, args| Body::Call {
+            object: object.to_string(),
+            method: m.to_string(),
+            args,
+        };
+        self.push(0, Ctx::Source, pro, method("insert", values));
+        let once = |body| Pending {
             phase: 1,
             ctx: Ctx::Once,
             guard: Vec::new(),
-            body: update(
-                Access {
-                    space: size,
-                    index: Vec::new(),
-                },
-                UpdateOp::Assign,
-                call(&object, "size", Vec::new()),
-            ),
-        });
-        Ok(())
+            body,
+        };
+        if sort {
+            self.pending.push(once(method("sort", Vec::new())));
+        }
+        let count = update(
+            Access {
+                space: size.to_string(),
+                index: Vec::new(),
+            },
+            UpdateOp::Assign,
+            call(object, "size", Vec::new()),
+        );
+        self.pending.push(once(count));
     }
 
     /// The permutation's order argument and its number of compared
     /// components: counting sort when every component is a dense
     /// coordinate (bounded by its extent), Morton for a comparator that
     /// interleaves its parameters, lexicographic otherwise.
-    fn sort_order(&self, key: &[KeyComponent], mode: &PermMode) -> Result<(String, usize), String> {
+    fn sort_order(&self, key: &[KeyComponent], mode: &PermMode) -> Result<String, String> {
         if *mode == PermMode::Unsorted || key.is_empty() {
-            return Ok(("lex(1)".into(), 1));
+            return Ok("lex(1)".into());
         }
         if let [KeyComponent::Comparator { name, args }] = key {
             let cmp = self
@@ -939,7 +906,7 @@ impl<'a> Lowering<'a> {
                 if xs.len() == args.len()
                     && xs.iter().enumerate().all(|(i, x)| *x == KeyExpr::Param(i)));
             if interleaves_params {
-                return Ok((format!("morton({})", args.len()), args.len()));
+                return Ok(format!("morton({})", args.len()));
             }
             return Err(format!(
                 "comparator `{name}` is not an interleaving of its parameters; only Morton orders are lowered"
@@ -955,10 +922,10 @@ impl<'a> Lowering<'a> {
                 _ => None,
             }) {
                 Some(x) => extents.push(x),
-                None => return Ok((format!("lex({})", key.len()), key.len())),
+                None => return Ok(format!("lex({})", key.len())),
             }
         }
-        Ok((format!("counting({})", extents.join(", ")), key.len()))
+        Ok(format!("counting({})", extents.join(", ")))
     }
 
     /// The extent of the dense coordinate destination tuple variable `q` equals.
@@ -1429,8 +1396,8 @@ fn definition(conj: &Conjunction, i: usize, n: usize) -> Option<Expr> {
 }
 
 /// The data access `{[tuple] -> [index]}` of `d` as index expressions over
-/// its sparse tuple.
-fn data_index(d: &Descriptor) -> Option<Vec<Expr>> {
+/// its sparse tuple (`[k]` for CSR, `[ii, d]` for DIA).
+pub(crate) fn data_index(d: &Descriptor) -> Option<Vec<Expr>> {
     let n = d.sparse_arity();
     let [conj] = d.data.conjunctions() else {
         return None;

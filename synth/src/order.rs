@@ -276,20 +276,7 @@ fn rank_group(dst: &Descriptor, q: usize, n_out: usize) -> Option<usize> {
     for c in conj.constraints() {
         c.expr().for_each_call(&mut |_, args| visit(args));
     }
-    let data = &dst.data.conjunctions()[0];
-    let data_out: Vec<Expr> = (0..dst.data.out_arity())
-        .filter_map(|o| {
-            let v = Var::Tuple(n_out + o);
-            data.constraints().filter(|c| c.is_eq()).find_map(|c| {
-                let coef = c.expr().coefficient_of_var(v);
-                (coef.abs() == 1).then(|| {
-                    let mut rest = c.expr().clone();
-                    rest.add_term(Atom::Var(v), -coef);
-                    rest.scale(-coef)
-                })
-            })
-        })
-        .collect();
+    let data_out = crate::lower::data_index(dst).unwrap_or_default();
     visit(&data_out);
     let mut common = accesses.first()?.clone();
     for a in &accesses[1..] {
