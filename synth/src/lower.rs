@@ -105,6 +105,9 @@ struct Permutation {
     payload: Vec<usize>,
     /// The temp scalar holding the number of entries.
     size: String,
+    /// How many leading key components the sort compares: the others the
+    /// source's iteration order already provides.
+    compared: usize,
 }
 
 struct OrderedSet {
@@ -392,18 +395,14 @@ impl<'a> Lowering<'a> {
         let order = position_order(&self.conv.dst, q).map_err(|e| e.to_string())?;
         let object = self.fresh("P");
         let size = self.fresh("NP");
-        let mode = if order.group.is_some() {
+        // The key components the source's own order does not provide.
+        let compared = self.compared_components(&order);
+        let mode = if order.group.is_some() || compared > 0 {
             PermMode::Sorted
         } else if let Some((var, lo, hi)) = self.single_source_variable() {
-            if order.key.is_empty() || self.source_order_implies(&order, var, &lo, &hi) {
-                PermMode::Direct { var, lo, hi }
-            } else {
-                PermMode::Sorted
-            }
-        } else if order.key.is_empty() {
-            PermMode::Unsorted
+            PermMode::Direct { var, lo, hi }
         } else {
-            PermMode::Sorted
+            PermMode::Unsorted
         };
         self.perm = Some(Permutation {
             object,
@@ -412,6 +411,7 @@ impl<'a> Lowering<'a> {
             mode,
             payload: Vec::new(),
             size,
+            compared: compared.max(1),
         });
         Ok(())
     }
@@ -517,30 +517,24 @@ impl<'a> Lowering<'a> {
         Some((*v, lo?, hi?))
     }
 
-    /// Whether, for source entries `a < b` of the one free variable, the
-    /// destination's key at `a` is at most its key at `b`, under the
-    /// source's rules (z3).
-    fn source_order_implies(&self, order: &PositionOrder, v: usize, lo: &Expr, hi: &Expr) -> bool {
+    /// The smallest `j` such that a stable sort by the first `j` key
+    /// components gives the whole key's order: for source entries `a`
+    /// before `b` in the source's iteration order (lexicographic over its
+    /// loop variables) with equal first `j` components, z3 proves the
+    /// remaining components lexicographically at most `b`'s under the
+    /// source's rules. CSR -> CSC sorts by column only (rows come in order);
+    /// SCOO -> CSR by nothing.
+    fn compared_components(&self, order: &PositionOrder) -> usize {
+        let m = order.key.len();
+        if m == 0 {
+            return 0;
+        }
+        let n = self.n_in;
         let conj = &self.source_domain.conjunctions()[0];
-        // Each destination coordinate as an expression of `v` (tuple 0 or 1).
-        let at = |e: &Expr, slot: usize| -> Option<Expr> {
-            let mut ok = true;
-            let out = e.substitute(&mut |x| match x {
-                Var::Tuple(t) if t >= self.n_in => {
-                    let r = self.conv.resolved[t - self.n_in].clone();
-                    ok &= r.is_some();
-                    r
-                }
-                _ => None,
-            });
-            let out = out.substitute(&mut |x| match x {
-                Var::Tuple(i) if i == v => Some(Expr::var(Var::Tuple(slot))),
-                Var::Tuple(i) => definition(conj, i, self.n_in)
-                    .map(|d| d.substitute_var(Var::Tuple(v), &Expr::var(Var::Tuple(slot)))),
-                _ => None,
-            });
-            ok.then_some(out)
-        };
+        let free: Vec<usize> = (0..n)
+            .filter(|&i| definition(conj, i, n).is_none())
+            .collect();
+        // Each compared expression over the source tuple (`None`: unknown).
         let mut comps = Vec::new();
         for k in &order.key {
             let e = match k {
@@ -548,52 +542,86 @@ impl<'a> Lowering<'a> {
                 KeyComponent::Comparator { name, args } => {
                     // Trusted only when the source defines the same comparator.
                     if self.conv.src.comparator(name) != self.conv.dst.comparator(name) {
-                        return false;
+                        return m;
                     }
                     Expr::call(name.clone(), args.clone())
                 }
             };
-            let e = self.over_relation(&e);
-            let (Some(a), Some(b)) = (at(&e, 0), at(&e, 1)) else {
-                return false;
-            };
-            comps.push((a, b));
-        }
-        let names = vec!["a".to_string(), "b".to_string()];
-        let va = Expr::var(Var::Tuple(0));
-        let vb = Expr::var(Var::Tuple(1));
-        let premise = Conjunction::from_parts(
-            names.clone(),
-            Vec::new(),
-            [
-                Constraint::le(lo, &va),
-                Constraint::lt(&va, &vb),
-                Constraint::lt(&vb, hi),
-            ],
-        );
-        let Some(premise) = premise else { return true };
-        // Lexicographic `key(a) <= key(b)`: one conjunction per first
-        // differing component, plus all equal.
-        let mut alternatives = Vec::new();
-        for i in 0..=comps.len() {
-            let mut cs: Vec<_> = comps[..i]
-                .iter()
-                .map(|(a, b)| Constraint::equal(a, b))
-                .collect();
-            if i < comps.len() {
-                cs.push(Constraint::lt(&comps[i].0, &comps[i].1));
+            let mut ok = true;
+            let e = self.over_relation(&e).substitute(&mut |x| match x {
+                Var::Tuple(t) if t >= n => {
+                    let r = self.conv.resolved[t - n].clone();
+                    ok &= r.is_some();
+                    r
+                }
+                _ => None,
+            });
+            if !ok {
+                return m;
             }
-            if let Some(c) = Conjunction::from_parts(names.clone(), Vec::new(), cs) {
-                alternatives.push(c);
-            }
+            comps.push(e);
         }
-        let a = Set::from_formula(Formula::from_conjunctions(2, vec![premise]));
-        let b = Set::from_formula(Formula::from_conjunctions(2, alternatives));
+        let second = |e: &Expr| {
+            e.rename_vars(&mut |x| match x {
+                Var::Tuple(i) => Var::Tuple(n + i),
+                other => other,
+            })
+        };
+        let mut names: Vec<String> = self.src_tuple.iter().map(|x| format!("{x}1")).collect();
+        names.extend(self.src_tuple.iter().map(|x| format!("{x}2")));
+        let both: Vec<iegen::constraint::Normalized> = conj
+            .constraints()
+            .flat_map(|c| {
+                [
+                    iegen::constraint::Normalized::Constraint(c.clone()),
+                    c.map_expr(second),
+                ]
+            })
+            .collect();
         let env = self.conv.src.env();
-        Prover::new(&env)
-            .is_subset(&a, &b)
-            .map(|v| v.holds())
-            .unwrap_or(false)
+        let prover = Prover::new(&env);
+        (0..=m)
+            .find(|&j| {
+                // `a` before `b`, and equal on the first `j` components.
+                let mut before = Vec::new();
+                for l in 0..free.len() {
+                    let mut cs = both.clone();
+                    for &f in &free[..l] {
+                        let (a, b) = (Expr::var(Var::Tuple(f)), Expr::var(Var::Tuple(n + f)));
+                        cs.push(Constraint::equal(&a, &b));
+                    }
+                    let f = free[l];
+                    let (a, b) = (Expr::var(Var::Tuple(f)), Expr::var(Var::Tuple(n + f)));
+                    cs.push(Constraint::lt(&a, &b));
+                    for c in &comps[..j] {
+                        cs.push(Constraint::equal(c, &second(c)));
+                    }
+                    if let Some(c) = Conjunction::from_parts(names.clone(), Vec::new(), cs) {
+                        before.push(c);
+                    }
+                }
+                // The rest lexicographically at most.
+                let mut at_most = Vec::new();
+                for i in j..=m {
+                    let mut cs: Vec<_> = comps[j..i]
+                        .iter()
+                        .map(|c| Constraint::equal(c, &second(c)))
+                        .collect();
+                    if i < m {
+                        cs.push(Constraint::lt(&comps[i], &second(&comps[i])));
+                    }
+                    if let Some(c) = Conjunction::from_parts(names.clone(), Vec::new(), cs) {
+                        at_most.push(c);
+                    }
+                }
+                if before.is_empty() {
+                    return true;
+                }
+                let a = Set::from_formula(Formula::from_conjunctions(2 * n, before));
+                let b = Set::from_formula(Formula::from_conjunctions(2 * n, at_most));
+                prover.is_subset(&a, &b).map(|v| v.holds()).unwrap_or(false)
+            })
+            .unwrap_or(m)
     }
 
     /// The context a candidate's statement runs in.
@@ -809,7 +837,8 @@ impl<'a> Lowering<'a> {
             perm.payload.clone(),
         );
         let key = perm.order.key.clone();
-        let order_arg = self.sort_order(&key, &mode)?;
+        let compared = perm.compared;
+        let order_arg = self.sort_order(&key[..compared.min(key.len())], &mode)?;
         let mut values = Vec::new();
         let mut pro = Prologue::new();
         for k in &key {
@@ -1107,7 +1136,7 @@ impl<'a> Lowering<'a> {
     /// destination coordinate `q`, when the permutation is sorted by it.
     fn key_offset(&self, q: usize) -> Option<usize> {
         let perm = self.perm.as_ref()?;
-        if perm.mode != PermMode::Sorted {
+        if matches!(perm.mode, PermMode::Direct { .. }) {
             return None;
         }
         let mut offset = 0;
