@@ -74,7 +74,8 @@ use crate::runtime::{Method, ObjectKind, C_RUNTIME};
 /// variables of the runtime's types, created at the start of the function
 /// (`spf_perm P = spf_perm_new(2, SPF_COUNTING, (int64_t[]){N, M});`) and
 /// freed at the end; calls are the runtime's functions
-/// (`spf_perm_insert(&P, (int64_t[]){row[n], col[n]});`, `spf_perm_map(&P, e)`).
+/// (`spf_perm_insert(&P, (int64_t[]){row[n], col[n]});`, `spf_perm_map(&P, e)`,
+/// `k = spf_scatter_place(&B, col[n]);`).
 /// The runtime ([`C_RUNTIME`]) is printed before the function, guarded by
 /// `#ifndef SPF_RUNTIME_H`, when the function calls an object. Objects the
 /// function never calls are not created.
@@ -204,6 +205,7 @@ pub fn emit_c(program: &LoopProgram) -> Result<String, EmitError> {
         let free = match low.specs[*o].kind {
             ObjectKind::Permutation { .. } => "spf_perm_free",
             ObjectKind::OrderedSet { .. } => "spf_oset_free",
+            ObjectKind::Scatter { .. } => "spf_scatter_free",
         };
         w.line(&format!("{free}(&{});", low.objects[*o]));
     }
@@ -334,6 +336,12 @@ fn object_init(d: &CDialect<'_>, o: usize, init: &ObjectInit) -> String {
             }
             return format!("spf_perm {name} = spf_perm_new({arity}, {order}, {extents});");
         }
+        ObjectInit::Scatter { extent } => {
+            return format!(
+                "spf_scatter {name} = spf_scatter_new({});",
+                print(d, extent).text
+            );
+        }
         ObjectInit::OrderedSet { bounds: None } => "spf_oset_new()".to_string(),
         ObjectInit::OrderedSet {
             bounds: Some((lo, hi)),
@@ -357,6 +365,7 @@ fn runtime_function(d: &CDialect<'_>, o: usize, method: Method) -> String {
     let prefix = match d.low.specs[o].kind {
         ObjectKind::Permutation { .. } => "spf_perm",
         ObjectKind::OrderedSet { .. } => "spf_oset",
+        ObjectKind::Scatter { .. } => "spf_scatter",
     };
     format!("{prefix}_{}", method.name())
 }

@@ -25,7 +25,7 @@ use iegen::{Atom, Expr, Var};
 
 use crate::ast::{Guard, GuardOp, IndexExpr, LoopProgram, Node};
 use crate::runtime::{
-    self, check_call, CallError, Method, ObjectKind, ObjectSpec, Order, SpecError,
+    self, check_call_at, CallError, CallSite, Method, ObjectKind, ObjectSpec, Order, SpecError,
 };
 
 /// Where in a loop program an [`EmitError`] was found.
@@ -635,6 +635,9 @@ pub(crate) enum ObjectInit {
     OrderedSet {
         bounds: Option<(Code, Code)>,
     },
+    Scatter {
+        extent: Code,
+    },
 }
 
 /// The order of a permutation, its extents lowered.
@@ -692,7 +695,8 @@ pub(crate) struct Lowered<'a> {
     pub objects: Vec<String>,
     /// The runtime objects' declarations, understood.
     pub specs: Vec<ObjectSpec>,
-    /// Per runtime object: called anywhere; called with `insert` or `sort`.
+    /// Per runtime object: called anywhere; called with a method that
+    /// changes it (`insert`, `sort`, `place`).
     pub object_used: Vec<bool>,
     pub object_mutated: Vec<bool>,
     /// Per data space: for one sized by the computation, the top-level node
@@ -783,6 +787,9 @@ impl Lowered<'_> {
                     Some((lo, hi)) => Some((cx.expr(lo, &[])?, cx.expr(hi, &[])?)),
                     None => None,
                 },
+            },
+            ObjectKind::Scatter { extent } => ObjectInit::Scatter {
+                extent: cx.expr(extent, &[])?,
             },
         })
     }
@@ -1008,7 +1015,26 @@ impl<'l, 'a> Lowerer<'l, 'a> {
     ) -> Result<(), EmitError> {
         match body {
             Body::Update { target, op, value } => {
-                let value = self.value(stmt, value, iters)?;
+                let value = match (op, value) {
+                    // The whole value of an assignment: where `place` may stand.
+                    (
+                        UpdateOp::Assign,
+                        ValueExpr::Call {
+                            object,
+                            method,
+                            args,
+                        },
+                    ) => {
+                        let (object, method, args) =
+                            self.call(stmt, object, method, args, iters, CallSite::Assigned)?;
+                        Code::Call {
+                            object,
+                            method,
+                            args,
+                        }
+                    }
+                    _ => self.value(stmt, value, iters)?,
+                };
                 let t = self.access(target, iters)?;
                 let space = &self.out.comp.spaces[t.0];
                 if space.role == Role::In {
@@ -1051,7 +1077,8 @@ impl<'l, 'a> Lowerer<'l, 'a> {
                 method,
                 args,
             } => {
-                let (object, method, args) = self.call(stmt, object, method, args, iters, false)?;
+                let (object, method, args) =
+                    self.call(stmt, object, method, args, iters, CallSite::Statement)?;
                 out.push(Action::Call {
                     object,
                     method,
@@ -1075,7 +1102,7 @@ impl<'l, 'a> Lowerer<'l, 'a> {
         method: &str,
         args: &[ValueExpr],
         iters: &[Code],
-        as_value: bool,
+        site: CallSite,
     ) -> Result<(usize, Method, Vec<Code>), EmitError> {
         let err = |error| EmitError::Call {
             stmt: stmt.name.clone(),
@@ -1091,7 +1118,7 @@ impl<'l, 'a> Lowerer<'l, 'a> {
                     object: object.to_string(),
                 })
             })?;
-        let m = check_call(&self.out.specs[o], method, args, as_value).map_err(err)?;
+        let m = check_call_at(&self.out.specs[o], method, args, site).map_err(err)?;
         let mut lowered = Vec::with_capacity(args.len());
         for (p, a) in args.iter().enumerate() {
             let c = self.value(stmt, a, iters)?;
@@ -1104,7 +1131,7 @@ impl<'l, 'a> Lowerer<'l, 'a> {
             lowered.push(c);
         }
         self.out.object_used[o] = true;
-        if !as_value {
+        if m.changes_object() {
             self.out.object_mutated[o] = true;
         }
         Ok((o, m, lowered))
@@ -1159,7 +1186,8 @@ impl<'l, 'a> Lowerer<'l, 'a> {
                 method,
                 args,
             } => {
-                let (object, method, args) = self.call(stmt, object, method, args, iters, true)?;
+                let (object, method, args) =
+                    self.call(stmt, object, method, args, iters, CallSite::Value)?;
                 Code::Call {
                     object,
                     method,

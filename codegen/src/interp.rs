@@ -45,7 +45,8 @@ use crate::ast::{GuardOp, IndexExpr, LoopProgram, Node};
 use crate::emit::CmpOp;
 use crate::runtime::objects::{Object, RunOrder};
 use crate::runtime::{
-    check_call, CallError, Method, ObjectFault, ObjectKind, ObjectSpec, Order, SpecError,
+    check_call_at, CallError, CallSite, Method, ObjectFault, ObjectKind, ObjectSpec, Order,
+    SpecError,
 };
 
 /// The contents of one data space.
@@ -587,6 +588,13 @@ pub fn run(
             ObjectKind::OrderedSet { bounds } => {
                 Object::ordered_set(bounds.as_ref().map(|_| (values[0], values[1])))
             }
+            ObjectKind::Scatter { .. } => {
+                Object::scatter(values[0]).map_err(|fault| RunError::ObjectFault {
+                    site: Site::Object(spec.name.clone()),
+                    call: spec.to_string(),
+                    fault,
+                })?
+            }
         };
         objects.push(object);
     }
@@ -873,7 +881,22 @@ impl Compiler<'_> {
     ) -> Result<(), RunError> {
         match body {
             Body::Update { target, op, value } => {
-                let (value, vt) = self.value(stmt, value, arity)?;
+                let (value, vt) = match (op, value) {
+                    // The whole value of an assignment: where `place` may stand.
+                    (
+                        UpdateOp::Assign,
+                        ValueExpr::Call {
+                            object,
+                            method,
+                            args,
+                        },
+                    ) => {
+                        let (o, m, args) =
+                            self.call(stmt, object, method, args, arity, CallSite::Assigned)?;
+                        (VE::Call(o, m, args), Ty::Int)
+                    }
+                    _ => self.value(stmt, value, arity)?,
+                };
                 let target = self.access(target, arity)?;
                 let d = &self.comp.spaces[target.space];
                 if d.role == Role::In {
@@ -912,7 +935,8 @@ impl Compiler<'_> {
                 method,
                 args,
             } => {
-                let (o, m, args) = self.call(stmt, object, method, args, arity, false)?;
+                let (o, m, args) =
+                    self.call(stmt, object, method, args, arity, CallSite::Statement)?;
                 out.push(Act::Call(o, m, args));
             }
             Body::Seq(bs) => {
@@ -932,7 +956,7 @@ impl Compiler<'_> {
         method: &str,
         args: &[ValueExpr],
         arity: usize,
-        as_value: bool,
+        site: CallSite,
     ) -> Result<(usize, Method, Vec<VE>), RunError> {
         let err = |error| RunError::Call {
             stmt: stmt.to_string(),
@@ -948,7 +972,7 @@ impl Compiler<'_> {
                     object: object.to_string(),
                 })
             })?;
-        let m = check_call(&self.specs[o], method, args, as_value).map_err(err)?;
+        let m = check_call_at(&self.specs[o], method, args, site).map_err(err)?;
         let mut resolved = Vec::with_capacity(args.len());
         for (p, a) in args.iter().enumerate() {
             let (v, ty) = self.value(stmt, a, arity)?;
@@ -1005,7 +1029,7 @@ impl Compiler<'_> {
                 method,
                 args,
             } => {
-                let (o, m, args) = self.call(stmt, object, method, args, arity, true)?;
+                let (o, m, args) = self.call(stmt, object, method, args, arity, CallSite::Value)?;
                 (VE::Call(o, m, args), Ty::Int)
             }
         })

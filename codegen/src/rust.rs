@@ -66,7 +66,9 @@ use crate::runtime::{Method, ObjectKind, RUST_RUNTIME};
 /// variables created at the start of the function
 /// (`let mut p = spf_runtime::Permutation::new(2, spf_runtime::Order::Counting(vec![n, m]));`)
 /// and dropped at its end; calls are method calls (`p.insert(&[row[n as
-/// usize], col[n as usize]]);`, `p.map(e)`). A function that calls an object
+/// usize], col[n as usize]]);`, `p.map(e)`, `k = b.place(col[n as usize]);`;
+/// an object that a method changes — `insert`, `sort`, `place` — is `let
+/// mut`). A function that calls an object
 /// carries the runtime ([`RUST_RUNTIME`]) as a module `spf_runtime` at the
 /// end of its body, so that it is self-contained and several functions can
 /// share a file. Objects the function never calls are not created.
@@ -325,6 +327,9 @@ fn object_init(d: &RustDialect<'_>, o: usize, init: &ObjectInit) -> String {
             } else {
                 format!("spf_runtime::Permutation::new({arity}, {order})")
             }
+        }
+        ObjectInit::Scatter { extent } => {
+            format!("spf_runtime::Scatter::new({})", print(d, extent).text)
         }
         ObjectInit::OrderedSet { bounds: None } => "spf_runtime::OrderedSet::new()".to_string(),
         ObjectInit::OrderedSet {

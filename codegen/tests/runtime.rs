@@ -1,12 +1,13 @@
-//! The runtime objects (`Permutation`, `OrderedSet`; docs/runtime.md) in
-//! every backend.
+//! The runtime objects (`Permutation`, `OrderedSet`, `Scatter`;
+//! docs/runtime.md) in every backend.
 //!
 //! Computations written in the `.comp` format call the objects; each is
 //! scanned, run by the interpreter, printed as C and Rust, compiled and run
 //! (through the backend harness) on random inputs — empty ones and ones full
 //! of duplicate keys included — and all three must agree with a reference
 //! written here: a stable sort by key (ties keep insertion order), Morton
-//! codes built bit by bit, sets from `BTreeSet`. The Rust runtime is also
+//! codes built bit by bit, sets from `BTreeSet`, a scatter's positions from a
+//! stable sort by key. The Rust runtime is also
 //! checked in-process on many more inputs, the interpreter's typed errors
 //! one by one, and the C and Rust runtimes' aborts on misuse.
 
@@ -19,7 +20,7 @@ use codegen::ast::LoopProgram;
 use codegen::c::emit_c;
 use codegen::emit::EmitError;
 use codegen::interp::{run, Array, Memory, RunError, Site};
-use codegen::runtime::spf_runtime::{Order, OrderedSet, Permutation};
+use codegen::runtime::spf_runtime::{Order, OrderedSet, Permutation, Scatter};
 use codegen::runtime::{CallError, ObjectFault, SpecError};
 use codegen::rust::emit_rust;
 use iegen::computation::{parse_computation, Computation};
@@ -515,17 +516,28 @@ fn generated_functions_share_a_file() {
     let mut b = computation(DIA);
     b.name = "dia2".into();
     let b = scanned(&b);
+    let s = program(COO_CSC);
     let dir = tempfile::tempdir().unwrap();
     let c_src = dir.path().join("two.c");
     std::fs::write(
         &c_src,
-        format!("{}\n{}", emit_c(&a).unwrap(), emit_c(&b).unwrap()),
+        format!(
+            "{}\n{}\n{}",
+            emit_c(&a).unwrap(),
+            emit_c(&b).unwrap(),
+            emit_c(&s).unwrap()
+        ),
     )
     .unwrap();
     let rs_src = dir.path().join("two.rs");
     std::fs::write(
         &rs_src,
-        format!("{}\n{}", emit_rust(&a).unwrap(), emit_rust(&b).unwrap()),
+        format!(
+            "{}\n{}\n{}",
+            emit_rust(&a).unwrap(),
+            emit_rust(&b).unwrap(),
+            emit_rust(&s).unwrap()
+        ),
     )
     .unwrap();
     std::thread::scope(|s| {
@@ -1232,4 +1244,562 @@ fn rust_runtime_payloads_follow_their_keys() {
         let entries: Vec<i64> = (0..6).map(|q| p.entry(q)).collect();
         assert_eq!(entries, [1, 4, 3, 0, 2, 5]);
     }
+}
+
+// ---------------------------------------------------------------------------
+// Scatter: the streaming counting-sort scatter (Gustavson's algorithm)
+
+/// COO to CSC-like arrays with `Scatter(M)`: counts the entries of each
+/// column, fills `colptr` with `start`, then places every entry at the next
+/// free position of its column (`k = B.place(col(n))`), so that the entries
+/// of a column keep their input order.
+const COO_CSC: &str = "computation coo_csc(N, M, NNZ) {
+    in   int  row[NNZ];
+    in   int  col[NNZ];
+    in   real val[NNZ];
+    out  int  colptr[M + 1];
+    out  int  row_out[NNZ];
+    out  real val_out[NNZ];
+    out  int  dest[NNZ];
+    out  int  size;
+    temp int  k;
+    object B : Scatter(M);
+
+    S0: B.insert(col(n)) domain {[n] : 0 <= n < NNZ} schedule {[n] -> [0, n, 0]};
+    S1: B.sort() domain {[]} schedule {[] -> [1, 0, 0]};
+    S2: colptr(j) = B.start(j) domain {[j] : 0 <= j <= M} schedule {[j] -> [2, j, 0]};
+    S3: { k = B.place(col(n)); row_out(k) = row(n); val_out(k) = val(n); dest(n) = k }
+        domain {[n] : 0 <= n < NNZ} schedule {[n] -> [3, n, 0]};
+    S4: size = B.size() domain {[]} schedule {[] -> [4, 0, 0]};
+}";
+
+/// Shapes for the scatter: those of the sorts, plus many empty columns and
+/// rows without columns.
+const SCATTER_SHAPES: &[(usize, usize, usize)] = &[
+    (0, 0, 0),
+    (3, 4, 0),
+    (1, 1, 1),
+    (1, 1, 9),
+    (2, 3, 25),
+    (5, 7, 40),
+    (9, 2, 60),
+    (4, 50, 6),
+    (3, 200, 30),
+    (40, 33, 500),
+];
+
+fn coo_csc_cases(seed: u64) -> Vec<(Memory, Outputs)> {
+    let mut r = Rng(seed);
+    SCATTER_SHAPES
+        .iter()
+        .map(|&(n, m, nnz)| {
+            let c = coo(n, m, nnz, &mut r);
+            // The reference: a stable sort by column, written independently.
+            let order = stable_order(nnz, |e| c.col[e]);
+            let mut dest = vec![0; nnz];
+            for (p, &e) in order.iter().enumerate() {
+                dest[e] = p as i64;
+            }
+            let below = |v: i64| c.col.iter().filter(|&&x| x < v).count() as i64;
+            let mem = coo_memory(&c)
+                .with_array("colptr", ints(vec![0; m + 1]))
+                .with_array("row_out", ints(vec![0; nnz]))
+                .with_array("val_out", Array::Real(vec![0.0; nnz]))
+                .with_array("dest", ints(vec![0; nnz]))
+                .with_array("size", ints(vec![7]));
+            let mut outs = Outputs::new();
+            out_ints(&mut outs, "colptr", (0..=m as i64).map(below).collect());
+            out_ints(
+                &mut outs,
+                "row_out",
+                order.iter().map(|&e| c.row[e]).collect(),
+            );
+            outs.insert(
+                "val_out".into(),
+                Array::Real(order.iter().map(|&e| c.val[e]).collect()),
+            );
+            out_ints(&mut outs, "dest", dest);
+            out_ints(&mut outs, "size", vec![nnz as i64]);
+            (mem, outs)
+        })
+        .collect()
+}
+
+#[test]
+fn scatter_transposes_coo_by_column_in_every_backend() {
+    check_cases(&program(COO_CSC), &coo_csc_cases(51));
+}
+
+#[test]
+fn scatter_extents_are_affine() {
+    // `Scatter(M + 1)`: one more (empty) key; `start(M + 1)` is still NNZ.
+    let text = COO_CSC
+        .replace("Scatter(M)", "Scatter(M + 1)")
+        .replace("colptr[M + 1]", "colptr[M + 2]")
+        .replace("0 <= j <= M}", "0 <= j <= M + 1}");
+    let p = program(&text);
+    let c = emit_c(&p).unwrap();
+    assert!(
+        c.contains("    spf_scatter B = spf_scatter_new(M + 1);"),
+        "{c}"
+    );
+    let cases: Vec<(Memory, Outputs)> = coo_csc_cases(52)
+        .into_iter()
+        .map(|(mem, mut outs)| {
+            let nnz = mem.arrays["row"].len();
+            let Array::Int(colptr) = outs.get_mut("colptr").unwrap() else {
+                unreachable!()
+            };
+            colptr.push(nnz as i64);
+            let m = colptr.len() - 1;
+            (mem.with_array("colptr", ints(vec![0; m + 1])), outs)
+        })
+        .collect();
+    check_cases(&p, &cases);
+}
+
+#[test]
+fn generated_scatter_calls_are_readable() {
+    let p = program(COO_CSC);
+    let c = emit_c(&p).unwrap();
+    for line in [
+        "    spf_scatter B = spf_scatter_new(M);",
+        "        spf_scatter_insert(&B, col[n]);",
+        "    spf_scatter_sort(&B);",
+        "        colptr[j] = spf_scatter_start(&B, j);",
+        "        k = spf_scatter_place(&B, col[n]);",
+        "        row_out[k] = row[n];",
+        "    *size = spf_scatter_size(&B);",
+        "    spf_scatter_free(&B);",
+    ] {
+        assert!(c.contains(line), "missing {line:?} in\n{c}");
+    }
+    let r = emit_rust(&p).unwrap();
+    for line in [
+        "    let mut b = spf_runtime::Scatter::new(m);",
+        "        b.insert(col[n_2 as usize]);",
+        "    b.sort();",
+        "        colptr[j as usize] = b.start(j);",
+        "        k = b.place(col[n_2 as usize]);",
+        "    *size = b.size();",
+    ] {
+        assert!(r.contains(line), "missing {line:?} in\n{r}");
+    }
+    // `place` alone changes the object: still `let mut`.
+    let only_place = with_object("Scatter(N)", "y(i) = P.size()", "y(i) = P.place(i)");
+    let r = emit_rust(&only_place).unwrap();
+    assert!(
+        r.contains("let mut p = spf_runtime::Scatter::new(n);"),
+        "{r}"
+    );
+    let read_only = with_object("Scatter(N)", "y(i) = P.size()", "y(i) = P.size()");
+    let r = emit_rust(&read_only).unwrap();
+    assert!(r.contains("let p = spf_runtime::Scatter::new(n);"), "{r}");
+}
+
+const SCATTER: &str = "Scatter(N)";
+
+#[test]
+fn invalid_scatter_calls_and_declarations_are_typed_errors_in_every_backend() {
+    let insert = "P.insert(x(i))";
+    assert!(matches!(
+        call_error(&with_object(SCATTER, "y(i) = 0", "P.insert(x(i), 0)")),
+        CallError::Arity {
+            expected: 1,
+            found: 2,
+            ..
+        }
+    ));
+    assert!(matches!(
+        call_error(&with_object(SCATTER, insert, "y(i) = P.place(i, 0)")),
+        CallError::Arity {
+            expected: 1,
+            found: 2,
+            ..
+        }
+    ));
+    assert!(matches!(
+        call_error(&with_object(SCATTER, insert, "y(i) = P.start()")),
+        CallError::Arity {
+            expected: 1,
+            found: 0,
+            ..
+        }
+    ));
+    assert!(matches!(
+        call_error(&with_object(SCATTER, insert, "P.place(i)")),
+        CallError::NotAStatement { .. }
+    ));
+    assert!(matches!(
+        call_error(&with_object(SCATTER, insert, "P.start(i)")),
+        CallError::NotAStatement { .. }
+    ));
+    assert!(matches!(
+        call_error(&with_object(SCATTER, insert, "y(i) = P.sort()")),
+        CallError::NotAValue { .. }
+    ));
+    assert!(matches!(
+        call_error(&with_object(SCATTER, insert, "y(i) = P.map(i)")),
+        CallError::UnknownMethod {
+            kind: "Scatter",
+            ..
+        }
+    ));
+    assert!(matches!(
+        call_error(&with_object(SCATTER, insert, "P.insert(0.5)")),
+        CallError::RealArgument { position: 1, .. }
+    ));
+    // `place` only as the whole value of an assignment.
+    for body in [
+        "y(i) = P.place(i) + 1",
+        "y(i) = -P.place(i)",
+        "y(i) += P.place(i)",
+        "y(i) = P.start(P.place(i))",
+        "if (P.place(i) > 0) y(i) = 1",
+        "P.insert(P.place(i))",
+    ] {
+        let e = call_error(&with_object(SCATTER, insert, body));
+        assert_eq!(
+            e,
+            CallError::PlaceNotAssigned {
+                call: "P.place".into()
+            },
+            "{body}"
+        );
+    }
+    assert_eq!(
+        CallError::PlaceNotAssigned {
+            call: "P.place".into()
+        }
+        .to_string(),
+        "`P.place` hands out a new position each time it is evaluated; it must be the whole \
+         value of an assignment (`k = P.place(v)`)"
+    );
+    // Under a condition and in a sequence, an assignment is fine.
+    for body in [
+        "if (i > 0) y(i) = P.place(0)",
+        "{ y(i) = 0; y(i) = P.place(0) }",
+    ] {
+        let p = with_object(SCATTER, insert, body);
+        assert!(emit_c(&p).is_ok() && emit_rust(&p).is_ok(), "{body}");
+    }
+    // Declarations.
+    for (decl, found) in [("Scatter(N, N)", 2), ("Scatter()", 0)] {
+        let p = with_object(decl, "y(i) = 0", "y(i) = 1");
+        let want = SpecError::ArgumentCount {
+            kind: "Scatter",
+            expected: "(E)",
+            found,
+        };
+        match run_error(&p) {
+            RunError::Object { object, error } => {
+                assert_eq!((object, error), ("P".into(), want.clone()))
+            }
+            e => panic!("{e}"),
+        }
+        let emitted = EmitError::Object {
+            object: "P".into(),
+            error: want,
+        };
+        assert_eq!(emit_c(&p).unwrap_err(), emitted);
+        assert_eq!(emit_rust(&p).unwrap_err(), emitted);
+    }
+}
+
+#[test]
+fn scatter_misuse_while_running_is_a_typed_error_naming_the_statement() {
+    // x = [2, 0, 1]: each key of 0..3 inserted once.
+    let insert = "P.insert(x(i))";
+    let sorted = "{ P.insert(x(i)); if (i == N - 1) P.sort() }";
+    // A key outside 0..E, either side.
+    let key_out = |value| ObjectFault::KeyOutOfRange {
+        component: 0,
+        value,
+        extent: 3,
+    };
+    assert_eq!(
+        fault(
+            &with_object(SCATTER, "y(i) = 0", "P.insert(3i)"),
+            "P.insert"
+        ),
+        key_out(3)
+    );
+    assert_eq!(
+        fault(
+            &with_object(SCATTER, "y(i) = 0", "P.insert(-i)"),
+            "P.insert"
+        ),
+        key_out(-1)
+    );
+    // Insert after sort.
+    assert_eq!(
+        fault(
+            &with_object(SCATTER, sorted, "if (i > 0) P.insert(0)"),
+            "P.insert"
+        ),
+        ObjectFault::InsertAfterSort
+    );
+    // Place more often than inserted: key 2 once, at position 2.
+    assert_eq!(
+        fault(
+            &with_object(SCATTER, sorted, "y(i) = P.place(2)"),
+            "P.place"
+        ),
+        ObjectFault::PlacedTooOften {
+            key: 2,
+            inserted: 1
+        }
+    );
+    assert_eq!(
+        fault(
+            // Nothing inserted; a second sort does nothing.
+            &with_object(
+                SCATTER,
+                "y(i) = 0",
+                "{ P.sort(); if (i > 0) y(i) = P.place(0) }"
+            ),
+            "P.place"
+        ),
+        ObjectFault::PlacedTooOften {
+            key: 0,
+            inserted: 0
+        }
+    );
+    // Place and start before sort.
+    assert_eq!(
+        fault(
+            &with_object(SCATTER, insert, "if (i > 0) y(i) = P.place(0)"),
+            "P.place"
+        ),
+        ObjectFault::NotSorted
+    );
+    assert_eq!(
+        fault(
+            &with_object(SCATTER, insert, "if (i > 0) y(i) = P.start(0)"),
+            "P.start"
+        ),
+        ObjectFault::NotSorted
+    );
+    // Keys out of range: start takes 0..=E, place 0..E.
+    assert_eq!(
+        fault(
+            &with_object(SCATTER, sorted, "y(i) = P.start(i + 3)"),
+            "P.start"
+        ),
+        ObjectFault::OutOfRange {
+            argument: "key",
+            value: 4,
+            len: 4
+        }
+    );
+    assert_eq!(
+        fault(
+            &with_object(SCATTER, sorted, "y(i) = P.place(3i)"),
+            "P.place"
+        ),
+        ObjectFault::OutOfRange {
+            argument: "key",
+            value: 3,
+            len: 3
+        }
+    );
+    assert_eq!(
+        fault(
+            &with_object(SCATTER, sorted, "y(i) = P.start(-i)"),
+            "P.start"
+        ),
+        ObjectFault::OutOfRange {
+            argument: "key",
+            value: -1,
+            len: 4
+        }
+    );
+    // What works: size any time, start(E), place as many times as inserted.
+    let run_ok = |first: &str, body: &str| {
+        let p = with_object(SCATTER, first, body);
+        let mut mem = Memory::new()
+            .with_symbol("N", 3)
+            .with_array("x", ints(vec![2, 0, 1]))
+            .with_array("y", ints(vec![0; 3]));
+        run(&p, &mut mem, None).unwrap_or_else(|e| panic!("{body}: {e}"));
+        mem.int("y").unwrap().to_vec()
+    };
+    assert_eq!(run_ok(insert, "y(i) = P.size()"), [3, 3, 3]);
+    assert_eq!(
+        run_ok(sorted, "{ P.sort(); y(i) = P.start(3) - P.size() }"),
+        [0, 0, 0]
+    );
+    assert_eq!(run_ok(sorted, "y(i) = P.place(x(i))"), [2, 0, 1]);
+    // A negative extent when the object is created.
+    let p = program(
+        "computation neg(N) { in int x[0]; out int y[0];
+            object P : Scatter(N);
+            S0: P.sort() domain {[]} schedule {[] -> [0]}; }",
+    );
+    let mut mem = Memory::new()
+        .with_symbol("N", -1)
+        .with_array("x", ints(vec![]))
+        .with_array("y", ints(vec![]));
+    let e = run(&p, &mut mem, None).unwrap_err();
+    assert_eq!(
+        e,
+        RunError::ObjectFault {
+            site: Site::Object("P".into()),
+            call: "P : Scatter(N)".into(),
+            fault: ObjectFault::NegativeExtent {
+                component: 0,
+                extent: -1
+            },
+        }
+    );
+}
+
+/// Misuse of a scatter in compiled code: an abort with a message in C, a
+/// panic in Rust.
+#[test]
+fn scatter_misuse_aborts_the_compiled_runtimes() {
+    let mem = Memory::new()
+        .with_symbol("N", 3)
+        .with_array("x", ints(vec![2, 0, 2]))
+        .with_array("y", ints(vec![0; 3]));
+    let sorted = "{ P.insert(x(i)); if (i == N - 1) P.sort() }";
+    let cases = [
+        (
+            "too_often",
+            with_object(SCATTER, sorted, "y(i) = P.place(0)"),
+            "spf runtime: place() more often than insert() of the key (0)",
+            "spf runtime: place(0) called more often than key 0 was inserted",
+        ),
+        (
+            "never_inserted",
+            with_object(SCATTER, sorted, "y(i) = P.place(1)"),
+            "spf runtime: place() more often than insert() of the key (1)",
+            "spf runtime: place(1) called more often than key 1 was inserted",
+        ),
+        (
+            "before_sort",
+            with_object(SCATTER, "P.insert(x(i))", "y(i) = P.place(0)"),
+            "spf runtime: place() before sort() (0)",
+            "spf runtime: place() before sort()",
+        ),
+        (
+            "outside",
+            with_object(SCATTER, "y(i) = 0", "P.insert(x(i) + 1)"),
+            "spf runtime: key outside the scatter's range (3)",
+            "spf runtime: key 3 is outside the scatter's range 0..3",
+        ),
+        (
+            "after_sort",
+            with_object(SCATTER, sorted, "P.insert(0)"),
+            "spf runtime: insert after sort() (0)",
+            "spf runtime: insert after sort()",
+        ),
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    let mems = [mem];
+    std::thread::scope(|s| {
+        for (name, p, _, _) in &cases {
+            let (dir, mems) = (dir.path(), &mems);
+            s.spawn(move || {
+                let c_src = dir.join(format!("{name}.c"));
+                std::fs::write(&c_src, c_driver(p, mems)).unwrap();
+                tool(
+                    Command::new("cc")
+                        .args(CFLAGS)
+                        .arg(&c_src)
+                        .arg("-o")
+                        .arg(dir.join(format!("{name}_c"))),
+                    "cc",
+                );
+            });
+            s.spawn(move || {
+                let rs_src = dir.join(format!("{name}.rs"));
+                std::fs::write(&rs_src, rust_driver(p, mems)).unwrap();
+                tool(
+                    Command::new("rustc")
+                        .args(["--edition", "2021", "-D", "warnings", "-o"])
+                        .arg(dir.join(format!("{name}_rs")))
+                        .arg(&rs_src),
+                    "rustc",
+                );
+            });
+        }
+    });
+    for (name, _, c_message, rs_message) in &cases {
+        for (exe, message) in [
+            (dir.path().join(format!("{name}_c")), c_message),
+            (dir.path().join(format!("{name}_rs")), rs_message),
+        ] {
+            let out = Command::new(&exe).output().unwrap();
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert!(!out.status.success(), "{exe:?} should fail");
+            assert!(stderr.contains(message), "{exe:?}: {stderr}");
+        }
+    }
+}
+
+#[test]
+fn rust_runtime_scatter_agrees_with_the_reference() {
+    let mut r = Rng(53);
+    for round in 0..300 {
+        let e = [0usize, 1, 2, 7, 100][round % 5];
+        let n = if e == 0 {
+            0
+        } else {
+            [0, 1, 5, 60, 1000][round / 5 % 5]
+        };
+        let keys: Vec<i64> = (0..n).map(|_| r.below(e as u64) as i64).collect();
+        let mut b = Scatter::new(e as i64);
+        for (i, &k) in keys.iter().enumerate() {
+            assert_eq!(b.size(), i as i64);
+            b.insert(k);
+        }
+        b.sort();
+        b.sort(); // idempotent
+        assert_eq!(b.size(), n as i64);
+        for v in 0..=e as i64 {
+            let below = keys.iter().filter(|&&k| k < v).count() as i64;
+            assert_eq!(b.start(v), below);
+        }
+        // Placing every entry in input order gives the stable order.
+        let order = stable_order(n, |i| keys[i]);
+        let mut got = vec![usize::MAX; n];
+        for (i, &k) in keys.iter().enumerate() {
+            got[b.place(k) as usize] = i;
+        }
+        assert_eq!(got, order);
+        assert_eq!(b.size(), n as i64);
+    }
+}
+
+#[test]
+#[should_panic(expected = "spf runtime: place(1) called more often than key 1 was inserted")]
+fn rust_runtime_scatter_rejects_places_beyond_the_count() {
+    let mut b = Scatter::new(3);
+    b.insert(1);
+    b.sort();
+    assert_eq!(b.place(1), 0);
+    b.place(1);
+}
+
+#[test]
+#[should_panic(expected = "spf runtime: place() before sort()")]
+fn rust_runtime_scatter_rejects_places_before_sort() {
+    let mut b = Scatter::new(3);
+    b.insert(1);
+    b.place(1);
+}
+
+#[test]
+#[should_panic(expected = "spf runtime: key 3 is out of range 0..3")]
+fn rust_runtime_scatter_rejects_places_outside_the_range() {
+    let mut b = Scatter::new(3);
+    b.sort();
+    b.place(3);
+}
+
+#[test]
+#[should_panic(expected = "spf runtime: start() before sort()")]
+fn rust_runtime_scatter_rejects_start_before_sort() {
+    Scatter::new(3).start(0);
 }

@@ -55,7 +55,12 @@ pub fn lower(conv: &Conversion, plan: &Plan) -> Result<(Computation, Vec<Binding
         dst: conv.dst.name.clone(),
         message,
     };
-    let mut l = Lowering::new(conv).map_err(fail)?;
+    // Gustavson's scatter where it applies; the sorted permutation otherwise.
+    let mut l = Lowering::new(conv, true).map_err(fail)?;
+    if l.lower(plan).is_ok() {
+        return Ok((l.comp, l.bindings));
+    }
+    let mut l = Lowering::new(conv, false).map_err(fail)?;
     l.lower(plan).map_err(fail)?;
     Ok((l.comp, l.bindings))
 }
@@ -69,6 +74,8 @@ enum Ctx {
     Source,
     /// The permutation's positions.
     Sorted,
+    /// A second pass over the source, each entry placed by a scatter.
+    Placed,
     /// The distinct values of the ordered set of a destination position.
     Set(usize),
     /// The fix-up domain of a monotone index array.
@@ -94,6 +101,11 @@ enum PermMode {
     Unsorted,
     /// No object: the position is the source variable `var` minus `lo`.
     Direct { var: usize, lo: Expr, hi: Expr },
+    /// One counted key component and the rest in source order: count the
+    /// keys, then place each entry in a second pass over the source
+    /// (Gustavson's algorithm; the `Scatter` runtime object, no per-entry
+    /// storage). `scalar` holds the entry's position.
+    Streaming { extent: String, scalar: String },
 }
 
 struct Permutation {
@@ -135,13 +147,15 @@ struct Lowering<'a> {
     /// Temp scalars by meaning.
     scalars: BTreeMap<String, String>,
     sorted_iter: String,
+    /// Whether the streaming scatter may be used.
+    allow_streaming: bool,
 }
 
 /// Scalar assignments a statement's body starts with.
 type Prologue = Vec<(String, ValueExpr)>;
 
 impl<'a> Lowering<'a> {
-    fn new(conv: &'a Conversion) -> Result<Self, String> {
+    fn new(conv: &'a Conversion, allow_streaming: bool) -> Result<Self, String> {
         let src = &conv.src;
         let dst = &conv.dst;
         let n_in = src.sparse_arity();
@@ -263,6 +277,7 @@ impl<'a> Lowering<'a> {
             taken,
             scalars: BTreeMap::new(),
             sorted_iter: String::new(),
+            allow_streaming,
         };
         l.sorted_iter = l.fresh("p");
         Ok(l)
@@ -397,7 +412,20 @@ impl<'a> Lowering<'a> {
         let size = self.fresh("NP");
         // The key components the source's own order does not provide.
         let compared = self.compared_components(&order);
-        let mode = if order.group.is_some() || compared > 0 {
+        let streaming_extent = match order.key.first() {
+            Some(KeyComponent::Value(e)) if compared == 1 && order.group.is_none() => {
+                e.as_var().and_then(|v| match v {
+                    Var::Tuple(t) => self.dense_extent(t),
+                    _ => None,
+                })
+            }
+            _ => None,
+        };
+        let mode = if let (Some(extent), true) = (streaming_extent, self.allow_streaming) {
+            let scalar = self.fresh(&self.dst_tuple[q].clone());
+            self.declare_scalar(&scalar);
+            PermMode::Streaming { extent, scalar }
+        } else if order.group.is_some() || compared > 0 {
             PermMode::Sorted
         } else if let Some((var, lo, hi)) = self.single_source_variable() {
             PermMode::Direct { var, lo, hi }
@@ -648,7 +676,13 @@ impl<'a> Lowering<'a> {
             .perm
             .as_ref()
             .is_some_and(|p| matches!(p.mode, PermMode::Direct { .. }));
-        if uses_perm && !direct {
+        let streaming = self
+            .perm
+            .as_ref()
+            .is_some_and(|p| matches!(p.mode, PermMode::Streaming { .. }));
+        if uses_perm && streaming {
+            Ctx::Placed
+        } else if uses_perm && !direct {
             Ctx::Sorted
         } else if let (Some(q), false, false) = (only_set, other, uses_perm) {
             Ctx::Set(q)
@@ -714,6 +748,30 @@ impl<'a> Lowering<'a> {
     /// For `value = v + c` with `v` the only loop variable of `ctx`, ranging
     /// over `[lo, hi)`: the value at `v = hi - 1` and the guard `hi > lo`.
     fn reduction_of_range(&self, ctx: &Ctx, value: &Expr) -> Option<(Expr, Expr)> {
+        if let (Ctx::Placed, Some(p)) = (ctx, self.perm.as_ref()) {
+            // The placed position ranges over 0..NP.
+            let PermMode::Streaming { scalar, .. } = &p.mode else {
+                return None;
+            };
+            let pos = Atom::Sym(scalar.clone());
+            if value.coefficient(&pos) != 1 {
+                return None;
+            }
+            let mut rest = value.clone();
+            rest.add_term(pos, -1);
+            let mut scalars = false;
+            rest.for_each_sym(&mut |s| {
+                scalars |= self.scalars.values().any(|x| x == s) || s == scalar
+            });
+            if mentions_any_var(&rest) || scalars {
+                return None;
+            }
+            let hi = Expr::sym(p.size.clone());
+            return Some((
+                hi.plus(&Expr::constant(-1)).plus(&rest),
+                hi.plus(&Expr::constant(-1)),
+            ));
+        }
         let (v, lo, hi) = match ctx {
             Ctx::Sorted => {
                 let p = self.perm.as_ref()?;
@@ -828,6 +886,48 @@ impl<'a> Lowering<'a> {
             return Ok(());
         };
         if matches!(perm.mode, PermMode::Direct { .. }) {
+            return Ok(());
+        }
+        if let PermMode::Streaming { extent, scalar } = &perm.mode {
+            let (object, size) = (perm.object.clone(), perm.size.clone());
+            let (extent, scalar) = (extent.clone(), scalar.clone());
+            let KeyComponent::Value(key) = perm.order.key[0].clone() else {
+                return Err("a streaming scatter needs a value key".into());
+            };
+            let key = self.over_relation(&key);
+            let mut pro = Prologue::new();
+            let v = self.translate(&key, &Ctx::Source, &mut pro)?;
+            if !pro.is_empty() {
+                return Err("the scatter's key needs scalars".into());
+            }
+            self.comp.objects.push(RuntimeObject {
+                name: object.clone(),
+                kind: "Scatter".into(),
+                args: vec![extent],
+            });
+            self.declare_scalar(&size);
+            self.fill_object(&object, &size, vec![ValueExpr::Index(v.clone())], pro, true);
+            // Each entry's position, first in the second pass's loop.
+            let mut place = update(
+                Access {
+                    space: scalar,
+                    index: Vec::new(),
+                },
+                UpdateOp::Assign,
+                call(&object, "place", vec![ValueExpr::Index(v)]),
+            );
+            if self.conv.src.padding {
+                place = self.nonzero_guard(place);
+            }
+            self.pending.insert(
+                0,
+                Pending {
+                    phase: 4,
+                    ctx: Ctx::Placed,
+                    guard: Vec::new(),
+                    body: place,
+                },
+            );
             return Ok(());
         }
         let (object, size, mode, payload) = (
@@ -1001,7 +1101,7 @@ impl<'a> Lowering<'a> {
 
     fn source_var(&mut self, i: usize, ctx: &Ctx, pro: &mut Prologue) -> Result<Expr, String> {
         match ctx {
-            Ctx::Source => Ok(Expr::var(Var::Tuple(i))),
+            Ctx::Source | Ctx::Placed => Ok(Expr::var(Var::Tuple(i))),
             Ctx::Sorted => {
                 // A source variable equal to a key component is read from the key.
                 let key_position = (0..self.n_out).find(|&q| {
@@ -1059,6 +1159,9 @@ impl<'a> Lowering<'a> {
         if is_perm {
             let perm = self.perm.as_ref().expect("checked");
             match (&perm.mode, ctx) {
+                (PermMode::Streaming { scalar, .. }, Ctx::Placed) => {
+                    return Ok(Expr::sym(scalar.clone()))
+                }
                 (PermMode::Direct { var, lo, .. }, Ctx::Source) => {
                     return Ok(Expr::var(Var::Tuple(*var)).minus(lo))
                 }
@@ -1094,7 +1197,7 @@ impl<'a> Lowering<'a> {
         if let Some(set) = self.sets.get(&q) {
             return match ctx {
                 Ctx::Set(s) if *s == q => Ok(Expr::var(Var::Tuple(0))),
-                Ctx::Source => {
+                Ctx::Source | Ctx::Placed => {
                     let (object, value) = (set.object.clone(), set.value.clone());
                     let v = self.translate(&value, ctx, pro)?;
                     let name = self.scalar(&format!("set {q}"), &self.dst_tuple[q].clone());
@@ -1136,7 +1239,10 @@ impl<'a> Lowering<'a> {
     /// destination coordinate `q`, when the permutation is sorted by it.
     fn key_offset(&self, q: usize) -> Option<usize> {
         let perm = self.perm.as_ref()?;
-        if matches!(perm.mode, PermMode::Direct { .. }) {
+        if matches!(
+            perm.mode,
+            PermMode::Direct { .. } | PermMode::Streaming { .. }
+        ) {
             return None;
         }
         let mut offset = 0;
@@ -1174,20 +1280,8 @@ impl<'a> Lowering<'a> {
             seq.push(body);
             body = Body::Seq(seq);
         }
-        if ctx == Ctx::Source && self.conv.src.padding {
-            // Padding slots hold zeros: a stored zero is not an entry.
-            let index = data_index(&self.conv.src).unwrap_or_default();
-            body = Body::If {
-                conditions: vec![Condition {
-                    lhs: ValueExpr::Read(Access {
-                        space: self.conv.src.data_name.clone(),
-                        index,
-                    }),
-                    op: "!=",
-                    rhs: ValueExpr::Real(0.0),
-                }],
-                then: Box::new(body),
-            };
+        if matches!(ctx, Ctx::Source | Ctx::Placed) && self.conv.src.padding {
+            body = self.nonzero_guard(body);
         }
         self.pending.push(Pending {
             phase,
@@ -1197,9 +1291,33 @@ impl<'a> Lowering<'a> {
         });
     }
 
+    /// `if (A(src) != 0.0) body`: padding slots hold zeros, and a stored
+    /// zero of a padded format is not an entry.
+    fn nonzero_guard(&self, body: Body) -> Body {
+        let index = data_index(&self.conv.src).unwrap_or_default();
+        Body::If {
+            conditions: vec![Condition {
+                lhs: ValueExpr::Read(Access {
+                    space: self.conv.src.data_name.clone(),
+                    index,
+                }),
+                op: "!=",
+                rhs: ValueExpr::Real(0.0),
+            }],
+            then: Box::new(body),
+        }
+    }
+
     /// Names, domains and schedules: one top-level loop per (phase,
     /// context), statements in a loop in creation order.
     fn finish(&mut self) -> Result<(), String> {
+        if self
+            .pending
+            .iter()
+            .any(|p| p.ctx == Ctx::Placed && p.phase != 4)
+        {
+            return Err("a statement over placed entries outside the placing pass".into());
+        }
         let mut pending = std::mem::take(&mut self.pending);
         pending.sort_by_key(|p| p.phase);
         let mut groups: Vec<(u32, Ctx, Vec<Pending>)> = Vec::new();
@@ -1284,7 +1402,7 @@ impl<'a> Lowering<'a> {
                 )),
                 Vec::new(),
             ),
-            Ctx::Source => (self.source_domain.clone(), self.src_tuple.clone()),
+            Ctx::Source | Ctx::Placed => (self.source_domain.clone(), self.src_tuple.clone()),
             Ctx::Sorted => {
                 let perm = self
                     .perm

@@ -45,7 +45,7 @@ fn check_pair(src: &str, dst: &str, inputs: &[Coordinates]) {
 
 fn matrices() -> Vec<Coordinates> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/matrices");
-    let mut out: Vec<Coordinates> = ["jgl009.mtx", "bcsstm24.mtx"]
+    let mut out: Vec<Coordinates> = ["jgl009.mtx", "pores_1.mtx"]
         .iter()
         .map(|m| read_file(&dir.join(m), None).unwrap())
         .collect();

@@ -23,10 +23,16 @@
 //! * `OrderedSet(LO, HI)` / `OrderedSet()` — distinct integers, in increasing
 //!   order once sorted. Methods `insert(v)`, `sort()`, and the values
 //!   `size()`, `value(i)` and `index(v)`.
+//! * `Scatter(E)` — the streaming counting-sort scatter (Gustavson's
+//!   algorithm): counts keys in `0..E`, then hands out positions in key
+//!   order, `O(E)` memory. Methods `insert(v)`, `sort()`, and the values
+//!   `size()`, `start(v)` and `place(v)` (the next free position of key `v`;
+//!   it changes the object, so it must be the whole value of an assignment,
+//!   [`CallSite::Assigned`]).
 //!
 //! The runtimes themselves:
 //!
-//! * [`C_RUNTIME`] (`runtime.h`): `static inline` functions and two types
+//! * [`C_RUNTIME`] (`runtime.h`): `static inline` functions and three types
 //!   with the `spf_` prefix, guarded by `#ifndef SPF_RUNTIME_H` so that
 //!   several generated functions can share one file. [`crate::c::emit_c`]
 //!   prints it before the function when the function uses an object.
@@ -63,6 +69,7 @@ pub(crate) const RESERVED: &[&str] = &[
     "spf_runtime",
     "spf_perm",
     "spf_oset",
+    "spf_scatter",
     "spf_die",
     "spf_alloc",
     "spf_grow",
@@ -78,7 +85,10 @@ pub(crate) const RESERVED: &[&str] = &[
 /// Whether generated code must not use `name` for a variable (it is a
 /// runtime identifier, or starts like the runtime's C functions).
 pub(crate) fn is_reserved(name: &str) -> bool {
-    RESERVED.contains(&name) || name.starts_with("spf_perm_") || name.starts_with("spf_oset_")
+    RESERVED.contains(&name)
+        || name.starts_with("spf_perm_")
+        || name.starts_with("spf_oset_")
+        || name.starts_with("spf_scatter_")
 }
 
 // ---------------------------------------------------------------------------
@@ -130,14 +140,20 @@ pub enum ObjectKind {
         /// `LO` and `HI`, affine expressions over the symbols.
         bounds: Option<(Expr, Expr)>,
     },
+    /// `Scatter(E)`: the streaming counting-sort scatter over keys `0..E`.
+    Scatter {
+        /// `E`, an affine expression over the symbols.
+        extent: Expr,
+    },
 }
 
 impl ObjectKind {
-    /// The kind's name (`Permutation`, `OrderedSet`).
+    /// The kind's name (`Permutation`, `OrderedSet`, `Scatter`).
     pub fn name(&self) -> &'static str {
         match self {
             ObjectKind::Permutation { .. } => "Permutation",
             ObjectKind::OrderedSet { .. } => "OrderedSet",
+            ObjectKind::Scatter { .. } => "Scatter",
         }
     }
 }
@@ -154,8 +170,8 @@ pub struct ObjectSpec {
 /// Why an object declaration is not one the runtime provides.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum SpecError {
-    /// A kind other than `Permutation` and `OrderedSet`.
-    #[error("unknown runtime object kind `{0}`; the runtime provides `Permutation(K, ORDER)` and `OrderedSet(LO, HI)` / `OrderedSet()`")]
+    /// A kind other than `Permutation`, `OrderedSet` and `Scatter`.
+    #[error("unknown runtime object kind `{0}`; the runtime provides `Permutation(K, ORDER)`, `OrderedSet(LO, HI)` / `OrderedSet()` and `Scatter(E)`")]
     UnknownKind(String),
     /// The first argument of a permutation is not a positive integer.
     #[error("the key arity of `Permutation(K, ORDER)` must be a positive integer, found `{0}`")]
@@ -200,7 +216,7 @@ impl ObjectSpec {
     /// `Permutation(K, counting(E1, ..., EK))` (one argument, as synthesis
     /// builds it) or `Permutation(K, counting, E1, ..., EK)` (the flat form
     /// the `.comp` grammar accepts today), `OrderedSet(LO, HI)`,
-    /// `OrderedSet()`. Extents and bounds are affine expressions over
+    /// `OrderedSet()`, `Scatter(E)`. Extents and bounds are affine expressions over
     /// `symbols` (`N`, `-3`, `1 - NR`, `2N + 1`).
     ///
     /// # Errors
@@ -291,6 +307,18 @@ impl ObjectSpec {
                     })
                 }
             },
+            "Scatter" => match args.as_slice() {
+                [extent] => ObjectKind::Scatter {
+                    extent: affine(extent)?,
+                },
+                _ => {
+                    return Err(SpecError::ArgumentCount {
+                        kind: "Scatter",
+                        expected: "(E)",
+                        found: args.len(),
+                    })
+                }
+            },
             other => return Err(SpecError::UnknownKind(other.to_string())),
         };
         Ok(ObjectSpec {
@@ -300,7 +328,7 @@ impl ObjectSpec {
     }
 
     /// The expressions the object is built from (counting extents, set
-    /// bounds), in order.
+    /// bounds, the scatter's extent), in order.
     pub fn init_exprs(&self) -> Vec<&Expr> {
         match &self.kind {
             ObjectKind::Permutation {
@@ -310,6 +338,7 @@ impl ObjectSpec {
             ObjectKind::OrderedSet {
                 bounds: Some((lo, hi)),
             } => vec![lo, hi],
+            ObjectKind::Scatter { extent } => vec![extent],
             _ => Vec::new(),
         }
     }
@@ -515,12 +544,16 @@ pub enum Method {
     Size,
     /// `P.count(d, v)`: the number of entries whose component `d` is `v`.
     Count,
-    /// `P.start(v)`: the number of entries whose first component is below `v`.
+    /// `P.start(v)`: the number of entries whose first component is below
+    /// `v`; `B.start(v)`: the number of entries whose key is below `v`.
     Start,
     /// `S.value(i)`: the `i`-th smallest value.
     Value,
     /// `S.index(v)`: the position of `v`, or -1.
     Index,
+    /// `B.place(v)`: the next free position of key `v` (a value that changes
+    /// the object).
+    Place,
 }
 
 impl Method {
@@ -537,6 +570,7 @@ impl Method {
             Method::Start => "start",
             Method::Value => "value",
             Method::Index => "index",
+            Method::Place => "place",
         }
     }
 
@@ -544,6 +578,33 @@ impl Method {
     /// than changing the object (called as a statement body).
     pub fn returns_value(self) -> bool {
         !matches!(self, Method::Insert | Method::Sort)
+    }
+
+    /// Whether the method changes its object: `insert`, `sort` and the value
+    /// `place`.
+    pub fn changes_object(self) -> bool {
+        matches!(self, Method::Insert | Method::Sort | Method::Place)
+    }
+}
+
+/// Where a call of a runtime object stands in a statement body.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CallSite {
+    /// The whole body, or a part of a `{ ...; ... }` sequence or of an `if`'s
+    /// branch: `P.insert(i)`.
+    Statement,
+    /// Inside an expression: a right-hand side, a condition, an argument.
+    Value,
+    /// The whole value of an assignment `T = OBJ.m(...)` (`=`, not `+=`, ...):
+    /// evaluated exactly once per statement instance, the only place where
+    /// `place` is accepted. Otherwise like [`CallSite::Value`].
+    Assigned,
+}
+
+impl CallSite {
+    /// Whether the call is used as a value.
+    pub fn is_value(self) -> bool {
+        self != CallSite::Statement
     }
 }
 
@@ -590,6 +651,12 @@ pub enum CallError {
         /// `P.size`.
         call: String,
     },
+    /// `place` anywhere but as the whole value of an assignment.
+    #[error("`{call}` hands out a new position each time it is evaluated; it must be the whole value of an assignment (`k = {call}(v)`)")]
+    PlaceNotAssigned {
+        /// `B.place`.
+        call: String,
+    },
     /// A method the object's order does not provide.
     #[error("`{call}` is not available for a Permutation ordered by `{order}` ({why})")]
     Order {
@@ -622,23 +689,47 @@ pub enum CallError {
 
 const PERMUTATION_METHODS: &str = "insert, sort, map, entry, key, size, count, start";
 const SET_METHODS: &str = "insert, sort, size, value, index";
+const SCATTER_METHODS: &str = "insert, sort, size, start, place";
 
 /// Checks the call `object.method(args)` on the object `spec` (`as_value`:
 /// the call is in an expression rather than a statement body) and returns
-/// the method. Argument types are the backends' to check
-/// ([`CallError::RealArgument`]).
+/// the method: [`check_call_at`] with [`CallSite::Value`] or
+/// [`CallSite::Statement`] (so `place` is rejected).
 ///
 /// # Errors
 ///
-/// A [`CallError`]: unknown method, wrong number of arguments, a value method
-/// as a statement or the reverse, `count` on an order other than `counting`,
-/// `start` on `morton`, a constant component outside `0..K`.
+/// As [`check_call_at`].
 pub fn check_call(
     spec: &ObjectSpec,
     method: &str,
     args: &[ValueExpr],
     as_value: bool,
 ) -> Result<Method, CallError> {
+    let site = if as_value {
+        CallSite::Value
+    } else {
+        CallSite::Statement
+    };
+    check_call_at(spec, method, args, site)
+}
+
+/// Checks the call `object.method(args)` on the object `spec`, standing at
+/// `site` in a statement body, and returns the method. Argument types are
+/// the backends' to check ([`CallError::RealArgument`]).
+///
+/// # Errors
+///
+/// A [`CallError`]: unknown method, wrong number of arguments, a value method
+/// as a statement or the reverse, `count` on an order other than `counting`,
+/// `start` on `morton`, a constant component outside `0..K`, `place`
+/// elsewhere than as the whole value of an assignment.
+pub fn check_call_at(
+    spec: &ObjectSpec,
+    method: &str,
+    args: &[ValueExpr],
+    site: CallSite,
+) -> Result<Method, CallError> {
+    let as_value = site.is_value();
     let call = format!("{}.{method}", spec.name);
     let (m, expected) = match (&spec.kind, method) {
         (ObjectKind::Permutation { arity, .. }, "insert") => (Method::Insert, *arity),
@@ -654,6 +745,11 @@ pub fn check_call(
         (ObjectKind::OrderedSet { .. }, "size") => (Method::Size, 0),
         (ObjectKind::OrderedSet { .. }, "value") => (Method::Value, 1),
         (ObjectKind::OrderedSet { .. }, "index") => (Method::Index, 1),
+        (ObjectKind::Scatter { .. }, "insert") => (Method::Insert, 1),
+        (ObjectKind::Scatter { .. }, "sort") => (Method::Sort, 0),
+        (ObjectKind::Scatter { .. }, "size") => (Method::Size, 0),
+        (ObjectKind::Scatter { .. }, "start") => (Method::Start, 1),
+        (ObjectKind::Scatter { .. }, "place") => (Method::Place, 1),
         (kind, _) => {
             return Err(CallError::UnknownMethod {
                 object: spec.name.clone(),
@@ -662,6 +758,7 @@ pub fn check_call(
                 known: match kind {
                     ObjectKind::Permutation { .. } => PERMUTATION_METHODS,
                     ObjectKind::OrderedSet { .. } => SET_METHODS,
+                    ObjectKind::Scatter { .. } => SCATTER_METHODS,
                 },
             })
         }
@@ -677,6 +774,9 @@ pub fn check_call(
         (false, true) => return Err(CallError::NotAValue { call }),
         (true, false) => return Err(CallError::NotAStatement { call }),
         _ => {}
+    }
+    if m == Method::Place && site != CallSite::Assigned {
+        return Err(CallError::PlaceNotAssigned { call });
     }
     if let ObjectKind::Permutation {
         arity,
@@ -762,6 +862,7 @@ impl fmt::Display for ObjectSpec {
             ObjectKind::OrderedSet {
                 bounds: Some((lo, hi)),
             } => write!(f, "{} : OrderedSet({})", self.name, list(&[lo, hi])),
+            ObjectKind::Scatter { extent } => write!(f, "{} : Scatter({extent})", self.name),
         }
     }
 }
@@ -988,5 +1089,82 @@ mod tests {
             check_call(&set, "map", &[int(3)], true),
             Err(CallError::UnknownMethod { .. })
         ));
+    }
+
+    #[test]
+    fn scatter_declarations_and_calls() {
+        let parse = |args: &[&str]| ObjectSpec::parse(&obj("Scatter", args), &syms());
+        let b = parse(&["NR + 1"]).unwrap();
+        assert_eq!(
+            b.kind,
+            ObjectKind::Scatter {
+                extent: Expr::sym("NR").plus(&Expr::constant(1))
+            }
+        );
+        assert_eq!(b.to_string(), "P : Scatter(NR + 1)");
+        assert_eq!(b.init_exprs().len(), 1);
+        assert!(matches!(
+            parse(&[]),
+            Err(SpecError::ArgumentCount {
+                kind: "Scatter",
+                found: 0,
+                ..
+            })
+        ));
+        assert!(matches!(
+            parse(&["N", "M"]),
+            Err(SpecError::ArgumentCount { found: 2, .. })
+        ));
+        assert_eq!(parse(&["K"]), Err(SpecError::UnknownSymbol("K".into())));
+        let int = |k| ValueExpr::Int(k);
+        let at = |m: &str, args: &[ValueExpr], site| check_call_at(&b, m, args, site);
+        assert_eq!(
+            at("insert", &[int(0)], CallSite::Statement),
+            Ok(Method::Insert)
+        );
+        assert_eq!(at("sort", &[], CallSite::Statement), Ok(Method::Sort));
+        assert_eq!(at("size", &[], CallSite::Value), Ok(Method::Size));
+        assert_eq!(at("start", &[int(0)], CallSite::Value), Ok(Method::Start));
+        assert_eq!(
+            at("start", &[int(0)], CallSite::Assigned),
+            Ok(Method::Start)
+        );
+        assert_eq!(
+            at("place", &[int(0)], CallSite::Assigned),
+            Ok(Method::Place)
+        );
+        assert!(matches!(
+            at("place", &[int(0)], CallSite::Value),
+            Err(CallError::PlaceNotAssigned { .. })
+        ));
+        assert!(matches!(
+            check_call(&b, "place", &[int(0)], true),
+            Err(CallError::PlaceNotAssigned { .. })
+        ));
+        assert!(matches!(
+            at("place", &[int(0)], CallSite::Statement),
+            Err(CallError::NotAStatement { .. })
+        ));
+        assert!(matches!(
+            at("place", &[], CallSite::Assigned),
+            Err(CallError::Arity {
+                expected: 1,
+                found: 0,
+                ..
+            })
+        ));
+        assert!(matches!(
+            at("insert", &[int(0), int(1)], CallSite::Statement),
+            Err(CallError::Arity { expected: 1, .. })
+        ));
+        assert!(matches!(
+            at("map", &[int(0)], CallSite::Value),
+            Err(CallError::UnknownMethod {
+                kind: "Scatter",
+                ..
+            })
+        ));
+        assert!(Method::Place.returns_value() && Method::Place.changes_object());
+        assert!(!Method::Start.changes_object());
     }
 }

@@ -1,8 +1,10 @@
 //! The interpreter's runtime objects: the semantics of `docs/runtime.md`,
 //! implemented independently of the C and Rust runtimes (a stable sort by
 //! key for `lex` and `counting`, Morton codes built bit by bit for
-//! `morton`), with every misuse a typed [`ObjectFault`] instead of a panic.
+//! `morton`; per-key counts of handed-out positions for a `Scatter`), with
+//! every misuse a typed [`ObjectFault`] instead of a panic.
 
+use std::cell::RefCell;
 use std::cmp::Ordering;
 use std::collections::{BTreeSet, HashMap};
 
@@ -15,7 +17,8 @@ pub enum ObjectFault {
     #[error("insert after sort()")]
     InsertAfterSort,
     /// A method that needs the sorted object (`start`; `size`, `value` and
-    /// `index` of an `OrderedSet`) called before `sort()`.
+    /// `index` of an `OrderedSet`; `place` of a `Scatter`) called before
+    /// `sort()`.
     #[error("called before sort()")]
     NotSorted,
     /// An argument outside its range: an entry, a position or a key component.
@@ -56,7 +59,16 @@ pub enum ObjectFault {
         /// `HI`.
         hi: i64,
     },
-    /// A negative `counting` extent when the object is created.
+    /// `place(v)` of a `Scatter` called more often than `v` was inserted.
+    #[error("place({key}) called more often than key {key} was inserted ({inserted} time(s))")]
+    PlacedTooOften {
+        /// The key.
+        key: i64,
+        /// How many times it was inserted.
+        inserted: i64,
+    },
+    /// A negative `counting` extent (or `Scatter` extent, component 0) when
+    /// the object is created.
     #[error("counting extent {component} is negative ({extent})")]
     NegativeExtent {
         /// The component (0-based).
@@ -79,6 +91,7 @@ pub(crate) enum RunOrder {
 pub(crate) enum Object {
     Perm(Perm),
     Set(Set),
+    Scatter(Scatter),
 }
 
 #[derive(Clone, Debug)]
@@ -104,6 +117,23 @@ pub(crate) struct Set {
     pending: BTreeSet<i64>,
     /// After `sort`: the values, increasing.
     values: Option<Vec<i64>>,
+}
+
+/// The interpreter's `Scatter(E)`: the keys' counts, and how many positions
+/// each key has been given (written independently of the compiled runtimes'
+/// `next` array: a position is `start(v) + placed[v]`).
+#[derive(Clone, Debug)]
+pub(crate) struct Scatter {
+    extent: i64,
+    /// Per key in `0..E`, how many entries were inserted.
+    counts: Vec<i64>,
+    /// The number of entries.
+    size: i64,
+    /// After `sort`: `starts[v]` entries have a key below `v`, `E + 1` values.
+    starts: Option<Vec<i64>>,
+    /// Per key, how many positions `place` handed out (`place` is a value,
+    /// evaluated through `&self`).
+    placed: RefCell<Vec<i64>>,
 }
 
 fn range(argument: &'static str, value: i64, len: usize) -> Result<usize, ObjectFault> {
@@ -167,6 +197,21 @@ impl Object {
         })
     }
 
+    /// A new scatter over the keys `0..extent`.
+    pub(crate) fn scatter(extent: i64) -> Result<Object, ObjectFault> {
+        let len = usize::try_from(extent).map_err(|_| ObjectFault::NegativeExtent {
+            component: 0,
+            extent,
+        })?;
+        Ok(Object::Scatter(Scatter {
+            extent,
+            counts: vec![0; len],
+            size: 0,
+            starts: None,
+            placed: RefCell::new(Vec::new()),
+        }))
+    }
+
     /// Runs `insert` or `sort` (the arity was checked before the run).
     pub(crate) fn act(&mut self, method: Method, args: &[i64]) -> Result<(), ObjectFault> {
         match (self, method) {
@@ -180,13 +225,18 @@ impl Object {
                 s.sort();
                 Ok(())
             }
+            (Object::Scatter(b), Method::Insert) => b.insert(args[0]),
+            (Object::Scatter(b), Method::Sort) => {
+                b.sort();
+                Ok(())
+            }
             // Rejected before the run.
             _ => Ok(()),
         }
     }
 
     /// Evaluates a value method (the arity and the kind were checked before
-    /// the run).
+    /// the run). `place` changes the object, through a `RefCell`.
     pub(crate) fn value(&self, method: Method, args: &[i64]) -> Result<i64, ObjectFault> {
         match (self, method) {
             (Object::Perm(p), Method::Map) => p.map(args[0]),
@@ -203,6 +253,9 @@ impl Object {
             (Object::Set(s), Method::Index) => {
                 Ok(s.sorted()?.binary_search(&args[0]).map_or(-1, |p| p as i64))
             }
+            (Object::Scatter(b), Method::Size) => Ok(b.size),
+            (Object::Scatter(b), Method::Start) => b.start(args[0]),
+            (Object::Scatter(b), Method::Place) => b.place(args[0]),
             // Rejected before the run.
             _ => Ok(0),
         }
@@ -291,6 +344,63 @@ impl Perm {
         }
         // Sorted by `lex` or `counting`: first components are nondecreasing.
         Ok(self.entries.partition_point(|&e| self.keys[e][0] < v) as i64)
+    }
+}
+
+impl Scatter {
+    fn insert(&mut self, v: i64) -> Result<(), ObjectFault> {
+        if self.starts.is_some() {
+            return Err(ObjectFault::InsertAfterSort);
+        }
+        match usize::try_from(v) {
+            Ok(i) if i < self.counts.len() => self.counts[i] += 1,
+            _ => {
+                return Err(ObjectFault::KeyOutOfRange {
+                    component: 0,
+                    value: v,
+                    extent: self.extent,
+                })
+            }
+        }
+        self.size += 1;
+        Ok(())
+    }
+
+    fn sort(&mut self) {
+        if self.starts.is_some() {
+            return;
+        }
+        let mut starts = vec![0];
+        for (v, &c) in self.counts.iter().enumerate() {
+            starts.push(starts[v] + c);
+        }
+        self.starts = Some(starts);
+        *self.placed.borrow_mut() = vec![0; self.counts.len()];
+    }
+
+    fn starts(&self) -> Result<&[i64], ObjectFault> {
+        self.starts.as_deref().ok_or(ObjectFault::NotSorted)
+    }
+
+    /// After `sort`, `0 <= v <= E`: the number of entries with a key below `v`.
+    fn start(&self, v: i64) -> Result<i64, ObjectFault> {
+        let starts = self.starts()?;
+        Ok(starts[range("key", v, starts.len())?])
+    }
+
+    /// After `sort`, `0 <= v < E`: the next free position of key `v`.
+    fn place(&self, v: i64) -> Result<i64, ObjectFault> {
+        let starts = self.starts()?;
+        let i = range("key", v, self.counts.len())?;
+        let mut placed = self.placed.borrow_mut();
+        if placed[i] == self.counts[i] {
+            return Err(ObjectFault::PlacedTooOften {
+                key: v,
+                inserted: self.counts[i],
+            });
+        }
+        placed[i] += 1;
+        Ok(starts[i] + placed[i] - 1)
     }
 }
 

@@ -7,10 +7,12 @@
  *
  * Misuse that could corrupt memory or silently give wrong results (an insert
  * after sort(), a key outside its counting range or negative in a morton
- * order, a value outside an ordered set's bounds, start()/size()/value()/
- * index() before sort()) prints a message to stderr and aborts, as does
- * running out of memory. Reads with an entry, position or component out of
- * range are not checked, like the generated code's array accesses. */
+ * order, a value outside an ordered set's bounds or a scatter's range,
+ * start()/size()/value()/index()/place() before sort(), a scatter's place(v)
+ * more often than v was inserted) prints a message to stderr and aborts, as
+ * does running out of memory. Reads with an entry, position or component out
+ * of range, and a scatter's start(v)/place(v) with v out of range, are not
+ * checked, like the generated code's array accesses. */
 #ifndef SPF_RUNTIME_H
 #define SPF_RUNTIME_H
 #include <stdint.h>
@@ -559,5 +561,99 @@ static inline void spf_oset_free(spf_oset *s)
 {
     free(s->values);
     free(s->table);
+}
+
+/* ------------------------------------------------------------------------
+ * Scatter(E): the streaming counting-sort scatter (Gustavson's algorithm).
+ * insert() counts keys in 0..E; sort() turns the counts into prefix sums;
+ * place(v) then hands out the positions of key v in order. O(E) memory, no
+ * per-entry storage. */
+
+typedef struct {
+    int64_t e;      /* keys 0..e */
+    int64_t open;   /* e before sort, 0 after: insert's one range check */
+    int64_t n;      /* entries inserted */
+    int sorted;
+    int64_t *next;  /* e: per key, its count before sort, its next free
+                       position after */
+    int64_t *start; /* e + 1: all 0 before sort (so that place() fails its
+                       one check), then start[v] = entries with a key below v */
+} spf_scatter;
+
+/* An empty scatter over the keys 0..e. */
+static inline spf_scatter spf_scatter_new(int64_t e)
+{
+    spf_scatter s;
+    if (e < 0)
+        spf_die("negative scatter extent", e);
+    if (e == INT64_MAX)
+        spf_die("scatter extent too large", e);
+    s.e = e;
+    s.open = e;
+    s.n = 0;
+    s.sorted = 0;
+    s.next = (int64_t *)spf_alloc(e, sizeof *s.next);
+    s.start = (int64_t *)spf_alloc(e + 1, sizeof *s.start);
+    memset(s.next, 0, (size_t)e * sizeof *s.next);
+    memset(s.start, 0, (size_t)(e + 1) * sizeof *s.start);
+    return s;
+}
+
+/* Counts one entry with key v, 0 <= v < e (before sort). */
+static inline void spf_scatter_insert(spf_scatter *s, int64_t v)
+{
+    if ((uint64_t)v >= (uint64_t)s->open)
+        spf_die(s->sorted ? "insert after sort()" : "key outside the scatter's range", v);
+    s->next[v]++;
+    s->n++;
+}
+
+/* Freezes the scatter: the prefix sums of the counts, O(e) (a second call
+ * does nothing). */
+static inline void spf_scatter_sort(spf_scatter *s)
+{
+    int64_t v, sum = 0;
+    if (s->sorted)
+        return;
+    s->sorted = 1;
+    s->open = 0;
+    for (v = 0; v < s->e; v++) {
+        const int64_t c = s->next[v];
+        s->start[v] = sum;
+        s->next[v] = sum;
+        sum += c;
+    }
+    s->start[s->e] = sum;
+}
+
+/* The number of entries inserted. */
+static inline int64_t spf_scatter_size(const spf_scatter *s)
+{
+    return s->n;
+}
+
+/* After sort, 0 <= v <= e: the number of entries with a key below v. */
+static inline int64_t spf_scatter_start(const spf_scatter *s, int64_t v)
+{
+    if (!s->sorted)
+        spf_die("start() before sort()", v);
+    return s->start[v];
+}
+
+/* After sort, 0 <= v < e: the next free position of key v (start(v) the
+ * first time, then start(v) + 1, ...). Before sort start[] is all 0 and
+ * next[] holds counts, so the one check fails there too. */
+static inline int64_t spf_scatter_place(spf_scatter *s, int64_t v)
+{
+    if (s->next[v] >= s->start[v + 1])
+        spf_die(s->sorted ? "place() more often than insert() of the key" : "place() before sort()",
+                v);
+    return s->next[v]++;
+}
+
+static inline void spf_scatter_free(spf_scatter *s)
+{
+    free(s->next);
+    free(s->start);
 }
 #endif /* SPF_RUNTIME_H */

@@ -5,8 +5,10 @@
 //! (`codegen::runtime::spf_runtime`) and the body of the `mod spf_runtime`
 //! that every generated Rust function using a runtime object carries. It uses
 //! only `std`. Misuse — an insert after `sort()`, a key outside a `counting`
-//! extent, a value outside an `OrderedSet`'s bounds, an entry or position out
-//! of range — panics with a message starting with `spf runtime:`.
+//! extent or a `Scatter`'s range, a value outside an `OrderedSet`'s bounds,
+//! an entry, position or key out of range, a `Scatter`'s `place(v)` more
+//! often than `v` was inserted — panics with a message starting with
+//! `spf runtime:`.
 
 use std::cell::OnceCell;
 use std::cmp::Ordering;
@@ -519,6 +521,126 @@ impl OrderedSet {
                 Ok(p) => p as i64,
                 Err(_) => -1,
             },
+        }
+    }
+}
+
+/// The streaming counting-sort scatter over the keys `0..E` (Gustavson's
+/// algorithm): [`insert`](Self::insert) counts keys, [`sort`](Self::sort)
+/// computes where each key's entries start, and [`place`](Self::place) hands
+/// out the positions of a key in order. `O(E)` memory, no per-entry storage.
+#[derive(Clone, Debug)]
+pub struct Scatter {
+    sorted: bool,
+    /// The number of entries.
+    len: i64,
+    /// Per key: its count before `sort`, its next free position after.
+    next: Vec<i64>,
+    /// `E + 1` values: all 0 before `sort` (so that `place` fails its one
+    /// check), then `start[v]` entries have a key below `v`.
+    start: Vec<i64>,
+}
+
+impl Scatter {
+    /// An empty scatter over the keys `0..e`.
+    ///
+    /// # Panics
+    ///
+    /// When `e` is negative or does not fit in memory.
+    pub fn new(e: i64) -> Scatter {
+        let e = match usize::try_from(e) {
+            Ok(e) if e < usize::MAX => e,
+            _ => fail(format!("scatter extent {e} is negative or too large")),
+        };
+        Scatter {
+            sorted: false,
+            len: 0,
+            next: vec![0; e],
+            start: vec![0; e + 1],
+        }
+    }
+
+    /// Counts one entry with key `v`.
+    ///
+    /// # Panics
+    ///
+    /// After [`sort`](Self::sort), or when `v` is outside `0..E`.
+    #[inline]
+    pub fn insert(&mut self, v: i64) {
+        if self.sorted {
+            fail("insert after sort()".into());
+        }
+        match usize::try_from(v).ok().and_then(|i| self.next.get_mut(i)) {
+            Some(count) => *count += 1,
+            None => fail(format!(
+                "key {v} is outside the scatter's range 0..{}",
+                self.next.len()
+            )),
+        }
+        self.len += 1;
+    }
+
+    /// Freezes the scatter: the prefix sums of the counts, `O(E)`; a second
+    /// call does nothing.
+    pub fn sort(&mut self) {
+        if self.sorted {
+            return;
+        }
+        self.sorted = true;
+        let mut sum = 0;
+        for (next, start) in self.next.iter_mut().zip(&mut self.start) {
+            let count = *next;
+            *start = sum;
+            *next = sum;
+            sum += count;
+        }
+        self.start[self.next.len()] = sum;
+    }
+
+    /// The number of entries inserted.
+    #[inline]
+    pub fn size(&self) -> i64 {
+        self.len
+    }
+
+    /// After `sort`, `0 <= v <= E`: the number of entries with a key below
+    /// `v` (where key `v`'s entries start).
+    #[inline]
+    pub fn start(&self, v: i64) -> i64 {
+        if !self.sorted {
+            fail("start() before sort()".into());
+        }
+        self.start[at(v, self.start.len(), "key")]
+    }
+
+    /// After `sort`, `0 <= v < E`: the next free position of key `v`
+    /// (`start(v)` the first time, then `start(v) + 1`, ...).
+    ///
+    /// # Panics
+    ///
+    /// Before `sort`, when `v` is outside `0..E`, or when called more often
+    /// than `v` was inserted.
+    #[inline]
+    pub fn place(&mut self, v: i64) -> i64 {
+        let i = at(v, self.next.len(), "key");
+        let p = self.next[i];
+        // Before `sort`, `start` is all 0 and `next` holds counts.
+        if p >= self.start[i + 1] {
+            self.place_failed(v);
+        }
+        self.next[i] = p + 1;
+        p
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn place_failed(&self, v: i64) -> ! {
+        if self.sorted {
+            fail(format!(
+                "place({v}) called more often than key {v} was inserted"
+            ))
+        } else {
+            fail("place() before sort()".into())
         }
     }
 }
