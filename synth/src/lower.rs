@@ -76,6 +76,8 @@ enum Ctx {
     Sorted,
     /// A second pass over the source, each entry placed by a scatter.
     Placed,
+    /// The groups `0 <= g < E` of a scatter's key (E, a dense extent).
+    Groups(String),
     /// The distinct values of the ordered set of a destination position.
     Set(usize),
     /// The fix-up domain of a monotone index array.
@@ -149,6 +151,8 @@ struct Lowering<'a> {
     sorted_iter: String,
     /// Whether the streaming scatter may be used.
     allow_streaming: bool,
+    /// The iterator over a scatter's groups.
+    group_iter: String,
 }
 
 /// Scalar assignments a statement's body starts with.
@@ -278,8 +282,10 @@ impl<'a> Lowering<'a> {
             scalars: BTreeMap::new(),
             sorted_iter: String::new(),
             allow_streaming,
+            group_iter: String::new(),
         };
         l.sorted_iter = l.fresh("p");
+        l.group_iter = l.fresh("g");
         Ok(l)
     }
 
@@ -413,7 +419,10 @@ impl<'a> Lowering<'a> {
         // The key components the source's own order does not provide.
         let compared = self.compared_components(&order);
         let streaming_extent = match order.key.first() {
-            Some(KeyComponent::Value(e)) if compared == 1 && order.group.is_none() => {
+            Some(KeyComponent::Value(e))
+                if (compared == 1 && order.group.is_none())
+                    || (order.group.is_some() && compared <= 1) =>
+            {
                 e.as_var().and_then(|v| match v {
                     Var::Tuple(t) => self.dense_extent(t),
                     _ => None,
@@ -422,7 +431,14 @@ impl<'a> Lowering<'a> {
             _ => None,
         };
         let mode = if let (Some(extent), true) = (streaming_extent, self.allow_streaming) {
-            let scalar = self.fresh(&self.dst_tuple[q].clone());
+            // The placed position: the position itself, or (within groups)
+            // the entry's slot in the grouped order.
+            let base = if order.group.is_some() {
+                "pos".to_string()
+            } else {
+                self.dst_tuple[q].clone()
+            };
+            let scalar = self.fresh(&base);
             self.declare_scalar(&scalar);
             PermMode::Streaming { extent, scalar }
         } else if order.group.is_some() || compared > 0 {
@@ -714,6 +730,26 @@ impl<'a> Lowering<'a> {
             .collect::<Result<Vec<_>, _>>()?;
         let args_need_scalars = !pro.is_empty();
         let value = self.translate(&c.value, &ctx, &mut pro)?;
+        // A max of a rank within groups: the largest group's size.
+        if op == UpdateOp::Max && !args_need_scalars && args.iter().all(|a| !mentions_any_var(a)) {
+            if let Some((g, body_value)) = self.reduction_over_groups(&ctx, &value) {
+                let body = update(
+                    Access {
+                        space: c.unknown.clone(),
+                        index: args,
+                    },
+                    op,
+                    body_value,
+                );
+                self.pending.push(Pending {
+                    phase,
+                    ctx: Ctx::Groups(g),
+                    guard: Vec::new(),
+                    body,
+                });
+                return Ok(());
+            }
+        }
         // A max of the loop variable itself over its range: its last value.
         if op == UpdateOp::Max && !args_need_scalars && args.iter().all(|a| !mentions_any_var(a)) {
             if let Some((hi, guard)) = self.reduction_of_range(&ctx, &value) {
@@ -743,6 +779,41 @@ impl<'a> Lowering<'a> {
         );
         self.push(phase, ctx, pro, body);
         Ok(())
+    }
+
+    /// For `value = w + c` with `w` a placed entry's rank within its group
+    /// (ELL's slot): over the groups `g` (context `Groups`), `start(g + 1) -
+    /// start(g) - 1 + c`, the largest rank plus `c` (`W max= w + 1` is the
+    /// longest row).
+    fn reduction_over_groups(&self, ctx: &Ctx, value: &Expr) -> Option<(String, ValueExpr)> {
+        let perm = self.perm.as_ref()?;
+        let (Ctx::Placed, Some(_), PermMode::Streaming { extent, .. }) =
+            (ctx, perm.order.group, &perm.mode)
+        else {
+            return None;
+        };
+        let rank = self.scalars.get(&format!("rank {}", perm.position))?;
+        let atom = Atom::Sym(rank.clone());
+        if value.coefficient(&atom) != 1 {
+            return None;
+        }
+        let mut rest = value.clone();
+        rest.add_term(atom, -1);
+        if !rest.is_constant() {
+            return None;
+        }
+        let it = Expr::var(Var::Tuple(0));
+        let start = |e: Expr| call(&perm.object, "start", vec![ValueExpr::Index(e)]);
+        let size = ValueExpr::Binary(
+            BinOp::Sub,
+            Box::new(start(it.plus(&Expr::constant(1)))),
+            Box::new(start(it)),
+        );
+        let value = match rest.constant_term() - 1 {
+            0 => size,
+            c => ValueExpr::Binary(BinOp::Add, Box::new(size), Box::new(ValueExpr::Int(c))),
+        };
+        Some((extent.clone(), value))
     }
 
     /// For `value = v + c` with `v` the only loop variable of `ctx`, ranging
@@ -1160,7 +1231,27 @@ impl<'a> Lowering<'a> {
             let perm = self.perm.as_ref().expect("checked");
             match (&perm.mode, ctx) {
                 (PermMode::Streaming { scalar, .. }, Ctx::Placed) => {
-                    return Ok(Expr::sym(scalar.clone()))
+                    let placed = Expr::sym(scalar.clone());
+                    let Some(g) = perm.order.group else {
+                        return Ok(placed);
+                    };
+                    // The rank within the group: the placed position minus
+                    // the group's start.
+                    let object = perm.object.clone();
+                    let group = self.destination_var(g, ctx, pro)?;
+                    let name = self.scalar(&format!("rank {q}"), &self.dst_tuple[q].clone());
+                    if pro.iter().all(|(n, _)| *n != name) {
+                        let start = call(&object, "start", vec![ValueExpr::Index(group)]);
+                        pro.push((
+                            name.clone(),
+                            ValueExpr::Binary(
+                                BinOp::Sub,
+                                Box::new(ValueExpr::Index(placed)),
+                                Box::new(start),
+                            ),
+                        ));
+                    }
+                    return Ok(Expr::sym(name));
                 }
                 (PermMode::Direct { var, lo, .. }, Ctx::Source) => {
                     return Ok(Expr::var(Var::Tuple(*var)).minus(lo))
@@ -1411,6 +1502,7 @@ impl<'a> Lowering<'a> {
                 range(&self.sorted_iter, &perm.size)
             }
             Ctx::Set(q) => range(&self.sets[q].iterator, &self.sets[q].size),
+            Ctx::Groups(extent) => range(&self.group_iter, extent),
             Ctx::Fixup(f) => {
                 let decl = self.conv.dst.uf(f).ok_or("no such array")?;
                 let dom = &decl.domain.conjunctions()[0];

@@ -1,0 +1,125 @@
+//! `cargo run --release -p bench -- [OPTIONS]`: reproduces the papers'
+//! conversion experiments (see the README's "Benchmarks" section).
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use bench::runner::{self, Config};
+use bench::{report, spf, Conversion};
+use clap::Parser;
+
+/// Generates the papers' matrices with matgen, builds every conversion with
+/// `spf build`, and measures it side by side with hand-written C, sprs,
+/// nalgebra-sparse, scipy (when python3 has it) and memcpy, verifying every
+/// output first. Prints ratios (baseline / spf, > 1: spf faster) and writes
+/// results.json, summary.md, and a CSV and an SVG per conversion.
+#[derive(Parser, Debug)]
+#[command(name = "bench")]
+struct Args {
+    /// matgen's scale in (0, 1]: rows, columns and nnz shrink by it
+    /// (1 is the papers' full size and needs about 24 GiB).
+    #[arg(long, default_value_t = 0.05)]
+    scale: f64,
+    /// Runs per measurement; the median is reported.
+    #[arg(long, default_value_t = 5)]
+    repeat: usize,
+    /// matgen's seed (and the shuffle's).
+    #[arg(long, default_value_t = 42)]
+    seed: u64,
+    /// Only these catalog entries (comma-separated or repeated; see
+    /// `spf generate --list`).
+    #[arg(long, value_delimiter = ',')]
+    only: Vec<String>,
+    /// Only these conversions (comma-separated: coo_csr, coo_csr_sorted,
+    /// scoo_csr, coo_csc, csr_csc, coo_dia, csr_dia, csc_dia, csr_ell,
+    /// csc_ell, coo3d_mcoo3).
+    #[arg(long, value_delimiter = ',')]
+    conversions: Vec<String>,
+    /// Output directory for results.json, summary.md, CSV and SVG.
+    #[arg(short = 'o', long, default_value = "artifacts/bench")]
+    out_dir: PathBuf,
+    /// Scratch directory (inputs, converters); default OUT_DIR/work,
+    /// removed at the end unless --keep-work.
+    #[arg(long)]
+    work_dir: Option<PathBuf>,
+    /// Keep the scratch directory.
+    #[arg(long)]
+    keep_work: bool,
+    /// The spf command (default: built with cargo from this workspace).
+    #[arg(long)]
+    spf: Option<PathBuf>,
+    /// The Python interpreter for the scipy baseline.
+    #[arg(long, default_value = "python3")]
+    python: String,
+    /// Do not try scipy.
+    #[arg(long)]
+    no_scipy: bool,
+    /// Skip DIA/ELL on a matrix whose padded destination exceeds this many
+    /// times its nonzeros.
+    #[arg(long, default_value_t = 16.0)]
+    max_padding: f64,
+    /// No progress bar.
+    #[arg(long)]
+    quiet: bool,
+}
+
+fn main() -> ExitCode {
+    let args = Args::parse();
+    match run(args) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("bench: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run(args: Args) -> Result<(), String> {
+    matgen::check_scale(args.scale).map_err(|e| format!("--scale: {e}"))?;
+    let conversions = args
+        .conversions
+        .iter()
+        .map(|s| {
+            Conversion::from_slug(s).ok_or_else(|| {
+                let all: Vec<&str> = Conversion::ALL.iter().map(|c| c.slug()).collect();
+                format!("unknown conversion `{s}`; valid: {}", all.join(", "))
+            })
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let spf = match args.spf {
+        Some(exe) => spf::Spf { exe },
+        None => spf::Spf::build_with_cargo()?,
+    };
+    let work_dir = args
+        .work_dir
+        .clone()
+        .unwrap_or_else(|| args.out_dir.join("work"));
+    let config = Config {
+        scale: args.scale,
+        repeat: args.repeat.max(1),
+        seed: args.seed,
+        matrices: args.only,
+        conversions,
+        work_dir: work_dir.clone(),
+        spf,
+        python: (!args.no_scipy).then_some(args.python),
+        max_padding: args.max_padding,
+        progress: !args.quiet,
+    };
+    let results = runner::run(&config)?;
+    if !args.keep_work {
+        let _ = std::fs::remove_dir_all(&work_dir);
+    }
+    for n in &results.notes {
+        println!("note: {n}");
+    }
+    print!("{}", report::table(&results));
+    println!();
+    print!("{}", report::summary_md(&results));
+    let written = report::write_all(&results, &args.out_dir)
+        .map_err(|e| format!("{}: {e}", args.out_dir.display()))?;
+    for w in written {
+        eprintln!("wrote {}", w.display());
+    }
+    Ok(())
+}

@@ -1,0 +1,506 @@
+//! The experiment: generate each matrix, build each converter with `spf
+//! build`, run it and every baseline side by side on the same input in
+//! the same run, verify every output, and collect the times.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use indicatif::{ProgressBar, ProgressStyle};
+use synth::instance::Instance;
+use synth::Descriptor;
+
+use crate::conversions::{Baseline, Conversion};
+use crate::input::{self, Compressed, Tensor};
+use crate::timing::{measure, Summary, Timing};
+use crate::{c, rustlibs, scipy, spf, verify};
+
+/// What to run.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// matgen's scale, in (0, 1].
+    pub scale: f64,
+    /// Runs per measurement (the median is reported).
+    pub repeat: usize,
+    /// matgen's seed (also the shuffle's).
+    pub seed: u64,
+    /// Catalog entries to run (all when empty).
+    pub matrices: Vec<String>,
+    /// Conversions to run (all when empty).
+    pub conversions: Vec<Conversion>,
+    /// Scratch directory: input files, converters, outputs.
+    pub work_dir: PathBuf,
+    /// The `spf` command that builds the converters.
+    pub spf: spf::Spf,
+    /// The Python interpreter for the scipy baseline; `None` skips it.
+    pub python: Option<String>,
+    /// A conversion to DIA or ELL is skipped on a matrix whose padded
+    /// destination (NR x ND, NR x W) exceeds this many times its nnz: such
+    /// a matrix is not banded (nobody converts it to DIA), and at full
+    /// scale its DIA array would not fit in memory.
+    pub max_padding: f64,
+    /// Show a progress bar on standard error.
+    pub progress: bool,
+}
+
+/// How one measurement went.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Outcome {
+    /// Verified, and timed.
+    Time(Summary),
+    /// Ran, but its output is wrong: no time counts.
+    Wrong(String),
+    /// Could not run (unavailable for this input, out of memory, …).
+    Failed(String),
+}
+
+impl Outcome {
+    /// The median, when timed.
+    pub fn median(&self) -> Option<f64> {
+        match self {
+            Outcome::Time(s) => Some(s.median),
+            _ => None,
+        }
+    }
+}
+
+/// One conversion of one matrix: the generated converter and each
+/// baseline, measured in the same run.
+#[derive(Clone, Debug)]
+pub struct Row {
+    /// The conversion.
+    pub conversion: Conversion,
+    /// The catalog entry.
+    pub matrix: String,
+    /// Its extents (as generated at the scale).
+    pub dims: Vec<i64>,
+    /// Its stored entries.
+    pub nnz: u64,
+    /// Bytes of the source's arrays (as the converter reports them).
+    pub input_bytes: u64,
+    /// Bytes of the destination's arrays.
+    pub output_bytes: u64,
+    /// The generated converter.
+    pub spf: Outcome,
+    /// Each baseline that has the conversion.
+    pub baselines: Vec<(Baseline, Outcome)>,
+}
+
+impl Row {
+    /// `baseline`'s median over the generated converter's: above 1 the
+    /// generated code is faster (for memcpy: the fraction of the bound the
+    /// generated code reaches).
+    pub fn ratio(&self, baseline: Baseline) -> Option<f64> {
+        let ours = self.spf.median()?;
+        let theirs = self
+            .baselines
+            .iter()
+            .find(|(b, _)| *b == baseline)?
+            .1
+            .median()?;
+        (ours > 0.0).then_some(theirs / ours)
+    }
+}
+
+/// A conversion not run on a matrix, and why.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Skip {
+    /// The conversion.
+    pub conversion: Conversion,
+    /// The catalog entry.
+    pub matrix: String,
+    /// Why.
+    pub reason: String,
+}
+
+/// Everything one run measured.
+#[derive(Clone, Debug)]
+pub struct Results {
+    /// The scale.
+    pub scale: f64,
+    /// Runs per measurement.
+    pub repeat: usize,
+    /// The seed.
+    pub seed: u64,
+    /// What the reader should know: skipped baselines, their different work.
+    pub notes: Vec<String>,
+    /// The measurements.
+    pub rows: Vec<Row>,
+    /// Conversions not run on a matrix.
+    pub skipped: Vec<Skip>,
+}
+
+/// The catalog entries `config` selects, or an error naming an unknown one.
+fn selected_specs(config: &Config) -> Result<Vec<&'static matgen::MatrixSpec>, String> {
+    if config.matrices.is_empty() {
+        return Ok(matgen::catalog().iter().collect());
+    }
+    config
+        .matrices
+        .iter()
+        .map(|name| {
+            matgen::find(name).ok_or_else(|| {
+                let names: Vec<&str> = matgen::catalog().iter().map(|s| s.name).collect();
+                format!("unknown matrix `{name}`; valid: {}", names.join(", "))
+            })
+        })
+        .collect()
+}
+
+fn selected_conversions(config: &Config) -> Vec<Conversion> {
+    if config.conversions.is_empty() {
+        Conversion::ALL.to_vec()
+    } else {
+        config.conversions.clone()
+    }
+}
+
+/// The inputs of one matrix, prepared once for all its conversions.
+struct Prepared {
+    name: String,
+    sorted: Tensor,
+    shuffled: Option<Tensor>,
+    sorted_file: PathBuf,
+    shuffled_file: PathBuf,
+    csr: Option<Compressed>,
+    csc: Option<Compressed>,
+    expected: BTreeMap<Vec<i64>, f64>,
+}
+
+impl Prepared {
+    fn coo(&self, conv: Conversion) -> &Tensor {
+        match &self.shuffled {
+            Some(s) if conv.shuffled() => s,
+            _ => &self.sorted,
+        }
+    }
+
+    fn file(&self, conv: Conversion) -> &Path {
+        if conv.shuffled() {
+            &self.shuffled_file
+        } else {
+            &self.sorted_file
+        }
+    }
+
+    fn compressed(&self, conv: Conversion) -> Option<&Compressed> {
+        match conv.src() {
+            "csr" => self.csr.as_ref(),
+            "csc" => self.csc.as_ref(),
+            _ => None,
+        }
+    }
+}
+
+fn prepare(
+    spec: &matgen::MatrixSpec,
+    convs: &[Conversion],
+    config: &Config,
+) -> Result<Prepared, String> {
+    let sorted = input::generate(spec, config.scale, config.seed, false);
+    let ext = if sorted.dims.len() == 3 { "tns" } else { "mtx" };
+    let sorted_file = config.work_dir.join(format!("{}.{ext}", spec.name));
+    let shuffled_file = config
+        .work_dir
+        .join(format!("{}.shuffled.{ext}", spec.name));
+    let io = |p: &Path, e: std::io::Error| format!("{}: {e}", p.display());
+    let shuffled = if convs.iter().any(|c| c.shuffled()) {
+        let mut s = sorted.clone();
+        s.shuffle(config.seed);
+        input::write(&s, &shuffled_file).map_err(|e| io(&shuffled_file, e))?;
+        Some(s)
+    } else {
+        None
+    };
+    if convs.iter().any(|c| !c.shuffled()) {
+        input::write(&sorted, &sorted_file).map_err(|e| io(&sorted_file, e))?;
+    }
+    let csr = convs
+        .iter()
+        .any(|c| c.src() == "csr")
+        .then(|| Compressed::from_coo(&sorted, true));
+    let csc = convs
+        .iter()
+        .any(|c| c.src() == "csc")
+        .then(|| Compressed::from_coo(&sorted, false));
+    let expected = input::entries(&sorted);
+    Ok(Prepared {
+        name: spec.name.to_string(),
+        sorted,
+        shuffled,
+        sorted_file,
+        shuffled_file,
+        csr,
+        csc,
+        expected,
+    })
+}
+
+/// Why `conv` is not run on `t`, if it is not: a DIA or ELL destination
+/// more than `max_padding` times larger than the matrix.
+pub fn padding_skip(conv: Conversion, t: &Tensor, max_padding: f64) -> Option<String> {
+    if !conv.padded() || t.is_empty() {
+        return None;
+    }
+    let stats = t.stats();
+    let (what, width) = if conv.dst() == "dia" {
+        ("diagonals", stats.diagonals.unwrap_or(0))
+    } else {
+        ("slots per row", stats.max_row.unwrap_or(0))
+    };
+    let padded = t.dims[0] as f64 * width as f64;
+    (padded > max_padding * t.len() as f64).then(|| {
+        format!(
+            "{width} {what}: the padded {} would hold {:.0}x the nonzeros (limit {max_padding}x)",
+            conv.dst_format(),
+            padded / t.len() as f64
+        )
+    })
+}
+
+fn outcome(r: Result<Timing, String>) -> Outcome {
+    match r {
+        Ok(t) => Outcome::Time(Summary::from(&t)),
+        Err(e) if e.starts_with("wrong: ") => Outcome::Wrong(e["wrong: ".len()..].to_string()),
+        Err(e) => Outcome::Failed(e),
+    }
+}
+
+fn wrong(e: String) -> String {
+    format!("wrong: {e}")
+}
+
+/// Measures one baseline on one prepared matrix. `reference`: the
+/// generated converter's verified output, if any.
+#[allow(clippy::too_many_arguments)]
+fn run_baseline(
+    baseline: Baseline,
+    conv: Conversion,
+    p: &Prepared,
+    dst: &Descriptor,
+    reference: Option<&Instance>,
+    bytes: (u64, u64),
+    config: &Config,
+) -> Outcome {
+    let check =
+        |inst: &Instance| verify::check_against(reference, dst, &p.expected, inst).map_err(wrong);
+    let dims = p.sorted.dims.clone();
+    let fmt = conv.dst_format();
+    let to_rows = conv.dst() == "csr";
+    let repeat = config.repeat;
+    let result: Result<Timing, String> = match baseline {
+        Baseline::C => {
+            let call = || match conv {
+                Conversion::CooCsrUnsorted | Conversion::CooCsrSorted | Conversion::CooCsc => {
+                    c::coo_to_compressed(p.coo(conv), to_rows)
+                }
+                Conversion::ScooCsr => c::sorted_coo_to_csr(p.coo(conv)),
+                Conversion::CsrCsc => c::transpose(p.compressed(conv).expect("CSR prepared")),
+                Conversion::CooDia => c::coo_to_dia(p.coo(conv)),
+                Conversion::CsrDia | Conversion::CscDia => {
+                    c::compressed_to_dia(p.compressed(conv).expect("CSR/CSC prepared"))
+                }
+                Conversion::CsrEll | Conversion::CscEll => {
+                    c::compressed_to_ell(p.compressed(conv).expect("CSR/CSC prepared"))
+                }
+                Conversion::Coo3dMcoo3 => c::coo3_to_mcoo3(p.coo(conv)),
+            };
+            measure(repeat, call, |out| check(&out.into_instance(fmt, &dims)))
+        }
+        Baseline::Sprs => {
+            let input = match p.compressed(conv) {
+                Some(m) => rustlibs::sprs_from_compressed(m),
+                None => rustlibs::sprs_from_coo(p.coo(conv)),
+            };
+            measure(
+                repeat,
+                || rustlibs::sprs_convert(&input, to_rows),
+                |inst| check(&inst),
+            )
+        }
+        Baseline::Nalgebra => {
+            let input = match p.compressed(conv) {
+                Some(m) => rustlibs::nalgebra_from_csr(m),
+                None => rustlibs::nalgebra_from_coo(p.coo(conv)),
+            };
+            input.and_then(|input| {
+                measure(
+                    repeat,
+                    || rustlibs::nalgebra_convert(&input, to_rows),
+                    |inst| check(&inst),
+                )
+            })
+        }
+        Baseline::Scipy => match &config.python {
+            None => Err("scipy not available".into()),
+            Some(python) => {
+                let input = match p.compressed(conv) {
+                    Some(m) => scipy::ScipyInput::Compressed(m),
+                    None => scipy::ScipyInput::Coo(p.coo(conv)),
+                };
+                let dir = config.work_dir.join("scipy");
+                scipy::convert(python, &dir, &input, conv.dst(), repeat).and_then(|(runs, inst)| {
+                    check(&inst)?;
+                    Ok(Timing { runs })
+                })
+            }
+        },
+        Baseline::Memcpy => {
+            let (in_bytes, out_bytes) = (bytes.0 as usize, bytes.1 as usize);
+            let src = vec![0x5au8; in_bytes];
+            measure(
+                repeat,
+                || c::traffic(&src, in_bytes, out_bytes).map(|t| (t, ())),
+                |()| Ok(()),
+            )
+        }
+    };
+    outcome(result)
+}
+
+/// Runs the generated converter `bin` and every baseline of `conv` on `p`.
+fn run_row(conv: Conversion, bin: &Path, p: &Prepared, config: &Config) -> Row {
+    let dst = synth::builtin::load_format(conv.dst()).expect("a built-in format");
+    let out_json = config.work_dir.join("out.json");
+    let mut row = Row {
+        conversion: conv,
+        matrix: p.name.clone(),
+        dims: p.sorted.dims.clone(),
+        nnz: p.sorted.len() as u64,
+        input_bytes: 0,
+        output_bytes: 0,
+        spf: Outcome::Failed("not run".into()),
+        baselines: Vec::new(),
+    };
+    let mut reference = None;
+    match spf::run(bin, p.file(conv), config.repeat, &out_json) {
+        Err(e) => row.spf = Outcome::Failed(e),
+        Ok(run) => {
+            row.input_bytes = run.input_bytes;
+            row.output_bytes = run.output_bytes;
+            row.spf = match verify::check(&dst, &p.expected, &run.output) {
+                Ok(()) => {
+                    reference = Some(run.output);
+                    Outcome::Time(run.summary)
+                }
+                Err(e) => Outcome::Wrong(e),
+            };
+        }
+    }
+    for baseline in conv.baselines() {
+        if baseline == Baseline::Scipy && config.python.is_none() {
+            continue; // said once in the notes
+        }
+        let o = if baseline == Baseline::Memcpy && row.output_bytes == 0 {
+            Outcome::Failed("no byte counts: the generated converter did not run".into())
+        } else {
+            run_baseline(
+                baseline,
+                conv,
+                p,
+                &dst,
+                reference.as_ref(),
+                (row.input_bytes, row.output_bytes),
+                config,
+            )
+        };
+        row.baselines.push((baseline, o));
+    }
+    row
+}
+
+/// Runs the experiment `config` describes.
+pub fn run(config: &Config) -> Result<Results, String> {
+    let specs = selected_specs(config)?;
+    let convs = selected_conversions(config);
+    std::fs::create_dir_all(&config.work_dir)
+        .map_err(|e| format!("{}: {e}", config.work_dir.display()))?;
+    let mut notes = Vec::new();
+    match &config.python {
+        None => notes.push("scipy: skipped (not requested)".to_string()),
+        Some(py) => match scipy::detect(py) {
+            Ok(v) => notes.push(format!(
+                "scipy {v}: indices stored as int32 where they fit (spf and the other baselines move 8-byte indices)"
+            )),
+            Err(e) => notes.push(format!("scipy: skipped ({e})")),
+        },
+    }
+    let python = config
+        .python
+        .as_ref()
+        .filter(|py| scipy::detect(py).is_ok())
+        .cloned();
+    let config = &Config {
+        python,
+        ..config.clone()
+    };
+
+    // The work: (matrix, its conversions).
+    let work: Vec<(&matgen::MatrixSpec, Vec<Conversion>)> = specs
+        .into_iter()
+        .map(|s| {
+            let cs = convs
+                .iter()
+                .copied()
+                .filter(|c| c.order() == s.dims.len())
+                .collect::<Vec<_>>();
+            (s, cs)
+        })
+        .filter(|(_, cs)| !cs.is_empty())
+        .collect();
+    let total: usize = work.iter().map(|(_, cs)| cs.len()).sum();
+
+    // Build each converter once.
+    let bin_dir = config.work_dir.join("bin");
+    std::fs::create_dir_all(&bin_dir).map_err(|e| format!("{}: {e}", bin_dir.display()))?;
+    let mut bins = BTreeMap::new();
+    for conv in work.iter().flat_map(|(_, cs)| cs.iter().copied()) {
+        if let std::collections::btree_map::Entry::Vacant(v) = bins.entry(conv) {
+            let bin = bin_dir.join(format!("{}_{}", conv.src(), conv.dst()));
+            config.spf.build(conv.src(), conv.dst(), &bin)?;
+            v.insert(bin);
+        }
+    }
+
+    let bar = if config.progress {
+        let bar = ProgressBar::new(total as u64);
+        bar.set_style(
+            ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} {msg}")
+                .expect("a valid template")
+                .progress_chars("=> "),
+        );
+        bar
+    } else {
+        ProgressBar::hidden()
+    };
+    let mut rows = Vec::new();
+    let mut skipped = Vec::new();
+    for (spec, cs) in work {
+        bar.set_message(format!("{}: generating", spec.name));
+        let p = prepare(spec, &cs, config)?;
+        for conv in cs {
+            bar.set_message(format!("{}: {conv}", spec.name));
+            if let Some(reason) = padding_skip(conv, &p.sorted, config.max_padding) {
+                skipped.push(Skip {
+                    conversion: conv,
+                    matrix: spec.name.to_string(),
+                    reason,
+                });
+            } else {
+                rows.push(run_row(conv, &bins[&conv], &p, config));
+            }
+            bar.inc(1);
+        }
+        for f in [&p.sorted_file, &p.shuffled_file] {
+            let _ = std::fs::remove_file(f);
+        }
+    }
+    bar.finish_and_clear();
+    Ok(Results {
+        scale: config.scale,
+        repeat: config.repeat,
+        seed: config.seed,
+        notes,
+        rows,
+        skipped,
+    })
+}

@@ -1,0 +1,159 @@
+//! The generated converters: built with `spf build SRC DST -o BIN` and run
+//! as `BIN INPUT --repeat N -o OUT.json` (the interface of
+//! `shared/DESIGN.md`), which times N runs itself and prints one JSON line.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use synth::instance::Instance;
+
+use crate::timing::Summary;
+
+/// The `spf` command.
+#[derive(Clone, Debug)]
+pub struct Spf {
+    /// Its path.
+    pub exe: PathBuf,
+}
+
+/// What one run of a generated converter reported.
+#[derive(Clone, Debug)]
+pub struct SpfRun {
+    /// Nonzeros of the source.
+    pub nnz: u64,
+    /// Bytes of the source's arrays (8 per element).
+    pub input_bytes: u64,
+    /// Bytes of the destination's arrays (8 per element).
+    pub output_bytes: u64,
+    /// The runs' median, minimum and maximum, as the converter reported
+    /// them.
+    pub summary: Summary,
+    /// The destination instance the last run produced.
+    pub output: Instance,
+}
+
+/// The workspace root (the bench crate's parent directory).
+pub fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("bench/ has a parent")
+        .to_path_buf()
+}
+
+/// The profile directory the running executable was built into
+/// (`target/release` for `target/release/bench`, `target/debug` for a test
+/// in `target/debug/deps`).
+fn profile_dir() -> Option<PathBuf> {
+    let exe = std::env::current_exe().ok()?;
+    let dir = exe.parent()?;
+    if dir.file_name()? == "deps" {
+        Some(dir.parent()?.to_path_buf())
+    } else {
+        Some(dir.to_path_buf())
+    }
+}
+
+impl Spf {
+    /// `spf` next to the running executable, if it was built there.
+    pub fn sibling() -> Option<Spf> {
+        let exe = profile_dir()?.join("spf");
+        exe.is_file().then_some(Spf { exe })
+    }
+
+    /// Builds `spf` with cargo in the profile of the running executable
+    /// (`--release` when that is `target/release`), so that the generated
+    /// code comes from the current sources, and returns it.
+    pub fn build_with_cargo() -> Result<Spf, String> {
+        let release = profile_dir().is_some_and(|d| d.file_name() == Some("release".as_ref()));
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        let mut cmd = Command::new(cargo);
+        cmd.args([
+            "build",
+            "--quiet",
+            "-p",
+            "spf",
+            "--bin",
+            "spf",
+            "--manifest-path",
+        ])
+        .arg(workspace_root().join("Cargo.toml"));
+        if release {
+            cmd.arg("--release");
+        }
+        let status = cmd
+            .status()
+            .map_err(|e| format!("cannot run cargo to build spf: {e}"))?;
+        if !status.success() {
+            return Err(format!("building spf failed ({status})"));
+        }
+        Spf::sibling().ok_or_else(|| "cargo built spf, but not next to this executable".into())
+    }
+
+    /// `spf build SRC DST -o BIN`.
+    pub fn build(&self, src: &str, dst: &str, bin: &Path) -> Result<(), String> {
+        let out = Command::new(&self.exe)
+            .args(["build", src, dst, "-o"])
+            .arg(bin)
+            .output()
+            .map_err(|e| format!("cannot run {}: {e}", self.exe.display()))?;
+        if !out.status.success() {
+            return Err(format!(
+                "spf build {src} {dst} failed: {}",
+                String::from_utf8_lossy(&out.stderr).trim()
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Runs a converter built by `spf build` on `input` with `--repeat`,
+/// writing its output to `out_json`, and reads its report and output.
+pub fn run(bin: &Path, input: &Path, repeat: usize, out_json: &Path) -> Result<SpfRun, String> {
+    let out = Command::new(bin)
+        .arg(input)
+        .arg("--repeat")
+        .arg(repeat.max(1).to_string())
+        .arg("-o")
+        .arg(out_json)
+        .output()
+        .map_err(|e| format!("cannot run {}: {e}", bin.display()))?;
+    if !out.status.success() {
+        return Err(format!(
+            "{} failed ({}): {}",
+            bin.display(),
+            out.status,
+            String::from_utf8_lossy(&out.stderr).trim()
+        ));
+    }
+    let line = String::from_utf8_lossy(&out.stdout);
+    let report: serde_json::Value = serde_json::from_str(line.trim()).map_err(|e| {
+        format!(
+            "{}: unreadable report `{}`: {e}",
+            bin.display(),
+            line.trim()
+        )
+    })?;
+    let num = |key: &str| {
+        report[key]
+            .as_f64()
+            .ok_or_else(|| format!("{}: the report has no `{key}`", bin.display()))
+    };
+    let bytes =
+        std::fs::read(out_json).map_err(|e| format!("cannot read {}: {e}", out_json.display()))?;
+    let output =
+        Instance::from_json_bytes(&bytes).map_err(|e| format!("{}: {e}", out_json.display()))?;
+    drop(bytes);
+    let _ = std::fs::remove_file(out_json);
+    Ok(SpfRun {
+        nnz: num("nnz")? as u64,
+        input_bytes: num("input_bytes")? as u64,
+        output_bytes: num("output_bytes")? as u64,
+        summary: Summary {
+            runs: num("runs")? as usize,
+            median: num("median_seconds")?,
+            min: num("min_seconds")?,
+            max: num("max_seconds")?,
+        },
+        output,
+    })
+}

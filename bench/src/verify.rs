@@ -1,0 +1,57 @@
+//! Correctness before speed: every output, the generated converter's and
+//! each baseline's, is checked before its time counts.
+//!
+//! [`check`] is the full check: the instance satisfies the destination's
+//! descriptor (names, lengths, ranges, monotonicity, ordering rules:
+//! `synth::instance::validate`) and stores exactly the input's entries
+//! (`synth::oracle`). [`check_against`] first compares a baseline's arrays
+//! with a reference output that passed [`check`] (the generated
+//! converter's): equal arrays are equally correct, and anything else gets
+//! the full check, so a baseline that lays its output out differently but
+//! correctly still passes.
+
+use std::collections::BTreeMap;
+
+use synth::instance::{Instance, Values};
+use synth::Descriptor;
+
+/// The full check of `out` against the descriptor `dst` and the entries
+/// `expected` the input stores.
+pub fn check(
+    dst: &Descriptor,
+    expected: &BTreeMap<Vec<i64>, f64>,
+    out: &Instance,
+) -> Result<(), String> {
+    synth::instance::validate(dst, out).map_err(|e| format!("not a valid {}: {e}", dst.name))?;
+    let got = synth::oracle::entries(dst, out).map_err(|e| format!("oracle: {e}"))?;
+    synth::oracle::compare(expected, &got).map_err(|m| m.to_string())
+}
+
+/// Whether two instances hold the same symbols and arrays (integer arrays
+/// exactly, value arrays by `==` on reals).
+pub fn same(a: &Instance, b: &Instance) -> bool {
+    if a.symbols != b.symbols || a.arrays.len() != b.arrays.len() {
+        return false;
+    }
+    a.arrays
+        .iter()
+        .all(|(name, x)| match (x, b.arrays.get(name)) {
+            (Values::Int(x), Some(Values::Int(y))) => x == y,
+            (x, Some(y)) => x.len() == y.len() && x.to_reals() == y.to_reals(),
+            (_, None) => false,
+        })
+}
+
+/// [`check`], skipped when `out` equals `reference`, an output that passed
+/// it.
+pub fn check_against(
+    reference: Option<&Instance>,
+    dst: &Descriptor,
+    expected: &BTreeMap<Vec<i64>, f64>,
+    out: &Instance,
+) -> Result<(), String> {
+    match reference {
+        Some(r) if same(r, out) => Ok(()),
+        _ => check(dst, expected, out),
+    }
+}

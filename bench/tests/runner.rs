@@ -1,0 +1,159 @@
+//! The runner end to end at a tiny scale: converters built with `spf
+//! build`, every baseline measured and verified, ratios in well-formed
+//! JSON; and the `bench` command itself.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use bench::runner::{self, Config, Outcome};
+use bench::spf::Spf;
+use bench::{report, Baseline, Conversion};
+
+/// The spf command: the one `cargo test --workspace` built next to this
+/// test, else built now.
+fn spf() -> Spf {
+    Spf::sibling()
+        .or_else(|| Spf::build_with_cargo().ok())
+        .expect("the spf command is built or buildable")
+}
+
+fn config(work: PathBuf, matrices: &[&str], conversions: &[Conversion]) -> Config {
+    Config {
+        scale: 0.0005,
+        repeat: 1,
+        seed: 42,
+        matrices: matrices.iter().map(|s| s.to_string()).collect(),
+        conversions: conversions.to_vec(),
+        work_dir: work,
+        spf: spf(),
+        python: None,
+        max_padding: 16.0,
+        progress: false,
+    }
+}
+
+#[test]
+fn runs_end_to_end_with_ratios_in_json() {
+    let dir = tempfile::tempdir().unwrap();
+    let convs = [
+        Conversion::CooCsrUnsorted,
+        Conversion::CsrCsc,
+        Conversion::CooDia,
+        Conversion::CscEll,
+        Conversion::Coo3dMcoo3,
+    ];
+    let cfg = config(dir.path().join("work"), &["ecology1", "darpa"], &convs);
+    let results = runner::run(&cfg).unwrap();
+    // ecology1 gets the four matrix conversions, darpa the tensor one.
+    assert_eq!(results.rows.len(), 5, "{:?}", results.skipped);
+    for row in &results.rows {
+        assert!(
+            matches!(row.spf, Outcome::Time(_)),
+            "spf {} {}: {:?}",
+            row.conversion,
+            row.matrix,
+            row.spf
+        );
+        assert!(row.input_bytes > 0 && row.output_bytes > 0);
+        for (b, o) in &row.baselines {
+            assert!(
+                matches!(o, Outcome::Time(_)),
+                "{b} {} {}: {o:?}",
+                row.conversion,
+                row.matrix
+            );
+            assert!(row.ratio(*b).unwrap() > 0.0);
+        }
+        let names: Vec<Baseline> = row.baselines.iter().map(|(b, _)| *b).collect();
+        let mut expected = row.conversion.baselines();
+        expected.retain(|b| *b != Baseline::Scipy);
+        assert_eq!(names, expected);
+    }
+    assert!(results.notes.iter().any(|n| n.contains("scipy")));
+
+    let out = dir.path().join("out");
+    let written = report::write_all(&results, &out).unwrap();
+    assert!(written.iter().any(|p| p.ends_with("summary.md")));
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("results.json")).unwrap()).unwrap();
+    let rows = json["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 5);
+    let csr_csc = rows.iter().find(|r| r["conversion"] == "csr_csc").unwrap();
+    for b in ["c", "sprs", "nalgebra", "memcpy"] {
+        let ratio = csr_csc["baselines"][b]["ratio"].as_f64().unwrap();
+        let median = csr_csc["baselines"][b]["median_seconds"].as_f64().unwrap();
+        let ours = csr_csc["spf"]["median_seconds"].as_f64().unwrap();
+        assert!(
+            (ratio - median / ours).abs() <= 1e-9 * ratio.max(1.0),
+            "{b}"
+        );
+    }
+    let summary = json["summary"].as_array().unwrap();
+    assert!(summary
+        .iter()
+        .any(|s| s["conversion"] == "coo3d_mcoo3" && s["baseline"] == "c"));
+    let svg = std::fs::read_to_string(out.join("csr_csc.svg")).unwrap();
+    assert!(svg.starts_with("<svg") && svg.contains("geomean"));
+    let csv = std::fs::read_to_string(out.join("coo_csr.csv")).unwrap();
+    assert!(csv.starts_with("matrix,nnz,input_bytes,output_bytes,spf_seconds,c_seconds,c_ratio"));
+    assert_eq!(csv.lines().count(), 2);
+}
+
+#[test]
+fn padded_destinations_of_unbanded_matrices_are_skipped() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = config(
+        dir.path().join("work"),
+        &["webbase-1M"],
+        &[Conversion::CooDia],
+    );
+    let results = runner::run(&cfg).unwrap();
+    assert!(results.rows.is_empty());
+    assert_eq!(results.skipped.len(), 1);
+    assert!(results.skipped[0].reason.contains("diagonals"));
+}
+
+#[test]
+fn the_command_writes_its_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_bench"))
+        .args([
+            "--scale",
+            "0.0005",
+            "--repeat",
+            "1",
+            "--only",
+            "jnlbrng1",
+            "--conversions",
+            "coo_csr_sorted,scoo_csr",
+            "--no-scipy",
+            "--quiet",
+            "--spf",
+        ])
+        .arg(spf().exe)
+        .arg("-o")
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains("SCOO→CSR"), "{stdout}");
+    assert!(stdout.contains("| conversion | baseline | geomean ratio"));
+    assert!(dir.path().join("results.json").is_file());
+    assert!(dir.path().join("scoo_csr.csv").is_file());
+    assert!(
+        !dir.path().join("work").exists(),
+        "the scratch directory is removed"
+    );
+
+    let bad = Command::new(env!("CARGO_BIN_EXE_bench"))
+        .args(["--conversions", "coo_bcsr", "--spf", "/nonexistent"])
+        .output()
+        .unwrap();
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("unknown conversion"));
+}
