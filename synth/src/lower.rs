@@ -1229,13 +1229,22 @@ impl<'a> Lowering<'a> {
         let is_perm = self.perm.as_ref().is_some_and(|p| p.position == q);
         if is_perm {
             let perm = self.perm.as_ref().expect("checked");
-            match (&perm.mode, ctx) {
+            // The global position: the placed slot, or the sorted position.
+            let global = match (&perm.mode, ctx) {
                 (PermMode::Streaming { scalar, .. }, Ctx::Placed) => {
-                    let placed = Expr::sym(scalar.clone());
+                    Some(Expr::sym(scalar.clone()))
+                }
+                (PermMode::Sorted | PermMode::Unsorted, Ctx::Sorted) => {
+                    Some(Expr::var(Var::Tuple(0)))
+                }
+                _ => None,
+            };
+            match (&perm.mode, ctx, global) {
+                (_, _, Some(global)) => {
                     let Some(g) = perm.order.group else {
-                        return Ok(placed);
+                        return Ok(global);
                     };
-                    // The rank within the group: the placed position minus
+                    // The rank within the group: the global position minus
                     // the group's start.
                     let object = perm.object.clone();
                     let group = self.destination_var(g, ctx, pro)?;
@@ -1246,36 +1255,15 @@ impl<'a> Lowering<'a> {
                             name.clone(),
                             ValueExpr::Binary(
                                 BinOp::Sub,
-                                Box::new(ValueExpr::Index(placed)),
+                                Box::new(ValueExpr::Index(global)),
                                 Box::new(start),
                             ),
                         ));
                     }
                     return Ok(Expr::sym(name));
                 }
-                (PermMode::Direct { var, lo, .. }, Ctx::Source) => {
+                (PermMode::Direct { var, lo, .. }, Ctx::Source, None) => {
                     return Ok(Expr::var(Var::Tuple(*var)).minus(lo))
-                }
-                (PermMode::Sorted | PermMode::Unsorted, Ctx::Sorted) => {
-                    let p = Expr::var(Var::Tuple(0));
-                    let Some(g) = perm.order.group else {
-                        return Ok(p);
-                    };
-                    let object = perm.object.clone();
-                    let group = self.destination_var(g, ctx, pro)?;
-                    let name = self.scalar(&format!("rank {q}"), &self.dst_tuple[q].clone());
-                    if pro.iter().all(|(n, _)| *n != name) {
-                        let start = call(&object, "start", vec![ValueExpr::Index(group)]);
-                        pro.push((
-                            name.clone(),
-                            ValueExpr::Binary(
-                                BinOp::Sub,
-                                Box::new(ValueExpr::Index(p)),
-                                Box::new(start),
-                            ),
-                        ));
-                    }
-                    return Ok(Expr::sym(name));
                 }
                 _ => {
                     return Err(format!(
