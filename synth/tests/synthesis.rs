@@ -318,7 +318,10 @@ fn ell_slots_are_placed_within_rows() {
         let s = pair(src, "ell");
         assert_eq!(objects(s), vec!["Scatter(NR)".to_string()], "{src} -> ell");
         let c = calls(&s.program().unwrap());
-        assert!(c.iter().any(|x| x.ends_with(".place")), "{src} -> ell: {c:?}");
+        assert!(
+            c.iter().any(|x| x.ends_with(".place")),
+            "{src} -> ell: {c:?}"
+        );
     }
 }
 

@@ -70,6 +70,7 @@ typedef struct {
     int64_t **counts;   /* counting: per component, how many keys have each value */
     int64_t *count_base;
     int64_t *starts;    /* counting, after sort: extents[0] + 1 prefix sums */
+    int indirect;       /* keys in insertion order, read through entries */
 } spf_perm;
 
 /* An empty permutation of keys of k components of which the order compares
@@ -93,6 +94,7 @@ static inline spf_perm spf_perm_new_compared(int64_t k, int64_t j, int order,
     p.counts = NULL;
     p.count_base = NULL;
     p.starts = NULL;
+    p.indirect = 0;
     if (k < 1)
         spf_die("a Permutation needs at least one key component", k);
     if (j < 1 || j > k)
@@ -258,7 +260,7 @@ static inline void spf_perm_msort(int order, int64_t k, int64_t cmp, int64_t *a,
 static inline int64_t *spf_perm_counting_sort(spf_perm *p)
 {
     const int64_t n = p->n, k = p->k, j = p->j;
-    int64_t *order = (int64_t *)spf_alloc(n, sizeof *order), *tmp = NULL, *t, *keys, *off;
+    int64_t *order = (int64_t *)spf_alloc(n, sizeof *order), *tmp = NULL, *t, *off;
     int64_t i, d, v, max = 0, sum;
     int identity = 1; /* order is 0, 1, ..., n - 1, not stored yet */
     for (d = 0; d < j; d++)
@@ -295,16 +297,10 @@ static inline int64_t *spf_perm_counting_sort(spf_perm *p)
     if (identity)
         for (i = 0; i < n; i++)
             order[i] = i;
-    keys = (int64_t *)spf_alloc(n * k, sizeof *keys);
-    for (i = 0; i < n; i++) {
-        const int64_t e = order[i];
-        if (i + 16 < n)
-            SPF_PREFETCH(p->keys + order[i + 16] * k);
-        for (d = 0; d < k; d++)
-            keys[i * k + d] = p->keys[e * k + d];
-    }
-    free(p->keys);
-    p->keys = keys;
+    /* The keys stay in insertion order: key() reads them through the
+     * order (one scattered read where they are used, instead of a gather
+     * pass into a second copy of every key). */
+    p->indirect = 1;
     p->starts = (int64_t *)spf_alloc(p->extents[0] + 1, sizeof *p->starts);
     p->starts[0] = 0;
     for (v = 0; v < p->extents[0]; v++)
@@ -370,7 +366,7 @@ static inline int64_t spf_perm_entry(const spf_perm *p, int64_t i)
 /* Component d of the key at position i. */
 static inline int64_t spf_perm_key(const spf_perm *p, int64_t d, int64_t i)
 {
-    return p->keys[i * p->k + d];
+    return p->keys[(p->indirect ? p->entries[i] : i) * p->k + d];
 }
 
 /* The number of entries. */
