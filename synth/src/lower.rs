@@ -379,8 +379,7 @@ impl<'a> Lowering<'a> {
                     c.unknown
                 ));
             }
-            self.candidate_statement(c, 4)?;
-            if c.relation != CandRelation::Eq {
+            if self.candidate_statement(c, 4)? {
                 fixups.insert(c.unknown.clone());
             }
         }
@@ -708,7 +707,9 @@ impl<'a> Lowering<'a> {
     }
 
     /// `f(args) op value` for one candidate.
-    fn candidate_statement(&mut self, c: &Candidate, phase: u32) -> Result<(), String> {
+    /// Returns whether the statement leaves a monotone array to fix up
+    /// (a `max=` at the entries' rows, not at every row).
+    fn candidate_statement(&mut self, c: &Candidate, phase: u32) -> Result<bool, String> {
         let mut all: Vec<&Expr> = c.args.iter().collect();
         all.push(&c.value);
         let ctx = self.context_of(&all);
@@ -730,6 +731,20 @@ impl<'a> Lowering<'a> {
             .collect::<Result<Vec<_>, _>>()?;
         let args_need_scalars = !pro.is_empty();
         let value = self.translate(&c.value, &ctx, &mut pro)?;
+        // A pointer array over the scatter's key: its prefix sums.
+        if op == UpdateOp::Max && !args_need_scalars {
+            if let Some((extent, body)) =
+                self.pointers_from_scatter(&ctx, &c.unknown, &args, &value)
+            {
+                self.pending.push(Pending {
+                    phase,
+                    ctx: Ctx::Groups(extent),
+                    guard: Vec::new(),
+                    body,
+                });
+                return Ok(false);
+            }
+        }
         // A max of a rank within groups: the largest group's size.
         if op == UpdateOp::Max && !args_need_scalars && args.iter().all(|a| !mentions_any_var(a)) {
             if let Some((g, body_value)) = self.reduction_over_groups(&ctx, &value) {
@@ -747,7 +762,7 @@ impl<'a> Lowering<'a> {
                     guard: Vec::new(),
                     body,
                 });
-                return Ok(());
+                return Ok(false);
             }
         }
         // A max of the loop variable itself over its range: its last value.
@@ -766,7 +781,7 @@ impl<'a> Lowering<'a> {
                         ValueExpr::Index(hi),
                     ),
                 });
-                return Ok(());
+                return Ok(false);
             }
         }
         let body = update(
@@ -778,7 +793,53 @@ impl<'a> Lowering<'a> {
             ValueExpr::Index(value),
         );
         self.push(phase, ctx, pro, body);
-        Ok(())
+        Ok(op == UpdateOp::Max)
+    }
+
+    /// `f(key + 1) max= pos + 1` with `pos` the position a scatter places by
+    /// `key` and `f` nondecreasing (CSC's `colptr`): `f(g + 1) = P.start(g +
+    /// 1)` over the keys `g` — the prefix sums the scatter already has, with
+    /// no per-entry update and no fix-up (`f(0)` stays 0).
+    fn pointers_from_scatter(
+        &mut self,
+        ctx: &Ctx,
+        f: &str,
+        args: &[Expr],
+        value: &Expr,
+    ) -> Option<(String, Body)> {
+        let perm = self.perm.as_ref()?;
+        let (Ctx::Placed, None, PermMode::Streaming { extent, scalar }) =
+            (ctx, perm.order.group, &perm.mode)
+        else {
+            return None;
+        };
+        let decl = self.conv.dst.uf(f)?;
+        if !decl.monotonicity.contains(&Monotonicity::Nondecreasing) {
+            return None;
+        }
+        let KeyComponent::Value(key) = perm.order.key.first()?.clone() else {
+            return None;
+        };
+        let (object, extent, scalar) = (perm.object.clone(), extent.clone(), scalar.clone());
+        let key = self.over_relation(&key);
+        let mut pro = Prologue::new();
+        let key = self.translate(&key, &Ctx::Placed, &mut pro).ok()?;
+        let one = Expr::constant(1);
+        let expected_arg = key.plus(&one);
+        let expected_value = Expr::sym(scalar).plus(&one);
+        if !pro.is_empty() || args != [expected_arg] || *value != expected_value {
+            return None;
+        }
+        let next = Expr::var(Var::Tuple(0)).plus(&one);
+        let body = update(
+            Access {
+                space: f.to_string(),
+                index: vec![next.clone()],
+            },
+            UpdateOp::Assign,
+            call(&object, "start", vec![ValueExpr::Index(next)]),
+        );
+        Some((extent, body))
     }
 
     /// For `value = w + c` with `w` a placed entry's rank within its group

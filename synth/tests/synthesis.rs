@@ -430,3 +430,43 @@ fn scoo_instances_out_of_column_order_are_rejected() {
     );
     validate(&scoo, &inst).unwrap();
 }
+
+/// Gustavson's transpose: the pointer array is the scatter's prefix sums,
+/// with no per-entry `max=` and no fix-up pass.
+#[test]
+fn pointer_arrays_come_from_the_scatter() {
+    use iegen::computation::UpdateOp;
+    fn updates<'a>(b: &'a Body, out: &mut Vec<(&'a str, UpdateOp)>) {
+        match b {
+            Body::Update { target, op, .. } => out.push((target.space.as_str(), *op)),
+            Body::If { then, .. } => updates(then, out),
+            Body::Seq(bs) => bs.iter().for_each(|b| updates(b, out)),
+            Body::Call { .. } => {}
+        }
+    }
+    for (src, dst, pointers) in [
+        ("csr", "csc", "colptr"),
+        ("csc", "csr", "rowptr"),
+        ("dia", "csr", "rowptr"),
+    ] {
+        let s = pair(src, dst);
+        let mut all = Vec::new();
+        for st in &s.computation.stmts {
+            updates(&st.body, &mut all);
+        }
+        let ops: Vec<UpdateOp> = all
+            .iter()
+            .filter(|(t, _)| *t == pointers)
+            .map(|(_, op)| *op)
+            .collect();
+        assert_eq!(
+            ops,
+            vec![UpdateOp::Assign],
+            "{src} -> {dst}:\n{}",
+            s.computation
+        );
+        assert!(calls(&s.program().unwrap())
+            .iter()
+            .any(|c| c.ends_with(".start")));
+    }
+}
