@@ -91,7 +91,7 @@ pub enum SynthError {
     #[error(transparent)]
     Plan(#[from] crate::plan::PlanError),
     /// The plan needs something lowering does not provide.
-    #[error("{src} -> {dst}: {message}")]
+    #[error("{message}")]
     Lowering {
         /// Source format.
         src: String,
