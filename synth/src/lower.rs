@@ -312,12 +312,7 @@ impl<'a> Lowering<'a> {
             return s.clone();
         }
         let name = self.fresh(base);
-        self.comp.spaces.push(DataSpace {
-            name: name.clone(),
-            elem: ElemType::Int,
-            extents: Vec::new(),
-            role: Role::Temp,
-        });
+        self.declare_scalar(&name);
         self.scalars.insert(meaning.to_string(), name.clone());
         name
     }

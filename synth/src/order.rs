@@ -344,7 +344,7 @@ fn translate(
                     let (_, _, r) = images.iter().find(|(f, xs, _)| f == h && *xs == args)?;
                     out.add_term(Atom::Var(Var::Tuple(*r)), coef);
                 }
-                Atom::Var(Var::Tuple(x)) if *x == a => return None,
+                // A bare variable (the position itself) is no coordinate.
                 Atom::Var(_) => return None,
                 Atom::Sym(s) => out.add_term(Atom::Sym(s.clone()), coef),
             }
