@@ -1301,6 +1301,7 @@ impl<'l, 'a> Lowerer<'l, 'a> {
                     self.out.read[space] = true;
                     code
                 }
+                Atom::Div(x, m) => Code::FloorDiv(Box::new(self.expr(x, iters)?), *m),
             };
             terms.push((c, t));
         }

@@ -1109,6 +1109,10 @@ impl Compiler<'_> {
                         .collect::<Result<Vec<_>, _>>()?;
                     IE::Read(Box::new(self.reference(name, args, true)?))
                 }
+                Atom::Div(x, m) => match self.expr(x, arity)? {
+                    IE::Const(k) => IE::Const(k.div_euclid(*m)),
+                    inner => IE::FloorDiv(Box::new(inner), *m),
+                },
             };
             match t {
                 IE::Const(k) => {

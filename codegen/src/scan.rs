@@ -616,6 +616,7 @@ pub(crate) fn to_index(e: &Expr, bound: &BTreeMap<usize, IndexExpr>) -> IndexExp
                 name.clone(),
                 args.iter().map(|a| to_index(a, bound)).collect(),
             ),
+            Atom::Div(x, m) => IndexExpr::FloorDiv(Box::new(to_index(x, bound)), *m),
         };
         terms.push((coef, x));
     }

@@ -466,6 +466,10 @@ impl<'a> Search<'a> {
                     }
                     self.interp.call(name, &vals)?
                 }
+                Atom::Div(x, m) => match self.eval_arg(x)? {
+                    Some(x) => x.div_euclid(*m),
+                    None => return Ok(None),
+                },
             };
             acc = acc
                 .checked_add(i128::from(c) * i128::from(x))

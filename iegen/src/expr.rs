@@ -32,6 +32,10 @@ pub enum Atom {
     Sym(String),
     /// An uninterpreted function call `f(a, b, ...)`.
     Uf(String, Vec<Expr>),
+    /// `floor(e / m)` for a constant `m >= 2`: the quasi-affine term that
+    /// block formats need (BCSR's block row `floor(i / 2)`). Built with
+    /// [`Expr::floor_div`], which keeps it canonical.
+    Div(Box<Expr>, i64),
 }
 
 impl Atom {
@@ -41,6 +45,7 @@ impl Atom {
             Atom::Var(w) => *w == v,
             Atom::Sym(_) => false,
             Atom::Uf(_, args) => args.iter().any(|a| a.mentions(v)),
+            Atom::Div(e, _) => e.mentions(v),
         }
     }
 }
@@ -93,6 +98,39 @@ impl Expr {
     /// The call `name(args...)`.
     pub fn call(name: impl Into<String>, args: Vec<Expr>) -> Self {
         Expr::atom(Atom::Uf(name.into(), args))
+    }
+
+    /// `floor(e / m)` for a constant `m >= 1`, simplified: a constant
+    /// folds, `m = 1` is `e` itself, and a divisor of every coefficient
+    /// divides out of the variable part (`floor((2x + 3) / 2) = x + 1`).
+    ///
+    /// ```
+    /// use iegen::{Expr, Var};
+    /// let x = Expr::var(Var::Tuple(0));
+    /// assert_eq!(Expr::floor_div(&x.scale(2).plus(&Expr::constant(3)), 2), x.plus(&Expr::constant(1)));
+    /// assert_eq!(Expr::floor_div(&Expr::constant(-3), 2), Expr::constant(-2));
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// When `m < 1` (callers check divisors from user text first).
+    pub fn floor_div(e: &Expr, m: i64) -> Expr {
+        assert!(m >= 1, "floor division by {m}");
+        if m == 1 {
+            return e.clone();
+        }
+        if e.is_constant() {
+            return Expr::constant(e.constant.div_euclid(m));
+        }
+        // Every coefficient a multiple of m: floor((m*v + c) / m) = v + floor(c / m).
+        if e.terms.values().all(|c| c % m == 0) {
+            let mut out = Expr::constant(e.constant.div_euclid(m));
+            for (a, c) in &e.terms {
+                out.add_term(a.clone(), c / m);
+            }
+            return out;
+        }
+        Expr::atom(Atom::Div(Box::new(e.clone()), m))
     }
 
     /// The constant part.
@@ -203,10 +241,14 @@ impl Expr {
         let mut m = self.constant.saturating_abs();
         for (a, c) in &self.terms {
             m = m.max(c.saturating_abs());
-            if let Atom::Uf(_, args) = a {
-                for e in args {
-                    m = m.max(e.max_abs_coefficient());
+            match a {
+                Atom::Uf(_, args) => {
+                    for e in args {
+                        m = m.max(e.max_abs_coefficient());
+                    }
                 }
+                Atom::Div(e, d) => m = m.max(e.max_abs_coefficient()).max(*d),
+                _ => {}
             }
         }
         m
@@ -222,10 +264,12 @@ impl Expr {
         self.terms.keys().any(|a| a.mentions(v))
     }
 
-    /// Whether `v` occurs inside the argument of some UF call.
+    /// Whether `v` occurs inside the argument of some UF call or floor
+    /// division (where no equality can be solved for it).
     pub fn mentions_in_uf_args(&self, v: Var) -> bool {
         self.terms.keys().any(|a| match a {
             Atom::Uf(_, args) => args.iter().any(|e| e.mentions(v)),
+            Atom::Div(e, _) => e.mentions(v),
             _ => false,
         })
     }
@@ -244,6 +288,9 @@ impl Expr {
                 Atom::Uf(name, args) => {
                     let args = args.iter().map(|e| e.substitute(f)).collect();
                     out.add_term(Atom::Uf(name.clone(), args), *c);
+                }
+                Atom::Div(e, m) => {
+                    out = out.add_scaled(&Expr::floor_div(&e.substitute(f), *m), *c);
                 }
             }
         }
@@ -267,6 +314,7 @@ impl Expr {
                 Atom::Var(v) => visit(*v),
                 Atom::Sym(_) => {}
                 Atom::Uf(_, args) => args.iter().for_each(|e| e.for_each_var(visit)),
+                Atom::Div(e, _) => e.for_each_var(visit),
             }
         }
     }
@@ -278,6 +326,7 @@ impl Expr {
                 Atom::Var(_) => {}
                 Atom::Sym(s) => visit(s),
                 Atom::Uf(_, args) => args.iter().for_each(|e| e.for_each_sym(visit)),
+                Atom::Div(e, _) => e.for_each_sym(visit),
             }
         }
     }
@@ -286,9 +335,13 @@ impl Expr {
     /// including calls nested inside arguments.
     pub fn for_each_call<'a>(&'a self, visit: &mut impl FnMut(&'a str, &'a [Expr])) {
         for a in self.terms.keys() {
-            if let Atom::Uf(name, args) = a {
-                visit(name, args);
-                args.iter().for_each(|e| e.for_each_call(visit));
+            match a {
+                Atom::Uf(name, args) => {
+                    visit(name, args);
+                    args.iter().for_each(|e| e.for_each_call(visit));
+                }
+                Atom::Div(e, _) => e.for_each_call(visit),
+                _ => {}
             }
         }
     }
@@ -305,6 +358,7 @@ impl Expr {
                     rename(name).unwrap_or_else(|| name.clone()),
                     args.iter().map(|e| e.rename_names(rename)).collect(),
                 ),
+                Atom::Div(e, m) => Atom::Div(Box::new(e.rename_names(rename)), *m),
             };
             out.add_term(atom, *c);
         }
@@ -333,6 +387,7 @@ impl Expr {
                     }
                     call(name, &vals)?
                 }
+                Atom::Div(e, m) => e.evaluate(var, sym, call)?.div_euclid(*m),
             };
             acc = acc.checked_add(c.checked_mul(value)?)?;
         }

@@ -32,37 +32,7 @@ pub(crate) struct Scope<'a> {
 impl Scope<'_> {
     /// Lowers an expression; products must have a constant factor.
     pub fn expr(&self, e: &AstExpr) -> Result<Expr, SyntaxError> {
-        Ok(match e {
-            AstExpr::Num(n, _) => Expr::constant(*n),
-            AstExpr::Name(id) => match self.vars.get(&id.name) {
-                Some(v) => Expr::var(*v),
-                None => Expr::sym(id.name.clone()),
-            },
-            AstExpr::Call(name, args, _) => {
-                let args = args
-                    .iter()
-                    .map(|a| self.expr(a))
-                    .collect::<Result<Vec<_>, _>>()?;
-                Expr::call(name.name.clone(), args)
-            }
-            AstExpr::Add(a, b, _) => self.expr(a)?.plus(&self.expr(b)?),
-            AstExpr::Sub(a, b, _) => self.expr(a)?.minus(&self.expr(b)?),
-            AstExpr::Neg(a, _) => self.expr(a)?.negate(),
-            AstExpr::Mul(a, b, span) => {
-                let (x, y) = (self.expr(a)?, self.expr(b)?);
-                match (x.as_constant(), y.as_constant()) {
-                    (Some(k), _) => y.scale(k),
-                    (_, Some(k)) => x.scale(k),
-                    _ => {
-                        return Err(SyntaxError::at(
-                            self.src,
-                            *span,
-                            "non-affine product: one factor of `*` must be a constant",
-                        ))
-                    }
-                }
-            }
-        })
+        lower_expr(self.src, e, &|name| self.vars.get(name).copied())
     }
 
     /// Lowers one written constraint into normalized constraints.
@@ -274,4 +244,77 @@ impl FromStr for Relation {
             .into()),
         }
     }
+}
+
+/// Lowers an expression of `src`: `var` resolves the names in scope to
+/// variables, other names are symbols. Products need a constant factor and
+/// division is only `floor(e / m)` with `m` a positive constant, so the
+/// result is quasi-affine.
+///
+/// # Errors
+///
+/// A located [`SyntaxError`] for a non-affine product or a bad division.
+pub fn lower_expr(
+    src: &str,
+    e: &AstExpr,
+    var: &dyn Fn(&str) -> Option<Var>,
+) -> Result<Expr, SyntaxError> {
+    let go = |x: &AstExpr| lower_expr(src, x, var);
+    Ok(match e {
+        AstExpr::Num(n, _) => Expr::constant(*n),
+        AstExpr::Name(id) => match var(&id.name) {
+            Some(v) => Expr::var(v),
+            None => Expr::sym(id.name.clone()),
+        },
+        AstExpr::Call(name, args, span) if name.name == "floor" => match args.as_slice() {
+            [AstExpr::Div(a, b, div_span)] => {
+                let (x, m) = (go(a)?, go(b)?);
+                match m.as_constant() {
+                    Some(m) if m >= 1 => Expr::floor_div(&x, m),
+                    _ => {
+                        return Err(SyntaxError::at(
+                            src,
+                            *div_span,
+                            "the divisor of `floor(e / m)` must be a positive integer constant",
+                        ))
+                    }
+                }
+            }
+            _ => {
+                return Err(SyntaxError::at(
+                    src,
+                    *span,
+                    "`floor` takes one division: `floor(e / m)`",
+                ))
+            }
+        },
+        AstExpr::Div(_, _, span) => {
+            return Err(SyntaxError::at(
+                src,
+                *span,
+                "division must be written `floor(e / m)` (index expressions are quasi-affine)",
+            ))
+        }
+        AstExpr::Call(name, args, _) => Expr::call(
+            name.name.clone(),
+            args.iter().map(go).collect::<Result<Vec<_>, _>>()?,
+        ),
+        AstExpr::Add(a, b, _) => go(a)?.plus(&go(b)?),
+        AstExpr::Sub(a, b, _) => go(a)?.minus(&go(b)?),
+        AstExpr::Neg(a, _) => go(a)?.negate(),
+        AstExpr::Mul(a, b, span) => {
+            let (x, y) = (go(a)?, go(b)?);
+            match (x.as_constant(), y.as_constant()) {
+                (Some(k), _) => y.scale(k),
+                (_, Some(k)) => x.scale(k),
+                _ => {
+                    return Err(SyntaxError::at(
+                        src,
+                        *span,
+                        "non-affine product: one factor of `*` must be a constant",
+                    ))
+                }
+            }
+        }
+    })
 }

@@ -92,7 +92,7 @@ fn write_expr(out: &mut String, e: &Expr, names: &dyn Fn(Var) -> String) {
         first = false;
         if magnitude != 1 {
             let _ = write!(out, "{magnitude}");
-            if matches!(atom, Atom::Uf(..)) {
+            if matches!(atom, Atom::Uf(..) | Atom::Div(..)) {
                 out.push('*');
             }
         }
@@ -125,6 +125,17 @@ fn write_atom(out: &mut String, a: &Atom, names: &dyn Fn(Var) -> String) {
                 write_expr(out, arg, names);
             }
             out.push(')');
+        }
+        Atom::Div(e, m) => {
+            out.push_str("floor(");
+            if e.num_terms() + usize::from(e.constant_term() != 0) > 1 {
+                out.push('(');
+                write_expr(out, e, names);
+                out.push(')');
+            } else {
+                write_expr(out, e, names);
+            }
+            let _ = write!(out, " / {m})");
         }
     }
 }

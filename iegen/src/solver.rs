@@ -278,6 +278,8 @@ impl<'p, 'e> Query<'p, 'e> {
                     .or_insert_with(|| Int::new_const(format!("sym!{s}")))
                     .clone(),
                 Atom::Uf(name, args) => self.call(name, args),
+                // SMT-LIB integer division is Euclidean: the floor for m > 0.
+                Atom::Div(x, m) => self.expr(x).div(Int::from_i64(*m)),
             };
             terms.push(if coef == 1 {
                 value

@@ -52,7 +52,8 @@ pub struct Conversion {
     pub unknown_ufs: Vec<String>,
     /// For each destination tuple position: the expression over the source
     /// point that determines it, or `None` for a position (CSR's `k`) that
-    /// only a permutation or an ordered set can give.
+    /// only a permutation or an ordered set can give. Block formats give
+    /// quasi-affine values (BCSR's `bi = floor(ii / 2)`, `r = ii - 2 bi`).
     pub resolved: Vec<Option<Expr>>,
 }
 
@@ -103,6 +104,7 @@ impl Conversion {
             .collect();
         let mut resolved = resolve_positions(&conj, src.sparse_arity(), &unknown);
         resolve_through_closure(&conj, src.sparse_arity(), &unknown, &mut resolved);
+        resolve_by_division(&conj, src.sparse_arity(), &unknown, &mut resolved);
         Ok(Conversion {
             src: src.clone(),
             dst,
@@ -283,6 +285,89 @@ fn resolve_through_closure(
             known_over_inputs(&value, n_in, unknown).then_some(value)
         });
     }
+}
+
+/// Euclidean division: an equality `s = t - m X` (or `t + m X`) with `t`
+/// known, `m >= 2` a constant and the position `s` bounded by `0 <= s < m`
+/// resolves `s = t - m floor(t / m)`, and `X = floor(t / m)` when `X` is a
+/// position too (BCSR's `ii = 2 bi + r` gives `bi` and `r`; `jj = 2
+/// bcol(kb) + c` gives `c`, and then the facts give `bcol(kb)` itself).
+/// Repeats until nothing new resolves, since one resolution can make
+/// another's `t` known.
+fn resolve_by_division(
+    c: &Conjunction,
+    n_in: usize,
+    unknown: &BTreeSet<&str>,
+    resolved: &mut [Option<Expr>],
+) {
+    loop {
+        let mut changed = false;
+        for k in c.constraints().filter(|k| k.is_eq()) {
+            let e = k.expr().substitute(&mut |v| match v {
+                Var::Tuple(t) if t >= n_in => resolved[t - n_in].clone(),
+                _ => None,
+            });
+            let found = e.terms().find_map(|(atom, cs)| {
+                let Atom::Var(Var::Tuple(s)) = atom else {
+                    return None;
+                };
+                if *s < n_in || cs.abs() != 1 {
+                    return None;
+                }
+                let m = remainder_bound(c, *s)?;
+                // cs s + rest = 0: s = -cs rest = a X + t.
+                let mut rest = e.clone();
+                rest.add_term(atom.clone(), -cs);
+                let value = rest.scale(-cs);
+                let open: Vec<(&Atom, i64)> = value
+                    .terms()
+                    .filter(|(a, _)| !known_over_inputs(&Expr::atom((*a).clone()), n_in, unknown))
+                    .collect();
+                let [(x, a)] = open.as_slice() else {
+                    return None;
+                };
+                if a.abs() != m {
+                    return None;
+                }
+                let mut t = value.clone();
+                t.add_term((*x).clone(), -a);
+                let q = Expr::floor_div(&t, m);
+                let quotient = match x {
+                    Atom::Var(Var::Tuple(p)) if *p >= n_in => {
+                        Some((p - n_in, if *a < 0 { q.clone() } else { q.negate() }))
+                    }
+                    _ => None,
+                };
+                Some((s - n_in, t.minus(&q.scale(m)), quotient))
+            });
+            if let Some((s, remainder, quotient)) = found {
+                resolved[s] = Some(remainder);
+                if let Some((p, value)) = quotient {
+                    resolved[p] = Some(value);
+                }
+                changed = true;
+            }
+        }
+        if !changed {
+            return;
+        }
+    }
+}
+
+/// `m` when `c` bounds the variable `t_s` by `0 <= t_s <= m - 1`, `m >= 2`.
+pub(crate) fn remainder_bound(c: &Conjunction, s: usize) -> Option<i64> {
+    let v = Var::Tuple(s);
+    let single = |k: &iegen::Constraint, coef: i64| {
+        !k.is_eq() && k.expr().num_terms() == 1 && k.expr().coefficient_of_var(v) == coef
+    };
+    let lower = c
+        .constraints()
+        .any(|k| single(k, 1) && k.expr().constant_term() == 0);
+    let upper = c
+        .constraints()
+        .find(|k| single(k, -1))
+        .map(|k| k.expr().constant_term() + 1)?;
+    (lower && upper >= 2).then_some(upper)
 }
 
 /// Whether `e` mentions only input variables, symbols that are not unknown,

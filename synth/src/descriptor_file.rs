@@ -555,6 +555,13 @@ impl<'s> Names<'s> {
                 }
                 Ok(())
             }
+            // `floor(e / m)` is arithmetic, not a call (lowering checks its form).
+            AstExpr::Call(f, args, _) if f.name == "floor" => {
+                for a in args {
+                    self.expr(a, bound, at, symbols)?;
+                }
+                Ok(())
+            }
             AstExpr::Call(f, args, _) => {
                 self.call(f, args.len(), at)?;
                 for a in args {
@@ -562,7 +569,10 @@ impl<'s> Names<'s> {
                 }
                 Ok(())
             }
-            AstExpr::Add(a, b, _) | AstExpr::Sub(a, b, _) | AstExpr::Mul(a, b, _) => {
+            AstExpr::Add(a, b, _)
+            | AstExpr::Sub(a, b, _)
+            | AstExpr::Mul(a, b, _)
+            | AstExpr::Div(a, b, _) => {
                 self.expr(a, bound, at, symbols)?;
                 self.expr(b, bound, at, symbols)
             }
@@ -710,38 +720,9 @@ fn lower_uf(src: &str, u: &AstUfDecl) -> Result<UfDecl, SyntaxError> {
 }
 
 /// Lowers an expression; `vars` are the variables in scope, other names are
-/// symbols. Products must have a constant factor.
+/// symbols.
 fn lower_expr(src: &str, e: &AstExpr, vars: &HashMap<&str, Var>) -> Result<Expr, SyntaxError> {
-    Ok(match e {
-        AstExpr::Num(n, _) => Expr::constant(*n),
-        AstExpr::Name(id) => match vars.get(id.name.as_str()) {
-            Some(v) => Expr::var(*v),
-            None => Expr::sym(id.name.clone()),
-        },
-        AstExpr::Call(f, args, _) => Expr::call(
-            f.name.clone(),
-            args.iter()
-                .map(|a| lower_expr(src, a, vars))
-                .collect::<Result<_, _>>()?,
-        ),
-        AstExpr::Add(a, b, _) => lower_expr(src, a, vars)?.plus(&lower_expr(src, b, vars)?),
-        AstExpr::Sub(a, b, _) => lower_expr(src, a, vars)?.minus(&lower_expr(src, b, vars)?),
-        AstExpr::Neg(a, _) => lower_expr(src, a, vars)?.negate(),
-        AstExpr::Mul(a, b, span) => {
-            let (x, y) = (lower_expr(src, a, vars)?, lower_expr(src, b, vars)?);
-            match (x.as_constant(), y.as_constant()) {
-                (Some(k), _) => y.scale(k),
-                (_, Some(k)) => x.scale(k),
-                _ => {
-                    return Err(SyntaxError::at(
-                        src,
-                        *span,
-                        "non-affine product: one factor of `*` must be a constant",
-                    ))
-                }
-            }
-        }
-    })
+    iegen::lower::lower_expr(src, e, &|name| vars.get(name).copied())
 }
 
 /// Lowers one side of a rule to its constraints.

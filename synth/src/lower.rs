@@ -122,6 +122,10 @@ struct Permutation {
     /// How many leading key components the sort compares: the others the
     /// source's iteration order already provides.
     compared: usize,
+    /// Entries with equal keys share the position (BCSR's `kb` numbers
+    /// blocks): the position is the key's *distinct* rank, `P.rank(p)`,
+    /// and this temp scalar holds the number of distinct keys, `P.ranks()`.
+    distinct: Option<String>,
 }
 
 struct OrderedSet {
@@ -410,6 +414,21 @@ impl<'a> Lowering<'a> {
         let order = position_order(&self.conv.dst, q).map_err(|e| e.to_string())?;
         let object = self.fresh("P");
         let size = self.fresh("NP");
+        if self.keys_shared(&order) {
+            // Distinct ranks: sort by the whole key, number its distinct values.
+            let ranks = self.fresh(&format!("N{}", self.dst_tuple[q].to_uppercase()));
+            self.perm = Some(Permutation {
+                object,
+                position: q,
+                compared: order.key.len(),
+                order,
+                mode: PermMode::Sorted,
+                payload: Vec::new(),
+                size,
+                distinct: Some(ranks),
+            });
+            return Ok(());
+        }
         // The key components the source's own order does not provide.
         let compared = self.compared_components(&order);
         let streaming_extent = match order.key.first() {
@@ -450,6 +469,7 @@ impl<'a> Lowering<'a> {
             payload: Vec::new(),
             size,
             compared: compared.max(1),
+            distinct: None,
         });
         Ok(())
     }
@@ -553,6 +573,78 @@ impl<'a> Lowering<'a> {
             }
         }
         Some((*v, lo?, hi?))
+    }
+
+    /// Whether two source entries with different dense coordinates can have
+    /// equal keys (z3, under the source's rules): then the position numbers
+    /// the distinct keys (BCSR's key `(floor(ii / 2), floor(jj / 2))` is
+    /// shared by the four entries of a block), not the entries (CSR's key
+    /// `(ii, jj)` identifies its entry).
+    fn keys_shared(&self, order: &PositionOrder) -> bool {
+        if order.key.is_empty() || order.group.is_some() {
+            return false;
+        }
+        let n = self.n_in;
+        let mut comps = Vec::new();
+        for k in &order.key {
+            let KeyComponent::Value(e) = k else {
+                return false;
+            };
+            let mut ok = true;
+            let e = self.over_relation(e).substitute(&mut |x| match x {
+                Var::Tuple(t) if t >= n => {
+                    let r = self.conv.resolved[t - n].clone();
+                    ok &= r.is_some();
+                    r
+                }
+                _ => None,
+            });
+            if !ok {
+                return false;
+            }
+            comps.push(e);
+        }
+        let dense: Vec<Expr> = (0..self.conv.dst.dense_arity())
+            .filter_map(|d| {
+                self.conv.resolved[self.n_out - self.conv.dst.dense_arity() + d].clone()
+            })
+            .collect();
+        let second = |e: &Expr| {
+            e.rename_vars(&mut |x| match x {
+                Var::Tuple(i) => Var::Tuple(n + i),
+                other => other,
+            })
+        };
+        let conj = &self.source_domain.conjunctions()[0];
+        let mut names: Vec<String> = self.src_tuple.iter().map(|x| format!("{x}1")).collect();
+        names.extend(self.src_tuple.iter().map(|x| format!("{x}2")));
+        let mut cs: Vec<iegen::constraint::Normalized> = conj
+            .constraints()
+            .flat_map(|c| {
+                [
+                    iegen::constraint::Normalized::Constraint(c.clone()),
+                    c.map_expr(second),
+                ]
+            })
+            .collect();
+        cs.extend(comps.iter().map(|c| Constraint::equal(c, &second(c))));
+        // Equal keys, and some dense coordinate differs (one disjunct each).
+        let env = self.conv.src.env();
+        let prover = Prover::new(&env);
+        dense.iter().any(|d| {
+            [Constraint::lt(d, &second(d)), Constraint::lt(&second(d), d)]
+                .into_iter()
+                .any(|differ| {
+                    let mut all = cs.clone();
+                    all.push(differ);
+                    Conjunction::from_parts(names.clone(), Vec::new(), all).is_some_and(|c| {
+                        let set = Set::from_formula(Formula::from_conjunctions(2 * n, vec![c]));
+                        // Not proven apart: sharing is the safe answer
+                        // (distinct ranks of distinct keys are the ranks).
+                        !prover.is_empty(&set).holds()
+                    })
+                })
+        })
     }
 
     /// The smallest `j` such that a stable sort by the first `j` key
@@ -899,6 +991,22 @@ impl<'a> Lowering<'a> {
                 hi.plus(&Expr::constant(-1)),
             ));
         }
+        if let (Ctx::Sorted, Some(p)) = (ctx, self.perm.as_ref()) {
+            if let Some(ranks) = &p.distinct {
+                // `f max= rank + c` over sorted positions: the last rank, `ranks - 1`.
+                let rank = Atom::Sym(self.scalars.get(&format!("rank {}", p.position))?.clone());
+                if value.coefficient(&rank) != 1 {
+                    return None;
+                }
+                let mut rest = value.clone();
+                rest.add_term(rank, -1);
+                if mentions_any_var(&rest) || !rest.is_constant() {
+                    return None;
+                }
+                let last = Expr::sym(ranks.clone()).plus(&Expr::constant(-1));
+                return Some((last.plus(&rest), last));
+            }
+        }
         let (v, lo, hi) = match ctx {
             Ctx::Sorted => {
                 let p = self.perm.as_ref()?;
@@ -1096,6 +1204,22 @@ impl<'a> Lowering<'a> {
         });
         self.declare_scalar(&size);
         self.fill_object(&object, &size, values, pro, mode == PermMode::Sorted);
+        if let Some(ranks) = self.perm.as_ref().and_then(|p| p.distinct.clone()) {
+            self.declare_scalar(&ranks);
+            self.pending.push(Pending {
+                phase: 1,
+                ctx: Ctx::Once,
+                guard: Vec::new(),
+                body: update(
+                    Access {
+                        space: ranks,
+                        index: Vec::new(),
+                    },
+                    UpdateOp::Assign,
+                    call(&object, "ranks", Vec::new()),
+                ),
+            });
+        }
         Ok(())
     }
 
@@ -1173,15 +1297,52 @@ impl<'a> Lowering<'a> {
             let KeyComponent::Value(e) = k else {
                 return Err("a comparator mixed with other key components".into());
             };
-            match e.as_var().and_then(|v| match v {
-                Var::Tuple(q) => self.dense_extent(q),
-                _ => None,
-            }) {
-                Some(x) => extents.push(x),
+            match self.key_extent(e) {
+                Some(x) => extents.push(x.to_string()),
                 None => return Ok(format!("lex({})", key.len())),
             }
         }
         Ok(format!("counting({})", extents.join(", ")))
+    }
+
+    /// An extent `E` over the source's symbols with `0 <= e < E` for a key
+    /// component `e` over the destination's tuple: a dense coordinate's
+    /// extent, a tuple variable's box bound in the destination map (BCSR's
+    /// `0 <= bi && 2 bi < NR`: `floor((NR - 1) / 2) + 1`), or for `floor(x /
+    /// m)` the quotient of `x`'s (`floor((NC + 1) / 2)` for `floor(jj / 2)`).
+    fn key_extent(&self, e: &Expr) -> Option<Expr> {
+        if let Some(Var::Tuple(q)) = e.as_var() {
+            if let Some(x) = self.dense_extent(q) {
+                return Some(Expr::sym(x));
+            }
+            let conj = &self.conv.dst.map.conjunctions()[0];
+            let v = Var::Tuple(q);
+            let mut lower_zero = false;
+            let mut upper = None;
+            for c in conj.constraints().filter(|c| !c.is_eq()) {
+                let coef = c.expr().coefficient_of_var(v);
+                let mut rest = c.expr().clone();
+                rest.add_term(Atom::Var(v), -coef);
+                let mut known = !mentions_any_var(&rest);
+                rest.for_each_call(&mut |_, _| known = false);
+                rest.for_each_sym(&mut |s| known &= self.conv.src.symbols.iter().any(|x| x == s));
+                match coef {
+                    _ if !known => {}
+                    1 if rest.is_constant() && rest.constant_term() == 0 => lower_zero = true,
+                    m if m < 0 => upper = Some(Expr::floor_div(&rest, -m).plus(&Expr::constant(1))),
+                    _ => {}
+                }
+            }
+            return upper.filter(|_| lower_zero);
+        }
+        let [(Atom::Div(x, m), 1)] = e.terms().collect::<Vec<_>>().as_slice() else {
+            return None;
+        };
+        if e.constant_term() != 0 {
+            return None;
+        }
+        let inner = self.key_extent(x)?;
+        Some(Expr::floor_div(&inner.plus(&Expr::constant(m - 1)), *m))
     }
 
     /// The extent of the dense coordinate destination tuple variable `q` equals.
@@ -1217,6 +1378,7 @@ impl<'a> Lowering<'a> {
                 }
                 Atom::Var(Var::Tuple(i)) if *i < self.n_in => self.source_var(*i, ctx, pro)?,
                 Atom::Var(Var::Tuple(t)) => self.destination_var(t - self.n_in, ctx, pro)?,
+                Atom::Div(x, m) => Expr::floor_div(&self.translate(x, ctx, pro)?, *m),
                 Atom::Var(v) => {
                     return Err(format!("an existential variable {v:?} in a statement"))
                 }
@@ -1285,6 +1447,16 @@ impl<'a> Lowering<'a> {
         let is_perm = self.perm.as_ref().is_some_and(|p| p.position == q);
         if is_perm {
             let perm = self.perm.as_ref().expect("checked");
+            if let (Some(_), Ctx::Sorted) = (&perm.distinct, ctx) {
+                // The distinct rank of the sorted position's key.
+                let object = perm.object.clone();
+                let name = self.scalar(&format!("rank {q}"), &self.dst_tuple[q].clone());
+                if pro.iter().all(|(n, _)| *n != name) {
+                    let p = ValueExpr::Index(Expr::var(Var::Tuple(0)));
+                    pro.push((name.clone(), call(&object, "rank", vec![p])));
+                }
+                return Ok(Expr::sym(name));
+            }
             // The global position: the placed slot, or the sorted position.
             let global = match (&perm.mode, ctx) {
                 (PermMode::Streaming { scalar, .. }, Ctx::Placed) => {
@@ -1602,7 +1774,8 @@ fn mentions_any_var(e: &Expr) -> bool {
     any
 }
 
-/// The extents of a box domain `{[x, ...] : 0 <= x < E, ...}` (or `x <= E`).
+/// The extents of a box domain `{[x, ...] : 0 <= x < E, ...}` (or `x <= E`,
+/// or `m x <= E`: extent `floor(E / m) + 1`, BCSR's `2 x <= NR + 1`).
 fn box_extents(domain: &Set) -> Option<Vec<Expr>> {
     let [conj] = domain.conjunctions() else {
         return None;
@@ -1622,7 +1795,7 @@ fn box_extents(domain: &Set) -> Option<Vec<Expr>> {
                 }
                 match coef {
                     1 if rest.is_constant() && rest.constant_term() == 0 => lower_zero = true,
-                    -1 => upper = Some(rest.plus(&Expr::constant(1))),
+                    m if m < 0 => upper = Some(Expr::floor_div(&rest, -m).plus(&Expr::constant(1))),
                     _ => {}
                 }
             }

@@ -158,8 +158,55 @@ pub fn position_order(dst: &Descriptor, q: usize) -> Result<PositionOrder, Order
     })
 }
 
+/// `(h, args)` → its value over the tuple: `t_r` for each map equality
+/// `t_r = h(args)`, and `floor(t_r / m)` for `t_r = m h(args) + t_s` with
+/// `0 <= t_s < m` (BCSR's `jj = 2 bcol(kb) + c`: `bcol(kb) = floor(jj / 2)`).
+fn uf_images(dst: &Descriptor, n_out: usize) -> Vec<(String, Vec<Expr>, Expr)> {
+    let mut out: Vec<(String, Vec<Expr>, Expr)> = uf_equalities(dst, n_out)
+        .into_iter()
+        .map(|(h, args, r)| (h, args, Expr::var(Var::Tuple(r))))
+        .collect();
+    let conj = &dst.map.conjunctions()[0];
+    for c in conj.constraints().filter(|c| c.is_eq()) {
+        let e = c.expr();
+        if e.num_terms() != 3 || e.constant_term() != 0 {
+            continue;
+        }
+        let vars: Vec<(usize, i64)> = e
+            .terms()
+            .filter_map(|(a, k)| match a {
+                Atom::Var(Var::Tuple(r)) if *r < n_out => Some((*r, k)),
+                _ => None,
+            })
+            .collect();
+        let call = e.terms().find_map(|(a, k)| match a {
+            Atom::Uf(h, args) if dst.uf(h).is_some() => Some((h.clone(), args.clone(), k)),
+            _ => None,
+        });
+        let (Some((h, args, k)), [(x, kx), (y, ky)]) = (call, vars.as_slice()) else {
+            continue;
+        };
+        // t_r - m h - t_s = 0 (up to sign), t_s the bounded remainder.
+        for ((r, kr), (s, ks)) in [((*x, *kx), (*y, *ky)), ((*y, *ky), (*x, *kx))] {
+            let m = -k * kr;
+            if kr.abs() == 1
+                && ks == -kr
+                && m >= 2
+                && crate::conversion::remainder_bound(conj, s) == Some(m)
+            {
+                out.push((
+                    h.clone(),
+                    args.clone(),
+                    Expr::floor_div(&Expr::var(Var::Tuple(r)), m),
+                ));
+            }
+        }
+    }
+    out
+}
+
 /// `(h, args)` → `r` for each map equality `t_r = h(args)`.
-fn uf_images(dst: &Descriptor, n_out: usize) -> Vec<(String, Vec<Expr>, usize)> {
+fn uf_equalities(dst: &Descriptor, n_out: usize) -> Vec<(String, Vec<Expr>, usize)> {
     let conj = &dst.map.conjunctions()[0];
     let mut out = Vec::new();
     for c in conj.constraints().filter(|c| c.is_eq()) {
@@ -331,7 +378,7 @@ fn translate(
     g: &Expr,
     a: usize,
     q: usize,
-    images: &[(String, Vec<Expr>, usize)],
+    images: &[(String, Vec<Expr>, Expr)],
     dst: &Descriptor,
 ) -> Option<KeyComponent> {
     let to_dest = |e: &Expr| e.substitute_var(Var::Tuple(a), &Expr::var(Var::Tuple(q)));
@@ -341,12 +388,14 @@ fn translate(
             match atom {
                 Atom::Uf(h, args) => {
                     let args: Vec<Expr> = args.iter().map(to_dest).collect();
-                    let (_, _, r) = images.iter().find(|(f, xs, _)| f == h && *xs == args)?;
-                    out.add_term(Atom::Var(Var::Tuple(*r)), coef);
+                    let (_, _, image) = images.iter().find(|(f, xs, _)| f == h && *xs == args)?;
+                    out = out.add_scaled(image, coef);
                 }
                 // A bare variable (the position itself) is no coordinate.
                 Atom::Var(_) => return None,
                 Atom::Sym(s) => out.add_term(Atom::Sym(s.clone()), coef),
+                // A quotient of coordinates is not one coordinate.
+                Atom::Div(..) => return None,
             }
         }
         Some(out)
@@ -401,5 +450,14 @@ mod tests {
     fn ell_slots_are_ranks_within_their_row() {
         let o = order("ell", 1);
         assert_eq!((o.group, o.key), (Some(0), vec![var(0)]));
+    }
+
+    #[test]
+    fn bcsr_blocks_are_ranks_by_block_row_then_block_column() {
+        // `kb` (position 1) within `browptr(bi) .. browptr(bi + 1)`, and
+        // `bcol(kb)` read back as `floor(jj / 2)` from `jj = 2 bcol(kb) + c`.
+        let o = order("bcsr", 1);
+        let block_col = KeyComponent::Value(Expr::floor_div(&Expr::var(Var::Tuple(5)), 2));
+        assert_eq!((o.group, o.key), (None, vec![var(0), block_col]));
     }
 }

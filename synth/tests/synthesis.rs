@@ -17,7 +17,7 @@ use synth::synthesize::{synthesize, Synthesized};
 use synth::tensor_io::{read_file, Coordinates};
 use synth::Descriptor;
 
-const FORMATS_2D: [&str; 7] = ["coo", "scoo", "mcoo", "csr", "csc", "dia", "ell"];
+const FORMATS_2D: [&str; 8] = ["coo", "scoo", "mcoo", "csr", "csc", "dia", "ell", "bcsr"];
 const FORMATS_3D: [&str; 2] = ["coo3d", "mcoo3"];
 
 /// Every synthesized pair, computed once for all tests of this file.
@@ -407,9 +407,33 @@ fn unsupported_pairs_fail_with_a_message() {
     let coo3d = load_format("coo3d").unwrap();
     let e = synthesize(&coo, &coo3d).unwrap_err().to_string();
     assert!(e.contains("dense dimensions"), "{e}");
-    let bcsr = load_format("bcsr").unwrap();
-    let e = synthesize(&coo, &bcsr).unwrap_err().to_string();
-    assert!(e.contains("browptr"), "names what it cannot compute: {e}");
+}
+
+#[test]
+fn bcsr_numbers_blocks_with_a_counting_sort_and_distinct_ranks() {
+    // Block row and block column are counted keys (floor divisions of the
+    // coordinates, with extents from the descriptor); `kb` is the distinct
+    // rank of the block key, and NNZB the number of distinct keys.
+    for src in ["coo", "csr", "csc", "scoo"] {
+        let s = pair(src, "bcsr");
+        let objs = objects(s);
+        assert_eq!(objs.len(), 1, "{src}: {objs:?}");
+        assert!(
+            objs[0].contains("counting(floor((NR - 1) / 2) + 1, floor((NC + 1) / 2))"),
+            "{src}: {objs:?}"
+        );
+        let text = s.computation.to_string();
+        assert!(
+            text.contains(".rank(p)") && text.contains(".ranks()"),
+            "{text}"
+        );
+        assert!(!text.contains("lex("), "no comparison sort: {text}");
+    }
+    // BCSR -> BCSR: the same blocks in the same order.
+    assert!(pair("bcsr", "bcsr")
+        .computation
+        .to_string()
+        .contains(".rank(p)"));
 }
 
 #[test]

@@ -19,7 +19,10 @@
 //!   `counting(E1, ..., EJ)` (LSD counting sort, component `d` in `0..Ed`,
 //!   one pass per compared component). Methods `insert(k1, ..., kK)`,
 //!   `sort()`, and the values `map(e)`, `entry(p)`, `key(d, p)`, `size()`,
-//!   `count(d, v)` (counting only) and `start(v)` (counting and lex).
+//!   `count(d, v)` (counting only), `start(v)` (counting and lex), and the
+//!   *distinct ranks* `rank(p)` (how many distinct compared keys come
+//!   before position `p`'s) and `ranks()` (how many distinct compared keys
+//!   there are): BCSR numbers blocks, not entries.
 //! * `OrderedSet(LO, HI)` / `OrderedSet()` — distinct integers, in increasing
 //!   order once sorted. Methods `insert(v)`, `sort()`, and the values
 //!   `size()`, `value(i)` and `index(v)`.
@@ -382,145 +385,30 @@ fn nested_counting(text: &str) -> Option<Vec<&str>> {
     Some(parts)
 }
 
-/// Parses an affine expression over `symbols`: integers, symbols, `+`, `-`,
-/// products with a constant factor (`2 * N`, `2N`, `N * 2`), parentheses.
+/// Parses an expression over `symbols` with the index-expression grammar:
+/// integers, symbols, `+`, `-`, products with a constant factor (`2 * N`,
+/// `2N`), parentheses and `floor(e / m)`; no index arrays.
 pub fn parse_affine(text: &str, symbols: &[String]) -> Result<Expr, SpecError> {
-    let fail = |reason: &str| SpecError::Expression {
+    let fail = |reason: String| SpecError::Expression {
         text: text.to_string(),
-        reason: reason.to_string(),
+        reason,
     };
-    let tokens = tokenize(text).ok_or_else(|| fail("unexpected character"))?;
-    let mut p = AffineParser {
-        tokens,
-        at: 0,
-        symbols,
-    };
-    let e = p.sum().map_err(|r| match r {
-        AffineFault::Symbol(s) => SpecError::UnknownSymbol(s),
-        AffineFault::Syntax(r) => fail(r),
-    })?;
-    if p.at != p.tokens.len() {
-        return Err(fail("unexpected text after the expression"));
+    let ast = iegen::syntax::parse_index_expr(text).map_err(|e| fail(e.to_string()))?;
+    let e = iegen::lower::lower_expr(text, &ast, &|_| None).map_err(|e| fail(e.to_string()))?;
+    let mut calls = false;
+    e.for_each_call(&mut |_, _| calls = true);
+    if calls {
+        return Err(fail("an index array cannot appear here".into()));
     }
-    Ok(e)
-}
-
-#[derive(Clone, Debug, PartialEq)]
-enum Tok {
-    Int(i64),
-    Name(String),
-    Op(char),
-}
-
-fn tokenize(text: &str) -> Option<Vec<Tok>> {
-    let chars: Vec<char> = text.chars().collect();
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < chars.len() {
-        let c = chars[i];
-        if c.is_whitespace() {
-            i += 1;
-        } else if c.is_ascii_digit() {
-            let start = i;
-            while i < chars.len() && chars[i].is_ascii_digit() {
-                i += 1;
-            }
-            let s: String = chars[start..i].iter().collect();
-            out.push(Tok::Int(s.parse().ok()?));
-        } else if c.is_ascii_alphabetic() || c == '_' {
-            let start = i;
-            while i < chars.len()
-                && (chars[i].is_ascii_alphanumeric() || chars[i] == '_' || chars[i] == '\'')
-            {
-                i += 1;
-            }
-            out.push(Tok::Name(chars[start..i].iter().collect()));
-        } else if "+-*()".contains(c) {
-            out.push(Tok::Op(c));
-            i += 1;
-        } else {
-            return None;
+    let mut unknown = None;
+    e.for_each_sym(&mut |s| {
+        if unknown.is_none() && !symbols.iter().any(|x| x == s) {
+            unknown = Some(s.to_string());
         }
-    }
-    Some(out)
-}
-
-enum AffineFault {
-    Symbol(String),
-    Syntax(&'static str),
-}
-
-struct AffineParser<'s> {
-    tokens: Vec<Tok>,
-    at: usize,
-    symbols: &'s [String],
-}
-
-impl AffineParser<'_> {
-    fn peek(&self) -> Option<&Tok> {
-        self.tokens.get(self.at)
-    }
-
-    fn sum(&mut self) -> Result<Expr, AffineFault> {
-        let mut acc = self.product()?;
-        while let Some(Tok::Op(op @ ('+' | '-'))) = self.peek().cloned() {
-            self.at += 1;
-            let rhs = self.product()?;
-            acc = if op == '+' {
-                acc.plus(&rhs)
-            } else {
-                acc.minus(&rhs)
-            };
-        }
-        Ok(acc)
-    }
-
-    fn product(&mut self) -> Result<Expr, AffineFault> {
-        let mut acc = self.factor()?;
-        while let Some(Tok::Op('*')) = self.peek() {
-            self.at += 1;
-            let rhs = self.factor()?;
-            acc = match (acc.as_constant(), rhs.as_constant()) {
-                (Some(k), _) => rhs.scale(k),
-                (_, Some(k)) => acc.scale(k),
-                _ => return Err(AffineFault::Syntax("a product needs a constant factor")),
-            };
-        }
-        Ok(acc)
-    }
-
-    fn factor(&mut self) -> Result<Expr, AffineFault> {
-        let tok = self
-            .peek()
-            .cloned()
-            .ok_or(AffineFault::Syntax("unexpected end"))?;
-        self.at += 1;
-        match tok {
-            Tok::Op('-') => Ok(self.factor()?.negate()),
-            Tok::Op('(') => {
-                let e = self.sum()?;
-                match self.peek() {
-                    Some(Tok::Op(')')) => {
-                        self.at += 1;
-                        Ok(e)
-                    }
-                    _ => Err(AffineFault::Syntax("missing `)`")),
-                }
-            }
-            Tok::Int(k) => match self.peek() {
-                // `2N`, `2(N + 1)`: juxtaposition multiplies.
-                Some(Tok::Name(_) | Tok::Op('(')) => Ok(self.factor()?.scale(k)),
-                _ => Ok(Expr::constant(k)),
-            },
-            Tok::Name(n) => {
-                if self.symbols.contains(&n) {
-                    Ok(Expr::sym(n))
-                } else {
-                    Err(AffineFault::Symbol(n))
-                }
-            }
-            Tok::Op(_) => Err(AffineFault::Syntax("unexpected operator")),
-        }
+    });
+    match unknown {
+        Some(s) => Err(SpecError::UnknownSymbol(s)),
+        None => Ok(e),
     }
 }
 
@@ -554,6 +442,11 @@ pub enum Method {
     /// `B.place(v)`: the next free position of key `v` (a value that changes
     /// the object).
     Place,
+    /// `P.rank(p)`: after sort, the number of distinct compared keys before
+    /// the key at position `p` (entries with equal keys share a rank).
+    Rank,
+    /// `P.ranks()`: after sort, the number of distinct compared keys.
+    Ranks,
 }
 
 impl Method {
@@ -570,6 +463,8 @@ impl Method {
             Method::Start => "start",
             Method::Value => "value",
             Method::Index => "index",
+            Method::Rank => "rank",
+            Method::Ranks => "ranks",
             Method::Place => "place",
         }
     }
@@ -687,7 +582,7 @@ pub enum CallError {
     },
 }
 
-const PERMUTATION_METHODS: &str = "insert, sort, map, entry, key, size, count, start";
+const PERMUTATION_METHODS: &str = "insert, sort, map, entry, key, size, count, start, rank, ranks";
 const SET_METHODS: &str = "insert, sort, size, value, index";
 const SCATTER_METHODS: &str = "insert, sort, size, start, place";
 
@@ -740,6 +635,8 @@ pub fn check_call_at(
         (ObjectKind::Permutation { .. }, "size") => (Method::Size, 0),
         (ObjectKind::Permutation { .. }, "count") => (Method::Count, 2),
         (ObjectKind::Permutation { .. }, "start") => (Method::Start, 1),
+        (ObjectKind::Permutation { .. }, "rank") => (Method::Rank, 1),
+        (ObjectKind::Permutation { .. }, "ranks") => (Method::Ranks, 0),
         (ObjectKind::OrderedSet { .. }, "insert") => (Method::Insert, 1),
         (ObjectKind::OrderedSet { .. }, "sort") => (Method::Sort, 0),
         (ObjectKind::OrderedSet { .. }, "size") => (Method::Size, 0),

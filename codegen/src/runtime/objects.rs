@@ -109,6 +109,8 @@ pub(crate) struct Perm {
     positions: Vec<usize>,
     /// `counting`: per component, how many keys have each value.
     counts: Vec<HashMap<i64, i64>>,
+    /// After the first `rank`/`ranks`: the distinct rank of each position.
+    ranks: RefCell<Option<Vec<i64>>>,
 }
 
 #[derive(Clone, Debug)]
@@ -185,6 +187,7 @@ impl Object {
             entries: Vec::new(),
             positions: Vec::new(),
             counts: vec![HashMap::new(); j],
+            ranks: RefCell::new(None),
         }))
     }
 
@@ -245,6 +248,12 @@ impl Object {
             (Object::Perm(p), Method::Size) => Ok(p.keys.len() as i64),
             (Object::Perm(p), Method::Count) => p.count(args[0], args[1]),
             (Object::Perm(p), Method::Start) => p.start(args[0]),
+            (Object::Perm(p), Method::Rank) => {
+                p.with_ranks(|ranks| Ok(ranks[range("position", args[0], ranks.len())?]))
+            }
+            (Object::Perm(p), Method::Ranks) => {
+                p.with_ranks(|ranks| Ok(ranks.last().map_or(0, |r| r + 1)))
+            }
             (Object::Set(s), Method::Size) => Ok(s.sorted()?.len() as i64),
             (Object::Set(s), Method::Value) => {
                 let values = s.sorted()?;
@@ -336,6 +345,36 @@ impl Perm {
     fn count(&self, d: i64, v: i64) -> Result<i64, ObjectFault> {
         let d = range("compared key component", d, self.j)?;
         Ok(self.counts[d].get(&v).copied().unwrap_or(0))
+    }
+
+    /// Calls `f` with the distinct rank of every position (how many
+    /// distinct compared keys come before it), computed on first use.
+    fn with_ranks<T>(
+        &self,
+        f: impl FnOnce(&[i64]) -> Result<T, ObjectFault>,
+    ) -> Result<T, ObjectFault> {
+        if !self.sorted {
+            return Err(ObjectFault::NotSorted);
+        }
+        let mut cache = self.ranks.borrow_mut();
+        let ranks = cache.get_or_insert_with(|| self.compute_ranks());
+        f(ranks)
+    }
+
+    fn compute_ranks(&self) -> Vec<i64> {
+        let j = self.j;
+        let mut out = Vec::with_capacity(self.entries.len());
+        let mut rank = -1;
+        let mut previous: Option<&[i64]> = None;
+        for &e in &self.entries {
+            let key = &self.keys[e][..j];
+            if previous != Some(key) {
+                rank += 1;
+                previous = Some(key);
+            }
+            out.push(rank);
+        }
+        out
     }
 
     fn start(&self, v: i64) -> Result<i64, ObjectFault> {

@@ -370,12 +370,18 @@ impl<'a> Lowerer<'a> {
                     )),
                 }
             }
+            AstExpr::Call(f, args, _) if f.name == "floor" => args
+                .iter()
+                .try_for_each(|a| self.check_expr(a, bound, place)),
             AstExpr::Call(f, args, _) => {
                 self.check_uf(f, args.len(), place)?;
                 args.iter()
                     .try_for_each(|a| self.check_expr(a, bound, place))
             }
-            AstExpr::Add(a, b, _) | AstExpr::Sub(a, b, _) | AstExpr::Mul(a, b, _) => {
+            AstExpr::Add(a, b, _)
+            | AstExpr::Sub(a, b, _)
+            | AstExpr::Mul(a, b, _)
+            | AstExpr::Div(a, b, _) => {
                 self.check_expr(a, bound, place)?;
                 self.check_expr(b, bound, place)
             }
@@ -726,12 +732,9 @@ impl<'a> Lowerer<'a> {
                     AstValueOp::Add => AstExpr::Add(a, b, *span),
                     AstValueOp::Sub => AstExpr::Sub(a, b, *span),
                     AstValueOp::Mul => AstExpr::Mul(a, b, *span),
-                    AstValueOp::Div => {
-                        return Err(self.err(
-                            *span,
-                            "division cannot appear in an index expression (index expressions are affine)",
-                        ))
-                    }
+                    // Only `floor(e / m)` is an index expression; lowering
+                    // rejects a bare division.
+                    AstValueOp::Div => AstExpr::Div(a, b, *span),
                 }
             }
         })

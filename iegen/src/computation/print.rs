@@ -434,7 +434,9 @@ fn index_text(e: &Expr, names: &dyn Fn(Var) -> String) -> (String, Prec) {
         match atom {
             Atom::Var(v) => s.push_str(&names(*v)),
             Atom::Sym(name) => s.push_str(name),
-            Atom::Uf(..) => s.push_str(&expr_with_names(&Expr::atom((*atom).clone()), names)),
+            Atom::Uf(..) | Atom::Div(..) => {
+                s.push_str(&expr_with_names(&Expr::atom((*atom).clone()), names))
+            }
         }
     }
     if constant != 0 {

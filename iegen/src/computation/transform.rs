@@ -490,6 +490,9 @@ fn bind_symbols(e: &Expr, symbols: &HashMap<String, Expr>) -> Expr {
                 let args = args.iter().map(|x| bind_symbols(x, symbols)).collect();
                 out.add_term(Atom::Uf(name.clone(), args), k);
             }
+            Atom::Div(x, m) => {
+                out = out.add_scaled(&Expr::floor_div(&bind_symbols(x, symbols), *m), k)
+            }
             Atom::Var(_) => out.add_term(a.clone(), k),
         }
     }
@@ -512,6 +515,7 @@ fn rename_ufs(e: &Expr, spaces: &HashMap<String, String>) -> Expr {
                 let args = args.iter().map(|x| rename_ufs(x, spaces)).collect();
                 out.add_term(Atom::Uf(name, args), k);
             }
+            Atom::Div(x, m) => out.add_term(Atom::Div(Box::new(rename_ufs(x, spaces)), *m), k),
             _ => out.add_term(a.clone(), k),
         }
     }

@@ -48,6 +48,8 @@ pub enum AstExpr {
     Mul(Box<AstExpr>, Box<AstExpr>, Span),
     /// `-a`
     Neg(Box<AstExpr>, Span),
+    /// `a / b`: only inside `floor(a / m)`, with `m` a positive constant.
+    Div(Box<AstExpr>, Box<AstExpr>, Span),
 }
 
 impl AstExpr {
@@ -59,6 +61,7 @@ impl AstExpr {
             | AstExpr::Add(_, _, s)
             | AstExpr::Sub(_, _, s)
             | AstExpr::Mul(_, _, s)
+            | AstExpr::Div(_, _, s)
             | AstExpr::Neg(_, s) => *s,
             AstExpr::Name(id) => id.span,
         }

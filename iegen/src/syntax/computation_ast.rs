@@ -411,7 +411,7 @@ pub fn render_expr(e: &AstExpr) -> String {
         // 0: sum, 1: product, 2: unary, 3: atom
         let own = match e {
             AstExpr::Add(..) | AstExpr::Sub(..) => 0,
-            AstExpr::Mul(..) => 1,
+            AstExpr::Mul(..) | AstExpr::Div(..) => 1,
             AstExpr::Neg(..) => 2,
             _ => 3,
         };
@@ -442,9 +442,13 @@ pub fn render_expr(e: &AstExpr) -> String {
                 });
                 go(b, out, 1);
             }
-            AstExpr::Mul(a, b, _) => {
+            AstExpr::Mul(a, b, _) | AstExpr::Div(a, b, _) => {
                 go(a, out, 1);
-                out.push_str(" * ");
+                out.push_str(if matches!(e, AstExpr::Mul(..)) {
+                    " * "
+                } else {
+                    " / "
+                });
                 go(b, out, 2);
             }
             AstExpr::Neg(a, _) => {

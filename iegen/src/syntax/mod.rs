@@ -136,6 +136,8 @@ pub fn line_col(src: &str, offset: usize) -> (usize, usize) {
 static PROGRAM: LazyLock<grammar::ProgramParser> = LazyLock::new(grammar::ProgramParser::new);
 static FORMULA: LazyLock<grammar::FormulaParser> = LazyLock::new(grammar::FormulaParser::new);
 static CALC_EXPR: LazyLock<grammar::CalcExprParser> = LazyLock::new(grammar::CalcExprParser::new);
+static INDEX_EXPR: LazyLock<grammar::IndexExprParser> =
+    LazyLock::new(grammar::IndexExprParser::new);
 
 /// Parses a calculator program: a sequence of statements, each ending with `;`.
 ///
@@ -189,6 +191,16 @@ pub fn parse_formula(src: &str) -> Result<ast::AstFormula, SyntaxError> {
 /// the expression (a `;` too).
 pub fn parse_calc_expr(src: &str) -> Result<ast::CalcExpr, SyntaxError> {
     parse_with(src, &EXPRESSIONS, |text| CALC_EXPR.parse(text))
+}
+
+/// Parses one index expression (`2 * NR + 1`, `floor((NC + 1) / 2)`); the
+/// whole input must be that expression.
+///
+/// # Errors
+///
+/// A [`SyntaxError`] as for [`parse_program`].
+pub fn parse_index_expr(src: &str) -> Result<ast::AstExpr, SyntaxError> {
+    parse_with(src, &EXPRESSIONS, |text| INDEX_EXPR.parse(text))
 }
 
 /// What a generated parser returns.

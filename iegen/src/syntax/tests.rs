@@ -56,6 +56,7 @@ impl Unspan for AstExpr {
             AstExpr::Add(a, b, _) => AstExpr::Add(a.unspan(), b.unspan(), d),
             AstExpr::Sub(a, b, _) => AstExpr::Sub(a.unspan(), b.unspan(), d),
             AstExpr::Mul(a, b, _) => AstExpr::Mul(a.unspan(), b.unspan(), d),
+            AstExpr::Div(a, b, _) => AstExpr::Div(a.unspan(), b.unspan(), d),
             AstExpr::Neg(a, _) => AstExpr::Neg(a.unspan(), d),
         }
     }
@@ -1132,7 +1133,7 @@ fn unexpected_tokens_list_what_was_expected() {
     );
     assert_eq!(
         formula_err("{[i] : 2 3 = 0}").to_string(),
-        "1:10: unexpected `3`, expected one of: name, `(`, `*`, `+`, `-`, `<`, `<=`, `=`, `==`, `>`, `>=`"
+        "1:10: unexpected `3`, expected one of: name, `(`, `*`, `+`, `-`, `/`, `<`, `<=`, `=`, `==`, `>`, `>=`"
     );
     assert_eq!(
         program_err("x := 1;").to_string(),
@@ -1372,6 +1373,7 @@ fn show(e: &AstExpr, needed: u8, juxt: bool) -> String {
             }
             _ => (1, format!("{} * {}", show(a, 1, juxt), show(b, 2, juxt))),
         },
+        AstExpr::Div(a, b, _) => (1, format!("{} / {}", show(a, 1, juxt), show(b, 2, juxt))),
         AstExpr::Neg(a, _) => (2, format!("-{}", show(a, 2, juxt))),
     };
     if level < needed {
@@ -1443,4 +1445,45 @@ proptest! {
         prop_assert_eq!(&src[span.start..span.end], text.as_str());
         prop_assert_eq!(exprs[0].clone().unspan(), expr);
     }
+}
+
+#[test]
+fn floor_division_parses_prints_and_evaluates() {
+    use crate::set::Set;
+    let s: Set = "{[i, b] : b = floor(i / 2) && 0 <= i < 5}".parse().unwrap();
+    // Printing writes the floor back in a form that parses to the same set.
+    let printed = s.to_string();
+    assert!(printed.contains("floor(i / 2)"), "{printed}");
+    let again: Set = printed.parse().unwrap();
+    assert_eq!(again, s);
+    // A multiple of the divisor divides out; a constant folds.
+    let t: Set = "{[i, b] : b = floor((2i + 3) / 2)}".parse().unwrap();
+    assert!(!t.to_string().contains("floor"), "{t}");
+    // Bad forms are located errors.
+    for (text, message) in [
+        ("{[i] : i = 3 / 2}", "floor(e / m)"),
+        ("{[i] : i = floor(i / 0)}", "positive integer constant"),
+        ("{[i] : i = floor(i / N)}", "positive integer constant"),
+        ("{[i] : i = floor(i)}", "one division"),
+    ] {
+        let err = text.parse::<Set>().unwrap_err().to_string();
+        assert!(err.contains(message), "{text}: {err}");
+    }
+}
+
+#[test]
+fn z3_reasons_about_floor_division() {
+    use crate::set::Set;
+    use crate::solver::Prover;
+    use crate::uf_env::UfEnvironment;
+    let env = UfEnvironment::default();
+    let prover = Prover::new(&env);
+    let all: Set = "{[i] : 0 <= i < 100}".parse().unwrap();
+    let remainder: Set = "{[i] : 0 <= i - 2 * floor(i / 2) <= 1}".parse().unwrap();
+    assert!(prover.is_subset(&all, &remainder).unwrap().holds());
+    // Floor, not truncation: -1 / 2 is -1.
+    let negative: Set = "{[i] : i = -1 && floor(i / 2) = -1}".parse().unwrap();
+    assert!(!prover.is_empty(&negative).holds());
+    let wrong: Set = "{[i] : 0 <= i && floor(i / 2) > i}".parse().unwrap();
+    assert!(prover.is_empty(&wrong).holds());
 }
