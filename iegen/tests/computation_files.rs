@@ -773,8 +773,12 @@ fn only_int_arrays_are_functions_in_indices_and_sets() {
 fn index_expressions_are_affine() {
     assert_eq!(
         error_with("    S0: y(i / 2) = 1 domain {[i] : 0 <= i < N} schedule {[i] -> [0, i, 0]};"),
-        "7:11: division cannot appear in an index expression (index expressions are affine)"
+        "7:11: division must be written `floor(e / m)` (index expressions are quasi-affine)"
     );
+    // Floor division by a positive constant is an index expression.
+    let ok = "computation c(N) {\n    out real y[N];\n    S0: y(floor(i / 2)) = 1 domain {[i] : 0 <= i < N} schedule {[i] -> [0, i, 0]};\n}\n";
+    let comp = iegen::computation::parse_computation(ok).unwrap();
+    assert!(comp.to_string().contains("y(floor(i / 2))"), "{comp}");
     assert_eq!(
         error_with("    S0: y(i * i) = 1 domain {[i] : 0 <= i < N} schedule {[i] -> [0, i, 0]};"),
         "7:11: non-affine product: one factor of `*` must be a constant"

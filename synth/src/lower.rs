@@ -103,11 +103,28 @@ enum PermMode {
     Unsorted,
     /// No object: the position is the source variable `var` minus `lo`.
     Direct { var: usize, lo: Expr, hi: Expr },
+    /// No object, a rank within groups: the source's outer variable is the
+    /// group and its inner variable runs over `lo(outer) .. hi(outer)` in
+    /// the destination's order, so the rank is `inner - lo` (CSR -> ELL:
+    /// `w = k - rowptr(ii)`, and the longest row is the largest `hi - lo`).
+    Offset {
+        outer: usize,
+        inner: usize,
+        lo: Expr,
+        hi: Expr,
+    },
     /// One counted key component and the rest in source order: count the
     /// keys, then place each entry in a second pass over the source
     /// (Gustavson's algorithm; the `Scatter` runtime object, no per-entry
-    /// storage). `scalar` holds the entry's position.
-    Streaming { extent: String, scalar: String },
+    /// storage). `scalar` holds the entry's position. Without a `key` (a
+    /// source already in the destination's order that no single variable
+    /// numbers: a padded source, CSR's two loops) one key `0` of extent 1:
+    /// a running count.
+    Streaming {
+        extent: String,
+        scalar: String,
+        key: Option<Expr>,
+    },
 }
 
 struct Permutation {
@@ -431,19 +448,35 @@ impl<'a> Lowering<'a> {
         }
         // The key components the source's own order does not provide.
         let compared = self.compared_components(&order);
-        let streaming_extent = match order.key.first() {
+        let streaming = match order.key.first() {
+            // The source's order is the destination's and no single source
+            // variable numbers the entries: a running count, no storage.
+            _ if compared == 0
+                && order.group.is_none()
+                && self.single_source_variable().is_none() =>
+            {
+                Some(("1".to_string(), None))
+            }
             Some(KeyComponent::Value(e))
                 if (compared == 1 && order.group.is_none())
                     || (order.group.is_some() && compared <= 1) =>
             {
-                e.as_var().and_then(|v| match v {
-                    Var::Tuple(t) => self.dense_extent(t),
-                    _ => None,
-                })
+                e.as_var()
+                    .and_then(|v| match v {
+                        Var::Tuple(t) => self.dense_extent(t),
+                        _ => None,
+                    })
+                    .map(|x| (x, Some(e.clone())))
             }
             _ => None,
         };
-        let mode = if let (Some(extent), true) = (streaming_extent, self.allow_streaming) {
+        let offset = match (order.group, compared) {
+            (Some(g), 0) => self.group_offsets(g),
+            _ => None,
+        };
+        let mode = if let Some(mode) = offset {
+            mode
+        } else if let (Some((extent, key)), true) = (streaming, self.allow_streaming) {
             // The placed position: the position itself, or (within groups)
             // the entry's slot in the grouped order.
             let base = if order.group.is_some() {
@@ -453,7 +486,11 @@ impl<'a> Lowering<'a> {
             };
             let scalar = self.fresh(&base);
             self.declare_scalar(&scalar);
-            PermMode::Streaming { extent, scalar }
+            PermMode::Streaming {
+                extent,
+                scalar,
+                key,
+            }
         } else if order.group.is_some() || compared > 0 {
             PermMode::Sorted
         } else if let Some((var, lo, hi)) = self.single_source_variable() {
@@ -647,6 +684,53 @@ impl<'a> Lowering<'a> {
         })
     }
 
+    /// [`PermMode::Offset`] for a group position `g`: the source (not
+    /// padded) has two free variables, the outer one is `g`'s value, and
+    /// the inner one ranges over `lo(outer) <= inner < hi(outer)`.
+    fn group_offsets(&self, g: usize) -> Option<PermMode> {
+        if self.conv.src.padding {
+            return None;
+        }
+        let conj = &self.source_domain.conjunctions()[0];
+        let n = self.n_in;
+        let free: Vec<usize> = (0..n)
+            .filter(|&i| definition(conj, i, n).is_none())
+            .collect();
+        let [outer, inner] = free.as_slice() else {
+            return None;
+        };
+        let (outer, inner) = (*outer, *inner);
+        if self.conv.resolved[g].as_ref().and_then(Expr::as_var) != Some(Var::Tuple(outer)) {
+            return None;
+        }
+        let (mut lo, mut hi) = (None, None);
+        for c in conj.constraints().filter(|c| !c.is_eq()) {
+            let e = c.expr();
+            let coef = e.coefficient_of_var(Var::Tuple(inner));
+            if coef.abs() != 1 {
+                continue;
+            }
+            let mut rest = e.clone();
+            rest.add_term(Atom::Var(Var::Tuple(inner)), -coef);
+            let mut only_outer = true;
+            rest.for_each_var(&mut |v| only_outer &= v == Var::Tuple(outer));
+            if !only_outer || e.mentions_in_uf_args(Var::Tuple(inner)) {
+                continue;
+            }
+            if coef == 1 {
+                lo = Some(rest.negate()); // inner + rest >= 0
+            } else {
+                hi = Some(rest.plus(&Expr::constant(1))); // rest - inner >= 0
+            }
+        }
+        Some(PermMode::Offset {
+            outer,
+            inner,
+            lo: lo?,
+            hi: hi?,
+        })
+    }
+
     /// The smallest `j` such that a stable sort by the first `j` key
     /// components gives the whole key's order: for source entries `a`
     /// before `b` in the source's iteration order (lexicographic over its
@@ -777,7 +861,7 @@ impl<'a> Lowering<'a> {
         let direct = self
             .perm
             .as_ref()
-            .is_some_and(|p| matches!(p.mode, PermMode::Direct { .. }));
+            .is_some_and(|p| matches!(p.mode, PermMode::Direct { .. } | PermMode::Offset { .. }));
         let streaming = self
             .perm
             .as_ref()
@@ -895,8 +979,15 @@ impl<'a> Lowering<'a> {
         value: &Expr,
     ) -> Option<(String, Body)> {
         let perm = self.perm.as_ref()?;
-        let (Ctx::Placed, None, PermMode::Streaming { extent, scalar }) =
-            (ctx, perm.order.group, &perm.mode)
+        let (
+            Ctx::Placed,
+            None,
+            PermMode::Streaming {
+                extent,
+                scalar,
+                key: Some(_),
+            },
+        ) = (ctx, perm.order.group, &perm.mode)
         else {
             return None;
         };
@@ -935,6 +1026,30 @@ impl<'a> Lowering<'a> {
     /// longest row).
     fn reduction_over_groups(&self, ctx: &Ctx, value: &Expr) -> Option<(String, ValueExpr)> {
         let perm = self.perm.as_ref()?;
+        if let (
+            Ctx::Source,
+            Some(g),
+            PermMode::Offset {
+                outer,
+                inner,
+                lo,
+                hi,
+            },
+        ) = (ctx, perm.order.group, &perm.mode)
+        {
+            // value = (inner - lo) + c: over the groups, hi - lo - 1 + c.
+            let rank = Expr::var(Var::Tuple(*inner)).minus(lo);
+            let rest = value.minus(&rank);
+            if !rest.is_constant() {
+                return None;
+            }
+            let at_group =
+                |e: &Expr| e.substitute_var(Var::Tuple(*outer), &Expr::var(Var::Tuple(0)));
+            let longest = at_group(hi)
+                .minus(&at_group(lo))
+                .plus(&Expr::constant(rest.constant_term() - 1));
+            return Some((self.dense_extent(g)?, ValueExpr::Index(longest)));
+        }
         let (Ctx::Placed, Some(_), PermMode::Streaming { extent, .. }) =
             (ctx, perm.order.group, &perm.mode)
         else {
@@ -1120,15 +1235,19 @@ impl<'a> Lowering<'a> {
         let Some(perm) = &self.perm else {
             return Ok(());
         };
-        if matches!(perm.mode, PermMode::Direct { .. }) {
+        if matches!(perm.mode, PermMode::Direct { .. } | PermMode::Offset { .. }) {
             return Ok(());
         }
-        if let PermMode::Streaming { extent, scalar } = &perm.mode {
+        if let PermMode::Streaming {
+            extent,
+            scalar,
+            key,
+        } = &perm.mode
+        {
             let (object, size) = (perm.object.clone(), perm.size.clone());
             let (extent, scalar) = (extent.clone(), scalar.clone());
-            let KeyComponent::Value(key) = perm.order.key[0].clone() else {
-                return Err("a streaming scatter needs a value key".into());
-            };
+            // The one counted component (none: one key, a running count).
+            let key = key.clone().unwrap_or_else(|| Expr::constant(0));
             let key = self.over_relation(&key);
             let mut pro = Prologue::new();
             let v = self.translate(&key, &Ctx::Source, &mut pro)?;
@@ -1490,6 +1609,9 @@ impl<'a> Lowering<'a> {
                     }
                     return Ok(Expr::sym(name));
                 }
+                (PermMode::Offset { inner, lo, .. }, Ctx::Source, None) => {
+                    return Ok(Expr::var(Var::Tuple(*inner)).minus(lo))
+                }
                 (PermMode::Direct { var, lo, .. }, Ctx::Source, None) => {
                     return Ok(Expr::var(Var::Tuple(*var)).minus(lo))
                 }
@@ -1548,7 +1670,7 @@ impl<'a> Lowering<'a> {
         let perm = self.perm.as_ref()?;
         if matches!(
             perm.mode,
-            PermMode::Direct { .. } | PermMode::Streaming { .. }
+            PermMode::Direct { .. } | PermMode::Offset { .. } | PermMode::Streaming { .. }
         ) {
             return None;
         }

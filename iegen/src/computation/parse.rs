@@ -47,7 +47,7 @@ use crate::value::Value;
 
 /// Names that no symbol, data space or runtime object may take: `if` starts
 /// a conditional body, `min` and `max` are the value functions.
-pub(crate) const RESERVED_NAMES: &[&str] = &["if", "min", "max"];
+pub(crate) const RESERVED_NAMES: &[&str] = &["if", "min", "max", "floor"];
 
 /// Parses and validates a computation file.
 ///
@@ -705,7 +705,7 @@ impl<'a> Lowerer<'a> {
             }
             AstValue::Name(id) => AstExpr::Name(id.clone()),
             AstValue::Call(f, args, span) => {
-                if RESERVED_NAMES.contains(&f.name.as_str()) {
+                if RESERVED_NAMES.contains(&f.name.as_str()) && f.name != "floor" {
                     return Err(self.err(
                         f.span,
                         format!(
