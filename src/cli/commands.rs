@@ -151,9 +151,14 @@ pub fn check(format: &str) -> Result<(), CliError> {
         return Err(CliError::Input {
             file: format.to_string(),
             message: format!(
-                "{errors} propert{} of {} do not hold",
-                if errors == 1 { "y" } else { "ies" },
-                d.name
+                "{errors} {} of {} {} not hold",
+                if errors == 1 {
+                    "property"
+                } else {
+                    "properties"
+                },
+                d.name,
+                if errors == 1 { "does" } else { "do" }
             ),
         });
     }

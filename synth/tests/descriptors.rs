@@ -938,3 +938,27 @@ fn weakened_orders_are_caught() {
     let errs: Vec<Property> = errors(&findings).iter().map(|f| f.property).collect();
     assert_eq!(errs, [Property::MapInjective], "{}", show(&findings));
 }
+
+#[test]
+fn an_index_array_synthesis_cannot_compute_is_caught() {
+    // `start` is only bounded from above by the entries (`start(ii) <= k`):
+    // a `min=` candidate, which synthesis does not lower; check says so and
+    // names the array.
+    let d = parse(
+        "format HALF {\n    dense [NR, NC];\n    map {[ii, k, jj] -> [i, j] : i = ii && j = jj && 0 <= ii < NR && start(ii) <= k < end(ii) && jj = col(k)};\n    data A : {[ii, k, jj] -> [k]} size NNZ;\n    uf start : {[x] : 0 <= x < NR} -> {[y] : 0 <= y <= NNZ};\n    uf end : {[x] : 0 <= x < NR} -> {[y] : 0 <= y <= NNZ};\n    uf col : {[x] : 0 <= x < NNZ} -> {[y] : 0 <= y < NC};\n    forall a, b : 0 <= a < b < NR => end(a) <= start(b);\n    forall a, k1, k2 : 0 <= a < NR && start(a) <= k1 < k2 < end(a) => col(k1) < col(k2);\n}\n",
+    );
+    let findings = check(&d);
+    let solvable: Vec<&Finding> = errors(&findings)
+        .into_iter()
+        .filter(|f| f.property == Property::Solvable)
+        .collect();
+    assert_eq!(solvable.len(), 1, "{}", show(&findings));
+    assert!(
+        solvable[0]
+            .message
+            .starts_with("as a destination from COO: ")
+            && solvable[0].message.contains("start"),
+        "{}",
+        solvable[0]
+    );
+}
