@@ -316,7 +316,7 @@ fn run_program(bin: &Path, input: &Path, out_json: &Path) -> (serde_json::Value,
 fn built_programs_check_with_the_oracle_on_real_matrices() {
     // Every ordered pair of the 2-D formats, built once, run on every
     // shared matrix; two builds at a time.
-    let formats = ["coo", "scoo", "mcoo", "csr", "csc", "dia", "ell"];
+    let formats = ["coo", "scoo", "mcoo", "csr", "csc", "dia", "ell", "bcsr"];
     let pairs: Vec<(&str, &str)> = formats
         .iter()
         .flat_map(|s| formats.iter().map(move |d| (*s, *d)))
@@ -416,7 +416,7 @@ fn readme_main_job_converts_the_bundled_matrix() {
 /// rectangular one; `PAIRS` run on more matrices above.
 #[test]
 fn convert_every_pair() {
-    let formats = ["coo", "scoo", "mcoo", "csr", "csc", "dia", "ell"];
+    let formats = ["coo", "scoo", "mcoo", "csr", "csc", "dia", "ell", "bcsr"];
     let dir = temp("convert-all");
     for m in [matrix("jgl009.mtx"), data("small.mtx")] {
         for src in formats {

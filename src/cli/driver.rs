@@ -273,7 +273,10 @@ fn c_expr(e: &Expr, atom: &mut dyn FnMut(&Atom) -> Option<String>) -> Option<Str
         text.push_str(&body);
     };
     for (a, c) in e.terms() {
-        let name = atom(a)?;
+        let name = match a {
+            Atom::Div(x, m) => format!("drv_floordiv({}, INT64_C({m}))", c_expr(x, atom)?),
+            _ => atom(a)?,
+        };
         let body = match c.unsigned_abs() {
             1 => name,
             k => format!("INT64_C({k}) * {name}"),
@@ -1425,6 +1428,14 @@ mod tests {
             Some("(INT64_C(0))")
         );
         assert_eq!(super::c_expr(&Expr::call("f", vec![]), &mut atom), None);
+        assert_eq!(
+            super::c_expr(
+                &Expr::floor_div(&Expr::sym("N").plus(&Expr::constant(1)), 2),
+                &mut atom
+            )
+            .as_deref(),
+            Some("(drv_floordiv((n + INT64_C(1)), INT64_C(2)))")
+        );
         assert_eq!(super::c_str("a\"b\\c?\n"), "\"a\\\"b\\\\c\\?\\012\"");
     }
 }

@@ -263,6 +263,12 @@ static DRV_UNUSED int64_t drv_size(const char *ctx, const char *space, int n, co
 }
 
 /* a[k], checked: an extent that reads an index array. */
+/* floor(a / m) for m > 0 (C's `/` truncates toward zero). */
+static DRV_UNUSED int64_t drv_floordiv(int64_t a, int64_t m)
+{
+    return a >= 0 ? a / m : -((-a + m - 1) / m);
+}
+
 static DRV_UNUSED int64_t drv_at(const char *ctx, const char *name, const int64_t *a, int64_t len, int64_t k)
 {
     if (k < 0 || k >= len)

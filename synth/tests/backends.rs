@@ -62,7 +62,7 @@ fn matrices() -> Vec<Coordinates> {
 
 #[test]
 fn every_2d_pair_compiles_and_agrees() {
-    let formats = ["coo", "scoo", "mcoo", "csr", "csc", "dia", "ell"];
+    let formats = ["coo", "scoo", "mcoo", "csr", "csc", "dia", "ell", "bcsr"];
     let inputs = matrices();
     for s in formats {
         for d in formats {

@@ -27,6 +27,18 @@ static inline void spf_die(const char *what, int64_t value)
     abort();
 }
 
+/* Branch hints: the checks that abort are never taken by a correct program;
+ * a prefetch of the cache line at `addr` ahead of a random access. */
+#if defined(__GNUC__)
+#define SPF_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define SPF_LIKELY(x) __builtin_expect(!!(x), 1)
+#define SPF_PREFETCH(addr) __builtin_prefetch(addr)
+#else
+#define SPF_UNLIKELY(x) (x)
+#define SPF_LIKELY(x) (x)
+#define SPF_PREFETCH(addr) ((void)0)
+#endif
+
 /* n elements of `size` bytes (never a 0-byte block); aborts on failure. */
 static inline void *spf_alloc(int64_t n, size_t size)
 {
@@ -50,9 +62,21 @@ static inline void *spf_grow(void *p, int64_t n, size_t size)
     return p;
 }
 
+/* n zeroed elements of `size` bytes (never a 0-byte block); aborts on
+ * failure. */
+static inline void *spf_alloc_zero(int64_t n, size_t size)
+{
+    void *p;
+    if (n < 0 || (uint64_t)n > SIZE_MAX / size)
+        spf_die("allocation too large", n);
+    p = calloc(n > 0 ? (size_t)n : 1, size);
+    if (p == NULL)
+        spf_die("out of memory", n);
+    return p;
+}
+
 /* ------------------------------------------------------------------------
  * Permutation(K, ORDER) */
-
 
 enum { SPF_LEX, SPF_COUNTING, SPF_MORTON };
 
@@ -61,16 +85,25 @@ typedef struct {
     int64_t j;          /* compared leading components (1..k); the rest is a payload */
     int order;          /* SPF_LEX, SPF_COUNTING or SPF_MORTON */
     int sorted;
+    int in_order;       /* no key so far comes before the one inserted just
+                           before it: sort() has nothing to move */
     int64_t n, cap;     /* entries, capacity */
-    int64_t *keys;      /* k per entry: insertion order; sorted order after sort */
-    int64_t *entries;   /* after sort: the entry at each position */
+    int64_t *keys;      /* k per entry, in insertion order (sort moves no key) */
+    uint64_t *entries;  /* after sort: the entry at position i is
+                           entries[i] & mask; NULL: the identity */
+    uint64_t mask;
     int64_t *positions; /* after sort: the position of each entry, computed
                            by the first map() (NULL until then) */
     int64_t *extents;   /* counting: the j extents */
     int64_t **counts;   /* counting: per component, how many keys have each value */
+    int64_t counted;    /* counting: the components whose counts are kept
+                           (the first; the others from their first count()) */
     int64_t *count_base;
     int64_t *starts;    /* counting, after sort: extents[0] + 1 prefix sums */
-    int indirect;       /* keys in insertion order, read through entries */
+    uint64_t *bits;     /* morton: per compared component, the or of its values */
+    int64_t *ranks;     /* after sort: the distinct rank of each position,
+                           computed by the first rank() or ranks() (NULL until then) */
+    int64_t nranks;     /* the number of distinct compared keys, with ranks */
 } spf_perm;
 
 /* An empty permutation of keys of k components of which the order compares
@@ -85,16 +118,21 @@ static inline spf_perm spf_perm_new_compared(int64_t k, int64_t j, int order,
     p.j = j;
     p.order = order;
     p.sorted = 0;
+    p.in_order = 1;
     p.n = 0;
     p.cap = 0;
     p.keys = NULL;
     p.entries = NULL;
+    p.mask = ~(uint64_t)0;
     p.positions = NULL;
     p.extents = NULL;
     p.counts = NULL;
     p.count_base = NULL;
+    p.counted = 1;
     p.starts = NULL;
-    p.indirect = 0;
+    p.bits = NULL;
+    p.ranks = NULL;
+    p.nranks = 0;
     if (k < 1)
         spf_die("a Permutation needs at least one key component", k);
     if (j < 1 || j > k)
@@ -110,12 +148,13 @@ static inline spf_perm spf_perm_new_compared(int64_t k, int64_t j, int order,
             p.extents[d] = extents[d];
             total += extents[d];
         }
-        p.count_base = (int64_t *)spf_alloc(total, sizeof *p.count_base);
-        memset(p.count_base, 0, (size_t)total * sizeof *p.count_base);
+        p.count_base = (int64_t *)spf_alloc_zero(total, sizeof *p.count_base);
         for (d = 0, total = 0; d < j; d++) {
             p.counts[d] = p.count_base + total;
             total += p.extents[d];
         }
+    } else if (order == SPF_MORTON) {
+        p.bits = (uint64_t *)spf_alloc_zero(j, sizeof *p.bits);
     }
     return p;
 }
@@ -124,35 +163,6 @@ static inline spf_perm spf_perm_new_compared(int64_t k, int64_t j, int order,
 static inline spf_perm spf_perm_new(int64_t k, int order, const int64_t *extents)
 {
     return spf_perm_new_compared(k, k, order, extents);
-}
-
-/* Appends an entry with key key[0..k) (its number: the entries before it). */
-static inline void spf_perm_insert(spf_perm *p, const int64_t *key)
-{
-    const int64_t k = p->k, j = p->j, e = p->n;
-    int64_t d;
-    if (p->sorted)
-        spf_die("insert after sort()", e);
-    if (p->order == SPF_COUNTING) {
-        for (d = 0; d < j; d++) {
-            if (key[d] < 0 || key[d] >= p->extents[d])
-                spf_die("key component outside its counting range", key[d]);
-            p->counts[d][key[d]]++;
-        }
-    } else if (p->order == SPF_MORTON) {
-        for (d = 0; d < j; d++)
-            if (key[d] < 0)
-                spf_die("negative key component in a morton order", key[d]);
-    }
-    if (e == p->cap) {
-        p->cap = p->cap ? 2 * p->cap : 64;
-        if (p->cap > INT64_MAX / k)
-            spf_die("too many entries", p->cap);
-        p->keys = (int64_t *)spf_grow(p->keys, p->cap * k, sizeof *p->keys);
-    }
-    for (d = 0; d < k; d++)
-        p->keys[e * k + d] = key[d];
-    p->n = e + 1;
 }
 
 /* <0, 0, >0 as key x[0..k) comes before, ties with, comes after y[0..k)
@@ -195,10 +205,63 @@ static inline void spf_copy(int64_t *to, const int64_t *from, int64_t r)
         to[1] = from[1];
         to[2] = from[2];
         return;
+    case 4:
+        to[0] = from[0];
+        to[1] = from[1];
+        to[2] = from[2];
+        to[3] = from[3];
+        return;
     default:
         for (c = 0; c < r; c++)
             to[c] = from[c];
     }
+}
+
+/* Counting: the counts of the components below `upto` from then on (those
+ * of the components not counted yet from the keys inserted so far). */
+static inline void spf_perm_count_all(spf_perm *p, int64_t upto)
+{
+    int64_t d, i;
+    for (d = p->counted; d < upto; d++)
+        for (i = 0; i < p->n; i++)
+            p->counts[d][p->keys[i * p->k + d]]++;
+    if (upto > p->counted)
+        p->counted = upto;
+}
+
+/* Appends an entry with key key[0..k) (its number: the entries before it). */
+static inline void spf_perm_insert(spf_perm *p, const int64_t *key)
+{
+    const int64_t k = p->k, j = p->j, e = p->n;
+    int64_t d, *to;
+    if (SPF_UNLIKELY(p->sorted))
+        spf_die("insert after sort()", e);
+    if (p->order == SPF_COUNTING) {
+        for (d = 0; d < j; d++)
+            if (SPF_UNLIKELY((uint64_t)key[d] >= (uint64_t)p->extents[d]))
+                spf_die("key component outside its counting range", key[d]);
+        p->counts[0][key[0]]++;
+        for (d = 1; d < p->counted; d++)
+            p->counts[d][key[d]]++;
+    } else if (p->order == SPF_MORTON) {
+        for (d = 0; d < j; d++) {
+            if (SPF_UNLIKELY(key[d] < 0))
+                spf_die("negative key component in a morton order", key[d]);
+            p->bits[d] |= (uint64_t)key[d];
+        }
+    }
+    if (SPF_UNLIKELY(e == p->cap)) {
+        p->cap = p->cap ? 2 * p->cap : 64;
+        if (p->cap > INT64_MAX / k)
+            spf_die("too many entries", p->cap);
+        p->keys = (int64_t *)spf_grow(p->keys, p->cap * k, sizeof *p->keys);
+    }
+    to = p->keys + e * k;
+    if (p->in_order && e > 0 &&
+        spf_key_cmp(p->order == SPF_MORTON ? SPF_MORTON : SPF_LEX, j, to - k, key) > 0)
+        p->in_order = 0;
+    spf_copy(to, key, k);
+    p->n = e + 1;
 }
 
 /* Stable bottom-up merge sort of n records of r = k + 1 words (the key, then
@@ -247,22 +310,193 @@ static inline void spf_perm_msort(int order, int64_t k, int64_t cmp, int64_t *a,
             a[i] = src[i];
 }
 
-/* A hint to fetch the cache line at `addr` ahead of a random access. */
-#if defined(__GNUC__)
-#define SPF_PREFETCH(addr) __builtin_prefetch(addr)
-#else
-#define SPF_PREFETCH(addr) ((void)0)
-#endif
+/* Entries arrays have SPF_AHEAD more elements, 0 (a valid entry), that
+ * key() reads ahead. */
+enum { SPF_AHEAD = 12 };
 
-/* Counting sort: LSD, one stable pass per compared component from the last
- * to the first (none over the payload), O(n + sum of extents); then the keys
- * are put in sorted order. Returns the entries in sorted order. */
-static inline int64_t *spf_perm_counting_sort(spf_perm *p)
+/* n entries and the SPF_AHEAD zeros after them. */
+static inline uint64_t *spf_entries_alloc(int64_t n)
+{
+    return (uint64_t *)spf_alloc(n + SPF_AHEAD, sizeof(uint64_t));
+}
+
+/* Sets the entries e (n of them, the SPF_AHEAD slots after them zeroed). */
+static inline void spf_perm_set_entries(spf_perm *p, uint64_t *e, uint64_t mask)
+{
+    memset(e + p->n, 0, SPF_AHEAD * sizeof *e);
+    p->entries = e;
+    p->mask = mask;
+}
+
+/* The number of bits of v (0 for 0). */
+static inline int spf_bit_length(uint64_t v)
+{
+    int b = 0;
+    while (v != 0) {
+        b++;
+        v >>= 1;
+    }
+    return b;
+}
+
+/* The radix sorts' histograms: room for every pass of a 64-bit key. */
+enum { SPF_DIGIT = 11, SPF_HIST = 6 << SPF_DIGIT };
+
+/* Stable LSD radix sort of the n values a[0..n) by their bits lo..hi-1
+ * (0 <= lo < hi <= 64; the bits above hi are 0, those below lo ride along),
+ * in digits of at most max_digit (<= SPF_DIGIT) bits; passes over a digit
+ * every value shares are skipped. tmp: room for n values, hist: SPF_HIST.
+ * Returns a or tmp, whichever holds the sorted values. */
+static inline uint64_t *spf_radix_u64(uint64_t *a, uint64_t *tmp, int64_t n, int lo, int hi,
+                                      int max_digit, int64_t *hist)
+{
+    const int passes = (hi - lo + max_digit - 1) / max_digit;
+    const int digit = (hi - lo + passes - 1) / passes;
+    const int64_t buckets = (int64_t)1 << digit;
+    const uint64_t m = (uint64_t)buckets - 1;
+    uint64_t *src = a, *dst = tmp, *t;
+    int64_t i, v;
+    int pass;
+    memset(hist, 0, (size_t)(passes * buckets) * sizeof *hist);
+    for (i = 0; i < n; i++) {
+        const uint64_t x = a[i] >> lo;
+        for (pass = 0; pass < passes; pass++)
+            hist[pass * buckets + (int64_t)((x >> (pass * digit)) & m)]++;
+    }
+    for (pass = 0; pass < passes; pass++) {
+        int64_t *h = hist + pass * buckets, sum = 0;
+        const int shift = lo + pass * digit;
+        if (h[(src[0] >> shift) & m] == n)
+            continue; /* one digit for all: the pass keeps the order */
+        for (v = 0; v < buckets; v++) {
+            const int64_t c = h[v];
+            h[v] = sum;
+            sum += c;
+        }
+        for (i = 0; i < n; i++) {
+            const uint64_t x = src[i];
+            dst[h[(x >> shift) & m]++] = x;
+        }
+        t = src;
+        src = dst;
+        dst = t;
+    }
+    return src;
+}
+
+/* A Morton code and its entry. */
+typedef struct {
+    uint64_t code, entry;
+} spf_pair;
+
+/* spf_radix_u64 for (code, entry) pairs by the code's bits 0..hi-1. */
+static inline spf_pair *spf_radix_pairs(spf_pair *a, spf_pair *tmp, int64_t n, int hi,
+                                        int64_t *hist)
+{
+    const int passes = (hi + SPF_DIGIT - 1) / SPF_DIGIT;
+    const int digit = (hi + passes - 1) / passes;
+    const int64_t buckets = (int64_t)1 << digit;
+    const uint64_t m = (uint64_t)buckets - 1;
+    spf_pair *src = a, *dst = tmp, *t;
+    int64_t i, v;
+    int pass;
+    memset(hist, 0, (size_t)(passes * buckets) * sizeof *hist);
+    for (i = 0; i < n; i++)
+        for (pass = 0; pass < passes; pass++)
+            hist[pass * buckets + (int64_t)((a[i].code >> (pass * digit)) & m)]++;
+    for (pass = 0; pass < passes; pass++) {
+        int64_t *h = hist + pass * buckets, sum = 0;
+        const int shift = pass * digit;
+        if (h[(src[0].code >> shift) & m] == n)
+            continue;
+        for (v = 0; v < buckets; v++) {
+            const int64_t c = h[v];
+            h[v] = sum;
+            sum += c;
+        }
+        for (i = 0; i < n; i++)
+            dst[h[(src[i].code >> shift) & m]++] = src[i];
+        t = src;
+        src = dst;
+        dst = t;
+    }
+    return src;
+}
+
+/* Insertion sort of a[0..n) of which a[0..t) is sorted. */
+static inline void spf_insertion_u64(uint64_t *a, int64_t t, int64_t n)
+{
+    for (; t < n; t++) {
+        const uint64_t x = a[t];
+        int64_t m = t;
+        while (m > 0 && a[m - 1] > x) {
+            a[m] = a[m - 1];
+            m--;
+        }
+        a[m] = x;
+    }
+}
+
+/* Counting order, MSD, when the compared components after the first fit,
+ * as one mixed-radix number c < 2^cbits, above the ebits bits of an entry
+ * number: one counting pass scatters c << ebits | e into the buckets of the
+ * first component (stable: entries in increasing order in each bucket),
+ * then each bucket is sorted as integers (c, then e: stable), unless it
+ * already is (O(length): a sorted input costs one pass), by insertion sort
+ * when short, LSD radix sort otherwise. O(n + E1), the radix sorts O(n). */
+static inline void spf_perm_counting_msd(spf_perm *p, int ebits, int cbits, int64_t longest)
+{
+    const int64_t n = p->n, k = p->k, j = p->j, e0 = p->extents[0];
+    const int64_t *keys = p->keys, *ext = p->extents, *starts = p->starts;
+    uint64_t *out = spf_entries_alloc(n), *tmp = NULL;
+    int64_t *cur = (int64_t *)spf_alloc(e0, sizeof *cur), *hist = NULL;
+    int64_t i, d, v;
+    memcpy(cur, starts, (size_t)e0 * sizeof *cur);
+    for (i = 0; i < n; i++) {
+        const int64_t *key = keys + i * k;
+        uint64_t c = (uint64_t)key[1];
+        for (d = 2; d < j; d++)
+            c = c * (uint64_t)ext[d] + (uint64_t)key[d];
+        out[cur[key[0]]++] = c << ebits | (uint64_t)i;
+    }
+    free(cur);
+    for (v = 0; v < e0; v++) {
+        const int64_t len = starts[v + 1] - starts[v];
+        uint64_t *a = out + starts[v], *s;
+        int64_t t = 1;
+        while (t < len && a[t - 1] < a[t])
+            t++;
+        if (t >= len)
+            continue;
+        if (len <= 32) {
+            spf_insertion_u64(a, t, len);
+            continue;
+        }
+        if (tmp == NULL) {
+            tmp = (uint64_t *)spf_alloc(longest, sizeof *tmp);
+            hist = (int64_t *)spf_alloc(SPF_HIST, sizeof *hist);
+        }
+        d = spf_bit_length((uint64_t)len) - 1;
+        s = spf_radix_u64(a, tmp, len, ebits, ebits + cbits,
+                          d < 4 ? 4 : d > SPF_DIGIT ? SPF_DIGIT : (int)d, hist);
+        if (s != a)
+            memcpy(a, s, (size_t)len * sizeof *a);
+    }
+    free(tmp);
+    free(hist);
+    spf_perm_set_entries(p, out, ((uint64_t)1 << ebits) - 1);
+}
+
+/* Counting order, LSD: one stable pass per compared component from the last
+ * to the first, O(n + sum of extents) (when the compared components do not
+ * fit one 64-bit word with the entry numbers, or only one is compared). */
+static inline void spf_perm_counting_lsd(spf_perm *p)
 {
     const int64_t n = p->n, k = p->k, j = p->j;
-    int64_t *order = (int64_t *)spf_alloc(n, sizeof *order), *tmp = NULL, *t, *off;
-    int64_t i, d, v, max = 0, sum;
+    uint64_t *order = spf_entries_alloc(n), *tmp = NULL, *t;
+    int64_t *off, i, d, v, max = 0, sum;
     int identity = 1; /* order is 0, 1, ..., n - 1, not stored yet */
+    spf_perm_count_all(p, j);
     for (d = 0; d < j; d++)
         if (p->extents[d] > max)
             max = p->extents[d];
@@ -276,17 +510,17 @@ static inline int64_t *spf_perm_counting_sort(spf_perm *p)
         }
         if (identity) {
             for (i = 0; i < n; i++)
-                order[off[p->keys[i * k + d]]++] = i;
+                order[off[p->keys[i * k + d]]++] = (uint64_t)i;
             identity = 0;
             continue;
         }
         if (tmp == NULL)
-            tmp = (int64_t *)spf_alloc(n, sizeof *tmp);
+            tmp = spf_entries_alloc(n);
         for (i = 0; i < n; i++) {
-            const int64_t e = order[i];
+            const uint64_t e = order[i];
             if (i + 16 < n)
-                SPF_PREFETCH(p->keys + order[i + 16] * k + d);
-            tmp[off[p->keys[e * k + d]]++] = e;
+                SPF_PREFETCH(p->keys + order[i + 16] * (uint64_t)k + d);
+            tmp[off[p->keys[e * (uint64_t)k + (uint64_t)d]]++] = e;
         }
         t = order;
         order = tmp;
@@ -294,79 +528,214 @@ static inline int64_t *spf_perm_counting_sort(spf_perm *p)
     }
     free(off);
     free(tmp);
-    if (identity)
-        for (i = 0; i < n; i++)
-            order[i] = i;
-    /* The keys stay in insertion order: key() reads them through the
-     * order (one scattered read where they are used, instead of a gather
-     * pass into a second copy of every key). */
-    p->indirect = 1;
-    p->starts = (int64_t *)spf_alloc(p->extents[0] + 1, sizeof *p->starts);
-    p->starts[0] = 0;
-    for (v = 0; v < p->extents[0]; v++)
-        p->starts[v + 1] = p->starts[v] + p->counts[0][v];
-    return order;
+    if (identity) {
+        free(order);
+        return;
+    }
+    spf_perm_set_entries(p, order, ~(uint64_t)0);
 }
 
-/* Comparison sort (lex, morton): the records (key, entry) are merge sorted,
- * then split into the sorted keys and the entries, which it returns. */
-static inline int64_t *spf_perm_comparison_sort(spf_perm *p)
+/* Counting sort: the prefix sums of the first component's counts, then
+ * nothing more for keys inserted in order, MSD (one counting pass, then
+ * each bucket) when the buckets are long (16 entries or more on average)
+ * and the other compared components and the entry numbers fit one 64-bit
+ * word, LSD otherwise. */
+static inline void spf_perm_counting_sort(spf_perm *p)
 {
-    const int64_t n = p->n, k = p->k, r = k + 1;
+    const int64_t n = p->n, j = p->j, e0 = p->extents[0];
+    int64_t v, d, sum = 0, longest = 0;
+    p->starts = (int64_t *)spf_alloc(e0 + 1, sizeof *p->starts);
+    for (v = 0; v < e0; v++) {
+        const int64_t c = p->counts[0][v];
+        p->starts[v] = sum;
+        sum += c;
+        if (c > longest)
+            longest = c;
+    }
+    p->starts[e0] = sum;
+    if (p->in_order || n < 2)
+        return;
+    /* MSD pays for its bucket sorts with mispredicted branches where the
+     * buckets are short (a few entries per row): LSD's passes are cheaper
+     * there. */
+    if (j >= 2 && n >= 16 * e0) {
+        const int ebits = spf_bit_length((uint64_t)(n - 1));
+        const uint64_t room = (uint64_t)1 << (64 - ebits);
+        uint64_t prod = 1;
+        for (d = 1; d < j && prod != 0; d++) {
+            if ((uint64_t)p->extents[d] > room / prod)
+                prod = 0; /* does not fit */
+            else
+                prod *= (uint64_t)p->extents[d];
+        }
+        if (prod != 0) {
+            spf_perm_counting_msd(p, ebits, spf_bit_length(prod - 1), longest);
+            return;
+        }
+    }
+    spf_perm_counting_lsd(p);
+}
+
+/* Morton order by LSD radix sort of the codes, compacted: the bits no key
+ * sets are left out (they never differ), so that the code fits 64 bits
+ * whenever the components' bit lengths sum to 64 at most (returns 0,
+ * nothing done, otherwise). The codes are built by table: for component d,
+ * spread[d][byte][v] puts the bits of value v of that byte of the component
+ * where the code has them. Entries with equal codes keep their order. */
+static inline int spf_perm_morton_radix(spf_perm *p)
+{
+    const int64_t n = p->n, k = p->k, j = p->j;
+    const int64_t *keys = p->keys;
+    int64_t *width = (int64_t *)spf_alloc(j, sizeof *width), i, d;
+    int total = 0, level, pos = 0, ebits;
+    uint64_t *spread;
+    int64_t *hist;
+    for (d = 0; d < j; d++) {
+        width[d] = spf_bit_length(p->bits[d]);
+        total += (int)width[d];
+        if (total > 64) {
+            free(width);
+            return 0;
+        }
+    }
+    spread = (uint64_t *)spf_alloc_zero(j * 8 * 256, sizeof *spread);
+    for (level = 0; level < 64; level++)
+        for (d = 0; d < j; d++)
+            if (level < width[d]) {
+                uint64_t *row = spread + (d * 8 + level / 8) * 256;
+                int x;
+                for (x = 0; x < 256; x++)
+                    if (x >> (level % 8) & 1)
+                        row[x] |= (uint64_t)1 << pos;
+                pos++;
+            }
+    for (d = 0; d < j; d++)
+        width[d] = (width[d] + 7) / 8; /* now: bytes */
+    hist = (int64_t *)spf_alloc(SPF_HIST, sizeof *hist);
+    ebits = spf_bit_length((uint64_t)(n - 1));
+#define SPF_MORTON_CODE(e, code)                                                                   \
+    do {                                                                                           \
+        const int64_t *key_ = keys + (e) * k;                                                      \
+        int64_t d_, b_;                                                                            \
+        (code) = 0;                                                                                \
+        for (d_ = 0; d_ < j; d_++)                                                                 \
+            for (b_ = 0; b_ < width[d_]; b_++)                                                     \
+                (code) |= spread[(d_ * 8 + b_) * 256 + (((uint64_t)key_[d_] >> (8 * b_)) & 255)];  \
+    } while (0)
+    if (total == 0) {
+        /* every key is 0: nothing to move */
+    } else if (total + ebits <= 64) {
+        uint64_t *a = spf_entries_alloc(n), *tmp = spf_entries_alloc(n), *s;
+        for (i = 0; i < n; i++) {
+            uint64_t code;
+            SPF_MORTON_CODE(i, code);
+            a[i] = code << ebits | (uint64_t)i;
+        }
+        s = spf_radix_u64(a, tmp, n, ebits, ebits + total, SPF_DIGIT, hist);
+        free(s == a ? tmp : a);
+        spf_perm_set_entries(p, s, ((uint64_t)1 << ebits) - 1);
+    } else {
+        /* n + SPF_AHEAD pairs: room for the entries and their zeros */
+        spf_pair *a = (spf_pair *)spf_alloc(n + SPF_AHEAD, sizeof *a);
+        spf_pair *tmp = (spf_pair *)spf_alloc(n + SPF_AHEAD, sizeof *tmp), *s;
+        uint64_t *entries;
+        for (i = 0; i < n; i++) {
+            SPF_MORTON_CODE(i, a[i].code);
+            a[i].entry = (uint64_t)i;
+        }
+        s = spf_radix_pairs(a, tmp, n, total, hist);
+        free(s == a ? tmp : a);
+        /* The entries, compacted in place: word i is written after pair i
+         * (words 2i, 2i + 1) was read. */
+        entries = (uint64_t *)(void *)s;
+        for (i = 0; i < n; i++)
+            entries[i] = s[i].entry;
+        spf_perm_set_entries(p, entries, ~(uint64_t)0);
+    }
+#undef SPF_MORTON_CODE
+    free(hist);
+    free(spread);
+    free(width);
+    return 1;
+}
+
+/* Comparison sort (lex; morton when the codes would not fit 64 bits): the
+ * records (compared components, entry) are merge sorted, then the entries
+ * taken out. */
+static inline void spf_perm_comparison_sort(spf_perm *p)
+{
+    const int64_t n = p->n, k = p->k, j = p->j, r = j + 1;
     int64_t *rec = (int64_t *)spf_alloc(n * r, sizeof *rec);
     int64_t *scratch = (int64_t *)spf_alloc((n + 1) * r, sizeof *scratch);
-    int64_t *order, i;
+    uint64_t *entries;
+    int64_t i;
     for (i = 0; i < n; i++) {
-        spf_copy(rec + i * r, p->keys + i * k, k);
-        rec[i * r + k] = i;
+        spf_copy(rec + i * r, p->keys + i * k, j);
+        rec[i * r + j] = i;
     }
-    spf_perm_msort(p->order, k, p->j, rec, scratch, n);
+    spf_perm_msort(p->order, j, j, rec, scratch, n);
     free(scratch);
-    order = (int64_t *)spf_alloc(n, sizeof *order);
-    for (i = 0; i < n; i++) {
-        spf_copy(p->keys + i * k, rec + i * r, k);
-        order[i] = rec[i * r + k];
-    }
+    entries = spf_entries_alloc(n);
+    for (i = 0; i < n; i++)
+        entries[i] = (uint64_t)rec[i * r + j];
     free(rec);
-    return order;
+    spf_perm_set_entries(p, entries, ~(uint64_t)0);
 }
 
 /* Orders the entries stably by key and freezes the permutation (a second
- * call does nothing): counting sort for SPF_COUNTING, merge sort otherwise.
- * The keys are then in sorted order; the positions wait for map(). */
+ * call does nothing): nothing to move when the keys came in order; else
+ * counting sort for SPF_COUNTING, radix sort of the Morton codes for
+ * SPF_MORTON (merge sort when they do not fit 64 bits), merge sort for
+ * SPF_LEX. The keys stay where insert() put them: key() reads them
+ * through the entries; the positions wait for map(). */
 static inline void spf_perm_sort(spf_perm *p)
 {
     if (p->sorted)
         return;
     p->sorted = 1;
-    p->entries = p->order == SPF_COUNTING ? spf_perm_counting_sort(p) : spf_perm_comparison_sort(p);
+    if (p->order == SPF_COUNTING) {
+        spf_perm_counting_sort(p);
+        return;
+    }
+    if (p->in_order || p->n < 2)
+        return;
+    if (p->order == SPF_MORTON && spf_perm_morton_radix(p))
+        return;
+    spf_perm_comparison_sort(p);
+}
+
+/* The entry at position i (the inverse of map; i itself before sort). */
+static inline int64_t spf_perm_entry(const spf_perm *p, int64_t i)
+{
+    return p->entries != NULL ? (int64_t)(p->entries[i] & p->mask) : i;
 }
 
 /* The position of entry e (e itself before sort). The first call after
  * sort inverts the permutation, O(n); the others are O(1). */
 static inline int64_t spf_perm_map(spf_perm *p, int64_t e)
 {
-    if (!p->sorted)
+    if (p->entries == NULL)
         return e;
     if (p->positions == NULL) {
         int64_t i;
         p->positions = (int64_t *)spf_alloc(p->n, sizeof *p->positions);
         for (i = 0; i < p->n; i++)
-            p->positions[p->entries[i]] = i;
+            p->positions[spf_perm_entry(p, i)] = i;
     }
     return p->positions[e];
 }
 
-/* The entry at position i (the inverse of map; i itself before sort). */
-static inline int64_t spf_perm_entry(const spf_perm *p, int64_t i)
-{
-    return p->sorted ? p->entries[i] : i;
-}
-
-/* Component d of the key at position i. */
+/* Component d of the key at position i. Sorted keys are read through the
+ * entries: the key of position i + SPF_AHEAD is prefetched, for the usual
+ * walk over the positions in order. */
 static inline int64_t spf_perm_key(const spf_perm *p, int64_t d, int64_t i)
 {
-    return p->keys[(p->indirect ? p->entries[i] : i) * p->k + d];
+    if (p->entries != NULL) {
+        const uint64_t *e = p->entries + i;
+        SPF_PREFETCH(p->keys + (e[SPF_AHEAD] & p->mask) * (uint64_t)p->k);
+        return p->keys[(int64_t)(e[0] & p->mask) * p->k + d];
+    }
+    return p->keys[i * p->k + d];
 }
 
 /* The number of entries. */
@@ -380,6 +749,8 @@ static inline int64_t spf_perm_count(const spf_perm *p, int64_t d, int64_t v)
 {
     if (p->order != SPF_COUNTING)
         spf_die("count() needs a counting order", d);
+    if (d >= p->counted)
+        spf_perm_count_all((spf_perm *)p, d + 1); /* p is never const: created by value */
     return v < 0 || v >= p->extents[d] ? 0 : p->counts[d][v];
 }
 
@@ -399,7 +770,7 @@ static inline int64_t spf_perm_start(const spf_perm *p, int64_t v)
         spf_die("start() needs a counting or lex order", v);
     while (lo < hi) {
         const int64_t mid = lo + (hi - lo) / 2;
-        if (p->keys[mid * p->k] < v)
+        if (spf_perm_key(p, 0, mid) < v)
             lo = mid + 1;
         else
             hi = mid;
@@ -407,8 +778,45 @@ static inline int64_t spf_perm_start(const spf_perm *p, int64_t v)
     return lo;
 }
 
+/* Numbers the distinct compared keys in sorted order (equal keys are
+ * adjacent after sort), O(n). */
+static inline void spf_perm_number(spf_perm *p)
+{
+    int64_t i, d, rank = -1;
+    if (!p->sorted)
+        spf_die("rank() or ranks() before sort()", 0);
+    p->ranks = (int64_t *)spf_alloc(p->n, sizeof *p->ranks);
+    for (i = 0; i < p->n; i++) {
+        int differs = i == 0;
+        for (d = 0; d < p->j && !differs; d++)
+            differs = spf_perm_key(p, d, i) != spf_perm_key(p, d, i - 1);
+        rank += differs;
+        p->ranks[i] = rank;
+    }
+    p->nranks = rank + 1;
+}
+
+/* After sort: the distinct rank of position i, how many distinct compared
+ * keys come before its key (equal keys share it). The first rank() or
+ * ranks() numbers the keys, O(n); the others are O(1). */
+static inline int64_t spf_perm_rank(spf_perm *p, int64_t i)
+{
+    if (p->ranks == NULL)
+        spf_perm_number(p);
+    return p->ranks[i];
+}
+
+/* After sort: the number of distinct compared keys (0 when empty). */
+static inline int64_t spf_perm_ranks(spf_perm *p)
+{
+    if (p->ranks == NULL)
+        spf_perm_number(p);
+    return p->nranks;
+}
+
 static inline void spf_perm_free(spf_perm *p)
 {
+    free(p->ranks);
     free(p->keys);
     free(p->entries);
     free(p->positions);
@@ -416,6 +824,7 @@ static inline void spf_perm_free(spf_perm *p)
     free(p->counts);
     free(p->count_base);
     free(p->starts);
+    free(p->bits);
 }
 
 /* ------------------------------------------------------------------------
@@ -565,13 +974,19 @@ static inline void spf_oset_free(spf_oset *s)
  * place(v) then hands out the positions of key v in order. O(E) memory, no
  * per-entry storage. */
 
+/* A packed slot's unit of positions left (see spf_scatter). */
+#define SPF_SLOT_LEFT ((uint64_t)1 << 32)
+
 typedef struct {
     int64_t e;      /* keys 0..e */
     int64_t open;   /* e before sort, 0 after: insert's one range check */
     int64_t n;      /* entries inserted */
     int sorted;
+    int packed;     /* after sort, when n < 2^32: next[v] holds the positions
+                       key v has left times 2^32 plus its next free position
+                       (one word read and written per place()) */
     int64_t *next;  /* e: per key, its count before sort, its next free
-                       position after */
+                       position after (or packed) */
     int64_t *start; /* e + 1: all 0 before sort (so that place() fails its
                        one check), then start[v] = entries with a key below v */
 } spf_scatter;
@@ -588,17 +1003,16 @@ static inline spf_scatter spf_scatter_new(int64_t e)
     s.open = e;
     s.n = 0;
     s.sorted = 0;
-    s.next = (int64_t *)spf_alloc(e, sizeof *s.next);
-    s.start = (int64_t *)spf_alloc(e + 1, sizeof *s.start);
-    memset(s.next, 0, (size_t)e * sizeof *s.next);
-    memset(s.start, 0, (size_t)(e + 1) * sizeof *s.start);
+    s.packed = 0;
+    s.next = (int64_t *)spf_alloc_zero(e, sizeof *s.next);
+    s.start = (int64_t *)spf_alloc_zero(e + 1, sizeof *s.start);
     return s;
 }
 
 /* Counts one entry with key v, 0 <= v < e (before sort). */
 static inline void spf_scatter_insert(spf_scatter *s, int64_t v)
 {
-    if ((uint64_t)v >= (uint64_t)s->open)
+    if (SPF_UNLIKELY((uint64_t)v >= (uint64_t)s->open))
         spf_die(s->sorted ? "insert after sort()" : "key outside the scatter's range", v);
     s->next[v]++;
     s->n++;
@@ -613,10 +1027,11 @@ static inline void spf_scatter_sort(spf_scatter *s)
         return;
     s->sorted = 1;
     s->open = 0;
+    s->packed = (uint64_t)s->n < SPF_SLOT_LEFT;
     for (v = 0; v < s->e; v++) {
         const int64_t c = s->next[v];
         s->start[v] = sum;
-        s->next[v] = sum;
+        s->next[v] = s->packed ? (int64_t)((uint64_t)c * SPF_SLOT_LEFT + (uint64_t)sum) : sum;
         sum += c;
     }
     s->start[s->e] = sum;
@@ -631,7 +1046,7 @@ static inline int64_t spf_scatter_size(const spf_scatter *s)
 /* After sort, 0 <= v <= e: the number of entries with a key below v. */
 static inline int64_t spf_scatter_start(const spf_scatter *s, int64_t v)
 {
-    if (!s->sorted)
+    if (SPF_UNLIKELY(!s->sorted))
         spf_die("start() before sort()", v);
     return s->start[v];
 }
@@ -641,7 +1056,14 @@ static inline int64_t spf_scatter_start(const spf_scatter *s, int64_t v)
  * next[] holds counts, so the one check fails there too. */
 static inline int64_t spf_scatter_place(spf_scatter *s, int64_t v)
 {
-    if (s->next[v] >= s->start[v + 1])
+    if (SPF_LIKELY(s->packed)) {
+        const uint64_t x = (uint64_t)s->next[v];
+        if (SPF_UNLIKELY(x < SPF_SLOT_LEFT))
+            spf_die("place() more often than insert() of the key", v);
+        s->next[v] = (int64_t)(x - SPF_SLOT_LEFT + 1);
+        return (int64_t)(x & (SPF_SLOT_LEFT - 1));
+    }
+    if (SPF_UNLIKELY(s->next[v] >= s->start[v + 1]))
         spf_die(s->sorted ? "place() more often than insert() of the key" : "place() before sort()",
                 v);
     return s->next[v]++;

@@ -67,6 +67,9 @@ pub struct Permutation {
     entries: Vec<i64>,
     /// After `sort`: the position of each entry, computed by the first `map`.
     positions: OnceCell<Vec<i64>>,
+    /// After `sort`: the distinct rank of each position, computed by the
+    /// first `rank` or `ranks`.
+    ranks: OnceCell<Vec<i64>>,
     /// `counting`: per component, how many keys have each value.
     counts: Vec<Vec<i64>>,
     /// `counting`, after `sort`: `starts[v]` entries have a first component
@@ -126,6 +129,7 @@ impl Permutation {
             keys: Vec::new(),
             entries: Vec::new(),
             positions: OnceCell::new(),
+            ranks: OnceCell::new(),
             counts,
             starts: Vec::new(),
         }
@@ -308,6 +312,43 @@ impl Permutation {
     #[inline]
     pub fn size(&self) -> i64 {
         self.len as i64
+    }
+
+    /// The distinct rank of every position (equal compared keys are
+    /// adjacent after `sort`), computed on first use.
+    fn ranks_of(&self) -> &[i64] {
+        if !self.sorted {
+            fail("rank() or ranks() before sort()".into());
+        }
+        self.ranks.get_or_init(|| {
+            let (k, j) = (self.k, self.j);
+            let mut rank = -1;
+            (0..self.len)
+                .map(|p| {
+                    if p == 0
+                        || self.keys[p * k..p * k + j] != self.keys[(p - 1) * k..(p - 1) * k + j]
+                    {
+                        rank += 1;
+                    }
+                    rank
+                })
+                .collect()
+        })
+    }
+
+    /// After `sort`: the distinct rank of position `p`, how many distinct
+    /// compared keys come before its key (equal keys share it). The first
+    /// `rank` or `ranks` numbers the keys (`O(n)`); the others are `O(1)`.
+    #[inline]
+    pub fn rank(&self, p: i64) -> i64 {
+        let ranks = self.ranks_of();
+        ranks[at(p, ranks.len(), "position")]
+    }
+
+    /// After `sort`: the number of distinct compared keys (0 when empty).
+    #[inline]
+    pub fn ranks(&self) -> i64 {
+        self.ranks_of().last().map_or(0, |r| r + 1)
     }
 
     /// `counting` only: the number of entries whose component `d` (a

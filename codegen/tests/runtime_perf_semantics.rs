@@ -1,0 +1,411 @@
+//! The fast paths of the C runtime's `Permutation` (keys already in order,
+//! MSD counting sort with bucket sorts, the LSD fallback, radix sorts of
+//! packed and unpacked Morton codes, the merge sort fallback, lazy counts)
+//! against a reference written here from docs/runtime.md: a stable sort by
+//! the compared components (lexicographic, or by the Morton code built bit
+//! by bit). The Rust runtime is checked against the same reference.
+
+use std::fmt::Write as _;
+use std::process::Command;
+
+use codegen::runtime::spf_runtime::{Order, Permutation};
+use codegen::runtime::C_RUNTIME;
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Kind {
+    Lex,
+    Counting,
+    Morton,
+}
+
+/// One permutation: its declaration and its keys (in insertion order).
+#[derive(Clone, Debug)]
+struct Case {
+    k: usize,
+    j: usize,
+    kind: Kind,
+    extents: Vec<i64>,
+    keys: Vec<Vec<i64>>,
+}
+
+/// A small deterministic generator (xorshift).
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn below(&mut self, n: i64) -> i64 {
+        (self.next() % n as u64) as i64
+    }
+}
+
+/// Bit `b·J + d` of the code is bit `b` of component `d`.
+fn morton_code(key: &[i64]) -> Vec<u64> {
+    let j = key.len();
+    let mut code = vec![0u64; j];
+    for (d, &v) in key.iter().enumerate() {
+        for b in 0..64 {
+            if (v as u64 >> b) & 1 == 1 {
+                let bit = b * j + d;
+                code[bit / 64] |= 1 << (bit % 64);
+            }
+        }
+    }
+    code
+}
+
+/// The reference order: entries stably sorted by their compared components.
+fn reference(case: &Case) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..case.keys.len()).collect();
+    let j = case.j;
+    match case.kind {
+        Kind::Lex | Kind::Counting => {
+            order.sort_by(|&a, &b| case.keys[a][..j].cmp(&case.keys[b][..j]));
+        }
+        Kind::Morton => {
+            let codes: Vec<Vec<u64>> = case.keys.iter().map(|k| morton_code(&k[..j])).collect();
+            order.sort_by(|&a, &b| codes[a].iter().rev().cmp(codes[b].iter().rev()));
+        }
+    }
+    order
+}
+
+/// What a run prints: the entry and key of every position, the position of
+/// every entry, `start(v)` around the first component's range (counting and
+/// lex), every count (counting, one of them asked halfway through the
+/// inserts).
+fn expected(case: &Case) -> String {
+    let order = reference(case);
+    let n = order.len();
+    let mut out = String::new();
+    if case.kind == Kind::Counting {
+        let d = case.j - 1;
+        let half = &case.keys[..n / 2];
+        let _ = writeln!(out, "half {}", half.iter().filter(|k| k[d] == 1).count());
+    }
+    for &e in &order {
+        let _ = write!(out, "{e}");
+        for v in &case.keys[e] {
+            let _ = write!(out, " {v}");
+        }
+        out.push('\n');
+    }
+    let mut positions = vec![0; n];
+    for (p, &e) in order.iter().enumerate() {
+        positions[e] = p;
+    }
+    for p in positions {
+        let _ = writeln!(out, "map {p}");
+    }
+    if case.kind != Kind::Morton {
+        for v in start_probes(case) {
+            let below = case.keys.iter().filter(|k| k[0] < v).count();
+            let _ = writeln!(out, "start {v} {below}");
+        }
+    }
+    if case.kind == Kind::Counting {
+        for d in 0..case.j {
+            for v in 0..case.extents[d].min(40) {
+                let c = case.keys.iter().filter(|k| k[d] == v).count();
+                let _ = writeln!(out, "count {d} {v} {c}");
+            }
+        }
+    }
+    out
+}
+
+fn start_probes(case: &Case) -> Vec<i64> {
+    let top = case.keys.iter().map(|k| k[0]).max().unwrap_or(0);
+    let mut v = vec![-1, 0, 1, 2, top, top + 1, top + 2];
+    v.push(top / 2);
+    v
+}
+
+/// The C driver: reads the cases from stdin, prints what `expected` does.
+const DRIVER: &str = r#"
+int main(void)
+{
+    long long k, j, order, n, cases, c, i, d;
+    if (scanf("%lld", &cases) != 1) return 2;
+    for (c = 0; c < cases; c++) {
+        int64_t ext[8] = {0}, key[8] = {0};
+        spf_perm P;
+        if (scanf("%lld %lld %lld", &k, &j, &order) != 3) return 2;
+        if (order == SPF_COUNTING)
+            for (d = 0; d < j; d++) {
+                long long x;
+                if (scanf("%lld", &x) != 1) return 2;
+                ext[d] = x;
+            }
+        if (scanf("%lld", &n) != 1) return 2;
+        P = spf_perm_new_compared(k, j, (int)order, ext);
+        for (i = 0; i < n; i++) {
+            if (order == SPF_COUNTING && i == n / 2)
+                printf("half %lld\n", (long long)spf_perm_count(&P, j - 1, 1));
+            for (d = 0; d < k; d++) {
+                long long x;
+                if (scanf("%lld", &x) != 1) return 2;
+                key[d] = x;
+            }
+            spf_perm_insert(&P, key);
+        }
+        if (order == SPF_COUNTING && n == 0)
+            printf("half %lld\n", (long long)spf_perm_count(&P, j - 1, 1));
+        spf_perm_sort(&P);
+        for (i = 0; i < n; i++) {
+            printf("%lld", (long long)spf_perm_entry(&P, i));
+            for (d = 0; d < k; d++)
+                printf(" %lld", (long long)spf_perm_key(&P, d, i));
+            printf("\n");
+        }
+        for (i = 0; i < n; i++)
+            printf("map %lld\n", (long long)spf_perm_map(&P, i));
+        if (order != SPF_MORTON) {
+            long long probes;
+            if (scanf("%lld", &probes) != 1) return 2;
+            for (i = 0; i < probes; i++) {
+                long long v;
+                if (scanf("%lld", &v) != 1) return 2;
+                printf("start %lld %lld\n", v, (long long)spf_perm_start(&P, v));
+            }
+        }
+        if (order == SPF_COUNTING)
+            for (d = 0; d < j; d++)
+                for (i = 0; i < ext[d] && i < 40; i++)
+                    printf("count %lld %lld %lld\n", d, i, (long long)spf_perm_count(&P, d, i));
+        printf("--\n");
+        spf_perm_free(&P);
+    }
+    return 0;
+}
+"#;
+
+fn input(cases: &[Case]) -> String {
+    let mut s = format!("{}\n", cases.len());
+    for case in cases {
+        let order = match case.kind {
+            Kind::Lex => 0,
+            Kind::Counting => 1,
+            Kind::Morton => 2,
+        };
+        let _ = write!(s, "{} {} {}", case.k, case.j, order);
+        if case.kind == Kind::Counting {
+            for e in &case.extents {
+                let _ = write!(s, " {e}");
+            }
+        }
+        let _ = writeln!(s, "\n{}", case.keys.len());
+        for key in &case.keys {
+            let line: Vec<String> = key.iter().map(|v| v.to_string()).collect();
+            let _ = writeln!(s, "{}", line.join(" "));
+        }
+        if case.kind != Kind::Morton {
+            let probes = start_probes(case);
+            let line: Vec<String> = probes.iter().map(|v| v.to_string()).collect();
+            let _ = writeln!(s, "{} {}", probes.len(), line.join(" "));
+        }
+    }
+    s
+}
+
+/// Keys: `n` of them, component `d` below `bound[d]`, then sorted (whole
+/// key) when `sorted`; the payload is the entry number.
+fn keys(rng: &mut Rng, n: usize, bound: &[i64], k: usize, sorted: bool) -> Vec<Vec<i64>> {
+    let mut keys: Vec<Vec<i64>> = (0..n)
+        .map(|_| {
+            let mut key: Vec<i64> = bound.iter().map(|&b| rng.below(b)).collect();
+            key.resize(k, 0);
+            key
+        })
+        .collect();
+    if sorted {
+        keys.sort();
+    }
+    for (e, key) in keys.iter_mut().enumerate() {
+        if k > bound.len() {
+            key[k - 1] = e as i64 - 7; // a payload, negative too
+        }
+    }
+    keys
+}
+
+fn cases() -> Vec<Case> {
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let mut cases = Vec::new();
+    let counting = |k: usize, extents: Vec<i64>, keys: Vec<Vec<i64>>| Case {
+        k,
+        j: extents.len(),
+        kind: Kind::Counting,
+        extents,
+        keys,
+    };
+    // MSD: short buckets (insertion sort), long ones (radix sort), sorted
+    // buckets, ties (few columns), sorted input (nothing to move).
+    for &(rows, cols, n) in &[
+        (50, 40, 600),
+        (3, 1000, 2000),
+        (1, 70, 300),
+        (7, 2, 500),
+        (20, 5000, 3000),
+    ] {
+        for sorted in [false, true] {
+            let keys = keys(&mut rng, n, &[rows, cols], 3, sorted);
+            cases.push(counting(3, vec![rows, cols], keys));
+        }
+    }
+    // Rows in order, columns not: every bucket needs a sort.
+    let mut k = keys(&mut rng, 800, &[30, 100], 3, false);
+    k.sort_by_key(|key| key[0]);
+    cases.push(counting(3, vec![30, 100], k));
+    // Three compared components (mixed-radix codes), and the LSD fallback
+    // (the components after the first do not fit a word with the entries).
+    let k3 = keys(&mut rng, 900, &[6, 7, 9], 4, false);
+    cases.push(counting(4, vec![6, 7, 9], k3));
+    let big = 1 << 20;
+    let kb = keys(&mut rng, 700, &[5, big, big, big, 3], 5, false);
+    cases.push(counting(5, vec![5, big, big, big, 3], kb));
+    // One compared component; no payload; no entry; one entry.
+    let k1 = keys(&mut rng, 500, &[33], 2, false);
+    cases.push(counting(2, vec![33], k1));
+    let k1 = keys(&mut rng, 400, &[9, 9], 2, false);
+    cases.push(counting(2, vec![9, 9], k1));
+    cases.push(counting(3, vec![4, 4], Vec::new()));
+    cases.push(counting(3, vec![4, 4], vec![vec![2, 3, 0]]));
+    // Morton: packed codes (small), codes with the entries in two words
+    // (large), codes wider than 64 bits (merge sort), ties, sorted input,
+    // all zero, payloads.
+    for &(bound, n, k) in &[
+        (16i64, 700usize, 4usize),
+        (3, 300, 4),
+        (1 << 20, 5000, 4),
+        (1 << 30, 600, 4),
+        (1, 50, 4),
+        (1000, 1000, 3),
+    ] {
+        for sorted in [false, true] {
+            let mut keys = keys(&mut rng, n, &[bound; 3], k, false);
+            if sorted {
+                let order = reference(&Case {
+                    k,
+                    j: 3,
+                    kind: Kind::Morton,
+                    extents: Vec::new(),
+                    keys: keys.clone(),
+                });
+                keys = order.into_iter().map(|e| keys[e].clone()).collect();
+            }
+            cases.push(Case {
+                k,
+                j: 3,
+                kind: Kind::Morton,
+                extents: Vec::new(),
+                keys,
+            });
+        }
+    }
+    // Morton with unequal widths and two components, one of them wide.
+    let mut km = keys(&mut rng, 900, &[1 << 40, 5], 2, false);
+    km.extend(keys(&mut rng, 100, &[3, 1 << 21], 2, false));
+    cases.push(Case {
+        k: 2,
+        j: 2,
+        kind: Kind::Morton,
+        extents: Vec::new(),
+        keys: km,
+    });
+    // Lex: shuffled, sorted, with a payload.
+    for sorted in [false, true] {
+        let kl = keys(&mut rng, 700, &[40, 30], 3, sorted);
+        cases.push(Case {
+            k: 3,
+            j: 2,
+            kind: Kind::Lex,
+            extents: Vec::new(),
+            keys: kl,
+        });
+    }
+    cases
+}
+
+#[test]
+fn c_permutation_fast_paths_match_the_reference() {
+    let cases = cases();
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("perm.c");
+    std::fs::write(&src, format!("{C_RUNTIME}\n{DRIVER}")).unwrap();
+    let exe = dir.path().join("perm");
+    let cc = Command::new("cc")
+        .args([
+            "-std=c99",
+            "-O2",
+            "-Wall",
+            "-Wextra",
+            "-pedantic",
+            "-Werror",
+            "-o",
+        ])
+        .arg(&exe)
+        .arg(&src)
+        .output()
+        .unwrap();
+    assert!(
+        cc.status.success(),
+        "{}",
+        String::from_utf8_lossy(&cc.stderr)
+    );
+    // The cases from a file: a pipe both ways could fill up.
+    let cases_file = dir.path().join("cases.txt");
+    std::fs::write(&cases_file, input(&cases)).unwrap();
+    let out = Command::new(&exe)
+        .stdin(std::fs::File::open(&cases_file).unwrap())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let runs: Vec<&str> = stdout.split("--\n").collect();
+    assert_eq!(runs.len(), cases.len() + 1);
+    for (i, case) in cases.iter().enumerate() {
+        assert_eq!(
+            runs[i],
+            expected(case),
+            "case {i}: k {} j {} {:?} extents {:?}, {} keys",
+            case.k,
+            case.j,
+            case.kind,
+            case.extents,
+            case.keys.len()
+        );
+    }
+}
+
+#[test]
+fn rust_permutation_matches_the_reference() {
+    for (i, case) in cases().iter().enumerate() {
+        let order = match case.kind {
+            Kind::Lex => Order::Lex,
+            Kind::Counting => Order::Counting(case.extents.clone()),
+            Kind::Morton => Order::Morton,
+        };
+        let mut p = Permutation::with_compared(case.k, case.j, order);
+        for key in &case.keys {
+            p.insert(key);
+        }
+        p.sort();
+        let expected = reference(case);
+        for (pos, &e) in expected.iter().enumerate() {
+            assert_eq!(p.entry(pos as i64), e as i64, "case {i}, position {pos}");
+            assert_eq!(p.map(e as i64), pos as i64, "case {i}, entry {e}");
+            for d in 0..case.k {
+                assert_eq!(p.key(d as i64, pos as i64), case.keys[e][d], "case {i}");
+            }
+        }
+    }
+}
