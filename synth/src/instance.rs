@@ -36,10 +36,10 @@
 //!    premise, checked on adjacent pairs: this turns the reverse half of an
 //!    `<=>`, `C(x(n1)) < C(x(n2)) => n1 < n2`, or "rows sorted" stated as
 //!    `row(n1) < row(n2) => n1 < n2`, into an ordering rule.
-//! 3. **A join** (linear plus the pairs with equal keys). A rule of two
+//! 3. **A join** (a sort plus the pairs with equal keys). A rule of two
 //!    variables whose premise relates them only by equalities
 //!    `k1(v1) = k2(v2)`, such as COO's "two entries with the same row and
-//!    column are the same entry", is checked by hashing one side's keys.
+//!    column are the same entry", is checked by sorting one side's keys.
 //! 4. **Full enumeration** of every assignment, bounded by the UF domains;
 //!    beyond a budget ([`RULE_BUDGET`] evaluations), validation gives up
 //!    with [`InstanceError::RuleTooExpensive`] rather than run for hours.
@@ -87,7 +87,8 @@
 //! lexicographically; a comparator with a one-component key may also appear
 //! in ordinary arithmetic.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::cell::OnceCell;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
 use iegen::constraint::Normalized;
@@ -95,10 +96,12 @@ use iegen::eval::{enumerate_set, set_contains};
 use iegen::print::expr_with_names;
 use iegen::{
     Atom, Bounds, Conjunction, Constraint, ConstraintKind, EvalError, Expr, Interpretation,
-    Monotonicity, Set, UfRule, UfTable, Var,
+    Monotonicity, Set, UfRule, Var,
 };
 
 use crate::descriptor::{Comparator, Descriptor, KeyExpr};
+use crate::oracle::fast::{CExpr, Env, Slot, Table};
+use crate::oracle::ordered::Points;
 
 /// The values of one array.
 #[derive(Clone, Debug, PartialEq)]
@@ -550,6 +553,30 @@ pub fn comparator_key(c: &Comparator, args: &[i64]) -> Result<Vec<i128>, Instanc
         .collect()
 }
 
+/// [`comparator_key`] into `out` (cleared first).
+fn comparator_key_into(
+    c: &Comparator,
+    args: &[i64],
+    out: &mut Vec<i128>,
+) -> Result<(), InstanceError> {
+    out.clear();
+    if args.len() != c.params.len() {
+        return Err(comparator_key(c, args).expect_err("an arity error"));
+    }
+    for k in &c.key {
+        match eval_key(k, args) {
+            Ok(x) => out.push(x),
+            Err(message) => {
+                return Err(InstanceError::Key {
+                    comparator: c.name.clone(),
+                    message,
+                })
+            }
+        }
+    }
+    Ok(())
+}
+
 fn eval_key(k: &KeyExpr, args: &[i64]) -> Result<i128, String> {
     let overflow = || "arithmetic overflow in the key".to_string();
     Ok(match k {
@@ -647,17 +674,169 @@ fn eval_error(what: impl FnOnce() -> String) -> impl FnOnce(EvalError) -> Instan
 }
 
 /// Evaluates `e` at `point` (tuple variables) without comparators.
-fn eval_plain(interp: &Interpretation, e: &Expr, point: &[i64]) -> Result<i64, EvalError> {
-    interp.evaluate(e, &mut |v| match v {
+fn eval_plain(env: &Env, e: &Expr, point: &[i64]) -> Result<i64, EvalError> {
+    env.evaluate(e, &mut |v| match v {
         Var::Tuple(i) => point.get(i).copied(),
         Var::Exist(_) => None,
     })
 }
 
+/// `e` compiled for [`eval_plain`]'s evaluation: tuple variable `i` is
+/// position `i` of the point, existentials are never known.
+fn compile_plain(env: &Env, e: &Expr) -> CExpr {
+    CExpr::compile(e, env, &mut |v| match v {
+        Var::Tuple(i) => Slot::At(i),
+        Var::Exist(_) => Slot::Unknown(v),
+    })
+}
+
+/// A constraint compiled for evaluation at many points: exactly what
+/// [`constraint_holds`] decides (errors included), without recompiling or
+/// allocating at each point.
+struct Holds<'a> {
+    constraint: &'a Constraint,
+    how: How<'a>,
+    args: Vec<i64>,
+    keys: Vec<Vec<i128>>,
+}
+
+enum How<'a> {
+    /// No comparator.
+    Plain(CExpr),
+    /// Comparator calls (none nested) and the rest.
+    Keys {
+        calls: Vec<(&'a Comparator, i64, Vec<CExpr>)>,
+        others: CExpr,
+        others_constant: bool,
+    },
+    /// Anything else: [`constraint_holds`] at each point.
+    Generic,
+}
+
+impl<'a> Holds<'a> {
+    fn new(d: &'a Descriptor, env: &Env, c: &'a Constraint) -> Holds<'a> {
+        let e = c.expr();
+        let how = if !mentions_comparator(d, e) {
+            How::Plain(compile_plain(env, e))
+        } else {
+            let mut calls = Vec::new();
+            let mut others = Expr::constant(e.constant_term());
+            let mut nested = false;
+            for (atom, coef) in e.terms() {
+                match comparator_of(d, atom) {
+                    Some((cmp, args)) => {
+                        nested |= args.iter().any(|a| mentions_comparator(d, a));
+                        let args = args.iter().map(|a| compile_plain(env, a)).collect();
+                        calls.push((cmp, coef, args));
+                    }
+                    None => {
+                        if let Atom::Uf(_, args) = atom {
+                            nested |= args.iter().any(|a| mentions_comparator(d, a));
+                        }
+                        others.add_term(atom.clone(), coef);
+                    }
+                }
+            }
+            if nested {
+                How::Generic
+            } else {
+                How::Keys {
+                    calls,
+                    others_constant: others.is_constant(),
+                    others: compile_plain(env, &others),
+                }
+            }
+        };
+        Holds {
+            constraint: c,
+            how,
+            args: Vec::new(),
+            keys: Vec::new(),
+        }
+    }
+
+    fn holds(
+        &mut self,
+        d: &Descriptor,
+        env: &Env,
+        point: &[i64],
+        what: &dyn Fn() -> String,
+    ) -> Result<bool, InstanceError> {
+        let c = self.constraint;
+        let decide = |x: i128| match c.kind() {
+            ConstraintKind::Eq => x == 0,
+            ConstraintKind::Geq => x >= 0,
+        };
+        let (calls, others, others_constant) = match &self.how {
+            How::Plain(e) => {
+                let x = e.eval(env, point).map_err(eval_error(what))?;
+                return Ok(decide(i128::from(x)));
+            }
+            How::Generic => return constraint_holds(d, env, c, point, what),
+            How::Keys {
+                calls,
+                others,
+                others_constant,
+            } => (calls, others, *others_constant),
+        };
+        if self.keys.len() < calls.len() {
+            self.keys.resize(calls.len(), Vec::new());
+        }
+        for ((cmp, _, args), key) in calls.iter().zip(&mut self.keys) {
+            self.args.clear();
+            for a in args {
+                self.args
+                    .push(a.eval(env, point).map_err(eval_error(what))?);
+            }
+            comparator_key_into(cmp, &self.args, key)?;
+        }
+        // Two calls of one comparator, compared by keys.
+        if let [(c1, a, _), (c2, b, _)] = &calls[..] {
+            let constant = c.expr().constant_term();
+            if c1.name == c2.name && others_constant && *a == -*b && a.abs() == 1 {
+                let (k1, k2) = (&self.keys[0], &self.keys[1]);
+                let (plus, minus) = if *a == 1 { (k1, k2) } else { (k2, k1) };
+                let ord = plus.cmp(minus);
+                let ok = match (c.kind(), constant) {
+                    (ConstraintKind::Eq, 0) => Some(ord.is_eq()),
+                    (ConstraintKind::Geq, 0) => Some(ord.is_ge()),
+                    (ConstraintKind::Geq, -1) => Some(ord.is_gt()),
+                    _ => None,
+                };
+                if let Some(ok) = ok {
+                    return Ok(ok);
+                }
+            }
+        }
+        // Otherwise only one-component keys take part in arithmetic.
+        let mut acc = i128::from(others.eval(env, point).map_err(eval_error(what))?);
+        for ((cmp, coef, _), key) in calls.iter().zip(&self.keys) {
+            let [x] = key[..] else {
+                return Err(InstanceError::Key {
+                    comparator: cmp.name.clone(),
+                    message: format!(
+                        "its key has {} components, so a call can only be compared with another call of {}",
+                        key.len(),
+                        cmp.name
+                    ),
+                });
+            };
+            acc = i128::from(*coef)
+                .checked_mul(x)
+                .and_then(|t| acc.checked_add(t))
+                .ok_or_else(|| InstanceError::Eval {
+                    what: what(),
+                    error: EvalError::Overflow,
+                })?;
+        }
+        Ok(decide(acc))
+    }
+}
+
 /// Evaluates a constraint at `point`, comparators included.
 pub(crate) fn constraint_holds(
     d: &Descriptor,
-    interp: &Interpretation,
+    env: &Env,
     c: &Constraint,
     point: &[i64],
     what: &dyn Fn() -> String,
@@ -668,7 +847,7 @@ pub(crate) fn constraint_holds(
         ConstraintKind::Geq => x >= 0,
     };
     if !mentions_comparator(d, e) {
-        let x = eval_plain(interp, e, point).map_err(eval_error(what))?;
+        let x = eval_plain(env, e, point).map_err(eval_error(what))?;
         return Ok(decide(i128::from(x)));
     }
     let mut calls = Vec::new();
@@ -685,7 +864,7 @@ pub(crate) fn constraint_holds(
                                 .into(),
                         });
                     }
-                    vals.push(eval_plain(interp, a, point).map_err(eval_error(what))?);
+                    vals.push(eval_plain(env, a, point).map_err(eval_error(what))?);
                 }
                 calls.push((cmp, coef, comparator_key(cmp, &vals)?));
             }
@@ -722,7 +901,7 @@ pub(crate) fn constraint_holds(
         }
     }
     // Otherwise only one-component keys take part in arithmetic.
-    let mut acc = i128::from(eval_plain(interp, &others, point).map_err(eval_error(what))?);
+    let mut acc = i128::from(eval_plain(env, &others, point).map_err(eval_error(what))?);
     for (cmp, coef, key) in &calls {
         let [x] = key[..] else {
             return Err(InstanceError::Key {
@@ -906,15 +1085,63 @@ pub fn rule_text(rule: &UfRule) -> String {
 // ---------------------------------------------------------------------------
 // Shape: symbols, arrays, lengths
 
-/// An instance checked for shape, ready for evaluation: the interpretation
-/// (symbols and UF tables), the value array, and each UF's domain points.
+/// The points of an index array's domain, in increasing order.
+pub(crate) enum Domain {
+    /// Every point of a box `lo ..= hi` (not empty).
+    Box { lo: Vec<i64>, hi: Vec<i64> },
+    /// Listed points.
+    Points(Points),
+}
+
+impl Domain {
+    /// Calls `f` on every point, in increasing order.
+    fn for_each<E>(&self, mut f: impl FnMut(&[i64]) -> Result<(), E>) -> Result<(), E> {
+        match self {
+            Domain::Points(ps) => ps.iter().try_for_each(f),
+            Domain::Box { lo, hi } => {
+                let mut p = lo.clone();
+                loop {
+                    f(&p)?;
+                    // The next point, last coordinate fastest.
+                    let mut k = p.len();
+                    loop {
+                        if k == 0 {
+                            return Ok(());
+                        }
+                        k -= 1;
+                        if p[k] < hi[k] {
+                            p[k] += 1;
+                            break;
+                        }
+                        p[k] = lo[k];
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// An instance checked for shape, ready for evaluation: the symbols and
+/// index arrays (as dense tables), the value array, and each UF's domain
+/// points.
 pub(crate) struct Concrete {
-    pub interp: Interpretation,
+    pub env: Env,
     pub values: Vec<f64>,
     pub data_extents: Vec<i64>,
     /// The number of values of the instance, plus one (see [`work_bounds`]).
     pub work: u64,
-    pub domains: BTreeMap<String, Vec<Vec<i64>>>,
+    /// The domain of each index array, in the order of the descriptor's.
+    pub domains: Vec<Domain>,
+    /// The same values as an interpretation, built when first needed.
+    interp: OnceCell<Interpretation>,
+}
+
+impl Concrete {
+    /// The symbols and index arrays as an [`Interpretation`] (for the
+    /// paths that enumerate with `iegen::eval`).
+    pub fn interp(&self) -> &Interpretation {
+        self.interp.get_or_init(|| self.env.to_interpretation())
+    }
 }
 
 /// The number of domain points always enumerated, whatever the array's length.
@@ -940,6 +1167,61 @@ fn names_list(names: impl IntoIterator<Item = impl AsRef<str>>) -> String {
         .map(|n| n.as_ref().to_string())
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+/// The bounds `lo ..= hi` of a domain that is a non-empty box: one
+/// conjunction without existentials whose every constraint bounds one
+/// variable by an expression of symbols, every variable bounded on both
+/// sides. `None` for any other domain (which is then enumerated): the box
+/// holds exactly the points the enumeration finds, in the same order.
+fn box_domain(s: &Set, interp: &Interpretation) -> Option<(Vec<i64>, Vec<i64>)> {
+    let [conj] = s.conjunctions() else {
+        return None;
+    };
+    if conj.num_exists() > 0 {
+        return None;
+    }
+    let n = conj.arity();
+    let mut lo: Vec<Option<i128>> = vec![None; n];
+    let mut hi: Vec<Option<i128>> = vec![None; n];
+    for c in conj.constraints() {
+        let mut var = None;
+        let mut rest = i128::from(c.expr().constant_term());
+        for (atom, coef) in c.expr().terms() {
+            match atom {
+                Atom::Var(Var::Tuple(k)) if var.is_none() && *k < n => var = Some((*k, coef)),
+                Atom::Sym(name) => {
+                    rest += i128::from(coef) * i128::from(*interp.symbols.get(name)?);
+                }
+                _ => return None,
+            }
+        }
+        // a·x + rest >= 0 (or = 0)
+        let (k, a) = var?;
+        let a = i128::from(a);
+        let (l, h) = match c.kind() {
+            ConstraintKind::Eq if rest % a == 0 => (Some(-rest / a), Some(-rest / a)),
+            ConstraintKind::Eq => return None,
+            ConstraintKind::Geq if a > 0 => (Some(-(rest.div_euclid(a))), None),
+            ConstraintKind::Geq => (None, Some(rest.div_euclid(-a))),
+        };
+        if let Some(l) = l {
+            lo[k] = Some(lo[k].map_or(l, |x| x.max(l)));
+        }
+        if let Some(h) = h {
+            hi[k] = Some(hi[k].map_or(h, |x| x.min(h)));
+        }
+    }
+    let mut out = (Vec::with_capacity(n), Vec::with_capacity(n));
+    for (l, h) in lo.into_iter().zip(hi) {
+        let (l, h) = (i64::try_from(l?).ok()?, i64::try_from(h?).ok()?);
+        if l > h || h == i64::MAX {
+            return None;
+        }
+        out.0.push(l);
+        out.1.push(h);
+    }
+    Some(out)
 }
 
 /// Checks names, types and lengths, and builds the interpretation.
@@ -992,12 +1274,14 @@ pub(crate) fn prepare(d: &Descriptor, inst: &Instance) -> Result<Concrete, Insta
             });
         }
     }
+    // The symbols only: the domains and sizes are evaluated without the
+    // index arrays.
     let mut interp = Interpretation::new();
     for (k, v) in &inst.symbols {
         interp.symbols.insert(k.clone(), *v);
     }
     let mut tables = Vec::new();
-    let mut domains = BTreeMap::new();
+    let mut domains = Vec::new();
     for u in &d.ufs {
         let what = format!("the domain of {}", u.name);
         let Some(ints) = inst.arrays[&u.name].as_ints() else {
@@ -1017,33 +1301,57 @@ pub(crate) fn prepare(d: &Descriptor, inst: &Instance) -> Result<Concrete, Insta
         // bound keeps the work proportional to the instance (with a floor,
         // so that a short array of a small domain says what it needs).
         let limit = (ints.len() as u64 + 1).max(DOMAIN_POINTS);
-        let points = match enumerate_set(&u.domain, &interp, &work_bounds(limit)) {
-            Ok(points) => points,
-            Err(EvalError::TooManyPoints { .. } | EvalError::TooManySteps { .. }) => {
-                return Err(InstanceError::Length {
-                    array: u.name.clone(),
-                    found: ints.len(),
-                    why: format!("{} has more points than that", domain_text()),
-                })
-            }
-            Err(e) => return Err(eval_error(|| what.clone())(e)),
+        let too_many = || InstanceError::Length {
+            array: u.name.clone(),
+            found: ints.len(),
+            why: format!("{} has more points than that", domain_text()),
         };
-        let mut extents = vec![0i64; arity];
-        for p in &points {
-            for (k, &x) in p.iter().enumerate() {
-                if x < 0 {
-                    return Err(InstanceError::Eval {
-                        what,
-                        error: EvalError::UnassignedVariable(format!(
-                            "its point ({}) has a negative index, which no array can store",
-                            tuple_text(p)
-                        )),
-                    });
+        let negative = |p: &[i64]| InstanceError::Eval {
+            what: what.clone(),
+            error: EvalError::UnassignedVariable(format!(
+                "its point ({}) has a negative index, which no array can store",
+                tuple_text(p)
+            )),
+        };
+        let (domain, extents, lo, count) = match box_domain(&u.domain, &interp) {
+            Some((lo, hi)) => {
+                let count = lo.iter().zip(&hi).try_fold(1u128, |acc, (&l, &h)| {
+                    acc.checked_mul(u128::try_from(i128::from(h) - i128::from(l) + 1).ok()?)
+                });
+                if count.is_none_or(|n| n > u128::from(work_bounds(limit).max_points as u64)) {
+                    return Err(too_many());
                 }
-                extents[k] = extents[k].max(x + 1);
+                if lo.iter().any(|&x| x < 0) {
+                    return Err(negative(&lo));
+                }
+                let extents: Vec<i64> = hi.iter().map(|h| h + 1).collect();
+                let count = count.unwrap_or(0) as usize;
+                (Domain::Box { lo: lo.clone(), hi }, extents, lo, count)
             }
-        }
-        let expected = if points.is_empty() {
+            None => {
+                let set = match enumerate_set(&u.domain, &interp, &work_bounds(limit)) {
+                    Ok(points) => points,
+                    Err(EvalError::TooManyPoints { .. } | EvalError::TooManySteps { .. }) => {
+                        return Err(too_many())
+                    }
+                    Err(e) => return Err(eval_error(|| what.clone())(e)),
+                };
+                let mut points = Points::new(arity);
+                let mut extents = vec![0i64; arity];
+                for p in &set {
+                    for (k, &x) in p.iter().enumerate() {
+                        if x < 0 {
+                            return Err(negative(p));
+                        }
+                        extents[k] = extents[k].max(x + 1);
+                    }
+                    points.push(p);
+                }
+                let count = points.len();
+                (Domain::Points(points), extents, vec![0; arity], count)
+            }
+        };
+        let expected = if count == 0 {
             Some(0usize)
         } else {
             extents
@@ -1073,12 +1381,27 @@ pub(crate) fn prepare(d: &Descriptor, inst: &Instance) -> Result<Concrete, Insta
                 why: format!("{} needs {needs}{shape}", domain_text()),
             });
         }
-        let mut table = UfTable::new(arity, 0);
-        for p in &points {
-            table.insert(p.clone(), ints[linear(p, &extents)]);
-        }
-        tables.push((u.name.clone(), table));
-        domains.insert(u.name.clone(), points.into_iter().collect::<Vec<_>>());
+        // Listed points that do not fill their extents leave holes.
+        let mask = match &domain {
+            Domain::Points(ps) if ps.len() != ints.len() => {
+                let mut mask = vec![false; ints.len()];
+                for p in ps.iter() {
+                    mask[linear(p, &extents)] = true;
+                }
+                Some(mask)
+            }
+            _ => None,
+        };
+        tables.push((
+            u.name.clone(),
+            Table::Dense {
+                extents,
+                lo,
+                values: ints.to_vec(),
+                mask,
+            },
+        ));
+        domains.push(domain);
     }
     // The value array's length: the product of its extents (row-major).
     let mut data_extents = Vec::with_capacity(d.data_size.len());
@@ -1132,8 +1455,10 @@ pub(crate) fn prepare(d: &Descriptor, inst: &Instance) -> Result<Concrete, Insta
             value: *value,
         });
     }
+    let mut env = Env::default();
+    env.symbols = interp.symbols;
     for (name, table) in tables {
-        interp.ufs.insert(name, table);
+        env.insert(name, table);
     }
     let work = inst
         .arrays
@@ -1142,11 +1467,12 @@ pub(crate) fn prepare(d: &Descriptor, inst: &Instance) -> Result<Concrete, Insta
         .sum::<u64>()
         .saturating_add(1);
     Ok(Concrete {
-        interp,
+        env,
         values,
         data_extents,
         work,
         domains,
+        interp: OnceCell::new(),
     })
 }
 
@@ -1180,37 +1506,46 @@ pub fn validate_with_budget(
     budget: u64,
 ) -> Result<(), InstanceError> {
     let c = prepare(d, inst)?;
-    for u in &d.ufs {
-        let table = &c.interp.ufs[&u.name];
-        let points = &c.domains[&u.name];
-        check_range(u, table, points, &c.interp)?;
+    for (u, domain) in d.ufs.iter().zip(&c.domains) {
+        let table = c.env.table(&u.name).expect("a table per index array");
+        check_range(u, table, domain, &c)?;
         if u.domain.arity() == 1 {
-            check_monotone(u, table, points)?;
+            check_monotone(u, table, domain)?;
         }
     }
     for rule in &d.rules {
-        check_rule(d, &c.interp, rule, budget, c.work)?;
+        check_rule(d, &c, rule, budget, c.work)?;
     }
     Ok(())
 }
 
 fn check_range(
     u: &iegen::UfDecl,
-    table: &UfTable,
-    points: &[Vec<i64>],
-    interp: &Interpretation,
+    table: &Table,
+    domain: &Domain,
+    c: &Concrete,
 ) -> Result<(), InstanceError> {
     let simple = u.range.conjunctions().iter().all(|c| c.num_exists() == 0);
-    for p in points {
+    let compiled: Vec<Vec<(ConstraintKind, CExpr)>> = u
+        .range
+        .conjunctions()
+        .iter()
+        .map(|conj| {
+            conj.constraints()
+                .map(|k| (k.kind(), compile_plain(&c.env, k.expr())))
+                .collect()
+        })
+        .collect();
+    let what = || format!("the range of {}", u.name);
+    domain.for_each(|p| {
         let v = table.get(p);
         let inside = if simple {
             let mut any = false;
-            for conj in u.range.conjunctions() {
+            for conj in &compiled {
                 let mut all = true;
-                for k in conj.constraints() {
-                    let x = eval_plain(interp, k.expr(), &[v])
-                        .map_err(eval_error(|| format!("the range of {}", u.name)))?;
-                    let ok = match k.kind() {
+                for (kind, e) in conj {
+                    let x = e.eval(&c.env, &[v][..]).map_err(eval_error(what))?;
+                    let ok = match kind {
                         ConstraintKind::Eq => x == 0,
                         ConstraintKind::Geq => x >= 0,
                     };
@@ -1226,8 +1561,8 @@ fn check_range(
             }
             any
         } else {
-            set_contains(&u.range, &[v], interp, &Bounds::unboxed())
-                .map_err(eval_error(|| format!("the range of {}", u.name)))?
+            set_contains(&u.range, &[v], c.interp(), &Bounds::unboxed())
+                .map_err(eval_error(what))?
         };
         if !inside {
             return Err(InstanceError::OutOfRange {
@@ -1237,43 +1572,49 @@ fn check_range(
                 range: format!(
                     "{}{}",
                     set_body(&u.range),
-                    symbol_values(&set_symbols(&u.range), interp)
+                    symbol_values(&set_symbols(&u.range), c.interp())
                 ),
             });
         }
-    }
-    Ok(())
+        Ok(())
+    })
 }
 
-fn check_monotone(
-    u: &iegen::UfDecl,
-    table: &UfTable,
-    points: &[Vec<i64>],
-) -> Result<(), InstanceError> {
+fn check_monotone(u: &iegen::UfDecl, table: &Table, domain: &Domain) -> Result<(), InstanceError> {
     // Domain points are sorted; adjacent ones suffice by transitivity.
     for m in &u.monotonicity {
-        for w in points.windows(2) {
-            let (a, b) = (&w[0], &w[1]);
-            let (fa, fb) = (table.get(a), table.get(b));
-            let (bad, op) = match m {
-                Monotonicity::Nondecreasing => (fa > fb, ">"),
-                Monotonicity::Increasing => (fa >= fb, ">="),
-                Monotonicity::Nonincreasing => (fa < fb, "<"),
-                Monotonicity::Decreasing => (fa <= fb, "<="),
-            };
-            if bad {
-                return Err(InstanceError::NotMonotone {
-                    array: u.name.clone(),
-                    property: m.keyword(),
-                    detail: format!(
-                        "{n}({}) = {fa} {op} {n}({}) = {fb}",
-                        tuple_text(a),
-                        tuple_text(b),
-                        n = u.name
-                    ),
-                });
+        let mut last: Option<(Vec<i64>, i64)> = None;
+        domain.for_each(|b| {
+            let fb = table.get(b);
+            if let Some((a, fa)) = &mut last {
+                let fa = *fa;
+                let (bad, op) = match m {
+                    Monotonicity::Nondecreasing => (fa > fb, ">"),
+                    Monotonicity::Increasing => (fa >= fb, ">="),
+                    Monotonicity::Nonincreasing => (fa < fb, "<"),
+                    Monotonicity::Decreasing => (fa <= fb, "<="),
+                };
+                if bad {
+                    return Err(InstanceError::NotMonotone {
+                        array: u.name.clone(),
+                        property: m.keyword(),
+                        detail: format!(
+                            "{n}({}) = {fa} {op} {n}({}) = {fb}",
+                            tuple_text(a),
+                            tuple_text(b),
+                            n = u.name
+                        ),
+                    });
+                }
+                a.clear();
+                a.extend_from_slice(b);
             }
-        }
+            match &mut last {
+                Some((_, f)) => *f = fb,
+                None => last = Some((b.to_vec(), fb)),
+            }
+            Ok(())
+        })?;
     }
     Ok(())
 }
@@ -1467,8 +1808,9 @@ fn plan(d: &Descriptor, premise: &[Constraint], q: &Constraint) -> Option<Vec<Ch
 }
 
 /// A rule of two variables whose premise relates them only by equalities
-/// `k1(v1) = k2(v2)`: checked by a hash join on the keys, in time linear in
-/// the two sides plus the number of pairs with equal keys.
+/// `k1(v1) = k2(v2)`: checked by a join on the keys (one side sorted by
+/// key, the other looked up in it), in time `n log n` in the two sides plus
+/// the number of pairs with equal keys.
 struct Join {
     /// The constraints on each side, over the one variable `Tuple(0)`.
     sides: [Vec<Normalized>; 2],
@@ -1620,7 +1962,7 @@ fn join_plan(d: &Descriptor, rule: &UfRule, q: &Constraint) -> Option<Join> {
 
 fn run_join(
     d: &Descriptor,
-    interp: &Interpretation,
+    env: &Env,
     rule: &UfRule,
     q: &Constraint,
     join: &Join,
@@ -1630,7 +1972,7 @@ fn run_join(
     let what = || format!("rule `{}`", rule_text(rule));
     let mut side_points: [Vec<i64>; 2] = [Vec::new(), Vec::new()];
     for (k, side) in side_points.iter_mut().enumerate() {
-        let mut points = BTreeSet::new();
+        let mut guards = 0;
         for guard in domain_guards(d, &join.guarded[k])? {
             let mut constraints = join.sides[k].clone();
             constraints.extend(guard);
@@ -1639,47 +1981,84 @@ fn run_join(
             else {
                 continue;
             };
-            points.extend(
-                crate::oracle::ordered::points(&conj, interp, work_bounds(work).into())
-                    .map_err(eval_error(what))?,
-            );
+            let points = crate::oracle::ordered::points(&conj, env, work_bounds(work).into())
+                .map_err(eval_error(what))?;
+            side.extend(points.iter().filter_map(|p| p.first().copied()));
+            guards += 1;
         }
-        *side = points
-            .into_iter()
-            .filter_map(|p| p.first().copied())
-            .collect();
+        if guards > 1 {
+            side.sort_unstable();
+            side.dedup();
+        }
     }
-    let key = |k: usize, x: i64| -> Result<Vec<i64>, InstanceError> {
-        join.keys[k]
-            .iter()
-            .map(|e| eval_plain(interp, e, &[x]).map_err(eval_error(what)))
-            .collect()
+    let keys: [Vec<CExpr>; 2] =
+        [0, 1].map(|k| join.keys[k].iter().map(|e| compile_plain(env, e)).collect());
+    let nk = join.keys[0].len();
+    // The keys of side `k` at `x`, appended to `out`.
+    let key = |k: usize, x: i64, out: &mut Vec<i64>| -> Result<(), InstanceError> {
+        for e in &keys[k] {
+            out.push(e.eval(env, &[x][..]).map_err(eval_error(what))?);
+        }
+        Ok(())
     };
+    let mut conclusion = Holds::new(d, env, q);
     if join.ordered && join.sides[0] == join.sides[1] && join.keys[0] == join.keys[1] {
         // Points are in increasing order; within a group of equal keys the
-        // order is transitive, so consecutive members suffice.
-        let mut last: HashMap<Vec<i64>, i64> = HashMap::new();
-        for &b in &side_points[0] {
-            if let Some(a) = last.insert(key(0, b)?, b) {
-                if !constraint_holds(d, interp, q, &[a, b], &what)? {
-                    return Err(rule_violation(d, interp, rule, &[a, b]));
+        // order is transitive, so consecutive members suffice. Keys are
+        // computed in order up to the first that fails, whose error comes
+        // after the checks of the points before it.
+        let side = &side_points[0];
+        let mut all = Vec::with_capacity(side.len() * nk);
+        let mut key_error = None;
+        for &b in side {
+            let mark = all.len();
+            if let Err(e) = key(0, b, &mut all) {
+                all.truncate(mark);
+                key_error = Some(e);
+                break;
+            }
+        }
+        let m = all.len().checked_div(nk).unwrap_or(side.len());
+        let at = |i: usize| &all[i * nk..(i + 1) * nk];
+        let mut order: Vec<usize> = (0..m).collect();
+        order.sort_unstable_by(|&x, &y| at(x).cmp(at(y)).then(x.cmp(&y)));
+        let mut prev = vec![usize::MAX; m];
+        for w in order.windows(2) {
+            if at(w[0]) == at(w[1]) {
+                prev[w[1]] = w[0];
+            }
+        }
+        for (i, &p) in prev.iter().enumerate() {
+            if p != usize::MAX {
+                let (a, b) = (side[p], side[i]);
+                if !conclusion.holds(d, env, &[a, b], &what)? {
+                    return Err(rule_violation(d, env, rule, &[a, b]));
                 }
             }
         }
-        return Ok(());
-    }
-    // Index the second side; scanning the first in order finds the
-    // smallest violating pair first.
-    let mut index: HashMap<Vec<i64>, Vec<i64>> = HashMap::new();
-    for &b in &side_points[1] {
-        index.entry(key(1, b)?).or_default().push(b);
-    }
-    let mut pairs: u64 = 0;
-    for &a in &side_points[0] {
-        let Some(matches) = index.get(&key(0, a)?) else {
-            continue;
+        return match key_error {
+            Some(e) => Err(e),
+            None => Ok(()),
         };
-        for &b in matches {
+    }
+    // Index the second side by key (a sorted list); scanning the first in
+    // order finds the smallest violating pair first.
+    let side = &side_points[1];
+    let mut all = Vec::with_capacity(side.len() * nk);
+    for &b in side {
+        key(1, b, &mut all)?;
+    }
+    let at = |i: usize| &all[i * nk..(i + 1) * nk];
+    let mut index: Vec<usize> = (0..side.len()).collect();
+    index.sort_unstable_by(|&x, &y| at(x).cmp(at(y)).then(x.cmp(&y)));
+    let mut pairs: u64 = 0;
+    let mut ka = Vec::with_capacity(nk);
+    for &a in &side_points[0] {
+        ka.clear();
+        key(0, a, &mut ka)?;
+        let start = index.partition_point(|&i| at(i) < &ka[..]);
+        for &i in index[start..].iter().take_while(|&&i| at(i) == &ka[..]) {
+            let b = side[i];
             if join.ordered && a >= b {
                 continue;
             }
@@ -1690,8 +2069,8 @@ fn run_join(
                     budget,
                 });
             }
-            if !constraint_holds(d, interp, q, &[a, b], &what)? {
-                return Err(rule_violation(d, interp, rule, &[a, b]));
+            if !conclusion.holds(d, env, &[a, b], &what)? {
+                return Err(rule_violation(d, env, rule, &[a, b]));
             }
         }
     }
@@ -1700,18 +2079,19 @@ fn run_join(
 
 fn check_rule(
     d: &Descriptor,
-    interp: &Interpretation,
+    c: &Concrete,
     rule: &UfRule,
     budget: u64,
     work: u64,
 ) -> Result<(), InstanceError> {
+    let env = &c.env;
     for q in &rule.conclusion {
         if let Some(checks) = plan(d, &rule.premise, q) {
             for check in checks {
-                run_check(d, interp, rule, &check, budget, work)?;
+                run_check(d, env, rule, &check, budget, work)?;
             }
         } else if let Some(join) = join_plan(d, rule, q) {
-            run_join(d, interp, rule, q, &join, budget, work)?;
+            run_join(d, env, rule, q, &join, budget, work)?;
         } else {
             let full = Check {
                 premise: rule
@@ -1723,7 +2103,7 @@ fn check_rule(
                 conclusion: q.clone(),
                 adjacent: false,
             };
-            run_check(d, interp, rule, &full, budget, work)?;
+            run_check(d, env, rule, &full, budget, work)?;
         }
     }
     Ok(())
@@ -1731,7 +2111,7 @@ fn check_rule(
 
 fn run_check(
     d: &Descriptor,
-    interp: &Interpretation,
+    env: &Env,
     rule: &UfRule,
     check: &Check,
     budget: u64,
@@ -1773,13 +2153,15 @@ fn run_check(
             budget.saturating_mul(8)
         },
     };
+    let mut filters: Vec<Holds> = filters.iter().map(|f| Holds::new(d, env, f)).collect();
+    let mut conclusion = Holds::new(d, env, &check.conclusion);
     for guard in guards {
         let mut constraints = enumerated.clone();
         constraints.extend(guard);
         let Some(conj) = Conjunction::from_parts(rule.vars.clone(), Vec::new(), constraints) else {
             continue; // trivially false premise
         };
-        let points = match crate::oracle::ordered::points(&conj, interp, bounds.into()) {
+        let points = match crate::oracle::ordered::points(&conj, env, bounds.into()) {
             Ok(p) => p,
             Err(EvalError::TooManyPoints { .. } | EvalError::TooManySteps { .. }) => {
                 return Err(InstanceError::RuleTooExpensive {
@@ -1790,16 +2172,16 @@ fn run_check(
             Err(e) => return Err(eval_error(|| format!("rule `{}`", text()))(e)),
         };
         let what = || format!("rule `{}`", text());
-        for p in points {
+        for p in points.iter() {
             let mut premise_holds = true;
-            for f in &filters {
-                if !constraint_holds(d, interp, f, &p, &what)? {
+            for f in &mut filters {
+                if !f.holds(d, env, p, &what)? {
                     premise_holds = false;
                     break;
                 }
             }
-            if premise_holds && !constraint_holds(d, interp, &check.conclusion, &p, &what)? {
-                return Err(rule_violation(d, interp, rule, &p));
+            if premise_holds && !conclusion.holds(d, env, p, &what)? {
+                return Err(rule_violation(d, env, rule, p));
             }
         }
     }
@@ -1807,12 +2189,7 @@ fn run_check(
 }
 
 /// The error for `rule` failing at `point`, with the values of its calls.
-fn rule_violation(
-    d: &Descriptor,
-    interp: &Interpretation,
-    rule: &UfRule,
-    point: &[i64],
-) -> InstanceError {
+fn rule_violation(d: &Descriptor, env: &Env, rule: &UfRule, point: &[i64]) -> InstanceError {
     let at = rule
         .vars
         .iter()
@@ -1827,7 +2204,7 @@ fn rule_violation(
         c.expr().for_each_call(&mut |name, args| {
             let vals: Option<Vec<i64>> = args
                 .iter()
-                .map(|a| eval_plain(interp, a, point).ok())
+                .map(|a| eval_plain(env, a, point).ok())
                 .collect();
             let Some(vals) = vals else { return };
             let call = format!("{name}({})", tuple_text(&vals));
@@ -1835,7 +2212,7 @@ fn rule_violation(
                 return;
             }
             if d.uf(name).is_some() {
-                if let Ok(v) = interp.call(name, &vals) {
+                if let Ok(v) = env.call(name, &vals) {
                     parts.push(format!("{call} = {v}"));
                 }
             } else if let Some(cmp) = d.comparator(name) {

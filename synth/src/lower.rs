@@ -174,6 +174,8 @@ struct Lowering<'a> {
     allow_streaming: bool,
     /// The iterator over a scatter's groups.
     group_iter: String,
+    /// How many chosen candidates write each unknown.
+    writers: BTreeMap<String, usize>,
 }
 
 /// Scalar assignments a statement's body starts with.
@@ -304,6 +306,7 @@ impl<'a> Lowering<'a> {
             sorted_iter: String::new(),
             allow_streaming,
             group_iter: String::new(),
+            writers: BTreeMap::new(),
         };
         l.sorted_iter = l.fresh("p");
         l.group_iter = l.fresh("g");
@@ -374,6 +377,9 @@ impl<'a> Lowering<'a> {
                     self.dst_tuple[q]
                 ));
             }
+        }
+        for c in &unknown_steps {
+            *self.writers.entry(c.unknown.clone()).or_default() += 1;
         }
         // Sizes first, then index arrays (a size must be known before the
         // arrays it sizes are allocated).
@@ -894,6 +900,16 @@ impl<'a> Lowering<'a> {
             ))
             }
         };
+        // A pointer array over the sort's or the scatter's key: its prefix sums.
+        if let Some((extent, body)) = self.pointers_from_order(c) {
+            self.pending.push(Pending {
+                phase,
+                ctx: Ctx::Groups(extent),
+                guard: Vec::new(),
+                body,
+            });
+            return Ok(false);
+        }
         let mut pro = Prologue::new();
         let args = c
             .args
@@ -902,20 +918,6 @@ impl<'a> Lowering<'a> {
             .collect::<Result<Vec<_>, _>>()?;
         let args_need_scalars = !pro.is_empty();
         let value = self.translate(&c.value, &ctx, &mut pro)?;
-        // A pointer array over the scatter's key: its prefix sums.
-        if op == UpdateOp::Max && !args_need_scalars {
-            if let Some((extent, body)) =
-                self.pointers_from_scatter(&ctx, &c.unknown, &args, &value)
-            {
-                self.pending.push(Pending {
-                    phase,
-                    ctx: Ctx::Groups(extent),
-                    guard: Vec::new(),
-                    body,
-                });
-                return Ok(false);
-            }
-        }
         // A max of a rank within groups: the largest group's size.
         if op == UpdateOp::Max && !args_need_scalars && args.iter().all(|a| !mentions_any_var(a)) {
             if let Some((g, body_value)) = self.reduction_over_groups(&ctx, &value) {
@@ -955,67 +957,91 @@ impl<'a> Lowering<'a> {
                 return Ok(false);
             }
         }
+        // A max of a value that grows with the loop order, by the only
+        // statement writing the array: the last write is the largest, so
+        // `=` does (SCOO -> CSR's `rowptr(ii + 1) = n + 1`: no read of the
+        // target, no dependence chain through it).
+        let increasing =
+            self.increases_along(&ctx, &value) && self.writers.get(&c.unknown).copied() == Some(1);
         let body = update(
             Access {
                 space: c.unknown.clone(),
                 index: args,
             },
-            op,
+            if op == UpdateOp::Max && increasing {
+                UpdateOp::Assign
+            } else {
+                op
+            },
             ValueExpr::Index(value),
         );
         self.push(phase, ctx, pro, body);
         Ok(op == UpdateOp::Max)
     }
 
-    /// `f(key + 1) max= pos + 1` with `pos` the position a scatter places by
-    /// `key` and `f` nondecreasing (CSC's `colptr`): `f(g + 1) = P.start(g +
-    /// 1)` over the keys `g` — the prefix sums the scatter already has, with
-    /// no per-entry update and no fix-up (`f(0)` stays 0).
-    fn pointers_from_scatter(
-        &mut self,
-        ctx: &Ctx,
-        f: &str,
-        args: &[Expr],
-        value: &Expr,
-    ) -> Option<(String, Body)> {
-        let perm = self.perm.as_ref()?;
-        let (
-            Ctx::Placed,
-            None,
-            PermMode::Streaming {
-                extent,
-                scalar,
-                key: Some(_),
-            },
-        ) = (ctx, perm.order.group, &perm.mode)
-        else {
-            return None;
+    /// Whether `value` strictly increases in the order `ctx` visits its
+    /// instances: the sorted position `p` plus a constant, or the direct
+    /// source variable (the only free one) plus a constant.
+    fn increases_along(&self, ctx: &Ctx, value: &Expr) -> bool {
+        let var = match (ctx, self.perm.as_ref().map(|p| &p.mode)) {
+            (Ctx::Sorted, Some(_)) => 0,
+            (Ctx::Source, Some(PermMode::Direct { var, .. })) => *var,
+            _ => return false,
         };
-        let decl = self.conv.dst.uf(f)?;
-        if !decl.monotonicity.contains(&Monotonicity::Nondecreasing) {
+        let mut rest = value.clone();
+        rest.add_term(Atom::Var(Var::Tuple(var)), -1);
+        value.coefficient_of_var(Var::Tuple(var)) == 1 && rest.is_constant()
+    }
+
+    /// `f(key + 1) max= q + 1` with `q` the position a scatter places or a
+    /// counting sort sorts by `key`, and `f` nondecreasing (CSR's `rowptr`,
+    /// CSC's `colptr`): `f(g + 1) = P.start(g + 1)` over the keys `g` — the
+    /// prefix sums the object already has, with no per-entry update and no
+    /// fix-up (`f(0)` stays 0). Read off the candidate before translation.
+    fn pointers_from_order(&self, c: &Candidate) -> Option<(String, Body)> {
+        let perm = self.perm.as_ref()?;
+        if perm.order.group.is_some() || perm.distinct.is_some() {
             return None;
         }
-        let KeyComponent::Value(key) = perm.order.key.first()?.clone() else {
+        let KeyComponent::Value(key) = perm.order.key.first()? else {
             return None;
         };
-        let (object, extent, scalar) = (perm.object.clone(), extent.clone(), scalar.clone());
-        let key = self.over_relation(&key);
-        let mut pro = Prologue::new();
-        let key = self.translate(&key, &Ctx::Placed, &mut pro).ok()?;
+        let extent = match &perm.mode {
+            PermMode::Streaming {
+                extent,
+                key: Some(_),
+                ..
+            } => extent.clone(),
+            PermMode::Sorted => match key.as_var()? {
+                Var::Tuple(t) => self.dense_extent(t)?,
+                Var::Exist(_) => return None,
+            },
+            _ => return None,
+        };
+        let decl = self.conv.dst.uf(&c.unknown)?;
+        if c.relation != CandRelation::Ge
+            || !decl.monotonicity.contains(&Monotonicity::Nondecreasing)
+        {
+            return None;
+        }
+        let n = self.n_in;
+        let key = self.over_relation(key).substitute(&mut |x| match x {
+            Var::Tuple(t) if t >= n => self.conv.resolved[t - n].clone(),
+            _ => None,
+        });
         let one = Expr::constant(1);
-        let expected_arg = key.plus(&one);
-        let expected_value = Expr::sym(scalar).plus(&one);
-        if !pro.is_empty() || args != [expected_arg] || *value != expected_value {
+        let position = Expr::var(Var::Tuple(n + perm.position));
+        if c.args != [key.plus(&one)] || c.value != position.plus(&one) {
             return None;
         }
         let next = Expr::var(Var::Tuple(0)).plus(&one);
         let body = update(
             Access {
-                space: f.to_string(),
+                space: c.unknown.clone(),
                 index: vec![next.clone()],
             },
             UpdateOp::Assign,
-            call(&object, "start", vec![ValueExpr::Index(next)]),
+            call(&perm.object, "start", vec![ValueExpr::Index(next)]),
         );
         Some((extent, body))
     }
