@@ -793,44 +793,75 @@ impl<'a> Holds<'a> {
         // Two calls of one comparator, compared by keys.
         if let [(c1, a, _), (c2, b, _)] = &calls[..] {
             let constant = c.expr().constant_term();
-            if c1.name == c2.name && others_constant && *a == -*b && a.abs() == 1 {
-                let (k1, k2) = (&self.keys[0], &self.keys[1]);
-                let (plus, minus) = if *a == 1 { (k1, k2) } else { (k2, k1) };
-                let ord = plus.cmp(minus);
-                let ok = match (c.kind(), constant) {
-                    (ConstraintKind::Eq, 0) => Some(ord.is_eq()),
-                    (ConstraintKind::Geq, 0) => Some(ord.is_ge()),
-                    (ConstraintKind::Geq, -1) => Some(ord.is_gt()),
-                    _ => None,
-                };
-                if let Some(ok) = ok {
+            if c1.name == c2.name && others_constant {
+                if let Some(ok) =
+                    compare_keys(c.kind(), constant, *a, *b, &self.keys[0], &self.keys[1])
+                {
                     return Ok(ok);
                 }
             }
         }
         // Otherwise only one-component keys take part in arithmetic.
-        let mut acc = i128::from(others.eval(env, point).map_err(eval_error(what))?);
-        for ((cmp, coef, _), key) in calls.iter().zip(&self.keys) {
-            let [x] = key[..] else {
-                return Err(InstanceError::Key {
-                    comparator: cmp.name.clone(),
-                    message: format!(
-                        "its key has {} components, so a call can only be compared with another call of {}",
-                        key.len(),
-                        cmp.name
-                    ),
-                });
-            };
-            acc = i128::from(*coef)
-                .checked_mul(x)
-                .and_then(|t| acc.checked_add(t))
-                .ok_or_else(|| InstanceError::Eval {
-                    what: what(),
-                    error: EvalError::Overflow,
-                })?;
-        }
-        Ok(decide(acc))
+        let acc = i128::from(others.eval(env, point).map_err(eval_error(what))?);
+        let terms = calls
+            .iter()
+            .zip(&self.keys)
+            .map(|((cmp, coef, _), key)| (*cmp, *coef, &key[..]));
+        Ok(decide(sum_one_component_keys(acc, terms, what)?))
     }
+}
+
+/// `a F(..) + b F(..) + constant (op) 0` with two calls of one comparator
+/// (`a = -b = ±1`), decided by comparing their keys; `None` for another
+/// shape (left to arithmetic).
+fn compare_keys(
+    kind: ConstraintKind,
+    constant: i64,
+    a: i64,
+    b: i64,
+    k1: &[i128],
+    k2: &[i128],
+) -> Option<bool> {
+    if a != -b || a.abs() != 1 {
+        return None;
+    }
+    let (plus, minus) = if a == 1 { (k1, k2) } else { (k2, k1) };
+    let ord = plus.cmp(minus);
+    match (kind, constant) {
+        (ConstraintKind::Eq, 0) => Some(ord.is_eq()),
+        (ConstraintKind::Geq, 0) => Some(ord.is_ge()),
+        (ConstraintKind::Geq, -1) => Some(ord.is_gt()),
+        _ => None,
+    }
+}
+
+/// `acc + Σ coef · key` over comparator calls whose keys have one
+/// component (a longer key can only be compared with another call).
+fn sum_one_component_keys<'a>(
+    mut acc: i128,
+    terms: impl Iterator<Item = (&'a Comparator, i64, &'a [i128])>,
+    what: &dyn Fn() -> String,
+) -> Result<i128, InstanceError> {
+    for (cmp, coef, key) in terms {
+        let [x] = key[..] else {
+            return Err(InstanceError::Key {
+                comparator: cmp.name.clone(),
+                message: format!(
+                    "its key has {} components, so a call can only be compared with another call of {}",
+                    key.len(),
+                    cmp.name
+                ),
+            });
+        };
+        acc = i128::from(coef)
+            .checked_mul(x)
+            .and_then(|t| acc.checked_add(t))
+            .ok_or_else(|| InstanceError::Eval {
+                what: what(),
+                error: EvalError::Overflow,
+            })?;
+    }
+    Ok(acc)
 }
 
 /// Evaluates a constraint at `point`, comparators included.
@@ -886,42 +917,16 @@ pub(crate) fn constraint_holds(
     // Two calls of one comparator, compared by keys.
     if let [(c1, a, k1), (c2, b, k2)] = &calls[..] {
         let constant = e.constant_term();
-        if c1.name == c2.name && others.is_constant() && *a == -*b && a.abs() == 1 {
-            let (plus, minus) = if *a == 1 { (k1, k2) } else { (k2, k1) };
-            let ord = plus.cmp(minus);
-            let ok = match (c.kind(), constant) {
-                (ConstraintKind::Eq, 0) => Some(ord.is_eq()),
-                (ConstraintKind::Geq, 0) => Some(ord.is_ge()),
-                (ConstraintKind::Geq, -1) => Some(ord.is_gt()),
-                _ => None,
-            };
-            if let Some(ok) = ok {
+        if c1.name == c2.name && others.is_constant() {
+            if let Some(ok) = compare_keys(c.kind(), constant, *a, *b, k1, k2) {
                 return Ok(ok);
             }
         }
     }
     // Otherwise only one-component keys take part in arithmetic.
-    let mut acc = i128::from(eval_plain(env, &others, point).map_err(eval_error(what))?);
-    for (cmp, coef, key) in &calls {
-        let [x] = key[..] else {
-            return Err(InstanceError::Key {
-                comparator: cmp.name.clone(),
-                message: format!(
-                    "its key has {} components, so a call can only be compared with another call of {}",
-                    key.len(),
-                    cmp.name
-                ),
-            });
-        };
-        acc = i128::from(*coef)
-            .checked_mul(x)
-            .and_then(|t| acc.checked_add(t))
-            .ok_or_else(|| InstanceError::Eval {
-                what: what(),
-                error: EvalError::Overflow,
-            })?;
-    }
-    Ok(decide(acc))
+    let acc = i128::from(eval_plain(env, &others, point).map_err(eval_error(what))?);
+    let terms = calls.iter().map(|(cmp, coef, key)| (*cmp, *coef, &key[..]));
+    Ok(decide(sum_one_component_keys(acc, terms, what)?))
 }
 
 /// The constraints stating that every UF call in `exprs` has its

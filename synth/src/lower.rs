@@ -633,18 +633,9 @@ impl<'a> Lowering<'a> {
             let KeyComponent::Value(e) = k else {
                 return false;
             };
-            let mut ok = true;
-            let e = self.over_relation(e).substitute(&mut |x| match x {
-                Var::Tuple(t) if t >= n => {
-                    let r = self.conv.resolved[t - n].clone();
-                    ok &= r.is_some();
-                    r
-                }
-                _ => None,
-            });
-            if !ok {
+            let Some(e) = self.over_source(e) else {
                 return false;
-            }
+            };
             comps.push(e);
         }
         let dense: Vec<Expr> = (0..self.conv.dst.dense_arity())
@@ -652,24 +643,8 @@ impl<'a> Lowering<'a> {
                 self.conv.resolved[self.n_out - self.conv.dst.dense_arity() + d].clone()
             })
             .collect();
-        let second = |e: &Expr| {
-            e.rename_vars(&mut |x| match x {
-                Var::Tuple(i) => Var::Tuple(n + i),
-                other => other,
-            })
-        };
-        let conj = &self.source_domain.conjunctions()[0];
-        let mut names: Vec<String> = self.src_tuple.iter().map(|x| format!("{x}1")).collect();
-        names.extend(self.src_tuple.iter().map(|x| format!("{x}2")));
-        let mut cs: Vec<iegen::constraint::Normalized> = conj
-            .constraints()
-            .flat_map(|c| {
-                [
-                    iegen::constraint::Normalized::Constraint(c.clone()),
-                    c.map_expr(second),
-                ]
-            })
-            .collect();
+        let second = |e: &Expr| second_copy(e, n);
+        let (names, mut cs) = self.two_source_points();
         cs.extend(comps.iter().map(|c| Constraint::equal(c, &second(c))));
         // Equal keys, and some dense coordinate differs (one disjunct each).
         let env = self.conv.src.env();
@@ -767,37 +742,13 @@ impl<'a> Lowering<'a> {
                     Expr::call(name.clone(), args.clone())
                 }
             };
-            let mut ok = true;
-            let e = self.over_relation(&e).substitute(&mut |x| match x {
-                Var::Tuple(t) if t >= n => {
-                    let r = self.conv.resolved[t - n].clone();
-                    ok &= r.is_some();
-                    r
-                }
-                _ => None,
-            });
-            if !ok {
+            let Some(e) = self.over_source(&e) else {
                 return m;
-            }
+            };
             comps.push(e);
         }
-        let second = |e: &Expr| {
-            e.rename_vars(&mut |x| match x {
-                Var::Tuple(i) => Var::Tuple(n + i),
-                other => other,
-            })
-        };
-        let mut names: Vec<String> = self.src_tuple.iter().map(|x| format!("{x}1")).collect();
-        names.extend(self.src_tuple.iter().map(|x| format!("{x}2")));
-        let both: Vec<iegen::constraint::Normalized> = conj
-            .constraints()
-            .flat_map(|c| {
-                [
-                    iegen::constraint::Normalized::Constraint(c.clone()),
-                    c.map_expr(second),
-                ]
-            })
-            .collect();
+        let second = |e: &Expr| second_copy(e, n);
+        let (names, both) = self.two_source_points();
         let env = self.conv.src.env();
         let prover = Prover::new(&env);
         (0..=m)
@@ -1025,10 +976,7 @@ impl<'a> Lowering<'a> {
             return None;
         }
         let n = self.n_in;
-        let key = self.over_relation(key).substitute(&mut |x| match x {
-            Var::Tuple(t) if t >= n => self.conv.resolved[t - n].clone(),
-            _ => None,
-        });
+        let key = self.over_source(key)?;
         let one = Expr::constant(1);
         let position = Expr::var(Var::Tuple(n + perm.position));
         if c.args != [key.plus(&one)] || c.value != position.plus(&one) {
@@ -1366,6 +1314,43 @@ impl<'a> Lowering<'a> {
             });
         }
         Ok(())
+    }
+
+    /// Two points of the source's iteration space, the second's variables
+    /// shifted by the source's arity ([`second_copy`]): their names and
+    /// constraints, for z3 questions about pairs of entries.
+    fn two_source_points(&self) -> (Vec<String>, Vec<iegen::constraint::Normalized>) {
+        let n = self.n_in;
+        let conj = &self.source_domain.conjunctions()[0];
+        let mut names: Vec<String> = self.src_tuple.iter().map(|x| format!("{x}1")).collect();
+        names.extend(self.src_tuple.iter().map(|x| format!("{x}2")));
+        let both = conj
+            .constraints()
+            .flat_map(|c| {
+                [
+                    iegen::constraint::Normalized::Constraint(c.clone()),
+                    c.map_expr(|e| second_copy(e, n)),
+                ]
+            })
+            .collect();
+        (names, both)
+    }
+
+    /// An expression over the destination's tuple as one over the source's,
+    /// through the resolved positions; `None` when it needs a position no
+    /// equality resolves.
+    fn over_source(&self, e: &Expr) -> Option<Expr> {
+        let n = self.n_in;
+        let mut ok = true;
+        let e = self.over_relation(e).substitute(&mut |x| match x {
+            Var::Tuple(t) if t >= n => {
+                let r = self.conv.resolved[t - n].clone();
+                ok &= r.is_some();
+                r
+            }
+            _ => None,
+        });
+        ok.then_some(e)
     }
 
     /// An expression over the destination's tuple (`Var::Tuple(q)`) as one
@@ -1914,6 +1899,14 @@ fn call(object: &str, method: &str, args: Vec<ValueExpr>) -> ValueExpr {
         method: method.to_string(),
         args,
     }
+}
+
+/// `e` over the second of two copies of an `n`-variable tuple.
+fn second_copy(e: &Expr, n: usize) -> Expr {
+    e.rename_vars(&mut |x| match x {
+        Var::Tuple(i) => Var::Tuple(n + i),
+        other => other,
+    })
 }
 
 fn mentions_any_var(e: &Expr) -> bool {
