@@ -3,7 +3,9 @@
 //! packed and unpacked Morton codes, the merge sort fallback, lazy counts)
 //! against a reference written here from docs/runtime.md: a stable sort by
 //! the compared components (lexicographic, or by the Morton code built bit
-//! by bit). The Rust runtime is checked against the same reference.
+//! by bit). The Rust runtime is checked against the same reference. Payloads
+//! equal to the entry numbers (not stored by the C runtime), also up to a
+//! point only, are covered too.
 
 use std::fmt::Write as _;
 use std::process::Command;
@@ -327,6 +329,23 @@ fn cases() -> Vec<Case> {
             extents: Vec::new(),
             keys: kl,
         });
+    }
+    // Payloads equal to the entry numbers (the C runtime stores none), and
+    // equal for the first half only (it starts storing them midway).
+    let with_payload: Vec<Case> = cases.iter().filter(|c| c.k > c.j).cloned().collect();
+    for case in with_payload {
+        let n = case.keys.len();
+        for midway in [false, true] {
+            let mut c = case.clone();
+            for (e, key) in c.keys.iter_mut().enumerate() {
+                key[c.k - 1] = if midway && e >= n / 2 {
+                    e as i64 + 1
+                } else {
+                    e as i64
+                };
+            }
+            cases.push(c);
+        }
     }
     cases
 }

@@ -88,7 +88,11 @@ typedef struct {
     int in_order;       /* no key so far comes before the one inserted just
                            before it: sort() has nothing to move */
     int64_t n, cap;     /* entries, capacity */
-    int64_t *keys;      /* k per entry, in insertion order (sort moves no key) */
+    int64_t stride;     /* words stored per entry: k, or k - 1 while the last
+                           component is a payload equal to every entry's
+                           number (key() then answers it with entry()) */
+    int64_t *keys;      /* stride per entry, in insertion order (sort moves
+                           no key) */
     uint64_t *entries;  /* after sort: the entry at position i is
                            entries[i] & mask; NULL: the identity */
     uint64_t mask;
@@ -121,6 +125,7 @@ static inline spf_perm spf_perm_new_compared(int64_t k, int64_t j, int order,
     p.in_order = 1;
     p.n = 0;
     p.cap = 0;
+    p.stride = j < k ? k - 1 : k;
     p.keys = NULL;
     p.entries = NULL;
     p.mask = ~(uint64_t)0;
@@ -224,16 +229,34 @@ static inline void spf_perm_count_all(spf_perm *p, int64_t upto)
     int64_t d, i;
     for (d = p->counted; d < upto; d++)
         for (i = 0; i < p->n; i++)
-            p->counts[d][p->keys[i * p->k + d]]++;
+            p->counts[d][p->keys[i * p->stride + d]]++;
     if (upto > p->counted)
         p->counted = upto;
+}
+
+/* The last component stops being the entry numbers (a payload that differs
+ * from its entry's number was inserted): the n records move from stride
+ * k - 1 to k (backwards: each record's new place is at or after its old
+ * one), the last component filled with the entry numbers. */
+static inline void spf_perm_widen(spf_perm *p)
+{
+    const int64_t k = p->k, s = k - 1;
+    int64_t i, c;
+    if (p->cap > 0)
+        p->keys = (int64_t *)spf_grow(p->keys, p->cap * k, sizeof *p->keys);
+    for (i = p->n - 1; i >= 0; i--) {
+        for (c = s - 1; c >= 0; c--)
+            p->keys[i * k + c] = p->keys[i * s + c];
+        p->keys[i * k + s] = i;
+    }
+    p->stride = k;
 }
 
 /* Appends an entry with key key[0..k) (its number: the entries before it). */
 static inline void spf_perm_insert(spf_perm *p, const int64_t *key)
 {
     const int64_t k = p->k, j = p->j, e = p->n;
-    int64_t d, *to;
+    int64_t d, *to, stride;
     if (SPF_UNLIKELY(p->sorted))
         spf_die("insert after sort()", e);
     if (p->order == SPF_COUNTING) {
@@ -250,17 +273,23 @@ static inline void spf_perm_insert(spf_perm *p, const int64_t *key)
             p->bits[d] |= (uint64_t)key[d];
         }
     }
+    if (SPF_UNLIKELY(p->stride < k && key[k - 1] != e))
+        spf_perm_widen(p);
+    stride = p->stride;
     if (SPF_UNLIKELY(e == p->cap)) {
         p->cap = p->cap ? 2 * p->cap : 64;
         if (p->cap > INT64_MAX / k)
             spf_die("too many entries", p->cap);
-        p->keys = (int64_t *)spf_grow(p->keys, p->cap * k, sizeof *p->keys);
+        p->keys = (int64_t *)spf_grow(p->keys, p->cap * stride, sizeof *p->keys);
     }
-    to = p->keys + e * k;
+    to = p->keys + e * stride;
     if (p->in_order && e > 0 &&
-        spf_key_cmp(p->order == SPF_MORTON ? SPF_MORTON : SPF_LEX, j, to - k, key) > 0)
+        spf_key_cmp(p->order == SPF_MORTON ? SPF_MORTON : SPF_LEX, j, to - stride, key) > 0)
         p->in_order = 0;
-    spf_copy(to, key, k);
+    if (stride == k)
+        spf_copy(to, key, k);
+    else
+        spf_copy(to, key, k - 1);
     p->n = e + 1;
 }
 
@@ -446,7 +475,7 @@ static inline void spf_insertion_u64(uint64_t *a, int64_t t, int64_t n)
  * when short, LSD radix sort otherwise. O(n + E1), the radix sorts O(n). */
 static inline void spf_perm_counting_msd(spf_perm *p, int ebits, int cbits, int64_t longest)
 {
-    const int64_t n = p->n, k = p->k, j = p->j, e0 = p->extents[0];
+    const int64_t n = p->n, k = p->stride, j = p->j, e0 = p->extents[0];
     const int64_t *keys = p->keys, *ext = p->extents, *starts = p->starts;
     uint64_t *out = spf_entries_alloc(n), *tmp = NULL;
     int64_t *cur = (int64_t *)spf_alloc(e0, sizeof *cur), *hist = NULL;
@@ -492,7 +521,7 @@ static inline void spf_perm_counting_msd(spf_perm *p, int ebits, int cbits, int6
  * fit one 64-bit word with the entry numbers, or only one is compared). */
 static inline void spf_perm_counting_lsd(spf_perm *p)
 {
-    const int64_t n = p->n, k = p->k, j = p->j;
+    const int64_t n = p->n, k = p->stride, j = p->j;
     uint64_t *order = spf_entries_alloc(n), *tmp = NULL, *t;
     int64_t *off, i, d, v, max = 0, sum;
     int identity = 1; /* order is 0, 1, ..., n - 1, not stored yet */
@@ -584,7 +613,7 @@ static inline void spf_perm_counting_sort(spf_perm *p)
  * where the code has them. Entries with equal codes keep their order. */
 static inline int spf_perm_morton_radix(spf_perm *p)
 {
-    const int64_t n = p->n, k = p->k, j = p->j;
+    const int64_t n = p->n, k = p->stride, j = p->j;
     const int64_t *keys = p->keys;
     int64_t *width = (int64_t *)spf_alloc(j, sizeof *width), i, d;
     int total = 0, level, pos = 0, ebits;
@@ -664,7 +693,7 @@ static inline int spf_perm_morton_radix(spf_perm *p)
  * taken out. */
 static inline void spf_perm_comparison_sort(spf_perm *p)
 {
-    const int64_t n = p->n, k = p->k, j = p->j, r = j + 1;
+    const int64_t n = p->n, k = p->stride, j = p->j, r = j + 1;
     int64_t *rec = (int64_t *)spf_alloc(n * r, sizeof *rec);
     int64_t *scratch = (int64_t *)spf_alloc((n + 1) * r, sizeof *scratch);
     uint64_t *entries;
@@ -727,15 +756,19 @@ static inline int64_t spf_perm_map(spf_perm *p, int64_t e)
 
 /* Component d of the key at position i. Sorted keys are read through the
  * entries: the key of position i + SPF_AHEAD is prefetched, for the usual
- * walk over the positions in order. */
+ * walk over the positions in order. The last component, when it is not
+ * stored (d == stride), is the entry number. */
 static inline int64_t spf_perm_key(const spf_perm *p, int64_t d, int64_t i)
 {
+    const int64_t s = p->stride;
+    if (d >= s)
+        return p->entries != NULL ? (int64_t)(p->entries[i] & p->mask) : i;
     if (p->entries != NULL) {
         const uint64_t *e = p->entries + i;
-        SPF_PREFETCH(p->keys + (e[SPF_AHEAD] & p->mask) * (uint64_t)p->k);
-        return p->keys[(int64_t)(e[0] & p->mask) * p->k + d];
+        SPF_PREFETCH(p->keys + (e[SPF_AHEAD] & p->mask) * (uint64_t)s);
+        return p->keys[(int64_t)(e[0] & p->mask) * s + d];
     }
-    return p->keys[i * p->k + d];
+    return p->keys[i * s + d];
 }
 
 /* The number of entries. */
