@@ -26,7 +26,7 @@
 //! enclosing loops produce, even where that statement's own guards would
 //! exclude them.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use iegen::computation::{schedule_dims, Computation, ScheduleDim};
 use iegen::{Atom, Conjunction, Constraint, ConstraintKind, Expr, Prover, UfEnvironment, Var};
@@ -146,6 +146,7 @@ pub fn scan(comp: &Computation, env: &UfEnvironment) -> Result<LoopProgram, Scan
     }
     let scanner = Scanner {
         prover: Prover::new(env),
+        implications: std::cell::RefCell::new(HashMap::new()),
     };
     // Loop variables must not shadow the generated function's parameters.
     let mut scope: Vec<String> = comp
@@ -164,6 +165,10 @@ pub fn scan(comp: &Computation, env: &UfEnvironment) -> Result<LoopProgram, Scan
 
 struct Scanner<'e> {
     prover: Prover<'e>,
+    /// z3's answers so far, by (enforced constraints, guard): loop nests
+    /// repeated over one domain (a scatter's counting and placing passes)
+    /// ask the same questions.
+    implications: std::cell::RefCell<HashMap<(Vec<Constraint>, Constraint), bool>>,
 }
 
 /// The bounds on one iterator from one statement's pending constraints.
@@ -461,6 +466,10 @@ impl Scanner<'_> {
         if p.enforced.is_empty() {
             return false;
         }
+        let key = (p.enforced.clone(), k.clone());
+        if let Some(&known) = self.implications.borrow().get(&key) {
+            return known;
+        }
         let context = Conjunction::from_parts(
             p.names.clone(),
             Vec::new(),
@@ -469,10 +478,12 @@ impl Scanner<'_> {
                 .cloned()
                 .map(iegen::constraint::Normalized::Constraint),
         );
-        match context {
+        let holds = match context {
             Some(c) => self.prover.implies(&c, k).holds(),
             None => true, // the context is contradictory: nothing executes
-        }
+        };
+        self.implications.borrow_mut().insert(key, holds);
+        holds
     }
 }
 

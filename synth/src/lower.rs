@@ -643,6 +643,11 @@ impl<'a> Lowering<'a> {
                 self.conv.resolved[self.n_out - self.conv.dst.dense_arity() + d].clone()
             })
             .collect();
+        // Every coordinate a key component itself (CSR's `(ii, jj)`): the
+        // key identifies its entry, no question for z3.
+        if dense.iter().all(|d| comps.contains(d)) {
+            return false;
+        }
         let second = |e: &Expr| second_copy(e, n);
         let (names, mut cs) = self.two_source_points();
         cs.extend(comps.iter().map(|c| Constraint::equal(c, &second(c))));
@@ -751,7 +756,8 @@ impl<'a> Lowering<'a> {
         let (names, both) = self.two_source_points();
         let env = self.conv.src.env();
         let prover = Prover::new(&env);
-        (0..=m)
+        // Sorting by all `m` components gives the order: only `j < m` asks z3.
+        (0..m)
             .find(|&j| {
                 // `a` before `b`, and equal on the first `j` components.
                 let mut before = Vec::new();
