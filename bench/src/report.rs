@@ -69,6 +69,67 @@ pub fn summary(r: &Results) -> Vec<SummaryLine> {
     out
 }
 
+/// One of issue 5's performance targets: the geometric mean against a
+/// baseline on some conversions, and optionally the worst matrix against
+/// the hand-written C.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Target {
+    /// What is compared.
+    pub baseline: Baseline,
+    /// The conversions it applies to.
+    pub conversions: Vec<Conversion>,
+    /// The smallest acceptable geometric mean.
+    pub geomean: f64,
+    /// The smallest acceptable ratio on any one matrix, if any.
+    pub worst: Option<f64>,
+}
+
+/// Issue 5's targets: at least as fast as the hand-written C on every
+/// conversion (no matrix below 0.85); 2x sprs and nalgebra-sparse on
+/// COO→CSR and CSR→CSC; scipy: 1.0x on CSR→CSC, 1.5x on COO→CSR, 10x on
+/// COO→DIA.
+pub fn targets() -> Vec<Target> {
+    let t = |baseline, conversions: Vec<Conversion>, geomean, worst| Target {
+        baseline,
+        conversions,
+        geomean,
+        worst,
+    };
+    use Conversion::*;
+    vec![
+        t(Baseline::C, Conversion::ALL.to_vec(), 1.0, Some(0.85)),
+        t(Baseline::Sprs, vec![CooCsrUnsorted, CsrCsc], 2.0, None),
+        t(Baseline::Nalgebra, vec![CooCsrUnsorted, CsrCsc], 2.0, None),
+        t(Baseline::Scipy, vec![CsrCsc], 1.0, None),
+        t(Baseline::Scipy, vec![CooCsrUnsorted], 1.5, None),
+        t(Baseline::Scipy, vec![CooDia], 10.0, None),
+    ]
+}
+
+/// Each target on each conversion it applies to and that was measured:
+/// `(conversion, target, met, what was measured)`.
+pub fn check_targets(lines: &[SummaryLine]) -> Vec<(Conversion, Target, bool, String)> {
+    let mut out = Vec::new();
+    for t in targets() {
+        for &conv in &t.conversions {
+            let Some(l) = lines
+                .iter()
+                .find(|l| l.conversion == conv && l.baseline == t.baseline)
+            else {
+                continue;
+            };
+            let mut met = l.geomean >= t.geomean;
+            let mut measured = format!("geomean {:.2}", l.geomean);
+            if let Some(w) = t.worst {
+                met &= l.min.0 >= w;
+                let _ = write!(measured, ", worst {:.2} ({})", l.min.0, l.min.1);
+            }
+            out.push((conv, t.clone(), met, measured));
+        }
+    }
+    out
+}
+
 fn outcome_json(o: &Outcome) -> Value {
     match o {
         Outcome::Time(s) => json!({
@@ -237,6 +298,44 @@ pub fn summary_md(r: &Results) -> String {
             l.conversion, l.baseline, l.geomean, l.min.0, l.min.1, l.max, l.count
         );
     }
+    let checked = check_targets(&summary(r));
+    if !checked.is_empty() {
+        let missed = checked.iter().filter(|c| !c.2).count();
+        let _ = writeln!(
+            s,
+            "\nTargets (issue 5): {} of {} met{}.\n",
+            checked.len() - missed,
+            checked.len(),
+            if missed > 0 {
+                "; MISSED where marked"
+            } else {
+                ""
+            }
+        );
+        let _ = writeln!(s, "| conversion | against | target | measured | |");
+        let _ = writeln!(s, "|---|---|---|---|---|");
+        for (conv, t, met, measured) in &checked {
+            let target = match t.worst {
+                Some(w) => format!("geomean >= {:.2}, every matrix >= {w:.2}", t.geomean),
+                None => format!("geomean >= {:.2}", t.geomean),
+            };
+            let _ = writeln!(
+                s,
+                "| {conv} | {} | {target} | {measured} | {} |",
+                t.baseline,
+                if *met { "met" } else { "MISSED" }
+            );
+        }
+    }
+    let _ = writeln!(
+        s,
+        "\nSame work: sprs, nalgebra-sparse and scipy return compressed rows \
+         (columns) sorted, with duplicates summed; spf's CSR and CSC descriptors \
+         demand sorted indices too, and COO's descriptor states that entries are \
+         unique, so there is nothing to sum. SCOO→CSR is measured against the C \
+         written for sorted input; COO→CSR from row-sorted input uses the COO \
+         descriptor, which does not promise the order."
+    );
     if !r.notes.is_empty() {
         let _ = writeln!(s, "\nNotes:\n");
         for n in &r.notes {
@@ -469,4 +568,50 @@ pub fn write_all(r: &Results, dir: &std::path::Path) -> std::io::Result<Vec<std:
         }
     }
     Ok(written)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn line(conversion: Conversion, baseline: Baseline, geomean: f64, min: f64) -> SummaryLine {
+        SummaryLine {
+            conversion,
+            baseline,
+            geomean,
+            min: (min, "m".into()),
+            max: geomean,
+            count: 1,
+        }
+    }
+
+    #[test]
+    fn targets_are_met_or_missed_by_the_numbers() {
+        let lines = vec![
+            line(Conversion::CsrCsc, Baseline::C, 1.1, 0.9),
+            line(Conversion::CooCsrUnsorted, Baseline::C, 1.2, 0.8),
+            line(Conversion::CsrEll, Baseline::C, 0.9, 0.9),
+            line(Conversion::CsrCsc, Baseline::Sprs, 2.5, 2.0),
+            line(Conversion::CsrCsc, Baseline::Nalgebra, 1.9, 1.5),
+        ];
+        let checked = check_targets(&lines);
+        let verdict = |conv, b| {
+            checked
+                .iter()
+                .find(|(c, t, _, _)| *c == conv && t.baseline == b)
+                .map(|x| x.2)
+        };
+        assert_eq!(verdict(Conversion::CsrCsc, Baseline::C), Some(true));
+        // The geomean is fine but one matrix is below 0.85.
+        assert_eq!(
+            verdict(Conversion::CooCsrUnsorted, Baseline::C),
+            Some(false)
+        );
+        assert_eq!(verdict(Conversion::CsrEll, Baseline::C), Some(false));
+        assert_eq!(verdict(Conversion::CsrCsc, Baseline::Sprs), Some(true));
+        assert_eq!(verdict(Conversion::CsrCsc, Baseline::Nalgebra), Some(false));
+        // Nothing measured, nothing claimed.
+        assert_eq!(verdict(Conversion::CooDia, Baseline::Scipy), None);
+        assert_eq!(checked.len(), 5);
+    }
 }
