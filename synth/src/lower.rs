@@ -1788,7 +1788,10 @@ impl<'a> Lowering<'a> {
         // and loops follow in context order.
         groups.sort_by_key(|(ph, ctx, _)| (*ph, ctx.clone()));
         let mut n = 0;
-        for (c, (_, ctx, stmts)) in groups.into_iter().enumerate() {
+        for (c, (_, ctx, mut stmts)) in groups.into_iter().enumerate() {
+            if ctx != Ctx::Once {
+                reuse_scalars(&mut stmts);
+            }
             let (domain, iters) = self.domain_of(&ctx)?;
             for (idx, p) in stmts.into_iter().enumerate() {
                 let mut domain = domain.clone();
@@ -1905,6 +1908,101 @@ fn call(object: &str, method: &str, args: Vec<ValueExpr>) -> ValueExpr {
         method: method.to_string(),
         args,
     }
+}
+
+/// Within one loop's statements (same domain, run in order each
+/// iteration), a scalar a statement's prologue assigns again with the value
+/// an earlier statement's prologue gave it, under the same guard, keeps
+/// that value: the repeated assignment is dropped (CSC -> ELL's slot `w =
+/// pos - P.start(ii)` is computed once per entry, not once per array).
+/// A write to a scalar by anything but such a prologue forgets what
+/// depends on it.
+fn reuse_scalars(stmts: &mut [Pending]) {
+    // (guard conditions, scalar) -> value, for the current iteration.
+    let mut known: Vec<(Vec<Condition>, String, ValueExpr)> = Vec::new();
+    for p in stmts.iter_mut() {
+        let (conditions, seq) = match &mut p.body {
+            Body::If { conditions, then } => match &mut **then {
+                Body::Seq(seq) => (conditions.clone(), seq),
+                other => {
+                    forget_written(&mut known, other);
+                    continue;
+                }
+            },
+            Body::Seq(seq) => (Vec::new(), seq),
+            other => {
+                forget_written(&mut known, other);
+                continue;
+            }
+        };
+        let mut kept = Vec::new();
+        let mut in_prologue = true;
+        for b in seq.drain(..) {
+            let assignment = match &b {
+                Body::Update {
+                    target,
+                    op: UpdateOp::Assign,
+                    value,
+                } if in_prologue && target.index.is_empty() && !changes_object(value) => {
+                    Some((target.space.clone(), value.clone()))
+                }
+                _ => None,
+            };
+            match assignment {
+                Some((name, value)) => {
+                    let same = known
+                        .iter()
+                        .any(|(g, n, v)| *g == conditions && *n == name && *v == value);
+                    if !same {
+                        forget_written(&mut known, &b);
+                        known.push((conditions.clone(), name, value));
+                        kept.push(b);
+                    }
+                }
+                None => {
+                    in_prologue = false;
+                    forget_written(&mut known, &b);
+                    kept.push(b);
+                }
+            }
+        }
+        *seq = kept;
+    }
+}
+
+/// Whether evaluating `v` changes a runtime object (`place`).
+fn changes_object(v: &ValueExpr) -> bool {
+    match v {
+        ValueExpr::Call { method, args, .. } => {
+            method == "place" || args.iter().any(changes_object)
+        }
+        ValueExpr::Neg(a) => changes_object(a),
+        ValueExpr::Binary(_, a, b) => changes_object(a) || changes_object(b),
+        _ => false,
+    }
+}
+
+/// Forgets the known scalars `b` writes, and those whose value reads one.
+fn forget_written(known: &mut Vec<(Vec<Condition>, String, ValueExpr)>, b: &Body) {
+    let mut written = Vec::new();
+    b.for_each_write(&mut |a| written.push(a.space.clone()));
+    known.retain(|(_, name, value)| {
+        let mut reads = false;
+        let probe = Body::Update {
+            target: Access {
+                space: String::new(),
+                index: Vec::new(),
+            },
+            op: UpdateOp::Assign,
+            value: value.clone(),
+        };
+        probe.for_each_read(&mut |a| reads |= written.contains(&a.space));
+        let _ = probe.map_exprs(&mut |e| {
+            e.for_each_sym(&mut |s| reads |= written.iter().any(|w| w == s));
+            e.clone()
+        });
+        !written.contains(name) && !reads
+    });
 }
 
 /// `e` over the second of two copies of an `n`-variable tuple.

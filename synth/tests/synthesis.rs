@@ -325,6 +325,9 @@ fn ell_slots_are_placed_within_rows() {
     let text = s.computation.to_string();
     assert!(text.contains("k - rowptr(ii)"), "{text}");
     assert!(text.contains("W max= -rowptr(g) + rowptr(g + 1)"), "{text}");
+    // CSC -> ELL's slot is computed once per entry, not once per array.
+    let text = pair("csc", "ell").computation.to_string();
+    assert_eq!(text.matches("P.start(ii)").count(), 1, "{text}");
     for src in ["coo", "csc"] {
         let s = pair(src, "ell");
         assert_eq!(objects(s), vec!["Scatter(NR)".to_string()], "{src} -> ell");
