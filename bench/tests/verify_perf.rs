@@ -1,71 +1,11 @@
-//! The cost of verification at benchmark scale (ignored by default; run
-//! with `cargo test --release -p bench --test verify_perf -- --ignored
-//! --nocapture`). `VERIFY_PERF_MATRIX` (default `rma10`) and
-//! `VERIFY_PERF_SCALE` (default 0.3) choose the input.
-
-use std::time::Instant;
+//! Verification catches every kind of wrong output (its cost is measured
+//! by `cargo bench -p bench --bench verification`).
 
 use bench::c;
 use bench::input::{self, Compressed};
 use bench::{verify, Conversion};
 use synth::builtin::load_format;
 use synth::instance::{Instance, Values};
-
-fn secs(t: Instant) -> f64 {
-    t.elapsed().as_secs_f64()
-}
-
-#[test]
-#[ignore]
-fn verification_cost_at_scale() {
-    let name = std::env::var("VERIFY_PERF_MATRIX").unwrap_or_else(|_| "rma10".into());
-    let scale: f64 = std::env::var("VERIFY_PERF_SCALE")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(0.3);
-    let spec = matgen::find(&name).expect("a catalog entry");
-    let t0 = Instant::now();
-    let t = input::generate(spec, scale, 42, false);
-    println!(
-        "{name} at {scale}: {} nnz, generated in {:.2}s",
-        t.len(),
-        secs(t0)
-    );
-    let t0 = Instant::now();
-    let expected = input::entries(&t);
-    println!("input::entries: {:.2}s", secs(t0));
-    let csr = Compressed::from_coo(&t, true);
-    let csc = Compressed::from_coo(&t, false);
-    let outputs = [
-        (Conversion::CooCsrSorted, c::coo_to_compressed(&t, true)),
-        (Conversion::CooCsc, c::coo_to_compressed(&t, false)),
-        (Conversion::CsrDia, c::compressed_to_dia(&csr)),
-        (Conversion::CscEll, c::compressed_to_ell(&csc)),
-    ];
-    for (conv, out) in outputs {
-        if bench::runner::padding_skip(conv, &t, 16.0).is_some() {
-            continue;
-        }
-        let (_, out) = out.expect("the C baseline runs");
-        let inst = out.into_instance(conv.dst_format(), &t.dims);
-        let dst = load_format(conv.dst()).unwrap();
-        let t0 = Instant::now();
-        synth::instance::validate(&dst, &inst).expect("valid");
-        let v = secs(t0);
-        let t0 = Instant::now();
-        let got = synth::oracle::entries(&dst, &inst).expect("entries");
-        let e = secs(t0);
-        let t0 = Instant::now();
-        synth::oracle::compare(&expected, &got).expect("same entries");
-        let c = secs(t0);
-        let t0 = Instant::now();
-        verify::check(&dst, &expected, &inst).expect("verified");
-        let all = secs(t0);
-        println!(
-            "{conv}: validate {v:.2}s, oracle::entries {e:.2}s, compare {c:.2}s; verify::check {all:.2}s"
-        );
-    }
-}
 
 fn ints<'a>(inst: &'a mut Instance, name: &str) -> &'a mut Vec<i64> {
     match inst.arrays.get_mut(name) {

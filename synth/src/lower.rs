@@ -594,28 +594,13 @@ impl<'a> Lowering<'a> {
             .collect();
         let free: Vec<usize> = (0..self.n_in).filter(|i| !determined.contains(i)).collect();
         let [v] = free.as_slice() else { return None };
-        let (mut lo, mut hi) = (None, None);
-        for c in conj.constraints().filter(|c| !c.is_eq()) {
-            let e = c.expr();
-            let coef = e.coefficient_of_var(Var::Tuple(*v));
-            if coef.abs() != 1 || e.num_terms() < 1 {
-                continue;
-            }
-            let mut rest = e.clone();
-            rest.add_term(Atom::Var(Var::Tuple(*v)), -coef);
+        let (lo, hi) = unit_range(conj, *v, &|rest| {
             let mut only_symbols = true;
             rest.for_each_var(&mut |_| only_symbols = false);
             rest.for_each_call(&mut |_, _| only_symbols = false);
-            if !only_symbols {
-                continue;
-            }
-            if coef == 1 {
-                lo = Some(rest.negate()); // v + rest >= 0
-            } else {
-                hi = Some(rest.plus(&Expr::constant(1))); // rest - v >= 0
-            }
-        }
-        Some((*v, lo?, hi?))
+            only_symbols
+        })?;
+        Some((*v, lo, hi))
     }
 
     /// Whether two source entries with different dense coordinates can have
@@ -689,31 +674,16 @@ impl<'a> Lowering<'a> {
         if self.conv.resolved[g].as_ref().and_then(Expr::as_var) != Some(Var::Tuple(outer)) {
             return None;
         }
-        let (mut lo, mut hi) = (None, None);
-        for c in conj.constraints().filter(|c| !c.is_eq()) {
-            let e = c.expr();
-            let coef = e.coefficient_of_var(Var::Tuple(inner));
-            if coef.abs() != 1 {
-                continue;
-            }
-            let mut rest = e.clone();
-            rest.add_term(Atom::Var(Var::Tuple(inner)), -coef);
+        let (lo, hi) = unit_range(conj, inner, &|rest| {
             let mut only_outer = true;
             rest.for_each_var(&mut |v| only_outer &= v == Var::Tuple(outer));
-            if !only_outer || e.mentions_in_uf_args(Var::Tuple(inner)) {
-                continue;
-            }
-            if coef == 1 {
-                lo = Some(rest.negate()); // inner + rest >= 0
-            } else {
-                hi = Some(rest.plus(&Expr::constant(1))); // rest - inner >= 0
-            }
-        }
+            only_outer
+        })?;
         Some(PermMode::Offset {
             outer,
             inner,
-            lo: lo?,
-            hi: hi?,
+            lo,
+            hi,
         })
     }
 
@@ -1452,24 +1422,12 @@ impl<'a> Lowering<'a> {
                 return Some(Expr::sym(x));
             }
             let conj = &self.conv.dst.map.conjunctions()[0];
-            let v = Var::Tuple(q);
-            let mut lower_zero = false;
-            let mut upper = None;
-            for c in conj.constraints().filter(|c| !c.is_eq()) {
-                let coef = c.expr().coefficient_of_var(v);
-                let mut rest = c.expr().clone();
-                rest.add_term(Atom::Var(v), -coef);
-                let mut known = !mentions_any_var(&rest);
+            return box_extent(conj, q, &|rest| {
+                let mut known = true;
                 rest.for_each_call(&mut |_, _| known = false);
                 rest.for_each_sym(&mut |s| known &= self.conv.src.symbols.iter().any(|x| x == s));
-                match coef {
-                    _ if !known => {}
-                    1 if rest.is_constant() && rest.constant_term() == 0 => lower_zero = true,
-                    m if m < 0 => upper = Some(Expr::floor_div(&rest, -m).plus(&Expr::constant(1))),
-                    _ => {}
-                }
-            }
-            return upper.filter(|_| lower_zero);
+                known
+            });
         }
         let [(Atom::Div(x, m), 1)] = e.terms().collect::<Vec<_>>().as_slice() else {
             return None;
@@ -1910,6 +1868,32 @@ fn call(object: &str, method: &str, args: Vec<ValueExpr>) -> ValueExpr {
     }
 }
 
+/// The range `lo <= t_v < hi` that `conj`'s inequalities with a unit
+/// coefficient on `t_v` give, taking only bounds whose other terms `known`
+/// accepts (and with `t_v` not inside a call or a division).
+fn unit_range(conj: &Conjunction, v: usize, known: &dyn Fn(&Expr) -> bool) -> Option<(Expr, Expr)> {
+    let var = Var::Tuple(v);
+    let (mut lo, mut hi) = (None, None);
+    for c in conj.constraints().filter(|c| !c.is_eq()) {
+        let e = c.expr();
+        let coef = e.coefficient_of_var(var);
+        if coef.abs() != 1 || e.mentions_in_uf_args(var) {
+            continue;
+        }
+        let mut rest = e.clone();
+        rest.add_term(Atom::Var(var), -coef);
+        if !known(&rest) {
+            continue;
+        }
+        if coef == 1 {
+            lo = Some(rest.negate()); // v + rest >= 0
+        } else {
+            hi = Some(rest.plus(&Expr::constant(1))); // rest - v >= 0
+        }
+    }
+    Some((lo?, hi?))
+}
+
 /// Within one loop's statements (same domain, run in order each
 /// iteration), a scalar a statement's prologue assigns again with the value
 /// an earlier statement's prologue gave it, under the same guard, keeps
@@ -1988,16 +1972,9 @@ fn forget_written(known: &mut Vec<(Vec<Condition>, String, ValueExpr)>, b: &Body
     b.for_each_write(&mut |a| written.push(a.space.clone()));
     known.retain(|(_, name, value)| {
         let mut reads = false;
-        let probe = Body::Update {
-            target: Access {
-                space: String::new(),
-                index: Vec::new(),
-            },
-            op: UpdateOp::Assign,
-            value: value.clone(),
-        };
-        probe.for_each_read(&mut |a| reads |= written.contains(&a.space));
-        let _ = probe.map_exprs(&mut |e| {
+        value.for_each_read(&mut |a| reads |= written.contains(&a.space));
+        // Scalars in index expressions (`P.start(ii)`, `pos - ...`).
+        let _ = value.map_exprs(&mut |e| {
             e.for_each_sym(&mut |s| reads |= written.iter().any(|w| w == s));
             e.clone()
         });
@@ -2026,31 +2003,31 @@ fn box_extents(domain: &Set) -> Option<Vec<Expr>> {
         return None;
     };
     (0..conj.arity())
-        .map(|d| {
-            let v = Var::Tuple(d);
-            let mut lower_zero = false;
-            let mut upper = None;
-            for c in conj.constraints().filter(|c| !c.is_eq()) {
-                let e = c.expr();
-                let coef = e.coefficient_of_var(v);
-                let mut rest = e.clone();
-                rest.add_term(Atom::Var(v), -coef);
-                if mentions_any_var(&rest) {
-                    continue;
-                }
-                match coef {
-                    1 if rest.is_constant() && rest.constant_term() == 0 => lower_zero = true,
-                    m if m < 0 => upper = Some(Expr::floor_div(&rest, -m).plus(&Expr::constant(1))),
-                    _ => {}
-                }
-            }
-            if lower_zero {
-                upper
-            } else {
-                None
-            }
-        })
+        .map(|d| box_extent(conj, d, &|_| true))
         .collect()
+}
+
+/// The extent `E` of `t_v` from `0 <= t_v` and `m t_v <= B` in `conj`
+/// (`floor(B / m) + 1`), taking only bounds `B` without variables that
+/// `known` accepts.
+fn box_extent(conj: &Conjunction, v: usize, known: &dyn Fn(&Expr) -> bool) -> Option<Expr> {
+    let var = Var::Tuple(v);
+    let mut lower_zero = false;
+    let mut upper = None;
+    for c in conj.constraints().filter(|c| !c.is_eq()) {
+        let coef = c.expr().coefficient_of_var(var);
+        let mut rest = c.expr().clone();
+        rest.add_term(Atom::Var(var), -coef);
+        if mentions_any_var(&rest) || !known(&rest) {
+            continue;
+        }
+        match coef {
+            1 if rest.is_constant() && rest.constant_term() == 0 => lower_zero = true,
+            m if m < 0 => upper = Some(Expr::floor_div(&rest, -m).plus(&Expr::constant(1))),
+            _ => {}
+        }
+    }
+    upper.filter(|_| lower_zero)
 }
 
 /// The bounds `lo <= y <= hi` of a range `{[y] : ...}`.
