@@ -55,7 +55,10 @@ use crate::runtime::{Method, ObjectKind, C_RUNTIME};
 /// [`crate::dynamic`]) is an `int64_t **` / `double **` parameter: the
 /// function allocates it (`*a = calloc(...)`, zeroed) right before the first
 /// top-level node touching it and the caller frees it; its size spaces must
-/// not change afterwards. Such `temp` arrays are allocated at the same point
+/// not change afterwards. When that node is a loop that assigns the
+/// array's elements below its bound before reading any
+/// (`Lowered::written_prefix`), only the rest is zeroed
+/// (`spf_alloc_prefix`). Such `temp` arrays are allocated at the same point
 /// and freed at the end.
 ///
 /// Temporaries are allocated inside (zeroed with `calloc`, freed at the end;
@@ -192,9 +195,20 @@ pub fn emit_c(program: &LoopProgram) -> Result<String, EmitError> {
             } else {
                 (name.clone(), format!("*{name}"))
             };
-            w.line(&format!(
-                "{place} = calloc(spf_len({len}), sizeof {size}); /* sized by the computation */"
-            ));
+            match low.written_prefix(*s) {
+                Some(upper) => {
+                    // The next loop assigns the elements below `upper`
+                    // first: only the rest is zeroed.
+                    dialect.used.add("spf_alloc_prefix");
+                    let upper = print(&dialect, upper).text;
+                    w.line(&format!(
+                        "{place} = spf_alloc_prefix({len}, sizeof {size}, {upper}); /* sized by the computation */"
+                    ));
+                }
+                None => w.line(&format!(
+                    "{place} = calloc(spf_len({len}), sizeof {size}); /* sized by the computation */"
+                )),
+            }
             w.line(&format!("if ({place} == NULL) abort();"));
         }
         if let Some(node) = low.body.get(t) {
@@ -250,6 +264,9 @@ pub fn emit_c(program: &LoopProgram) -> Result<String, EmitError> {
     }
     if dialect.used.contains("math") {
         out.push_str("#include <math.h>\n");
+    }
+    if dialect.used.contains("spf_alloc_prefix") {
+        out.push_str("#include <string.h>\n");
     }
     out.push('\n');
     if !objects.is_empty() {
@@ -311,6 +328,24 @@ const HELPERS: &[(&str, &str)] = &[
         "spf_len",
         "/* an allocation length, never 0 */\n\
          static inline size_t spf_len(int64_t n) { return n > 0 ? (size_t)n : 1; }",
+    ),
+    (
+        "spf_alloc_prefix",
+        "/* n elements of `size` bytes (never a 0-byte block) of which those from\n\
+         \x20* `written` on are zeroed: the code that follows assigns the ones below\n\
+         \x20* before reading them. NULL when out of memory. */\n\
+         static inline void *spf_alloc_prefix(int64_t n, size_t size, int64_t written)\n\
+         {\n\
+         \x20   char *p;\n\
+         \x20   if (spf_len(n) > SIZE_MAX / size)\n\
+         \x20       return NULL;\n\
+         \x20   p = malloc(spf_len(n) * size);\n\
+         \x20   if (written < 0)\n\
+         \x20       written = 0;\n\
+         \x20   if (p != NULL && written < n)\n\
+         \x20       memset(p + (size_t)written * size, 0, (size_t)(n - written) * size);\n\
+         \x20   return p;\n\
+         }",
     ),
 ];
 

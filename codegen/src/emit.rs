@@ -674,6 +674,71 @@ pub(crate) enum LNode {
     },
 }
 
+/// Calls `visit` on every data space `node` reads: everything in its bounds,
+/// values, guards, call arguments and target indices, and the targets of
+/// updates other than `=`.
+fn reads_in_node(node: &LNode, visit: &mut impl FnMut(usize)) {
+    let (codes, body): (Vec<&Code>, &[LNode]) = match node {
+        LNode::For {
+            lower, upper, body, ..
+        } => (vec![lower, upper], body),
+        LNode::Let { value, body, .. } => (vec![value], body),
+        LNode::If { guards, body } => {
+            (guards.iter().flat_map(|g| [&g.lhs, &g.rhs]).collect(), body)
+        }
+        LNode::Stmt { actions, .. } => {
+            actions.iter().for_each(|a| reads_in_action(a, visit));
+            (Vec::new(), &[])
+        }
+    };
+    codes.into_iter().for_each(|c| c.for_each_elem(visit));
+    body.iter().for_each(|n| reads_in_node(n, visit));
+}
+
+fn reads_in_action(action: &Action, visit: &mut impl FnMut(usize)) {
+    match action {
+        Action::Update { target, op, value } => {
+            match target {
+                Code::Elem { space, index, .. } => {
+                    if op.reads_target() {
+                        visit(*space);
+                    }
+                    if let Some(i) = index {
+                        i.for_each_elem(visit);
+                    }
+                }
+                other => other.for_each_elem(visit),
+            }
+            value.for_each_elem(visit);
+        }
+        Action::If { conds, then } => {
+            for c in conds {
+                c.lhs.for_each_elem(visit);
+                c.rhs.for_each_elem(visit);
+            }
+            then.iter().for_each(|a| reads_in_action(a, visit));
+        }
+        Action::Call { args, .. } => args.iter().for_each(|a| a.for_each_elem(visit)),
+    }
+}
+
+/// Whether running `body` once assigns `space[var]` for sure: a statement
+/// reached through `let`s only whose unconditional actions include
+/// `space[var] = ...`.
+fn assigns_every_iteration(body: &[LNode], space: usize, var: &str) -> bool {
+    body.iter().any(|node| match node {
+        LNode::Let { body, .. } => assigns_every_iteration(body, space, var),
+        LNode::Stmt { actions, .. } => actions.iter().any(|a| {
+            matches!(a, Action::Update {
+                target: Code::Elem { space: s, index: Some(i), .. },
+                op: UpdateOp::Assign,
+                ..
+            } if *s == space && matches!(&**i, Code::Var(v) if v == var))
+        }),
+        LNode::For { .. } | LNode::If { .. } => false,
+    })
+}
+
 /// A whole lowered program, with what the printers need to know about the
 /// names and the use of each parameter.
 #[derive(Debug)]
@@ -705,6 +770,39 @@ pub(crate) struct Lowered<'a> {
 }
 
 impl Lowered<'_> {
+    /// For an array sized by the computation, `Some(u)` when the top-level
+    /// node it is allocated before assigns every element below `u` before
+    /// anything can read it, so that only the elements from `u` on need the
+    /// zero fill (a copy loop over a permutation's positions writes its
+    /// whole destination). The node must be a loop `for v in 0..u` (`u`
+    /// evaluated once, before the loop, as every backend does) in which
+    /// nothing reads the array, and every iteration must assign (`=`) the
+    /// element `v`: a statement reached through `let`s only, the assignment
+    /// not under an `if`. One-dimensional arrays only.
+    pub(crate) fn written_prefix(&self, space: usize) -> Option<&Code> {
+        let at = self.alloc_at[space]?;
+        if self.comp.spaces[space].extents.len() != 1 {
+            return None;
+        }
+        let LNode::For {
+            var,
+            lower: Code::Int(0),
+            upper,
+            body,
+            ..
+        } = self.body.get(at)?
+        else {
+            return None;
+        };
+        let mut reads = false;
+        let mut visit = |s: usize| reads |= s == space;
+        upper.for_each_elem(&mut visit);
+        for node in body {
+            reads_in_node(node, &mut visit);
+        }
+        (!reads && assigns_every_iteration(body, space, var)).then_some(upper)
+    }
+
     /// The parameters of the generated function, in order.
     pub(crate) fn parameters(&self) -> Vec<Parameter> {
         let mut out: Vec<Parameter> = self

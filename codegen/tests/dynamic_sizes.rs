@@ -353,3 +353,93 @@ fn size_spaces_are_symbols_in_domains_and_indices_only() {
     ))
     .is_ok());
 }
+
+/// Arrays a copy loop defines whole: `C` allocates them without the zero
+/// fill for the elements the loop assigns first (`spf_alloc_prefix`), and
+/// with `calloc` wherever that cannot be shown — a conditional or
+/// accumulating write, a loop starting above 0, a read in the same loop.
+const DEFINED: &str = "computation defined(N) {
+    in   real val[N];
+    out  int  K;
+    out  real dense[K];
+    out  int  summed[K];
+    out  real guarded[K];
+    out  real shorter[K];
+    out  real late[K];
+    out  real reread[K];
+    out  real copy[K];
+
+    S0: K += 1
+        domain {[n] : 0 <= n < N} schedule {[n] -> [0, n, 0]};
+    S1: { dense(p) = val(p); summed(p) += 1 }
+        domain {[p] : 0 <= p < K} schedule {[p] -> [1, p, 0]};
+    S2: if (val(p) > 0.5) guarded(p) = val(p)
+        domain {[p] : 0 <= p < K} schedule {[p] -> [1, p, 1]};
+    S3: shorter(p) = val(p)
+        domain {[p] : 0 <= p < K - 1} schedule {[p] -> [2, p, 0]};
+    S4: late(p) = val(p)
+        domain {[p] : 1 <= p < K} schedule {[p] -> [3, p, 0]};
+    S5: { reread(p) = val(p); copy(p) = reread(p) }
+        domain {[p] : 0 <= p < K} schedule {[p] -> [4, p, 0]};
+}";
+
+#[test]
+fn arrays_a_loop_defines_whole_skip_the_zero_fill() {
+    let p = program(DEFINED);
+    let c = emit_c(&p).unwrap();
+    for (name, prefix) in [
+        ("dense", Some("*K")),
+        ("shorter", Some("*K - 1")),
+        ("copy", Some("*K")),
+        ("summed", None),
+        ("guarded", None),
+        ("late", None),
+        ("reread", None),
+    ] {
+        let line = c
+            .lines()
+            .find(|l| l.trim_start().starts_with(&format!("*{name} = ")))
+            .unwrap_or_else(|| panic!("no allocation of {name}\n{c}"));
+        match prefix {
+            Some(u) => assert!(
+                line.contains(&format!("spf_alloc_prefix(*K, sizeof **{name}, {u})")),
+                "{name}: {line}"
+            ),
+            None => assert!(line.contains("calloc("), "{name}: {line}"),
+        }
+    }
+    // Every backend agrees, the unassigned elements zero (shorter's last,
+    // late's first, guarded's small values).
+    let mut r = Rng(0xa110c);
+    let cases: Vec<(Memory, Outputs)> = [0usize, 1, 2, 9, 64]
+        .into_iter()
+        .map(|n| {
+            let val = r.reals(n);
+            let mem = Memory::new()
+                .with_symbol("N", n as i64)
+                .with_array("val", Array::Real(val.clone()))
+                .with_array("K", Array::Int(vec![0]))
+                // Only their element types matter: the computation sizes them.
+                .with_array("summed", Array::Int(Vec::new()));
+            let mem = ["dense", "guarded", "shorter", "late", "reread", "copy"]
+                .into_iter()
+                .fold(mem, |m, a| m.with_array(a, Array::Real(Vec::new())));
+            let mut want = Outputs::new();
+            let upto = |m: usize| -> Vec<f64> {
+                (0..n).map(|i| if i < m { val[i] } else { 0.0 }).collect()
+            };
+            want.insert("K".into(), Array::Int(vec![n as i64]));
+            want.insert("dense".into(), Array::Real(val.clone()));
+            want.insert("summed".into(), Array::Int(vec![1; n]));
+            let guarded = val.iter().map(|&v| if v > 0.5 { v } else { 0.0 });
+            want.insert("guarded".into(), Array::Real(guarded.collect()));
+            want.insert("shorter".into(), Array::Real(upto(n.saturating_sub(1))));
+            let late = (0..n).map(|i| if i >= 1 { val[i] } else { 0.0 });
+            want.insert("late".into(), Array::Real(late.collect()));
+            want.insert("reread".into(), Array::Real(val.clone()));
+            want.insert("copy".into(), Array::Real(val.clone()));
+            (mem, want)
+        })
+        .collect();
+    check_cases(&p, &cases);
+}

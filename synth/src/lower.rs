@@ -1272,6 +1272,18 @@ impl<'a> Lowering<'a> {
             args: vec![k_total.to_string(), order_arg],
         });
         self.declare_scalar(&size);
+        // Room for every entry up front: the inserts then never regrow (and
+        // copy) the key store. The source's value slots bound the entries.
+        self.pending.push(Pending {
+            phase: 0,
+            ctx: Ctx::Once,
+            guard: Vec::new(),
+            body: Body::Call {
+                object: object.clone(),
+                method: "reserve".into(),
+                args: vec![self.source_slots()],
+            },
+        });
         self.fill_object(&object, &size, values, pro, mode == PermMode::Sorted);
         if let Some(ranks) = self.perm.as_ref().and_then(|p| p.distinct.clone()) {
             self.declare_scalar(&ranks);
@@ -1290,6 +1302,22 @@ impl<'a> Lowering<'a> {
             });
         }
         Ok(())
+    }
+
+    /// The number of value slots the source stores (the product of its
+    /// value array's extents): a bound on the entries any pass over the
+    /// source visits.
+    fn source_slots(&self) -> ValueExpr {
+        let mut extents = self
+            .conv
+            .src
+            .data_size
+            .iter()
+            .map(|e| ValueExpr::Index(e.clone()));
+        let first = extents.next().unwrap_or(ValueExpr::Int(1));
+        extents.fold(first, |acc, e| {
+            ValueExpr::Binary(BinOp::Mul, Box::new(acc), Box::new(e))
+        })
     }
 
     /// Two points of the source's iteration space, the second's variables

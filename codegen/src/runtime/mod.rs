@@ -422,6 +422,10 @@ pub enum Method {
     Insert,
     /// `P.sort()`, `S.sort()`: orders and freezes (a second call does nothing).
     Sort,
+    /// `P.reserve(n)`: room for `n` entries in all, a capacity hint with no
+    /// effect on any result (it saves regrowing the key store while the
+    /// entries are inserted).
+    Reserve,
     /// `P.map(e)`: the sorted position of entry `e`.
     Map,
     /// `P.entry(p)`: the entry at sorted position `p`.
@@ -455,6 +459,7 @@ impl Method {
         match self {
             Method::Insert => "insert",
             Method::Sort => "sort",
+            Method::Reserve => "reserve",
             Method::Map => "map",
             Method::Entry => "entry",
             Method::Key => "key",
@@ -472,13 +477,16 @@ impl Method {
     /// Whether the method returns a value (is called in expressions) rather
     /// than changing the object (called as a statement body).
     pub fn returns_value(self) -> bool {
-        !matches!(self, Method::Insert | Method::Sort)
+        !matches!(self, Method::Insert | Method::Sort | Method::Reserve)
     }
 
-    /// Whether the method changes its object: `insert`, `sort` and the value
-    /// `place`.
+    /// Whether the method changes its object: `insert`, `sort`, `reserve`
+    /// and the value `place`.
     pub fn changes_object(self) -> bool {
-        matches!(self, Method::Insert | Method::Sort | Method::Place)
+        matches!(
+            self,
+            Method::Insert | Method::Sort | Method::Reserve | Method::Place
+        )
     }
 }
 
@@ -629,6 +637,7 @@ pub fn check_call_at(
     let (m, expected) = match (&spec.kind, method) {
         (ObjectKind::Permutation { arity, .. }, "insert") => (Method::Insert, *arity),
         (ObjectKind::Permutation { .. }, "sort") => (Method::Sort, 0),
+        (ObjectKind::Permutation { .. }, "reserve") => (Method::Reserve, 1),
         (ObjectKind::Permutation { .. }, "map") => (Method::Map, 1),
         (ObjectKind::Permutation { .. }, "entry") => (Method::Entry, 1),
         (ObjectKind::Permutation { .. }, "key") => (Method::Key, 2),

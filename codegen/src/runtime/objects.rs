@@ -223,6 +223,10 @@ impl Object {
                 p.sort();
                 Ok(())
             }
+            (Object::Perm(p), Method::Reserve) => {
+                p.reserve(args[0]);
+                Ok(())
+            }
             (Object::Set(s), Method::Insert) => s.insert(args[0]),
             (Object::Set(s), Method::Sort) => {
                 s.sort();
@@ -272,6 +276,14 @@ impl Object {
 }
 
 impl Perm {
+    /// `reserve(n)`: a capacity hint. Nothing is observable, so a failed or
+    /// absurd reservation (negative, too large) is simply not made.
+    fn reserve(&mut self, n: i64) {
+        if let Ok(n) = usize::try_from(n) {
+            let _ = self.keys.try_reserve(n.saturating_sub(self.keys.len()));
+        }
+    }
+
     fn insert(&mut self, key: &[i64]) -> Result<(), ObjectFault> {
         if self.sorted {
             return Err(ObjectFault::InsertAfterSort);

@@ -135,6 +135,16 @@ impl Permutation {
         }
     }
 
+    /// Room for `n` entries in all: a capacity hint that saves regrowing the
+    /// key store while the entries are inserted, with no effect on any
+    /// result. A reservation that cannot be made (negative, or more memory
+    /// than there is) is not made.
+    pub fn reserve(&mut self, n: i64) {
+        if let Some(words) = usize::try_from(n).ok().and_then(|n| n.checked_mul(self.k)) {
+            let _ = self.keys.try_reserve(words.saturating_sub(self.keys.len()));
+        }
+    }
+
     /// Appends an entry with key `key` (its entry number is the number of
     /// entries before it).
     ///
