@@ -368,10 +368,10 @@ static inline void spf_perm_msort(int order, int64_t k, int64_t cmp, int64_t *a,
 /* Entries arrays have SPF_AHEAD more elements, 0 (a valid entry), that
  * key() reads ahead. */
 enum { SPF_AHEAD = 12 };
-/* MSD counting sorts (spf_perm_counting_sort) take over from LSD when the
- * first component's buckets hold SPF_MSD_BUCKET entries on average, or when
- * the keys take SPF_MSD_BYTES or more: out of cache, LSD's second pass and
- * the reads of keys through the order cost more than MSD's bucket sorts.
+/* MSD counting sorts (spf_perm_counting_sort) are chosen when the keys take
+ * SPF_MSD_BYTES or more (out of cache, a second scatter pass costs more than
+ * MSD's bucket sorts), and for three compared components or more when the
+ * first component's buckets hold SPF_MSD_BUCKET entries on average.
  * Measured on a 2-core EPYC (2 MiB L2, 32 MiB L3) with matgen's matrices. */
 #ifndef SPF_MSD_BUCKET
 #define SPF_MSD_BUCKET 16
@@ -606,12 +606,53 @@ static inline void spf_perm_counting_lsd(spf_perm *p)
     spf_perm_set_entries(p, order, ~(uint64_t)0);
 }
 
+/* Counting order of two compared components, LSD with the records moved:
+ * the first pass scatters (first component, second << ebits | entry) by the
+ * second component, the second pass scatters the words by the first, so
+ * every read is sequential (no key is read through the order) and key()
+ * decodes the second component from the sorted word, as after MSD. Two
+ * scatter passes and no branch per entry: in cache, with short buckets,
+ * cheaper than MSD's bucket sorts. */
+static inline void spf_perm_counting_lsd2(spf_perm *p, int ebits)
+{
+    const int64_t n = p->n, k = p->stride, e1 = p->extents[1];
+    const int64_t *keys = p->keys;
+    uint64_t *out = spf_entries_alloc(n);
+    spf_pair *tmp = (spf_pair *)spf_alloc(n, sizeof *tmp);
+    int64_t *cur = (int64_t *)spf_alloc(e1 > p->extents[0] ? e1 : p->extents[0], sizeof *cur);
+    int64_t i, v, sum = 0;
+    spf_perm_count_all(p, 2);
+    for (v = 0; v < e1; v++) {
+        cur[v] = sum;
+        sum += p->counts[1][v];
+    }
+    for (i = 0; i < n; i++) {
+        const int64_t *key = keys + i * k;
+        spf_pair *r = tmp + cur[key[1]]++;
+        r->code = (uint64_t)key[0];
+        r->entry = (uint64_t)key[1] << ebits | (uint64_t)i;
+    }
+    memcpy(cur, p->starts, (size_t)p->extents[0] * sizeof *cur);
+    for (i = 0; i < n; i++)
+        out[cur[tmp[i].code]++] = tmp[i].entry;
+    free(cur);
+    free(tmp);
+    spf_perm_set_entries(p, out, ((uint64_t)1 << ebits) - 1);
+    p->radix = (int64_t *)spf_alloc(2, sizeof *p->radix);
+    p->radix[1] = 1;
+    p->ebits = ebits;
+}
+
 /* Counting sort: the prefix sums of the first component's counts, then
- * nothing more for keys inserted in order, MSD (one counting pass, then
- * each bucket; key() then decodes the other compared components from the
- * sorted words) when the buckets are long or the keys out of cache (see
- * SPF_MSD_BUCKET) and the other compared components and the entry numbers
- * fit one 64-bit word, LSD otherwise. */
+ * nothing more for keys inserted in order. Otherwise, when the compared
+ * components after the first fit one 64-bit word with the entry numbers
+ * (key() then decodes them from the sorted words):
+ *   - out of cache (SPF_MSD_BYTES of stored keys), MSD: one scatter pass,
+ *     then each bucket sorted;
+ *   - two compared components: LSD with the records moved (lsd2);
+ *   - more, MSD when the first component's buckets are long
+ *     (SPF_MSD_BUCKET), LSD otherwise.
+ * LSD through the order when the components do not fit. */
 static inline void spf_perm_counting_sort(spf_perm *p)
 {
     const int64_t n = p->n, j = p->j, e0 = p->extents[0];
@@ -627,22 +668,29 @@ static inline void spf_perm_counting_sort(spf_perm *p)
     p->starts[e0] = sum;
     if (p->in_order || n < 2)
         return;
-    /* MSD pays for its bucket sorts with mispredicted branches where the
-     * buckets are short (a few entries per row): in cache, LSD's passes are
-     * cheaper there. */
-    if (j >= 2 && (n >= SPF_MSD_BUCKET * e0 ||
-                   n >= SPF_MSD_BYTES / (int64_t)sizeof *p->keys / p->stride)) {
+    if (j >= 2) {
         const int ebits = spf_bit_length((uint64_t)(n - 1));
         const uint64_t room = (uint64_t)1 << (64 - ebits);
         uint64_t prod = 1;
         for (d = 1; d < j && prod != 0; d++) {
             if ((uint64_t)p->extents[d] > room / prod)
                 prod = 0; /* does not fit */
-            else
+            else if (p->extents[d] > 0)
                 prod *= (uint64_t)p->extents[d];
         }
         if (prod != 0) {
-            spf_perm_counting_msd(p, ebits, spf_bit_length(prod - 1), longest);
+            const int cbits = spf_bit_length(prod - 1);
+            /* MSD pays for its bucket sorts with mispredicted branches
+             * where the buckets are short (a few entries per row): in
+             * cache, LSD's passes are cheaper there. */
+            if (n >= SPF_MSD_BYTES / (int64_t)sizeof *p->keys / p->stride)
+                spf_perm_counting_msd(p, ebits, cbits, longest);
+            else if (j == 2)
+                spf_perm_counting_lsd2(p, ebits);
+            else if (n >= SPF_MSD_BUCKET * e0)
+                spf_perm_counting_msd(p, ebits, cbits, longest);
+            else
+                spf_perm_counting_lsd(p);
             return;
         }
     }
