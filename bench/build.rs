@@ -1,15 +1,20 @@
 //! Compiles the hand-written C baselines with the flags `spf build` gives
-//! the generated converters (`-O3 -march=native -std=c99`), whatever the
-//! Cargo profile, so the two are compiled alike.
+//! the generated converters (`-O3 -march=native -std=c99`, and on x86-64
+//! `-mprefer-vector-width=256`; `src/cli/driver.rs`, `compile`), whatever
+//! the Cargo profile, so the two are compiled alike.
 
 fn main() {
     println!("cargo:rerun-if-changed=c/baselines.c");
-    cc::Build::new()
+    let mut build = cc::Build::new();
+    build
         .file("c/baselines.c")
         .opt_level(3)
         .debug(false)
         .flag("-march=native")
         .flag("-std=c99")
-        .warnings(true)
-        .compile("spf_baselines");
+        .warnings(true);
+    if std::env::var("CARGO_CFG_TARGET_ARCH").as_deref() == Ok("x86_64") {
+        build.flag("-mprefer-vector-width=256");
+    }
+    build.compile("spf_baselines");
 }

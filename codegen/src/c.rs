@@ -182,19 +182,34 @@ pub fn emit_c(program: &LoopProgram) -> Result<String, EmitError> {
     }
     // The top-level nodes, with the allocations of the arrays sized by the
     // computation before them (their size spaces are final from there on).
+    // An array sized by the computation as C names it: its length, the
+    // pointer (`*a` for an `out` one, passed as `T **a`) and an element.
+    let sized = |s: usize, extents: &[Code]| {
+        let name = &low.spaces[s];
+        let len = product(&dialect, extents);
+        if low.comp.spaces[s].role == Role::Out {
+            (len, format!("*{name}"), format!("**{name}"))
+        } else {
+            (len, name.clone(), format!("*{name}"))
+        }
+    };
     for t in 0..=low.body.len() {
         for (s, at, extents) in &dynamic {
             if *at != t {
                 continue;
             }
             dialect.used.add("spf_len");
-            let name = &low.spaces[*s];
-            let len = product(&dialect, extents);
-            let (place, size) = if low.comp.spaces[*s].role == Role::Out {
-                (format!("*{name}"), format!("**{name}"))
-            } else {
-                (name.clone(), format!("*{name}"))
-            };
+            let (len, place, size) = sized(*s, extents);
+            if low.placed_by(*s).is_some() {
+                // The next loop writes the positions a scatter hands out;
+                // the others are zeroed after it.
+                dialect.used.add("spf_alloc_prefix");
+                w.line(&format!(
+                    "{place} = spf_alloc_prefix({len}, sizeof {size}, {len}); /* sized by the computation; zeroed where not placed after the loop */"
+                ));
+                w.line(&format!("if ({place} == NULL) abort();"));
+                continue;
+            }
             match low.written_prefix(*s) {
                 Some(upper) => {
                     // The next loop assigns the elements below `upper`
@@ -213,6 +228,15 @@ pub fn emit_c(program: &LoopProgram) -> Result<String, EmitError> {
         }
         if let Some(node) = low.body.get(t) {
             w.node(node, t + 1 == low.body.len());
+        }
+        for (s, at, extents) in &dynamic {
+            if let (true, Some(o)) = (*at == t, low.placed_by(*s)) {
+                let (len, place, size) = sized(*s, extents);
+                w.line(&format!(
+                    "spf_scatter_zero_unplaced(&{}, {place}, sizeof {size}, {len});",
+                    low.objects[o]
+                ));
+            }
         }
     }
     for (o, _) in objects.iter().rev() {

@@ -722,6 +722,100 @@ fn reads_in_action(action: &Action, visit: &mut impl FnMut(usize)) {
     }
 }
 
+/// Checks [`Lowered::placed_by`]'s pattern in `nodes` (one loop body):
+/// `Err(())` when it does not hold; `object` collects the scatter.
+fn placed_writes(nodes: &[LNode], space: usize, object: &mut Option<usize>) -> Result<(), ()> {
+    // The scalar of a `place` whose position `space` has not been written at.
+    let mut pending: Option<usize> = None;
+    for node in nodes {
+        let actions = match node {
+            LNode::Stmt { actions, .. } => actions,
+            LNode::For { body, .. } | LNode::Let { body, .. } | LNode::If { body, .. } => {
+                if pending.is_some() {
+                    return Err(());
+                }
+                placed_writes(body, space, object)?;
+                continue;
+            }
+        };
+        for a in actions {
+            match a {
+                Action::Update {
+                    target:
+                        Code::Elem {
+                            space: t,
+                            index: None,
+                            ..
+                        },
+                    op: UpdateOp::Assign,
+                    value:
+                        Code::Call {
+                            object: o,
+                            method: Method::Place,
+                            ..
+                        },
+                } => {
+                    if pending.is_some() || object.is_some_and(|b| b != *o) {
+                        return Err(());
+                    }
+                    *object = Some(*o);
+                    pending = Some(*t);
+                }
+                Action::Update {
+                    target:
+                        Code::Elem {
+                            space: s, index, ..
+                        },
+                    op,
+                    ..
+                } if *s == space => {
+                    let at_pending = matches!((index.as_deref(), pending), (
+                        Some(Code::Elem { space: t, index: None, .. }),
+                        Some(p),
+                    ) if *t == p);
+                    if *op != UpdateOp::Assign || !at_pending {
+                        return Err(());
+                    }
+                    pending = None;
+                }
+                Action::Update {
+                    target: Code::Elem { space: s, .. },
+                    ..
+                } if Some(*s) == pending => return Err(()),
+                Action::Update { .. } => {}
+                Action::If { then, .. } => {
+                    if mentions_place_or_write(then, space) {
+                        return Err(());
+                    }
+                }
+                Action::Call { .. } => {}
+            }
+        }
+    }
+    if pending.is_some() {
+        return Err(());
+    }
+    Ok(())
+}
+
+/// Whether `actions` place anything or write `space`.
+fn mentions_place_or_write(actions: &[Action], space: usize) -> bool {
+    actions.iter().any(|a| match a {
+        Action::Update { target, value, .. } => {
+            matches!(target, Code::Elem { space: s, .. } if *s == space)
+                || matches!(
+                    value,
+                    Code::Call {
+                        method: Method::Place,
+                        ..
+                    }
+                )
+        }
+        Action::If { then, .. } => mentions_place_or_write(then, space),
+        Action::Call { .. } => false,
+    })
+}
+
 /// Whether running `body` once assigns `space[var]` for sure: a statement
 /// reached through `let`s only whose unconditional actions include
 /// `space[var] = ...`.
@@ -801,6 +895,31 @@ impl Lowered<'_> {
             reads_in_node(node, &mut visit);
         }
         (!reads && assigns_every_iteration(body, space, var)).then_some(upper)
+    }
+
+    /// For an array sized by the computation, the scatter (by index in the
+    /// objects) whose positions the top-level node it is allocated before
+    /// writes it at: every `t = B.place(v)` of the node is followed, in the
+    /// same statement or the next statements of its loop body and with no
+    /// condition in between, by `a[t] = ...`, the array is written nowhere
+    /// else and read nowhere in the node. After the node, every position
+    /// `B` handed out is written, and `spf_scatter_zero_unplaced` zeroes
+    /// the others (and the elements past the scatter's entries): the zero
+    /// fill of the whole array is not needed. One-dimensional arrays only.
+    pub(crate) fn placed_by(&self, space: usize) -> Option<usize> {
+        let at = self.alloc_at[space]?;
+        if self.comp.spaces[space].extents.len() != 1 {
+            return None;
+        }
+        let node = self.body.get(at)?;
+        let mut reads = false;
+        reads_in_node(node, &mut |s| reads |= s == space);
+        if reads {
+            return None;
+        }
+        let mut object = None;
+        placed_writes(std::slice::from_ref(node), space, &mut object).ok()?;
+        object
     }
 
     /// The parameters of the generated function, in order.

@@ -443,3 +443,103 @@ fn arrays_a_loop_defines_whole_skip_the_zero_fill() {
         .collect();
     check_cases(&p, &cases);
 }
+
+/// Arrays written at the positions a scatter hands out: C allocates them
+/// without the zero fill and zeroes, after the loop, the positions `place`
+/// did not hand out (`spf_scatter_zero_unplaced`) — all of them but half's
+/// first entries here; a write under a condition keeps `calloc`.
+const PLACED: &str = "computation placed(N, M) {
+    in   int  key[N];
+    in   real val[N];
+    out  int  K;
+    out  real full[K];
+    out  real half[K];
+    out  real cond[K];
+    temp int  t;
+    temp int  u;
+    temp int  w;
+    object B : Scatter(M);
+    object C : Scatter(M);
+    object D : Scatter(M);
+
+    S0: { K += 1; B.insert(key(n)); C.insert(key(n)); D.insert(key(n)) }
+        domain {[n] : 0 <= n < N} schedule {[n] -> [0, n, 0]};
+    S1: { B.sort(); C.sort(); D.sort() }
+        domain {[]} schedule {[] -> [1, 0, 0]};
+    S2: { t = B.place(key(n)); full(t) = val(n) }
+        domain {[n] : 0 <= n < N} schedule {[n] -> [2, n, 0]};
+    S3: { u = C.place(key(n)); half(u) = val(n) }
+        domain {[n] : 0 <= n && 2n < N} schedule {[n] -> [3, n, 0]};
+    S4: { w = D.place(key(n)); if (val(n) > 0.5) cond(w) = val(n) }
+        domain {[n] : 0 <= n < N} schedule {[n] -> [4, n, 0]};
+}";
+
+#[test]
+fn arrays_written_at_placed_positions_zero_only_the_holes() {
+    let p = program(PLACED);
+    let c = emit_c(&p).unwrap();
+    for (name, placed) in [("full", true), ("half", true), ("cond", false)] {
+        let line = c
+            .lines()
+            .find(|l| l.trim_start().starts_with(&format!("*{name} = ")))
+            .unwrap_or_else(|| panic!("no allocation of {name}\n{c}"));
+        assert_eq!(
+            line.contains(&format!("spf_alloc_prefix(*K, sizeof **{name}, *K)")),
+            placed,
+            "{name}: {line}"
+        );
+        assert_eq!(line.contains("calloc("), !placed, "{name}: {line}");
+        assert_eq!(
+            c.contains("spf_scatter_zero_unplaced(&")
+                && c.contains(&format!(", *{name}, sizeof **{name}, *K);")),
+            placed,
+            "{name}\n{c}"
+        );
+    }
+    let mut r = Rng(0x5ca7);
+    let cases: Vec<(Memory, Outputs)> = [(0usize, 3u64), (1, 1), (2, 2), (9, 3), (64, 7)]
+        .into_iter()
+        .map(|(n, m)| {
+            let key: Vec<i64> = (0..n).map(|_| r.below(m) as i64).collect();
+            let val = r.reals(n);
+            // A stable counting sort of the first `upto` entries by key.
+            let positions = |upto: usize| -> Vec<usize> {
+                (0..upto)
+                    .map(|e| {
+                        let below = key.iter().filter(|&&k| k < key[e]).count();
+                        let before = key[..e].iter().filter(|&&k| k == key[e]).count();
+                        below + before
+                    })
+                    .collect()
+            };
+            let scatter = |upto: usize, keep: &dyn Fn(f64) -> bool| -> Vec<f64> {
+                let mut out = vec![0.0; n];
+                for (e, q) in positions(upto).into_iter().enumerate() {
+                    if keep(val[e]) {
+                        out[q] = val[e];
+                    }
+                }
+                out
+            };
+            let mem = Memory::new()
+                .with_symbol("N", n as i64)
+                .with_symbol("M", m as i64)
+                .with_array("key", Array::Int(key.clone()))
+                .with_array("val", Array::Real(val.clone()))
+                .with_array("K", Array::Int(vec![0]));
+            let mem = ["full", "half", "cond"]
+                .into_iter()
+                .fold(mem, |m, a| m.with_array(a, Array::Real(Vec::new())));
+            let mut want = Outputs::new();
+            want.insert("K".into(), Array::Int(vec![n as i64]));
+            want.insert("full".into(), Array::Real(scatter(n, &|_| true)));
+            want.insert(
+                "half".into(),
+                Array::Real(scatter(n.div_ceil(2), &|_| true)),
+            );
+            want.insert("cond".into(), Array::Real(scatter(n, &|v| v > 0.5)));
+            (mem, want)
+        })
+        .collect();
+    check_cases(&p, &cases);
+}

@@ -1262,13 +1262,18 @@ const COO_CSC: &str = "computation coo_csc(N, M, NNZ) {
     out  real val_out[NNZ];
     out  int  dest[NNZ];
     out  int  size;
+    out  int  rank[NNZ];
+    out  int  counts[M + 1];
     temp int  k;
+    temp int  r;
     object B : Scatter(M);
 
     S0: B.insert(col(n)) domain {[n] : 0 <= n < NNZ} schedule {[n] -> [0, n, 0]};
     S1: B.sort() domain {[]} schedule {[] -> [1, 0, 0]};
-    S2: colptr(j) = B.start(j) domain {[j] : 0 <= j <= M} schedule {[j] -> [2, j, 0]};
-    S3: { k = B.place(col(n)); row_out(k) = row(n); val_out(k) = val(n); dest(n) = k }
+    S2: { colptr(j) = B.start(j); counts(j) = B.count(j) }
+        domain {[j] : 0 <= j <= M} schedule {[j] -> [2, j, 0]};
+    S3: { k = B.place(col(n)); row_out(k) = row(n); val_out(k) = val(n); dest(n) = k;
+          r = B.slot(col(n)); rank(n) = r }
         domain {[n] : 0 <= n < NNZ} schedule {[n] -> [3, n, 0]};
     S4: size = B.size() domain {[]} schedule {[] -> [4, 0, 0]};
 }";
@@ -1320,6 +1325,22 @@ fn coo_csc_cases(seed: u64) -> Vec<(Memory, Outputs)> {
             );
             out_ints(&mut outs, "dest", dest);
             out_ints(&mut outs, "size", vec![nnz as i64]);
+            // slot: an entry's rank among the earlier entries of its
+            // column; count: per column.
+            let rank: Vec<i64> = (0..nnz)
+                .map(|e| c.col[..e].iter().filter(|&&x| x == c.col[e]).count() as i64)
+                .collect();
+            out_ints(&mut outs, "rank", rank);
+            out_ints(
+                &mut outs,
+                "counts",
+                (0..=m as i64)
+                    .map(|j| c.col.iter().filter(|&&x| x == j).count() as i64)
+                    .collect(),
+            );
+            let mem = mem
+                .with_array("rank", ints(vec![0; nnz]))
+                .with_array("counts", ints(vec![0; m + 1]));
             (mem, outs)
         })
         .collect()
@@ -1336,6 +1357,7 @@ fn scatter_extents_are_affine() {
     let text = COO_CSC
         .replace("Scatter(M)", "Scatter(M + 1)")
         .replace("colptr[M + 1]", "colptr[M + 2]")
+        .replace("counts[M + 1]", "counts[M + 2]")
         .replace("0 <= j <= M}", "0 <= j <= M + 1}");
     let p = program(&text);
     let c = emit_c(&p).unwrap();
@@ -1352,7 +1374,15 @@ fn scatter_extents_are_affine() {
             };
             colptr.push(nnz as i64);
             let m = colptr.len() - 1;
-            (mem.with_array("colptr", ints(vec![0; m + 1])), outs)
+            // Key M + 1 has no entry.
+            let Array::Int(counts) = outs.get_mut("counts").unwrap() else {
+                unreachable!()
+            };
+            counts.push(0);
+            let mem = mem
+                .with_array("colptr", ints(vec![0; m + 1]))
+                .with_array("counts", ints(vec![0; m + 1]));
+            (mem, outs)
         })
         .collect();
     check_cases(&p, &cases);
@@ -1472,7 +1502,7 @@ fn invalid_scatter_calls_and_declarations_are_typed_errors_in_every_backend() {
             call: "P.place".into()
         }
         .to_string(),
-        "`P.place` hands out a new position each time it is evaluated; it must be the whole \
+        "`P.place` hands out a new value each time it is evaluated; it must be the whole \
          value of an assignment (`k = P.place(v)`)"
     );
     // Under a condition and in a sequence, an assignment is fine.
@@ -1545,6 +1575,14 @@ fn scatter_misuse_while_running_is_a_typed_error_naming_the_statement() {
             &with_object(SCATTER, sorted, "y(i) = P.place(2)"),
             "P.place"
         ),
+        ObjectFault::PlacedTooOften {
+            key: 2,
+            inserted: 1
+        }
+    );
+    // So for slots.
+    assert_eq!(
+        fault(&with_object(SCATTER, sorted, "y(i) = P.slot(2)"), "P.slot"),
         ObjectFault::PlacedTooOften {
             key: 2,
             inserted: 1

@@ -333,6 +333,59 @@ fn cases() -> Vec<Case> {
             keys: kl,
         });
     }
+    // Keys in order, then out of order late (insert() tracks the order from
+    // copies of the last key: counting by its code, lex and counting with
+    // codes too wide by its components, more than four compared components
+    // from the stored keys): codes of three and five components, codes
+    // that do not fit a word (four and five components), lex of four and five
+    // components; ties, an inversion in the last compared component only,
+    // ties whose payloads decrease (not compared).
+    let wide = 1i64 << 16;
+    let in_order_shapes: [(Kind, Vec<i64>, usize); 6] = [
+        (Kind::Counting, vec![4, 5, 6], 4),
+        (Kind::Counting, vec![wide; 4], 5),
+        (Kind::Counting, vec![3, 1 << 20, 1 << 20, 1 << 20, 4], 6),
+        (Kind::Counting, vec![3, 4, 2, 3, 2], 5),
+        (Kind::Lex, vec![5, 4, 3, 6], 5),
+        (Kind::Lex, vec![3, 2, 4, 2, 3], 6),
+    ];
+    for (kind, bound, k) in in_order_shapes {
+        let j = bound.len();
+        for late in [None, Some(0), Some(j - 1)] {
+            let mut keys = keys(&mut rng, 400, &bound, k, true);
+            if let Some(d) = late {
+                // the last key moves below the one before it in component d
+                let n = keys.len();
+                let mut key = keys[n - 2].clone();
+                if key[d] == 0 {
+                    keys[n - 2][d] = 1;
+                } else {
+                    key[d] -= 1;
+                }
+                key[k - 1] = keys[n - 1][k - 1];
+                keys[n - 1] = key;
+            }
+            // equal compared components, the payload going down
+            if k > j {
+                let n = keys.len();
+                let mut tie = keys[n / 2].clone();
+                tie[k - 1] = -100;
+                keys.insert(n / 2 + 1, tie);
+            }
+            let extents = if kind == Kind::Counting {
+                bound.clone()
+            } else {
+                Vec::new()
+            };
+            cases.push(Case {
+                k,
+                j,
+                kind,
+                extents,
+                keys,
+            });
+        }
+    }
     // Payloads equal to the entry numbers (the C runtime stores none), and
     // equal for the first half only (it starts storing them midway).
     let with_payload: Vec<Case> = cases.iter().filter(|c| c.k > c.j).cloned().collect();
@@ -353,6 +406,30 @@ fn cases() -> Vec<Case> {
     cases
 }
 
+/// Compiles `src` into `exe` with every warning an error, plus `defines`.
+fn compile_c(src: &std::path::Path, exe: &std::path::Path, defines: &[&str]) {
+    let cc = Command::new("cc")
+        .args([
+            "-std=c99",
+            "-O2",
+            "-Wall",
+            "-Wextra",
+            "-pedantic",
+            "-Werror",
+        ])
+        .args(defines)
+        .arg("-o")
+        .arg(exe)
+        .arg(src)
+        .output()
+        .unwrap();
+    assert!(
+        cc.status.success(),
+        "{}",
+        String::from_utf8_lossy(&cc.stderr)
+    );
+}
+
 /// The C runtime as tuned, and with `SPF_MSD_BYTES` 0: MSD counting sorts
 /// wherever the codes fit a word, short buckets included (the choice the
 /// runtime makes for keys out of cache), with `key` decoding the sorted
@@ -370,26 +447,7 @@ fn c_permutation_matches_the_reference(defines: &[&str]) {
     let src = dir.path().join("perm.c");
     std::fs::write(&src, format!("{C_RUNTIME}\n{DRIVER}")).unwrap();
     let exe = dir.path().join("perm");
-    let cc = Command::new("cc")
-        .args([
-            "-std=c99",
-            "-O2",
-            "-Wall",
-            "-Wextra",
-            "-pedantic",
-            "-Werror",
-        ])
-        .args(defines)
-        .arg("-o")
-        .arg(&exe)
-        .arg(&src)
-        .output()
-        .unwrap();
-    assert!(
-        cc.status.success(),
-        "{}",
-        String::from_utf8_lossy(&cc.stderr)
-    );
+    compile_c(&src, &exe, defines);
     // The cases from a file: a pipe both ways could fill up.
     let cases_file = dir.path().join("cases.txt");
     std::fs::write(&cases_file, input(&cases)).unwrap();
@@ -442,5 +500,76 @@ fn rust_permutation_matches_the_reference() {
                 assert_eq!(p.key(d as i64, pos as i64), case.keys[e][d], "case {i}");
             }
         }
+    }
+}
+
+/// Misuse of a `Permutation` in C aborts with its message, on `insert`'s
+/// fast paths too: an insert after sort, a compared component outside its
+/// counting range (the first, the second, the fifth: past insert()'s
+/// copies of the extents), a negative morton component. Each line: the
+/// calls, then the message.
+#[test]
+fn c_permutation_misuse_aborts() {
+    let cases: [(&str, &str); 6] = [
+        (
+            "spf_perm P = spf_perm_new_compared(3, 2, SPF_COUNTING, (int64_t[]){4, 4});
+             spf_perm_insert(&P, (int64_t[]){1, 2, 0});
+             spf_perm_sort(&P);
+             spf_perm_insert(&P, (int64_t[]){1, 2, 1});",
+            "spf runtime: insert after sort() (1)",
+        ),
+        (
+            "spf_perm P = spf_perm_new_compared(3, 2, SPF_COUNTING, (int64_t[]){4, 4});
+             spf_perm_insert(&P, (int64_t[]){1, 2, 0});
+             spf_perm_insert(&P, (int64_t[]){4, 2, 1});",
+            "spf runtime: key component outside its counting range (4)",
+        ),
+        (
+            "spf_perm P = spf_perm_new_compared(3, 2, SPF_COUNTING, (int64_t[]){4, 4});
+             spf_perm_reserve(&P, 8);
+             spf_perm_insert(&P, (int64_t[]){1, 2, 0});
+             spf_perm_insert(&P, (int64_t[]){1, -3, 1});",
+            "spf runtime: key component outside its counting range (-3)",
+        ),
+        (
+            "spf_perm P = spf_perm_new(5, SPF_COUNTING, (int64_t[]){2, 2, 2, 2, 3});
+             spf_perm_insert(&P, (int64_t[]){1, 1, 1, 1, 2});
+             spf_perm_insert(&P, (int64_t[]){1, 1, 1, 1, 3});",
+            "spf runtime: key component outside its counting range (3)",
+        ),
+        (
+            "spf_perm P = spf_perm_new_compared(3, 2, SPF_MORTON, NULL);
+             spf_perm_insert(&P, (int64_t[]){1, 2, -5});
+             spf_perm_insert(&P, (int64_t[]){1, -2, 0});",
+            "spf runtime: negative key component in a morton order (-2)",
+        ),
+        (
+            "spf_perm P = spf_perm_new_compared(2, 1, SPF_LEX, NULL);
+             spf_perm_insert(&P, (int64_t[]){-1, 2});
+             spf_perm_sort(&P);
+             spf_perm_insert(&P, (int64_t[]){0, 0});",
+            "spf runtime: insert after sort() (1)",
+        ),
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    let mut src = format!("{C_RUNTIME}\nint main(int argc, char **argv)\n{{\n    (void)argv;\n");
+    for (i, (calls, _)) in cases.iter().enumerate() {
+        let _ = writeln!(
+            src,
+            "    if (argc == {}) {{\n        {calls}\n        spf_perm_free(&P);\n    }}",
+            i + 2
+        );
+    }
+    src.push_str("    return 0;\n}\n");
+    let c_src = dir.path().join("misuse.c");
+    std::fs::write(&c_src, src).unwrap();
+    let exe = dir.path().join("misuse");
+    compile_c(&c_src, &exe, &[]);
+    for (i, (_, message)) in cases.iter().enumerate() {
+        // argc == i + 2: the program name and i + 1 arguments
+        let out = Command::new(&exe).args(vec!["x"; i + 1]).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "case {i} should abort");
+        assert_eq!(stderr.trim_end(), *message, "case {i}");
     }
 }

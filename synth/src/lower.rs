@@ -491,7 +491,13 @@ impl<'a> Lowering<'a> {
                 self.dst_tuple[q].clone()
             };
             let scalar = self.fresh(&base);
-            self.declare_scalar(&scalar);
+            // Not needed when the scatter counts the groups themselves
+            // (`ranks_by_slot`): ranks are slots, no position is placed.
+            let counts_groups = matches!((order.group, &key), (Some(g), Some(k))
+                if k.as_var() == Some(Var::Tuple(g)));
+            if !counts_groups {
+                self.declare_scalar(&scalar);
+            }
             PermMode::Streaming {
                 extent,
                 scalar,
@@ -1212,13 +1218,22 @@ impl<'a> Lowering<'a> {
             self.declare_scalar(&size);
             self.fill_object(&object, &size, vec![ValueExpr::Index(v.clone())], pro, true);
             // Each entry's position, first in the second pass's loop.
+            // Each entry's position (or, when the scatter counts the
+            // groups, its slot in its group), first in the second pass.
+            let (target, method) = if self.ranks_by_slot() {
+                let q = self.perm.as_ref().expect("a scatter").position;
+                let rank = self.scalar(&format!("rank {q}"), &self.dst_tuple[q].clone());
+                (rank, "slot")
+            } else {
+                (scalar, "place")
+            };
             let mut place = update(
                 Access {
-                    space: scalar,
+                    space: target,
                     index: Vec::new(),
                 },
                 UpdateOp::Assign,
-                call(&object, "place", vec![ValueExpr::Index(v)]),
+                call(&object, method, vec![ValueExpr::Index(v)]),
             );
             if self.conv.src.padding {
                 place = self.nonzero_guard(place);
@@ -1594,11 +1609,17 @@ impl<'a> Lowering<'a> {
                     let Some(g) = perm.order.group else {
                         return Ok(global);
                     };
-                    // The rank within the group: the global position minus
-                    // the group's start.
+                    // The rank within the group: the group's next slot
+                    // when the scatter counts the groups themselves, else
+                    // the global position minus the group's start.
                     let object = perm.object.clone();
-                    let group = self.destination_var(g, ctx, pro)?;
                     let name = self.scalar(&format!("rank {q}"), &self.dst_tuple[q].clone());
+                    if self.ranks_by_slot() && *ctx == Ctx::Placed {
+                        // Assigned once per entry, first in the placing
+                        // pass (`insert_statements`).
+                        return Ok(Expr::sym(name));
+                    }
+                    let group = self.destination_var(g, ctx, pro)?;
                     if pro.iter().all(|(n, _)| *n != name) {
                         let start = call(&object, "start", vec![ValueExpr::Index(group)]);
                         pro.push((
@@ -1778,7 +1799,20 @@ impl<'a> Lowering<'a> {
             if ctx != Ctx::Once {
                 reuse_scalars(&mut stmts);
             }
-            let (domain, iters) = self.domain_of(&ctx)?;
+            let (mut domain, mut iters) = self.domain_of(&ctx)?;
+            if matches!(ctx, Ctx::Source | Ctx::Placed) {
+                if let Some((flat, v)) = self.flat_source(&stmts) {
+                    domain = flat;
+                    iters.remove(v);
+                    let mut down = |x: Var| match x {
+                        Var::Tuple(t) if t > v => Var::Tuple(t - 1),
+                        other => other,
+                    };
+                    for p in &mut stmts {
+                        p.body = p.body.map_exprs(&mut |e| e.rename_vars(&mut down));
+                    }
+                }
+            }
             for (idx, p) in stmts.into_iter().enumerate() {
                 let mut domain = domain.clone();
                 if !p.guard.is_empty() {
@@ -1810,6 +1844,58 @@ impl<'a> Lowering<'a> {
             }
         }
         Ok(())
+    }
+
+    /// Whether a streaming scatter counts the destination's groups
+    /// themselves (CSC -> ELL: `Scatter(NR)` over the rows, the position a
+    /// slot within the row): an entry's rank in its group is then the
+    /// group's next `slot`, and no global position is placed.
+    fn ranks_by_slot(&self) -> bool {
+        let Some(perm) = &self.perm else {
+            return false;
+        };
+        match (&perm.mode, perm.order.group) {
+            (PermMode::Streaming { key: Some(k), .. }, Some(g)) => {
+                k.as_var() == Some(Var::Tuple(g))
+            }
+            _ => false,
+        }
+    }
+
+    /// The source's iteration space without a compressed loop's outer
+    /// variable that none of `stmts` uses ([`crate::flatten`]): a counting
+    /// pass over CSR's columns becomes one flat loop over the entries. The
+    /// domain and the dropped variable.
+    fn flat_source(&self, stmts: &[Pending]) -> Option<(Set, usize)> {
+        let mut used = BTreeSet::new();
+        for p in stmts {
+            p.body.map_exprs(&mut |e| {
+                e.for_each_var(&mut |x| {
+                    used.insert(x);
+                });
+                e.clone()
+            });
+        }
+        if used
+            .iter()
+            .any(|x| matches!(x, Var::Tuple(t) if *t >= self.n_in))
+        {
+            return None;
+        }
+        let nondecreasing = |f: &str| {
+            self.conv.src.ufs.iter().any(|d| {
+                d.name == f
+                    && d.monotonicity.iter().any(|m| {
+                        matches!(m, Monotonicity::Nondecreasing | Monotonicity::Increasing)
+                    })
+            })
+        };
+        (0..self.n_in)
+            .filter(|&v| !used.contains(&Var::Tuple(v)))
+            .find_map(|v| {
+                crate::flatten::without_outer_variable(&self.source_domain, v, &nondecreasing)
+                    .map(|flat| (flat, v))
+            })
     }
 
     fn domain_of(&self, ctx: &Ctx) -> Result<(Set, Vec<String>), String> {
@@ -1986,7 +2072,7 @@ fn reuse_scalars(stmts: &mut [Pending]) {
 fn changes_object(v: &ValueExpr) -> bool {
     match v {
         ValueExpr::Call { method, args, .. } => {
-            method == "place" || args.iter().any(changes_object)
+            method == "place" || method == "slot" || args.iter().any(changes_object)
         }
         ValueExpr::Neg(a) => changes_object(a),
         ValueExpr::Binary(_, a, b) => changes_object(a) || changes_object(b),

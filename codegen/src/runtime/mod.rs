@@ -446,6 +446,10 @@ pub enum Method {
     /// `B.place(v)`: the next free position of key `v` (a value that changes
     /// the object).
     Place,
+    /// `B.slot(v)`: how many slots key `v` has been given before: 0 the
+    /// first time, then 1, 2, ... (a value that changes the object, like
+    /// `place`; an entry's rank among its key's entries without prefix sums).
+    Slot,
     /// `P.rank(p)`: after sort, the number of distinct compared keys before
     /// the key at position `p` (entries with equal keys share a rank).
     Rank,
@@ -471,6 +475,7 @@ impl Method {
             Method::Rank => "rank",
             Method::Ranks => "ranks",
             Method::Place => "place",
+            Method::Slot => "slot",
         }
     }
 
@@ -485,8 +490,15 @@ impl Method {
     pub fn changes_object(self) -> bool {
         matches!(
             self,
-            Method::Insert | Method::Sort | Method::Reserve | Method::Place
+            Method::Insert | Method::Sort | Method::Reserve | Method::Place | Method::Slot
         )
+    }
+
+    /// Whether each evaluation hands out something new (`place`, `slot`):
+    /// a value that may only be the whole value of an assignment, evaluated
+    /// exactly once per statement instance.
+    pub fn hands_out(self) -> bool {
+        matches!(self, Method::Place | Method::Slot)
     }
 }
 
@@ -555,7 +567,7 @@ pub enum CallError {
         call: String,
     },
     /// `place` anywhere but as the whole value of an assignment.
-    #[error("`{call}` hands out a new position each time it is evaluated; it must be the whole value of an assignment (`k = {call}(v)`)")]
+    #[error("`{call}` hands out a new value each time it is evaluated; it must be the whole value of an assignment (`k = {call}(v)`)")]
     PlaceNotAssigned {
         /// `B.place`.
         call: String,
@@ -656,6 +668,8 @@ pub fn check_call_at(
         (ObjectKind::Scatter { .. }, "size") => (Method::Size, 0),
         (ObjectKind::Scatter { .. }, "start") => (Method::Start, 1),
         (ObjectKind::Scatter { .. }, "place") => (Method::Place, 1),
+        (ObjectKind::Scatter { .. }, "slot") => (Method::Slot, 1),
+        (ObjectKind::Scatter { .. }, "count") => (Method::Count, 1),
         (kind, _) => {
             return Err(CallError::UnknownMethod {
                 object: spec.name.clone(),
@@ -681,7 +695,7 @@ pub fn check_call_at(
         (true, false) => return Err(CallError::NotAStatement { call }),
         _ => {}
     }
-    if m == Method::Place && site != CallSite::Assigned {
+    if m.hands_out() && site != CallSite::Assigned {
         return Err(CallError::PlaceNotAssigned { call });
     }
     if let ObjectKind::Permutation {

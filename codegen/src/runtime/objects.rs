@@ -136,6 +136,8 @@ pub(crate) struct Scatter {
     /// Per key, how many positions `place` handed out (`place` is a value,
     /// evaluated through `&self`).
     placed: RefCell<Vec<i64>>,
+    /// Per key, how many slots `slot` handed out.
+    slotted: RefCell<Vec<i64>>,
 }
 
 fn range(argument: &'static str, value: i64, len: usize) -> Result<usize, ObjectFault> {
@@ -212,6 +214,7 @@ impl Object {
             size: 0,
             starts: None,
             placed: RefCell::new(Vec::new()),
+            slotted: RefCell::new(vec![0; len]),
         }))
     }
 
@@ -269,6 +272,8 @@ impl Object {
             (Object::Scatter(b), Method::Size) => Ok(b.size),
             (Object::Scatter(b), Method::Start) => b.start(args[0]),
             (Object::Scatter(b), Method::Place) => b.place(args[0]),
+            (Object::Scatter(b), Method::Slot) => b.slot(args[0]),
+            (Object::Scatter(b), Method::Count) => Ok(b.count(args[0])),
             // Rejected before the run.
             _ => Ok(0),
         }
@@ -452,6 +457,31 @@ impl Scatter {
         }
         placed[i] += 1;
         Ok(starts[i] + placed[i] - 1)
+    }
+
+    /// After `sort`, `0 <= v < E`: how many slots key `v` was given before
+    /// (at most as many as it was inserted).
+    fn slot(&self, v: i64) -> Result<i64, ObjectFault> {
+        self.starts()?;
+        let i = range("key", v, self.counts.len())?;
+        let mut slotted = self.slotted.borrow_mut();
+        if slotted[i] == self.counts[i] {
+            return Err(ObjectFault::PlacedTooOften {
+                key: v,
+                inserted: self.counts[i],
+            });
+        }
+        slotted[i] += 1;
+        Ok(slotted[i] - 1)
+    }
+
+    /// How many entries have key `v` (0 outside `0..E`).
+    fn count(&self, v: i64) -> i64 {
+        usize::try_from(v)
+            .ok()
+            .and_then(|i| self.counts.get(i))
+            .copied()
+            .unwrap_or(0)
     }
 }
 

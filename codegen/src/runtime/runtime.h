@@ -80,15 +80,26 @@ static inline void *spf_alloc_zero(int64_t n, size_t size)
 
 enum { SPF_LEX, SPF_COUNTING, SPF_MORTON };
 
+/* The permutation's sizes, counters and hot copies are `long long`, a type
+ * other than int64_t where int64_t is `long` (LP64 Linux and BSD), the
+ * range of int64_t in practice: by the aliasing rules a store into the keys
+ * or counts (int64_t) cannot change them, so the compiler keeps them in
+ * registers through a loop of inserts, and through the loops over the
+ * positions, instead of reading them again after every store. */
+typedef long long spf_long;
+
+/* insert()'s copies for the first SPF_PERM_HOT compared components. */
+#define SPF_PERM_HOT 4
+
 typedef struct {
-    int64_t k;          /* key components */
-    int64_t j;          /* compared leading components (1..k); the rest is a payload */
+    spf_long k;         /* key components */
+    spf_long j;         /* compared leading components (1..k); the rest is a payload */
     int order;          /* SPF_LEX, SPF_COUNTING or SPF_MORTON */
     int sorted;
     int in_order;       /* no key so far comes before the one inserted just
                            before it: sort() has nothing to move */
-    int64_t n, cap;     /* entries, capacity */
-    int64_t stride;     /* words stored per entry: k, or k - 1 while the last
+    spf_long n, cap;    /* entries, capacity */
+    spf_long stride;    /* words stored per entry: k, or k - 1 while the last
                            component is a payload equal to every entry's
                            number (key() then answers it with entry()) */
     int64_t *keys;      /* stride per entry, in insertion order (sort moves
@@ -100,13 +111,11 @@ typedef struct {
                            is the compared components after the first, as
                            one mixed-radix number (key() decodes them from
                            it); 0 otherwise */
-    int64_t *radix;     /* with ebits: radix[d] for 1 <= d < j, the product
-                           of the extents after component d */
     int64_t *positions; /* after sort: the position of each entry, computed
                            by the first map() (NULL until then) */
     int64_t *extents;   /* counting: the j extents */
     int64_t **counts;   /* counting: per component, how many keys have each value */
-    int64_t counted;    /* counting: the components whose counts are kept
+    spf_long counted;   /* counting: the components whose counts are kept
                            (the first; the others from their first count()) */
     int64_t *count_base;
     int64_t *starts;    /* counting, after sort: extents[0] + 1 prefix sums */
@@ -114,6 +123,16 @@ typedef struct {
     int64_t *ranks;     /* after sort: the distinct rank of each position,
                            computed by the first rank() or ranks() (NULL until then) */
     int64_t nranks;     /* the number of distinct compared keys, with ranks */
+    /* insert()'s state, outside the keys (no store-to-load round trip
+       through the key just written) */
+    int64_t *count0;    /* counting: counts[0] */
+    spf_long lim[SPF_PERM_HOT]; /* counting: extents[d] for d < SPF_PERM_HOT */
+    int coded;          /* counting: the product of the extents fits an
+                           int64_t, so that in_order compares the keys' codes */
+    spf_long code;      /* with coded: the last key's mixed-radix code
+                           k0 * E1 * ... + ... + k(j-1); 0 before the first */
+    spf_long last[SPF_PERM_HOT]; /* lex, counting without coded, for
+                           j <= SPF_PERM_HOT: the last key's compared components */
 } spf_perm;
 
 /* An empty permutation of keys of k components of which the order compares
@@ -136,7 +155,6 @@ static inline spf_perm spf_perm_new_compared(int64_t k, int64_t j, int order,
     p.entries = NULL;
     p.mask = ~(uint64_t)0;
     p.ebits = 0;
-    p.radix = NULL;
     p.positions = NULL;
     p.extents = NULL;
     p.counts = NULL;
@@ -146,6 +164,11 @@ static inline spf_perm spf_perm_new_compared(int64_t k, int64_t j, int order,
     p.bits = NULL;
     p.ranks = NULL;
     p.nranks = 0;
+    p.count0 = NULL;
+    p.coded = 0;
+    p.code = 0;
+    for (d = 0; d < SPF_PERM_HOT; d++)
+        p.lim[d] = p.last[d] = 0;
     if (k < 1)
         spf_die("a Permutation needs at least one key component", k);
     if (j < 1 || j > k)
@@ -159,6 +182,8 @@ static inline spf_perm spf_perm_new_compared(int64_t k, int64_t j, int order,
             if (extents[d] > INT64_MAX - total)
                 spf_die("counting extents too large", extents[d]);
             p.extents[d] = extents[d];
+            if (d < SPF_PERM_HOT)
+                p.lim[d] = extents[d];
             total += extents[d];
         }
         p.count_base = (int64_t *)spf_alloc_zero(total, sizeof *p.count_base);
@@ -166,6 +191,13 @@ static inline spf_perm spf_perm_new_compared(int64_t k, int64_t j, int order,
             p.counts[d] = p.count_base + total;
             total += p.extents[d];
         }
+        p.count0 = p.counts[0];
+        /* codes up to the product of the extents (an extent 0 takes no key) */
+        for (d = 0, total = 1, p.coded = 1; d < j; d++)
+            if (p.extents[d] > 1 && total > INT64_MAX / p.extents[d])
+                p.coded = 0;
+            else if (p.extents[d] > 1)
+                total *= p.extents[d];
     } else if (order == SPF_MORTON) {
         p.bits = (uint64_t *)spf_alloc_zero(j, sizeof *p.bits);
     }
@@ -278,18 +310,27 @@ static inline void spf_perm_reserve(spf_perm *p, int64_t n)
     p->cap = n;
 }
 
-/* Appends an entry with key key[0..k) (its number: the entries before it). */
+/* Appends an entry with key key[0..k) (its number: the entries before it).
+ * Generated code calls it in a loop with k, j and the order known (the
+ * object is a local variable): inlined, its loops over the components
+ * unroll and the branches on the order fold; the state it reads and writes
+ * besides the keys and counts is in the struct, in types the key stores do
+ * not alias (spf_long, pointers, int). Whether the keys come in order is
+ * decided from copies of the last key's compared components (counting:
+ * its code, one comparison), not from the keys just stored. */
 static inline void spf_perm_insert(spf_perm *p, const int64_t *key)
 {
-    const int64_t k = p->k, j = p->j, e = p->n;
-    int64_t d, *to, stride;
+    const spf_long k = p->k, j = p->j, e = p->n;
+    spf_long d, stride;
+    int64_t *to;
     if (SPF_UNLIKELY(p->sorted))
         spf_die("insert after sort()", e);
     if (p->order == SPF_COUNTING) {
         for (d = 0; d < j; d++)
-            if (SPF_UNLIKELY((uint64_t)key[d] >= (uint64_t)p->extents[d]))
+            if (SPF_UNLIKELY((uint64_t)key[d] >=
+                             (uint64_t)(d < SPF_PERM_HOT ? p->lim[d] : p->extents[d])))
                 spf_die("key component outside its counting range", key[d]);
-        p->counts[0][key[0]]++;
+        p->count0[key[0]]++;
         for (d = 1; d < p->counted; d++)
             p->counts[d][key[d]]++;
     } else if (p->order == SPF_MORTON) {
@@ -309,9 +350,32 @@ static inline void spf_perm_insert(spf_perm *p, const int64_t *key)
         p->keys = (int64_t *)spf_grow(p->keys, p->cap * stride, sizeof *p->keys);
     }
     to = p->keys + e * stride;
-    if (p->in_order && e > 0 &&
-        spf_key_cmp(p->order == SPF_MORTON ? SPF_MORTON : SPF_LEX, j, to - stride, key) > 0)
+    if (!p->in_order) {
+        /* out of order once: nothing more to track */
+    } else if (p->order == SPF_COUNTING && SPF_LIKELY(p->coded)) {
+        /* in range: the code is at least 0 (the initial one) and at most
+           the product of the extents minus 1 */
+        spf_long code = key[0];
+        for (d = 1; d < j; d++)
+            code = code * (d < SPF_PERM_HOT ? p->lim[d] : p->extents[d]) + key[d];
+        if (code < p->code)
+            p->in_order = 0;
+        p->code = code;
+    } else if (p->order != SPF_MORTON && j <= SPF_PERM_HOT) {
+        if (e > 0)
+            for (d = 0; d < j; d++)
+                if (p->last[d] != key[d]) {
+                    if (p->last[d] > key[d])
+                        p->in_order = 0;
+                    break;
+                }
+        for (d = 0; d < j; d++)
+            p->last[d] = key[d];
+    } else if (e > 0 &&
+               spf_key_cmp(p->order == SPF_MORTON ? SPF_MORTON : SPF_LEX, j, to - stride,
+                           key) > 0) {
         p->in_order = 0;
+    }
     if (stride == k)
         spf_copy(to, key, k);
     else
@@ -551,10 +615,6 @@ static inline void spf_perm_counting_msd(spf_perm *p, int ebits, int cbits, int6
     free(tmp);
     free(hist);
     spf_perm_set_entries(p, out, ((uint64_t)1 << ebits) - 1);
-    p->radix = (int64_t *)spf_alloc(j, sizeof *p->radix);
-    p->radix[j - 1] = 1;
-    for (d = j - 2; d >= 1; d--)
-        p->radix[d] = p->radix[d + 1] * ext[d + 1];
     p->ebits = ebits;
 }
 
@@ -638,8 +698,6 @@ static inline void spf_perm_counting_lsd2(spf_perm *p, int ebits)
     free(cur);
     free(tmp);
     spf_perm_set_entries(p, out, ((uint64_t)1 << ebits) - 1);
-    p->radix = (int64_t *)spf_alloc(2, sizeof *p->radix);
-    p->radix[1] = 1;
     p->ebits = ebits;
 }
 
@@ -855,13 +913,20 @@ static inline int64_t spf_perm_key(const spf_perm *p, int64_t d, int64_t i)
     const int64_t s = p->stride;
     if (d >= s)
         return p->entries != NULL ? (int64_t)(p->entries[i] & p->mask) : i;
-    if (p->ebits != 0 && d >= 1 && d < p->j) {
+    if (p->order == SPF_COUNTING && p->ebits != 0 && d >= 1 && d < p->j) {
         /* MSD: the component is in the sorted word itself (no read of the
          * keys, which are in insertion order) */
-        const uint64_t c = p->entries[i] >> p->ebits;
-        return d == 1 && p->j == 2 ? (int64_t)c
-                                   : (int64_t)(c / (uint64_t)p->radix[d] %
-                                               (uint64_t)p->extents[d]);
+        uint64_t c = p->entries[i] >> p->ebits;
+        int64_t b;
+        if (p->j == 2)
+            return (int64_t)c;
+        /* the mixed-radix digits from the last compared component down */
+        for (b = p->j - 1;; b--) {
+            const uint64_t e = (uint64_t)p->extents[b];
+            if (b == d)
+                return (int64_t)(c % e);
+            c /= e;
+        }
     }
     if (p->entries != NULL) {
         const uint64_t *e = p->entries + i;
@@ -950,7 +1015,6 @@ static inline int64_t spf_perm_ranks(spf_perm *p)
 static inline void spf_perm_free(spf_perm *p)
 {
     free(p->ranks);
-    free(p->radix);
     free(p->keys);
     free(p->entries);
     free(p->positions);
@@ -1123,6 +1187,9 @@ typedef struct {
                        position after (or packed) */
     int64_t *start; /* e + 1: all 0 before sort (so that place() fails its
                        one check), then start[v] = entries with a key below v */
+    int64_t *slots; /* from the first slot() (after sort): per key, the
+                       slots it has left times 2^32 plus the slots handed
+                       out (n < 2^32), or the slots handed out */
 } spf_scatter;
 
 /* An empty scatter over the keys 0..e. */
@@ -1140,6 +1207,7 @@ static inline spf_scatter spf_scatter_new(int64_t e)
     s.packed = 0;
     s.next = (int64_t *)spf_alloc_zero(e, sizeof *s.next);
     s.start = (int64_t *)spf_alloc_zero(e + 1, sizeof *s.start);
+    s.slots = NULL;
     return s;
 }
 
@@ -1203,9 +1271,79 @@ static inline int64_t spf_scatter_place(spf_scatter *s, int64_t v)
     return s->next[v]++;
 }
 
+/* 0 <= v < e: how many entries have key v (before or after sort). */
+static inline int64_t spf_scatter_count(const spf_scatter *s, int64_t v)
+{
+    if ((uint64_t)v >= (uint64_t)s->e)
+        return 0;
+    if (!s->sorted)
+        return s->next[v];
+    return s->start[v + 1] - s->start[v];
+}
+
+/* The slots array, from the counts (out of line: once per scatter). */
+static inline void spf_scatter_open_slots(spf_scatter *s)
+{
+    int64_t v;
+    s->slots = (int64_t *)spf_alloc(s->e > 0 ? s->e : 1, sizeof *s->slots);
+    for (v = 0; v < s->e; v++)
+        s->slots[v] = (uint64_t)s->n < SPF_SLOT_LEFT
+                          ? (int64_t)((uint64_t)spf_scatter_count(s, v) * SPF_SLOT_LEFT)
+                          : 0;
+}
+
+/* After sort, 0 <= v < e: how many slots key v was given before (0 the
+ * first time, then 1, 2, ...; at most as many as v was inserted): an
+ * entry's rank among its key's entries, one word read and written (place()
+ * minus start() reads two arrays). */
+static inline int64_t spf_scatter_slot(spf_scatter *s, int64_t v)
+{
+    if (SPF_UNLIKELY(s->slots == NULL)) {
+        if (!s->sorted)
+            spf_die("slot() before sort()", v);
+        spf_scatter_open_slots(s);
+    }
+    if (SPF_LIKELY((uint64_t)s->n < SPF_SLOT_LEFT)) {
+        const uint64_t x = (uint64_t)s->slots[v];
+        if (SPF_UNLIKELY(x < SPF_SLOT_LEFT))
+            spf_die("slot() more often than insert() of the key", v);
+        s->slots[v] = (int64_t)(x - SPF_SLOT_LEFT + 1);
+        return (int64_t)(x & (SPF_SLOT_LEFT - 1));
+    }
+    if (SPF_UNLIKELY(s->slots[v] >= spf_scatter_count(s, v)))
+        spf_die("slot() more often than insert() of the key", v);
+    return s->slots[v]++;
+}
+
+/* Zeroes the elements of a[0..n) (elements of `size` bytes) at the
+ * positions place() has not handed out, and those from size() on: after a
+ * loop that writes every placed position, the rest of an array allocated
+ * without the zero fill. O(e + zeroed). */
+static inline void spf_scatter_zero_unplaced(const spf_scatter *s, void *a, size_t size,
+                                             int64_t n)
+{
+    char *b = (char *)a;
+    int64_t v, lo, hi;
+    if (!s->sorted) {
+        if (n > 0)
+            memset(b, 0, (size_t)n * size);
+        return;
+    }
+    for (v = 0; v < s->e; v++) {
+        lo = s->packed ? (int64_t)((uint64_t)s->next[v] & (SPF_SLOT_LEFT - 1)) : s->next[v];
+        hi = s->start[v + 1] < n ? s->start[v + 1] : n;
+        if (lo < hi)
+            memset(b + (size_t)lo * size, 0, (size_t)(hi - lo) * size);
+    }
+    lo = s->start[s->e] > 0 ? s->start[s->e] : 0;
+    if (lo < n)
+        memset(b + (size_t)lo * size, 0, (size_t)(n - lo) * size);
+}
+
 static inline void spf_scatter_free(spf_scatter *s)
 {
     free(s->next);
     free(s->start);
+    free(s->slots);
 }
 #endif /* SPF_RUNTIME_H */

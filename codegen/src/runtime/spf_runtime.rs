@@ -590,6 +590,8 @@ pub struct Scatter {
     /// `E + 1` values: all 0 before `sort` (so that `place` fails its one
     /// check), then `start[v]` entries have a key below `v`.
     start: Vec<i64>,
+    /// After the first `slot`: per key, the slots handed out so far.
+    slots: Vec<i64>,
 }
 
 impl Scatter {
@@ -608,6 +610,7 @@ impl Scatter {
             len: 0,
             next: vec![0; e],
             start: vec![0; e + 1],
+            slots: Vec::new(),
         }
     }
 
@@ -681,6 +684,48 @@ impl Scatter {
         }
         self.next[i] = p + 1;
         p
+    }
+
+    /// How many entries have key `v` (0 outside `0..E`).
+    #[inline]
+    pub fn count(&self, v: i64) -> i64 {
+        match usize::try_from(v) {
+            Ok(i) if i < self.next.len() => {
+                if self.sorted {
+                    self.start[i + 1] - self.start[i]
+                } else {
+                    self.next[i]
+                }
+            }
+            _ => 0,
+        }
+    }
+
+    /// After `sort`, `0 <= v < E`: how many slots key `v` was given before
+    /// — 0 the first time, then 1, 2, ...: an entry's rank among its key's
+    /// entries without a second array read (ELL's slot in a row).
+    ///
+    /// # Panics
+    ///
+    /// Before `sort`, when `v` is outside `0..E`, or when called more often
+    /// than `v` was inserted.
+    #[inline]
+    pub fn slot(&mut self, v: i64) -> i64 {
+        if !self.sorted {
+            fail("slot() before sort()".into());
+        }
+        let i = at(v, self.next.len(), "key");
+        if self.slots.is_empty() {
+            self.slots = vec![0; self.next.len()];
+        }
+        let s = self.slots[i];
+        if s >= self.count(v) {
+            fail(format!(
+                "slot({v}) called more often than key {v} was inserted"
+            ));
+        }
+        self.slots[i] = s + 1;
+        s
     }
 
     #[cold]
