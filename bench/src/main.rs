@@ -20,9 +20,14 @@ struct Args {
     /// (1 is the papers' full size and needs about 24 GiB).
     #[arg(long, default_value_t = 0.05)]
     scale: f64,
-    /// Runs per measurement; the median is reported.
+    /// Runs per measurement (at least); the median is reported.
     #[arg(long, default_value_t = 5)]
     repeat: usize,
+    /// Seconds each measurement covers at least: faster conversions run
+    /// more often (up to 1001 times), the generated code and the baselines
+    /// of a matrix alike.
+    #[arg(long, default_value_t = 0.05)]
+    min_time: f64,
     /// matgen's seed (and the shuffle's).
     #[arg(long, default_value_t = 42)]
     seed: u64,
@@ -97,6 +102,7 @@ fn run(args: Args) -> Result<(), String> {
     let config = Config {
         scale: args.scale,
         repeat: args.repeat.max(1),
+        min_time: args.min_time.max(0.0),
         seed: args.seed,
         matrices: args.only,
         conversions,

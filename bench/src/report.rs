@@ -195,6 +195,7 @@ pub fn to_json(r: &Results) -> Value {
         "ratio": "baseline median / spf median, measured in the same run (> 1: spf faster; memcpy: fraction of the traffic bound reached)",
         "scale": r.scale,
         "repeat": r.repeat,
+        "min_time": r.min_time,
         "seed": r.seed,
         "cores": std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
         "notes": r.notes,
@@ -288,8 +289,13 @@ pub fn summary_md(r: &Results) -> String {
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "# spf conversion benchmark: scale {}, {} runs per measurement (median), seed {}\n",
-        r.scale, r.repeat, r.seed
+        "# spf conversion benchmark: scale {}, median of at least {} runs per measurement \
+         and of {} s at least (up to {} runs), seed {}\n",
+        r.scale,
+        r.repeat,
+        r.min_time,
+        crate::runner::MAX_RUNS,
+        r.seed
     );
     let _ = writeln!(
         s,
@@ -634,6 +640,7 @@ mod tests {
         let r = Results {
             scale: 1.0,
             repeat: 1,
+            min_time: 0.0,
             seed: 1,
             notes: Vec::new(),
             // sprs takes 1x and 4x the C's time: geometric mean 2.

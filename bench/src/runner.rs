@@ -19,8 +19,13 @@ use crate::{c, rustlibs, scipy, spf, verify};
 pub struct Config {
     /// matgen's scale, in (0, 1].
     pub scale: f64,
-    /// Runs per measurement (the median is reported).
+    /// Runs per measurement (the median is reported), at least.
     pub repeat: usize,
+    /// Seconds each measurement covers at least: a conversion faster than
+    /// `min_time / repeat` is run more often (the same number of times for
+    /// the generated code and every baseline of the row, at most
+    /// [`MAX_RUNS`]), so that the medians of small inputs are not noise.
+    pub min_time: f64,
     /// matgen's seed (also the shuffle's).
     pub seed: u64,
     /// Catalog entries to run (all when empty).
@@ -117,8 +122,10 @@ pub struct Skip {
 pub struct Results {
     /// The scale.
     pub scale: f64,
-    /// Runs per measurement.
+    /// Runs per measurement, at least.
     pub repeat: usize,
+    /// Seconds each measurement covers, at least (more runs when faster).
+    pub min_time: f64,
     /// The seed.
     pub seed: u64,
     /// What the reader should know: skipped baselines, their different work.
@@ -279,6 +286,7 @@ fn run_baseline(
     dst: &Descriptor,
     reference: Option<&Instance>,
     bytes: (u64, u64),
+    repeat: usize,
     config: &Config,
 ) -> Outcome {
     let check =
@@ -286,7 +294,6 @@ fn run_baseline(
     let dims = p.sorted.dims.clone();
     let fmt = conv.dst_format();
     let to_rows = conv.dst() == "csr";
-    let repeat = config.repeat;
     let result: Result<Timing, String> = match baseline {
         Baseline::C => {
             let call = || match conv {
@@ -357,6 +364,26 @@ fn run_baseline(
     outcome(result)
 }
 
+/// The most runs of one measurement ([`Config::min_time`]).
+pub const MAX_RUNS: usize = 1001;
+
+/// How many runs a measurement of a conversion whose median is `median`
+/// seconds gets: `repeat`, or more when that covers less than `min_time`.
+pub fn runs_for(config: &Config, median: f64) -> usize {
+    let repeat = config.repeat.max(1);
+    if median.is_nan() || median <= 0.0 || median * repeat as f64 >= config.min_time {
+        return repeat;
+    }
+    let wanted = (config.min_time / median).ceil();
+    // Odd, so that the median is one run.
+    let wanted = if wanted >= MAX_RUNS as f64 {
+        MAX_RUNS
+    } else {
+        wanted as usize | 1
+    };
+    wanted.max(repeat)
+}
+
 /// Runs the generated converter `bin` and every baseline of `conv` on `p`.
 fn run_row(conv: Conversion, bin: &Path, p: &Prepared, config: &Config) -> Row {
     let dst = synth::builtin::load_format(conv.dst()).expect("a built-in format");
@@ -372,15 +399,27 @@ fn run_row(conv: Conversion, bin: &Path, p: &Prepared, config: &Config) -> Row {
         baselines: Vec::new(),
     };
     let mut reference = None;
-    match spf::run(bin, p.file(conv), config.repeat, &out_json) {
+    let mut repeat = config.repeat;
+    match spf::run(bin, p.file(conv), repeat, &out_json) {
         Err(e) => row.spf = Outcome::Failed(e),
         Ok(run) => {
             row.input_bytes = run.input_bytes;
             row.output_bytes = run.output_bytes;
             row.spf = match verify::check(&dst, &p.expected, &run.output) {
                 Ok(()) => {
+                    // A fast conversion: measured again with more runs, as
+                    // its baselines will be.
+                    repeat = runs_for(config, run.summary.median);
+                    let summary = if repeat > config.repeat {
+                        match spf::run(bin, p.file(conv), repeat, &out_json) {
+                            Ok(again) => again.summary,
+                            Err(_) => run.summary,
+                        }
+                    } else {
+                        run.summary
+                    };
                     reference = Some(run.output);
-                    Outcome::Time(run.summary)
+                    Outcome::Time(summary)
                 }
                 Err(e) => Outcome::Wrong(e),
             };
@@ -400,6 +439,7 @@ fn run_row(conv: Conversion, bin: &Path, p: &Prepared, config: &Config) -> Row {
                 &dst,
                 reference.as_ref(),
                 (row.input_bytes, row.output_bytes),
+                repeat,
                 config,
             )
         };
@@ -498,9 +538,47 @@ pub fn run(config: &Config) -> Result<Results, String> {
     Ok(Results {
         scale: config.scale,
         repeat: config.repeat,
+        min_time: config.min_time,
         seed: config.seed,
         notes,
         rows,
         skipped,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config(repeat: usize, min_time: f64) -> Config {
+        Config {
+            scale: 0.05,
+            repeat,
+            min_time,
+            seed: 1,
+            matrices: Vec::new(),
+            conversions: Vec::new(),
+            work_dir: PathBuf::from("."),
+            spf: spf::Spf {
+                exe: PathBuf::from("spf"),
+            },
+            python: None,
+            max_padding: 16.0,
+            progress: false,
+        }
+    }
+
+    #[test]
+    fn fast_conversions_get_more_runs_up_to_a_limit() {
+        let c = config(5, 0.05);
+        // 5 runs of 20 ms cover 0.1 s: as asked.
+        assert_eq!(runs_for(&c, 0.02), 5);
+        // 1 ms: 50 runs, odd for a single median run.
+        assert_eq!(runs_for(&c, 0.001), 51);
+        // 1 µs: at most MAX_RUNS.
+        assert_eq!(runs_for(&c, 1e-6), MAX_RUNS);
+        // Nothing measured, or no minimum: the repeat count.
+        assert_eq!(runs_for(&c, 0.0), 5);
+        assert_eq!(runs_for(&config(7, 0.0), 1e-6), 7);
+    }
 }

@@ -21,6 +21,7 @@ fn config(work: PathBuf, matrices: &[&str], conversions: &[Conversion]) -> Confi
     Config {
         scale: 0.0005,
         repeat: 1,
+        min_time: 0.0,
         seed: 42,
         matrices: matrices.iter().map(|s| s.to_string()).collect(),
         conversions: conversions.to_vec(),

@@ -1580,13 +1580,26 @@ fn scatter_misuse_while_running_is_a_typed_error_naming_the_statement() {
             inserted: 1
         }
     );
-    // So for slots.
+    // So for slots, sorted or not; the first slot ends the inserts.
+    for before in [sorted, insert] {
+        assert_eq!(
+            fault(&with_object(SCATTER, before, "y(i) = P.slot(2)"), "P.slot"),
+            ObjectFault::PlacedTooOften {
+                key: 2,
+                inserted: 1
+            }
+        );
+    }
     assert_eq!(
-        fault(&with_object(SCATTER, sorted, "y(i) = P.slot(2)"), "P.slot"),
-        ObjectFault::PlacedTooOften {
-            key: 2,
-            inserted: 1
-        }
+        fault(
+            &with_object(
+                SCATTER,
+                insert,
+                "{ if (i == 0) y(i) = P.slot(0); if (i == 1) P.insert(0) }"
+            ),
+            "P.insert"
+        ),
+        ObjectFault::InsertAfterSlot
     );
     assert_eq!(
         fault(
@@ -1731,6 +1744,22 @@ fn scatter_misuse_aborts_the_compiled_runtimes() {
             with_object(SCATTER, sorted, "P.insert(0)"),
             "spf runtime: insert after sort() (0)",
             "spf runtime: insert after sort()",
+        ),
+        (
+            "slot_too_often",
+            with_object(SCATTER, "P.insert(x(i))", "y(i) = P.slot(2)"),
+            "spf runtime: slot() more often than insert() of the key (2)",
+            "spf runtime: slot(2) called more often than key 2 was inserted",
+        ),
+        (
+            "after_slot",
+            with_object(
+                SCATTER,
+                "P.insert(x(i))",
+                "{ if (i == 0) y(i) = P.slot(0); if (i == 1) P.insert(0) }",
+            ),
+            "spf runtime: insert after slot() (0)",
+            "spf runtime: insert after slot()",
         ),
     ];
     let dir = tempfile::tempdir().unwrap();

@@ -1023,11 +1023,17 @@ impl<'a> Lowering<'a> {
         }
         let it = Expr::var(Var::Tuple(0));
         let start = |e: Expr| call(&perm.object, "start", vec![ValueExpr::Index(e)]);
-        let size = ValueExpr::Binary(
-            BinOp::Sub,
-            Box::new(start(it.plus(&Expr::constant(1)))),
-            Box::new(start(it)),
-        );
+        // The group's entries: the scatter's count when it counts the groups
+        // themselves (no prefix sums needed), else the difference of starts.
+        let size = if self.ranks_by_slot() {
+            call(&perm.object, "count", vec![ValueExpr::Index(it)])
+        } else {
+            ValueExpr::Binary(
+                BinOp::Sub,
+                Box::new(start(it.plus(&Expr::constant(1)))),
+                Box::new(start(it)),
+            )
+        };
         let value = match rest.constant_term() - 1 {
             0 => size,
             c => ValueExpr::Binary(BinOp::Add, Box::new(size), Box::new(ValueExpr::Int(c))),
@@ -1772,6 +1778,7 @@ impl<'a> Lowering<'a> {
             return Err("a statement over placed entries outside the placing pass".into());
         }
         let mut pending = std::mem::take(&mut self.pending);
+        self.drop_unused_scatter_sorts(&mut pending);
         pending.sort_by_key(|p| p.phase);
         let mut groups: Vec<(u32, Ctx, Vec<Pending>)> = Vec::new();
         for p in pending {
@@ -1844,6 +1851,26 @@ impl<'a> Lowering<'a> {
             }
         }
         Ok(())
+    }
+
+    /// Drops `B.sort()` of a scatter whose prefix sums nothing reads (no
+    /// `start`, no `place`): `count`, `slot` and `size` do without them
+    /// (CSC -> ELL).
+    fn drop_unused_scatter_sorts(&self, pending: &mut Vec<Pending>) {
+        for o in self.comp.objects.iter().filter(|o| o.kind == "Scatter") {
+            let mut needs_sums = false;
+            for p in pending.iter() {
+                for_each_call(&p.body, &mut |object, method| {
+                    needs_sums |= object == o.name && (method == "start" || method == "place");
+                });
+            }
+            if !needs_sums {
+                pending.retain(|p| {
+                    !matches!(&p.body, Body::Call { object, method, .. }
+                        if *object == o.name && method == "sort")
+                });
+            }
+        }
     }
 
     /// Whether a streaming scatter counts the destination's groups
@@ -1972,6 +1999,48 @@ fn binding(side: Side, name: &str, ir: &str, kind: BindingKind) -> Binding {
 
 fn update(target: Access, op: UpdateOp, value: ValueExpr) -> Body {
     Body::Update { target, op, value }
+}
+
+/// Calls `visit(object, method)` on every runtime-object call in `body`,
+/// statements and values (nested ones too).
+fn for_each_call(body: &Body, visit: &mut dyn FnMut(&str, &str)) {
+    fn value(v: &ValueExpr, visit: &mut dyn FnMut(&str, &str)) {
+        match v {
+            ValueExpr::Call {
+                object,
+                method,
+                args,
+            } => {
+                visit(object, method);
+                args.iter().for_each(|a| value(a, visit));
+            }
+            ValueExpr::Neg(a) => value(a, visit),
+            ValueExpr::Binary(_, a, b) => {
+                value(a, visit);
+                value(b, visit);
+            }
+            ValueExpr::Int(_) | ValueExpr::Real(_) | ValueExpr::Index(_) | ValueExpr::Read(_) => {}
+        }
+    }
+    match body {
+        Body::Update { value: v, .. } => value(v, visit),
+        Body::If { conditions, then } => {
+            for c in conditions {
+                value(&c.lhs, visit);
+                value(&c.rhs, visit);
+            }
+            for_each_call(then, visit);
+        }
+        Body::Call {
+            object,
+            method,
+            args,
+        } => {
+            visit(object, method);
+            args.iter().for_each(|a| value(a, visit));
+        }
+        Body::Seq(bodies) => bodies.iter().for_each(|b| for_each_call(b, visit)),
+    }
 }
 
 fn call(object: &str, method: &str, args: Vec<ValueExpr>) -> ValueExpr {

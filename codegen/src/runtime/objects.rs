@@ -16,6 +16,9 @@ pub enum ObjectFault {
     /// `insert` after `sort()`.
     #[error("insert after sort()")]
     InsertAfterSort,
+    /// A scatter's `insert` after its first `slot()`.
+    #[error("insert after slot()")]
+    InsertAfterSlot,
     /// A method that needs the sorted object (`start`; `size`, `value` and
     /// `index` of an `OrderedSet`; `place` of a `Scatter`) called before
     /// `sort()`.
@@ -138,6 +141,8 @@ pub(crate) struct Scatter {
     placed: RefCell<Vec<i64>>,
     /// Per key, how many slots `slot` handed out.
     slotted: RefCell<Vec<i64>>,
+    /// A `slot` was asked: no more inserts.
+    slots_open: std::cell::Cell<bool>,
 }
 
 fn range(argument: &'static str, value: i64, len: usize) -> Result<usize, ObjectFault> {
@@ -215,6 +220,7 @@ impl Object {
             starts: None,
             placed: RefCell::new(Vec::new()),
             slotted: RefCell::new(vec![0; len]),
+            slots_open: std::cell::Cell::new(false),
         }))
     }
 
@@ -408,6 +414,9 @@ impl Scatter {
         if self.starts.is_some() {
             return Err(ObjectFault::InsertAfterSort);
         }
+        if self.slots_open.get() {
+            return Err(ObjectFault::InsertAfterSlot);
+        }
         match usize::try_from(v) {
             Ok(i) if i < self.counts.len() => self.counts[i] += 1,
             _ => {
@@ -459,11 +468,11 @@ impl Scatter {
         Ok(starts[i] + placed[i] - 1)
     }
 
-    /// After `sort`, `0 <= v < E`: how many slots key `v` was given before
-    /// (at most as many as it was inserted).
+    /// `0 <= v < E`, sorted or not: how many slots key `v` was given
+    /// before (at most as many as it was inserted); no insert may follow.
     fn slot(&self, v: i64) -> Result<i64, ObjectFault> {
-        self.starts()?;
         let i = range("key", v, self.counts.len())?;
+        self.slots_open.set(true);
         let mut slotted = self.slotted.borrow_mut();
         if slotted[i] == self.counts[i] {
             return Err(ObjectFault::PlacedTooOften {

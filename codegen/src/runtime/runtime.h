@@ -441,7 +441,7 @@ enum { SPF_AHEAD = 12 };
 #define SPF_MSD_BUCKET 16
 #endif
 #ifndef SPF_MSD_BYTES
-#define SPF_MSD_BYTES (6 << 20)
+#define SPF_MSD_BYTES (12 << 20)
 #endif
 
 /* n entries and the SPF_AHEAD zeros after them. */
@@ -1176,20 +1176,20 @@ static inline void spf_oset_free(spf_oset *s)
 #define SPF_SLOT_LEFT ((uint64_t)1 << 32)
 
 typedef struct {
-    int64_t e;      /* keys 0..e */
-    int64_t open;   /* e before sort, 0 after: insert's one range check */
-    int64_t n;      /* entries inserted */
+    spf_long e;     /* keys 0..e (spf_long: see spf_perm) */
+    spf_long open;  /* e before sort, 0 after: insert's one range check */
+    spf_long n;     /* entries inserted */
     int sorted;
     int packed;     /* after sort, when n < 2^32: next[v] holds the positions
                        key v has left times 2^32 plus its next free position
                        (one word read and written per place()) */
     int64_t *next;  /* e: per key, its count before sort, its next free
                        position after (or packed) */
-    int64_t *start; /* e + 1: all 0 before sort (so that place() fails its
-                       one check), then start[v] = entries with a key below v */
-    int64_t *slots; /* from the first slot() (after sort): per key, the
-                       slots it has left times 2^32 plus the slots handed
-                       out (n < 2^32), or the slots handed out */
+    int64_t *start; /* e + 1, from sort() on: start[v] = entries with a key
+                       below v (NULL before) */
+    int64_t *slots; /* from the first slot(), which ends the inserts: per
+                       key, the slots it has left times 2^32 plus the slots
+                       handed out (n < 2^32), or the slots handed out */
 } spf_scatter;
 
 /* An empty scatter over the keys 0..e. */
@@ -1206,7 +1206,7 @@ static inline spf_scatter spf_scatter_new(int64_t e)
     s.sorted = 0;
     s.packed = 0;
     s.next = (int64_t *)spf_alloc_zero(e, sizeof *s.next);
-    s.start = (int64_t *)spf_alloc_zero(e + 1, sizeof *s.start);
+    s.start = NULL;
     s.slots = NULL;
     return s;
 }
@@ -1215,7 +1215,10 @@ static inline spf_scatter spf_scatter_new(int64_t e)
 static inline void spf_scatter_insert(spf_scatter *s, int64_t v)
 {
     if (SPF_UNLIKELY((uint64_t)v >= (uint64_t)s->open))
-        spf_die(s->sorted ? "insert after sort()" : "key outside the scatter's range", v);
+        spf_die(s->sorted            ? "insert after sort()"
+                : s->slots != NULL ? "insert after slot()"
+                                   : "key outside the scatter's range",
+                v);
     s->next[v]++;
     s->n++;
 }
@@ -1230,6 +1233,7 @@ static inline void spf_scatter_sort(spf_scatter *s)
     s->sorted = 1;
     s->open = 0;
     s->packed = (uint64_t)s->n < SPF_SLOT_LEFT;
+    s->start = (int64_t *)spf_alloc(s->e + 1, sizeof *s->start);
     for (v = 0; v < s->e; v++) {
         const int64_t c = s->next[v];
         s->start[v] = sum;
@@ -1254,8 +1258,7 @@ static inline int64_t spf_scatter_start(const spf_scatter *s, int64_t v)
 }
 
 /* After sort, 0 <= v < e: the next free position of key v (start(v) the
- * first time, then start(v) + 1, ...). Before sort start[] is all 0 and
- * next[] holds counts, so the one check fails there too. */
+ * first time, then start(v) + 1, ...). */
 static inline int64_t spf_scatter_place(spf_scatter *s, int64_t v)
 {
     if (SPF_LIKELY(s->packed)) {
@@ -1265,9 +1268,10 @@ static inline int64_t spf_scatter_place(spf_scatter *s, int64_t v)
         s->next[v] = (int64_t)(x - SPF_SLOT_LEFT + 1);
         return (int64_t)(x & (SPF_SLOT_LEFT - 1));
     }
+    if (SPF_UNLIKELY(!s->sorted))
+        spf_die("place() before sort()", v);
     if (SPF_UNLIKELY(s->next[v] >= s->start[v + 1]))
-        spf_die(s->sorted ? "place() more often than insert() of the key" : "place() before sort()",
-                v);
+        spf_die("place() more often than insert() of the key", v);
     return s->next[v]++;
 }
 
@@ -1285,6 +1289,7 @@ static inline int64_t spf_scatter_count(const spf_scatter *s, int64_t v)
 static inline void spf_scatter_open_slots(spf_scatter *s)
 {
     int64_t v;
+    s->open = 0; /* no insert from now on */
     s->slots = (int64_t *)spf_alloc(s->e > 0 ? s->e : 1, sizeof *s->slots);
     for (v = 0; v < s->e; v++)
         s->slots[v] = (uint64_t)s->n < SPF_SLOT_LEFT
@@ -1292,17 +1297,15 @@ static inline void spf_scatter_open_slots(spf_scatter *s)
                           : 0;
 }
 
-/* After sort, 0 <= v < e: how many slots key v was given before (0 the
+/* 0 <= v < e, sorted or not: how many slots key v was given before (0 the
  * first time, then 1, 2, ...; at most as many as v was inserted): an
  * entry's rank among its key's entries, one word read and written (place()
- * minus start() reads two arrays). */
+ * minus start() reads two arrays, after the prefix sums). The first call
+ * ends the inserts. */
 static inline int64_t spf_scatter_slot(spf_scatter *s, int64_t v)
 {
-    if (SPF_UNLIKELY(s->slots == NULL)) {
-        if (!s->sorted)
-            spf_die("slot() before sort()", v);
+    if (SPF_UNLIKELY(s->slots == NULL))
         spf_scatter_open_slots(s);
-    }
     if (SPF_LIKELY((uint64_t)s->n < SPF_SLOT_LEFT)) {
         const uint64_t x = (uint64_t)s->slots[v];
         if (SPF_UNLIKELY(x < SPF_SLOT_LEFT))

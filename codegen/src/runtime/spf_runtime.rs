@@ -624,6 +624,9 @@ impl Scatter {
         if self.sorted {
             fail("insert after sort()".into());
         }
+        if !self.slots.is_empty() {
+            fail("insert after slot()".into());
+        }
         match usize::try_from(v).ok().and_then(|i| self.next.get_mut(i)) {
             Some(count) => *count += 1,
             None => fail(format!(
@@ -701,19 +704,17 @@ impl Scatter {
         }
     }
 
-    /// After `sort`, `0 <= v < E`: how many slots key `v` was given before
-    /// — 0 the first time, then 1, 2, ...: an entry's rank among its key's
-    /// entries without a second array read (ELL's slot in a row).
+    /// `0 <= v < E`, sorted or not: how many slots key `v` was given
+    /// before — 0 the first time, then 1, 2, ...: an entry's rank among its
+    /// key's entries without prefix sums (ELL's slot in a row). The first
+    /// call ends the inserts.
     ///
     /// # Panics
     ///
-    /// Before `sort`, when `v` is outside `0..E`, or when called more often
-    /// than `v` was inserted.
+    /// When `v` is outside `0..E`, or when called more often than `v` was
+    /// inserted.
     #[inline]
     pub fn slot(&mut self, v: i64) -> i64 {
-        if !self.sorted {
-            fail("slot() before sort()".into());
-        }
         let i = at(v, self.next.len(), "key");
         if self.slots.is_empty() {
             self.slots = vec![0; self.next.len()];
