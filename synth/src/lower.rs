@@ -1860,7 +1860,7 @@ impl<'a> Lowering<'a> {
         for o in self.comp.objects.iter().filter(|o| o.kind == "Scatter") {
             let mut needs_sums = false;
             for p in pending.iter() {
-                for_each_call(&p.body, &mut |object, method| {
+                p.body.for_each_call(&mut |object, method| {
                     needs_sums |= object == o.name && (method == "start" || method == "place");
                 });
             }
@@ -1999,48 +1999,6 @@ fn binding(side: Side, name: &str, ir: &str, kind: BindingKind) -> Binding {
 
 fn update(target: Access, op: UpdateOp, value: ValueExpr) -> Body {
     Body::Update { target, op, value }
-}
-
-/// Calls `visit(object, method)` on every runtime-object call in `body`,
-/// statements and values (nested ones too).
-fn for_each_call(body: &Body, visit: &mut dyn FnMut(&str, &str)) {
-    fn value(v: &ValueExpr, visit: &mut dyn FnMut(&str, &str)) {
-        match v {
-            ValueExpr::Call {
-                object,
-                method,
-                args,
-            } => {
-                visit(object, method);
-                args.iter().for_each(|a| value(a, visit));
-            }
-            ValueExpr::Neg(a) => value(a, visit),
-            ValueExpr::Binary(_, a, b) => {
-                value(a, visit);
-                value(b, visit);
-            }
-            ValueExpr::Int(_) | ValueExpr::Real(_) | ValueExpr::Index(_) | ValueExpr::Read(_) => {}
-        }
-    }
-    match body {
-        Body::Update { value: v, .. } => value(v, visit),
-        Body::If { conditions, then } => {
-            for c in conditions {
-                value(&c.lhs, visit);
-                value(&c.rhs, visit);
-            }
-            for_each_call(then, visit);
-        }
-        Body::Call {
-            object,
-            method,
-            args,
-        } => {
-            visit(object, method);
-            args.iter().for_each(|a| value(a, visit));
-        }
-        Body::Seq(bodies) => bodies.iter().for_each(|b| for_each_call(b, visit)),
-    }
 }
 
 fn call(object: &str, method: &str, args: Vec<ValueExpr>) -> ValueExpr {

@@ -186,31 +186,7 @@ proptest! {
 /// Every runtime call (`object.method`) in the program, in order.
 fn calls(p: &LoopProgram) -> Vec<String> {
     fn body(b: &Body, out: &mut Vec<String>) {
-        match b {
-            Body::Call { object, method, .. } => out.push(format!("{object}.{method}")),
-            Body::If { then, .. } => body(then, out),
-            Body::Seq(bs) => bs.iter().for_each(|b| body(b, out)),
-            Body::Update { value, .. } => value_calls(value, out),
-        }
-    }
-    fn value_calls(v: &iegen::computation::ValueExpr, out: &mut Vec<String>) {
-        use iegen::computation::ValueExpr;
-        match v {
-            ValueExpr::Call {
-                object,
-                method,
-                args,
-            } => {
-                out.push(format!("{object}.{method}"));
-                args.iter().for_each(|a| value_calls(a, out));
-            }
-            ValueExpr::Neg(a) => value_calls(a, out),
-            ValueExpr::Binary(_, a, b) => {
-                value_calls(a, out);
-                value_calls(b, out);
-            }
-            _ => {}
-        }
+        b.for_each_call(&mut |object, method| out.push(format!("{object}.{method}")));
     }
     fn node(n: &Node, p: &LoopProgram, out: &mut Vec<String>) {
         match n {

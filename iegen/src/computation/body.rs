@@ -221,10 +221,20 @@ impl Body {
 
     /// Calls `visit` on every runtime object a call in the body uses.
     pub fn for_each_object<'a>(&'a self, visit: &mut dyn FnMut(&'a str)) {
-        fn value<'a>(v: &'a ValueExpr, visit: &mut dyn FnMut(&'a str)) {
+        self.for_each_call(&mut |object, _| visit(object));
+    }
+
+    /// Calls `visit(object, method)` on every runtime-object call in the
+    /// body: statement calls and value calls, nested ones too.
+    pub fn for_each_call<'a>(&'a self, visit: &mut dyn FnMut(&'a str, &'a str)) {
+        fn value<'a>(v: &'a ValueExpr, visit: &mut dyn FnMut(&'a str, &'a str)) {
             match v {
-                ValueExpr::Call { object, args, .. } => {
-                    visit(object);
+                ValueExpr::Call {
+                    object,
+                    method,
+                    args,
+                } => {
+                    visit(object, method);
                     args.iter().for_each(|a| value(a, visit));
                 }
                 ValueExpr::Neg(v) => value(v, visit),
@@ -242,13 +252,17 @@ impl Body {
                     value(&c.lhs, visit);
                     value(&c.rhs, visit);
                 }
-                then.for_each_object(visit);
+                then.for_each_call(visit);
             }
-            Body::Call { object, args, .. } => {
-                visit(object);
+            Body::Call {
+                object,
+                method,
+                args,
+            } => {
+                visit(object, method);
                 args.iter().for_each(|a| value(a, visit));
             }
-            Body::Seq(bs) => bs.iter().for_each(|b| b.for_each_object(visit)),
+            Body::Seq(bs) => bs.iter().for_each(|b| b.for_each_call(visit)),
         }
     }
 
