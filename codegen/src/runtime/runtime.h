@@ -120,6 +120,11 @@ typedef struct {
     int64_t *count_base;
     int64_t *starts;    /* counting, after sort: extents[0] + 1 prefix sums */
     uint64_t *bits;     /* morton: per compared component, the or of its values */
+    uint64_t *lanes;    /* after a morton radix sort: per compared component,
+                           the bits of the compacted code it fills (key()
+                           extracts it from the sorted code) */
+    uint64_t *codes;    /* with lanes, when the codes did not fit one word
+                           with the entry numbers: the sorted codes */
     int64_t *ranks;     /* after sort: the distinct rank of each position,
                            computed by the first rank() or ranks() (NULL until then) */
     int64_t nranks;     /* the number of distinct compared keys, with ranks */
@@ -162,6 +167,8 @@ static inline spf_perm spf_perm_new_compared(int64_t k, int64_t j, int order,
     p.counted = 1;
     p.starts = NULL;
     p.bits = NULL;
+    p.lanes = NULL;
+    p.codes = NULL;
     p.ranks = NULL;
     p.nranks = 0;
     p.count0 = NULL;
@@ -778,6 +785,7 @@ static inline int spf_perm_morton_radix(spf_perm *p)
         }
     }
     spread = (uint64_t *)spf_alloc_zero(j * 8 * 256, sizeof *spread);
+    p->lanes = (uint64_t *)spf_alloc_zero(j, sizeof *p->lanes);
     for (level = 0; level < 64; level++)
         for (d = 0; d < j; d++)
             if (level < width[d]) {
@@ -786,6 +794,7 @@ static inline int spf_perm_morton_radix(spf_perm *p)
                 for (x = 0; x < 256; x++)
                     if (x >> (level % 8) & 1)
                         row[x] |= (uint64_t)1 << pos;
+                p->lanes[d] |= (uint64_t)1 << pos;
                 pos++;
             }
     for (d = 0; d < j; d++)
@@ -802,7 +811,9 @@ static inline int spf_perm_morton_radix(spf_perm *p)
                 (code) |= spread[(d_ * 8 + b_) * 256 + (((uint64_t)key_[d_] >> (8 * b_)) & 255)];  \
     } while (0)
     if (total == 0) {
-        /* every key is 0: nothing to move */
+        /* every key is 0: nothing to move (and nothing to extract) */
+        free(p->lanes);
+        p->lanes = NULL;
     } else if (total + ebits <= 64) {
         uint64_t *a = spf_entries_alloc(n), *tmp = spf_entries_alloc(n), *s;
         for (i = 0; i < n; i++) {
@@ -813,6 +824,7 @@ static inline int spf_perm_morton_radix(spf_perm *p)
         s = spf_radix_u64(a, tmp, n, ebits, ebits + total, SPF_DIGIT, hist);
         free(s == a ? tmp : a);
         spf_perm_set_entries(p, s, ((uint64_t)1 << ebits) - 1);
+        p->ebits = ebits;
     } else {
         /* n + SPF_AHEAD pairs: room for the entries and their zeros */
         spf_pair *a = (spf_pair *)spf_alloc(n + SPF_AHEAD, sizeof *a);
@@ -824,11 +836,14 @@ static inline int spf_perm_morton_radix(spf_perm *p)
         }
         s = spf_radix_pairs(a, tmp, n, total, hist);
         free(s == a ? tmp : a);
-        /* The entries, compacted in place: word i is written after pair i
-         * (words 2i, 2i + 1) was read. */
+        /* The codes, and the entries compacted in place: word i is written
+         * after pair i (words 2i, 2i + 1) was read. */
+        p->codes = (uint64_t *)spf_alloc(n, sizeof *p->codes);
         entries = (uint64_t *)(void *)s;
-        for (i = 0; i < n; i++)
+        for (i = 0; i < n; i++) {
+            p->codes[i] = s[i].code;
             entries[i] = s[i].entry;
+        }
         spf_perm_set_entries(p, entries, ~(uint64_t)0);
     }
 #undef SPF_MORTON_CODE
@@ -908,11 +923,31 @@ static inline int64_t spf_perm_map(spf_perm *p, int64_t e)
  * entries: the key of position i + SPF_AHEAD is prefetched, for the usual
  * walk over the positions in order. The last component, when it is not
  * stored (d == stride), is the entry number. */
+/* The bits of x under mask, packed to the low end (BMI2's pext). */
+static inline uint64_t spf_extract_bits(uint64_t x, uint64_t mask)
+{
+#if defined(__BMI2__) && defined(__x86_64__)
+    return __builtin_ia32_pext_di(x, mask);
+#else
+    uint64_t out = 0;
+    int b, k = 0;
+    for (b = 0; b < 64 && mask >> b != 0; b++)
+        if (mask >> b & 1)
+            out |= (x >> b & 1) << k++;
+    return out;
+#endif
+}
+
 static inline int64_t spf_perm_key(const spf_perm *p, int64_t d, int64_t i)
 {
     const int64_t s = p->stride;
     if (d >= s)
         return p->entries != NULL ? (int64_t)(p->entries[i] & p->mask) : i;
+    if (p->order == SPF_MORTON && p->lanes != NULL && d < p->j) {
+        /* after the radix sort: the component's bits of the sorted code */
+        const uint64_t code = p->codes != NULL ? p->codes[i] : p->entries[i] >> p->ebits;
+        return (int64_t)spf_extract_bits(code, p->lanes[d]);
+    }
     if (p->order == SPF_COUNTING && p->ebits != 0 && d >= 1 && d < p->j) {
         /* MSD: the component is in the sorted word itself (no read of the
          * keys, which are in insertion order) */
@@ -1023,6 +1058,8 @@ static inline void spf_perm_free(spf_perm *p)
     free(p->count_base);
     free(p->starts);
     free(p->bits);
+    free(p->lanes);
+    free(p->codes);
 }
 
 /* ------------------------------------------------------------------------
