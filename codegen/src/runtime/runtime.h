@@ -1216,6 +1216,7 @@ typedef struct {
     spf_long e;     /* keys 0..e (spf_long: see spf_perm) */
     spf_long open;  /* e before sort, 0 after: insert's one range check */
     spf_long n;     /* entries inserted */
+    spf_long placed; /* positions place() handed out */
     int sorted;
     int packed;     /* after sort, when n < 2^32: next[v] holds the positions
                        key v has left times 2^32 plus its next free position
@@ -1240,6 +1241,7 @@ static inline spf_scatter spf_scatter_new(int64_t e)
     s.e = e;
     s.open = e;
     s.n = 0;
+    s.placed = 0;
     s.sorted = 0;
     s.packed = 0;
     s.next = (int64_t *)spf_alloc_zero(e, sizeof *s.next);
@@ -1303,12 +1305,14 @@ static inline int64_t spf_scatter_place(spf_scatter *s, int64_t v)
         if (SPF_UNLIKELY(x < SPF_SLOT_LEFT))
             spf_die("place() more often than insert() of the key", v);
         s->next[v] = (int64_t)(x - SPF_SLOT_LEFT + 1);
+        s->placed++;
         return (int64_t)(x & (SPF_SLOT_LEFT - 1));
     }
     if (SPF_UNLIKELY(!s->sorted))
         spf_die("place() before sort()", v);
     if (SPF_UNLIKELY(s->next[v] >= s->start[v + 1]))
         spf_die("place() more often than insert() of the key", v);
+    s->placed++;
     return s->next[v]++;
 }
 
@@ -1369,7 +1373,8 @@ static inline void spf_scatter_zero_unplaced(const spf_scatter *s, void *a, size
             memset(b, 0, (size_t)n * size);
         return;
     }
-    for (v = 0; v < s->e; v++) {
+    /* every entry placed: no hole before size() */
+    for (v = 0; s->placed < s->n && v < s->e; v++) {
         lo = s->packed ? (int64_t)((uint64_t)s->next[v] & (SPF_SLOT_LEFT - 1)) : s->next[v];
         hi = s->start[v + 1] < n ? s->start[v + 1] : n;
         if (lo < hi)
