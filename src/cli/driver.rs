@@ -108,7 +108,7 @@ pub fn driver_source(
          #include <ctype.h>\n#include <errno.h>\n#include <math.h>\n#include <stdarg.h>\n\
          #include <stdint.h>\n#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n\
          #include <time.h>\n#include <sys/stat.h>\n#include <unistd.h>\n\
-         #ifdef __GLIBC__\n#include <malloc.h>\n#endif\n\n",
+         #include <limits.h>\n#ifdef __GLIBC__\n#include <malloc.h>\n#endif\n\n",
     );
     let pre = match coordinates {
         CoordinateInput::Through { to_source, .. } => {
