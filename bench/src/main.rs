@@ -28,6 +28,11 @@ struct Args {
     /// of a matrix alike.
     #[arg(long, default_value_t = 0.05)]
     min_time: f64,
+    /// Rounds: the generated converter and its baselines are measured this
+    /// many times in turn and each keeps its fastest median (the machine's
+    /// slow spells then do not decide a ratio).
+    #[arg(long, default_value_t = 3)]
+    rounds: usize,
     /// matgen's seed (and the shuffle's).
     #[arg(long, default_value_t = 42)]
     seed: u64,
@@ -69,6 +74,7 @@ struct Args {
 }
 
 fn main() -> ExitCode {
+    bench::timing::steady_allocator();
     let args = Args::parse();
     match run(args) {
         Ok(()) => ExitCode::SUCCESS,
@@ -103,6 +109,7 @@ fn run(args: Args) -> Result<(), String> {
         scale: args.scale,
         repeat: args.repeat.max(1),
         min_time: args.min_time.max(0.0),
+        rounds: args.rounds.max(1),
         seed: args.seed,
         matrices: args.only,
         conversions,

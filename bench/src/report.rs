@@ -196,6 +196,7 @@ pub fn to_json(r: &Results) -> Value {
         "scale": r.scale,
         "repeat": r.repeat,
         "min_time": r.min_time,
+        "rounds": r.rounds,
         "seed": r.seed,
         "cores": std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
         "notes": r.notes,
@@ -641,6 +642,7 @@ mod tests {
             scale: 1.0,
             repeat: 1,
             min_time: 0.0,
+            rounds: 1,
             seed: 1,
             notes: Vec::new(),
             // sprs takes 1x and 4x the C's time: geometric mean 2.

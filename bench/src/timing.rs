@@ -86,6 +86,31 @@ pub fn measure<T>(
     Ok(Timing { runs })
 }
 
+/// Puts this process's allocator in the regime of the generated converter
+/// programs (`src/cli/driver_main.c`): glibc never maps a block of its own
+/// nor trims the heap, so repeated runs reuse memory instead of faulting in
+/// fresh pages. The in-process baselines (the C, sprs, nalgebra-sparse)
+/// and the converters are then timed under the same allocator policy; with
+/// glibc's defaults a block above its mmap threshold (32 MiB at most) is
+/// mapped afresh for every run. Does nothing on other C libraries.
+pub fn steady_allocator() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    {
+        use std::os::raw::c_int;
+        extern "C" {
+            fn mallopt(param: c_int, value: c_int) -> c_int;
+        }
+        const M_TRIM_THRESHOLD: c_int = -1;
+        const M_MMAP_MAX: c_int = -4;
+        // SAFETY: mallopt only changes glibc's allocation policy; it is
+        // called before this process allocates anything large.
+        unsafe {
+            mallopt(M_MMAP_MAX, 0);
+            mallopt(M_TRIM_THRESHOLD, c_int::MAX);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -22,6 +22,7 @@ fn config(work: PathBuf, matrices: &[&str], conversions: &[Conversion]) -> Confi
         scale: 0.0005,
         repeat: 1,
         min_time: 0.0,
+        rounds: 2,
         seed: 42,
         matrices: matrices.iter().map(|s| s.to_string()).collect(),
         conversions: conversions.to_vec(),
