@@ -291,11 +291,12 @@ pub fn summary_md(r: &Results) -> String {
     let _ = writeln!(
         s,
         "# spf conversion benchmark: scale {}, median of at least {} runs per measurement \
-         and of {} s at least (up to {} runs), seed {}\n",
+         and of {} s at least (up to {} runs), the fastest of {} rounds, seed {}\n",
         r.scale,
         r.repeat,
         r.min_time,
         crate::runner::MAX_RUNS,
+        r.rounds,
         r.seed
     );
     let _ = writeln!(
