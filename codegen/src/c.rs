@@ -117,7 +117,9 @@ pub fn emit_c(program: &LoopProgram) -> Result<String, EmitError> {
         if let Some(at) = low.alloc_at[s] {
             if d.role == Role::Out || low.read[s] || low.written[s] {
                 let extents = low.extents(s)?;
-                dynamic.push((s, at, extents));
+                // The scatter whose placed positions the allocation's node
+                // writes the array at, if any (zero fill after, not before).
+                dynamic.push((s, at, extents, low.placed_by(s)));
             }
         }
     }
@@ -194,13 +196,13 @@ pub fn emit_c(program: &LoopProgram) -> Result<String, EmitError> {
         }
     };
     for t in 0..=low.body.len() {
-        for (s, at, extents) in &dynamic {
+        for (s, at, extents, placed) in &dynamic {
             if *at != t {
                 continue;
             }
             dialect.used.add("spf_len");
             let (len, place, size) = sized(*s, extents);
-            if low.placed_by(*s).is_some() {
+            if placed.is_some() {
                 // The next loop writes the positions a scatter hands out;
                 // the others are zeroed after it.
                 dialect.used.add("spf_alloc_prefix");
@@ -229,12 +231,12 @@ pub fn emit_c(program: &LoopProgram) -> Result<String, EmitError> {
         if let Some(node) = low.body.get(t) {
             w.node(node, t + 1 == low.body.len());
         }
-        for (s, at, extents) in &dynamic {
-            if let (true, Some(o)) = (*at == t, low.placed_by(*s)) {
+        for (s, at, extents, placed) in &dynamic {
+            if let (true, Some(o)) = (*at == t, placed) {
                 let (len, place, size) = sized(*s, extents);
                 w.line(&format!(
                     "spf_scatter_zero_unplaced(&{}, {place}, sizeof {size}, {len});",
-                    low.objects[o]
+                    low.objects[*o]
                 ));
             }
         }
