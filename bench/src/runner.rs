@@ -439,10 +439,9 @@ fn run_row(conv: Conversion, bin: &Path, p: &Prepared, config: &Config) -> Row {
     // keeping its best round, so that a slow spell of the machine during
     // one measurement does not decide a ratio.
     for round in 0..config.rounds.max(1) {
-        if round > 0 {
-            if let (Outcome::Time(best), Ok(again)) =
-                (&row.spf, spf::run(bin, p.file(conv), repeat, &out_json))
-            {
+        if let (true, Outcome::Time(best)) = (round > 0, &row.spf) {
+            // Only a verified, timed converter is measured again.
+            if let Ok(again) = spf::run(bin, p.file(conv), repeat, &out_json) {
                 if again.summary.median < best.median {
                     row.spf = Outcome::Time(again.summary);
                 }

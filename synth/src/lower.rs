@@ -1223,7 +1223,6 @@ impl<'a> Lowering<'a> {
             });
             self.declare_scalar(&size);
             self.fill_object(&object, &size, vec![ValueExpr::Index(v.clone())], pro, true);
-            // Each entry's position, first in the second pass's loop.
             // Each entry's position (or, when the scatter counts the
             // groups, its slot in its group), first in the second pass.
             let (target, method) = if self.ranks_by_slot() {
@@ -1896,11 +1895,10 @@ impl<'a> Lowering<'a> {
     fn flat_source(&self, stmts: &[Pending]) -> Option<(Set, usize)> {
         let mut used = BTreeSet::new();
         for p in stmts {
-            p.body.map_exprs(&mut |e| {
+            p.body.for_each_expr(&mut |e| {
                 e.for_each_var(&mut |x| {
                     used.insert(x);
-                });
-                e.clone()
+                })
             });
         }
         if used
@@ -2115,9 +2113,8 @@ fn forget_written(known: &mut Vec<(Vec<Condition>, String, ValueExpr)>, b: &Body
         let mut reads = false;
         value.for_each_read(&mut |a| reads |= written.contains(&a.space));
         // Scalars in index expressions (`P.start(ii)`, `pos - ...`).
-        let _ = value.map_exprs(&mut |e| {
-            e.for_each_sym(&mut |s| reads |= written.iter().any(|w| w == s));
-            e.clone()
+        value.for_each_expr(&mut |e| {
+            e.for_each_sym(&mut |s| reads |= written.iter().any(|w| w == s))
         });
         !written.contains(name) && !reads
     });

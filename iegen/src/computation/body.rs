@@ -153,6 +153,21 @@ impl ValueExpr {
         }
     }
 
+    /// Calls `visit` on every index expression (inside reads too).
+    pub fn for_each_expr<'a>(&'a self, visit: &mut dyn FnMut(&'a Expr)) {
+        match self {
+            ValueExpr::Int(_) | ValueExpr::Real(_) => {}
+            ValueExpr::Index(e) => visit(e),
+            ValueExpr::Read(a) => a.index.iter().for_each(&mut *visit),
+            ValueExpr::Neg(v) => v.for_each_expr(visit),
+            ValueExpr::Binary(_, a, b) => {
+                a.for_each_expr(visit);
+                b.for_each_expr(visit);
+            }
+            ValueExpr::Call { args, .. } => args.iter().for_each(|a| a.for_each_expr(visit)),
+        }
+    }
+
     /// Rewrites every index expression (inside reads too) with `f`.
     pub fn map_exprs(&self, f: &mut dyn FnMut(&Expr) -> Expr) -> ValueExpr {
         match self {
@@ -263,6 +278,26 @@ impl Body {
                 args.iter().for_each(|a| value(a, visit));
             }
             Body::Seq(bs) => bs.iter().for_each(|b| b.for_each_call(visit)),
+        }
+    }
+
+    /// Calls `visit` on every index expression of the body (the ones
+    /// [`Body::map_exprs`] rewrites).
+    pub fn for_each_expr<'a>(&'a self, visit: &mut dyn FnMut(&'a Expr)) {
+        match self {
+            Body::Update { target, value, .. } => {
+                target.index.iter().for_each(&mut *visit);
+                value.for_each_expr(visit);
+            }
+            Body::If { conditions, then } => {
+                for c in conditions {
+                    c.lhs.for_each_expr(visit);
+                    c.rhs.for_each_expr(visit);
+                }
+                then.for_each_expr(visit);
+            }
+            Body::Call { args, .. } => args.iter().for_each(|a| a.for_each_expr(visit)),
+            Body::Seq(bs) => bs.iter().for_each(|b| b.for_each_expr(visit)),
         }
     }
 

@@ -159,11 +159,10 @@ fn domain_text(s: &Stmt, taken: &HashSet<&str>) -> (String, Vec<String>) {
         return (text, names);
     };
     let mut used: HashSet<Var> = HashSet::new();
-    let _ = s.body.map_exprs(&mut |e| {
+    s.body.for_each_expr(&mut |e| {
         e.for_each_var(&mut |v| {
             used.insert(v);
-        });
-        e.clone()
+        })
     });
     let mut seen: HashSet<&str> = HashSet::new();
     let mut edits: Vec<(Span, String)> = Vec::new();

@@ -689,10 +689,8 @@ fn uf_reads(s: &Stmt) -> Vec<Access> {
             });
         }
     }
-    s.body.map_exprs(&mut |e| {
-        e.for_each_call(&mut |name, args| add(name, args.to_vec()));
-        e.clone()
-    });
+    s.body
+        .for_each_expr(&mut |e| e.for_each_call(&mut |name, args| add(name, args.to_vec())));
     out
 }
 
