@@ -1351,6 +1351,59 @@ fn scatter_transposes_coo_by_column_in_every_backend() {
     check_cases(&program(COO_CSC), &coo_csc_cases(51));
 }
 
+/// Slots handed out on both sides of `sort()`: the first `H` entries take
+/// their slots before it (the counts read between them), the rest after,
+/// and the ranks continue across; the transposition's positions come from
+/// the same scatter.
+const SLOTS_ACROSS_SORT: &str = "computation slots_across_sort(N, M, NNZ, H) {
+    in   int  row[NNZ];
+    in   int  col[NNZ];
+    in   real val[NNZ];
+    out  int  colptr[M + 1];
+    out  int  rank[NNZ];
+    out  int  counts[M + 1];
+    out  int  dest[NNZ];
+    temp int  r;
+    object B : Scatter(M);
+
+    S0: B.insert(col(n)) domain {[n] : 0 <= n < NNZ} schedule {[n] -> [0, n, 0]};
+    S1: { r = B.slot(col(n)); rank(n) = r } domain {[n] : 0 <= n < H} schedule {[n] -> [1, n, 0]};
+    S2: counts(j) = B.count(j) domain {[j] : 0 <= j <= M} schedule {[j] -> [2, j, 0]};
+    S3: B.sort() domain {[]} schedule {[] -> [3, 0, 0]};
+    S4: colptr(j) = B.start(j) domain {[j] : 0 <= j <= M} schedule {[j] -> [4, j, 0]};
+    S5: { r = B.slot(col(n)); rank(n) = r } domain {[n] : H <= n < NNZ} schedule {[n] -> [5, n, 0]};
+    S6: dest(n) = B.place(col(n)) domain {[n] : 0 <= n < NNZ} schedule {[n] -> [6, n, 0]};
+}";
+
+#[test]
+fn scatter_slots_continue_across_sort_in_every_backend() {
+    let cases: Vec<(Memory, Outputs)> = coo_csc_cases(57)
+        .into_iter()
+        .map(|(mem, all)| {
+            let nnz = mem.symbols["NNZ"];
+            let m = mem.symbols["M"] as usize;
+            let mem = Memory::new()
+                .with_symbol("N", mem.symbols["N"])
+                .with_symbol("M", m as i64)
+                .with_symbol("NNZ", nnz)
+                .with_symbol("H", nnz / 2)
+                .with_array("row", mem.arrays["row"].clone())
+                .with_array("col", mem.arrays["col"].clone())
+                .with_array("val", mem.arrays["val"].clone())
+                .with_array("colptr", ints(vec![0; m + 1]))
+                .with_array("rank", ints(vec![0; nnz as usize]))
+                .with_array("counts", ints(vec![0; m + 1]))
+                .with_array("dest", ints(vec![0; nnz as usize]));
+            let mut outs = Outputs::new();
+            for name in ["colptr", "rank", "counts", "dest"] {
+                outs.insert(name.into(), all[name].clone());
+            }
+            (mem, outs)
+        })
+        .collect();
+    check_cases(&program(SLOTS_ACROSS_SORT), &cases);
+}
+
 #[test]
 fn scatter_extents_are_affine() {
     // `Scatter(M + 1)`: one more (empty) key; `start(M + 1)` is still NNZ.
@@ -1748,6 +1801,12 @@ fn scatter_misuse_aborts_the_compiled_runtimes() {
         (
             "slot_too_often",
             with_object(SCATTER, "P.insert(x(i))", "y(i) = P.slot(2)"),
+            "spf runtime: slot() more often than insert() of the key (2)",
+            "spf runtime: slot(2) called more often than key 2 was inserted",
+        ),
+        (
+            "slot_too_often_after_sort",
+            with_object(SCATTER, sorted, "y(i) = P.slot(2)"),
             "spf runtime: slot() more often than insert() of the key (2)",
             "spf runtime: slot(2) called more often than key 2 was inserted",
         ),

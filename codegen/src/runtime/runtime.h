@@ -9,8 +9,9 @@
  * after sort(), a key outside its counting range or negative in a morton
  * order, a value outside an ordered set's bounds or a scatter's range,
  * start()/size()/value()/index()/place() before sort(), a scatter's place(v)
- * more often than v was inserted) prints a message to stderr and aborts, as
- * does running out of memory. Reads with an entry, position or component out
+ * or slot(v) more often than v was inserted, checked when the scatter is
+ * freed) prints a message to stderr and aborts, as does running out of
+ * memory. Reads with an entry, position or component out
  * of range, and a scatter's start(v)/place(v) with v out of range, are not
  * checked, like the generated code's array accesses. */
 #ifndef SPF_RUNTIME_H
@@ -20,8 +21,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Prints `spf runtime: WHAT (VALUE)` and aborts. */
-static inline void spf_die(const char *what, int64_t value)
+/* Prints `spf runtime: WHAT (VALUE)` and aborts. Out of line and cold, so
+ * that a check in a hot loop costs a compare and a branch, not a call's
+ * worth of code in the loop's layout. */
+#if defined(__GNUC__)
+#define SPF_OUT_OF_LINE __attribute__((noinline, unused))
+#define SPF_COLD __attribute__((noinline, cold, noreturn, unused))
+#else
+#define SPF_OUT_OF_LINE
+#define SPF_COLD
+#endif
+SPF_COLD static void spf_die(const char *what, int64_t value)
 {
     fprintf(stderr, "spf runtime: %s (%lld)\n", what, (long long)value);
     abort();
@@ -1206,28 +1216,35 @@ static inline void spf_oset_free(spf_oset *s)
 /* ------------------------------------------------------------------------
  * Scatter(E): the streaming counting-sort scatter (Gustavson's algorithm).
  * insert() counts keys in 0..E; sort() turns the counts into prefix sums;
- * place(v) then hands out the positions of key v in order. O(E) memory, no
- * per-entry storage. */
+ * place(v) then hands out the positions of key v in order; slot(v), sorted
+ * or not, an entry's rank among its key's entries. O(E) memory, no
+ * per-entry storage; at most 2^32 - 1 entries.
+ *
+ * place() and slot() are the hot loops' calls, so they do what the
+ * hand-written algorithm does: one counter read, incremented and written.
+ * Whether a key was handed out more often than it was inserted is checked
+ * once, when the scatter is freed (spf_scatter_free, before the generated
+ * function returns): positions handed out past a key's share are, until
+ * then, unchecked like the generated code's array accesses. */
 
-/* A packed slot's unit of positions left (see spf_scatter). */
+/* A key's count unit in a rank counter (see spf_scatter.next). */
 #define SPF_SLOT_LEFT ((uint64_t)1 << 32)
 
 typedef struct {
-    spf_long e;     /* keys 0..e (spf_long: see spf_perm) */
-    spf_long open;  /* e before sort, 0 after: insert's one range check */
-    spf_long n;     /* entries inserted */
+    spf_long e;      /* keys 0..e (spf_long: see spf_perm) */
+    spf_long open;   /* e while inserts are allowed, 0 after: insert's one
+                        range check */
+    spf_long n;      /* entries inserted */
     spf_long placed; /* positions place() handed out */
     int sorted;
-    int packed;     /* after sort, when n < 2^32: next[v] holds the positions
-                       key v has left times 2^32 plus its next free position
-                       (one word read and written per place()) */
-    int64_t *next;  /* e: per key, its count before sort, its next free
-                       position after (or packed) */
+    int slotted;    /* slot() was called before sort() */
+    int64_t *next;  /* e: before sort, per key, its count times 2^32 plus
+                       the slots slot() handed out (the rank counter); after
+                       sort, its next free position */
     int64_t *start; /* e + 1, from sort() on: start[v] = entries with a key
                        below v (NULL before) */
-    int64_t *slots; /* from the first slot(), which ends the inserts: per
-                       key, the slots it has left times 2^32 plus the slots
-                       handed out (n < 2^32), or the slots handed out */
+    int64_t *slots; /* e, after sort when slot() is used: the rank counters
+                       (NULL otherwise) */
 } spf_scatter;
 
 /* An empty scatter over the keys 0..e. */
@@ -1243,40 +1260,63 @@ static inline spf_scatter spf_scatter_new(int64_t e)
     s.n = 0;
     s.placed = 0;
     s.sorted = 0;
-    s.packed = 0;
+    s.slotted = 0;
     s.next = (int64_t *)spf_alloc_zero(e, sizeof *s.next);
     s.start = NULL;
     s.slots = NULL;
     return s;
 }
 
-/* Counts one entry with key v, 0 <= v < e (before sort). */
+/* Counts one entry with key v, 0 <= v < e (before sort and slot). */
 static inline void spf_scatter_insert(spf_scatter *s, int64_t v)
 {
     if (SPF_UNLIKELY((uint64_t)v >= (uint64_t)s->open))
-        spf_die(s->sorted            ? "insert after sort()"
-                : s->slots != NULL ? "insert after slot()"
-                                   : "key outside the scatter's range",
+        spf_die(s->sorted    ? "insert after sort()"
+                : s->slotted ? "insert after slot()"
+                             : "key outside the scatter's range",
                 v);
-    s->next[v]++;
+    s->next[v] += (int64_t)SPF_SLOT_LEFT;
     s->n++;
 }
 
+/* The counts fit their 32 bits (checked where they are read whole). */
+static inline void spf_scatter_check_size(const spf_scatter *s)
+{
+    if (SPF_UNLIKELY((uint64_t)s->n >= SPF_SLOT_LEFT))
+        spf_die("a scatter holds at most 2^32 - 1 entries", s->n);
+}
+
+/* 0 <= v < e: how many entries have key v (before or after sort). */
+static inline int64_t spf_scatter_count(const spf_scatter *s, int64_t v)
+{
+    if ((uint64_t)v >= (uint64_t)s->e)
+        return 0;
+    if (s->sorted)
+        return s->start[v + 1] - s->start[v];
+    spf_scatter_check_size(s);
+    return (int64_t)((uint64_t)s->next[v] >> 32);
+}
+
 /* Freezes the scatter: the prefix sums of the counts, O(e) (a second call
- * does nothing). */
+ * does nothing). Rank counters move to their own array. */
 static inline void spf_scatter_sort(spf_scatter *s)
 {
     int64_t v, sum = 0;
     if (s->sorted)
         return;
+    spf_scatter_check_size(s);
+    if (s->slotted) {
+        s->slots = (int64_t *)spf_alloc(s->e, sizeof *s->slots);
+        if (s->e > 0)
+            memcpy(s->slots, s->next, (size_t)s->e * sizeof *s->slots);
+    }
     s->sorted = 1;
     s->open = 0;
-    s->packed = (uint64_t)s->n < SPF_SLOT_LEFT;
     s->start = (int64_t *)spf_alloc(s->e + 1, sizeof *s->start);
     for (v = 0; v < s->e; v++) {
-        const int64_t c = s->next[v];
+        const int64_t c = (int64_t)((uint64_t)s->next[v] >> 32);
         s->start[v] = sum;
-        s->next[v] = s->packed ? (int64_t)((uint64_t)c * SPF_SLOT_LEFT + (uint64_t)sum) : sum;
+        s->next[v] = sum;
         sum += c;
     }
     s->start[s->e] = sum;
@@ -1297,66 +1337,42 @@ static inline int64_t spf_scatter_start(const spf_scatter *s, int64_t v)
 }
 
 /* After sort, 0 <= v < e: the next free position of key v (start(v) the
- * first time, then start(v) + 1, ...). */
+ * first time, then start(v) + 1, ...; at most as many times as v was
+ * inserted, checked by spf_scatter_free). */
 static inline int64_t spf_scatter_place(spf_scatter *s, int64_t v)
 {
-    if (SPF_LIKELY(s->packed)) {
-        const uint64_t x = (uint64_t)s->next[v];
-        if (SPF_UNLIKELY(x < SPF_SLOT_LEFT))
-            spf_die("place() more often than insert() of the key", v);
-        s->next[v] = (int64_t)(x - SPF_SLOT_LEFT + 1);
-        s->placed++;
-        return (int64_t)(x & (SPF_SLOT_LEFT - 1));
-    }
     if (SPF_UNLIKELY(!s->sorted))
         spf_die("place() before sort()", v);
-    if (SPF_UNLIKELY(s->next[v] >= s->start[v + 1]))
-        spf_die("place() more often than insert() of the key", v);
     s->placed++;
     return s->next[v]++;
 }
 
-/* 0 <= v < e: how many entries have key v (before or after sort). */
-static inline int64_t spf_scatter_count(const spf_scatter *s, int64_t v)
+/* slot() after sort: the rank counters in their own array, built from the
+ * counts by the first call (out of line). */
+static inline int64_t spf_scatter_slot_sorted(spf_scatter *s, int64_t v)
 {
-    if ((uint64_t)v >= (uint64_t)s->e)
-        return 0;
-    if (!s->sorted)
-        return s->next[v];
-    return s->start[v + 1] - s->start[v];
-}
-
-/* The slots array, from the counts (out of line: once per scatter). */
-static inline void spf_scatter_open_slots(spf_scatter *s)
-{
-    int64_t v;
-    s->open = 0; /* no insert from now on */
-    s->slots = (int64_t *)spf_alloc(s->e > 0 ? s->e : 1, sizeof *s->slots);
-    for (v = 0; v < s->e; v++)
-        s->slots[v] = (uint64_t)s->n < SPF_SLOT_LEFT
-                          ? (int64_t)((uint64_t)spf_scatter_count(s, v) * SPF_SLOT_LEFT)
-                          : 0;
+    int64_t u;
+    if (s->slots == NULL) {
+        s->slots = (int64_t *)spf_alloc(s->e, sizeof *s->slots);
+        for (u = 0; u < s->e; u++)
+            s->slots[u] = (int64_t)((uint64_t)spf_scatter_count(s, u) * SPF_SLOT_LEFT);
+    }
+    return (int64_t)((uint64_t)s->slots[v]++ & (SPF_SLOT_LEFT - 1));
 }
 
 /* 0 <= v < e, sorted or not: how many slots key v was given before (0 the
- * first time, then 1, 2, ...; at most as many as v was inserted): an
- * entry's rank among its key's entries, one word read and written (place()
- * minus start() reads two arrays, after the prefix sums). The first call
- * ends the inserts. */
+ * first time, then 1, 2, ...; at most as many as v was inserted, checked by
+ * spf_scatter_free): an entry's rank among its key's entries, one counter
+ * read and written (place() minus start() reads two arrays, after the
+ * prefix sums). The first call ends the inserts. */
 static inline int64_t spf_scatter_slot(spf_scatter *s, int64_t v)
 {
-    if (SPF_UNLIKELY(s->slots == NULL))
-        spf_scatter_open_slots(s);
-    if (SPF_LIKELY((uint64_t)s->n < SPF_SLOT_LEFT)) {
-        const uint64_t x = (uint64_t)s->slots[v];
-        if (SPF_UNLIKELY(x < SPF_SLOT_LEFT))
-            spf_die("slot() more often than insert() of the key", v);
-        s->slots[v] = (int64_t)(x - SPF_SLOT_LEFT + 1);
-        return (int64_t)(x & (SPF_SLOT_LEFT - 1));
-    }
-    if (SPF_UNLIKELY(s->slots[v] >= spf_scatter_count(s, v)))
-        spf_die("slot() more often than insert() of the key", v);
-    return s->slots[v]++;
+    if (SPF_UNLIKELY(s->sorted))
+        return spf_scatter_slot_sorted(s, v);
+    spf_scatter_check_size(s);
+    s->open = 0; /* no insert from now on */
+    s->slotted = 1;
+    return (int64_t)((uint64_t)s->next[v]++ & (SPF_SLOT_LEFT - 1));
 }
 
 /* Zeroes the elements of a[0..n) (elements of `size` bytes) at the
@@ -1375,7 +1391,7 @@ static inline void spf_scatter_zero_unplaced(const spf_scatter *s, void *a, size
     }
     /* every entry placed: no hole before size() */
     for (v = 0; s->placed < s->n && v < s->e; v++) {
-        lo = s->packed ? (int64_t)((uint64_t)s->next[v] & (SPF_SLOT_LEFT - 1)) : s->next[v];
+        lo = s->next[v];
         hi = s->start[v + 1] < n ? s->start[v + 1] : n;
         if (lo < hi)
             memset(b + (size_t)lo * size, 0, (size_t)(hi - lo) * size);
@@ -1385,8 +1401,48 @@ static inline void spf_scatter_zero_unplaced(const spf_scatter *s, void *a, size
         memset(b + (size_t)lo * size, 0, (size_t)(n - lo) * size);
 }
 
+/* The first key v < e whose got[v] exceeds share[v], or -1 (place()'s next
+ * positions against the next keys' starts). A reduction that vectorizes,
+ * out of line to keep the caller's loops as they are; the key is looked for
+ * only when one failed. */
+SPF_OUT_OF_LINE static int64_t spf_first_above(const int64_t *got, const int64_t *share,
+                                               int64_t e)
+{
+    int64_t v, above = 0;
+    for (v = 0; v < e; v++)
+        above |= got[v] > share[v];
+    for (v = 0; above && v < e; v++)
+        if (got[v] > share[v])
+            return v;
+    return -1;
+}
+
+/* The first key v < e whose rank counter handed out more slots (its low
+ * half) than its count (its high half), or -1; as spf_first_above. */
+SPF_OUT_OF_LINE static int64_t spf_first_rank_above(const int64_t *ranks, int64_t e)
+{
+    int64_t v, above = 0;
+    for (v = 0; v < e; v++)
+        above |= ((uint64_t)ranks[v] & (SPF_SLOT_LEFT - 1)) > (uint64_t)ranks[v] >> 32;
+    for (v = 0; above && v < e; v++)
+        if (((uint64_t)ranks[v] & (SPF_SLOT_LEFT - 1)) > (uint64_t)ranks[v] >> 32)
+            return v;
+    return -1;
+}
+
+/* Aborts when a key was handed out more often than it was inserted (by
+ * place() or slot()), then frees the scatter. O(e). */
 static inline void spf_scatter_free(spf_scatter *s)
 {
+    int64_t v = -1;
+    if (s->sorted && s->placed > 0)
+        v = spf_first_above(s->next, s->start + 1, s->e);
+    if (v >= 0)
+        spf_die("place() more often than insert() of the key", v);
+    if (s->slotted || s->slots != NULL)
+        v = spf_first_rank_above(s->slots != NULL ? s->slots : s->next, s->e);
+    if (v >= 0)
+        spf_die("slot() more often than insert() of the key", v);
     free(s->next);
     free(s->start);
     free(s->slots);
