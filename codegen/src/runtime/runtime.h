@@ -1279,22 +1279,23 @@ static inline void spf_scatter_insert(spf_scatter *s, int64_t v)
     s->n++;
 }
 
-/* The counts fit their 32 bits (checked where they are read whole). */
+/* The counts fit their 32 bits: fewer than 2^32 entries in all. */
 static inline void spf_scatter_check_size(const spf_scatter *s)
 {
     if (SPF_UNLIKELY((uint64_t)s->n >= SPF_SLOT_LEFT))
         spf_die("a scatter holds at most 2^32 - 1 entries", s->n);
 }
 
-/* 0 <= v < e: how many entries have key v (before or after sort). */
+/* 0 <= v < e: how many entries have key v (before or after sort; 0 for v
+ * outside). Before sort, the high half of v's word, unchecked: a key of
+ * 2^32 entries or more overflows it, which the scatter's size check (in
+ * sort(), slot() and spf_scatter_free) reports. Branch-free, so that a
+ * loop over the keys vectorizes. */
 static inline int64_t spf_scatter_count(const spf_scatter *s, int64_t v)
 {
-    if ((uint64_t)v >= (uint64_t)s->e)
-        return 0;
-    if (s->sorted)
-        return s->start[v + 1] - s->start[v];
-    spf_scatter_check_size(s);
-    return (int64_t)((uint64_t)s->next[v] >> 32);
+    if (SPF_UNLIKELY(s->sorted))
+        return (uint64_t)v < (uint64_t)s->e ? s->start[v + 1] - s->start[v] : 0;
+    return (uint64_t)v < (uint64_t)s->e ? (int64_t)((uint64_t)s->next[v] >> 32) : 0;
 }
 
 /* Freezes the scatter: the prefix sums of the counts, O(e) (a second call
@@ -1435,6 +1436,7 @@ SPF_OUT_OF_LINE static int64_t spf_first_rank_above(const int64_t *ranks, int64_
 static inline void spf_scatter_free(spf_scatter *s)
 {
     int64_t v = -1;
+    spf_scatter_check_size(s);
     if (s->sorted && s->placed > 0)
         v = spf_first_above(s->next, s->start + 1, s->e);
     if (v >= 0)
