@@ -25,6 +25,7 @@
 //! before the function. The code compiles with
 //! `cc -std=c99 -O3 -Wall -Wextra -pedantic -Werror`.
 
+use std::collections::HashMap;
 use std::fmt::Write as _;
 
 use iegen::computation::{BinOp, ElemType, Role, UpdateOp};
@@ -135,11 +136,39 @@ pub fn emit_c(program: &LoopProgram) -> Result<String, EmitError> {
         low: &low,
         used: Used::default(),
     };
+    // Scatters whose prefix sums are computed in the `out` array a loop
+    // would copy them to: that loop is left out.
+    // An array the sort fills whole (extent `E + 1`) needs no zero fill.
+    let mut sort_into = HashMap::new();
+    let mut left_out = HashMap::new();
+    let mut filled_by_sort = Vec::new();
+    for (o, init) in &objects {
+        if let ObjectInit::Scatter { extent } = init {
+            if let Some((array, node)) = low.scatter_starts_into(*o, extent) {
+                let whole = [Code::Lin(vec![(1, extent.clone())], 1)];
+                if outs
+                    .iter()
+                    .any(|(s, e)| *s == array && e.as_slice() == whole)
+                {
+                    filled_by_sort.push(array);
+                }
+                let (array, object) = (&low.spaces[array], &low.objects[*o]);
+                sort_into.insert(*o, array.clone());
+                left_out.insert(
+                    node,
+                    format!(
+                        "/* {array} holds {object}'s prefix sums: the sort computed them there */"
+                    ),
+                );
+            }
+        }
+    }
     let mut w = Writer {
         d: &dialect,
         namer: low.namer.clone(),
         out: String::new(),
         depth: 1,
+        sort_into,
     };
 
     for (s, extents) in &temps {
@@ -164,6 +193,9 @@ pub fn emit_c(program: &LoopProgram) -> Result<String, EmitError> {
         }
     }
     for (s, extents) in &outs {
+        if filled_by_sort.contains(s) {
+            continue;
+        }
         let name = &low.spaces[*s];
         let zero = match low.comp.spaces[*s].elem {
             ElemType::Int => "0",
@@ -229,7 +261,11 @@ pub fn emit_c(program: &LoopProgram) -> Result<String, EmitError> {
             w.line(&format!("if ({place} == NULL) abort();"));
         }
         if let Some(node) = low.body.get(t) {
-            w.node(node, t + 1 == low.body.len());
+            if let Some(note) = left_out.get(&t) {
+                w.line(note);
+            } else {
+                w.node(node, t + 1 == low.body.len());
+            }
         }
         for (s, at, extents, placed) in &dynamic {
             if let (true, Some(o)) = (*at == t, placed) {
@@ -600,6 +636,9 @@ struct Writer<'d, 'l> {
     namer: Namer,
     out: String,
     depth: usize,
+    /// Scatters sorted into an `out` array (`Lowered::scatter_starts_into`):
+    /// object -> the array's name.
+    sort_into: HashMap<usize, String>,
 }
 
 impl Writer<'_, '_> {
@@ -737,6 +776,9 @@ impl Writer<'_, '_> {
                     );
                     let text = if perm && *method == Method::Insert {
                         format!("{f}(&{name}, {});", int_array(self.d, args))
+                    } else if let (Method::Sort, Some(array)) = (method, self.sort_into.get(object))
+                    {
+                        format!("spf_scatter_sort_into(&{name}, {array});")
                     } else {
                         let mut all = vec![format!("&{name}")];
                         all.extend(args.iter().map(|a| self.expr(a)));

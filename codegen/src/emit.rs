@@ -833,6 +833,44 @@ fn assigns_every_iteration(body: &[LNode], space: usize, var: &str) -> bool {
     })
 }
 
+/// Counts the assignments and updates of `space` in `nodes`, at any depth.
+fn count_writes(nodes: &[LNode], space: usize) -> usize {
+    fn in_actions(actions: &[Action], space: usize) -> usize {
+        actions
+            .iter()
+            .map(|a| match a {
+                Action::Update {
+                    target: Code::Elem { space: s, .. },
+                    ..
+                } => usize::from(*s == space),
+                Action::Update { .. } | Action::Call { .. } => 0,
+                Action::If { then, .. } => in_actions(then, space),
+            })
+            .sum()
+    }
+    nodes
+        .iter()
+        .map(|node| match node {
+            LNode::Stmt { actions, .. } => in_actions(actions, space),
+            LNode::For { body, .. } | LNode::Let { body, .. } | LNode::If { body, .. } => {
+                count_writes(body, space)
+            }
+        })
+        .sum()
+}
+
+/// The constant `c` of an index `var + c` (`var` itself: 0).
+fn offset_from(index: &Code, var: &str) -> Option<i64> {
+    match index {
+        Code::Var(v) if v == var => Some(0),
+        Code::Lin(terms, c) => match terms.as_slice() {
+            [(1, Code::Var(v))] if v == var => Some(*c),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
 /// A whole lowered program, with what the printers need to know about the
 /// names and the use of each parameter.
 #[derive(Debug)]
@@ -895,6 +933,83 @@ impl Lowered<'_> {
             reads_in_node(node, &mut visit);
         }
         (!reads && assigns_every_iteration(body, space, var)).then_some(upper)
+    }
+
+    /// For a scatter over the keys `0..extent` (`extent` lowered from its
+    /// declaration), the `out` array its prefix sums can be computed in,
+    /// and the top-level node that copies them there: `(array, node)` when
+    /// the node is the loop `for v in 0..extent: a[v + 1] = B.start(v + 1)`
+    /// (or `for v in 0..extent + 1: a[v] = B.start(v)`), that statement is
+    /// the only write of `a` (one-dimensional, passed in, zero-filled at the
+    /// start) and nothing reads `a`, and an unconditional top-level
+    /// statement before the loop sorts `B`. Sorting into `a` then gives `a`
+    /// the values the loop would (`a[0] = start(0) = 0`, its zero fill),
+    /// and the loop is left out: the hand-written transpose's prefix sums
+    /// in the destination's pointer array, without a second array and a
+    /// copy.
+    pub(crate) fn scatter_starts_into(
+        &self,
+        object: usize,
+        extent: &Code,
+    ) -> Option<(usize, usize)> {
+        if !matches!(self.specs[object].kind, ObjectKind::Scatter { .. }) {
+            return None;
+        }
+        let sorts = |node: &LNode| {
+            matches!(node, LNode::Stmt { actions, .. } if actions.iter().any(|a| matches!(a,
+                Action::Call { object: o, method: Method::Sort, .. } if *o == object)))
+        };
+        let first_sort = self.body.iter().position(sorts)?;
+        self.body
+            .iter()
+            .enumerate()
+            .skip(first_sort + 1)
+            .find_map(|(t, node)| {
+                let LNode::For {
+                    var,
+                    lower: Code::Int(0),
+                    upper,
+                    body,
+                    ..
+                } = node
+                else {
+                    return None;
+                };
+                let [LNode::Stmt { actions, .. }] = body.as_slice() else {
+                    return None;
+                };
+                let [Action::Update {
+                    target:
+                        Code::Elem {
+                            space,
+                            index: Some(index),
+                            ..
+                        },
+                    op: UpdateOp::Assign,
+                    value:
+                        Code::Call {
+                            object: o,
+                            method: Method::Start,
+                            args,
+                        },
+                }] = actions.as_slice()
+                else {
+                    return None;
+                };
+                let whole = match offset_from(index, var)? {
+                    1 => upper == extent,
+                    0 => *upper == Code::Lin(vec![(1, extent.clone())], 1),
+                    _ => false,
+                };
+                let a = &self.comp.spaces[*space];
+                let only_write = a.role == Role::Out
+                    && a.extents.len() == 1
+                    && self.alloc_at[*space].is_none()
+                    && !self.read[*space]
+                    && count_writes(&self.body, *space) == 1;
+                (*o == object && args.as_slice() == [(**index).clone()] && whole && only_write)
+                    .then_some((*space, t))
+            })
     }
 
     /// For an array sized by the computation, the scatter (by index in the

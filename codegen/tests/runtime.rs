@@ -1404,6 +1404,85 @@ fn scatter_slots_continue_across_sort_in_every_backend() {
     check_cases(&program(SLOTS_ACROSS_SORT), &cases);
 }
 
+/// The transposition's pointer array as its own loop, `colptr(j) =
+/// B.start(j)` for `0 <= j <= M` (SHIFT 0), or `colptr(j + 1) = B.start(j +
+/// 1)` for `0 <= j < M` (SHIFT 1, as synthesis writes it), after the sort:
+/// the C backend sorts into `colptr` and leaves the loop out; `READ` adds a
+/// statement that reads `colptr`, which keeps the loop.
+fn transposition(shift: i64, read: bool) -> LoopProgram {
+    let copy = if shift == 0 {
+        "colptr(j) = B.start(j) domain {[j] : 0 <= j <= M}"
+    } else {
+        "colptr(j + 1) = B.start(j + 1) domain {[j] : 0 <= j < M}"
+    };
+    let read = if read {
+        "S4: first(n) = colptr(col(n)) domain {[n] : 0 <= n < NNZ} schedule {[n] -> [4, n, 0]};"
+    } else {
+        "S4: first(n) = 0 domain {[n] : 0 <= n < NNZ} schedule {[n] -> [4, n, 0]};"
+    };
+    program(&format!(
+        "computation transpose(N, M, NNZ) {{
+    in   int  row[NNZ];
+    in   int  col[NNZ];
+    in   real val[NNZ];
+    out  int  colptr[M + 1];
+    out  int  row_out[NNZ];
+    out  real val_out[NNZ];
+    out  int  first[NNZ];
+    temp int  k;
+    object B : Scatter(M);
+
+    S0: B.insert(col(n)) domain {{[n] : 0 <= n < NNZ}} schedule {{[n] -> [0, n, 0]}};
+    S1: B.sort() domain {{[]}} schedule {{[] -> [1, 0, 0]}};
+    S2: {{ k = B.place(col(n)); row_out(k) = row(n); val_out(k) = val(n) }}
+        domain {{[n] : 0 <= n < NNZ}} schedule {{[n] -> [2, n, 0]}};
+    S3: {copy} schedule {{[j] -> [3, j, 0]}};
+    {read}
+}}"
+    ))
+}
+
+#[test]
+fn scatter_sorts_into_the_pointer_array_it_is_copied_to() {
+    for (shift, read) in [(0, false), (1, false), (0, true), (1, true)] {
+        let p = transposition(shift, read);
+        let c = emit_c(&p).unwrap();
+        let into = c.contains("spf_scatter_sort_into(&B, colptr);");
+        assert_eq!(into, !read, "shift {shift}, read {read}:\n{c}");
+        assert_eq!(c.contains("= spf_scatter_start(&B, "), read, "{c}");
+        // Filled whole by the sort: no zero fill either.
+        assert_eq!(c.contains("colptr[spf_z] = 0"), read, "{c}");
+        let cases: Vec<(Memory, Outputs)> = coo_csc_cases(53 + shift as u64)
+            .into_iter()
+            .map(|(mem, all)| {
+                let nnz = mem.arrays["row"].len();
+                let Array::Int(colptr) = &all["colptr"] else {
+                    unreachable!()
+                };
+                let Array::Int(cols) = &mem.arrays["col"] else {
+                    unreachable!()
+                };
+                let first: Vec<i64> = if read {
+                    cols.iter().map(|&j| colptr[j as usize]).collect()
+                } else {
+                    vec![0; nnz]
+                };
+                let mut outs = Outputs::new();
+                for name in ["colptr", "row_out", "val_out"] {
+                    outs.insert(name.into(), all[name].clone());
+                }
+                out_ints(&mut outs, "first", first);
+                let mem = mem
+                    .with_array("row_out", ints(vec![0; nnz]))
+                    .with_array("val_out", Array::Real(vec![0.0; nnz]))
+                    .with_array("first", ints(vec![0; nnz]));
+                (mem, outs)
+            })
+            .collect();
+        check_cases(&p, &cases);
+    }
+}
+
 #[test]
 fn scatter_extents_are_affine() {
     // `Scatter(M + 1)`: one more (empty) key; `start(M + 1)` is still NNZ.

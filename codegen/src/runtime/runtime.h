@@ -1238,6 +1238,7 @@ typedef struct {
     spf_long placed; /* positions place() handed out */
     int sorted;
     int slotted;    /* slot() was called before sort() */
+    int own_start;  /* start is the scatter's (not the caller's array) */
     int64_t *next;  /* e: before sort, per key, its count times 2^32 plus
                        the slots slot() handed out (the rank counter); after
                        sort, its next free position */
@@ -1261,6 +1262,7 @@ static inline spf_scatter spf_scatter_new(int64_t e)
     s.placed = 0;
     s.sorted = 0;
     s.slotted = 0;
+    s.own_start = 1;
     s.next = (int64_t *)spf_alloc_zero(e, sizeof *s.next);
     s.start = NULL;
     s.slots = NULL;
@@ -1298,13 +1300,12 @@ static inline int64_t spf_scatter_count(const spf_scatter *s, int64_t v)
     return (uint64_t)v < (uint64_t)s->e ? (int64_t)((uint64_t)s->next[v] >> 32) : 0;
 }
 
-/* Freezes the scatter: the prefix sums of the counts, O(e) (a second call
- * does nothing). Rank counters move to their own array. */
-static inline void spf_scatter_sort(spf_scatter *s)
+/* Freezes the scatter: the prefix sums of the counts into start (e + 1
+ * elements), O(e); a second call does nothing. Rank counters move to their
+ * own array. */
+static inline void spf_scatter_sort_to(spf_scatter *s, int64_t *start)
 {
     int64_t v, sum = 0;
-    if (s->sorted)
-        return;
     spf_scatter_check_size(s);
     if (s->slotted) {
         s->slots = (int64_t *)spf_alloc(s->e, sizeof *s->slots);
@@ -1313,7 +1314,7 @@ static inline void spf_scatter_sort(spf_scatter *s)
     }
     s->sorted = 1;
     s->open = 0;
-    s->start = (int64_t *)spf_alloc(s->e + 1, sizeof *s->start);
+    s->start = start;
     for (v = 0; v < s->e; v++) {
         const int64_t c = (int64_t)((uint64_t)s->next[v] >> 32);
         s->start[v] = sum;
@@ -1321,6 +1322,26 @@ static inline void spf_scatter_sort(spf_scatter *s)
         sum += c;
     }
     s->start[s->e] = sum;
+}
+
+/* Freezes the scatter: the prefix sums of the counts, O(e) (a second call
+ * does nothing). */
+static inline void spf_scatter_sort(spf_scatter *s)
+{
+    if (!s->sorted)
+        spf_scatter_sort_to(s, (int64_t *)spf_alloc(s->e + 1, sizeof *s->start));
+}
+
+/* sort(), with the prefix sums written to the caller's array start (e + 1
+ * elements; it then holds start(0), ..., start(e), and freeing the scatter
+ * leaves it): the destination's pointer array of a transposition, without
+ * a copy (a second sort does nothing). */
+static inline void spf_scatter_sort_into(spf_scatter *s, int64_t *start)
+{
+    if (s->sorted)
+        return;
+    s->own_start = 0;
+    spf_scatter_sort_to(s, start);
 }
 
 /* The number of entries inserted. */
@@ -1446,7 +1467,8 @@ static inline void spf_scatter_free(spf_scatter *s)
     if (v >= 0)
         spf_die("slot() more often than insert() of the key", v);
     free(s->next);
-    free(s->start);
+    if (s->own_start)
+        free(s->start);
     free(s->slots);
 }
 #endif /* SPF_RUNTIME_H */
