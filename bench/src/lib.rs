@@ -8,7 +8,8 @@
 //! the conversion:
 //!
 //! - hand-written C of the best known algorithm ([`c`], compiled with the
-//!   flags `spf build` uses);
+//!   flags `spf build` uses), run in a process of its own each round as
+//!   the converter is ([`c_process`]);
 //! - sprs and nalgebra-sparse ([`rustlibs`]);
 //! - scipy.sparse when `python3` has it ([`scipy`]);
 //! - memcpy of the bytes the conversion must move, the limit ([`c::traffic`]).
@@ -20,6 +21,7 @@
 #![warn(missing_docs)]
 
 pub mod c;
+pub mod c_process;
 pub mod conversions;
 pub mod input;
 pub mod report;

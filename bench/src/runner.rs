@@ -12,7 +12,7 @@ use synth::Descriptor;
 use crate::conversions::{Baseline, Conversion};
 use crate::input::{self, Compressed, Tensor};
 use crate::timing::{measure, Summary, Timing};
-use crate::{c, rustlibs, scipy, spf, verify};
+use crate::{c, c_process, rustlibs, scipy, spf, verify};
 
 /// What to run.
 #[derive(Clone, Debug)]
@@ -39,6 +39,9 @@ pub struct Config {
     pub work_dir: PathBuf,
     /// The `spf` command that builds the converters.
     pub spf: spf::Spf,
+    /// The executable that measures the hand-written C in a process of its
+    /// own with `--c-worker` (this benchmark's, [`c_process`]).
+    pub c_worker: PathBuf,
     /// The Python interpreter for the scipy baseline; `None` skips it.
     pub python: Option<String>,
     /// A conversion to DIA or ELL is skipped on a matrix whose padded
@@ -296,27 +299,23 @@ fn run_baseline(
 ) -> Outcome {
     let check =
         |inst: &Instance| verify::check_against(reference, dst, &p.expected, inst).map_err(wrong);
-    let dims = p.sorted.dims.clone();
-    let fmt = conv.dst_format();
     let to_rows = conv.dst() == "csr";
     let result: Result<Timing, String> = match baseline {
         Baseline::C => {
-            let call = || match conv {
-                Conversion::CooCsrUnsorted | Conversion::CooCsrSorted | Conversion::CooCsc => {
-                    c::coo_to_compressed(p.coo(conv), to_rows)
-                }
-                Conversion::ScooCsr => c::sorted_coo_to_csr(p.coo(conv)),
-                Conversion::CsrCsc => c::transpose(p.compressed(conv).expect("CSR prepared")),
-                Conversion::CooDia => c::coo_to_dia(p.coo(conv)),
-                Conversion::CsrDia | Conversion::CscDia => {
-                    c::compressed_to_dia(p.compressed(conv).expect("CSR/CSC prepared"))
-                }
-                Conversion::CsrEll | Conversion::CscEll => {
-                    c::compressed_to_ell(p.compressed(conv).expect("CSR/CSC prepared"))
-                }
-                Conversion::Coo3dMcoo3 => c::coo3_to_mcoo3(p.coo(conv)),
+            // In a process of its own, as the converter (c_process).
+            let out = config.work_dir.join("c-out.json");
+            let child = c_process::Child {
+                exe: &config.c_worker,
+                matrix: &p.name,
+                scale: config.scale,
+                seed: config.seed,
             };
-            measure(repeat, call, |out| check(&out.into_instance(fmt, &dims)))
+            child
+                .measure(conv, repeat, Some(&out))
+                .and_then(|(timing, inst)| {
+                    check(&inst.ok_or("the C worker wrote no output")?)?;
+                    Ok(timing)
+                })
         }
         Baseline::Sprs => {
             let input = match p.compressed(conv) {
@@ -605,6 +604,7 @@ mod tests {
             spf: spf::Spf {
                 exe: PathBuf::from("spf"),
             },
+            c_worker: PathBuf::from("bench"),
             python: None,
             max_padding: 16.0,
             progress: false,

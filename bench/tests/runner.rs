@@ -28,6 +28,7 @@ fn config(work: PathBuf, matrices: &[&str], conversions: &[Conversion]) -> Confi
         conversions: conversions.to_vec(),
         work_dir: work,
         spf: spf(),
+        c_worker: PathBuf::from(env!("CARGO_BIN_EXE_bench")),
         python: None,
         max_padding: 16.0,
         progress: false,
