@@ -28,9 +28,10 @@ struct Args {
     /// of a matrix alike.
     #[arg(long, default_value_t = 0.05)]
     min_time: f64,
-    /// Rounds: the generated converter and its baselines are measured this
-    /// many times in turn and each keeps its fastest median (the machine's
-    /// slow spells then do not decide a ratio).
+    /// Rounds: passes over the whole work, in each of which the generated
+    /// converter and its baselines are measured in turn; each keeps its
+    /// fastest median (a slow spell of the machine, or an unlucky process,
+    /// then meets one round of a measurement, not all of them).
     #[arg(long, default_value_t = 3)]
     rounds: usize,
     /// matgen's seed (and the shuffle's).

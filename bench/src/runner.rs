@@ -26,8 +26,9 @@ pub struct Config {
     /// the generated code and every baseline of the row, at most
     /// [`MAX_RUNS`]), so that the medians of small inputs are not noise.
     pub min_time: f64,
-    /// Rounds: the generated converter and its baselines are measured this
-    /// many times in turn, each keeping its fastest median.
+    /// Rounds: passes over the whole work, in each of which the generated
+    /// converter and its baselines are measured in turn; each keeps its
+    /// fastest median.
     pub rounds: usize,
     /// matgen's seed (also the shuffle's).
     pub seed: u64,
@@ -388,8 +389,11 @@ pub fn runs_for(config: &Config, median: f64) -> usize {
     wanted.max(repeat)
 }
 
-/// Runs the generated converter `bin` and every baseline of `conv` on `p`.
-fn run_row(conv: Conversion, bin: &Path, p: &Prepared, config: &Config) -> Row {
+/// The first round of a row: runs the generated converter `bin` on `p`,
+/// verifies its output, and measures every baseline of `conv` (verified
+/// against that output). Returns the row and the runs per measurement the
+/// later rounds use.
+fn run_row(conv: Conversion, bin: &Path, p: &Prepared, config: &Config) -> (Row, usize) {
     let dst = synth::builtin::load_format(conv.dst()).expect("a built-in format");
     let out_json = config.work_dir.join("out.json");
     let mut row = Row {
@@ -429,52 +433,58 @@ fn run_row(conv: Conversion, bin: &Path, p: &Prepared, config: &Config) -> Row {
             };
         }
     }
-    let baselines: Vec<Baseline> = conv
+    for baseline in conv
         .baselines()
         .into_iter()
-        .filter(|&b| b != Baseline::Scipy || config.python.is_some()) // said once in the notes
-        .collect();
-    // Rounds: the generated converter and each baseline in turn, each
-    // keeping its best round, so that a slow spell of the machine during
-    // one measurement does not decide a ratio.
-    for round in 0..config.rounds.max(1) {
-        if let (true, Outcome::Time(best)) = (round > 0, &row.spf) {
-            // Only a verified, timed converter is measured again.
-            if let Ok(again) = spf::run(bin, p.file(conv), repeat, &out_json) {
-                if again.summary.median < best.median {
-                    row.spf = Outcome::Time(again.summary);
-                }
-            }
-        }
-        for (k, &baseline) in baselines.iter().enumerate() {
-            if round > 0 && !matches!(row.baselines[k].1, Outcome::Time(_)) {
-                continue; // wrong or failed: said once
-            }
-            let o = if baseline == Baseline::Memcpy && row.output_bytes == 0 {
-                Outcome::Failed("no byte counts: the generated converter did not run".into())
-            } else {
-                run_baseline(
-                    baseline,
-                    conv,
-                    p,
-                    &dst,
-                    reference.as_ref(),
-                    (row.input_bytes, row.output_bytes),
-                    repeat,
-                    config,
-                )
-            };
-            if round == 0 {
-                row.baselines.push((baseline, o));
-            } else {
-                row.baselines[k].1 = faster(
-                    std::mem::replace(&mut row.baselines[k].1, Outcome::Failed(String::new())),
-                    o,
-                );
+        .filter(|&b| b != Baseline::Scipy || config.python.is_some())
+    // said once in the notes
+    {
+        let o = if baseline == Baseline::Memcpy && row.output_bytes == 0 {
+            Outcome::Failed("no byte counts: the generated converter did not run".into())
+        } else {
+            run_baseline(
+                baseline,
+                conv,
+                p,
+                &dst,
+                reference.as_ref(),
+                (row.input_bytes, row.output_bytes),
+                repeat,
+                config,
+            )
+        };
+        row.baselines.push((baseline, o));
+    }
+    (row, repeat)
+}
+
+/// A later round of `row`: the generated converter and each baseline
+/// measured once more (only those that were timed: a wrong or failed one is
+/// said once), each keeping its faster median. The baselines' outputs are
+/// checked with the oracle (the converter's output of the first round is not
+/// kept between rounds).
+fn measure_again(row: &mut Row, bin: &Path, p: &Prepared, repeat: usize, config: &Config) {
+    let conv = row.conversion;
+    let dst = synth::builtin::load_format(conv.dst()).expect("a built-in format");
+    if let Outcome::Time(best) = &row.spf {
+        let out_json = config.work_dir.join("out.json");
+        if let Ok(again) = spf::run(bin, p.file(conv), repeat, &out_json) {
+            if again.summary.median < best.median {
+                row.spf = Outcome::Time(again.summary);
             }
         }
     }
-    row
+    let bytes = (row.input_bytes, row.output_bytes);
+    for (baseline, outcome) in &mut row.baselines {
+        if !matches!(outcome, Outcome::Time(_)) {
+            continue;
+        }
+        let o = run_baseline(*baseline, conv, p, &dst, None, bytes, repeat, config);
+        *outcome = faster(
+            std::mem::replace(outcome, Outcome::Failed(String::new())),
+            o,
+        );
+    }
 }
 
 /// Of two measurements of the same thing, the one with the smaller median;
@@ -542,7 +552,7 @@ pub fn run(config: &Config) -> Result<Results, String> {
     }
 
     let bar = if config.progress {
-        let bar = ProgressBar::new(total as u64);
+        let bar = ProgressBar::new((total * config.rounds.max(1)) as u64);
         bar.set_style(
             ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} {msg}")
                 .expect("a valid template")
@@ -552,29 +562,44 @@ pub fn run(config: &Config) -> Result<Results, String> {
     } else {
         ProgressBar::hidden()
     };
-    let mut rows = Vec::new();
+    // Rounds are passes over the whole work, minutes apart, so that a slow
+    // spell of the machine or an unlucky process meets one round of a
+    // measurement, not all of them. The inputs are generated again for
+    // each pass (matgen is deterministic): nothing is held between passes
+    // but the rows.
+    let mut rows: Vec<(Row, usize)> = Vec::new();
     let mut skipped = Vec::new();
-    for (spec, cs) in work {
-        bar.set_message(format!("{}: generating", spec.name));
-        let p = prepare(spec, &cs, config)?;
-        for conv in cs {
-            bar.set_message(format!("{}: {conv}", spec.name));
-            if let Some(reason) = padding_skip(conv, &p.sorted, config.max_padding) {
-                skipped.push(Skip {
-                    conversion: conv,
-                    matrix: spec.name.to_string(),
-                    reason,
-                });
-            } else {
-                rows.push(run_row(conv, &bins[&conv], &p, config));
+    for round in 0..config.rounds.max(1) {
+        let mut next = 0;
+        for (spec, cs) in &work {
+            bar.set_message(format!("{}: generating (round {})", spec.name, round + 1));
+            let p = prepare(spec, cs, config)?;
+            for &conv in cs {
+                bar.set_message(format!("{}: {conv} (round {})", spec.name, round + 1));
+                if let Some(reason) = padding_skip(conv, &p.sorted, config.max_padding) {
+                    if round == 0 {
+                        skipped.push(Skip {
+                            conversion: conv,
+                            matrix: spec.name.to_string(),
+                            reason,
+                        });
+                    }
+                } else if round == 0 {
+                    rows.push(run_row(conv, &bins[&conv], &p, config));
+                } else {
+                    let (row, repeat) = &mut rows[next];
+                    measure_again(row, &bins[&conv], &p, *repeat, config);
+                    next += 1;
+                }
+                bar.inc(1);
             }
-            bar.inc(1);
-        }
-        for f in [&p.sorted_file, &p.shuffled_file] {
-            let _ = std::fs::remove_file(f);
+            for f in [&p.sorted_file, &p.shuffled_file] {
+                let _ = std::fs::remove_file(f);
+            }
         }
     }
     bar.finish_and_clear();
+    let rows = rows.into_iter().map(|(row, _)| row).collect();
     Ok(Results {
         scale: config.scale,
         repeat: config.repeat,
