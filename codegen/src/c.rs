@@ -80,6 +80,10 @@ use crate::runtime::{Method, ObjectKind, C_RUNTIME};
 /// freed at the end; calls are the runtime's functions
 /// (`spf_perm_insert(&P, (int64_t[]){row[n], col[n]});`, `spf_perm_map(&P, e)`,
 /// `k = spf_scatter_place(&B, col[n]);`).
+/// A loop that only copies a scatter's prefix sums into an `out` pointer
+/// array (`Lowered::scatter_starts_into`) is left out: the scatter sorts
+/// into that array (`spf_scatter_sort_into(&B, colptr);`), which then needs
+/// no zero fill either.
 /// The runtime ([`C_RUNTIME`]) is printed before the function, guarded by
 /// `#ifndef SPF_RUNTIME_H`, when the function calls an object. Objects the
 /// function never calls are not created.
