@@ -124,19 +124,16 @@ pub fn worker(
     output: Option<&Path>,
 ) -> Result<String, String> {
     let spec = matgen::find(matrix).ok_or_else(|| format!("unknown matrix `{matrix}`"))?;
-    let sorted = input::generate(spec, scale, seed, false);
-    let coo = if conv.shuffled() {
-        let mut s = sorted.clone();
-        s.shuffle(seed);
-        s
-    } else {
-        sorted.clone()
-    };
+    let mut coo = input::generate(spec, scale, seed, false);
     let compressed = match conv.src() {
-        "csr" => Some(Compressed::from_coo(&sorted, true)),
-        "csc" => Some(Compressed::from_coo(&sorted, false)),
+        "csr" => Some(Compressed::from_coo(&coo, true)),
+        "csc" => Some(Compressed::from_coo(&coo, false)),
         _ => None,
     };
+    let dims = coo.dims.clone();
+    if conv.shuffled() {
+        coo.shuffle(seed);
+    }
     let m = || {
         compressed
             .as_ref()
@@ -157,7 +154,7 @@ pub fn worker(
     let timing = measure(repeat, call, |out| match output {
         None => Ok(()),
         Some(path) => {
-            let inst = out.into_instance(conv.dst_format(), &sorted.dims);
+            let inst = out.into_instance(conv.dst_format(), &dims);
             std::fs::write(path, inst.to_json())
                 .map_err(|e| format!("cannot write {}: {e}", path.display()))
         }

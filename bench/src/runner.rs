@@ -285,21 +285,36 @@ fn wrong(e: String) -> String {
     format!("wrong: {e}")
 }
 
-/// Measures one baseline on one prepared matrix. `reference`: the
-/// generated converter's verified output, if any.
+/// How a baseline's output is checked in a round.
+#[derive(Clone, Copy)]
+enum Check<'a> {
+    /// The first round: against the generated converter's verified output
+    /// when there is one, with the oracle otherwise.
+    Against(Option<&'a Instance>),
+    /// A later round: the first one verified this baseline's output (its
+    /// code and input are the same), only the time is taken.
+    Verified,
+}
+
+/// Measures one baseline on one prepared matrix, its output checked as
+/// `check` says.
 #[allow(clippy::too_many_arguments)]
 fn run_baseline(
     baseline: Baseline,
     conv: Conversion,
     p: &Prepared,
     dst: &Descriptor,
-    reference: Option<&Instance>,
+    check_output: Check,
     bytes: (u64, u64),
     repeat: usize,
     config: &Config,
 ) -> Outcome {
-    let check =
-        |inst: &Instance| verify::check_against(reference, dst, &p.expected, inst).map_err(wrong);
+    let check = |inst: &Instance| match check_output {
+        Check::Against(reference) => {
+            verify::check_against(reference, dst, &p.expected, inst).map_err(wrong)
+        }
+        Check::Verified => Ok(()),
+    };
     let to_rows = conv.dst() == "csr";
     let result: Result<Timing, String> = match baseline {
         Baseline::C => {
@@ -311,10 +326,13 @@ fn run_baseline(
                 scale: config.scale,
                 seed: config.seed,
             };
+            let write = matches!(check_output, Check::Against(_)).then_some(out.as_path());
             child
-                .measure(conv, repeat, Some(&out))
+                .measure(conv, repeat, write)
                 .and_then(|(timing, inst)| {
-                    check(&inst.ok_or("the C worker wrote no output")?)?;
+                    if write.is_some() {
+                        check(&inst.ok_or("the C worker wrote no output")?)?;
+                    }
                     Ok(timing)
                 })
         }
@@ -447,7 +465,7 @@ fn run_row(conv: Conversion, bin: &Path, p: &Prepared, config: &Config) -> (Row,
                 conv,
                 p,
                 &dst,
-                reference.as_ref(),
+                Check::Against(reference.as_ref()),
                 (row.input_bytes, row.output_bytes),
                 repeat,
                 config,
@@ -460,9 +478,8 @@ fn run_row(conv: Conversion, bin: &Path, p: &Prepared, config: &Config) -> (Row,
 
 /// A later round of `row`: the generated converter and each baseline
 /// measured once more (only those that were timed: a wrong or failed one is
-/// said once), each keeping its faster median. The baselines' outputs are
-/// checked with the oracle (the converter's output of the first round is not
-/// kept between rounds).
+/// said once), each keeping its faster median. Outputs are not checked
+/// again: the first round verified them, and code and input are the same.
 fn measure_again(row: &mut Row, bin: &Path, p: &Prepared, repeat: usize, config: &Config) {
     let conv = row.conversion;
     let dst = synth::builtin::load_format(conv.dst()).expect("a built-in format");
@@ -479,7 +496,16 @@ fn measure_again(row: &mut Row, bin: &Path, p: &Prepared, repeat: usize, config:
         if !matches!(outcome, Outcome::Time(_)) {
             continue;
         }
-        let o = run_baseline(*baseline, conv, p, &dst, None, bytes, repeat, config);
+        let o = run_baseline(
+            *baseline,
+            conv,
+            p,
+            &dst,
+            Check::Verified,
+            bytes,
+            repeat,
+            config,
+        );
         *outcome = faster(
             std::mem::replace(outcome, Outcome::Failed(String::new())),
             o,

@@ -32,8 +32,8 @@ use iegen::computation::{BinOp, ElemType, Role, UpdateOp};
 
 use crate::ast::LoopProgram;
 use crate::emit::{
-    lower, print, print_conds, reads_any, Action, Code, Dialect, EmitError, InitOrder, LNode, Lang,
-    Lowered, Namer, ObjectInit, ParamKind, Parameter, Prec, Ty, Used, P,
+    lin, lower, print, print_conds, reads_any, Action, Code, Dialect, EmitError, InitOrder, LNode,
+    Lang, Lowered, Namer, ObjectInit, ParamKind, Parameter, Prec, Ty, Used, P,
 };
 use crate::runtime::{Method, ObjectKind, C_RUNTIME};
 
@@ -149,7 +149,7 @@ pub fn emit_c(program: &LoopProgram) -> Result<String, EmitError> {
     for (o, init) in &objects {
         if let ObjectInit::Scatter { extent } = init {
             if let Some((array, node)) = low.scatter_starts_into(*o, extent) {
-                let whole = [Code::Lin(vec![(1, extent.clone())], 1)];
+                let whole = [lin(vec![(1, extent.clone())], 1)];
                 if outs
                     .iter()
                     .any(|(s, e)| *s == array && e.as_slice() == whole)

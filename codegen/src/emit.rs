@@ -998,7 +998,7 @@ impl Lowered<'_> {
                 };
                 let whole = match offset_from(index, var)? {
                     1 => upper == extent,
-                    0 => *upper == Code::Lin(vec![(1, extent.clone())], 1),
+                    0 => *upper == lin(vec![(1, extent.clone())], 1),
                     _ => false,
                 };
                 let a = &self.comp.spaces[*space];

@@ -1409,7 +1409,7 @@ fn scatter_slots_continue_across_sort_in_every_backend() {
 /// 1)` for `0 <= j < M` (SHIFT 1, as synthesis writes it), after the sort:
 /// the C backend sorts into `colptr` and leaves the loop out; `READ` adds a
 /// statement that reads `colptr`, which keeps the loop.
-fn transposition(shift: i64, read: bool) -> LoopProgram {
+fn transposition_text(shift: i64, read: bool) -> String {
     let copy = if shift == 0 {
         "colptr(j) = B.start(j) domain {[j] : 0 <= j <= M}"
     } else {
@@ -1420,7 +1420,7 @@ fn transposition(shift: i64, read: bool) -> LoopProgram {
     } else {
         "S4: first(n) = 0 domain {[n] : 0 <= n < NNZ} schedule {[n] -> [4, n, 0]};"
     };
-    program(&format!(
+    format!(
         "computation transpose(N, M, NNZ) {{
     in   int  row[NNZ];
     in   int  col[NNZ];
@@ -1439,7 +1439,11 @@ fn transposition(shift: i64, read: bool) -> LoopProgram {
     S3: {copy} schedule {{[j] -> [3, j, 0]}};
     {read}
 }}"
-    ))
+    )
+}
+
+fn transposition(shift: i64, read: bool) -> LoopProgram {
+    program(&transposition_text(shift, read))
 }
 
 #[test]
@@ -1481,6 +1485,16 @@ fn scatter_sorts_into_the_pointer_array_it_is_copied_to() {
             .collect();
         check_cases(&p, &cases);
     }
+    // An affine extent, `Scatter(M + 1)` copied to `colptr[M + 2]`: the
+    // loop's bound `M + 2` is the extent plus one.
+    let text = transposition_text(0, false)
+        .replace("Scatter(M)", "Scatter(M + 1)")
+        .replace("colptr[M + 1]", "colptr[M + 2]")
+        .replace("0 <= j <= M}", "0 <= j <= M + 1}");
+    let p = program(&text);
+    let c = emit_c(&p).unwrap();
+    assert!(c.contains("spf_scatter_sort_into(&B, colptr);"), "{c}");
+    assert!(!c.contains("colptr[spf_z] = 0"), "{c}");
 }
 
 #[test]
