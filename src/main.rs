@@ -139,7 +139,7 @@ enum Command {
     },
     /// Compiles the conversion from SRC to DST into a program:
     /// `BIN INPUT [-o OUT.json] [--repeat N]` prints one JSON line with the
-    /// conversion's median time.
+    /// conversion's median time (and a baseline's, with --baseline).
     Build {
         /// The source format (built-in name or descriptor path).
         src: String,
@@ -151,6 +151,13 @@ enum Command {
         /// Also write the program's C source there.
         #[arg(long, value_name = "FILE.c")]
         emit_source: Option<PathBuf>,
+        /// A hand-written conversion to time against the generated one in
+        /// the same process: a C file defining `baseline` with the
+        /// parameters of the generated function (`spf synth SRC DST --emit
+        /// c`). The program then reports `baseline_median_seconds` too and
+        /// takes `--baseline-output FILE.json`.
+        #[arg(long, value_name = "FILE.c")]
+        baseline: Option<PathBuf>,
     },
 }
 
@@ -183,7 +190,8 @@ fn main() -> ExitCode {
             dst,
             output,
             emit_source,
-        } => conversion::build(src, dst, output, path(emit_source)),
+            baseline,
+        } => conversion::build(src, dst, output, path(emit_source), path(baseline)),
         Command::Check { format } => commands::check(format),
         Command::Dump {
             format,

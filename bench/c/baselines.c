@@ -56,6 +56,16 @@ static void *bl_calloc(int64_t n, size_t size)
     return calloc(n > 0 ? (size_t)n : 1, size);
 }
 
+/* A zeroed pointer array of n elements: `given` (the caller's, as a
+ * converter's driver passes it) cleared, or a new one when NULL. */
+static int64_t *bl_pointers(int64_t *given, int64_t n)
+{
+    if (given == NULL)
+        return (int64_t *)bl_calloc(n, sizeof *given);
+    memset(given, 0, (size_t)n * sizeof *given);
+    return given;
+}
+
 /* ----- sorting a segment of (index, value) pairs by index ---------------- */
 
 /* Insertion sort: O(len) on a sorted segment, fast on short ones. */
@@ -172,12 +182,12 @@ static int bl_sort_segments(int64_t n, const int64_t *ptr, int64_t *idx, double 
  * sort each segment by `minor` (insertion sort; no work on a sorted
  * segment). idx[0] = ptr (nmajor + 1), idx[1] = minor indices, val. */
 int bl_coo_to_compressed(int64_t nmajor, int64_t nnz, const int64_t *major,
-                         const int64_t *minor, const double *A, bl_out *o)
+                         const int64_t *minor, const double *A, int64_t *given, bl_out *o)
 {
     int64_t e, i, *ptr, *out_minor;
     double *out_val;
     bl_clear(o);
-    ptr = (int64_t *)bl_calloc(nmajor + 1, sizeof *ptr);
+    ptr = bl_pointers(given, nmajor + 1);
     out_minor = (int64_t *)bl_malloc(nnz, sizeof *out_minor);
     out_val = (double *)bl_malloc(nnz, sizeof *out_val);
     if (ptr == NULL || out_minor == NULL || out_val == NULL)
@@ -205,7 +215,8 @@ int bl_coo_to_compressed(int64_t nmajor, int64_t nnz, const int64_t *major,
     o->size = nnz;
     return 0;
 fail:
-    free(ptr);
+    if (ptr != given)
+        free(ptr);
     free(out_minor);
     free(out_val);
     bl_clear(o);
@@ -216,16 +227,17 @@ fail:
  * format guarantees it), so the columns and values are copied as they are
  * and only the row pointers are computed (count, prefix sum). */
 int bl_sorted_coo_to_csr(int64_t NR, int64_t nnz, const int64_t *row, const int64_t *col,
-                         const double *A, bl_out *o)
+                         const double *A, int64_t *given, bl_out *o)
 {
     int64_t e, i, *ptr, *out_col;
     double *out_val;
     bl_clear(o);
-    ptr = (int64_t *)bl_calloc(NR + 1, sizeof *ptr);
+    ptr = bl_pointers(given, NR + 1);
     out_col = (int64_t *)bl_malloc(nnz, sizeof *out_col);
     out_val = (double *)bl_malloc(nnz, sizeof *out_val);
     if (ptr == NULL || out_col == NULL || out_val == NULL) {
-        free(ptr);
+        if (ptr != given)
+            free(ptr);
         free(out_col);
         free(out_val);
         return -1;
@@ -252,17 +264,18 @@ int bl_sorted_coo_to_csr(int64_t NR, int64_t nnz, const int64_t *row, const int6
  * segments come out sorted without a sort. idx[0] = ptr (nminor + 1),
  * idx[1] = the major indices, val. */
 int bl_transpose(int64_t nmajor, int64_t nminor, const int64_t *ptr, const int64_t *idx,
-                 const double *A, bl_out *o)
+                 const double *A, int64_t *given, bl_out *o)
 {
     const int64_t nnz = ptr[nmajor];
     int64_t i, k, *tptr, *tidx;
     double *tval;
     bl_clear(o);
-    tptr = (int64_t *)bl_calloc(nminor + 1, sizeof *tptr);
+    tptr = bl_pointers(given, nminor + 1);
     tidx = (int64_t *)bl_malloc(nnz, sizeof *tidx);
     tval = (double *)bl_malloc(nnz, sizeof *tval);
     if (tptr == NULL || tidx == NULL || tval == NULL) {
-        free(tptr);
+        if (tptr != given)
+            free(tptr);
         free(tidx);
         free(tval);
         return -1;

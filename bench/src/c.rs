@@ -1,5 +1,9 @@
 //! The hand-written C baselines (`bench/c/baselines.c`), compiled by
-//! `build.rs` with the flags `spf build` uses, behind safe wrappers.
+//! `build.rs` with the flags `spf build` uses, behind safe wrappers (the
+//! tests check them with the oracle; the memcpy bound, [`traffic`], is
+//! timed through them), and the same C with each generated converter's
+//! parameters ([`paired_baseline`]), which the benchmark times inside the
+//! converter's own program.
 //!
 //! Each wrapper runs one conversion and returns how long the call took
 //! (allocation of the outputs and of every temporary included) with the
@@ -7,11 +11,13 @@
 //! format ([`COutput::into_instance`]) outside the timed region.
 
 use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use synth::instance::{Instance, Values};
 
 use crate::input::{Compressed, Tensor};
+use crate::Conversion;
 
 /// `bl_out` of baselines.c: up to three index arrays, the values, and the
 /// destination's computed size.
@@ -44,6 +50,7 @@ extern "C" {
         major: *const i64,
         minor: *const i64,
         a: *const f64,
+        given: *mut i64,
         o: *mut RawOut,
     ) -> i32;
     fn bl_sorted_coo_to_csr(
@@ -52,6 +59,7 @@ extern "C" {
         row: *const i64,
         col: *const i64,
         a: *const f64,
+        given: *mut i64,
         o: *mut RawOut,
     ) -> i32;
     fn bl_transpose(
@@ -60,6 +68,7 @@ extern "C" {
         ptr: *const i64,
         idx: *const i64,
         a: *const f64,
+        given: *mut i64,
         o: *mut RawOut,
     ) -> i32;
     fn bl_coo_to_dia(
@@ -229,6 +238,7 @@ pub fn coo_to_compressed(coo: &Tensor, by_rows: bool) -> Result<(f64, COutput), 
             major.as_ptr(),
             minor.as_ptr(),
             coo.values.as_ptr(),
+            std::ptr::null_mut(),
             o,
         )
     })
@@ -246,6 +256,7 @@ pub fn sorted_coo_to_csr(coo: &Tensor) -> Result<(f64, COutput), String> {
             coo.indices[0].as_ptr(),
             coo.indices[1].as_ptr(),
             coo.values.as_ptr(),
+            std::ptr::null_mut(),
             o,
         )
     })
@@ -263,6 +274,7 @@ pub fn transpose(m: &Compressed) -> Result<(f64, COutput), String> {
             m.ptr.as_ptr(),
             m.idx.as_ptr(),
             m.val.as_ptr(),
+            std::ptr::null_mut(),
             o,
         )
     })
@@ -363,4 +375,63 @@ pub fn traffic(src: &[u8], in_bytes: usize, out_bytes: usize) -> Result<f64, Str
     // SAFETY: `p` was allocated by malloc in bl_traffic.
     unsafe { free(p.cast()) };
     Ok(seconds)
+}
+
+/// The hand-written baselines with the generated converters' parameters
+/// (`bench/c/paired/`), linked into each converter's program with `spf
+/// build --baseline` so that the two are timed in one process, in turn
+/// (`src/cli/driver.rs`, `Baseline`). Embedded, so the benchmark writes
+/// them wherever it works.
+const PAIRED: &[(&str, &str)] = &[
+    ("baselines.c", include_str!("../c/baselines.c")),
+    ("paired/paired.h", include_str!("../c/paired/paired.h")),
+    ("paired/coo_csr.c", include_str!("../c/paired/coo_csr.c")),
+    ("paired/scoo_csr.c", include_str!("../c/paired/scoo_csr.c")),
+    ("paired/coo_csc.c", include_str!("../c/paired/coo_csc.c")),
+    ("paired/csr_csc.c", include_str!("../c/paired/csr_csc.c")),
+    ("paired/coo_dia.c", include_str!("../c/paired/coo_dia.c")),
+    ("paired/csr_dia.c", include_str!("../c/paired/csr_dia.c")),
+    ("paired/csc_dia.c", include_str!("../c/paired/csc_dia.c")),
+    ("paired/csr_ell.c", include_str!("../c/paired/csr_ell.c")),
+    ("paired/csc_ell.c", include_str!("../c/paired/csc_ell.c")),
+    (
+        "paired/coo3d_mcoo3.c",
+        include_str!("../c/paired/coo3d_mcoo3.c"),
+    ),
+];
+
+/// The file of `PAIRED` that holds `conv`'s baseline.
+fn paired_name(conv: Conversion) -> &'static str {
+    match conv {
+        // Row-sorted or not, the input is COO and the C the same.
+        Conversion::CooCsrUnsorted | Conversion::CooCsrSorted => "paired/coo_csr.c",
+        Conversion::ScooCsr => "paired/scoo_csr.c",
+        Conversion::CooCsc => "paired/coo_csc.c",
+        Conversion::CsrCsc => "paired/csr_csc.c",
+        Conversion::CooDia => "paired/coo_dia.c",
+        Conversion::CsrDia => "paired/csr_dia.c",
+        Conversion::CscDia => "paired/csc_dia.c",
+        Conversion::CsrEll => "paired/csr_ell.c",
+        Conversion::CscEll => "paired/csc_ell.c",
+        Conversion::Coo3dMcoo3 => "paired/coo3d_mcoo3.c",
+    }
+}
+
+/// Writes the paired baselines under `dir` (once per run) and returns the
+/// file of `conv`'s, for `spf build --baseline`.
+///
+/// # Errors
+///
+/// When a file cannot be written.
+pub fn paired_baseline(dir: &Path, conv: Conversion) -> Result<PathBuf, String> {
+    for (name, text) in PAIRED {
+        let path = dir.join(name);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
+        }
+        if std::fs::read_to_string(&path).ok().as_deref() != Some(text) {
+            std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))?;
+        }
+    }
+    Ok(dir.join(paired_name(conv)))
 }

@@ -7,9 +7,10 @@
 //! same process tree, the generated converter and every baseline that has
 //! the conversion:
 //!
-//! - hand-written C of the best known algorithm ([`c`], compiled with the
-//!   flags `spf build` uses), run in a process of its own each round as
-//!   the converter is ([`c_process`]);
+//! - hand-written C of the best known algorithm ([`c`]), linked into the
+//!   converter's own program (`spf build --baseline`) and timed there in
+//!   turn with the generated code, so that the two meet the same process,
+//!   memory and machine state;
 //! - sprs and nalgebra-sparse ([`rustlibs`]);
 //! - scipy.sparse when `python3` has it ([`scipy`]);
 //! - memcpy of the bytes the conversion must move, the limit ([`c::traffic`]).
@@ -21,7 +22,6 @@
 #![warn(missing_docs)]
 
 pub mod c;
-pub mod c_process;
 pub mod conversions;
 pub mod input;
 pub mod report;

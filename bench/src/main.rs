@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use bench::runner::{self, Config};
-use bench::{c_process, report, spf, Conversion};
+use bench::{report, spf, Conversion};
 use clap::Parser;
 
 /// Generates the papers' matrices with matgen, builds every conversion with
@@ -72,14 +72,6 @@ struct Args {
     /// No progress bar.
     #[arg(long)]
     quiet: bool,
-    /// Internal (the benchmark runs itself so, once per round): measure the
-    /// hand-written C of this conversion on the one `--only` matrix in
-    /// this process, `--repeat` times, and print the runs as JSON.
-    #[arg(long, hide = true)]
-    c_worker: Option<String>,
-    /// Internal, with `--c-worker`: write the first run's output here.
-    #[arg(long, hide = true)]
-    c_output: Option<PathBuf>,
 }
 
 fn main() -> ExitCode {
@@ -106,23 +98,6 @@ fn run(args: Args) -> Result<(), String> {
             })
         })
         .collect::<Result<Vec<_>, _>>()?;
-    if let Some(slug) = &args.c_worker {
-        let conv =
-            Conversion::from_slug(slug).ok_or_else(|| format!("unknown conversion `{slug}`"))?;
-        let [matrix] = args.only.as_slice() else {
-            return Err("--c-worker needs exactly one --only matrix".into());
-        };
-        let report = c_process::worker(
-            conv,
-            matrix,
-            args.scale,
-            args.seed,
-            args.repeat,
-            args.c_output.as_deref(),
-        )?;
-        println!("{report}");
-        return Ok(());
-    }
     let spf = match args.spf {
         Some(exe) => spf::Spf { exe },
         None => spf::Spf::build_with_cargo()?,
@@ -131,8 +106,6 @@ fn run(args: Args) -> Result<(), String> {
         .work_dir
         .clone()
         .unwrap_or_else(|| args.out_dir.join("work"));
-    let c_worker =
-        std::env::current_exe().map_err(|e| format!("cannot find this executable: {e}"))?;
     let config = Config {
         scale: args.scale,
         repeat: args.repeat.max(1),
@@ -143,7 +116,6 @@ fn run(args: Args) -> Result<(), String> {
         conversions,
         work_dir: work_dir.clone(),
         spf,
-        c_worker,
         python: (!args.no_scipy).then_some(args.python),
         max_padding: args.max_padding,
         progress: !args.quiet,

@@ -12,7 +12,7 @@ use synth::Descriptor;
 use crate::conversions::{Baseline, Conversion};
 use crate::input::{self, Compressed, Tensor};
 use crate::timing::{measure, Summary, Timing};
-use crate::{c, c_process, rustlibs, scipy, spf, verify};
+use crate::{c, rustlibs, scipy, spf, verify};
 
 /// What to run.
 #[derive(Clone, Debug)]
@@ -40,9 +40,6 @@ pub struct Config {
     pub work_dir: PathBuf,
     /// The `spf` command that builds the converters.
     pub spf: spf::Spf,
-    /// The executable that measures the hand-written C in a process of its
-    /// own with `--c-worker` (this benchmark's, [`c_process`]).
-    pub c_worker: PathBuf,
     /// The Python interpreter for the scipy baseline; `None` skips it.
     pub python: Option<String>,
     /// A conversion to DIA or ELL is skipped on a matrix whose padded
@@ -296,7 +293,8 @@ enum Check<'a> {
     Verified,
 }
 
-/// Measures one baseline on one prepared matrix, its output checked as
+/// Measures one baseline other than the C (which the converter's program
+/// times, [`paired_outcome`]) on one prepared matrix, its output checked as
 /// `check` says.
 #[allow(clippy::too_many_arguments)]
 fn run_baseline(
@@ -317,25 +315,7 @@ fn run_baseline(
     };
     let to_rows = conv.dst() == "csr";
     let result: Result<Timing, String> = match baseline {
-        Baseline::C => {
-            // In a process of its own, as the converter (c_process).
-            let out = config.work_dir.join("c-out.json");
-            let child = c_process::Child {
-                exe: &config.c_worker,
-                matrix: &p.name,
-                scale: config.scale,
-                seed: config.seed,
-            };
-            let write = matches!(check_output, Check::Against(_)).then_some(out.as_path());
-            child
-                .measure(conv, repeat, write)
-                .and_then(|(timing, inst)| {
-                    if write.is_some() {
-                        check(&inst.ok_or("the C worker wrote no output")?)?;
-                    }
-                    Ok(timing)
-                })
-        }
+        Baseline::C => Err("timed in the converter's program (paired_outcome)".into()),
         Baseline::Sprs => {
             let input = match p.compressed(conv) {
                 Some(m) => rustlibs::sprs_from_compressed(m),
@@ -407,13 +387,33 @@ pub fn runs_for(config: &Config, median: f64) -> usize {
     wanted.max(repeat)
 }
 
-/// The first round of a row: runs the generated converter `bin` on `p`,
-/// verifies its output, and measures every baseline of `conv` (verified
-/// against that output). Returns the row and the runs per measurement the
-/// later rounds use.
+/// The hand-written C's outcome from a run of the converter's program,
+/// which timed it beside the generated code ([`spf::run`]): its output
+/// checked as `check` says.
+fn paired_outcome(run: &spf::SpfRun, dst: &Descriptor, p: &Prepared, check: Check) -> Outcome {
+    let Some(b) = &run.baseline else {
+        return Outcome::Failed("the converter's program timed no baseline".into());
+    };
+    if let Check::Against(reference) = check {
+        let Some(out) = &b.output else {
+            return Outcome::Failed("the converter's program wrote no baseline output".into());
+        };
+        if let Err(e) = verify::check_against(reference, dst, &p.expected, out) {
+            return Outcome::Wrong(e);
+        }
+    }
+    Outcome::Time(b.summary)
+}
+
+/// The first round of a row: runs the generated converter `bin` on `p`
+/// (with the hand-written C linked beside it, timed in the same process),
+/// verifies both outputs, and measures every other baseline of `conv`
+/// (verified against the converter's output). Returns the row and the runs
+/// per measurement the later rounds use.
 fn run_row(conv: Conversion, bin: &Path, p: &Prepared, config: &Config) -> (Row, usize) {
     let dst = synth::builtin::load_format(conv.dst()).expect("a built-in format");
     let out_json = config.work_dir.join("out.json");
+    let c_json = config.work_dir.join("c-out.json");
     let mut row = Row {
         conversion: conv,
         matrix: p.name.clone(),
@@ -426,28 +426,39 @@ fn run_row(conv: Conversion, bin: &Path, p: &Prepared, config: &Config) -> (Row,
     };
     let mut reference = None;
     let mut repeat = config.repeat;
-    match spf::run(bin, p.file(conv), repeat, &out_json) {
-        Err(e) => row.spf = Outcome::Failed(e),
-        Ok(run) => {
+    let mut c_outcome;
+    match spf::run(bin, p.file(conv), repeat, &out_json, Some(&c_json)) {
+        Err(e) => {
+            c_outcome = Outcome::Failed(format!("in the converter's program: {e}"));
+            row.spf = Outcome::Failed(e);
+        }
+        Ok(mut run) => {
             row.input_bytes = run.input_bytes;
             row.output_bytes = run.output_bytes;
             row.spf = match verify::check(&dst, &p.expected, &run.output) {
                 Ok(()) => {
                     // A fast conversion: measured again with more runs, as
-                    // its baselines will be.
+                    // its baselines will be (the C's outputs of the first
+                    // run are verified below).
+                    let first = std::mem::take(&mut run.output);
+                    c_outcome = paired_outcome(&run, &dst, p, Check::Against(Some(&first)));
                     repeat = runs_for(config, run.summary.median);
-                    let summary = if repeat > config.repeat {
-                        match spf::run(bin, p.file(conv), repeat, &out_json) {
-                            Ok(again) => again.summary,
-                            Err(_) => run.summary,
+                    if repeat > config.repeat {
+                        if let Ok(again) = spf::run(bin, p.file(conv), repeat, &out_json, None) {
+                            if matches!(c_outcome, Outcome::Time(_)) {
+                                c_outcome = paired_outcome(&again, &dst, p, Check::Verified);
+                            }
+                            run = again;
                         }
-                    } else {
-                        run.summary
-                    };
-                    reference = Some(run.output);
-                    Outcome::Time(summary)
+                    }
+                    reference = Some(first);
+                    Outcome::Time(run.summary)
                 }
-                Err(e) => Outcome::Wrong(e),
+                Err(e) => {
+                    // The C checked with the oracle alone.
+                    c_outcome = paired_outcome(&run, &dst, p, Check::Against(None));
+                    Outcome::Wrong(e)
+                }
             };
         }
     }
@@ -457,7 +468,9 @@ fn run_row(conv: Conversion, bin: &Path, p: &Prepared, config: &Config) -> (Row,
         .filter(|&b| b != Baseline::Scipy || config.python.is_some())
     // said once in the notes
     {
-        let o = if baseline == Baseline::Memcpy && row.output_bytes == 0 {
+        let o = if baseline == Baseline::C {
+            c_outcome.clone()
+        } else if baseline == Baseline::Memcpy && row.output_bytes == 0 {
             Outcome::Failed("no byte counts: the generated converter did not run".into())
         } else {
             run_baseline(
@@ -476,24 +489,40 @@ fn run_row(conv: Conversion, bin: &Path, p: &Prepared, config: &Config) -> (Row,
     (row, repeat)
 }
 
-/// A later round of `row`: the generated converter and each baseline
-/// measured once more (only those that were timed: a wrong or failed one is
-/// said once), each keeping its faster median. Outputs are not checked
-/// again: the first round verified them, and code and input are the same.
+/// A later round of `row`: the generated converter (with the C beside it)
+/// and each other baseline measured once more (only those that were timed:
+/// a wrong or failed one is said once). The generated code and the C keep
+/// the round whose program was the faster for both together (so their
+/// ratio comes from one process, which met one memory draw); every other
+/// baseline keeps its faster median. Outputs are not checked again: the
+/// first round verified them, and code and input are the same.
 fn measure_again(row: &mut Row, bin: &Path, p: &Prepared, repeat: usize, config: &Config) {
     let conv = row.conversion;
     let dst = synth::builtin::load_format(conv.dst()).expect("a built-in format");
     if let Outcome::Time(best) = &row.spf {
         let out_json = config.work_dir.join("out.json");
-        if let Ok(again) = spf::run(bin, p.file(conv), repeat, &out_json) {
-            if again.summary.median < best.median {
-                row.spf = Outcome::Time(again.summary);
+        if let Ok(again) = spf::run(bin, p.file(conv), repeat, &out_json, None) {
+            let c_index = row.baselines.iter().position(|(b, _)| *b == Baseline::C);
+            let c_best = c_index.and_then(|k| row.baselines[k].1.median());
+            let c_again = paired_outcome(&again, &dst, p, Check::Verified);
+            match (c_index, c_best, c_again.median()) {
+                (Some(k), Some(c_best), Some(c_now)) => {
+                    if again.summary.median + c_now < best.median + c_best {
+                        row.spf = Outcome::Time(again.summary);
+                        row.baselines[k].1 = c_again;
+                    }
+                }
+                _ => {
+                    if again.summary.median < best.median {
+                        row.spf = Outcome::Time(again.summary);
+                    }
+                }
             }
         }
     }
     let bytes = (row.input_bytes, row.output_bytes);
     for (baseline, outcome) in &mut row.baselines {
-        if !matches!(outcome, Outcome::Time(_)) {
+        if *baseline == Baseline::C || !matches!(outcome, Outcome::Time(_)) {
             continue;
         }
         let o = run_baseline(
@@ -572,7 +601,10 @@ pub fn run(config: &Config) -> Result<Results, String> {
     for conv in work.iter().flat_map(|(_, cs)| cs.iter().copied()) {
         if let std::collections::btree_map::Entry::Vacant(v) = bins.entry(conv) {
             let bin = bin_dir.join(format!("{}_{}", conv.src(), conv.dst()));
-            config.spf.build(conv.src(), conv.dst(), &bin)?;
+            let baseline = c::paired_baseline(&config.work_dir.join("c"), conv)?;
+            config
+                .spf
+                .build(conv.src(), conv.dst(), &bin, Some(&baseline))?;
             v.insert(bin);
         }
     }
@@ -655,7 +687,6 @@ mod tests {
             spf: spf::Spf {
                 exe: PathBuf::from("spf"),
             },
-            c_worker: PathBuf::from("bench"),
             python: None,
             max_padding: 16.0,
             progress: false,

@@ -1,6 +1,8 @@
-//! The generated converters: built with `spf build SRC DST -o BIN` and run
-//! as `BIN INPUT --repeat N -o OUT.json` (the interface of
-//! `shared/DESIGN.md`), which times N runs itself and prints one JSON line.
+//! The generated converters: built with `spf build SRC DST -o BIN
+//! [--baseline B.c]` and run as `BIN INPUT --repeat N -o OUT.json
+//! [--baseline-output B.json]` (the interface of `shared/DESIGN.md`), which
+//! times N runs itself, of the generated code and of the baseline linked
+//! beside it in turn, and prints one JSON line.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -30,6 +32,18 @@ pub struct SpfRun {
     pub summary: Summary,
     /// The destination instance the last run produced.
     pub output: Instance,
+    /// The linked baseline's runs, when the converter was built with one.
+    pub baseline: Option<BaselineRun>,
+}
+
+/// What the converter reported of the baseline linked beside it.
+#[derive(Clone, Debug)]
+pub struct BaselineRun {
+    /// The baseline's runs' median, minimum and maximum (as many runs as
+    /// the generated code's, interleaved with them).
+    pub summary: Summary,
+    /// The destination instance its last run produced, when asked for.
+    pub output: Option<Instance>,
 }
 
 /// The workspace root (the bench crate's parent directory).
@@ -89,11 +103,20 @@ impl Spf {
         Spf::sibling().ok_or_else(|| "cargo built spf, but not next to this executable".into())
     }
 
-    /// `spf build SRC DST -o BIN`.
-    pub fn build(&self, src: &str, dst: &str, bin: &Path) -> Result<(), String> {
-        let out = Command::new(&self.exe)
-            .args(["build", src, dst, "-o"])
-            .arg(bin)
+    /// `spf build SRC DST -o BIN [--baseline B.c]`.
+    pub fn build(
+        &self,
+        src: &str,
+        dst: &str,
+        bin: &Path,
+        baseline: Option<&Path>,
+    ) -> Result<(), String> {
+        let mut cmd = Command::new(&self.exe);
+        cmd.args(["build", src, dst, "-o"]).arg(bin);
+        if let Some(b) = baseline {
+            cmd.arg("--baseline").arg(b);
+        }
+        let out = cmd
             .output()
             .map_err(|e| format!("cannot run {}: {e}", self.exe.display()))?;
         if !out.status.success() {
@@ -106,15 +129,35 @@ impl Spf {
     }
 }
 
+/// Reads and removes a JSON instance a converter wrote.
+fn take_instance(path: &Path) -> Result<Instance, String> {
+    let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let inst = Instance::from_json_bytes(&bytes).map_err(|e| format!("{}: {e}", path.display()));
+    drop(bytes);
+    let _ = std::fs::remove_file(path);
+    inst
+}
+
 /// Runs a converter built by `spf build` on `input` with `--repeat`,
-/// writing its output to `out_json`, and reads its report and output.
-pub fn run(bin: &Path, input: &Path, repeat: usize, out_json: &Path) -> Result<SpfRun, String> {
-    let out = Command::new(bin)
-        .arg(input)
+/// writing its output to `out_json` (and, with `baseline_json`, the linked
+/// baseline's there), and reads its report and outputs.
+pub fn run(
+    bin: &Path,
+    input: &Path,
+    repeat: usize,
+    out_json: &Path,
+    baseline_json: Option<&Path>,
+) -> Result<SpfRun, String> {
+    let mut cmd = Command::new(bin);
+    cmd.arg(input)
         .arg("--repeat")
         .arg(repeat.max(1).to_string())
         .arg("-o")
-        .arg(out_json)
+        .arg(out_json);
+    if let Some(b) = baseline_json {
+        cmd.arg("--baseline-output").arg(b);
+    }
+    let out = cmd
         .output()
         .map_err(|e| format!("cannot run {}: {e}", bin.display()))?;
     if !out.status.success() {
@@ -138,12 +181,20 @@ pub fn run(bin: &Path, input: &Path, repeat: usize, out_json: &Path) -> Result<S
             .as_f64()
             .ok_or_else(|| format!("{}: the report has no `{key}`", bin.display()))
     };
-    let bytes =
-        std::fs::read(out_json).map_err(|e| format!("cannot read {}: {e}", out_json.display()))?;
-    let output =
-        Instance::from_json_bytes(&bytes).map_err(|e| format!("{}: {e}", out_json.display()))?;
-    drop(bytes);
-    let _ = std::fs::remove_file(out_json);
+    let output = take_instance(out_json)?;
+    let baseline = if report.get("baseline_median_seconds").is_some() {
+        Some(BaselineRun {
+            summary: Summary {
+                runs: num("runs")? as usize,
+                median: num("baseline_median_seconds")?,
+                min: num("baseline_min_seconds")?,
+                max: num("baseline_max_seconds")?,
+            },
+            output: baseline_json.map(take_instance).transpose()?,
+        })
+    } else {
+        None
+    };
     Ok(SpfRun {
         nnz: num("nnz")? as u64,
         input_bytes: num("input_bytes")? as u64,
@@ -155,5 +206,6 @@ pub fn run(bin: &Path, input: &Path, repeat: usize, out_json: &Path) -> Result<S
             max: num("max_seconds")?,
         },
         output,
+        baseline,
     })
 }

@@ -28,7 +28,6 @@ fn config(work: PathBuf, matrices: &[&str], conversions: &[Conversion]) -> Confi
         conversions: conversions.to_vec(),
         work_dir: work,
         spf: spf(),
-        c_worker: PathBuf::from(env!("CARGO_BIN_EXE_bench")),
         python: None,
         max_padding: 16.0,
         progress: false,
@@ -38,17 +37,14 @@ fn config(work: PathBuf, matrices: &[&str], conversions: &[Conversion]) -> Confi
 #[test]
 fn runs_end_to_end_with_ratios_in_json() {
     let dir = tempfile::tempdir().unwrap();
-    let convs = [
-        Conversion::CooCsrUnsorted,
-        Conversion::CsrCsc,
-        Conversion::CooDia,
-        Conversion::CscEll,
-        Conversion::Coo3dMcoo3,
-    ];
+    // Every conversion: each builds its converter with its paired C
+    // baseline (bench/c/paired), whose parameters must match the generated
+    // function's.
+    let convs = Conversion::ALL;
     let cfg = config(dir.path().join("work"), &["ecology1", "darpa"], &convs);
     let results = runner::run(&cfg).unwrap();
-    // ecology1 gets the four matrix conversions, darpa the tensor one.
-    assert_eq!(results.rows.len(), 5, "{:?}", results.skipped);
+    // ecology1 gets the ten matrix conversions, darpa the tensor one.
+    assert_eq!(results.rows.len(), 11, "{:?}", results.skipped);
     for row in &results.rows {
         assert!(
             matches!(row.spf, Outcome::Time(_)),
@@ -67,6 +63,18 @@ fn runs_end_to_end_with_ratios_in_json() {
             );
             assert!(row.ratio(*b).unwrap() > 0.0);
         }
+        // The C ran in the converter's program, as often as the generated
+        // code.
+        let c = &row
+            .baselines
+            .iter()
+            .find(|(b, _)| *b == Baseline::C)
+            .unwrap()
+            .1;
+        match (&row.spf, c) {
+            (Outcome::Time(ours), Outcome::Time(theirs)) => assert_eq!(ours.runs, theirs.runs),
+            other => panic!("{other:?}"),
+        }
         let names: Vec<Baseline> = row.baselines.iter().map(|(b, _)| *b).collect();
         let mut expected = row.conversion.baselines();
         expected.retain(|b| *b != Baseline::Scipy);
@@ -80,7 +88,7 @@ fn runs_end_to_end_with_ratios_in_json() {
     let json: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("results.json")).unwrap()).unwrap();
     let rows = json["rows"].as_array().unwrap();
-    assert_eq!(rows.len(), 5);
+    assert_eq!(rows.len(), 11);
     let csr_csc = rows.iter().find(|r| r["conversion"] == "csr_csc").unwrap();
     for b in ["c", "sprs", "nalgebra", "memcpy"] {
         let ratio = csr_csc["baselines"][b]["ratio"].as_f64().unwrap();

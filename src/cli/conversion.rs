@@ -372,17 +372,21 @@ pub fn run_checked(
     Ok(out)
 }
 
-/// `spf build SRC DST -o BIN [--emit-source FILE.c]`: writes the C program
-/// of the conversion (see [`super::driver`]) and compiles it into BIN.
+/// `spf build SRC DST -o BIN [--emit-source FILE.c] [--baseline B.c]`:
+/// writes the C program of the conversion (see [`super::driver`]), with the
+/// hand-written conversion in `B.c` timed beside it, and compiles it into
+/// BIN.
 pub fn build(
     src: &str,
     dst: &str,
     output: &Path,
     emit_source: Option<&Path>,
+    baseline: Option<&Path>,
 ) -> Result<(), CliError> {
+    let baseline = baseline.map(driver::Baseline::new).transpose()?;
     let sd = load_format(src)?;
     let dd = load_format(dst)?;
-    let (source, note) = build_source(&sd, &dd, &synthesize_pair)?;
+    let (source, note) = build_source(&sd, &dd, &synthesize_pair, baseline.as_ref())?;
     if let Some(note) = note {
         eprintln!("spf: note: {}: {note}", output.display());
     }
@@ -402,6 +406,7 @@ pub fn build_source(
     src: &Descriptor,
     dst: &Descriptor,
     synth: &Synthesizer<'_>,
+    baseline: Option<&driver::Baseline>,
 ) -> Result<(String, Option<String>), CliError> {
     let main = synth(src, dst)?;
     let to_source;
@@ -441,7 +446,10 @@ pub fn build_source(
         }
         _ => None,
     };
-    Ok((driver::driver_source(&main, dst, &coordinates)?, note))
+    Ok((
+        driver::driver_source(&main, dst, &coordinates, baseline)?,
+        note,
+    ))
 }
 
 /// Hand-made conversions for the tests while synthesis cannot lower plans:

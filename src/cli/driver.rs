@@ -36,6 +36,20 @@
 //! * Errors print one line on standard error and exit with status 2:
 //!   `INPUT:LINE:COL: message` for a malformed file.
 //!
+//! # With a baseline
+//!
+//! `spf build --baseline FILE.c` links a hand-written conversion
+//! ([`Baseline`]): each of the `N` runs then times `convert` and `baseline`
+//! one after the other on the same input (the order alternating from run
+//! to run), each run's previous output freed before it starts. The JSON
+//! line gains `"baseline_median_seconds"`, `"baseline_min_seconds"`,
+//! `"baseline_max_seconds"` and `"baseline_output_bytes"`, and
+//! `--baseline-output FILE.json` writes the baseline's destination instance
+//! as `-o` writes the generated one's. The program does not check the
+//! baseline's output: `spf dump DST FILE.json -o FILE.mtx` lists its
+//! entries for a comparison with the input (the benchmark applies the
+//! oracle).
+//!
 //! # The source file
 //!
 //! `#define _POSIX_C_SOURCE` and the headers; the synthesized functions
@@ -44,11 +58,12 @@
 //! are guarded by `#ifndef`); the driver's runtime (`driver_runtime.c`, every
 //! name prefixed `drv_`); the glue generated here (format names, the source
 //! check, one wrapper per function that maps instance names to parameters);
-//! and `main` (`driver_main.c`).
+//! and `main` (`driver_main.c`). With a baseline, its file is included
+//! after `convert`, declared first with `convert`'s type.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use spf::codegen::ast::LoopProgram;
@@ -83,9 +98,78 @@ pub enum CoordinateInput<'a> {
     Unsupported(String),
 }
 
+/// The name the program expects the baseline function under.
+pub const BASELINE_FUNCTION: &str = "baseline";
+
+/// A hand-written conversion the program times against the generated one
+/// (`spf build --baseline FILE.c`): a C file defining [`BASELINE_FUNCTION`]
+/// with the parameters of the generated `convert` (`spf synth SRC DST
+/// --emit c` shows them; the same array roles: inputs, outputs the program
+/// allocates, outputs the function allocates with `malloc`, sizes it
+/// returns).
+///
+/// The program includes the file after `convert` and declares `baseline`
+/// with `convert`'s type first, so a signature that differs is a compile
+/// error, not a wrong call. Both run in one process on the same input,
+/// alternately (which goes first alternates too), so that they meet the
+/// same memory, caches and machine state: on a shared virtual machine a
+/// process's memory is a draw that moves times by a third between
+/// processes, while the ratio of two conversions in one process stays
+/// within a few percent.
+#[derive(Clone, Debug)]
+pub struct Baseline {
+    /// The file, absolute (the program includes it by this path).
+    path: PathBuf,
+}
+
+impl Baseline {
+    /// The baseline in `file`.
+    ///
+    /// # Errors
+    ///
+    /// [`CliError::Read`] when the file cannot be read, [`CliError::Input`]
+    /// when its path cannot be written in an `#include` (a `"`, a
+    /// backslash or a line break in it).
+    pub fn new(file: &Path) -> Result<Baseline, CliError> {
+        let shown = file.display().to_string();
+        let read_error = |source| CliError::Read {
+            path: shown.clone(),
+            source,
+        };
+        std::fs::File::open(file).map_err(read_error)?;
+        let path = std::fs::canonicalize(file).map_err(read_error)?;
+        let text = path.to_string_lossy();
+        if text.contains(['"', '\\', '\n', '\r']) || path.to_str().is_none() {
+            return Err(CliError::Input {
+                file: shown,
+                message: "the path cannot be written in a C #include (it has a quote, a \
+                          backslash, a line break or is not UTF-8): copy the file elsewhere"
+                    .into(),
+            });
+        }
+        Ok(Baseline { path })
+    }
+
+    /// The C text that declares the baseline with `convert`'s type and
+    /// includes its file.
+    fn declaration(&self) -> String {
+        format!(
+            "/* ----- the baseline, timed against convert ----- */\n\
+             /* With convert's type: a baseline whose parameters differ does not compile. */\n\
+             __typeof__(convert) {BASELINE_FUNCTION};\n\
+             #include \"{}\"\n",
+            self.path.display()
+        )
+    }
+}
+
 /// The complete C source of the conversion program for `main` (source →
 /// `dst`; `dst` is the destination descriptor as loaded, before synthesis
 /// renamed its names apart).
+///
+/// With `baseline`, a C file that defines `baseline` with the parameters of
+/// the generated `convert` (see [`Baseline`]), the program includes that
+/// file and times the two alternately.
 ///
 /// # Errors
 ///
@@ -95,6 +179,7 @@ pub fn driver_source(
     main: &Synthesized,
     dst: &Descriptor,
     coordinates: &CoordinateInput<'_>,
+    baseline: Option<&Baseline>,
 ) -> Result<String, CliError> {
     let src = &main.conversion.src;
     let mut out = String::new();
@@ -122,6 +207,10 @@ pub fn driver_source(
     let program = renamed_program(main, "convert")?;
     out.push_str(&c_code(main, &program)?);
     out.push('\n');
+    if let Some(b) = baseline {
+        out.push_str(&b.declaration());
+        out.push('\n');
+    }
     out.push_str(RUNTIME);
     out.push('\n');
 
@@ -197,14 +286,26 @@ pub fn driver_source(
     if let Some((s, program)) = &pre {
         // The COO → source conversion's destination is the source format as
         // loaded: its dense names are the source's own.
-        out.push_str(&wrapper("drv_to_source", s, program, &dense_names(s, src))?);
+        out.push_str(&wrapper(
+            "drv_to_source",
+            s,
+            program,
+            &dense_names(s, src),
+            false,
+        )?);
         out.push('\n');
     }
+    let _ = writeln!(
+        out,
+        "#define DRV_HAS_BASELINE {}",
+        i32::from(baseline.is_some())
+    );
     out.push_str(&wrapper(
         "drv_convert",
         main,
         &program,
         &dense_names(main, dst),
+        baseline.is_some(),
     )?);
     out.push('\n');
     out.push_str(MAIN);
@@ -418,6 +519,7 @@ fn wrapper(
     s: &Synthesized,
     program: &LoopProgram,
     dense: &[(String, String)],
+    with_baseline: bool,
 ) -> Result<String, CliError> {
     let comp = &program.computation;
     let what = format!("{} -> {}", s.conversion.src.name, s.conversion.dst.name);
@@ -426,9 +528,12 @@ fn wrapper(
     let binding = |ir: &str| s.bindings.iter().find(|b| b.ir_name == ir);
 
     let mut f = String::new();
-    let _ = writeln!(
+    // With a baseline, `use_baseline` picks the function timed.
+    let _ =
+        writeln!(
         f,
-        "static void {name}(drv_inst *in, drv_inst *out, double *seconds, const char *ctx)\n{{"
+        "static void {name}(drv_inst *in, drv_inst *out, double *seconds, const char *ctx{})\n{{",
+        if with_baseline { ", int use_baseline" } else { "" }
     );
     // Symbols and input scalars first: extents use them.
     let mut values: BTreeMap<String, String> = BTreeMap::new();
@@ -592,7 +697,16 @@ fn wrapper(
             None => "NULL".into(),
         })
         .collect();
-    let _ = writeln!(f, "    {}({});", comp.name, args.join(", "));
+    if with_baseline {
+        let _ = writeln!(
+            f,
+            "    (use_baseline ? {BASELINE_FUNCTION} : {})({});",
+            comp.name,
+            args.join(", ")
+        );
+    } else {
+        let _ = writeln!(f, "    {}({});", comp.name, args.join(", "));
+    }
     f.push_str("    *seconds = drv_now() - t0;\n");
     f.push_str("    (void)in;\n");
 
@@ -868,6 +982,7 @@ mod tests {
     use spf::synth::tensor_io::{read_file, read_mtx};
     use spf::synth::Descriptor;
 
+    use super::CliError;
     use crate::cli::conversion::build_source;
     use crate::cli::conversion::testing::hand_made;
 
@@ -906,7 +1021,7 @@ mod tests {
             return p.clone();
         }
         let (sd, dd) = (format(src), format(dst));
-        let (source, note) = build_source(&sd, &dd, &hand_made).expect("a program");
+        let (source, note) = build_source(&sd, &dd, &hand_made, None).expect("a program");
         assert!(note.is_none(), "{note:?}");
         std::fs::write(dir().join(format!("{key}.c")), &source).expect("write");
         let bin = dir().join(&key);
@@ -1395,7 +1510,8 @@ mod tests {
                 hand_made(s, d)
             }
         };
-        let (source, note) = build_source(&format("csr"), &format("coo"), &no_coo).expect("ok");
+        let (source, note) =
+            build_source(&format("csr"), &format("coo"), &no_coo, None).expect("ok");
         let note = note.expect("a note");
         assert!(note.contains("no COO today"), "{note}");
         let bin = dir().join("json_only");
@@ -1405,6 +1521,113 @@ mod tests {
         assert!(text(&out.stderr).contains("coordinate files are not accepted"));
         let (_, inst) = convert(&bin, &data("csr_small.json"), &[]);
         validate(&format("coo"), &inst).expect("valid");
+    }
+
+    /// A hand-written COO → CSR with the hand-made computation's
+    /// parameters: counting by rows, columns in input order within a row.
+    const COO_CSR_BASELINE: &str = "
+void baseline(int64_t NR, int64_t NC, int64_t NNZ, const int64_t *row, const int64_t *col,
+              const double *A, int64_t *NNZ_out, int64_t *rowptr, int64_t **col_out,
+              double **A_out)
+{
+    int64_t i, n;
+    (void)NC;
+    memset(rowptr, 0, (size_t)(NR + 1) * sizeof *rowptr);
+    *col_out = malloc((size_t)(NNZ > 0 ? NNZ : 1) * sizeof **col_out);
+    *A_out = malloc((size_t)(NNZ > 0 ? NNZ : 1) * sizeof **A_out);
+    for (n = 0; n < NNZ; n++)
+        rowptr[row[n] + 1]++;
+    for (i = 0; i < NR; i++)
+        rowptr[i + 1] += rowptr[i];
+    for (n = 0; n < NNZ; n++) {
+        const int64_t q = rowptr[row[n]]++;
+        (*col_out)[q] = col[n];
+        (*A_out)[q] = A[n];
+    }
+    for (i = NR; i > 0; i--)
+        rowptr[i] = rowptr[i - 1];
+    rowptr[0] = 0;
+    *NNZ_out = NNZ;
+}
+";
+
+    /// Builds the hand-made COO → CSR with `baseline_text` as its baseline.
+    fn built_with_baseline(name: &str, baseline_text: &str) -> Result<PathBuf, CliError> {
+        let file = dir().join(format!("{name}.c"));
+        std::fs::write(&file, baseline_text).expect("write");
+        let baseline = super::Baseline::new(&file)?;
+        let (source, _) =
+            build_source(&format("coo"), &format("csr"), &hand_made, Some(&baseline))?;
+        assert!(source.contains(&format!("#include \"{}\"", baseline.path.display())));
+        let bin = dir().join(format!("{name}-program"));
+        super::compile(&source, &bin, STRICT)?;
+        Ok(bin)
+    }
+
+    #[test]
+    fn a_baseline_is_timed_beside_the_conversion_and_writes_its_output() {
+        let bin = built_with_baseline("coo-csr-baseline", COO_CSR_BASELINE).expect("builds");
+        let input = matrix("pores_1.mtx");
+        let b_json = dir().join("coo-csr-baseline.b.json");
+        let (line, inst) = convert(
+            &bin,
+            &input,
+            &[
+                "--repeat",
+                "4",
+                "--baseline-output",
+                b_json.to_str().expect("utf-8"),
+            ],
+        );
+        assert_eq!(line["runs"], 4);
+        for key in [
+            "baseline_median_seconds",
+            "baseline_min_seconds",
+            "baseline_max_seconds",
+        ] {
+            assert!(
+                line[key].as_f64().is_some_and(|t| t >= 0.0),
+                "{key}: {line}"
+            );
+        }
+        assert!(line["baseline_min_seconds"].as_f64() <= line["baseline_median_seconds"].as_f64());
+        assert_eq!(line["baseline_output_bytes"], line["output_bytes"]);
+        let b = Instance::from_json(&std::fs::read_to_string(&b_json).expect("written"))
+            .expect("the schema of Instance::to_json");
+        let csr = format("csr");
+        let want = file_entries(&input);
+        for got in [&inst, &b] {
+            compare(&want, &entries(&csr, got).expect("readable")).expect("the input's entries");
+        }
+        // The same destination symbols (the baseline's NNZ_out, the
+        // source's extents).
+        assert_eq!(b.symbols, inst.symbols);
+        // Without a baseline the option is unknown.
+        let plain = built("coo", "csr");
+        let out = run(
+            &plain,
+            &[
+                input.to_str().expect("utf-8"),
+                "--baseline-output",
+                "x.json",
+            ],
+        );
+        assert_eq!(out.status.code(), Some(2));
+        assert!(text(&out.stderr).contains("unknown option `--baseline-output`"));
+    }
+
+    #[test]
+    fn a_baseline_with_other_parameters_or_no_file_is_an_error() {
+        let wrong = COO_CSR_BASELINE.replace("int64_t *rowptr", "int32_t *rowptr");
+        let e = built_with_baseline("coo-csr-wrong-baseline", &wrong).unwrap_err();
+        let message = e.to_string();
+        assert!(message.contains("conflicting types for"), "{message}");
+        assert!(message.contains("baseline"), "{message}");
+        let e = super::Baseline::new(&dir().join("no-such-baseline.c")).unwrap_err();
+        assert!(
+            e.to_string().contains("no-such-baseline.c: No such file"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -3,9 +3,10 @@
 static void drv_usage(const char *problem)
 {
     fprintf(stderr,
-            "%s: %s\nusage: %s INPUT [-o OUT.json] [--repeat N]\n"
+            "%s: %s\nusage: %s INPUT [-o OUT.json] [--repeat N]%s\n"
             "  INPUT: a Matrix Market .mtx file, a FROSTT .tns file, or a JSON instance of %s\n",
-            drv_prog, problem, drv_prog, drv_src_format);
+            drv_prog, problem, drv_prog, DRV_HAS_BASELINE ? " [--baseline-output B.json]" : "",
+            drv_src_format);
     exit(2);
 }
 
@@ -21,13 +22,23 @@ static int64_t drv_repeat_count(const char *text)
     return n;
 }
 
+/* The median of n sorted times. */
+static double drv_median(const double *sorted, int64_t n)
+{
+    return n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+}
+
 int main(int argc, char **argv)
 {
-    const char *input = NULL, *output = NULL;
+    const char *input = NULL, *output = NULL, *baseline_output = NULL;
     int64_t repeat = 1, r;
     int k;
     drv_inst src, dst;
-    double *times, median;
+#if DRV_HAS_BASELINE
+    drv_inst bdst;
+    double *btimes;
+#endif
+    double *times;
     static char ctx[512];
 #ifdef __GLIBC__
     /* The steady state of a long-running process, set from the start: the
@@ -58,11 +69,21 @@ int main(int argc, char **argv)
             repeat = drv_repeat_count(argv[k]);
         } else if (strncmp(a, "--repeat=", 9) == 0) {
             repeat = drv_repeat_count(a + 9);
+        } else if (DRV_HAS_BASELINE && strcmp(a, "--baseline-output") == 0) {
+            if (++k == argc)
+                drv_usage("--baseline-output needs a file name");
+            baseline_output = argv[k];
+        } else if (DRV_HAS_BASELINE && strncmp(a, "--baseline-output=", 18) == 0) {
+            baseline_output = a + 18;
         } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            printf("usage: %s INPUT [-o OUT.json] [--repeat N]\n"
+            printf("usage: %s INPUT [-o OUT.json] [--repeat N]%s\n"
                    "Converts INPUT (a .mtx or .tns file, or a JSON instance of %s) to %s,\n"
                    "timing N runs of the conversion, and prints one JSON line.\n",
-                   drv_prog, drv_src_format, drv_dst_format);
+                   drv_prog, DRV_HAS_BASELINE ? " [--baseline-output B.json]" : "",
+                   drv_src_format, drv_dst_format);
+            if (DRV_HAS_BASELINE)
+                printf("Each run also times the linked baseline (in turn, the order alternating);\n"
+                       "--baseline-output writes its result as -o writes the conversion's.\n");
             return 0;
         } else if (a[0] == '-' && a[1] != '\0') {
             snprintf(ctx, sizeof ctx, "unknown option `%s`", a);
@@ -111,24 +132,60 @@ int main(int argc, char **argv)
     }
 
     times = drv_alloc(repeat, sizeof *times);
+#if DRV_HAS_BASELINE
+    /* In turn, on the same input and memory; which goes first alternates,
+     * and each side's previous output is freed before it runs again. */
+    btimes = drv_alloc(repeat, sizeof *btimes);
+    for (r = 0; r < repeat; r++) {
+        int turn;
+        for (turn = 0; turn < 2; turn++) {
+            if ((turn ^ (int)(r % 2)) == 0) {
+                if (r > 0)
+                    drv_inst_free(&dst);
+                drv_convert(&src, &dst, &times[r], input, 0);
+            } else {
+                if (r > 0)
+                    drv_inst_free(&bdst);
+                drv_convert(&src, &bdst, &btimes[r], input, 1);
+            }
+        }
+    }
+#else
     for (r = 0; r < repeat; r++) {
         if (r > 0)
             drv_inst_free(&dst);
         drv_convert(&src, &dst, &times[r], input);
     }
+#endif
     if (output != NULL)
         drv_write_json(&dst, output);
+#if DRV_HAS_BASELINE
+    if (baseline_output != NULL)
+        drv_write_json(&bdst, baseline_output);
+#else
+    (void)baseline_output;
+#endif
 
     qsort(times, (size_t)repeat, sizeof *times, drv_cmp_double);
-    median = repeat % 2 ? times[repeat / 2] : (times[repeat / 2 - 1] + times[repeat / 2]) / 2;
     fputs("{\"src\": ", stdout);
     drv_put_string(stdout, drv_src_format);
     fputs(", \"dst\": ", stdout);
     drv_put_string(stdout, drv_dst_format);
     printf(", \"nnz\": %lld, \"runs\": %lld, \"median_seconds\": %.9g, \"min_seconds\": %.9g, "
-           "\"max_seconds\": %.9g, \"input_bytes\": %lld, \"output_bytes\": %lld}\n",
-           (long long)drv_nonzeros(&src, drv_src_values), (long long)repeat, median, times[0],
-           times[repeat - 1], (long long)drv_bytes(&src), (long long)drv_bytes(&dst));
+           "\"max_seconds\": %.9g, \"input_bytes\": %lld, \"output_bytes\": %lld",
+           (long long)drv_nonzeros(&src, drv_src_values), (long long)repeat,
+           drv_median(times, repeat), times[0], times[repeat - 1], (long long)drv_bytes(&src),
+           (long long)drv_bytes(&dst));
+#if DRV_HAS_BASELINE
+    qsort(btimes, (size_t)repeat, sizeof *btimes, drv_cmp_double);
+    printf(", \"baseline_median_seconds\": %.9g, \"baseline_min_seconds\": %.9g, "
+           "\"baseline_max_seconds\": %.9g, \"baseline_output_bytes\": %lld",
+           drv_median(btimes, repeat), btimes[0], btimes[repeat - 1],
+           (long long)drv_bytes(&bdst));
+    free(btimes);
+    drv_inst_free(&bdst);
+#endif
+    fputs("}\n", stdout);
     if (fflush(stdout) != 0)
         drv_die("%s: cannot write to standard output", drv_prog);
     free(times);

@@ -1,0 +1,16 @@
+/* COO -> CSR, unsorted or row-sorted input: counting sort by rows into the
+ * program's rowptr, then each row sorted by column (bl_coo_to_compressed). */
+#include "paired.h"
+
+void baseline(int64_t NR, int64_t NC, int64_t NNZ, const int64_t *row, const int64_t *col,
+              const double *A, int64_t *NNZ_out, int64_t *rowptr, int64_t **col_out,
+              double **A_out)
+{
+    bl_out o;
+    (void)NC;
+    if (bl_coo_to_compressed(NR, NNZ, row, col, A, rowptr, &o) != 0)
+        bl_fail("COO -> CSR");
+    *NNZ_out = o.size;
+    *col_out = o.idx[1];
+    *A_out = o.val;
+}
