@@ -79,7 +79,9 @@ use crate::runtime::{Method, ObjectKind, C_RUNTIME};
 /// (`spf_perm P = spf_perm_new(2, SPF_COUNTING, (int64_t[]){N, M});`) and
 /// freed at the end; calls are the runtime's functions
 /// (`spf_perm_insert(&P, (int64_t[]){row[n], col[n]});`, `spf_perm_map(&P, e)`,
-/// `k = spf_scatter_place(&B, col[n]);`).
+/// `k = spf_scatter_place(&B, col[n]);`; `place_inserted` is
+/// `spf_scatter_place_inserted`, whose positions `spf_scatter_free` does not
+/// check).
 /// A loop that only copies a scatter's prefix sums into an `out` pointer
 /// array (`Lowered::scatter_starts_into`) is left out: the scatter sorts
 /// into that array (`spf_scatter_sort_into(&B, colptr);`), which then needs

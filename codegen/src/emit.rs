@@ -750,11 +750,9 @@ fn placed_writes(nodes: &[LNode], space: usize, object: &mut Option<usize>) -> R
                     op: UpdateOp::Assign,
                     value:
                         Code::Call {
-                            object: o,
-                            method: Method::Place,
-                            ..
+                            object: o, method, ..
                         },
-                } => {
+                } if method.places() => {
                     if pending.is_some() || object.is_some_and(|b| b != *o) {
                         return Err(());
                     }
@@ -803,13 +801,7 @@ fn mentions_place_or_write(actions: &[Action], space: usize) -> bool {
     actions.iter().any(|a| match a {
         Action::Update { target, value, .. } => {
             matches!(target, Code::Elem { space: s, .. } if *s == space)
-                || matches!(
-                    value,
-                    Code::Call {
-                        method: Method::Place,
-                        ..
-                    }
-                )
+                || matches!(value, Code::Call { method, .. } if method.places())
         }
         Action::If { then, .. } => mentions_place_or_write(then, space),
         Action::Call { .. } => false,

@@ -1726,6 +1726,26 @@ fn scatter_misuse_while_running_is_a_typed_error_naming_the_statement() {
             inserted: 1
         }
     );
+    // `place_inserted` states that no key is placed more often than it was
+    // inserted: the compiled runtimes trust it, the interpreter checks it
+    // as for `place`.
+    assert_eq!(
+        fault(
+            &with_object(SCATTER, sorted, "y(i) = P.place_inserted(2)"),
+            "P.place_inserted"
+        ),
+        ObjectFault::PlacedTooOften {
+            key: 2,
+            inserted: 1
+        }
+    );
+    assert_eq!(
+        fault(
+            &with_object(SCATTER, insert, "if (i > 0) y(i) = P.place_inserted(0)"),
+            "P.place_inserted"
+        ),
+        ObjectFault::NotSorted
+    );
     // So for slots, sorted or not; the first slot ends the inserts.
     for before in [sorted, insert] {
         assert_eq!(
@@ -1879,17 +1899,74 @@ fn scatter_misuse_aborts_the_compiled_runtimes() {
             "spf runtime: place() before sort() (0)",
             "spf runtime: place() before sort()",
         ),
+        // C's insert has no branch: keys outside 0..E, and any key once
+        // sort() or slot() closed the inserts, count in a sink that sort(),
+        // slot() and free test; the message gives how many went there.
         (
             "outside",
             with_object(SCATTER, "y(i) = 0", "P.insert(x(i) + 1)"),
-            "spf runtime: key outside the scatter's range (3)",
+            "spf runtime: key outside the scatter's range 0..3 (2 inserts)",
+            "spf runtime: key 3 is outside the scatter's range 0..3",
+        ),
+        (
+            "outside_negative",
+            with_object(SCATTER, "y(i) = 0", "P.insert(x(i) - 2)"),
+            "spf runtime: key outside the scatter's range 0..3 (1 insert)",
+            "spf runtime: key -2 is outside the scatter's range 0..3",
+        ),
+        (
+            // Found by sort(), before any position is handed out.
+            "outside_then_sorted",
+            with_object(
+                SCATTER,
+                "{ P.insert(x(i) + 1); if (i == N - 1) P.sort() }",
+                "y(i) = P.start(i)",
+            ),
+            "spf runtime: key outside the scatter's range 0..3 (2 inserts)",
             "spf runtime: key 3 is outside the scatter's range 0..3",
         ),
         (
             "after_sort",
             with_object(SCATTER, sorted, "P.insert(0)"),
-            "spf runtime: insert after sort() (0)",
+            "spf runtime: insert after sort() (3 inserts)",
             "spf runtime: insert after sort()",
+        ),
+        (
+            // An out-of-range key after sort is an insert after sort.
+            "after_sort_outside",
+            with_object(SCATTER, sorted, "if (i == 1) P.insert(7)"),
+            "spf runtime: insert after sort() (1 insert)",
+            "spf runtime: insert after sort()",
+        ),
+        (
+            // Positions are handed out in between (the sink is checked
+            // when the scatter is freed): they are still right.
+            "after_sort_then_place",
+            with_object(
+                SCATTER,
+                sorted,
+                "{ P.insert(x(i)); y(i) = P.place_inserted(x(i)) }",
+            ),
+            "spf runtime: insert after sort() (3 inserts)",
+            "spf runtime: insert after sort()",
+        ),
+        (
+            "place_inserted_before_sort",
+            with_object(SCATTER, "P.insert(x(i))", "y(i) = P.place_inserted(0)"),
+            "spf runtime: place_inserted() before sort() (0)",
+            "spf runtime: place_inserted() before sort()",
+        ),
+        (
+            // place_inserted() is trusted, but one place() in the mix
+            // brings back the check of every key when the scatter is freed.
+            "place_mixed_too_often",
+            with_object(
+                SCATTER,
+                sorted,
+                "{ if (i < 2) y(i) = P.place_inserted(2); if (i == 2) y(i) = P.place(2) }",
+            ),
+            "spf runtime: place() more often than insert() of the key (2)",
+            "spf runtime: place(2) called more often than key 2 was inserted",
         ),
         (
             "slot_too_often",
@@ -1910,7 +1987,18 @@ fn scatter_misuse_aborts_the_compiled_runtimes() {
                 "P.insert(x(i))",
                 "{ if (i == 0) y(i) = P.slot(0); if (i == 1) P.insert(0) }",
             ),
-            "spf runtime: insert after slot() (0)",
+            "spf runtime: insert after slot() (1 insert)",
+            "spf runtime: insert after slot()",
+        ),
+        (
+            // Inserts after slot(), then sort(): found by the sort.
+            "after_slot_then_sort",
+            with_object(
+                SCATTER,
+                "P.insert(x(i))",
+                "{ if (i == 0) y(i) = P.slot(0); P.insert(0); if (i == N - 1) P.sort() }",
+            ),
+            "spf runtime: insert after slot() (3 inserts)",
             "spf runtime: insert after slot()",
         ),
     ];
@@ -1957,6 +2045,64 @@ fn scatter_misuse_aborts_the_compiled_runtimes() {
     }
 }
 
+/// `place_inserted` in the transposition: the same positions as `place` in
+/// every backend; C calls the runtime's `spf_scatter_place_inserted`.
+#[test]
+fn scatter_place_inserted_transposes_in_every_backend() {
+    let text = COO_CSC.replace("B.place(col(n))", "B.place_inserted(col(n))");
+    assert!(text.contains("B.place_inserted(col(n))"));
+    let p = program(&text);
+    let c = emit_c(&p).unwrap();
+    assert!(
+        c.contains("k = spf_scatter_place_inserted(&B, col[n]);"),
+        "{c}"
+    );
+    let r = emit_rust(&p).unwrap();
+    assert!(r.contains(".place_inserted("), "{r}");
+    check_cases(&p, &coo_csc_cases(59));
+}
+
+/// What `place_inserted` states is trusted by the compiled runtimes: a key
+/// placed more often than it was inserted (here key 0, inserted once,
+/// placed three times) is not checked in C or Rust, which hand out the
+/// next positions (0, 1, 2) as `place` would before its check; the
+/// interpreter checks the claim and reports the third call's fault. A
+/// hand-written computation that cannot state it calls `place`, checked in
+/// every backend (`scatter_misuse_aborts_the_compiled_runtimes`).
+#[test]
+fn place_inserted_is_trusted_by_the_compiled_runtimes_and_checked_by_the_interpreter() {
+    let p = with_object(
+        SCATTER,
+        "{ P.insert(x(i)); if (i == N - 1) P.sort() }",
+        "y(i) = P.place_inserted(0)",
+    );
+    let mem = Memory::new()
+        .with_symbol("N", 3)
+        .with_array("x", ints(vec![2, 0, 2]))
+        .with_array("y", ints(vec![0; 3]));
+    let dir = tempfile::tempdir().unwrap();
+    let mems = [mem.clone()];
+    let c = harness::run_c(dir.path(), &p, &mems);
+    assert_eq!(c[0]["y"], ints(vec![0, 1, 2]));
+    let r = harness::run_rust(dir.path(), &p, &mems);
+    assert_eq!(r[0]["y"], ints(vec![0, 1, 2]));
+    let mut interp = mem;
+    assert_eq!(
+        run(&p, &mut interp, None).unwrap_err(),
+        RunError::ObjectFault {
+            site: Site::Statement {
+                name: "S0".into(),
+                point: vec![1],
+            },
+            call: "P.place_inserted".into(),
+            fault: ObjectFault::PlacedTooOften {
+                key: 0,
+                inserted: 1
+            },
+        }
+    );
+}
+
 #[test]
 fn rust_runtime_scatter_agrees_with_the_reference() {
     let mut r = Rng(53);
@@ -1983,12 +2129,32 @@ fn rust_runtime_scatter_agrees_with_the_reference() {
         // Placing every entry in input order gives the stable order.
         let order = stable_order(n, |i| keys[i]);
         let mut got = vec![usize::MAX; n];
+        // `place_inserted` hands out the same positions.
+        let mut twin = b.clone();
         for (i, &k) in keys.iter().enumerate() {
-            got[b.place(k) as usize] = i;
+            let p = b.place(k);
+            assert_eq!(twin.place_inserted(k), p);
+            got[p as usize] = i;
         }
         assert_eq!(got, order);
         assert_eq!(b.size(), n as i64);
     }
+}
+
+#[test]
+#[should_panic(expected = "spf runtime: place_inserted() before sort()")]
+fn rust_runtime_scatter_rejects_place_inserted_before_sort() {
+    let mut b = Scatter::new(3);
+    b.insert(1);
+    b.place_inserted(1);
+}
+
+#[test]
+#[should_panic(expected = "spf runtime: key 3 is out of range 0..3")]
+fn rust_runtime_scatter_rejects_place_inserted_outside_the_range() {
+    let mut b = Scatter::new(3);
+    b.sort();
+    b.place_inserted(3);
 }
 
 #[test]

@@ -430,15 +430,22 @@ fn compile_c(src: &std::path::Path, exe: &std::path::Path, defines: &[&str]) {
     );
 }
 
-/// The C runtime as tuned, with `SPF_MSD_BYTES` 0 (MSD counting sorts
-/// wherever the codes fit a word, short buckets included: the choice the
-/// runtime makes for keys out of cache, with `key` decoding the sorted
+/// The C runtime as tuned (the cases are small: MSD counting sorts where
+/// the buckets are short, `SPF_MSD_SMALL`), with `SPF_MSD_SMALL` 0 (LSD for
+/// two compared components in cache), with `SPF_MSD_BYTES` 0 (MSD counting
+/// sorts wherever the codes fit a word, long buckets included: the choice
+/// the runtime makes for keys out of cache, with `key` decoding the sorted
 /// words), and for the machine (`-march=native`).
 #[test]
 fn c_permutation_fast_paths_match_the_reference() {
     // `-march=native` as `spf build` compiles: BMI2's pext for Morton
     // components where the CPU has it.
-    for defines in [&[][..], &["-DSPF_MSD_BYTES=0"][..], &["-march=native"][..]] {
+    for defines in [
+        &[][..],
+        &["-DSPF_MSD_SMALL=0"][..],
+        &["-DSPF_MSD_BYTES=0"][..],
+        &["-march=native"][..],
+    ] {
         c_permutation_matches_the_reference(defines);
     }
 }

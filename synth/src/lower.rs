@@ -1225,12 +1225,18 @@ impl<'a> Lowering<'a> {
             self.fill_object(&object, &size, vec![ValueExpr::Index(v.clone())], pro, true);
             // Each entry's position (or, when the scatter counts the
             // groups, its slot in its group), first in the second pass.
+            // The placing pass runs over the entries the counting pass
+            // inserted (both over the source's domain, under the same
+            // nonzero guard when the source is padded), with the same key:
+            // no key is placed more often than it was inserted, which
+            // `place_inserted` states, so that the compiled runtimes need
+            // not check it (the interpreter does).
             let (target, method) = if self.ranks_by_slot() {
                 let q = self.perm.as_ref().expect("a scatter").position;
                 let rank = self.scalar(&format!("rank {q}"), &self.dst_tuple[q].clone());
                 (rank, "slot")
             } else {
-                (scalar, "place")
+                (scalar, "place_inserted")
             };
             let mut place = update(
                 Access {
@@ -1853,14 +1859,15 @@ impl<'a> Lowering<'a> {
     }
 
     /// Drops `B.sort()` of a scatter whose prefix sums nothing reads (no
-    /// `start`, no `place`): `count`, `slot` and `size` do without them
-    /// (CSC -> ELL).
+    /// `start`, no `place`/`place_inserted`): `count`, `slot` and `size` do
+    /// without them (CSC -> ELL).
     fn drop_unused_scatter_sorts(&self, pending: &mut Vec<Pending>) {
         for o in self.comp.objects.iter().filter(|o| o.kind == "Scatter") {
             let mut needs_sums = false;
             for p in pending.iter() {
                 p.body.for_each_call(&mut |object, method| {
-                    needs_sums |= object == o.name && (method == "start" || method == "place");
+                    needs_sums |=
+                        object == o.name && matches!(method, "start" | "place" | "place_inserted");
                 });
             }
             if !needs_sums {
@@ -2093,11 +2100,13 @@ fn reuse_scalars(stmts: &mut [Pending]) {
     }
 }
 
-/// Whether evaluating `v` changes a runtime object (`place`).
+/// Whether evaluating `v` changes a runtime object (`place`,
+/// `place_inserted`, `slot`).
 fn changes_object(v: &ValueExpr) -> bool {
     match v {
         ValueExpr::Call { method, args, .. } => {
-            method == "place" || method == "slot" || args.iter().any(changes_object)
+            matches!(method.as_str(), "place" | "place_inserted" | "slot")
+                || args.iter().any(changes_object)
         }
         ValueExpr::Neg(a) => changes_object(a),
         ValueExpr::Binary(_, a, b) => changes_object(a) || changes_object(b),
@@ -2231,4 +2240,39 @@ pub(crate) fn data_index(d: &Descriptor) -> Option<Vec<Expr>> {
             })
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::builtin::load_format;
+    use crate::synthesize::synthesize;
+
+    /// A streaming scatter's placing pass places the entries its counting
+    /// pass inserted, under the same key: the lowering says so with
+    /// `place_inserted`, and the C backend then calls the runtime's
+    /// unchecked place (no `O(E)` over-placement check when the scatter is
+    /// freed). The interpreter still checks the claim: the synthesis tests
+    /// run every conversion through it.
+    #[test]
+    fn streaming_scatters_place_what_they_inserted() {
+        for (src, dst) in [
+            ("csr", "csc"),
+            ("csc", "csr"),
+            ("dia", "csr"),
+            ("scoo", "csc"),
+            ("csr", "coo"),
+            ("bcsr", "coo"),
+        ] {
+            let s = synthesize(&load_format(src).unwrap(), &load_format(dst).unwrap()).unwrap();
+            let text = s.computation.to_string();
+            assert!(text.contains(".place_inserted("), "{src} -> {dst}:\n{text}");
+            assert!(!text.contains(".place("), "{src} -> {dst}:\n{text}");
+            let c = codegen::c::emit_c(&s.program().unwrap()).unwrap();
+            assert!(
+                c.contains("spf_scatter_place_inserted(&"),
+                "{src} -> {dst}:\n{c}"
+            );
+            assert!(!c.contains("spf_scatter_place(&"), "{src} -> {dst}");
+        }
+    }
 }

@@ -29,9 +29,12 @@
 //! * `Scatter(E)` — the streaming counting-sort scatter (Gustavson's
 //!   algorithm): counts keys in `0..E`, then hands out positions in key
 //!   order, `O(E)` memory. Methods `insert(v)`, `sort()`, and the values
-//!   `size()`, `start(v)` and `place(v)` (the next free position of key `v`;
-//!   it changes the object, so it must be the whole value of an assignment,
-//!   [`CallSite::Assigned`]).
+//!   `size()`, `start(v)`, `count(v)`, `place(v)` (the next free position
+//!   of key `v`; it changes the object, so it must be the whole value of an
+//!   assignment, [`CallSite::Assigned`]), `place_inserted(v)` (`place(v)`
+//!   for an entry inserted with key `v`: the compiled runtimes trust that no
+//!   key is placed more often than inserted and do not check it) and
+//!   `slot(v)` (an entry's rank among its key's entries).
 //!
 //! The runtimes themselves:
 //!
@@ -83,6 +86,9 @@ pub(crate) const RESERVED: &[&str] = &[
     "SPF_LEX",
     "SPF_COUNTING",
     "SPF_MORTON",
+    "SPF_SCATTER_OPEN",
+    "SPF_SCATTER_SORTED",
+    "SPF_SCATTER_SLOTTED",
 ];
 
 /// Whether generated code must not use `name` for a variable (it is a
@@ -446,6 +452,12 @@ pub enum Method {
     /// `B.place(v)`: the next free position of key `v` (a value that changes
     /// the object).
     Place,
+    /// `B.place_inserted(v)`: `place(v)` for an entry inserted with key `v`,
+    /// so that no key is placed more often than it was inserted — a fact
+    /// the caller states (synthesis places the entries it inserted, under
+    /// the same key): the compiled runtimes trust it and leave out the
+    /// over-placement check, the interpreter checks it as for `place`.
+    PlaceInserted,
     /// `B.slot(v)`: how many slots key `v` has been given before: 0 the
     /// first time, then 1, 2, ... (a value that changes the object, like
     /// `place`; an entry's rank among its key's entries without prefix sums).
@@ -475,6 +487,7 @@ impl Method {
             Method::Rank => "rank",
             Method::Ranks => "ranks",
             Method::Place => "place",
+            Method::PlaceInserted => "place_inserted",
             Method::Slot => "slot",
         }
     }
@@ -486,19 +499,22 @@ impl Method {
     }
 
     /// Whether the method changes its object: `insert`, `sort`, `reserve`
-    /// and the value `place`.
+    /// and the values `place`, `place_inserted` and `slot`.
     pub fn changes_object(self) -> bool {
-        matches!(
-            self,
-            Method::Insert | Method::Sort | Method::Reserve | Method::Place | Method::Slot
-        )
+        matches!(self, Method::Insert | Method::Sort | Method::Reserve) || self.hands_out()
     }
 
-    /// Whether each evaluation hands out something new (`place`, `slot`):
-    /// a value that may only be the whole value of an assignment, evaluated
-    /// exactly once per statement instance.
+    /// Whether each evaluation hands out something new (`place`,
+    /// `place_inserted`, `slot`): a value that may only be the whole value
+    /// of an assignment, evaluated exactly once per statement instance.
     pub fn hands_out(self) -> bool {
-        matches!(self, Method::Place | Method::Slot)
+        self.places() || self == Method::Slot
+    }
+
+    /// Whether the method hands out a scatter's next free position
+    /// (`place`, `place_inserted`).
+    pub fn places(self) -> bool {
+        matches!(self, Method::Place | Method::PlaceInserted)
     }
 }
 
@@ -604,7 +620,7 @@ pub enum CallError {
 
 const PERMUTATION_METHODS: &str = "insert, sort, map, entry, key, size, count, start, rank, ranks";
 const SET_METHODS: &str = "insert, sort, size, value, index";
-const SCATTER_METHODS: &str = "insert, sort, size, start, place";
+const SCATTER_METHODS: &str = "insert, sort, size, start, place, place_inserted, slot, count";
 
 /// Checks the call `object.method(args)` on the object `spec` (`as_value`:
 /// the call is in an expression rather than a statement body) and returns
@@ -668,6 +684,7 @@ pub fn check_call_at(
         (ObjectKind::Scatter { .. }, "size") => (Method::Size, 0),
         (ObjectKind::Scatter { .. }, "start") => (Method::Start, 1),
         (ObjectKind::Scatter { .. }, "place") => (Method::Place, 1),
+        (ObjectKind::Scatter { .. }, "place_inserted") => (Method::PlaceInserted, 1),
         (ObjectKind::Scatter { .. }, "slot") => (Method::Slot, 1),
         (ObjectKind::Scatter { .. }, "count") => (Method::Count, 1),
         (kind, _) => {
@@ -1085,6 +1102,16 @@ mod tests {
             })
         ));
         assert!(Method::Place.returns_value() && Method::Place.changes_object());
+        assert_eq!(
+            at("place_inserted", &[int(0)], CallSite::Assigned),
+            Ok(Method::PlaceInserted)
+        );
+        assert!(matches!(
+            at("place_inserted", &[int(0)], CallSite::Value),
+            Err(CallError::PlaceNotAssigned { .. })
+        ));
+        assert!(Method::PlaceInserted.hands_out() && Method::PlaceInserted.places());
+        assert!(Method::Slot.hands_out() && !Method::Slot.places());
         assert!(!Method::Start.changes_object());
     }
 }

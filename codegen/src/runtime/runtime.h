@@ -9,11 +9,14 @@
  * after sort(), a key outside its counting range or negative in a morton
  * order, a value outside an ordered set's bounds or a scatter's range,
  * start()/size()/value()/index()/place() before sort(), a scatter's place(v)
- * or slot(v) more often than v was inserted, checked when the scatter is
- * freed) prints a message to stderr and aborts, as does running out of
- * memory. Reads with an entry, position or component out
- * of range, and a scatter's start(v)/place(v) with v out of range, are not
- * checked, like the generated code's array accesses. */
+ * or slot(v) more often than v was inserted; a scatter checks its inserts
+ * when it is sorted, slotted or freed, and its places when it is freed)
+ * prints a message to stderr and aborts, as does running out of memory.
+ * Reads with an entry, position or component out of range, a scatter's
+ * start(v)/place(v)/slot(v) with v out of range, and a scatter's
+ * place_inserted(v), which its caller states is not called more often than
+ * v was inserted, are not checked, like the generated code's array
+ * accesses. */
 #ifndef SPF_RUNTIME_H
 #define SPF_RUNTIME_H
 #include <stdint.h>
@@ -451,11 +454,20 @@ static inline void spf_perm_msort(int order, int64_t k, int64_t cmp, int64_t *a,
 enum { SPF_AHEAD = 12 };
 /* MSD counting sorts (spf_perm_counting_sort) are chosen when the keys take
  * SPF_MSD_BYTES or more (out of cache, a second scatter pass costs more than
- * MSD's bucket sorts), and for three compared components or more when the
- * first component's buckets hold SPF_MSD_BUCKET entries on average.
+ * MSD's bucket sorts), for three compared components or more when the
+ * first component's buckets hold SPF_MSD_BUCKET entries on average, and for
+ * fewer than SPF_MSD_SMALL entries in short buckets (below SPF_MSD_BUCKET
+ * on average): there LSD's fixed costs (a counting pass for the second
+ * component, its prefix sums, a buffer of pairs) outweigh MSD's insertion
+ * sorts of a few entries (shuffled COO -> CSR at 10-25K entries, rows of
+ * 5: 0.83-0.86 of the hand-written C with LSD, 0.96-1.0 with MSD; from 48K
+ * entries on, LSD is the faster, by up to 1.7x).
  * Measured on a 2-core EPYC (2 MiB L2, 32 MiB L3) with matgen's matrices. */
 #ifndef SPF_MSD_BUCKET
 #define SPF_MSD_BUCKET 16
+#endif
+#ifndef SPF_MSD_SMALL
+#define SPF_MSD_SMALL 32768
 #endif
 #ifndef SPF_MSD_BYTES
 #define SPF_MSD_BYTES (12 << 20)
@@ -722,8 +734,9 @@ static inline void spf_perm_counting_lsd2(spf_perm *p, int ebits)
  * nothing more for keys inserted in order. Otherwise, when the compared
  * components after the first fit one 64-bit word with the entry numbers
  * (key() then decodes them from the sorted words):
- *   - out of cache (SPF_MSD_BYTES of stored keys), MSD: one scatter pass,
- *     then each bucket sorted;
+ *   - out of cache (SPF_MSD_BYTES of stored keys), or few entries in
+ *     short buckets (SPF_MSD_SMALL), MSD: one scatter pass, then each
+ *     bucket sorted;
  *   - two compared components: LSD with the records moved (lsd2);
  *   - more, MSD when the first component's buckets are long
  *     (SPF_MSD_BUCKET), LSD otherwise.
@@ -758,7 +771,8 @@ static inline void spf_perm_counting_sort(spf_perm *p)
             /* MSD pays for its bucket sorts with mispredicted branches
              * where the buckets are short (a few entries per row): in
              * cache, LSD's passes are cheaper there. */
-            if (n >= SPF_MSD_BYTES / (int64_t)sizeof *p->keys / p->stride)
+            if (n >= SPF_MSD_BYTES / (int64_t)sizeof *p->keys / p->stride ||
+                (n < SPF_MSD_SMALL && n < SPF_MSD_BUCKET * e0))
                 spf_perm_counting_msd(p, ebits, cbits, longest);
             else if (j == 2)
                 spf_perm_counting_lsd2(p, ebits);
@@ -1218,34 +1232,47 @@ static inline void spf_oset_free(spf_oset *s)
  * insert() counts keys in 0..E; sort() turns the counts into prefix sums;
  * place(v) then hands out the positions of key v in order; slot(v), sorted
  * or not, an entry's rank among its key's entries. O(E) memory, no
- * per-entry storage; at most 2^32 - 1 entries.
+ * per-entry storage; at most 2^32 - 1 entries, so that the per-key counters
+ * are 32 bits: half the cache footprint of 64-bit counts, on the random
+ * accesses that bound the algorithm.
  *
- * place() and slot() are the hot loops' calls, so they do what the
- * hand-written algorithm does: one counter read, incremented and written.
- * Whether a key was handed out more often than it was inserted is checked
- * once, when the scatter is freed (spf_scatter_free, before the generated
- * function returns): positions handed out past a key's share are, until
- * then, unchecked like the generated code's array accesses. */
+ * insert(), place() and slot() are the hot loops' calls, so they do what
+ * the hand-written algorithm does: one counter read, incremented and
+ * written. insert() does not abort: a key outside 0..E, or any key once
+ * sort() or slot() has closed the inserts, is counted in a sink (the
+ * counter after the last key), which sort(), the first slot() and
+ * spf_scatter_free test (with 32-bit counters, a check that aborts in the
+ * counting loop cost a transposition 10-15%, the sink 1-3%; compilers
+ * turn its select into a predicted branch, and a select through
+ * arithmetic on the index, which makes the address wait for the compare,
+ * costs 10-20%). Whether a key was handed out more often than it was
+ * inserted is checked once, when the scatter is freed (before the
+ * generated function returns): positions handed out past a key's share
+ * are, until then, unchecked like the generated code's array accesses.
+ * place_inserted(v) is place(v) for a caller that guarantees it (each call
+ * places an entry inserted with key v: synthesized code places the entries
+ * it inserted), and its positions are never checked. */
 
-/* A key's count unit in a rank counter (see spf_scatter.next). */
-#define SPF_SLOT_LEFT ((uint64_t)1 << 32)
+/* What closed the inserts (spf_scatter.closed): the sink's message. */
+enum { SPF_SCATTER_OPEN, SPF_SCATTER_SORTED, SPF_SCATTER_SLOTTED };
 
 typedef struct {
-    spf_long e;      /* keys 0..e (spf_long: see spf_perm) */
-    spf_long open;   /* e while inserts are allowed, 0 after: insert's one
-                        range check */
-    spf_long n;      /* entries inserted */
-    spf_long placed; /* positions place() handed out */
-    int sorted;
-    int slotted;    /* slot() was called before sort() */
-    int own_start;  /* start is the scatter's (not the caller's array) */
-    int64_t *next;  /* e: before sort, per key, its count times 2^32 plus
-                       the slots slot() handed out (the rank counter); after
-                       sort, its next free position */
-    int64_t *start; /* e + 1, from sort() on: start[v] = entries with a key
-                       below v (NULL before) */
-    int64_t *slots; /* e, after sort when slot() is used: the rank counters
-                       (NULL otherwise) */
+    spf_long e;       /* keys 0..e (spf_long: see spf_perm) */
+    spf_long open;    /* e while inserts are allowed, 0 after: insert()
+                         counts keys below open, the others in the sink */
+    spf_long n;       /* entries inserted (the sink's included) */
+    spf_long placed;  /* positions place() handed out: checked at free */
+    spf_long trusted; /* positions place_inserted() handed out */
+    spf_long sorted;
+    spf_long closed;  /* SPF_SCATTER_OPEN, or what closed the inserts */
+    spf_long own_start; /* start is the scatter's (not the caller's array) */
+    uint32_t *next;   /* e + 1: per key, its count before sort, its next free
+                         position after; next[e] is the sink */
+    int64_t *start;   /* e + 1, from sort() on: start[v] = entries with a key
+                         below v (NULL before); int64_t, as it may be the
+                         caller's array (spf_scatter_sort_into) */
+    uint32_t *slots;  /* e, from the first slot() on: per key, the slots
+                         handed out (NULL before) */
 } spf_scatter;
 
 /* An empty scatter over the keys 0..e. */
@@ -1260,68 +1287,89 @@ static inline spf_scatter spf_scatter_new(int64_t e)
     s.open = e;
     s.n = 0;
     s.placed = 0;
+    s.trusted = 0;
     s.sorted = 0;
-    s.slotted = 0;
+    s.closed = SPF_SCATTER_OPEN;
     s.own_start = 1;
-    s.next = (int64_t *)spf_alloc_zero(e, sizeof *s.next);
+    s.next = (uint32_t *)spf_alloc_zero(e + 1, sizeof *s.next);
     s.start = NULL;
     s.slots = NULL;
     return s;
 }
 
-/* Counts one entry with key v, 0 <= v < e (before sort and slot). */
+/* Counts one entry with key v, 0 <= v < e, before sort and slot: no abort
+ * here (anything else counts in the sink, reported by sort, slot and
+ * free). */
 static inline void spf_scatter_insert(spf_scatter *s, int64_t v)
 {
-    if (SPF_UNLIKELY((uint64_t)v >= (uint64_t)s->open))
-        spf_die(s->sorted    ? "insert after sort()"
-                : s->slotted ? "insert after slot()"
-                             : "key outside the scatter's range",
-                v);
-    s->next[v] += (int64_t)SPF_SLOT_LEFT;
+    s->next[(uint64_t)v < (uint64_t)s->open ? v : s->e]++;
     s->n++;
 }
 
-/* The counts fit their 32 bits: fewer than 2^32 entries in all. */
-static inline void spf_scatter_check_size(const spf_scatter *s)
+/* Prints what the sink counted and aborts: keys outside 0..e while the
+ * inserts were open, any insert after sort() or slot() closed them. */
+SPF_COLD static void spf_scatter_sink_failed(const spf_scatter *s)
 {
-    if (SPF_UNLIKELY((uint64_t)s->n >= SPF_SLOT_LEFT))
+    const long long k = (long long)s->next[s->e];
+    const char *ins = k == 1 ? "insert" : "inserts";
+    if (s->closed == SPF_SCATTER_SORTED)
+        fprintf(stderr, "spf runtime: insert after sort() (%lld %s)\n", k, ins);
+    else if (s->closed == SPF_SCATTER_SLOTTED)
+        fprintf(stderr, "spf runtime: insert after slot() (%lld %s)\n", k, ins);
+    else
+        fprintf(stderr, "spf runtime: key outside the scatter's range 0..%lld (%lld %s)\n",
+                (long long)s->e, k, ins);
+    abort();
+}
+
+/* The counts fit their 32 bits (fewer than 2^32 entries in all), and the
+ * sink is empty. */
+static inline void spf_scatter_check(const spf_scatter *s)
+{
+    if (SPF_UNLIKELY((uint64_t)s->n > UINT32_MAX))
         spf_die("a scatter holds at most 2^32 - 1 entries", s->n);
+    if (SPF_UNLIKELY(s->next[s->e] != 0))
+        spf_scatter_sink_failed(s);
+}
+
+/* Checks the inserts so far and closes them: from now on every insert
+ * counts in the sink. */
+static inline void spf_scatter_close(spf_scatter *s, spf_long by)
+{
+    spf_scatter_check(s);
+    s->open = 0;
+    if (s->closed == SPF_SCATTER_OPEN)
+        s->closed = by;
 }
 
 /* 0 <= v < e: how many entries have key v (before or after sort; 0 for v
- * outside). Before sort, the high half of v's word, unchecked: a key of
- * 2^32 entries or more overflows it, which the scatter's size check (in
- * sort(), slot() and spf_scatter_free) reports. Branch-free, so that a
- * loop over the keys vectorizes. */
+ * outside). Before sort, v's counter, unchecked: a key of 2^32 entries or
+ * more overflows it, which the scatter's size check (in sort(), slot() and
+ * spf_scatter_free) reports. Branch-free, so that a loop over the keys
+ * vectorizes. */
 static inline int64_t spf_scatter_count(const spf_scatter *s, int64_t v)
 {
     if (SPF_UNLIKELY(s->sorted))
         return (uint64_t)v < (uint64_t)s->e ? s->start[v + 1] - s->start[v] : 0;
-    return (uint64_t)v < (uint64_t)s->e ? (int64_t)((uint64_t)s->next[v] >> 32) : 0;
+    return (uint64_t)v < (uint64_t)s->e ? (int64_t)s->next[v] : 0;
 }
 
 /* Freezes the scatter: the prefix sums of the counts into start (e + 1
- * elements), O(e); a second call does nothing. Rank counters move to their
- * own array. */
+ * elements), each key's next free position into next, O(e); a second call
+ * does nothing. */
 static inline void spf_scatter_sort_to(spf_scatter *s, int64_t *start)
 {
     int64_t v, sum = 0;
-    spf_scatter_check_size(s);
-    if (s->slotted) {
-        s->slots = (int64_t *)spf_alloc(s->e, sizeof *s->slots);
-        if (s->e > 0)
-            memcpy(s->slots, s->next, (size_t)s->e * sizeof *s->slots);
-    }
+    spf_scatter_close(s, SPF_SCATTER_SORTED);
     s->sorted = 1;
-    s->open = 0;
     s->start = start;
     for (v = 0; v < s->e; v++) {
-        const int64_t c = (int64_t)((uint64_t)s->next[v] >> 32);
-        s->start[v] = sum;
-        s->next[v] = sum;
+        const uint32_t c = s->next[v];
+        start[v] = sum;
+        s->next[v] = (uint32_t)sum;
         sum += c;
     }
-    s->start[s->e] = sum;
+    start[s->e] = sum;
 }
 
 /* Freezes the scatter: the prefix sums of the counts, O(e) (a second call
@@ -1366,35 +1414,38 @@ static inline int64_t spf_scatter_place(spf_scatter *s, int64_t v)
     if (SPF_UNLIKELY(!s->sorted))
         spf_die("place() before sort()", v);
     s->placed++;
-    return s->next[v]++;
+    return (int64_t)s->next[v]++;
 }
 
-/* slot() after sort: the rank counters in their own array, built from the
- * counts by the first call (out of line). */
-static inline int64_t spf_scatter_slot_sorted(spf_scatter *s, int64_t v)
+/* place(v) for an entry inserted with key v: the caller guarantees that no
+ * key is placed more often than it was inserted, and spf_scatter_free does
+ * not check it (no O(e) pass). */
+static inline int64_t spf_scatter_place_inserted(spf_scatter *s, int64_t v)
 {
-    int64_t u;
-    if (s->slots == NULL) {
-        s->slots = (int64_t *)spf_alloc(s->e, sizeof *s->slots);
-        for (u = 0; u < s->e; u++)
-            s->slots[u] = (int64_t)((uint64_t)spf_scatter_count(s, u) * SPF_SLOT_LEFT);
-    }
-    return (int64_t)((uint64_t)s->slots[v]++ & (SPF_SLOT_LEFT - 1));
+    if (SPF_UNLIKELY(!s->sorted))
+        spf_die("place_inserted() before sort()", v);
+    s->trusted++;
+    return (int64_t)s->next[v]++;
+}
+
+/* The first slot(): ends the inserts, zeroed rank counters. */
+SPF_OUT_OF_LINE static void spf_scatter_slot_open(spf_scatter *s)
+{
+    spf_scatter_close(s, SPF_SCATTER_SLOTTED);
+    s->slots = (uint32_t *)spf_alloc_zero(s->e, sizeof *s->slots);
 }
 
 /* 0 <= v < e, sorted or not: how many slots key v was given before (0 the
  * first time, then 1, 2, ...; at most as many as v was inserted, checked by
  * spf_scatter_free): an entry's rank among its key's entries, one counter
  * read and written (place() minus start() reads two arrays, after the
- * prefix sums). The first call ends the inserts. */
+ * prefix sums). The first call ends the inserts and allocates the
+ * counters, O(e). */
 static inline int64_t spf_scatter_slot(spf_scatter *s, int64_t v)
 {
-    if (SPF_UNLIKELY(s->sorted))
-        return spf_scatter_slot_sorted(s, v);
-    spf_scatter_check_size(s);
-    s->open = 0; /* no insert from now on */
-    s->slotted = 1;
-    return (int64_t)((uint64_t)s->next[v]++ & (SPF_SLOT_LEFT - 1));
+    if (SPF_UNLIKELY(s->slots == NULL))
+        spf_scatter_slot_open(s);
+    return (int64_t)s->slots[v]++;
 }
 
 /* Zeroes the elements of a[0..n) (elements of `size` bytes) at the
@@ -1412,8 +1463,8 @@ static inline void spf_scatter_zero_unplaced(const spf_scatter *s, void *a, size
         return;
     }
     /* every entry placed: no hole before size() */
-    for (v = 0; s->placed < s->n && v < s->e; v++) {
-        lo = s->next[v];
+    for (v = 0; s->placed + s->trusted < s->n && v < s->e; v++) {
+        lo = (int64_t)s->next[v];
         hi = s->start[v + 1] < n ? s->start[v + 1] : n;
         if (lo < hi)
             memset(b + (size_t)lo * size, 0, (size_t)(hi - lo) * size);
@@ -1427,43 +1478,55 @@ static inline void spf_scatter_zero_unplaced(const spf_scatter *s, void *a, size
  * positions against the next keys' starts). A reduction that vectorizes,
  * out of line to keep the caller's loops as they are; the key is looked for
  * only when one failed. */
-SPF_OUT_OF_LINE static int64_t spf_first_above(const int64_t *got, const int64_t *share,
+SPF_OUT_OF_LINE static int64_t spf_first_above(const uint32_t *got, const int64_t *share,
                                                int64_t e)
 {
     int64_t v, above = 0;
     for (v = 0; v < e; v++)
-        above |= got[v] > share[v];
+        above |= (int64_t)got[v] > share[v];
     for (v = 0; above && v < e; v++)
-        if (got[v] > share[v])
+        if ((int64_t)got[v] > share[v])
             return v;
     return -1;
 }
 
-/* The first key v < e whose rank counter handed out more slots (its low
- * half) than its count (its high half), or -1; as spf_first_above. */
-SPF_OUT_OF_LINE static int64_t spf_first_rank_above(const int64_t *ranks, int64_t e)
+/* The first key v < e given more slots than its count (counts[v], or,
+ * when counts is NULL, start[v + 1] - start[v]), or -1; as
+ * spf_first_above. */
+SPF_OUT_OF_LINE static int64_t spf_first_slot_above(const uint32_t *slots, const uint32_t *counts,
+                                                    const int64_t *start, int64_t e)
 {
     int64_t v, above = 0;
+    if (counts != NULL) {
+        for (v = 0; v < e; v++)
+            above |= slots[v] > counts[v];
+        for (v = 0; above && v < e; v++)
+            if (slots[v] > counts[v])
+                return v;
+        return -1;
+    }
     for (v = 0; v < e; v++)
-        above |= ((uint64_t)ranks[v] & (SPF_SLOT_LEFT - 1)) > (uint64_t)ranks[v] >> 32;
+        above |= (int64_t)slots[v] > start[v + 1] - start[v];
     for (v = 0; above && v < e; v++)
-        if (((uint64_t)ranks[v] & (SPF_SLOT_LEFT - 1)) > (uint64_t)ranks[v] >> 32)
+        if ((int64_t)slots[v] > start[v + 1] - start[v])
             return v;
     return -1;
 }
 
-/* Aborts when a key was handed out more often than it was inserted (by
- * place() or slot()), then frees the scatter. O(e). */
+/* Aborts when an insert went to the sink, or a key was handed out more
+ * often than it was inserted (by place() or slot(); place_inserted() is not
+ * checked), then frees the scatter. O(e) when place() or slot() was
+ * called. */
 static inline void spf_scatter_free(spf_scatter *s)
 {
     int64_t v = -1;
-    spf_scatter_check_size(s);
+    spf_scatter_check(s);
     if (s->sorted && s->placed > 0)
         v = spf_first_above(s->next, s->start + 1, s->e);
     if (v >= 0)
         spf_die("place() more often than insert() of the key", v);
-    if (s->slotted || s->slots != NULL)
-        v = spf_first_rank_above(s->slots != NULL ? s->slots : s->next, s->e);
+    if (s->slots != NULL)
+        v = spf_first_slot_above(s->slots, s->sorted ? NULL : s->next, s->start, s->e);
     if (v >= 0)
         spf_die("slot() more often than insert() of the key", v);
     free(s->next);
