@@ -29,9 +29,11 @@ struct Args {
     #[arg(long, default_value_t = 0.05)]
     min_time: f64,
     /// Rounds: passes over the whole work, in each of which the generated
-    /// converter and its baselines are measured in turn; each keeps its
-    /// fastest median (a slow spell of the machine, or an unlucky process,
-    /// then meets one round of a measurement, not all of them).
+    /// converter (with the C in its process) and the other baselines are
+    /// measured in turn; the converter and the C keep the round of the
+    /// median ratio, the others their fastest median (a slow spell of the
+    /// machine, or an unlucky process, then meets one round of a
+    /// measurement, not all of them).
     #[arg(long, default_value_t = 3)]
     rounds: usize,
     /// matgen's seed (and the shuffle's).

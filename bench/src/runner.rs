@@ -27,8 +27,9 @@ pub struct Config {
     /// [`MAX_RUNS`]), so that the medians of small inputs are not noise.
     pub min_time: f64,
     /// Rounds: passes over the whole work, in each of which the generated
-    /// converter and its baselines are measured in turn; each keeps its
-    /// fastest median.
+    /// converter (with the C in its process) and the other baselines are
+    /// measured in turn; the converter and the C keep the round of the
+    /// median ratio ([`median_pair`]), the others their fastest median.
     pub rounds: usize,
     /// matgen's seed (also the shuffle's).
     pub seed: u64,
@@ -130,7 +131,8 @@ pub struct Results {
     pub repeat: usize,
     /// Seconds each measurement covers, at least (more runs when faster).
     pub min_time: f64,
-    /// Rounds per measurement (the fastest median is kept).
+    /// Rounds per measurement (the converter and the C: the round of the
+    /// median ratio; the other baselines: the fastest median).
     pub rounds: usize,
     /// The seed.
     pub seed: u64,
@@ -489,29 +491,55 @@ fn run_row(conv: Conversion, bin: &Path, p: &Prepared, config: &Config) -> (Row,
     (row, repeat)
 }
 
+/// The times of the generated code and the C from one run of the
+/// converter's program, when both were timed.
+type Pair = (Summary, Summary);
+
+/// The row's generated-code and C times, when both are timed.
+fn pair_of(row: &Row) -> Option<Pair> {
+    let Outcome::Time(ours) = &row.spf else {
+        return None;
+    };
+    match row.baselines.iter().find(|(b, _)| *b == Baseline::C)? {
+        (_, Outcome::Time(theirs)) => Some((*ours, *theirs)),
+        _ => None,
+    }
+}
+
+/// Of the rounds' pairs, the one whose ratio (C over generated) is the
+/// median, the lower middle one for an even count: both times come from
+/// one process, which met one memory draw, and one disturbed round cannot
+/// move the ratio (the fastest of each side could come from different
+/// rounds; the fastest pair is the one a disturbance of the slower side
+/// picks).
+pub fn median_pair(pairs: &[Pair]) -> Option<Pair> {
+    let mut sorted = pairs.to_vec();
+    sorted.sort_by(|a, b| (a.1.median / a.0.median).total_cmp(&(b.1.median / b.0.median)));
+    sorted.get(sorted.len().saturating_sub(1) / 2).copied()
+}
+
 /// A later round of `row`: the generated converter (with the C beside it)
 /// and each other baseline measured once more (only those that were timed:
-/// a wrong or failed one is said once). The generated code and the C keep
-/// the round whose program was the faster for both together (so their
-/// ratio comes from one process, which met one memory draw); every other
-/// baseline keeps its faster median. Outputs are not checked again: the
-/// first round verified them, and code and input are the same.
-fn measure_again(row: &mut Row, bin: &Path, p: &Prepared, repeat: usize, config: &Config) {
+/// a wrong or failed one is said once). The converter's run adds to
+/// `pairs` when it timed both (the run picks among them, [`median_pair`]);
+/// without a timed C, the generated code keeps its faster median, as
+/// every other baseline does. Outputs are not checked again: the first
+/// round verified them, and code and input are the same.
+fn measure_again(
+    row: &mut Row,
+    pairs: &mut Vec<Pair>,
+    bin: &Path,
+    p: &Prepared,
+    repeat: usize,
+    config: &Config,
+) {
     let conv = row.conversion;
     let dst = synth::builtin::load_format(conv.dst()).expect("a built-in format");
     if let Outcome::Time(best) = &row.spf {
         let out_json = config.work_dir.join("out.json");
         if let Ok(again) = spf::run(bin, p.file(conv), repeat, &out_json, None) {
-            let c_index = row.baselines.iter().position(|(b, _)| *b == Baseline::C);
-            let c_best = c_index.and_then(|k| row.baselines[k].1.median());
-            let c_again = paired_outcome(&again, &dst, p, Check::Verified);
-            match (c_index, c_best, c_again.median()) {
-                (Some(k), Some(c_best), Some(c_now)) => {
-                    if again.summary.median + c_now < best.median + c_best {
-                        row.spf = Outcome::Time(again.summary);
-                        row.baselines[k].1 = c_again;
-                    }
-                }
+            match paired_outcome(&again, &dst, p, Check::Verified) {
+                Outcome::Time(c) if !pairs.is_empty() => pairs.push((again.summary, c)),
                 _ => {
                     if again.summary.median < best.median {
                         row.spf = Outcome::Time(again.summary);
@@ -625,7 +653,7 @@ pub fn run(config: &Config) -> Result<Results, String> {
     // measurement, not all of them. The inputs are generated again for
     // each pass (matgen is deterministic): nothing is held between passes
     // but the rows.
-    let mut rows: Vec<(Row, usize)> = Vec::new();
+    let mut rows: Vec<(Row, usize, Vec<Pair>)> = Vec::new();
     let mut skipped = Vec::new();
     for round in 0..config.rounds.max(1) {
         let mut next = 0;
@@ -643,10 +671,12 @@ pub fn run(config: &Config) -> Result<Results, String> {
                         });
                     }
                 } else if round == 0 {
-                    rows.push(run_row(conv, &bins[&conv], &p, config));
+                    let (row, repeat) = run_row(conv, &bins[&conv], &p, config);
+                    let pairs = pair_of(&row).into_iter().collect();
+                    rows.push((row, repeat, pairs));
                 } else {
-                    let (row, repeat) = &mut rows[next];
-                    measure_again(row, &bins[&conv], &p, *repeat, config);
+                    let (row, repeat, pairs) = &mut rows[next];
+                    measure_again(row, pairs, &bins[&conv], &p, *repeat, config);
                     next += 1;
                 }
                 bar.inc(1);
@@ -657,7 +687,20 @@ pub fn run(config: &Config) -> Result<Results, String> {
         }
     }
     bar.finish_and_clear();
-    let rows = rows.into_iter().map(|(row, _)| row).collect();
+    let rows = rows
+        .into_iter()
+        .map(|(mut row, _, pairs)| {
+            if let Some((ours, theirs)) = median_pair(&pairs) {
+                row.spf = Outcome::Time(ours);
+                for (b, o) in &mut row.baselines {
+                    if *b == Baseline::C {
+                        *o = Outcome::Time(theirs);
+                    }
+                }
+            }
+            row
+        })
+        .collect();
     Ok(Results {
         scale: config.scale,
         repeat: config.repeat,
@@ -708,6 +751,24 @@ mod tests {
         let wrong = Outcome::Wrong("x".into());
         assert_eq!(faster(t(1.0), wrong.clone()), wrong);
         assert_eq!(faster(wrong.clone(), t(1.0)), wrong);
+    }
+
+    #[test]
+    fn the_pair_of_the_median_ratio_is_kept() {
+        let s = |median| Summary {
+            runs: 1,
+            median,
+            min: median,
+            max: median,
+        };
+        // Ratios 0.5, 1.0 and 2.0: the middle one, though another round
+        // was faster on both sides.
+        let pairs = [(s(2.0), s(1.0)), (s(4.0), s(4.0)), (s(1.0), s(2.0))];
+        assert_eq!(median_pair(&pairs), Some((s(4.0), s(4.0))));
+        // Two rounds: the lower ratio; one: itself; none: nothing.
+        assert_eq!(median_pair(&pairs[..2]), Some((s(2.0), s(1.0))));
+        assert_eq!(median_pair(&pairs[2..]), Some((s(1.0), s(2.0))));
+        assert_eq!(median_pair(&[]), None);
     }
 
     #[test]
