@@ -81,7 +81,10 @@ use crate::runtime::{Method, ObjectKind, C_RUNTIME};
 /// (`spf_perm_insert(&P, (int64_t[]){row[n], col[n]});`, `spf_perm_map(&P, e)`,
 /// `k = spf_scatter_place(&B, col[n]);`; `place_inserted` is
 /// `spf_scatter_place_inserted`, whose positions `spf_scatter_free` does not
-/// check).
+/// check). A permutation whose inserted key components are input arrays
+/// read at the entry numbers (`Lowered::perm_views`) is told so right after
+/// its creation (`spf_perm_view(&P, 2, (const int64_t *const[]){row, col});`),
+/// and the runtime then stores no keys.
 /// A loop that only copies a scatter's prefix sums into an `out` pointer
 /// array (`Lowered::scatter_starts_into`) is left out: the scatter sorts
 /// into that array (`spf_scatter_sort_into(&B, colptr);`), which then needs
@@ -219,6 +222,17 @@ pub fn emit_c(program: &LoopProgram) -> Result<String, EmitError> {
     for (o, init) in &objects {
         let line = object_init(&dialect, *o, init);
         w.line(&line);
+        if let Some(arrays) = low.perm_views(*o) {
+            // The inserted key components are these arrays' elements at
+            // the entry numbers: the runtime reads them there.
+            let names: Vec<&str> = arrays.iter().map(|&s| low.spaces[s].as_str()).collect();
+            w.line(&format!(
+                "spf_perm_view(&{}, {}, (const int64_t *const[]){{{}}});",
+                low.objects[*o],
+                names.len(),
+                names.join(", ")
+            ));
+        }
     }
     // The top-level nodes, with the allocations of the arrays sized by the
     // computation before them (their size spaces are final from there on).

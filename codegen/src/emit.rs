@@ -851,6 +851,34 @@ fn count_writes(nodes: &[LNode], space: usize) -> usize {
         .sum()
 }
 
+/// Counts the `method` calls of runtime object `object` in `nodes` (as
+/// statements: `insert`, `sort`, `reserve`), at any depth.
+fn count_calls(nodes: &[LNode], object: usize, method: Method) -> usize {
+    fn in_actions(actions: &[Action], object: usize, method: Method) -> usize {
+        actions
+            .iter()
+            .map(|a| match a {
+                Action::Call {
+                    object: o,
+                    method: m,
+                    ..
+                } => usize::from(*o == object && *m == method),
+                Action::Update { .. } => 0,
+                Action::If { then, .. } => in_actions(then, object, method),
+            })
+            .sum()
+    }
+    nodes
+        .iter()
+        .map(|node| match node {
+            LNode::Stmt { actions, .. } => in_actions(actions, object, method),
+            LNode::For { body, .. } | LNode::Let { body, .. } | LNode::If { body, .. } => {
+                count_calls(body, object, method)
+            }
+        })
+        .sum()
+}
+
 /// The constant `c` of an index `var + c` (`var` itself: 0).
 fn offset_from(index: &Code, var: &str) -> Option<i64> {
     match index {
@@ -1027,6 +1055,98 @@ impl Lowered<'_> {
         let mut object = None;
         placed_writes(std::slice::from_ref(node), space, &mut object).ok()?;
         object
+    }
+
+    /// For a permutation, the `in` arrays that hold its stored key
+    /// components, so that C need not store them (`spf_perm_view`,
+    /// docs/runtime.md): `Some(arrays)` when array `arrays[d]` at `e` is
+    /// component `d` of the entry inserted as number `e`, for every entry.
+    /// That holds when the permutation's only `insert` is the only action
+    /// of the only statement of a top-level loop `for v in 0..u` (reached
+    /// through `let`s only: no guard), so that the entry number is `v`, and
+    /// each viewed component is a read `a[v]` of an `in` array of `int`s
+    /// indexed by exactly the loop variable, directly or through a `let`
+    /// bound to that read (the array is `const`: nothing changes it while
+    /// the permutation lives). The views cover every component, or all but
+    /// the last when that one is a payload (the runtime then stores it only
+    /// from the first entry where it is not the entry number). `None`
+    /// otherwise: the runtime stores the keys.
+    pub(crate) fn perm_views(&self, object: usize) -> Option<Vec<usize>> {
+        let ObjectKind::Permutation {
+            arity, compared, ..
+        } = self.specs[object].kind
+        else {
+            return None;
+        };
+        if count_calls(&self.body, object, Method::Insert) != 1 {
+            return None;
+        }
+        self.body.iter().find_map(|node| {
+            let LNode::For {
+                var,
+                lower: Code::Int(0),
+                body,
+                ..
+            } = node
+            else {
+                return None;
+            };
+            // The `let`s down to the statement, innermost last.
+            let mut lets: Vec<(&str, &Code)> = Vec::new();
+            let mut nodes = body.as_slice();
+            let args = loop {
+                match nodes {
+                    [LNode::Let {
+                        var: name,
+                        value,
+                        body,
+                        ..
+                    }] => {
+                        if name == var {
+                            return None; // the loop variable shadowed
+                        }
+                        lets.push((name, value));
+                        nodes = body;
+                    }
+                    [LNode::Stmt { actions, .. }] => match actions.as_slice() {
+                        [Action::Call {
+                            object: o,
+                            method: Method::Insert,
+                            args,
+                        }] if *o == object => break args,
+                        _ => return None,
+                    },
+                    _ => return None,
+                }
+            };
+            // The `in` array a component reads at the loop variable.
+            let read = |c: &Code| -> Option<usize> {
+                let c = match c {
+                    Code::Var(x) => lets.iter().rev().find(|(n, _)| n == x)?.1,
+                    other => other,
+                };
+                let Code::Elem {
+                    space,
+                    index: Some(index),
+                    ty: Ty::Int,
+                } = c
+                else {
+                    return None;
+                };
+                let d = &self.comp.spaces[*space];
+                let plain = matches!(&**index, Code::Var(v) if v == var)
+                    && d.role == Role::In
+                    && d.elem == ElemType::Int
+                    && !d.extents.is_empty()
+                    && self.alloc_at[*space].is_none();
+                plain.then_some(*space)
+            };
+            let arrays: Vec<usize> = args.iter().map_while(read).collect();
+            // Every component, or all but a payload (stored by the runtime
+            // only where it is not the entry number).
+            let covered = arrays.len() == arity || (compared < arity && arrays.len() + 1 == arity);
+            covered.then_some(arrays)
+        })
     }
 
     /// The parameters of the generated function, in order.

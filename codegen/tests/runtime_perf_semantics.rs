@@ -5,7 +5,10 @@
 //! the compared components (lexicographic, or by the Morton code built bit
 //! by bit). The Rust runtime is checked against the same reference. Payloads
 //! equal to the entry numbers (not stored by the C runtime), also up to a
-//! point only, are covered too.
+//! point only, are covered too, and every case again with its keys viewed
+//! in the caller's arrays (`spf_perm_view`: nothing stored; with the last
+//! component left out when it is a payload, which is stored from the first
+//! entry where it is not the entry number on, the views materialized).
 
 use std::fmt::Write as _;
 use std::process::Command;
@@ -28,6 +31,9 @@ struct Case {
     kind: Kind,
     extents: Vec<i64>,
     keys: Vec<Vec<i64>>,
+    /// C: the number of leading components viewed in arrays
+    /// (`spf_perm_view`), 0 for none.
+    views: usize,
 }
 
 /// A small deterministic generator (xorshift).
@@ -131,12 +137,13 @@ fn start_probes(case: &Case) -> Vec<i64> {
 const DRIVER: &str = r#"
 int main(void)
 {
-    long long k, j, order, n, cases, c, i, d;
+    long long k, j, order, views, n, cases, c, i, d;
     if (scanf("%lld", &cases) != 1) return 2;
     for (c = 0; c < cases; c++) {
-        int64_t ext[8] = {0}, key[8] = {0};
+        int64_t ext[8] = {0}, key[8] = {0}, *cols[8];
+        const int64_t *viewed[8];
         spf_perm P;
-        if (scanf("%lld %lld %lld", &k, &j, &order) != 3) return 2;
+        if (scanf("%lld %lld %lld %lld", &k, &j, &order, &views) != 4) return 2;
         if (order == SPF_COUNTING)
             for (d = 0; d < j; d++) {
                 long long x;
@@ -144,18 +151,30 @@ int main(void)
                 ext[d] = x;
             }
         if (scanf("%lld", &n) != 1) return 2;
-        P = spf_perm_new_compared(k, j, (int)order, ext);
-        /* a capacity hint: all the entries, half of them (the store grows
-           past it), or none */
-        spf_perm_reserve(&P, n % 3 == 0 ? n : n % 3 == 1 ? n / 2 : -1);
-        for (i = 0; i < n; i++) {
-            if (order == SPF_COUNTING && i == n / 2)
-                printf("half %lld\n", (long long)spf_perm_count(&P, j - 1, 1));
+        /* the keys, one array per component (what views point into) */
+        for (d = 0; d < k; d++)
+            viewed[d] = cols[d] = (int64_t *)malloc((size_t)(n + 1) * sizeof(int64_t));
+        for (i = 0; i < n; i++)
             for (d = 0; d < k; d++) {
                 long long x;
                 if (scanf("%lld", &x) != 1) return 2;
-                key[d] = x;
+                cols[d][i] = x;
             }
+        P = spf_perm_new_compared(k, j, (int)order, ext);
+        /* views before the capacity hint, or after (the store it made is
+           dropped) */
+        if (views > 0 && n % 2 == 0)
+            spf_perm_view(&P, views, viewed);
+        /* a capacity hint: all the entries, half of them (the store grows
+           past it), or none */
+        spf_perm_reserve(&P, n % 3 == 0 ? n : n % 3 == 1 ? n / 2 : -1);
+        if (views > 0 && n % 2 == 1)
+            spf_perm_view(&P, views, viewed);
+        for (i = 0; i < n; i++) {
+            if (order == SPF_COUNTING && i == n / 2)
+                printf("half %lld\n", (long long)spf_perm_count(&P, j - 1, 1));
+            for (d = 0; d < k; d++)
+                key[d] = cols[d][i];
             spf_perm_insert(&P, key);
         }
         if (order == SPF_COUNTING && n == 0)
@@ -184,6 +203,9 @@ int main(void)
                     printf("count %lld %lld %lld\n", d, i, (long long)spf_perm_count(&P, d, i));
         printf("--\n");
         spf_perm_free(&P);
+        /* the caller's arrays: not freed by spf_perm_free */
+        for (d = 0; d < k; d++)
+            free(cols[d]);
     }
     return 0;
 }
@@ -197,7 +219,7 @@ fn input(cases: &[Case]) -> String {
             Kind::Counting => 1,
             Kind::Morton => 2,
         };
-        let _ = write!(s, "{} {} {}", case.k, case.j, order);
+        let _ = write!(s, "{} {} {} {}", case.k, case.j, order, case.views);
         if case.kind == Kind::Counting {
             for e in &case.extents {
                 let _ = write!(s, " {e}");
@@ -247,6 +269,7 @@ fn cases() -> Vec<Case> {
         kind: Kind::Counting,
         extents,
         keys,
+        views: 0,
     };
     // MSD: short buckets (insertion sort), long ones (radix sort), sorted
     // buckets, ties (few columns), sorted input (nothing to move).
@@ -300,6 +323,7 @@ fn cases() -> Vec<Case> {
                     kind: Kind::Morton,
                     extents: Vec::new(),
                     keys: keys.clone(),
+                    views: 0,
                 });
                 keys = order.into_iter().map(|e| keys[e].clone()).collect();
             }
@@ -309,6 +333,7 @@ fn cases() -> Vec<Case> {
                 kind: Kind::Morton,
                 extents: Vec::new(),
                 keys,
+                views: 0,
             });
         }
     }
@@ -321,6 +346,7 @@ fn cases() -> Vec<Case> {
         kind: Kind::Morton,
         extents: Vec::new(),
         keys: km,
+        views: 0,
     });
     // Lex: shuffled, sorted, with a payload.
     for sorted in [false, true] {
@@ -331,6 +357,7 @@ fn cases() -> Vec<Case> {
             kind: Kind::Lex,
             extents: Vec::new(),
             keys: kl,
+            views: 0,
         });
     }
     // Keys in order, then out of order late (insert() tracks the order from
@@ -383,6 +410,7 @@ fn cases() -> Vec<Case> {
                 kind,
                 extents,
                 keys,
+                views: 0,
             });
         }
     }
@@ -403,6 +431,22 @@ fn cases() -> Vec<Case> {
             cases.push(c);
         }
     }
+    // Every case with its keys viewed: all components, and all but a
+    // payload (the entry numbers, other values from the first entry on, or
+    // from midway: the views materialized into a key store there).
+    let mut viewed = Vec::new();
+    for case in &cases {
+        let mut views = vec![case.k];
+        if case.k > case.j {
+            views.push(case.k - 1);
+        }
+        for m in views {
+            let mut c = case.clone();
+            c.views = m;
+            viewed.push(c);
+        }
+    }
+    cases.extend(viewed);
     cases
 }
 
@@ -435,7 +479,8 @@ fn compile_c(src: &std::path::Path, exe: &std::path::Path, defines: &[&str]) {
 /// two compared components in cache), with `SPF_MSD_BYTES` 0 (MSD counting
 /// sorts wherever the codes fit a word, long buckets included: the choice
 /// the runtime makes for keys out of cache, with `key` decoding the sorted
-/// words), and for the machine (`-march=native`).
+/// words), for the machine (`-march=native`), and under AddressSanitizer
+/// and UBSan (no read of a view or of the key store out of bounds).
 #[test]
 fn c_permutation_fast_paths_match_the_reference() {
     // `-march=native` as `spf build` compiles: BMI2's pext for Morton
@@ -445,6 +490,11 @@ fn c_permutation_fast_paths_match_the_reference() {
         &["-DSPF_MSD_SMALL=0"][..],
         &["-DSPF_MSD_BYTES=0"][..],
         &["-march=native"][..],
+        &[
+            "-fsanitize=address,undefined",
+            "-fno-sanitize-recover=all",
+            "-DSPF_MSD_SMALL=0",
+        ][..],
     ] {
         c_permutation_matches_the_reference(defines);
     }
@@ -488,7 +538,8 @@ fn c_permutation_matches_the_reference(defines: &[&str]) {
 
 #[test]
 fn rust_permutation_matches_the_reference() {
-    for (i, case) in cases().iter().enumerate() {
+    // Views are a C storage choice: the Rust runtime has none.
+    for (i, case) in cases().iter().filter(|c| c.views == 0).enumerate() {
         let order = match case.kind {
             Kind::Lex => Order::Lex,
             Kind::Counting => Order::Counting(case.extents.clone()),
@@ -515,11 +566,13 @@ fn rust_permutation_matches_the_reference() {
 /// Misuse of a `Permutation` in C aborts with its message, on `insert`'s
 /// fast paths too: an insert after sort, a compared component outside its
 /// counting range (the first, the second, the fifth: past insert()'s
-/// copies of the extents), a negative morton component. Each line: the
-/// calls, then the message.
+/// copies of the extents), a negative morton component, views after an
+/// insert or not covering every stored component (a payload equal to the
+/// entry numbers is not stored; the others are). Each line: the calls, then
+/// the message.
 #[test]
 fn c_permutation_misuse_aborts() {
-    let cases: [(&str, &str); 6] = [
+    let cases: [(&str, &str); 9] = [
         (
             "spf_perm P = spf_perm_new_compared(3, 2, SPF_COUNTING, (int64_t[]){4, 4});
              spf_perm_insert(&P, (int64_t[]){1, 2, 0});
@@ -558,6 +611,25 @@ fn c_permutation_misuse_aborts() {
              spf_perm_sort(&P);
              spf_perm_insert(&P, (int64_t[]){0, 0});",
             "spf runtime: insert after sort() (1)",
+        ),
+        (
+            "int64_t r[2] = {1, 2}, c[2] = {0, 3};
+             spf_perm P = spf_perm_new_compared(3, 2, SPF_COUNTING, (int64_t[]){4, 4});
+             spf_perm_insert(&P, (int64_t[]){1, 0, 0});
+             spf_perm_view(&P, 2, (const int64_t *const[]){r, c});",
+            "spf runtime: view() after insert() (1)",
+        ),
+        (
+            "int64_t r[2] = {1, 2};
+             spf_perm P = spf_perm_new_compared(3, 2, SPF_COUNTING, (int64_t[]){4, 4});
+             spf_perm_view(&P, 1, (const int64_t *const[]){r});",
+            "spf runtime: views must cover every stored key component (1)",
+        ),
+        (
+            "int64_t r[2] = {1, 2}, c[2] = {0, 3};
+             spf_perm P = spf_perm_new(3, SPF_LEX, NULL);
+             spf_perm_view(&P, 2, (const int64_t *const[]){r, c});",
+            "spf runtime: views must cover every stored key component (2)",
         ),
     ];
     let dir = tempfile::tempdir().unwrap();

@@ -16,7 +16,8 @@
  * start(v)/place(v)/slot(v) with v out of range, and a scatter's
  * place_inserted(v), which its caller states is not called more often than
  * v was inserted, are not checked, like the generated code's array
- * accesses. */
+ * accesses; nor is spf_perm_view's statement that the inserted key
+ * components are the viewed arrays' elements at the entry numbers. */
 #ifndef SPF_RUNTIME_H
 #define SPF_RUNTIME_H
 #include <stdint.h>
@@ -111,12 +112,20 @@ typedef struct {
     int sorted;
     int in_order;       /* no key so far comes before the one inserted just
                            before it: sort() has nothing to move */
-    spf_long n, cap;    /* entries, capacity */
-    spf_long stride;    /* words stored per entry: k, or k - 1 while the last
-                           component is a payload equal to every entry's
-                           number (key() then answers it with entry()) */
+    spf_long n, cap;    /* entries, capacity of the key store */
+    spf_long width;     /* the components kept (stored or viewed): k, or
+                           k - 1 while the last component is a payload equal
+                           to every entry's number (key() then answers it
+                           with entry()) */
+    spf_long stride;    /* words stored per entry: width, or 0 when the
+                           components are viewed */
     int64_t *keys;      /* stride per entry, in insertion order (sort moves
                            no key) */
+    const int64_t **views; /* after spf_perm_view: component d < width of
+                           entry e is views[d][e] (the caller's arrays, not
+                           stored, not freed); NULL otherwise */
+    spf_long reserved;  /* with views: the capacity reserve() asked for (the
+                           key store, if widening needs one) */
     uint64_t *entries;  /* after sort: the entry at position i is
                            entries[i] & mask; NULL: the identity */
     uint64_t mask;
@@ -168,8 +177,10 @@ static inline spf_perm spf_perm_new_compared(int64_t k, int64_t j, int order,
     p.in_order = 1;
     p.n = 0;
     p.cap = 0;
-    p.stride = j < k ? k - 1 : k;
+    p.width = p.stride = j < k ? k - 1 : k;
     p.keys = NULL;
+    p.views = NULL;
+    p.reserved = 0;
     p.entries = NULL;
     p.mask = ~(uint64_t)0;
     p.ebits = 0;
@@ -282,14 +293,34 @@ static inline void spf_copy(int64_t *to, const int64_t *from, int64_t r)
     }
 }
 
+/* Where the kept components (d < width) are: component d of entry e is
+ * spf_perm_base(p, d)[e * spf_perm_step(p)], in the caller's array
+ * (viewed, step 1) or in the key store (step stride). Readers take both
+ * once, before their loops. */
+static inline const int64_t *spf_perm_base(const spf_perm *p, int64_t d)
+{
+    if (p->views != NULL)
+        return p->views[d];
+    return p->keys != NULL ? p->keys + d : NULL;
+}
+
+static inline int64_t spf_perm_step(const spf_perm *p)
+{
+    return p->views != NULL ? 1 : p->stride;
+}
+
 /* Counting: the counts of the components below `upto` from then on (those
  * of the components not counted yet from the keys inserted so far). */
 static inline void spf_perm_count_all(spf_perm *p, int64_t upto)
 {
+    const int64_t st = spf_perm_step(p);
     int64_t d, i;
-    for (d = p->counted; d < upto; d++)
+    for (d = p->counted; d < upto && p->n > 0; d++) {
+        const int64_t *col = spf_perm_base(p, d);
+        int64_t *count = p->counts[d];
         for (i = 0; i < p->n; i++)
-            p->counts[d][p->keys[i * p->stride + d]]++;
+            count[col[i * st]]++;
+    }
     if (upto > p->counted)
         p->counted = upto;
 }
@@ -297,11 +328,36 @@ static inline void spf_perm_count_all(spf_perm *p, int64_t upto)
 /* The last component stops being the entry numbers (a payload that differs
  * from its entry's number was inserted): the n records move from stride
  * k - 1 to k (backwards: each record's new place is at or after its old
- * one), the last component filled with the entry numbers. */
+ * one), the last component filled with the entry numbers. Viewed
+ * components are materialized: copied from the caller's arrays into a key
+ * store of stride k (the capacity reserve() asked for, if it can be had),
+ * and the views dropped. */
 static inline void spf_perm_widen(spf_perm *p)
 {
     const int64_t k = p->k, s = k - 1;
     int64_t i, c;
+    if (p->views != NULL) {
+        int64_t *keys = NULL;
+        p->cap = p->n;
+        if (p->reserved > p->n && (uint64_t)p->reserved <= SIZE_MAX / sizeof *keys / (uint64_t)k)
+            keys = (int64_t *)malloc((size_t)p->reserved * (size_t)k * sizeof *keys);
+        if (keys != NULL)
+            p->cap = p->reserved;
+        else
+            keys = (int64_t *)spf_alloc(p->cap * k, sizeof *keys);
+        for (c = 0; c < s; c++) {
+            const int64_t *col = p->views[c];
+            for (i = 0; i < p->n; i++)
+                keys[i * k + c] = col[i];
+        }
+        for (i = 0; i < p->n; i++)
+            keys[i * k + s] = i;
+        free(p->views);
+        p->views = NULL;
+        p->keys = keys;
+        p->width = p->stride = k;
+        return;
+    }
     if (p->cap > 0)
         p->keys = (int64_t *)spf_grow(p->keys, p->cap * k, sizeof *p->keys);
     for (i = p->n - 1; i >= 0; i--) {
@@ -309,25 +365,97 @@ static inline void spf_perm_widen(spf_perm *p)
             p->keys[i * k + c] = p->keys[i * s + c];
         p->keys[i * k + s] = i;
     }
-    p->stride = k;
+    p->width = p->stride = k;
 }
 
 /* Room for n entries in all: a capacity hint, with no effect on any result,
  * that saves regrowing (and copying) the key store while the entries are
  * inserted. Reserved memory that is never written costs no page, so an
  * upper bound is a good hint. A reservation that cannot be made (n too
- * large for memory) is not made; after sort() nothing is done. */
+ * large for memory) is not made; after sort() nothing is done. With views
+ * nothing is allocated: the hint is kept for widening. */
 static inline void spf_perm_reserve(spf_perm *p, int64_t n)
 {
     int64_t *keys;
-    if (p->sorted || n <= p->cap ||
-        (uint64_t)n > SIZE_MAX / sizeof *keys / (uint64_t)p->k)
+    if (p->sorted)
+        return;
+    if (p->views != NULL) {
+        if (n > p->reserved)
+            p->reserved = n;
+        return;
+    }
+    if (n <= p->cap || (uint64_t)n > SIZE_MAX / sizeof *keys / (uint64_t)p->k)
         return;
     keys = (int64_t *)realloc(p->keys, (size_t)n * (size_t)p->stride * sizeof *keys);
     if (keys == NULL)
         return;
     p->keys = keys;
     p->cap = n;
+}
+
+/* Key views: the caller states that component d (d < m) of the entry
+ * inserted as number e will be arrays[d][e], for every entry it inserts,
+ * and that the m arrays stay unchanged (and alive) until the permutation is
+ * freed. m covers every stored component: k, or k - 1 when the last
+ * component is a payload compared by no one (it is then the entry number,
+ * stored only from the first insert where it is not: the views are then
+ * materialized). The runtime stores nothing for those components: insert()
+ * only counts and tracks the order, reserve() allocates nothing, the sorts
+ * and key() read the arrays. Before the first insert (after one: aborts);
+ * the arrays are not freed by spf_perm_free. Generated code calls it when
+ * the permutation's only insert is the sole call of a loop over n from 0
+ * (step 1, no guard), each viewed component a read a[n] of an input array
+ * (docs/runtime.md). Unchecked: a key component that differs from its
+ * array's element gives wrong results. */
+static inline void spf_perm_view(spf_perm *p, int64_t m, const int64_t *const *arrays)
+{
+    int64_t d;
+    if (p->n > 0 || p->sorted)
+        spf_die("view() after insert()", p->n);
+    if (m < p->width || m > p->k)
+        spf_die("views must cover every stored key component", m);
+    free(p->views);
+    p->views = (const int64_t **)spf_alloc(m, sizeof *p->views);
+    for (d = 0; d < m; d++)
+        p->views[d] = arrays[d];
+    if (p->keys != NULL) {
+        /* reserved before: kept as the hint */
+        if (p->cap > p->reserved)
+            p->reserved = p->cap;
+        free(p->keys);
+        p->keys = NULL;
+    }
+    p->width = m;
+    p->stride = 0;
+    p->cap = INT64_MAX; /* no store to grow */
+}
+
+/* <0, 0, >0 as entry e's compared components (stored or viewed) come
+ * before, tie with, come after key[0..j), as spf_key_cmp. */
+static inline int spf_perm_cmp_entry(const spf_perm *p, int64_t e, const int64_t *key)
+{
+    const int64_t st = spf_perm_step(p);
+    int64_t d;
+    if (p->order == SPF_MORTON) {
+        int64_t dim = 0, x = 0;
+        uint64_t best = 0;
+        for (d = 0; d < p->j; d++) {
+            const int64_t v = spf_perm_base(p, d)[e * st];
+            const uint64_t diff = (uint64_t)(v ^ key[d]);
+            if (diff != 0 && !(diff < best && diff < (diff ^ best))) {
+                dim = d;
+                best = diff;
+                x = v;
+            }
+        }
+        return best == 0 ? 0 : (x > key[dim]) - (x < key[dim]);
+    }
+    for (d = 0; d < p->j; d++) {
+        const int64_t v = spf_perm_base(p, d)[e * st];
+        if (v != key[d])
+            return v < key[d] ? -1 : 1;
+    }
+    return 0;
 }
 
 /* Appends an entry with key key[0..k) (its number: the entries before it).
@@ -337,12 +465,12 @@ static inline void spf_perm_reserve(spf_perm *p, int64_t n)
  * besides the keys and counts is in the struct, in types the key stores do
  * not alias (spf_long, pointers, int). Whether the keys come in order is
  * decided from copies of the last key's compared components (counting:
- * its code, one comparison), not from the keys just stored. */
+ * its code, one comparison), not from the keys just stored. With views,
+ * nothing is stored (stride 0). */
 static inline void spf_perm_insert(spf_perm *p, const int64_t *key)
 {
     const spf_long k = p->k, j = p->j, e = p->n;
     spf_long d, stride;
-    int64_t *to;
     if (SPF_UNLIKELY(p->sorted))
         spf_die("insert after sort()", e);
     if (p->order == SPF_COUNTING) {
@@ -360,7 +488,7 @@ static inline void spf_perm_insert(spf_perm *p, const int64_t *key)
             p->bits[d] |= (uint64_t)key[d];
         }
     }
-    if (SPF_UNLIKELY(p->stride < k && key[k - 1] != e))
+    if (SPF_UNLIKELY(p->width < k && key[k - 1] != e))
         spf_perm_widen(p);
     stride = p->stride;
     if (SPF_UNLIKELY(e == p->cap)) {
@@ -369,7 +497,6 @@ static inline void spf_perm_insert(spf_perm *p, const int64_t *key)
             spf_die("too many entries", p->cap);
         p->keys = (int64_t *)spf_grow(p->keys, p->cap * stride, sizeof *p->keys);
     }
-    to = p->keys + e * stride;
     if (!p->in_order) {
         /* out of order once: nothing more to track */
     } else if (p->order == SPF_COUNTING && SPF_LIKELY(p->coded)) {
@@ -391,15 +518,13 @@ static inline void spf_perm_insert(spf_perm *p, const int64_t *key)
                 }
         for (d = 0; d < j; d++)
             p->last[d] = key[d];
-    } else if (e > 0 &&
-               spf_key_cmp(p->order == SPF_MORTON ? SPF_MORTON : SPF_LEX, j, to - stride,
-                           key) > 0) {
+    } else if (e > 0 && spf_perm_cmp_entry(p, e - 1, key) > 0) {
         p->in_order = 0;
     }
     if (stride == k)
-        spf_copy(to, key, k);
-    else
-        spf_copy(to, key, k - 1);
+        spf_copy(p->keys + e * k, key, k);
+    else if (stride != 0)
+        spf_copy(p->keys + e * stride, key, k - 1);
     p->n = e + 1;
 }
 
@@ -605,19 +730,33 @@ static inline void spf_insertion_u64(uint64_t *a, int64_t t, int64_t n)
  * when short, LSD radix sort otherwise. O(n + E1), the radix sorts O(n). */
 static inline void spf_perm_counting_msd(spf_perm *p, int ebits, int cbits, int64_t longest)
 {
-    const int64_t n = p->n, k = p->stride, j = p->j, e0 = p->extents[0];
-    const int64_t *keys = p->keys, *ext = p->extents, *starts = p->starts;
+    const int64_t n = p->n, j = p->j, e0 = p->extents[0];
+    const int64_t *ext = p->extents, *starts = p->starts;
     uint64_t *out = spf_entries_alloc(n), *tmp = NULL;
     int64_t *cur = (int64_t *)spf_alloc(e0, sizeof *cur), *hist = NULL;
     int64_t i, d, v;
     memcpy(cur, starts, (size_t)e0 * sizeof *cur);
-    for (i = 0; i < n; i++) {
-        const int64_t *key = keys + i * k;
-        uint64_t c = (uint64_t)key[1];
-        for (d = 2; d < j; d++)
-            c = c * (uint64_t)ext[d] + (uint64_t)key[d];
-        out[cur[key[0]]++] = c << ebits | (uint64_t)i;
+    /* component D of entry i: KEY(D); one loop for the views, one for the
+       key store (each as tight as a single layout's) */
+#define SPF_MSD_PASS(KEY)                                                                          \
+    for (i = 0; i < n; i++) {                                                                      \
+        uint64_t c = (uint64_t)KEY(1);                                                             \
+        for (d = 2; d < j; d++)                                                                    \
+            c = c * (uint64_t)ext[d] + (uint64_t)KEY(d);                                           \
+        out[cur[KEY(0)]++] = c << ebits | (uint64_t)i;                                             \
     }
+    if (p->views != NULL) {
+        const int64_t *const *views = (const int64_t *const *)p->views;
+#define SPF_VIEWED(D) views[D][i]
+        SPF_MSD_PASS(SPF_VIEWED)
+#undef SPF_VIEWED
+    } else {
+        const int64_t k = p->stride, *keys = p->keys;
+#define SPF_STORED(D) keys[i * k + (D)]
+        SPF_MSD_PASS(SPF_STORED)
+#undef SPF_STORED
+    }
+#undef SPF_MSD_PASS
     free(cur);
     for (v = 0; v < e0; v++) {
         const int64_t len = starts[v + 1] - starts[v];
@@ -652,7 +791,7 @@ static inline void spf_perm_counting_msd(spf_perm *p, int ebits, int cbits, int6
  * fit one 64-bit word with the entry numbers, or only one is compared). */
 static inline void spf_perm_counting_lsd(spf_perm *p)
 {
-    const int64_t n = p->n, k = p->stride, j = p->j;
+    const int64_t n = p->n, st = spf_perm_step(p), j = p->j;
     uint64_t *order = spf_entries_alloc(n), *tmp = NULL, *t;
     int64_t *off, i, d, v, max = 0, sum;
     int identity = 1; /* order is 0, 1, ..., n - 1, not stored yet */
@@ -662,6 +801,7 @@ static inline void spf_perm_counting_lsd(spf_perm *p)
             max = p->extents[d];
     off = (int64_t *)spf_alloc(max, sizeof *off);
     for (d = j - 1; d >= 0; d--) {
+        const int64_t *col = spf_perm_base(p, d);
         if (p->extents[d] <= 1)
             continue; /* one value at most: the pass keeps the order */
         for (v = 0, sum = 0; v < p->extents[d]; v++) {
@@ -670,7 +810,7 @@ static inline void spf_perm_counting_lsd(spf_perm *p)
         }
         if (identity) {
             for (i = 0; i < n; i++)
-                order[off[p->keys[i * k + d]]++] = (uint64_t)i;
+                order[off[col[i * st]]++] = (uint64_t)i;
             identity = 0;
             continue;
         }
@@ -679,8 +819,8 @@ static inline void spf_perm_counting_lsd(spf_perm *p)
         for (i = 0; i < n; i++) {
             const uint64_t e = order[i];
             if (i + 16 < n)
-                SPF_PREFETCH(p->keys + order[i + 16] * (uint64_t)k + d);
-            tmp[off[p->keys[e * (uint64_t)k + (uint64_t)d]]++] = e;
+                SPF_PREFETCH(col + order[i + 16] * (uint64_t)st);
+            tmp[off[col[e * (uint64_t)st]]++] = e;
         }
         t = order;
         order = tmp;
@@ -704,8 +844,7 @@ static inline void spf_perm_counting_lsd(spf_perm *p)
  * cheaper than MSD's bucket sorts. */
 static inline void spf_perm_counting_lsd2(spf_perm *p, int ebits)
 {
-    const int64_t n = p->n, k = p->stride, e1 = p->extents[1];
-    const int64_t *keys = p->keys;
+    const int64_t n = p->n, e1 = p->extents[1];
     uint64_t *out = spf_entries_alloc(n);
     spf_pair *tmp = (spf_pair *)spf_alloc(n, sizeof *tmp);
     int64_t *cur = (int64_t *)spf_alloc(e1 > p->extents[0] ? e1 : p->extents[0], sizeof *cur);
@@ -715,12 +854,24 @@ static inline void spf_perm_counting_lsd2(spf_perm *p, int ebits)
         cur[v] = sum;
         sum += p->counts[1][v];
     }
-    for (i = 0; i < n; i++) {
-        const int64_t *key = keys + i * k;
-        spf_pair *r = tmp + cur[key[1]]++;
-        r->code = (uint64_t)key[0];
-        r->entry = (uint64_t)key[1] << ebits | (uint64_t)i;
+    /* one loop for the views, one for the key store (each as tight as a
+       single layout's: per-component pointers cost the stored keys 10% in
+       GCC's register allocation of the generated function) */
+#define SPF_LSD2_PASS(KEY0, KEY1)                                                                  \
+    for (i = 0; i < n; i++) {                                                                      \
+        const int64_t c1 = KEY1;                                                                   \
+        spf_pair *r = tmp + cur[c1]++;                                                             \
+        r->code = (uint64_t)KEY0;                                                                  \
+        r->entry = (uint64_t)c1 << ebits | (uint64_t)i;                                            \
     }
+    if (p->views != NULL) {
+        const int64_t *k0 = p->views[0], *k1 = p->views[1];
+        SPF_LSD2_PASS(k0[i], k1[i])
+    } else {
+        const int64_t k = p->stride, *keys = p->keys;
+        SPF_LSD2_PASS(keys[i * k], keys[i * k + 1])
+    }
+#undef SPF_LSD2_PASS
     memcpy(cur, p->starts, (size_t)p->extents[0] * sizeof *cur);
     for (i = 0; i < n; i++)
         out[cur[tmp[i].code]++] = tmp[i].entry;
@@ -771,7 +922,7 @@ static inline void spf_perm_counting_sort(spf_perm *p)
             /* MSD pays for its bucket sorts with mispredicted branches
              * where the buckets are short (a few entries per row): in
              * cache, LSD's passes are cheaper there. */
-            const int msd = n >= SPF_MSD_BYTES / (int64_t)sizeof *p->keys / p->stride ||
+            const int msd = n >= SPF_MSD_BYTES / (int64_t)sizeof *p->keys / p->width ||
                             (n < SPF_MSD_SMALL && n < SPF_MSD_BUCKET * e0) ||
                             (j > 2 && n >= SPF_MSD_BUCKET * e0);
             /* One call of each: inlined into the generated function, where
@@ -797,8 +948,8 @@ static inline void spf_perm_counting_sort(spf_perm *p)
  * where the code has them. Entries with equal codes keep their order. */
 static inline int spf_perm_morton_radix(spf_perm *p)
 {
-    const int64_t n = p->n, k = p->stride, j = p->j;
-    const int64_t *keys = p->keys;
+    const int64_t n = p->n, st = spf_perm_step(p), j = p->j;
+    const int64_t **col = (const int64_t **)spf_alloc(j, sizeof *col);
     int64_t *width = (int64_t *)spf_alloc(j, sizeof *width), i, d;
     int total = 0, level, pos = 0, ebits;
     uint64_t *spread;
@@ -808,8 +959,10 @@ static inline int spf_perm_morton_radix(spf_perm *p)
         total += (int)width[d];
         if (total > 64) {
             free(width);
+            free(col);
             return 0;
         }
+        col[d] = spf_perm_base(p, d);
     }
     spread = (uint64_t *)spf_alloc_zero(j * 8 * 256, sizeof *spread);
     p->lanes = (uint64_t *)spf_alloc_zero(j, sizeof *p->lanes);
@@ -830,12 +983,13 @@ static inline int spf_perm_morton_radix(spf_perm *p)
     ebits = spf_bit_length((uint64_t)(n - 1));
 #define SPF_MORTON_CODE(e, code)                                                                   \
     do {                                                                                           \
-        const int64_t *key_ = keys + (e) * k;                                                      \
+        const int64_t at_ = (e) * st;                                                              \
         int64_t d_, b_;                                                                            \
         (code) = 0;                                                                                \
         for (d_ = 0; d_ < j; d_++)                                                                 \
             for (b_ = 0; b_ < width[d_]; b_++)                                                     \
-                (code) |= spread[(d_ * 8 + b_) * 256 + (((uint64_t)key_[d_] >> (8 * b_)) & 255)];  \
+                (code) |= spread[(d_ * 8 + b_) * 256 +                                             \
+                                 (((uint64_t)col[d_][at_] >> (8 * b_)) & 255)];                    \
     } while (0)
     if (total == 0) {
         /* every key is 0: nothing to move (and nothing to extract) */
@@ -877,30 +1031,42 @@ static inline int spf_perm_morton_radix(spf_perm *p)
     free(hist);
     free(spread);
     free(width);
+    free(col);
     return 1;
 }
 
-/* Comparison sort (lex; morton when the codes would not fit 64 bits): the
- * records (compared components, entry) are merge sorted, then the entries
- * taken out. */
-static inline void spf_perm_comparison_sort(spf_perm *p)
+/* Comparison sort (lex; morton when the codes would not fit 64 bits) of n
+ * entries whose compared components d < j are views[d][e] (views not NULL)
+ * or keys[e * stride + d]: the records (compared components, entry) are
+ * merge sorted, then the entries taken out (returned, with the SPF_AHEAD
+ * slots after them). It takes the permutation's fields, not the
+ * permutation: where the compiler keeps it out of line (it is large, and
+ * rare), the generated function's permutation does not escape, and its
+ * fields stay in registers through the generated loops (COO3D -> MCOO3
+ * was 25% slower when it took the permutation). */
+static inline uint64_t *spf_sorted_entries(int order, int64_t j, int64_t n, const int64_t *keys,
+                                           const int64_t *const *views, int64_t stride)
 {
-    const int64_t n = p->n, k = p->stride, j = p->j, r = j + 1;
+    const int64_t r = j + 1;
     int64_t *rec = (int64_t *)spf_alloc(n * r, sizeof *rec);
     int64_t *scratch = (int64_t *)spf_alloc((n + 1) * r, sizeof *scratch);
     uint64_t *entries;
-    int64_t i;
-    for (i = 0; i < n; i++) {
-        spf_copy(rec + i * r, p->keys + i * k, j);
-        rec[i * r + j] = i;
+    int64_t i, d;
+    for (d = 0; d < j; d++) {
+        const int64_t *col = views != NULL ? views[d] : keys + d;
+        const int64_t st = views != NULL ? 1 : stride;
+        for (i = 0; i < n; i++)
+            rec[i * r + d] = col[i * st];
     }
-    spf_perm_msort(p->order, j, j, rec, scratch, n);
+    for (i = 0; i < n; i++)
+        rec[i * r + j] = i;
+    spf_perm_msort(order, j, j, rec, scratch, n);
     free(scratch);
     entries = spf_entries_alloc(n);
     for (i = 0; i < n; i++)
         entries[i] = (uint64_t)rec[i * r + j];
     free(rec);
-    spf_perm_set_entries(p, entries, ~(uint64_t)0);
+    return entries;
 }
 
 /* Orders the entries stably by key and freezes the permutation (a second
@@ -922,7 +1088,10 @@ static inline void spf_perm_sort(spf_perm *p)
         return;
     if (p->order == SPF_MORTON && spf_perm_morton_radix(p))
         return;
-    spf_perm_comparison_sort(p);
+    spf_perm_set_entries(p,
+                         spf_sorted_entries(p->order, p->j, p->n, p->keys,
+                                            (const int64_t *const *)p->views, p->stride),
+                         ~(uint64_t)0);
 }
 
 /* The entry at position i (the inverse of map; i itself before sort). */
@@ -946,10 +1115,6 @@ static inline int64_t spf_perm_map(spf_perm *p, int64_t e)
     return p->positions[e];
 }
 
-/* Component d of the key at position i. Sorted keys are read through the
- * entries: the key of position i + SPF_AHEAD is prefetched, for the usual
- * walk over the positions in order. The last component, when it is not
- * stored (d == stride), is the entry number. */
 /* The bits of x under mask, packed to the low end (BMI2's pext). */
 static inline uint64_t spf_extract_bits(uint64_t x, uint64_t mask)
 {
@@ -965,10 +1130,17 @@ static inline uint64_t spf_extract_bits(uint64_t x, uint64_t mask)
 #endif
 }
 
+/* Component d of the key at position i. Sorted keys are read through the
+ * entries: the key of position i + SPF_AHEAD is prefetched, for the usual
+ * walk over the positions in order. The last component, when it is not
+ * kept (d == width: a payload equal to the entry numbers), is the entry
+ * number. Kept components are read where they are: the key store or the
+ * caller's arrays (views). */
 static inline int64_t spf_perm_key(const spf_perm *p, int64_t d, int64_t i)
 {
-    const int64_t s = p->stride;
-    if (d >= s)
+    const int64_t *col;
+    int64_t st;
+    if (d >= p->width)
         return p->entries != NULL ? (int64_t)(p->entries[i] & p->mask) : i;
     if (p->order == SPF_MORTON && p->lanes != NULL && d < p->j) {
         /* after the radix sort: the component's bits of the sorted code */
@@ -990,12 +1162,14 @@ static inline int64_t spf_perm_key(const spf_perm *p, int64_t d, int64_t i)
             c /= e;
         }
     }
+    col = spf_perm_base(p, d);
+    st = spf_perm_step(p);
     if (p->entries != NULL) {
         const uint64_t *e = p->entries + i;
-        SPF_PREFETCH(p->keys + (e[SPF_AHEAD] & p->mask) * (uint64_t)s);
-        return p->keys[(int64_t)(e[0] & p->mask) * s + d];
+        SPF_PREFETCH(col + (e[SPF_AHEAD] & p->mask) * (uint64_t)st);
+        return col[(int64_t)(e[0] & p->mask) * st];
     }
-    return p->keys[i * s + d];
+    return col[i * st];
 }
 
 /* The number of entries. */
@@ -1078,6 +1252,7 @@ static inline void spf_perm_free(spf_perm *p)
 {
     free(p->ranks);
     free(p->keys);
+    free(p->views); /* the pointers; the arrays are the caller's */
     free(p->entries);
     free(p->positions);
     free(p->extents);
