@@ -30,8 +30,8 @@ struct Args {
     min_time: f64,
     /// Rounds: passes over the whole work, in each of which the generated
     /// converter (with the C in its process) and the other baselines are
-    /// measured in turn; the converter and the C keep the round of the
-    /// median ratio, the others their fastest median (a slow spell of the
+    /// measured in turn; the converter and the C keep the round that was
+    /// the fastest for both, the others their fastest median (a slow spell of the
     /// machine, or an unlucky process, then meets one round of a
     /// measurement, not all of them).
     #[arg(long, default_value_t = 3)]

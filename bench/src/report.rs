@@ -292,7 +292,7 @@ pub fn summary_md(r: &Results) -> String {
         s,
         "# spf conversion benchmark: scale {}, median of at least {} runs per measurement \
          and of {} s at least (up to {} runs), {} rounds (the C timed in the converter's process, \
-         the round of the median ratio kept; the other baselines: the fastest round), seed {}\n",
+         the round fastest for both kept; the other baselines: the fastest round), seed {}\n",
         r.scale,
         r.repeat,
         r.min_time,
