@@ -1,6 +1,7 @@
 //! Compiles the hand-written C baselines with the flags `spf build` gives
 //! the generated converters (`-O3 -march=native -std=c99`, and on x86-64
-//! `-mprefer-vector-width=256`; `src/cli/driver.rs`, `compile`), whatever
+//! `-mprefer-vector-width=256 -falign-loops=32`; `src/cli/driver.rs`,
+//! `compile`), whatever
 //! the Cargo profile, so the two are compiled alike.
 
 fn main() {
@@ -15,6 +16,7 @@ fn main() {
         .warnings(true);
     if std::env::var("CARGO_CFG_TARGET_ARCH").as_deref() == Ok("x86_64") {
         build.flag("-mprefer-vector-width=256");
+        build.flag("-falign-loops=32");
     }
     build.compile("spf_baselines");
 }

@@ -479,8 +479,11 @@ fn compile_c(src: &std::path::Path, exe: &std::path::Path, defines: &[&str]) {
 /// two compared components in cache), with `SPF_MSD_BYTES` 0 (MSD counting
 /// sorts wherever the codes fit a word, long buckets included: the choice
 /// the runtime makes for keys out of cache, with `key` decoding the sorted
-/// words), for the machine (`-march=native`), and under AddressSanitizer
-/// and UBSan (no read of a view or of the key store out of bounds).
+/// words), the same partitioned by the first component's high bits (as out
+/// of cache, `SPF_PARTITION_BYTES`), for the machine (`-march=native`),
+/// without the inserts' range checks (`SPF_INPUT_VALIDATED`), and
+/// under AddressSanitizer and UBSan (no read of a view or of the key store
+/// out of bounds).
 #[test]
 fn c_permutation_fast_paths_match_the_reference() {
     // `-march=native` as `spf build` compiles: BMI2's pext for Morton
@@ -489,11 +492,24 @@ fn c_permutation_fast_paths_match_the_reference() {
         &[][..],
         &["-DSPF_MSD_SMALL=0"][..],
         &["-DSPF_MSD_BYTES=0"][..],
+        &[
+            "-DSPF_MSD_BYTES=0",
+            "-DSPF_PARTITION_BYTES=0",
+            "-DSPF_PARTITION_BITS=1",
+        ][..],
         &["-march=native"][..],
+        &["-DSPF_INPUT_VALIDATED"][..],
         &[
             "-fsanitize=address,undefined",
             "-fno-sanitize-recover=all",
             "-DSPF_MSD_SMALL=0",
+        ][..],
+        &[
+            "-fsanitize=address,undefined",
+            "-fno-sanitize-recover=all",
+            "-DSPF_MSD_BYTES=0",
+            "-DSPF_PARTITION_BYTES=0",
+            "-DSPF_PARTITION_BITS=2",
         ][..],
     ] {
         c_permutation_matches_the_reference(defines);

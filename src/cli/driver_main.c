@@ -122,6 +122,9 @@ int main(int argc, char **argv)
 #else
         drv_coo_instance(&c, &src, drv_coo_format, drv_coo_dims, drv_coo_index, drv_coo_count,
                          drv_coo_values);
+        /* the reader checked the coordinates against the extents; the
+           source's own ranges too, as SPF_INPUT_VALIDATED states */
+        drv_check_source(&src, input);
 #endif
 #else
         drv_die("%s: %s", input, drv_no_coordinates);

@@ -17,7 +17,15 @@
  * place_inserted(v), which its caller states is not called more often than
  * v was inserted, are not checked, like the generated code's array
  * accesses; nor is spf_perm_view's statement that the inserted key
- * components are the viewed arrays' elements at the entry numbers. */
+ * components are the viewed arrays' elements at the entry numbers.
+ *
+ * SPF_INPUT_VALIDATED, defined before this text, states that the caller
+ * has checked the input against its descriptor (index arrays within their
+ * ranges), as `spf build`'s driver does before it calls the conversion:
+ * the keys a correct conversion inserts are then within range, and the
+ * inserts' range checks (a counting permutation's, a bounded ordered
+ * set's, a scatter's sink) are left out. Misuse by the calling code (an
+ * insert after sort()) is then unchecked too. */
 #ifndef SPF_RUNTIME_H
 #define SPF_RUNTIME_H
 #include <stdint.h>
@@ -160,6 +168,11 @@ typedef struct {
                            k0 * E1 * ... + ... + k(j-1); 0 before the first */
     spf_long last[SPF_PERM_HOT]; /* lex, counting without coded, for
                            j <= SPF_PERM_HOT: the last key's compared components */
+    /* after sort: component d < SPF_PERM_HOT of the key at position i is
+       entries[i] >> word_shift[d] & word_mask[d] where word_shift[d] >= 0
+       (the entry number, an MSD or lsd2 sort's second component): key()'s
+       few instructions for a loop over the positions */
+    spf_long word_shift[SPF_PERM_HOT], word_mask[SPF_PERM_HOT];
 } spf_perm;
 
 /* An empty permutation of keys of k components of which the order compares
@@ -198,8 +211,11 @@ static inline spf_perm spf_perm_new_compared(int64_t k, int64_t j, int order,
     p.count0 = NULL;
     p.coded = 0;
     p.code = 0;
-    for (d = 0; d < SPF_PERM_HOT; d++)
+    for (d = 0; d < SPF_PERM_HOT; d++) {
         p.lim[d] = p.last[d] = 0;
+        p.word_shift[d] = -1;
+        p.word_mask[d] = 0;
+    }
     if (k < 1)
         spf_die("a Permutation needs at least one key component", k);
     if (j < 1 || j > k)
@@ -474,10 +490,12 @@ static inline void spf_perm_insert(spf_perm *p, const int64_t *key)
     if (SPF_UNLIKELY(p->sorted))
         spf_die("insert after sort()", e);
     if (p->order == SPF_COUNTING) {
+#ifndef SPF_INPUT_VALIDATED
         for (d = 0; d < j; d++)
             if (SPF_UNLIKELY((uint64_t)key[d] >=
                              (uint64_t)(d < SPF_PERM_HOT ? p->lim[d] : p->extents[d])))
                 spf_die("key component outside its counting range", key[d]);
+#endif
         p->count0[key[0]]++;
         for (d = 1; d < p->counted; d++)
             p->counts[d][key[d]]++;
@@ -721,44 +739,18 @@ static inline void spf_insertion_u64(uint64_t *a, int64_t t, int64_t n)
     }
 }
 
-/* Counting order, MSD, when the compared components after the first fit,
- * as one mixed-radix number c < 2^cbits, above the ebits bits of an entry
- * number: one counting pass scatters c << ebits | e into the buckets of the
- * first component (stable: entries in increasing order in each bucket),
- * then each bucket is sorted as integers (c, then e: stable), unless it
- * already is (O(length): a sorted input costs one pass), by insertion sort
- * when short, LSD radix sort otherwise. O(n + E1), the radix sorts O(n). */
-static inline void spf_perm_counting_msd(spf_perm *p, int ebits, int cbits, int64_t longest)
+/* Sorts each bucket v in lo..hi of out (the entries of the first
+ * component's value v, out[starts[v] .. starts[v + 1])) as integers (c,
+ * then e: stable), unless it already is (O(length): a sorted input costs
+ * one pass): by insertion sort when short, by LSD radix sort of the code
+ * bits ebits .. ebits + cbits otherwise (tmp: room for the longest bucket,
+ * allocated with hist at the first long one). */
+static inline void spf_msd_sort_buckets(uint64_t *out, const int64_t *starts, int64_t lo,
+                                        int64_t hi, int ebits, int cbits, int64_t longest,
+                                        uint64_t **tmp, int64_t **hist)
 {
-    const int64_t n = p->n, j = p->j, e0 = p->extents[0];
-    const int64_t *ext = p->extents, *starts = p->starts;
-    uint64_t *out = spf_entries_alloc(n), *tmp = NULL;
-    int64_t *cur = (int64_t *)spf_alloc(e0, sizeof *cur), *hist = NULL;
-    int64_t i, d, v;
-    memcpy(cur, starts, (size_t)e0 * sizeof *cur);
-    /* component D of entry i: KEY(D); one loop for the views, one for the
-       key store (each as tight as a single layout's) */
-#define SPF_MSD_PASS(KEY)                                                                          \
-    for (i = 0; i < n; i++) {                                                                      \
-        uint64_t c = (uint64_t)KEY(1);                                                             \
-        for (d = 2; d < j; d++)                                                                    \
-            c = c * (uint64_t)ext[d] + (uint64_t)KEY(d);                                           \
-        out[cur[KEY(0)]++] = c << ebits | (uint64_t)i;                                             \
-    }
-    if (p->views != NULL) {
-        const int64_t *const *views = (const int64_t *const *)p->views;
-#define SPF_VIEWED(D) views[D][i]
-        SPF_MSD_PASS(SPF_VIEWED)
-#undef SPF_VIEWED
-    } else {
-        const int64_t k = p->stride, *keys = p->keys;
-#define SPF_STORED(D) keys[i * k + (D)]
-        SPF_MSD_PASS(SPF_STORED)
-#undef SPF_STORED
-    }
-#undef SPF_MSD_PASS
-    free(cur);
-    for (v = 0; v < e0; v++) {
+    int64_t v, d;
+    for (v = lo; v < hi; v++) {
         const int64_t len = starts[v + 1] - starts[v];
         uint64_t *a = out + starts[v], *s;
         int64_t t = 1;
@@ -770,16 +762,120 @@ static inline void spf_perm_counting_msd(spf_perm *p, int ebits, int cbits, int6
             spf_insertion_u64(a, t, len);
             continue;
         }
-        if (tmp == NULL) {
-            tmp = (uint64_t *)spf_alloc(longest, sizeof *tmp);
-            hist = (int64_t *)spf_alloc(SPF_HIST, sizeof *hist);
+        if (*tmp == NULL) {
+            *tmp = (uint64_t *)spf_alloc(longest, sizeof **tmp);
+            *hist = (int64_t *)spf_alloc(SPF_HIST, sizeof **hist);
         }
         d = spf_bit_length((uint64_t)len) - 1;
-        s = spf_radix_u64(a, tmp, len, ebits, ebits + cbits,
-                          d < 4 ? 4 : d > SPF_DIGIT ? SPF_DIGIT : (int)d, hist);
+        s = spf_radix_u64(a, *tmp, len, ebits, ebits + cbits,
+                          d < 4 ? 4 : d > SPF_DIGIT ? SPF_DIGIT : (int)d, *hist);
         if (s != a)
             memcpy(a, s, (size_t)len * sizeof *a);
     }
+}
+
+/* Counting order, MSD, when the compared components after the first fit,
+ * as one mixed-radix number c < 2^cbits, above the ebits bits of an entry
+ * number: one counting pass scatters c << ebits | e into the buckets of the
+ * first component (stable: entries in increasing order in each bucket),
+ * then each bucket is sorted (spf_msd_sort_buckets). O(n + E1), the radix
+ * sorts O(n).
+ *
+ * Partitioned when the scatter's destination is out of cache
+ * (SPF_PARTITION_BYTES of entries) and the first component has more than
+ * 2^SPF_PARTITION_BITS values: a direct scatter then misses the cache and
+ * the TLB at nearly every entry (with its counters, also out of cache), so
+ * the entries are first partitioned by the first component's high bits
+ * into 2^SPF_PARTITION_BITS ranges of consecutive values (each range's
+ * entries where its buckets will be: a sequential write per range), the
+ * value's low bits carried in the word above the code; then each range is
+ * scattered into its buckets, in cache, and its buckets sorted while they
+ * are there. Both passes keep the entries' order, so the result is the
+ * direct scatter's. Only where the low bits fit above the code and entry
+ * number. */
+#ifndef SPF_PARTITION_BYTES
+#define SPF_PARTITION_BYTES (4 << 20)
+#endif
+#ifndef SPF_PARTITION_BITS
+#define SPF_PARTITION_BITS 10
+#endif
+static inline void spf_perm_counting_msd(spf_perm *p, int ebits, int cbits, int64_t longest)
+{
+    const int64_t n = p->n, j = p->j, e0 = p->extents[0];
+    const int64_t *ext = p->extents, *starts = p->starts;
+    const int vbits = spf_bit_length((uint64_t)(e0 - 1));
+    const int shift = vbits - SPF_PARTITION_BITS, low = ebits + cbits;
+    const int partitioned = n >= (int64_t)(SPF_PARTITION_BYTES / sizeof(uint64_t)) && shift > 0 &&
+                            low + shift <= 64;
+    uint64_t *out = spf_entries_alloc(n), *tmp = NULL;
+    int64_t *hist = NULL, i, d;
+    /* component D of entry i: KEY(D); the compared components after the
+       first as one number, c; one loop for the views, one for the key store
+       (each as tight as a single layout's) */
+#define SPF_MSD_CODE(KEY)                                                                          \
+    uint64_t c = (uint64_t)KEY(1);                                                                 \
+    for (d = 2; d < j; d++)                                                                        \
+    c = c * (uint64_t)ext[d] + (uint64_t)KEY(d)
+#define SPF_MSD_PASS(KEY)                                                                          \
+    for (i = 0; i < n; i++) {                                                                      \
+        SPF_MSD_CODE(KEY);                                                                         \
+        out[cur[KEY(0)]++] = c << ebits | (uint64_t)i;                                             \
+    }
+#define SPF_PARTITION_PASS(KEY)                                                                    \
+    for (i = 0; i < n; i++) {                                                                      \
+        const uint64_t v = (uint64_t)KEY(0);                                                       \
+        SPF_MSD_CODE(KEY);                                                                         \
+        words[cur[v >> shift]++] = (v & vmask) << low | c << ebits | (uint64_t)i;                  \
+    }
+    if (!partitioned) {
+        int64_t *cur = (int64_t *)spf_alloc(e0, sizeof *cur);
+        memcpy(cur, starts, (size_t)e0 * sizeof *cur);
+        if (p->views != NULL) {
+            const int64_t *const *views = (const int64_t *const *)p->views;
+#define SPF_VIEWED(D) views[D][i]
+            SPF_MSD_PASS(SPF_VIEWED)
+#undef SPF_VIEWED
+        } else {
+            const int64_t k = p->stride, *keys = p->keys;
+#define SPF_STORED(D) keys[i * k + (D)]
+            SPF_MSD_PASS(SPF_STORED)
+#undef SPF_STORED
+        }
+        free(cur);
+        spf_msd_sort_buckets(out, starts, 0, e0, ebits, cbits, longest, &tmp, &hist);
+    } else {
+        const int64_t parts = ((e0 - 1) >> shift) + 1, span = (int64_t)1 << shift;
+        const uint64_t vmask = (uint64_t)span - 1, lmask = ((uint64_t)1 << low) - 1;
+        uint64_t *words = (uint64_t *)spf_alloc(n, sizeof *words);
+        int64_t *cur = (int64_t *)spf_alloc(parts > span ? parts : span, sizeof *cur), q, t;
+        for (q = 0; q < parts; q++)
+            cur[q] = starts[q << shift];
+        if (p->views != NULL) {
+            const int64_t *const *views = (const int64_t *const *)p->views;
+#define SPF_VIEWED(D) views[D][i]
+            SPF_PARTITION_PASS(SPF_VIEWED)
+#undef SPF_VIEWED
+        } else {
+            const int64_t k = p->stride, *keys = p->keys;
+#define SPF_STORED(D) keys[i * k + (D)]
+            SPF_PARTITION_PASS(SPF_STORED)
+#undef SPF_STORED
+        }
+        for (q = 0; q < parts; q++) {
+            const int64_t first = q << shift, last = first + span < e0 ? first + span : e0;
+            memcpy(cur, starts + first, (size_t)(last - first) * sizeof *cur);
+            for (t = starts[first]; t < starts[last]; t++) {
+                const uint64_t w = words[t];
+                out[cur[w >> low]++] = w & lmask;
+            }
+            spf_msd_sort_buckets(out, starts, first, last, ebits, cbits, longest, &tmp, &hist);
+        }
+        free(cur);
+        free(words);
+    }
+#undef SPF_PARTITION_PASS
+#undef SPF_MSD_PASS
+#undef SPF_MSD_CODE
     free(tmp);
     free(hist);
     spf_perm_set_entries(p, out, ((uint64_t)1 << ebits) - 1);
@@ -1075,11 +1171,8 @@ static inline uint64_t *spf_sorted_entries(int order, int64_t j, int64_t n, cons
  * SPF_MORTON (merge sort when they do not fit 64 bits), merge sort for
  * SPF_LEX. The keys stay where insert() put them: key() reads them
  * through the entries; the positions wait for map(). */
-static inline void spf_perm_sort(spf_perm *p)
+static inline void spf_perm_sort_entries(spf_perm *p)
 {
-    if (p->sorted)
-        return;
-    p->sorted = 1;
     if (p->order == SPF_COUNTING) {
         spf_perm_counting_sort(p);
         return;
@@ -1092,6 +1185,29 @@ static inline void spf_perm_sort(spf_perm *p)
                          spf_sorted_entries(p->order, p->j, p->n, p->keys,
                                             (const int64_t *const *)p->views, p->stride),
                          ~(uint64_t)0);
+}
+
+static inline void spf_perm_sort(spf_perm *p)
+{
+    int64_t d;
+    if (p->sorted)
+        return;
+    p->sorted = 1;
+    spf_perm_sort_entries(p);
+    if (p->entries == NULL)
+        return;
+    /* the components key() reads from the sorted word: the entry number
+       (not kept: d == width), and the second compared component of a
+       counting sort that coded it above the entry number (j == 2) */
+    for (d = 0; d < SPF_PERM_HOT && d < p->k; d++) {
+        if (d >= p->width) {
+            p->word_shift[d] = 0;
+            p->word_mask[d] = (spf_long)p->mask;
+        } else if (p->order == SPF_COUNTING && p->ebits != 0 && p->j == 2 && d == 1) {
+            p->word_shift[d] = p->ebits;
+            p->word_mask[d] = (spf_long)(~(uint64_t)0 >> p->ebits);
+        }
+    }
 }
 
 /* The entry at position i (the inverse of map; i itself before sort). */
@@ -1140,6 +1256,8 @@ static inline int64_t spf_perm_key(const spf_perm *p, int64_t d, int64_t i)
 {
     const int64_t *col;
     int64_t st;
+    if (d < SPF_PERM_HOT && SPF_LIKELY(p->word_shift[d] >= 0))
+        return (int64_t)(p->entries[i] >> p->word_shift[d] & (uint64_t)p->word_mask[d]);
     if (d >= p->width)
         return p->entries != NULL ? (int64_t)(p->entries[i] & p->mask) : i;
     if (p->order == SPF_MORTON && p->lanes != NULL && d < p->j) {
@@ -1318,8 +1436,10 @@ static inline void spf_oset_insert(spf_oset *s, int64_t v)
     if (s->sorted)
         spf_die("insert after sort()", v);
     if (s->bounded) {
+#ifndef SPF_INPUT_VALIDATED
         if (v < s->lo || v > s->hi)
             spf_die("value outside the ordered set's bounds", v);
+#endif
         s->table[(uint64_t)v - (uint64_t)s->lo] = 0;
         return;
     }
@@ -1480,7 +1600,11 @@ static inline spf_scatter spf_scatter_new(int64_t e)
  * free). */
 static inline void spf_scatter_insert(spf_scatter *s, int64_t v)
 {
+#ifdef SPF_INPUT_VALIDATED
+    s->next[v]++;
+#else
     s->next[(uint64_t)v < (uint64_t)s->open ? v : s->e]++;
+#endif
     s->n++;
 }
 
