@@ -475,22 +475,22 @@ fn compile_c(src: &std::path::Path, exe: &std::path::Path, defines: &[&str]) {
 }
 
 /// The C runtime as tuned (the cases are small: MSD counting sorts where
-/// the buckets are short, `SPF_MSD_SMALL`), with `SPF_MSD_SMALL` 0 (LSD for
-/// two compared components in cache), with `SPF_MSD_BYTES` 0 (MSD counting
-/// sorts wherever the codes fit a word, long buckets included: the choice
-/// the runtime makes for keys out of cache, with `key` decoding the sorted
-/// words), the same partitioned by the first component's high bits (as out
-/// of cache, `SPF_PARTITION_BYTES`), for the machine (`-march=native`),
-/// without the inserts' range checks (`SPF_INPUT_VALIDATED`), and
-/// under AddressSanitizer and UBSan (no read of a view or of the key store
-/// out of bounds).
+/// the buckets are short, `SPF_MSD_SMALL`), with `SPF_MSD_SMALL` and
+/// `SPF_MSD_SHORT` 0 (LSD for two compared components in cache), with
+/// `SPF_MSD_BYTES` 0 (MSD counting sorts wherever the codes fit a word, long
+/// buckets included: the choice the runtime makes for keys out of cache,
+/// with `key` decoding the sorted words), the same partitioned by the first
+/// component's high bits (as out of cache, `SPF_PARTITION_BYTES`), for the
+/// machine (`-march=native`), without the inserts' range checks
+/// (`SPF_INPUT_VALIDATED`), and under AddressSanitizer and UBSan (no read of
+/// a view or of the key store out of bounds).
 #[test]
 fn c_permutation_fast_paths_match_the_reference() {
     // `-march=native` as `spf build` compiles: BMI2's pext for Morton
     // components where the CPU has it.
     for defines in [
         &[][..],
-        &["-DSPF_MSD_SMALL=0"][..],
+        &["-DSPF_MSD_SMALL=0", "-DSPF_MSD_SHORT=0"][..],
         &["-DSPF_MSD_BYTES=0"][..],
         &[
             "-DSPF_MSD_BYTES=0",
@@ -503,6 +503,7 @@ fn c_permutation_fast_paths_match_the_reference() {
             "-fsanitize=address,undefined",
             "-fno-sanitize-recover=all",
             "-DSPF_MSD_SMALL=0",
+            "-DSPF_MSD_SHORT=0",
         ][..],
         &[
             "-fsanitize=address,undefined",

@@ -169,10 +169,13 @@ typedef struct {
     spf_long last[SPF_PERM_HOT]; /* lex, counting without coded, for
                            j <= SPF_PERM_HOT: the last key's compared components */
     /* after sort: component d < SPF_PERM_HOT of the key at position i is
-       entries[i] >> word_shift[d] & word_mask[d] where word_shift[d] >= 0
-       (the entry number, an MSD or lsd2 sort's second component): key()'s
-       few instructions for a loop over the positions */
-    spf_long word_shift[SPF_PERM_HOT], word_mask[SPF_PERM_HOT];
+       the bits word_bits[d] of entries[i], packed, where word_bits[d] != 0
+       (the entry number; an MSD or lsd2 sort's second component; a Morton
+       radix sort's components): key()'s few instructions for a loop over
+       the positions; word_shift[d] >= 0 where those bits are contiguous
+       (without BMI2's pext, a shift and a mask). Not unsigned: the
+       generated code's int64_t stores do not alias them. */
+    spf_long word_bits[SPF_PERM_HOT], word_shift[SPF_PERM_HOT];
 } spf_perm;
 
 /* An empty permutation of keys of k components of which the order compares
@@ -213,8 +216,8 @@ static inline spf_perm spf_perm_new_compared(int64_t k, int64_t j, int order,
     p.code = 0;
     for (d = 0; d < SPF_PERM_HOT; d++) {
         p.lim[d] = p.last[d] = 0;
+        p.word_bits[d] = 0;
         p.word_shift[d] = -1;
-        p.word_mask[d] = 0;
     }
     if (k < 1)
         spf_die("a Permutation needs at least one key component", k);
@@ -604,13 +607,21 @@ enum { SPF_AHEAD = 12 };
  * component, its prefix sums, a buffer of pairs) outweigh MSD's insertion
  * sorts of a few entries (shuffled COO -> CSR at 10-25K entries, rows of
  * 5: 0.83-0.86 of the hand-written C with LSD, 0.96-1.0 with MSD; from 48K
- * entries on, LSD is the faster, by up to 1.7x).
+ * entries on, LSD is the faster, by up to 1.7x). With two compared
+ * components, MSD also where the first component's buckets hold fewer than
+ * SPF_MSD_SHORT entries on average: their sorts cost next to nothing, and
+ * LSD's second scatter pass is a second random pass over every entry
+ * (shuffled COO -> CSC on webbase-1M at 0.25, 776K entries in 250K
+ * columns: 0.78-0.83 of the C with LSD, 1.02-1.09 with MSD).
  * Measured on a 2-core EPYC (2 MiB L2, 32 MiB L3) with matgen's matrices. */
 #ifndef SPF_MSD_BUCKET
 #define SPF_MSD_BUCKET 16
 #endif
 #ifndef SPF_MSD_SMALL
 #define SPF_MSD_SMALL 32768
+#endif
+#ifndef SPF_MSD_SHORT
+#define SPF_MSD_SHORT 4
 #endif
 #ifndef SPF_MSD_BYTES
 #define SPF_MSD_BYTES (12 << 20)
@@ -774,6 +785,65 @@ static inline void spf_msd_sort_buckets(uint64_t *out, const int64_t *starts, in
     }
 }
 
+/* The partitioned scatter of spf_perm_counting_msd (which see), with the
+ * buckets sorted: the n entries' words into out, partitioned by the first
+ * component's bits above `shift`. Out of line, on the permutation's
+ * fields, not the permutation: it runs on large inputs only, where a call
+ * costs nothing, and the generated function, into which the sorts are
+ * inlined, stays small enough for GCC to inline them all (and to keep
+ * vectorizing its copy loop's gather, which an escaping permutation
+ * stops). Component D of entry i: views[D][i], or keys[i * stride + D]
+ * without views. */
+SPF_OUT_OF_LINE static void spf_msd_partitioned(uint64_t *out, int64_t n, int64_t j,
+                                                const int64_t *ext, const int64_t *starts,
+                                                const int64_t *const *views, const int64_t *keys,
+                                                int64_t stride, int ebits, int cbits, int shift,
+                                                int64_t longest)
+{
+    const int64_t e0 = ext[0], parts = ((e0 - 1) >> shift) + 1, span = (int64_t)1 << shift;
+    const int low = ebits + cbits;
+    const uint64_t vmask = (uint64_t)span - 1, lmask = ((uint64_t)1 << low) - 1;
+    uint64_t *words = (uint64_t *)spf_alloc(n, sizeof *words), *tmp = NULL;
+    int64_t *cur = (int64_t *)spf_alloc(parts > span ? parts : span, sizeof *cur), *hist = NULL;
+    int64_t i, d, q, t;
+    for (q = 0; q < parts; q++)
+        cur[q] = starts[q << shift];
+    /* each range's entries where its buckets will be, the first
+       component's low bits above the word */
+#define SPF_PARTITION_PASS(KEY)                                                                    \
+    for (i = 0; i < n; i++) {                                                                      \
+        const uint64_t v = (uint64_t)KEY(0);                                                       \
+        uint64_t c = (uint64_t)KEY(1);                                                             \
+        for (d = 2; d < j; d++)                                                                    \
+            c = c * (uint64_t)ext[d] + (uint64_t)KEY(d);                                           \
+        words[cur[v >> shift]++] = (v & vmask) << low | c << ebits | (uint64_t)i;                  \
+    }
+    if (views != NULL) {
+#define SPF_VIEWED(D) views[D][i]
+        SPF_PARTITION_PASS(SPF_VIEWED)
+#undef SPF_VIEWED
+    } else {
+#define SPF_STORED(D) keys[i * stride + (D)]
+        SPF_PARTITION_PASS(SPF_STORED)
+#undef SPF_STORED
+    }
+#undef SPF_PARTITION_PASS
+    /* each range into its buckets, in cache, and its buckets sorted */
+    for (q = 0; q < parts; q++) {
+        const int64_t first = q << shift, last = first + span < e0 ? first + span : e0;
+        memcpy(cur, starts + first, (size_t)(last - first) * sizeof *cur);
+        for (t = starts[first]; t < starts[last]; t++) {
+            const uint64_t w = words[t];
+            out[cur[w >> low]++] = w & lmask;
+        }
+        spf_msd_sort_buckets(out, starts, first, last, ebits, cbits, longest, &tmp, &hist);
+    }
+    free(cur);
+    free(words);
+    free(tmp);
+    free(hist);
+}
+
 /* Counting order, MSD, when the compared components after the first fit,
  * as one mixed-radix number c < 2^cbits, above the ebits bits of an entry
  * number: one counting pass scatters c << ebits | e into the buckets of the
@@ -781,18 +851,18 @@ static inline void spf_msd_sort_buckets(uint64_t *out, const int64_t *starts, in
  * then each bucket is sorted (spf_msd_sort_buckets). O(n + E1), the radix
  * sorts O(n).
  *
- * Partitioned when the scatter's destination is out of cache
- * (SPF_PARTITION_BYTES of entries) and the first component has more than
- * 2^SPF_PARTITION_BITS values: a direct scatter then misses the cache and
- * the TLB at nearly every entry (with its counters, also out of cache), so
- * the entries are first partitioned by the first component's high bits
- * into 2^SPF_PARTITION_BITS ranges of consecutive values (each range's
- * entries where its buckets will be: a sequential write per range), the
- * value's low bits carried in the word above the code; then each range is
- * scattered into its buckets, in cache, and its buckets sorted while they
- * are there. Both passes keep the entries' order, so the result is the
- * direct scatter's. Only where the low bits fit above the code and entry
- * number. */
+ * Partitioned (spf_msd_partitioned) when the scatter's destination is out
+ * of cache (SPF_PARTITION_BYTES of entries) and the first component has
+ * more than 2^SPF_PARTITION_BITS values: a direct scatter then misses the
+ * cache and the TLB at nearly every entry (with its counters, also out of
+ * cache), so the entries are first partitioned by the first component's
+ * high bits into 2^SPF_PARTITION_BITS ranges of consecutive values (each
+ * range's entries where its buckets will be: a sequential write per
+ * range), the value's low bits carried in the word above the code; then
+ * each range is scattered into its buckets, in cache, and its buckets
+ * sorted while they are there. Both passes keep the entries' order, so the
+ * result is the direct scatter's. Only where the low bits fit above the
+ * code and entry number. */
 #ifndef SPF_PARTITION_BYTES
 #define SPF_PARTITION_BYTES (4 << 20)
 #endif
@@ -803,33 +873,25 @@ static inline void spf_perm_counting_msd(spf_perm *p, int ebits, int cbits, int6
 {
     const int64_t n = p->n, j = p->j, e0 = p->extents[0];
     const int64_t *ext = p->extents, *starts = p->starts;
-    const int vbits = spf_bit_length((uint64_t)(e0 - 1));
-    const int shift = vbits - SPF_PARTITION_BITS, low = ebits + cbits;
-    const int partitioned = n >= (int64_t)(SPF_PARTITION_BYTES / sizeof(uint64_t)) && shift > 0 &&
-                            low + shift <= 64;
+    const int shift = spf_bit_length((uint64_t)(e0 - 1)) - SPF_PARTITION_BITS;
     uint64_t *out = spf_entries_alloc(n), *tmp = NULL;
-    int64_t *hist = NULL, i, d;
-    /* component D of entry i: KEY(D); the compared components after the
-       first as one number, c; one loop for the views, one for the key store
-       (each as tight as a single layout's) */
-#define SPF_MSD_CODE(KEY)                                                                          \
-    uint64_t c = (uint64_t)KEY(1);                                                                 \
-    for (d = 2; d < j; d++)                                                                        \
-    c = c * (uint64_t)ext[d] + (uint64_t)KEY(d)
+    int64_t *hist = NULL, *cur, i, d;
+    if (n >= (int64_t)(SPF_PARTITION_BYTES / sizeof(uint64_t)) && shift > 0 &&
+        ebits + cbits + shift <= 64) {
+        spf_msd_partitioned(out, n, j, ext, starts, (const int64_t *const *)p->views, p->keys,
+                            p->stride, ebits, cbits, shift, longest);
+    } else {
+        cur = (int64_t *)spf_alloc(e0, sizeof *cur);
+        memcpy(cur, starts, (size_t)e0 * sizeof *cur);
+        /* component D of entry i: KEY(D); one loop for the views, one for
+           the key store (each as tight as a single layout's) */
 #define SPF_MSD_PASS(KEY)                                                                          \
     for (i = 0; i < n; i++) {                                                                      \
-        SPF_MSD_CODE(KEY);                                                                         \
+        uint64_t c = (uint64_t)KEY(1);                                                             \
+        for (d = 2; d < j; d++)                                                                    \
+            c = c * (uint64_t)ext[d] + (uint64_t)KEY(d);                                           \
         out[cur[KEY(0)]++] = c << ebits | (uint64_t)i;                                             \
     }
-#define SPF_PARTITION_PASS(KEY)                                                                    \
-    for (i = 0; i < n; i++) {                                                                      \
-        const uint64_t v = (uint64_t)KEY(0);                                                       \
-        SPF_MSD_CODE(KEY);                                                                         \
-        words[cur[v >> shift]++] = (v & vmask) << low | c << ebits | (uint64_t)i;                  \
-    }
-    if (!partitioned) {
-        int64_t *cur = (int64_t *)spf_alloc(e0, sizeof *cur);
-        memcpy(cur, starts, (size_t)e0 * sizeof *cur);
         if (p->views != NULL) {
             const int64_t *const *views = (const int64_t *const *)p->views;
 #define SPF_VIEWED(D) views[D][i]
@@ -841,43 +903,12 @@ static inline void spf_perm_counting_msd(spf_perm *p, int ebits, int cbits, int6
             SPF_MSD_PASS(SPF_STORED)
 #undef SPF_STORED
         }
+#undef SPF_MSD_PASS
         free(cur);
         spf_msd_sort_buckets(out, starts, 0, e0, ebits, cbits, longest, &tmp, &hist);
-    } else {
-        const int64_t parts = ((e0 - 1) >> shift) + 1, span = (int64_t)1 << shift;
-        const uint64_t vmask = (uint64_t)span - 1, lmask = ((uint64_t)1 << low) - 1;
-        uint64_t *words = (uint64_t *)spf_alloc(n, sizeof *words);
-        int64_t *cur = (int64_t *)spf_alloc(parts > span ? parts : span, sizeof *cur), q, t;
-        for (q = 0; q < parts; q++)
-            cur[q] = starts[q << shift];
-        if (p->views != NULL) {
-            const int64_t *const *views = (const int64_t *const *)p->views;
-#define SPF_VIEWED(D) views[D][i]
-            SPF_PARTITION_PASS(SPF_VIEWED)
-#undef SPF_VIEWED
-        } else {
-            const int64_t k = p->stride, *keys = p->keys;
-#define SPF_STORED(D) keys[i * k + (D)]
-            SPF_PARTITION_PASS(SPF_STORED)
-#undef SPF_STORED
-        }
-        for (q = 0; q < parts; q++) {
-            const int64_t first = q << shift, last = first + span < e0 ? first + span : e0;
-            memcpy(cur, starts + first, (size_t)(last - first) * sizeof *cur);
-            for (t = starts[first]; t < starts[last]; t++) {
-                const uint64_t w = words[t];
-                out[cur[w >> low]++] = w & lmask;
-            }
-            spf_msd_sort_buckets(out, starts, first, last, ebits, cbits, longest, &tmp, &hist);
-        }
-        free(cur);
-        free(words);
+        free(tmp);
+        free(hist);
     }
-#undef SPF_PARTITION_PASS
-#undef SPF_MSD_PASS
-#undef SPF_MSD_CODE
-    free(tmp);
-    free(hist);
     spf_perm_set_entries(p, out, ((uint64_t)1 << ebits) - 1);
     p->ebits = ebits;
 }
@@ -932,18 +963,25 @@ static inline void spf_perm_counting_lsd(spf_perm *p)
 }
 
 /* Counting order of two compared components, LSD with the records moved:
- * the first pass scatters (first component, second << ebits | entry) by the
- * second component, the second pass scatters the words by the first, so
- * every read is sequential (no key is read through the order) and key()
- * decodes the second component from the sorted word, as after MSD. Two
- * scatter passes and no branch per entry: in cache, with short buckets,
- * cheaper than MSD's bucket sorts. */
-static inline void spf_perm_counting_lsd2(spf_perm *p, int ebits)
+ * the first pass scatters one word per entry, (first component << cbits |
+ * second) << ebits | entry, by the second component; the second pass
+ * scatters the words by the first, keeping second << ebits | entry. Every
+ * read is sequential (no key is read through the order) and key() decodes
+ * the second component from the sorted word, as after MSD. Two scatter
+ * passes and no branch per entry: in cache, with short buckets, cheaper
+ * than MSD's bucket sorts. One word, not a (code, entry) pair: the first
+ * pass's buffer is half the size, and out of L2 the scatters miss half as
+ * often (shuffled COO -> CSC on atmosmodd at 0.05, 434K entries: 0.89 of
+ * the C with pairs, 1.01-1.07 with words). The caller checks that the
+ * three fit below bit 64 (ebits + cbits + the first component's bits). */
+static inline void spf_perm_counting_lsd2(spf_perm *p, int ebits, int cbits)
 {
-    const int64_t n = p->n, e1 = p->extents[1];
+    const int64_t n = p->n, e0 = p->extents[0], e1 = p->extents[1];
+    const int low = ebits + cbits; /* < 64 */
+    const uint64_t lmask = ((uint64_t)1 << low) - 1;
     uint64_t *out = spf_entries_alloc(n);
-    spf_pair *tmp = (spf_pair *)spf_alloc(n, sizeof *tmp);
-    int64_t *cur = (int64_t *)spf_alloc(e1 > p->extents[0] ? e1 : p->extents[0], sizeof *cur);
+    uint64_t *tmp = (uint64_t *)spf_alloc(n, sizeof *tmp);
+    int64_t *cur = (int64_t *)spf_alloc(e1 > e0 ? e1 : e0, sizeof *cur);
     int64_t i, v, sum = 0;
     spf_perm_count_all(p, 2);
     for (v = 0; v < e1; v++) {
@@ -955,10 +993,8 @@ static inline void spf_perm_counting_lsd2(spf_perm *p, int ebits)
        GCC's register allocation of the generated function) */
 #define SPF_LSD2_PASS(KEY0, KEY1)                                                                  \
     for (i = 0; i < n; i++) {                                                                      \
-        const int64_t c1 = KEY1;                                                                   \
-        spf_pair *r = tmp + cur[c1]++;                                                             \
-        r->code = (uint64_t)KEY0;                                                                  \
-        r->entry = (uint64_t)c1 << ebits | (uint64_t)i;                                            \
+        const uint64_t c1 = (uint64_t)KEY1;                                                        \
+        tmp[cur[c1]++] = (uint64_t)KEY0 << low | c1 << ebits | (uint64_t)i;                        \
     }
     if (p->views != NULL) {
         const int64_t *k0 = p->views[0], *k1 = p->views[1];
@@ -968,9 +1004,11 @@ static inline void spf_perm_counting_lsd2(spf_perm *p, int ebits)
         SPF_LSD2_PASS(keys[i * k], keys[i * k + 1])
     }
 #undef SPF_LSD2_PASS
-    memcpy(cur, p->starts, (size_t)p->extents[0] * sizeof *cur);
-    for (i = 0; i < n; i++)
-        out[cur[tmp[i].code]++] = tmp[i].entry;
+    memcpy(cur, p->starts, (size_t)e0 * sizeof *cur);
+    for (i = 0; i < n; i++) {
+        const uint64_t w = tmp[i];
+        out[cur[w >> low]++] = w & lmask;
+    }
     free(cur);
     free(tmp);
     spf_perm_set_entries(p, out, ((uint64_t)1 << ebits) - 1);
@@ -984,7 +1022,9 @@ static inline void spf_perm_counting_lsd2(spf_perm *p, int ebits)
  *   - out of cache (SPF_MSD_BYTES of stored keys), or few entries in
  *     short buckets (SPF_MSD_SMALL), MSD: one scatter pass, then each
  *     bucket sorted;
- *   - two compared components: LSD with the records moved (lsd2);
+ *   - two compared components: LSD with the records moved (lsd2), unless
+ *     the first component's buckets are very short (SPF_MSD_SHORT) or the
+ *     three parts of lsd2's word do not fit 64 bits (then MSD);
  *   - more, MSD when the first component's buckets are long
  *     (SPF_MSD_BUCKET), LSD otherwise.
  * LSD through the order when the components do not fit. */
@@ -1020,14 +1060,16 @@ static inline void spf_perm_counting_sort(spf_perm *p)
              * cache, LSD's passes are cheaper there. */
             const int msd = n >= SPF_MSD_BYTES / (int64_t)sizeof *p->keys / p->width ||
                             (n < SPF_MSD_SMALL && n < SPF_MSD_BUCKET * e0) ||
-                            (j > 2 && n >= SPF_MSD_BUCKET * e0);
+                            (j > 2 && n >= SPF_MSD_BUCKET * e0) ||
+                            (j == 2 && (n < SPF_MSD_SHORT * e0 ||
+                                        ebits + cbits + spf_bit_length((uint64_t)(e0 - 1)) >= 64));
             /* One call of each: inlined into the generated function, where
              * k and j are constants (the MSD pass's loops over the
              * components fold; out of line it was 15% slower). */
             if (msd)
                 spf_perm_counting_msd(p, ebits, cbits, longest);
             else if (j == 2)
-                spf_perm_counting_lsd2(p, ebits);
+                spf_perm_counting_lsd2(p, ebits, cbits);
             else
                 spf_perm_counting_lsd(p);
             return;
@@ -1197,15 +1239,24 @@ static inline void spf_perm_sort(spf_perm *p)
     if (p->entries == NULL)
         return;
     /* the components key() reads from the sorted word: the entry number
-       (not kept: d == width), and the second compared component of a
-       counting sort that coded it above the entry number (j == 2) */
+       (not kept: d == width), the second compared component of a counting
+       sort that coded it above the entry number (j == 2), and the compared
+       components of a Morton radix sort whose codes share the word */
     for (d = 0; d < SPF_PERM_HOT && d < p->k; d++) {
-        if (d >= p->width) {
-            p->word_shift[d] = 0;
-            p->word_mask[d] = (spf_long)p->mask;
-        } else if (p->order == SPF_COUNTING && p->ebits != 0 && p->j == 2 && d == 1) {
-            p->word_shift[d] = p->ebits;
-            p->word_mask[d] = (spf_long)(~(uint64_t)0 >> p->ebits);
+        uint64_t bits = 0;
+        if (d >= p->width)
+            bits = p->mask;
+        else if (p->order == SPF_COUNTING && p->ebits != 0 && p->j == 2 && d == 1)
+            bits = ~(uint64_t)0 << p->ebits;
+        else if (p->order == SPF_MORTON && p->lanes != NULL && p->codes == NULL && d < p->j)
+            bits = p->lanes[d] << p->ebits;
+        p->word_bits[d] = (spf_long)bits;
+        if (bits != 0) {
+            int shift = 0;
+            while ((bits >> shift & 1) == 0)
+                shift++;
+            if (((bits >> shift) & ((bits >> shift) + 1)) == 0)
+                p->word_shift[d] = shift; /* contiguous */
         }
     }
 }
@@ -1256,8 +1307,16 @@ static inline int64_t spf_perm_key(const spf_perm *p, int64_t d, int64_t i)
 {
     const int64_t *col;
     int64_t st;
-    if (d < SPF_PERM_HOT && SPF_LIKELY(p->word_shift[d] >= 0))
-        return (int64_t)(p->entries[i] >> p->word_shift[d] & (uint64_t)p->word_mask[d]);
+    if (d < SPF_PERM_HOT && SPF_LIKELY(p->word_bits[d] != 0)) {
+#if defined(__BMI2__) && defined(__x86_64__)
+        return (int64_t)__builtin_ia32_pext_di(p->entries[i], (uint64_t)p->word_bits[d]);
+#else
+        const uint64_t bits = (uint64_t)p->word_bits[d];
+        if (p->word_shift[d] >= 0)
+            return (int64_t)(p->entries[i] >> p->word_shift[d] & bits >> p->word_shift[d]);
+        return (int64_t)spf_extract_bits(p->entries[i], bits);
+#endif
+    }
     if (d >= p->width)
         return p->entries != NULL ? (int64_t)(p->entries[i] & p->mask) : i;
     if (p->order == SPF_MORTON && p->lanes != NULL && d < p->j) {
