@@ -477,9 +477,14 @@ fn int_array(d: &CDialect<'_>, values: &[Code]) -> String {
     format!("(int64_t[]){{{}}}", items.join(", "))
 }
 
-/// The runtime function of `method` on object `o`: `spf_perm_insert`.
+/// The runtime function of `method` on object `o`: `spf_perm_insert`. A
+/// permutation's sort is its order's (`spf_perm_sort_counting`), so that
+/// only that sort is inlined into the generated function.
 fn runtime_function(d: &CDialect<'_>, o: usize, method: Method) -> String {
-    let prefix = match d.low.specs[o].kind {
+    let prefix = match &d.low.specs[o].kind {
+        ObjectKind::Permutation { order, .. } if method == Method::Sort => {
+            return format!("spf_perm_sort_{}", order.name());
+        }
         ObjectKind::Permutation { .. } => "spf_perm",
         ObjectKind::OrderedSet { .. } => "spf_oset",
         ObjectKind::Scatter { .. } => "spf_scatter",

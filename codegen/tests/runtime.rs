@@ -483,7 +483,7 @@ fn generated_calls_are_readable() {
         "#ifndef SPF_RUNTIME_H",
         "    spf_perm P = spf_perm_new(2, SPF_COUNTING, (int64_t[]){N, M});",
         "        spf_perm_insert(&P, (int64_t[]){row[n], col[n]});",
-        "    spf_perm_sort(&P);",
+        "    spf_perm_sort_counting(&P);",
         "        srow[p] = spf_perm_key(&P, 0, p);",
         "        ent[p] = spf_perm_entry(&P, p);",
         "    spf_perm_free(&P);",
