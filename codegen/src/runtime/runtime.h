@@ -785,6 +785,14 @@ static inline void spf_msd_sort_buckets(uint64_t *out, const int64_t *starts, in
     }
 }
 
+/* The MSD passes' word for entry i: its compared components after the
+ * first as one mixed-radix number c (component D of entry i: KEY(D); j and
+ * the extents ext in scope). */
+#define SPF_MSD_CODE(KEY)                                                                          \
+    uint64_t c = (uint64_t)KEY(1);                                                                 \
+    for (d = 2; d < j; d++)                                                                        \
+    c = c * (uint64_t)ext[d] + (uint64_t)KEY(d)
+
 /* The partitioned scatter of spf_perm_counting_msd (which see), with the
  * buckets sorted: the n entries' words into out, partitioned by the first
  * component's bits above `shift`. Out of line, on the permutation's
@@ -813,9 +821,7 @@ SPF_OUT_OF_LINE static void spf_msd_partitioned(uint64_t *out, int64_t n, int64_
 #define SPF_PARTITION_PASS(KEY)                                                                    \
     for (i = 0; i < n; i++) {                                                                      \
         const uint64_t v = (uint64_t)KEY(0);                                                       \
-        uint64_t c = (uint64_t)KEY(1);                                                             \
-        for (d = 2; d < j; d++)                                                                    \
-            c = c * (uint64_t)ext[d] + (uint64_t)KEY(d);                                           \
+        SPF_MSD_CODE(KEY);                                                                         \
         words[cur[v >> shift]++] = (v & vmask) << low | c << ebits | (uint64_t)i;                  \
     }
     if (views != NULL) {
@@ -887,9 +893,7 @@ static inline void spf_perm_counting_msd(spf_perm *p, int ebits, int cbits, int6
            the key store (each as tight as a single layout's) */
 #define SPF_MSD_PASS(KEY)                                                                          \
     for (i = 0; i < n; i++) {                                                                      \
-        uint64_t c = (uint64_t)KEY(1);                                                             \
-        for (d = 2; d < j; d++)                                                                    \
-            c = c * (uint64_t)ext[d] + (uint64_t)KEY(d);                                           \
+        SPF_MSD_CODE(KEY);                                                                         \
         out[cur[KEY(0)]++] = c << ebits | (uint64_t)i;                                             \
     }
         if (p->views != NULL) {
