@@ -33,7 +33,7 @@ use iegen::computation::{BinOp, ElemType, Role, UpdateOp};
 use crate::ast::LoopProgram;
 use crate::emit::{
     lin, lower, print, print_conds, reads_any, Action, Code, Dialect, EmitError, InitOrder, LNode,
-    Lang, Lowered, Namer, ObjectInit, ParamKind, Parameter, Prec, Ty, Used, P,
+    Lang, Lookahead, Lowered, Namer, ObjectInit, ParamKind, Parameter, Prec, Ty, Used, P,
 };
 use crate::runtime::{Method, ObjectKind, C_RUNTIME};
 
@@ -134,6 +134,24 @@ pub fn emit_c(program: &LoopProgram) -> Result<String, EmitError> {
         }
     }
 
+    // Loops that place entries with a scatter, keyed by an array at their
+    // variable: looked ahead in where the entries are out of cache
+    // (docs/runtime.md). Per top-level node: the plan, the keys' extents,
+    // each target with its extents.
+    let mut lookaheads = HashMap::new();
+    for t in 0..low.body.len() {
+        if let Some(plan) = low.scatter_lookahead(t) {
+            let keys = low.extents(plan.keys)?;
+            let mut targets = Vec::new();
+            for &s in &plan.targets {
+                targets.push((s, low.extents(s)?));
+            }
+            if targets.iter().all(|(_, e)| !e.is_empty()) {
+                lookaheads.insert(t, (plan, keys, targets));
+            }
+        }
+    }
+
     // Runtime objects in use: their constructor arguments count as uses.
     let mut objects = Vec::new();
     for o in low.used_objects() {
@@ -178,6 +196,7 @@ pub fn emit_c(program: &LoopProgram) -> Result<String, EmitError> {
         out: String::new(),
         depth: 1,
         sort_into,
+        ahead: None,
     };
 
     for (s, extents) in &temps {
@@ -283,6 +302,8 @@ pub fn emit_c(program: &LoopProgram) -> Result<String, EmitError> {
         if let Some(node) = low.body.get(t) {
             if let Some(note) = left_out.get(&t) {
                 w.line(note);
+            } else if let Some((plan, keys, targets)) = lookaheads.get(&t) {
+                lookahead_versions(&mut w, node, plan, keys, targets);
             } else {
                 w.node(node, t + 1 == low.body.len());
             }
@@ -656,6 +677,71 @@ impl Dialect for CDialect<'_> {
     }
 }
 
+/// Prints top-level `node`, a loop placing entries with a scatter
+/// ([`Lowered::scatter_lookahead`]), twice: looking ahead where the
+/// entries' writes are out of cache (`spf_scatter_far`), as it is
+/// otherwise. Looking ahead, the statement that places an entry is
+/// preceded by the prefetches of the counter of the key `2 *
+/// SPF_LOOKAHEAD` entries on and of the targets of the key
+/// `SPF_LOOKAHEAD` entries on (docs/runtime.md).
+fn lookahead_versions(
+    w: &mut Writer,
+    node: &LNode,
+    plan: &Lookahead,
+    keys: &[Code],
+    targets: &[(usize, Vec<Code>)],
+) {
+    let d = w.d;
+    let low = d.low;
+    let object = &low.objects[plan.object];
+    // A target as C names it: the pointer and an element.
+    let named = |s: usize| {
+        let name = &low.spaces[s];
+        if low.comp.spaces[s].role == Role::Out && low.alloc_at[s].is_some() {
+            (format!("*{name}"), format!("**{name}"))
+        } else {
+            (name.clone(), format!("*{name}"))
+        }
+    };
+    let bytes: Vec<String> = targets
+        .iter()
+        .map(|&(s, _)| format!("sizeof {}", named(s).1))
+        .collect();
+    let (name, k) = (&low.spaces[plan.keys], &plan.var);
+    let len = product(d, keys);
+    let ahead = w.namer.fresh("ahead");
+    let mut prelude = vec![
+        format!(
+            "/* looking ahead: the counter of the key 2 * SPF_LOOKAHEAD entries on, the targets of the key SPF_LOOKAHEAD entries on */"
+        ),
+        format!("spf_scatter_ahead(&{object}, spf_ahead_key({name}, {len}, {k} + 2 * SPF_LOOKAHEAD));"),
+        "{".to_string(),
+        format!(
+            "    const int64_t {ahead} = spf_scatter_peek(&{object}, spf_ahead_key({name}, {len}, {k} + SPF_LOOKAHEAD));"
+        ),
+    ];
+    for (s, extents) in targets {
+        let (pointer, element) = named(*s);
+        let target_len = product(d, extents);
+        prelude.push(format!(
+            "    spf_prefetch_at({pointer}, sizeof {element}, {target_len}, {ahead});"
+        ));
+    }
+    prelude.push("}".to_string());
+    w.open(&format!(
+        "if (spf_scatter_far(&{object}, {})) {{",
+        bytes.join(" + ")
+    ));
+    w.ahead = Some((plan.object, prelude));
+    w.node(node, true);
+    w.ahead = None;
+    w.depth -= 1;
+    w.line("} else {");
+    w.depth += 1;
+    w.node(node, true);
+    w.close();
+}
+
 struct Writer<'d, 'l> {
     d: &'d CDialect<'l>,
     namer: Namer,
@@ -664,6 +750,10 @@ struct Writer<'d, 'l> {
     /// Scatters sorted into an `out` array (`Lowered::scatter_starts_into`):
     /// object -> the array's name.
     sort_into: HashMap<usize, String>,
+    /// While a placing loop is printed looking ahead
+    /// ([`lookahead_versions`]): the scatter, and the lines printed before
+    /// the statement that places with it.
+    ahead: Option<(usize, Vec<String>)>,
 }
 
 impl Writer<'_, '_> {
@@ -753,6 +843,16 @@ impl Writer<'_, '_> {
                 self.close();
             }
             LNode::Stmt { name, actions } => {
+                if let Some((object, prelude)) = &self.ahead {
+                    let places = actions.iter().any(|a| {
+                        matches!(a, Action::Update { value: Code::Call { object: o, method: Method::PlaceInserted, .. }, .. } if o == object)
+                    });
+                    if places {
+                        for line in prelude.clone() {
+                            self.line(&line);
+                        }
+                    }
+                }
                 self.line(&format!("/* {name} */"));
                 self.actions(actions);
             }

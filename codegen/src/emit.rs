@@ -722,6 +722,156 @@ fn reads_in_action(action: &Action, visit: &mut impl FnMut(usize)) {
     }
 }
 
+/// A placing loop a backend can look ahead in ([`Lowered::scatter_lookahead`]).
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Lookahead {
+    /// The scatter (by index in the objects).
+    pub object: usize,
+    /// The innermost loop's variable, at which `keys` holds the placed key.
+    pub var: String,
+    /// The `in` array of the keys (by index in the data spaces).
+    pub keys: usize,
+    /// The arrays assigned at the placed position, in order of appearance.
+    pub targets: Vec<usize>,
+}
+
+/// Collects, in `nodes`, every unconditional `t = B.place_inserted(v)` as
+/// (scatter, innermost loop variable, the array `v` is read from at that
+/// variable, targets); a place whose key has another shape is collected
+/// with no array (`usize::MAX`), so that the caller sees it and gives up.
+/// `lets`:
+/// the `let`s in scope, innermost last; `var`: the innermost loop's
+/// variable (`None` once a `let` shadows it).
+fn lookahead_in(
+    nodes: &[LNode],
+    var: Option<&str>,
+    lets: &mut Vec<(String, Code)>,
+    found: &mut Vec<(usize, String, usize, Vec<usize>)>,
+) {
+    for (i, node) in nodes.iter().enumerate() {
+        match node {
+            LNode::For { var: v, body, .. } => lookahead_in(body, Some(v), lets, found),
+            LNode::Let {
+                var: v,
+                value,
+                body,
+                ..
+            } => {
+                lets.push((v.clone(), value.clone()));
+                let inner = var.filter(|k| k != v);
+                lookahead_in(body, inner, lets, found);
+                lets.pop();
+            }
+            LNode::If { body, .. } => lookahead_in(body, var, lets, found),
+            LNode::Stmt { actions, .. } => {
+                for (a, action) in actions.iter().enumerate() {
+                    let Some((t, object, Method::PlaceInserted, args)) = placement(action) else {
+                        continue;
+                    };
+                    let key = match args {
+                        [Code::Var(name)] => lets
+                            .iter()
+                            .rev()
+                            .find(|(n, _)| n == name)
+                            .map(|(_, value)| value),
+                        [key] => Some(key),
+                        _ => None,
+                    };
+                    let keys = match (key, var) {
+                        (
+                            Some(Code::Elem {
+                                space,
+                                index: Some(index),
+                                ..
+                            }),
+                            Some(k),
+                        ) if matches!(&**index, Code::Var(i) if i == k) => *space,
+                        _ => usize::MAX,
+                    };
+                    let mut targets = Vec::new();
+                    let mut assigned = |actions: &[Action]| {
+                        for action in actions {
+                            if let Action::Update {
+                                target:
+                                    Code::Elem {
+                                        space,
+                                        index: Some(index),
+                                        ..
+                                    },
+                                op: UpdateOp::Assign,
+                                ..
+                            } = action
+                            {
+                                let at_t = matches!(&**index, Code::Elem { space: s, index: None, .. } if *s == t);
+                                if at_t && !targets.contains(space) {
+                                    targets.push(*space);
+                                }
+                            }
+                        }
+                    };
+                    assigned(&actions[a + 1..]);
+                    for next in &nodes[i + 1..] {
+                        match next {
+                            LNode::Stmt { actions, .. } => assigned(actions),
+                            _ => break,
+                        }
+                    }
+                    found.push((object, var.unwrap_or_default().to_string(), keys, targets));
+                }
+            }
+        }
+    }
+}
+
+/// `t = B.m(args)` for a method `m` that places (`place`,
+/// `place_inserted`): the scalar `t`, the scatter `B`, `m` and the
+/// arguments.
+fn placement(action: &Action) -> Option<(usize, usize, Method, &[Code])> {
+    match action {
+        Action::Update {
+            target: Code::Elem {
+                space, index: None, ..
+            },
+            op: UpdateOp::Assign,
+            value:
+                Code::Call {
+                    object,
+                    method,
+                    args,
+                },
+        } if method.places() => Some((*space, *object, *method, args)),
+        _ => None,
+    }
+}
+
+/// Adds to `n` the values of `nodes` that hand out positions (`place`,
+/// `place_inserted`, `slot`), at any depth, under conditions too.
+fn count_places(nodes: &[LNode], n: &mut usize) {
+    fn in_actions(actions: &[Action], n: &mut usize) {
+        for a in actions {
+            match a {
+                Action::Update { target, value, .. } => {
+                    for c in [target, value] {
+                        if matches!(c, Code::Call { method, .. } if method.hands_out()) {
+                            *n += 1;
+                        }
+                    }
+                }
+                Action::If { then, .. } => in_actions(then, n),
+                Action::Call { .. } => {}
+            }
+        }
+    }
+    for node in nodes {
+        match node {
+            LNode::Stmt { actions, .. } => in_actions(actions, n),
+            LNode::For { body, .. } | LNode::Let { body, .. } | LNode::If { body, .. } => {
+                count_places(body, n)
+            }
+        }
+    }
+}
+
 /// Checks [`Lowered::placed_by`]'s pattern in `nodes` (one loop body):
 /// `Err(())` when it does not hold; `object` collects the scatter.
 fn placed_writes(nodes: &[LNode], space: usize, object: &mut Option<usize>) -> Result<(), ()> {
@@ -739,26 +889,15 @@ fn placed_writes(nodes: &[LNode], space: usize, object: &mut Option<usize>) -> R
             }
         };
         for a in actions {
-            match a {
-                Action::Update {
-                    target:
-                        Code::Elem {
-                            space: t,
-                            index: None,
-                            ..
-                        },
-                    op: UpdateOp::Assign,
-                    value:
-                        Code::Call {
-                            object: o, method, ..
-                        },
-                } if method.places() => {
-                    if pending.is_some() || object.is_some_and(|b| b != *o) {
-                        return Err(());
-                    }
-                    *object = Some(*o);
-                    pending = Some(*t);
+            if let Some((t, o, _, _)) = placement(a) {
+                if pending.is_some() || object.is_some_and(|b| b != o) {
+                    return Err(());
                 }
+                *object = Some(o);
+                pending = Some(t);
+                continue;
+            }
+            match a {
                 Action::Update {
                     target:
                         Code::Elem {
@@ -1055,6 +1194,43 @@ impl Lowered<'_> {
         let mut object = None;
         placed_writes(std::slice::from_ref(node), space, &mut object).ok()?;
         object
+    }
+
+    /// For top-level node `at`, the loop that places entries with a scatter
+    /// in the shape a backend can look ahead in (the C backend's prefetches,
+    /// docs/runtime.md): the node holds one `t = B.place_inserted(v)`, in a
+    /// statement whose innermost enclosing loop has variable `k`, where `v`
+    /// is `keys[k]` (directly or through a `let`) for a one-dimensional
+    /// `in` array of integers `keys`; the targets are the arrays that
+    /// statement and the statements after it in the same body assign at
+    /// `t`. The keys `keys[k + d]` are then those of the entries placed `d`
+    /// iterations on, as far as the loop walks `keys` in order (a
+    /// transposition's, whose rows are consecutive): a hint, which needs
+    /// nothing more to be safe, as the backend reads ahead in bounds.
+    pub(crate) fn scatter_lookahead(&self, at: usize) -> Option<Lookahead> {
+        let node = self.body.get(at)?;
+        let mut places = 0;
+        count_places(std::slice::from_ref(node), &mut places);
+        if places != 1 {
+            return None;
+        }
+        let mut found = Vec::new();
+        lookahead_in(
+            std::slice::from_ref(node),
+            None,
+            &mut Vec::new(),
+            &mut found,
+        );
+        let [(object, var, keys, targets)] = <[_; 1]>::try_from(found).ok()?;
+        let d = self.comp.spaces.get(keys)?;
+        let keyed = d.role == Role::In && d.elem == ElemType::Int && d.extents.len() == 1;
+        let placed = matches!(self.specs[object].kind, ObjectKind::Scatter { .. });
+        (keyed && placed && !targets.is_empty()).then_some(Lookahead {
+            object,
+            var,
+            keys,
+            targets,
+        })
     }
 
     /// For a permutation, the `in` arrays that hold its stored key

@@ -50,15 +50,18 @@ SPF_COLD static void spf_die(const char *what, int64_t value)
 }
 
 /* Branch hints: the checks that abort are never taken by a correct program;
- * a prefetch of the cache line at `addr` ahead of a random access. */
+ * a prefetch of the cache line at `addr` ahead of a random access (_W: of
+ * one about to be written). */
 #if defined(__GNUC__)
 #define SPF_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define SPF_LIKELY(x) __builtin_expect(!!(x), 1)
 #define SPF_PREFETCH(addr) __builtin_prefetch(addr)
+#define SPF_PREFETCH_W(addr) __builtin_prefetch(addr, 1)
 #else
 #define SPF_UNLIKELY(x) (x)
 #define SPF_LIKELY(x) (x)
 #define SPF_PREFETCH(addr) ((void)0)
+#define SPF_PREFETCH_W(addr) ((void)0)
 #endif
 
 /* n elements of `size` bytes (never a 0-byte block); aborts on failure. */
@@ -1836,6 +1839,82 @@ static inline int64_t spf_scatter_place_inserted(spf_scatter *s, int64_t v)
         spf_die("place_inserted() before sort()", v);
     s->trusted++;
     return (int64_t)s->next[v]++;
+}
+
+/* Looking ahead in a placing loop (the C backend's choice, docs/runtime.md).
+ * Where the placed entries do not fit in cache, each place() reads a
+ * counter that is not in cache and the entry's writes miss too: the
+ * hand-written transposition waits on both for every entry (webbase-1M at
+ * full size: 15 ns an entry). A loop whose keys are an array's elements at
+ * its variable (`jj = col[k]`) then prefetches, SPF_LOOKAHEAD entries on,
+ * the counter of the key 2 * SPF_LOOKAHEAD entries on, and the target
+ * positions of the key SPF_LOOKAHEAD entries on (its counter then in
+ * cache): the misses overlap. A hint only: the positions read ahead may
+ * differ from those place() will hand out (a key recurring in between);
+ * nothing is written and every read is in bounds. In cache, the prefetches
+ * cost more than they save (a transposition of 4-9 MB of entries with
+ * short-range keys, a banded matrix: 5-20% slower), so the generated code
+ * chooses between the two loops with spf_scatter_far. */
+#ifndef SPF_LOOKAHEAD
+#define SPF_LOOKAHEAD 32
+#endif
+#ifndef SPF_LOOKAHEAD_BYTES
+#define SPF_LOOKAHEAD_BYTES (8 << 20)
+#endif
+
+/* Whether the loop placing the entries (entry_bytes written per entry)
+ * should look ahead: the entries' writes cover SPF_LOOKAHEAD_BYTES. */
+static inline int spf_scatter_far(const spf_scatter *s, size_t entry_bytes)
+{
+    const uint64_t bytes = (uint64_t)s->n * (uint64_t)entry_bytes;
+    return bytes + 1 > (uint64_t)SPF_LOOKAHEAD_BYTES; /* >=, quiet when 0 */
+}
+
+/* keys[i], i clamped into 0..len-1 (0 when len is 0): the key of an entry
+ * placed further on, read in bounds near the end of the keys. */
+static inline int64_t spf_ahead_key(const int64_t *keys, int64_t len, int64_t i)
+{
+    if (SPF_UNLIKELY(len <= 0))
+        return 0;
+    return keys[i < len ? (i > 0 ? i : 0) : len - 1];
+}
+
+/* Prefetches key v's counter. With SPF_INPUT_VALIDATED, the keys are in
+ * 0..e and unchecked; otherwise a key outside prefetches nothing. */
+static inline void spf_scatter_ahead(const spf_scatter *s, int64_t v)
+{
+#ifndef SPF_INPUT_VALIDATED
+    if ((uint64_t)v > (uint64_t)s->e)
+        return;
+#endif
+    SPF_PREFETCH_W(&s->next[v]);
+}
+
+/* After sort: key v's next position (as spf_scatter_ahead: unchecked with
+ * SPF_INPUT_VALIDATED, otherwise 0 for v outside 0..e). */
+static inline int64_t spf_scatter_peek(const spf_scatter *s, int64_t v)
+{
+#ifndef SPF_INPUT_VALIDATED
+    if ((uint64_t)v > (uint64_t)s->e)
+        return 0;
+#endif
+    return (int64_t)s->next[v];
+}
+
+/* Prefetches a[i] for writing, a an array of len elements of `size` bytes,
+ * 0 <= i <= len: a position place() hands out, or the end of its key's
+ * (with valid keys, a correct program writes every position it is handed,
+ * so its targets hold them all). Without SPF_INPUT_VALIDATED, nothing for
+ * i outside. */
+static inline void spf_prefetch_at(void *a, size_t size, int64_t len, int64_t i)
+{
+#ifndef SPF_INPUT_VALIDATED
+    if ((uint64_t)i > (uint64_t)len)
+        return;
+#else
+    (void)len;
+#endif
+    SPF_PREFETCH_W((char *)a + (size_t)i * size);
 }
 
 /* The first slot(): ends the inserts, zeroed rank counters. */
