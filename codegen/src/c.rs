@@ -143,7 +143,7 @@ pub fn emit_c(program: &LoopProgram) -> Result<String, EmitError> {
         if let Some(plan) = low.scatter_lookahead(t) {
             let keys = low.extents(plan.keys)?;
             let mut targets = Vec::new();
-            for &s in &plan.targets {
+            for &(s, _) in &plan.targets {
                 targets.push((s, low.extents(s)?));
             }
             if targets.iter().all(|(_, e)| !e.is_empty()) {
@@ -680,10 +680,11 @@ impl Dialect for CDialect<'_> {
 /// Prints top-level `node`, a loop placing entries with a scatter
 /// ([`Lowered::scatter_lookahead`]), twice: looking ahead where the
 /// entries' writes are out of cache (`spf_scatter_far`), as it is
-/// otherwise. Looking ahead, the statement that places an entry is
-/// preceded by the prefetches of the counter of the key `2 *
-/// SPF_LOOKAHEAD` entries on and of the targets of the key
-/// `SPF_LOOKAHEAD` entries on (docs/runtime.md).
+/// otherwise. Looking ahead, the statement that places an entry (or gives
+/// it its slot) is preceded by the prefetches of the counter of the key
+/// `2 * SPF_LOOKAHEAD` entries on and of the targets of the key
+/// `SPF_LOOKAHEAD` entries on: each target's index with the key and the
+/// position (slot) read ahead (docs/runtime.md).
 fn lookahead_versions(
     w: &mut Writer,
     node: &LNode,
@@ -707,32 +708,67 @@ fn lookahead_versions(
         .iter()
         .map(|&(s, _)| format!("sizeof {}", named(s).1))
         .collect();
+    let (counter, peek) = if plan.method == Method::Slot {
+        ("spf_scatter_slot_ahead", "spf_scatter_slot_peek")
+    } else {
+        ("spf_scatter_ahead", "spf_scatter_peek")
+    };
     let (name, k) = (&low.spaces[plan.keys], &plan.var);
     let len = product(d, keys);
-    let ahead = w.namer.fresh("ahead");
+    let (key, ahead) = (w.namer.fresh("ahead_key"), w.namer.fresh("ahead"));
     let mut prelude = vec![
-        format!(
-            "/* looking ahead: the counter of the key 2 * SPF_LOOKAHEAD entries on, the targets of the key SPF_LOOKAHEAD entries on */"
-        ),
-        format!("spf_scatter_ahead(&{object}, spf_ahead_key({name}, {len}, {k} + 2 * SPF_LOOKAHEAD));"),
+        "/* looking ahead: the counter of the key 2 * SPF_LOOKAHEAD entries on, the targets of the key SPF_LOOKAHEAD entries on */".to_string(),
+        format!("{counter}(&{object}, spf_ahead_key({name}, {len}, {k} + 2 * SPF_LOOKAHEAD));"),
         "{".to_string(),
-        format!(
-            "    const int64_t {ahead} = spf_scatter_peek(&{object}, spf_ahead_key({name}, {len}, {k} + SPF_LOOKAHEAD));"
-        ),
+        format!("    const int64_t {key} = spf_ahead_key({name}, {len}, {k} + SPF_LOOKAHEAD);"),
+        format!("    const int64_t {ahead} = {peek}(&{object}, {key});"),
     ];
     for (s, extents) in targets {
         let (pointer, element) = named(*s);
         let target_len = product(d, extents);
+        let index = plan
+            .targets
+            .iter()
+            .find(|(t, _)| t == s)
+            .map(|(_, index)| index)
+            .expect("a target of the plan");
+        // At a position place() hands out, or one past its key's last,
+        // unchecked with the input validated (spf_prefetch_at); any other
+        // index, checked.
+        let at_position = plan.method == Method::PlaceInserted
+            && matches!(index, Code::Elem { space, index: None, .. } if *space == plan.scalar);
+        let prefetch = if at_position {
+            "spf_prefetch_at"
+        } else {
+            "spf_prefetch_in"
+        };
+        let index = index.replaced(&|c| match c {
+            Code::Elem {
+                space, index: None, ..
+            } if *space == plan.scalar => Some(Code::Var(ahead.clone())),
+            c if *c == plan.key => Some(Code::Var(key.clone())),
+            _ => None,
+        });
+        let index = print(d, &index).text;
         prelude.push(format!(
-            "    spf_prefetch_at({pointer}, sizeof {element}, {target_len}, {ahead});"
+            "    {prefetch}({pointer}, sizeof {element}, {target_len}, {index});"
         ));
     }
     prelude.push("}".to_string());
+    // The first target's length spreads a slot loop's keys; a place
+    // loop's positions are the scatter's own.
+    let (first, first_extents) = &targets[0];
+    let spread = if plan.method == Method::Slot {
+        product(d, first_extents)
+    } else {
+        "0".to_string()
+    };
     w.open(&format!(
-        "if (spf_scatter_far(&{object}, {})) {{",
-        bytes.join(" + ")
+        "if (spf_scatter_far(&{object}, {}, {name}, {len}, {spread}, sizeof {})) {{",
+        bytes.join(" + "),
+        named(*first).1
     ));
-    w.ahead = Some((plan.object, prelude));
+    w.ahead = Some((plan.object, plan.method, prelude));
     w.node(node, true);
     w.ahead = None;
     w.depth -= 1;
@@ -751,9 +787,9 @@ struct Writer<'d, 'l> {
     /// object -> the array's name.
     sort_into: HashMap<usize, String>,
     /// While a placing loop is printed looking ahead
-    /// ([`lookahead_versions`]): the scatter, and the lines printed before
-    /// the statement that places with it.
-    ahead: Option<(usize, Vec<String>)>,
+    /// ([`lookahead_versions`]): the scatter, the method that hands out,
+    /// and the lines printed before the statement that calls it.
+    ahead: Option<(usize, Method, Vec<String>)>,
 }
 
 impl Writer<'_, '_> {
@@ -843,9 +879,9 @@ impl Writer<'_, '_> {
                 self.close();
             }
             LNode::Stmt { name, actions } => {
-                if let Some((object, prelude)) = &self.ahead {
+                if let Some((object, method, prelude)) = &self.ahead {
                     let places = actions.iter().any(|a| {
-                        matches!(a, Action::Update { value: Code::Call { object: o, method: Method::PlaceInserted, .. }, .. } if o == object)
+                        matches!(a, Action::Update { value: Code::Call { object: o, method: m, .. }, .. } if o == object && m == method)
                     });
                     if places {
                         for line in prelude.clone() {

@@ -526,6 +526,40 @@ impl Code {
         }
     }
 
+    /// This expression with every subexpression `f` maps to `Some(c)`
+    /// replaced by `c` (outermost first).
+    pub(crate) fn replaced(&self, f: &impl Fn(&Code) -> Option<Code>) -> Code {
+        if let Some(c) = f(self) {
+            return c;
+        }
+        let boxed = |a: &Code| Box::new(a.replaced(f));
+        match self {
+            Code::Elem { space, index, ty } => Code::Elem {
+                space: *space,
+                index: index.as_deref().map(boxed),
+                ty: *ty,
+            },
+            Code::Lin(ts, k) => {
+                Code::Lin(ts.iter().map(|(c, t)| (*c, t.replaced(f))).collect(), *k)
+            }
+            Code::Neg(a, ty) => Code::Neg(boxed(a), *ty),
+            Code::Bin(op, ty, a, b) => Code::Bin(*op, *ty, boxed(a), boxed(b)),
+            Code::FloorDiv(a, d) => Code::FloorDiv(boxed(a), *d),
+            Code::CeilDiv(a, d) => Code::CeilDiv(boxed(a), *d),
+            Code::ToReal(a) => Code::ToReal(boxed(a)),
+            Code::Call {
+                object,
+                method,
+                args,
+            } => Code::Call {
+                object: *object,
+                method: *method,
+                args: args.iter().map(|a| a.replaced(f)).collect(),
+            },
+            Code::Int(_) | Code::Real(_) | Code::Var(_) | Code::Sym(_) => self.clone(),
+        }
+    }
+
     /// Calls `visit` on every data space element inside (index arrays too).
     pub(crate) fn for_each_elem(&self, visit: &mut impl FnMut(usize)) {
         match self {
@@ -727,26 +761,32 @@ fn reads_in_action(action: &Action, visit: &mut impl FnMut(usize)) {
 pub(crate) struct Lookahead {
     /// The scatter (by index in the objects).
     pub object: usize,
-    /// The innermost loop's variable, at which `keys` holds the placed key.
+    /// `place_inserted` (each entry's position) or `slot` (its rank among
+    /// its key's entries).
+    pub method: Method,
+    /// The innermost loop's variable, at which `keys` holds the key.
     pub var: String,
     /// The `in` array of the keys (by index in the data spaces).
     pub keys: usize,
-    /// The arrays assigned at the placed position, in order of appearance.
-    pub targets: Vec<usize>,
+    /// The call's argument: `keys[var]`, or a `let` variable bound to it.
+    pub key: Code,
+    /// The scalar assigned the position or the slot.
+    pub scalar: usize,
+    /// The arrays assigned at an index that uses the scalar, each with that
+    /// index, in order of appearance.
+    pub targets: Vec<(usize, Code)>,
 }
 
-/// Collects, in `nodes`, every unconditional `t = B.place_inserted(v)` as
-/// (scatter, innermost loop variable, the array `v` is read from at that
-/// variable, targets); a place whose key has another shape is collected
-/// with no array (`usize::MAX`), so that the caller sees it and gives up.
-/// `lets`:
-/// the `let`s in scope, innermost last; `var`: the innermost loop's
-/// variable (`None` once a `let` shadows it).
+/// Collects, in `nodes`, every unconditional `t = B.place_inserted(v)` and
+/// `t = B.slot(v)` as a [`Lookahead`]; one whose key has another shape is
+/// collected with no array (`keys` is `usize::MAX`), so that the caller
+/// sees it and gives up. `lets`: the `let`s in scope, innermost last;
+/// `var`: the innermost loop's variable (`None` once a `let` shadows it).
 fn lookahead_in(
     nodes: &[LNode],
     var: Option<&str>,
     lets: &mut Vec<(String, Code)>,
-    found: &mut Vec<(usize, String, usize, Vec<usize>)>,
+    found: &mut Vec<Lookahead>,
 ) {
     for (i, node) in nodes.iter().enumerate() {
         match node {
@@ -765,19 +805,21 @@ fn lookahead_in(
             LNode::If { body, .. } => lookahead_in(body, var, lets, found),
             LNode::Stmt { actions, .. } => {
                 for (a, action) in actions.iter().enumerate() {
-                    let Some((t, object, Method::PlaceInserted, args)) = placement(action) else {
+                    let Some((t, object, method, [key])) = handout(action) else {
                         continue;
                     };
-                    let key = match args {
-                        [Code::Var(name)] => lets
+                    if !matches!(method, Method::PlaceInserted | Method::Slot) {
+                        continue;
+                    }
+                    let read = match key {
+                        Code::Var(name) => lets
                             .iter()
                             .rev()
                             .find(|(n, _)| n == name)
                             .map(|(_, value)| value),
-                        [key] => Some(key),
-                        _ => None,
+                        key => Some(key),
                     };
-                    let keys = match (key, var) {
+                    let keys = match (read, var) {
                         (
                             Some(Code::Elem {
                                 space,
@@ -788,7 +830,7 @@ fn lookahead_in(
                         ) if matches!(&**index, Code::Var(i) if i == k) => *space,
                         _ => usize::MAX,
                     };
-                    let mut targets = Vec::new();
+                    let mut targets: Vec<(usize, Code)> = Vec::new();
                     let mut assigned = |actions: &[Action]| {
                         for action in actions {
                             if let Action::Update {
@@ -802,9 +844,10 @@ fn lookahead_in(
                                 ..
                             } = action
                             {
-                                let at_t = matches!(&**index, Code::Elem { space: s, index: None, .. } if *s == t);
-                                if at_t && !targets.contains(space) {
-                                    targets.push(*space);
+                                let mut uses = false;
+                                index.for_each_elem(&mut |s| uses |= s == t);
+                                if uses && targets.iter().all(|(s, _)| s != space) {
+                                    targets.push((*space, (**index).clone()));
                                 }
                             }
                         }
@@ -816,7 +859,15 @@ fn lookahead_in(
                             _ => break,
                         }
                     }
-                    found.push((object, var.unwrap_or_default().to_string(), keys, targets));
+                    found.push(Lookahead {
+                        object,
+                        method,
+                        var: var.unwrap_or_default().to_string(),
+                        keys,
+                        key: key.clone(),
+                        scalar: t,
+                        targets,
+                    });
                 }
             }
         }
@@ -827,6 +878,13 @@ fn lookahead_in(
 /// `place_inserted`): the scalar `t`, the scatter `B`, `m` and the
 /// arguments.
 fn placement(action: &Action) -> Option<(usize, usize, Method, &[Code])> {
+    handout(action).filter(|(_, _, method, _)| method.places())
+}
+
+/// `t = B.m(args)` for a method `m` that hands out (`place`,
+/// `place_inserted`, `slot`): the scalar `t`, the scatter `B`, `m` and the
+/// arguments.
+fn handout(action: &Action) -> Option<(usize, usize, Method, &[Code])> {
     match action {
         Action::Update {
             target: Code::Elem {
@@ -839,7 +897,7 @@ fn placement(action: &Action) -> Option<(usize, usize, Method, &[Code])> {
                     method,
                     args,
                 },
-        } if method.places() => Some((*space, *object, *method, args)),
+        } if method.hands_out() => Some((*space, *object, *method, args)),
         _ => None,
     }
 }
@@ -1198,12 +1256,13 @@ impl Lowered<'_> {
 
     /// For top-level node `at`, the loop that places entries with a scatter
     /// in the shape a backend can look ahead in (the C backend's prefetches,
-    /// docs/runtime.md): the node holds one `t = B.place_inserted(v)`, in a
-    /// statement whose innermost enclosing loop has variable `k`, where `v`
-    /// is `keys[k]` (directly or through a `let`) for a one-dimensional
-    /// `in` array of integers `keys`; the targets are the arrays that
-    /// statement and the statements after it in the same body assign at
-    /// `t`. The keys `keys[k + d]` are then those of the entries placed `d`
+    /// docs/runtime.md): the node holds one call that hands out, `t =
+    /// B.place_inserted(v)` or `t = B.slot(v)`, in a statement whose
+    /// innermost enclosing loop has variable `k`, where `v` is `keys[k]`
+    /// (directly or through a `let`) for a one-dimensional `in` array of
+    /// integers `keys`; the targets are the arrays that statement and the
+    /// statements after it in the same body assign at an index using `t`.
+    /// The keys `keys[k + d]` are then those of the entries placed `d`
     /// iterations on, as far as the loop walks `keys` in order (a
     /// transposition's, whose rows are consecutive): a hint, which needs
     /// nothing more to be safe, as the backend reads ahead in bounds.
@@ -1221,16 +1280,11 @@ impl Lowered<'_> {
             &mut Vec::new(),
             &mut found,
         );
-        let [(object, var, keys, targets)] = <[_; 1]>::try_from(found).ok()?;
-        let d = self.comp.spaces.get(keys)?;
+        let [plan] = <[_; 1]>::try_from(found).ok()?;
+        let d = self.comp.spaces.get(plan.keys)?;
         let keyed = d.role == Role::In && d.elem == ElemType::Int && d.extents.len() == 1;
-        let placed = matches!(self.specs[object].kind, ObjectKind::Scatter { .. });
-        (keyed && placed && !targets.is_empty()).then_some(Lookahead {
-            object,
-            var,
-            keys,
-            targets,
-        })
+        let scattered = matches!(self.specs[plan.object].kind, ObjectKind::Scatter { .. });
+        (keyed && scattered && !plan.targets.is_empty()).then_some(plan)
     }
 
     /// For a permutation, the `in` arrays that hold its stored key

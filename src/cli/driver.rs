@@ -1704,16 +1704,20 @@ void baseline(int64_t NR, int64_t NC, int64_t NNZ, const int64_t *row, const int
         assert!(!source.contains("SPF_INPUT_VALIDATED 1"), "{source}");
     }
 
-    /// The transpositions' placing loops look ahead where the entries are
-    /// out of cache (`spf_scatter_far`, docs/runtime.md). With
-    /// `SPF_LOOKAHEAD_BYTES` 0 every run takes that loop: the results agree
-    /// with the oracle with the input validated (the prefetches unchecked)
-    /// and without (checked), and under AddressSanitizer and UBSan (the keys
-    /// read ahead, near the end of the array too, are read in bounds).
+    /// The transpositions' placing loops (and CSC -> ELL's slot loop) look
+    /// ahead where the entries are out of cache and written to many lines
+    /// at a time (`spf_scatter_far`, docs/runtime.md). With
+    /// `SPF_LOOKAHEAD_BYTES` and `SPF_LOOKAHEAD_LINES` 0 every run takes
+    /// that loop: the results agree with the oracle with the input
+    /// validated (the prefetches unchecked) and without (checked), and
+    /// under AddressSanitizer and UBSan (the keys read ahead, near the end
+    /// of the array too, are read in bounds). With the first alone, the
+    /// write streams are counted on sampled keys (in bounds too), and the
+    /// loop they choose agrees as well.
     #[test]
     fn lookahead_loops_agree_with_the_oracle() {
         let validated = "#define SPF_INPUT_VALIDATED 1";
-        for (src, dst) in [("csr", "csc"), ("csc", "csr")] {
+        for (src, dst) in [("csr", "csc"), ("csc", "csr"), ("csc", "ell")] {
             let (sd, dd) = (format(src), format(dst));
             let (source, _) =
                 build_source(&sd, &dd, &crate::cli::conversion::synthesize_pair, None)
@@ -1722,10 +1726,13 @@ void baseline(int64_t NR, int64_t NC, int64_t NNZ, const int64_t *row, const int
             assert!(source.contains(validated), "{src} -> {dst}");
             let checked = source.replace(validated, "");
             let sanitize = ["-fsanitize=address,undefined", "-fno-sanitize-recover=all"];
-            for (tag, text, sanitized) in [
-                ("validated", &source, false),
-                ("checked", &checked, false),
-                ("sanitized", &source, true),
+            let always = ["-DSPF_LOOKAHEAD_BYTES=0", "-DSPF_LOOKAHEAD_LINES=0"];
+            for (tag, text, sanitized, defines) in [
+                ("validated", &source, false, &always[..]),
+                ("checked", &checked, false, &always[..]),
+                ("sanitized", &source, true, &always[..]),
+                // The write streams counted on the keys (spf_scatter_lines).
+                ("sampled", &source, true, &always[..1]),
             ] {
                 let bin = dir().join(format!("{src}_{dst}_lookahead_{tag}"));
                 // Not -Werror under the sanitizers: with them GCC 12 warns
@@ -1736,7 +1743,7 @@ void baseline(int64_t NR, int64_t NC, int64_t NNZ, const int64_t *row, const int
                 } else {
                     STRICT.to_vec()
                 };
-                flags.push("-DSPF_LOOKAHEAD_BYTES=0");
+                flags.extend(defines);
                 super::compile(text, &bin, &flags).expect("compiles without warnings");
                 for m in [
                     data("small.mtx"),

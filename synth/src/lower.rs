@@ -2277,38 +2277,59 @@ mod tests {
     }
 
     /// The transpositions' placing loops read their keys from the source's
-    /// index array at the loop variable: the C backend prints them twice,
-    /// looking ahead when the entries are out of cache (docs/runtime.md),
-    /// the prefetches just before the placing statement. A scatter keyed
-    /// otherwise (DIA's rows, COO's rows in any order: `ii` is no array
-    /// element at the loop variable) and a slot loop are printed once.
+    /// index array at the loop variable, and so does CSC -> ELL's loop that
+    /// gives each entry its slot in its row: the C backend prints them
+    /// twice, looking ahead when the entries are out of cache
+    /// (docs/runtime.md), the prefetches just before the placing statement,
+    /// at the targets' indices with the key and position read ahead. A
+    /// scatter keyed otherwise (DIA's rows, COO's rows in any order: `ii`
+    /// is no array element at the loop variable) is printed once.
     #[test]
     fn transpositions_look_ahead_in_their_placing_loops() {
-        for (src, dst, keys) in [("csr", "csc", "col"), ("csc", "csr", "row")] {
+        for (src, dst, keys, call, prefetch) in [
+            (
+                "csr",
+                "csc",
+                "col",
+                "spf_scatter_place_inserted(&P, ",
+                "spf_prefetch_at(*row, sizeof **row, *NNZ_out, ahead);",
+            ),
+            (
+                "csc",
+                "csr",
+                "row",
+                "spf_scatter_place_inserted(&P, ",
+                "spf_prefetch_at(*col, sizeof **col, *NNZ_out, ahead);",
+            ),
+            (
+                "csc",
+                "ell",
+                "row",
+                "spf_scatter_slot(&P, ",
+                "spf_prefetch_in(*col, sizeof **col, NR * *W, ahead_key * *W + ahead);",
+            ),
+        ] {
             let s = synthesize(&load_format(src).unwrap(), &load_format(dst).unwrap()).unwrap();
             let c = codegen::c::emit_c(&s.program().unwrap()).unwrap();
             let far = "if (spf_scatter_far(&P, sizeof **";
             assert_eq!(c.matches(far).count(), 1, "{src} -> {dst}:\n{c}");
-            let ahead = format!(
-                "spf_scatter_ahead(&P, spf_ahead_key({keys}, NNZ, k + 2 * SPF_LOOKAHEAD));"
-            );
+            let ahead = format!("(&P, spf_ahead_key({keys}, NNZ, k + 2 * SPF_LOOKAHEAD));");
             let at = c
                 .find(&ahead)
                 .unwrap_or_else(|| panic!("{src} -> {dst}:\n{c}"));
-            let place = c[at..]
-                .find("spf_scatter_place_inserted(&P, ")
-                .expect("the place after");
-            assert!(
-                c[at..at + place].contains("spf_prefetch_at(*"),
+            let place = c[at..].find(call).expect("the place after");
+            assert!(c[at..at + place].contains(prefetch), "{src} -> {dst}:\n{c}");
+            // Both versions place: the one looking ahead and the other.
+            assert_eq!(
+                c.matches(&format!("= {call}")).count(),
+                2,
                 "{src} -> {dst}:\n{c}"
             );
-            // Both versions place: the one looking ahead and the other.
-            assert_eq!(c.matches("= spf_scatter_place_inserted(&P, ").count(), 2);
         }
         for (src, dst) in [
             ("dia", "csr"),
             ("csr", "coo"),
-            ("csc", "ell"),
+            ("dia", "ell"),
             ("coo", "csr"),
         ] {
             let s = synthesize(&load_format(src).unwrap(), &load_format(dst).unwrap()).unwrap();
