@@ -763,8 +763,11 @@ fn lookahead_versions(
     } else {
         "0".to_string()
     };
+    // Marked unlikely, so that GCC allocates registers for the loop without
+    // the prefetches: with both versions equally likely, it spilled a
+    // target's pointer in CSC -> ELL's plain loop (12-15% slower in cache).
     w.open(&format!(
-        "if (spf_scatter_far(&{object}, {}, {name}, {len}, {spread}, sizeof {})) {{",
+        "if (SPF_UNLIKELY(spf_scatter_far(&{object}, {}, {name}, {len}, {spread}, sizeof {}))) {{",
         bytes.join(" + "),
         named(*first).1
     ));

@@ -1722,7 +1722,10 @@ void baseline(int64_t NR, int64_t NC, int64_t NNZ, const int64_t *row, const int
             let (source, _) =
                 build_source(&sd, &dd, &crate::cli::conversion::synthesize_pair, None)
                     .expect("a program");
-            assert!(source.contains("if (spf_scatter_far(&"), "{src} -> {dst}");
+            assert!(
+                source.contains("if (SPF_UNLIKELY(spf_scatter_far(&"),
+                "{src} -> {dst}"
+            );
             assert!(source.contains(validated), "{src} -> {dst}");
             let checked = source.replace(validated, "");
             let sanitize = ["-fsanitize=address,undefined", "-fno-sanitize-recover=all"];

@@ -2311,7 +2311,7 @@ mod tests {
         ] {
             let s = synthesize(&load_format(src).unwrap(), &load_format(dst).unwrap()).unwrap();
             let c = codegen::c::emit_c(&s.program().unwrap()).unwrap();
-            let far = "if (spf_scatter_far(&P, sizeof **";
+            let far = "if (SPF_UNLIKELY(spf_scatter_far(&P, sizeof **";
             assert_eq!(c.matches(far).count(), 1, "{src} -> {dst}:\n{c}");
             let ahead = format!("(&P, spf_ahead_key({keys}, NNZ, k + 2 * SPF_LOOKAHEAD));");
             let at = c
