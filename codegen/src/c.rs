@@ -708,7 +708,7 @@ fn lookahead_versions(
         .iter()
         .map(|&(s, _)| format!("sizeof {}", named(s).1))
         .collect();
-    let (counter, peek) = if plan.method == Method::Slot {
+    let (counter, peek) = if plan.method.slots() {
         ("spf_scatter_slot_ahead", "spf_scatter_slot_peek")
     } else {
         ("spf_scatter_ahead", "spf_scatter_peek")
@@ -758,7 +758,7 @@ fn lookahead_versions(
     // The first target's length spreads a slot loop's keys; a place
     // loop's positions are the scatter's own.
     let (first, first_extents) = &targets[0];
-    let spread = if plan.method == Method::Slot {
+    let spread = if plan.method.slots() {
         product(d, first_extents)
     } else {
         "0".to_string()

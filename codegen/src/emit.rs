@@ -808,7 +808,7 @@ fn lookahead_in(
                     let Some((t, object, method, [key])) = handout(action) else {
                         continue;
                     };
-                    if !matches!(method, Method::PlaceInserted | Method::Slot) {
+                    if !(method == Method::PlaceInserted || method.slots()) {
                         continue;
                     }
                     let read = match key {

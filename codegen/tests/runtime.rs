@@ -1746,10 +1746,21 @@ fn scatter_misuse_while_running_is_a_typed_error_naming_the_statement() {
         ),
         ObjectFault::NotSorted
     );
-    // So for slots, sorted or not; the first slot ends the inserts.
+    // So for slots, sorted or not; the first slot ends the inserts. The
+    // interpreter checks what `slot_inserted` states as for `slot`.
     for before in [sorted, insert] {
         assert_eq!(
             fault(&with_object(SCATTER, before, "y(i) = P.slot(2)"), "P.slot"),
+            ObjectFault::PlacedTooOften {
+                key: 2,
+                inserted: 1
+            }
+        );
+        assert_eq!(
+            fault(
+                &with_object(SCATTER, before, "y(i) = P.slot_inserted(2)"),
+                "P.slot_inserted"
+            ),
             ObjectFault::PlacedTooOften {
                 key: 2,
                 inserted: 1
@@ -1975,6 +1986,18 @@ fn scatter_misuse_aborts_the_compiled_runtimes() {
             "spf runtime: slot(2) called more often than key 2 was inserted",
         ),
         (
+            // slot_inserted() is trusted, but one slot() in the mix brings
+            // back the check of every key when the scatter is freed.
+            "slot_mixed_too_often",
+            with_object(
+                SCATTER,
+                "P.insert(x(i))",
+                "{ if (i < 2) y(i) = P.slot_inserted(2); if (i == 2) y(i) = P.slot(2) }",
+            ),
+            "spf runtime: slot() more often than insert() of the key (2)",
+            "spf runtime: slot(2) called more often than key 2 was inserted",
+        ),
+        (
             "slot_too_often_after_sort",
             with_object(SCATTER, sorted, "y(i) = P.slot(2)"),
             "spf runtime: slot() more often than insert() of the key (2)",
@@ -2095,6 +2118,39 @@ fn place_inserted_is_trusted_by_the_compiled_runtimes_and_checked_by_the_interpr
                 point: vec![1],
             },
             call: "P.place_inserted".into(),
+            fault: ObjectFault::PlacedTooOften {
+                key: 0,
+                inserted: 1
+            },
+        }
+    );
+}
+
+/// So for `slot_inserted`: key 0, inserted once, given three slots, is
+/// not checked in C or Rust (slots 0, 1, 2, as `slot` hands them out before
+/// its check); the interpreter reports the second call's fault.
+#[test]
+fn slot_inserted_is_trusted_by_the_compiled_runtimes_and_checked_by_the_interpreter() {
+    let p = with_object(SCATTER, "P.insert(x(i))", "y(i) = P.slot_inserted(0)");
+    let mem = Memory::new()
+        .with_symbol("N", 3)
+        .with_array("x", ints(vec![2, 0, 2]))
+        .with_array("y", ints(vec![0; 3]));
+    let dir = tempfile::tempdir().unwrap();
+    let mems = [mem.clone()];
+    let c = harness::run_c(dir.path(), &p, &mems);
+    assert_eq!(c[0]["y"], ints(vec![0, 1, 2]));
+    let r = harness::run_rust(dir.path(), &p, &mems);
+    assert_eq!(r[0]["y"], ints(vec![0, 1, 2]));
+    let mut interp = mem;
+    assert_eq!(
+        run(&p, &mut interp, None).unwrap_err(),
+        RunError::ObjectFault {
+            site: Site::Statement {
+                name: "S0".into(),
+                point: vec![1],
+            },
+            call: "P.slot_inserted".into(),
             fault: ObjectFault::PlacedTooOften {
                 key: 0,
                 inserted: 1

@@ -1228,13 +1228,14 @@ impl<'a> Lowering<'a> {
             // The placing pass runs over the entries the counting pass
             // inserted (both over the source's domain, under the same
             // nonzero guard when the source is padded), with the same key:
-            // no key is placed more often than it was inserted, which
-            // `place_inserted` states, so that the compiled runtimes need
-            // not check it (the interpreter does).
+            // no key is placed (given a slot) more often than it was
+            // inserted, which `place_inserted` (`slot_inserted`) states,
+            // so that the compiled runtimes need not check it (the
+            // interpreter does).
             let (target, method) = if self.ranks_by_slot() {
                 let q = self.perm.as_ref().expect("a scatter").position;
                 let rank = self.scalar(&format!("rank {q}"), &self.dst_tuple[q].clone());
-                (rank, "slot")
+                (rank, "slot_inserted")
             } else {
                 (scalar, "place_inserted")
             };
@@ -2105,8 +2106,10 @@ fn reuse_scalars(stmts: &mut [Pending]) {
 fn changes_object(v: &ValueExpr) -> bool {
     match v {
         ValueExpr::Call { method, args, .. } => {
-            matches!(method.as_str(), "place" | "place_inserted" | "slot")
-                || args.iter().any(changes_object)
+            matches!(
+                method.as_str(),
+                "place" | "place_inserted" | "slot" | "slot_inserted"
+            ) || args.iter().any(changes_object)
         }
         ValueExpr::Neg(a) => changes_object(a),
         ValueExpr::Binary(_, a, b) => changes_object(a) || changes_object(b),
@@ -2305,7 +2308,7 @@ mod tests {
                 "csc",
                 "ell",
                 "row",
-                "spf_scatter_slot(&P, ",
+                "spf_scatter_slot_inserted(&P, ",
                 "spf_prefetch_in(*col, sizeof **col, NR * *W, ahead_key * *W + ahead);",
             ),
         ] {

@@ -317,7 +317,7 @@ fn ell_slots_are_placed_within_rows() {
     // CSC -> ELL's slot is the row's next `slot`, once per entry, with no
     // global position placed; the counting pass is one flat loop.
     let text = pair("csc", "ell").computation.to_string();
-    assert_eq!(text.matches("P.slot(ii)").count(), 1, "{text}");
+    assert_eq!(text.matches("P.slot_inserted(ii)").count(), 1, "{text}");
     assert!(
         text.contains("colptr(0) <= k < colptr(NC)"),
         "a flat counting pass: {text}"
@@ -327,7 +327,8 @@ fn ell_slots_are_placed_within_rows() {
         assert_eq!(objects(s), vec!["Scatter(NR)".to_string()], "{src} -> ell");
         let c = calls(&s.program().unwrap());
         assert!(
-            c.iter().any(|x| x.ends_with(".slot")) && !c.iter().any(|x| x.ends_with(".place")),
+            c.iter().any(|x| x.ends_with(".slot_inserted"))
+                && !c.iter().any(|x| x.ends_with(".place")),
             "{src} -> ell: {c:?}"
         );
     }

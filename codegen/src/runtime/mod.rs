@@ -462,6 +462,11 @@ pub enum Method {
     /// first time, then 1, 2, ... (a value that changes the object, like
     /// `place`; an entry's rank among its key's entries without prefix sums).
     Slot,
+    /// `B.slot_inserted(v)`: `slot(v)` for an entry inserted with key `v`,
+    /// so that no key is given more slots than it was inserted — stated by
+    /// the caller as for `place_inserted`: the compiled runtimes trust it
+    /// and leave out the check, the interpreter checks it as for `slot`.
+    SlotInserted,
     /// `P.rank(p)`: after sort, the number of distinct compared keys before
     /// the key at position `p` (entries with equal keys share a rank).
     Rank,
@@ -489,6 +494,7 @@ impl Method {
             Method::Place => "place",
             Method::PlaceInserted => "place_inserted",
             Method::Slot => "slot",
+            Method::SlotInserted => "slot_inserted",
         }
     }
 
@@ -499,16 +505,24 @@ impl Method {
     }
 
     /// Whether the method changes its object: `insert`, `sort`, `reserve`
-    /// and the values `place`, `place_inserted` and `slot`.
+    /// and the values `place`, `place_inserted`, `slot` and
+    /// `slot_inserted`.
     pub fn changes_object(self) -> bool {
         matches!(self, Method::Insert | Method::Sort | Method::Reserve) || self.hands_out()
     }
 
     /// Whether each evaluation hands out something new (`place`,
-    /// `place_inserted`, `slot`): a value that may only be the whole value
-    /// of an assignment, evaluated exactly once per statement instance.
+    /// `place_inserted`, `slot`, `slot_inserted`): a value that may only be
+    /// the whole value of an assignment, evaluated exactly once per
+    /// statement instance.
     pub fn hands_out(self) -> bool {
-        self.places() || self == Method::Slot
+        self.places() || self.slots()
+    }
+
+    /// Whether the method hands out a key's next slot (`slot`,
+    /// `slot_inserted`).
+    pub fn slots(self) -> bool {
+        matches!(self, Method::Slot | Method::SlotInserted)
     }
 
     /// Whether the method hands out a scatter's next free position
@@ -620,7 +634,8 @@ pub enum CallError {
 
 const PERMUTATION_METHODS: &str = "insert, sort, map, entry, key, size, count, start, rank, ranks";
 const SET_METHODS: &str = "insert, sort, size, value, index";
-const SCATTER_METHODS: &str = "insert, sort, size, start, place, place_inserted, slot, count";
+const SCATTER_METHODS: &str =
+    "insert, sort, size, start, place, place_inserted, slot, slot_inserted, count";
 
 /// Checks the call `object.method(args)` on the object `spec` (`as_value`:
 /// the call is in an expression rather than a statement body) and returns
@@ -686,6 +701,7 @@ pub fn check_call_at(
         (ObjectKind::Scatter { .. }, "place") => (Method::Place, 1),
         (ObjectKind::Scatter { .. }, "place_inserted") => (Method::PlaceInserted, 1),
         (ObjectKind::Scatter { .. }, "slot") => (Method::Slot, 1),
+        (ObjectKind::Scatter { .. }, "slot_inserted") => (Method::SlotInserted, 1),
         (ObjectKind::Scatter { .. }, "count") => (Method::Count, 1),
         (kind, _) => {
             return Err(CallError::UnknownMethod {
@@ -1112,6 +1128,7 @@ mod tests {
         ));
         assert!(Method::PlaceInserted.hands_out() && Method::PlaceInserted.places());
         assert!(Method::Slot.hands_out() && !Method::Slot.places());
+        assert!(Method::SlotInserted.hands_out() && Method::SlotInserted.slots());
         assert!(!Method::Start.changes_object());
     }
 }

@@ -279,7 +279,8 @@ impl Object {
             (Object::Scatter(b), Method::Start) => b.start(args[0]),
             // The interpreter checks what `place_inserted` states.
             (Object::Scatter(b), Method::Place | Method::PlaceInserted) => b.place(args[0]),
-            (Object::Scatter(b), Method::Slot) => b.slot(args[0]),
+            // The interpreter checks what `slot_inserted` states.
+            (Object::Scatter(b), Method::Slot | Method::SlotInserted) => b.slot(args[0]),
             (Object::Scatter(b), Method::Count) => Ok(b.count(args[0])),
             // Rejected before the run.
             _ => Ok(0),

@@ -1660,7 +1660,8 @@ static inline void spf_oset_free(spf_oset *s)
  * are, until then, unchecked like the generated code's array accesses.
  * place_inserted(v) is place(v) for a caller that guarantees it (each call
  * places an entry inserted with key v: synthesized code places the entries
- * it inserted), and its positions are never checked. */
+ * it inserted), and its positions are never checked; slot_inserted(v) is
+ * slot(v) likewise. */
 
 /* What closed the inserts (spf_scatter.closed): the sink's message. */
 enum { SPF_SCATTER_OPEN, SPF_SCATTER_SORTED, SPF_SCATTER_SLOTTED };
@@ -1672,6 +1673,7 @@ typedef struct {
     spf_long n;       /* entries inserted (the sink's included) */
     spf_long placed;  /* positions place() handed out: checked at free */
     spf_long trusted; /* positions place_inserted() handed out */
+    spf_long slotted; /* slots slot() handed out: checked at free */
     spf_long sorted;
     spf_long closed;  /* SPF_SCATTER_OPEN, or what closed the inserts */
     spf_long own_start; /* start is the scatter's (not the caller's array) */
@@ -1697,6 +1699,7 @@ static inline spf_scatter spf_scatter_new(int64_t e)
     s.n = 0;
     s.placed = 0;
     s.trusted = 0;
+    s.slotted = 0;
     s.sorted = 0;
     s.closed = SPF_SCATTER_OPEN;
     s.own_start = 1;
@@ -2020,6 +2023,17 @@ static inline int64_t spf_scatter_slot(spf_scatter *s, int64_t v)
 {
     if (SPF_UNLIKELY(s->slots == NULL))
         spf_scatter_slot_open(s);
+    s->slotted++;
+    return (int64_t)s->slots[v]++;
+}
+
+/* slot(v) for an entry inserted with key v: the caller guarantees that no
+ * key is given more slots than it was inserted, and spf_scatter_free does
+ * not check it (no O(e) pass). */
+static inline int64_t spf_scatter_slot_inserted(spf_scatter *s, int64_t v)
+{
+    if (SPF_UNLIKELY(s->slots == NULL))
+        spf_scatter_slot_open(s);
     return (int64_t)s->slots[v]++;
 }
 
@@ -2089,9 +2103,9 @@ SPF_OUT_OF_LINE static int64_t spf_first_slot_above(const uint32_t *slots, const
 }
 
 /* Aborts when an insert went to the sink, or a key was handed out more
- * often than it was inserted (by place() or slot(); place_inserted() is not
- * checked), then frees the scatter. O(e) when place() or slot() was
- * called. */
+ * often than it was inserted (by place() or slot(); place_inserted() and
+ * slot_inserted() are not checked), then frees the scatter. O(e) when
+ * place() or slot() was called. */
 static inline void spf_scatter_free(spf_scatter *s)
 {
     int64_t v = -1;
@@ -2100,7 +2114,7 @@ static inline void spf_scatter_free(spf_scatter *s)
         v = spf_first_above(s->next, s->start + 1, s->e);
     if (v >= 0)
         spf_die("place() more often than insert() of the key", v);
-    if (s->slots != NULL)
+    if (s->slots != NULL && s->slotted > 0)
         v = spf_first_slot_above(s->slots, s->sorted ? NULL : s->next, s->start, s->e);
     if (v >= 0)
         spf_die("slot() more often than insert() of the key", v);

@@ -749,6 +749,20 @@ impl Scatter {
         s
     }
 
+    /// `slot(v)` for an entry inserted with key `v`: the caller states that
+    /// no key is given more slots than it was inserted, and the count is
+    /// not checked (the range of `v` is).
+    #[inline]
+    pub fn slot_inserted(&mut self, v: i64) -> i64 {
+        let i = at(v, self.next.len(), "key");
+        if self.slots.is_empty() {
+            self.slots = vec![0; self.next.len()];
+        }
+        let s = self.slots[i];
+        self.slots[i] = s + 1;
+        s
+    }
+
     #[cold]
     #[inline(never)]
     fn place_failed(&self, v: i64) -> ! {
