@@ -2099,25 +2099,32 @@ fn place_inserted_is_trusted_by_the_compiled_runtimes_and_checked_by_the_interpr
         "{ P.insert(x(i)); if (i == N - 1) P.sort() }",
         "y(i) = P.place_inserted(0)",
     );
+    trusted_by_the_compiled_runtimes_and_checked_by_the_interpreter(&p, "P.place_inserted");
+}
+
+/// Runs `p` (its statement `S0` hands out three positions or slots of key
+/// 0, which `x = [2, 0, 2]` inserts once, with `call`): C and Rust hand
+/// out 0, 1, 2 unchecked, the interpreter reports the second call's fault.
+fn trusted_by_the_compiled_runtimes_and_checked_by_the_interpreter(p: &LoopProgram, call: &str) {
     let mem = Memory::new()
         .with_symbol("N", 3)
         .with_array("x", ints(vec![2, 0, 2]))
         .with_array("y", ints(vec![0; 3]));
     let dir = tempfile::tempdir().unwrap();
     let mems = [mem.clone()];
-    let c = harness::run_c(dir.path(), &p, &mems);
-    assert_eq!(c[0]["y"], ints(vec![0, 1, 2]));
-    let r = harness::run_rust(dir.path(), &p, &mems);
-    assert_eq!(r[0]["y"], ints(vec![0, 1, 2]));
+    let c = harness::run_c(dir.path(), p, &mems);
+    assert_eq!(c[0]["y"], ints(vec![0, 1, 2]), "{call}");
+    let r = harness::run_rust(dir.path(), p, &mems);
+    assert_eq!(r[0]["y"], ints(vec![0, 1, 2]), "{call}");
     let mut interp = mem;
     assert_eq!(
-        run(&p, &mut interp, None).unwrap_err(),
+        run(p, &mut interp, None).unwrap_err(),
         RunError::ObjectFault {
             site: Site::Statement {
                 name: "S0".into(),
                 point: vec![1],
             },
-            call: "P.place_inserted".into(),
+            call: call.into(),
             fault: ObjectFault::PlacedTooOften {
                 key: 0,
                 inserted: 1
@@ -2132,31 +2139,7 @@ fn place_inserted_is_trusted_by_the_compiled_runtimes_and_checked_by_the_interpr
 #[test]
 fn slot_inserted_is_trusted_by_the_compiled_runtimes_and_checked_by_the_interpreter() {
     let p = with_object(SCATTER, "P.insert(x(i))", "y(i) = P.slot_inserted(0)");
-    let mem = Memory::new()
-        .with_symbol("N", 3)
-        .with_array("x", ints(vec![2, 0, 2]))
-        .with_array("y", ints(vec![0; 3]));
-    let dir = tempfile::tempdir().unwrap();
-    let mems = [mem.clone()];
-    let c = harness::run_c(dir.path(), &p, &mems);
-    assert_eq!(c[0]["y"], ints(vec![0, 1, 2]));
-    let r = harness::run_rust(dir.path(), &p, &mems);
-    assert_eq!(r[0]["y"], ints(vec![0, 1, 2]));
-    let mut interp = mem;
-    assert_eq!(
-        run(&p, &mut interp, None).unwrap_err(),
-        RunError::ObjectFault {
-            site: Site::Statement {
-                name: "S0".into(),
-                point: vec![1],
-            },
-            call: "P.slot_inserted".into(),
-            fault: ObjectFault::PlacedTooOften {
-                key: 0,
-                inserted: 1
-            },
-        }
-    );
+    trusted_by_the_compiled_runtimes_and_checked_by_the_interpreter(&p, "P.slot_inserted");
 }
 
 #[test]

@@ -735,17 +735,12 @@ impl Scatter {
     /// inserted.
     #[inline]
     pub fn slot(&mut self, v: i64) -> i64 {
-        let i = at(v, self.next.len(), "key");
-        if self.slots.is_empty() {
-            self.slots = vec![0; self.next.len()];
-        }
-        let s = self.slots[i];
+        let s = self.slot_inserted(v);
         if s >= self.count(v) {
             fail(format!(
                 "slot({v}) called more often than key {v} was inserted"
             ));
         }
-        self.slots[i] = s + 1;
         s
     }
 
