@@ -1098,6 +1098,14 @@ mod tests {
         coordinate_entries(&read_file(path, None).expect("readable"))
     }
 
+    /// Asserts that `inst` is a valid instance of `dst` holding exactly
+    /// `want`'s entries (the oracle); `what` names the case in a failure.
+    fn assert_holds(dst: &Descriptor, inst: &Instance, want: &BTreeMap<Vec<i64>, f64>, what: &str) {
+        validate(dst, inst).unwrap_or_else(|e| panic!("{what}: {e}"));
+        compare(want, &entries(dst, inst).expect("readable"))
+            .unwrap_or_else(|e| panic!("{what}: {e}"));
+    }
+
     #[test]
     fn coo_to_csr_on_real_matrices_agrees_with_the_oracle_and_the_interpreter() {
         let bin = built("coo", "csr");
@@ -1117,10 +1125,8 @@ mod tests {
             matrix("dwt_2680.mtx"),
         ] {
             let (line, inst) = convert(&bin, &m, &[]);
-            validate(&csr, &inst).unwrap_or_else(|e| panic!("{}: {e}", m.display()));
             let want = file_entries(&m);
-            compare(&want, &entries(&csr, &inst).expect("readable"))
-                .unwrap_or_else(|e| panic!("{}: {e}", m.display()));
+            assert_holds(&csr, &inst, &want, &m.display().to_string());
             assert_eq!(line["nnz"], want.len(), "{}", m.display());
             assert_eq!(line["runs"], 1);
             assert_eq!(line["src"], "COO");
@@ -1143,8 +1149,7 @@ mod tests {
         assert_eq!(line["runs"], 3);
         assert!(line["min_seconds"].as_f64() <= line["median_seconds"].as_f64());
         assert!(line["median_seconds"].as_f64() <= line["max_seconds"].as_f64());
-        validate(&coo, &inst).expect("valid COO");
-        compare(&file_entries(&m), &entries(&coo, &inst).expect("readable")).expect("same");
+        assert_holds(&coo, &inst, &file_entries(&m), "COO");
         // A JSON instance of the source, in any layout spf's reader accepts.
         let json = std::fs::read_to_string(data("csr_small.json")).expect("read");
         let value: serde_json::Value = serde_json::from_str(&json).expect("JSON");
@@ -1219,11 +1224,9 @@ mod tests {
             let path = dir().join(name);
             std::fs::write(&path, content).expect("write");
             let (line, inst) = convert(&bin, &path, &[]);
-            validate(&csr, &inst).unwrap_or_else(|e| panic!("{name}: {e}"));
             let coords = read_mtx(content.as_bytes()).expect("valid");
             let want = coordinate_entries(&coords);
-            compare(&want, &entries(&csr, &inst).expect("readable"))
-                .unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert_holds(&csr, &inst, &want, name);
             // Explicit zeros are stored entries; `nnz` counts nonzero values.
             assert_eq!(inst.symbols["NNZ"], coords.len() as i64, "{name}");
             assert_eq!(line["nnz"], want.len(), "{name}");
@@ -1756,9 +1759,8 @@ void baseline(int64_t NR, int64_t NC, int64_t NNZ, const int64_t *row, const int
                     matrix("dwt_2680.mtx"),
                 ] {
                     let (_, inst) = convert(&bin, &m, &[]);
-                    validate(&dd, &inst).unwrap_or_else(|e| panic!("{}: {e}", m.display()));
-                    compare(&file_entries(&m), &entries(&dd, &inst).expect("readable"))
-                        .unwrap_or_else(|e| panic!("{tag} {src} -> {dst}, {}: {e}", m.display()));
+                    let what = format!("{tag} {src} -> {dst}, {}", m.display());
+                    assert_holds(&dd, &inst, &file_entries(&m), &what);
                 }
             }
         }

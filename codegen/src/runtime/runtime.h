@@ -1854,10 +1854,10 @@ static inline int64_t spf_scatter_place_inserted(spf_scatter *s, int64_t v)
  * positions of the key SPF_LOOKAHEAD entries on (its counter then in
  * cache): the misses overlap. A hint only: the positions read ahead may
  * differ from those place() will hand out (a key recurring in between);
- * nothing is written and every read is in bounds. In cache, the prefetches
- * cost more than they save (a transposition of 4-9 MB of entries with
- * short-range keys, a banded matrix: 5-20% slower), so the generated code
- * chooses between the two loops with spf_scatter_far. */
+ * nothing is written and every read is in bounds. In cache, and where the
+ * writes go to a few streams the hardware prefetchers follow (a banded
+ * matrix), the prefetches cost more than they save (3-10%), so the
+ * generated code chooses between the two loops with spf_scatter_far. */
 #ifndef SPF_LOOKAHEAD
 #define SPF_LOOKAHEAD 32
 #endif
@@ -2014,27 +2014,25 @@ SPF_OUT_OF_LINE static void spf_scatter_slot_open(spf_scatter *s)
 }
 
 /* 0 <= v < e, sorted or not: how many slots key v was given before (0 the
- * first time, then 1, 2, ...; at most as many as v was inserted, checked by
- * spf_scatter_free): an entry's rank among its key's entries, one counter
- * read and written (place() minus start() reads two arrays, after the
- * prefix sums). The first call ends the inserts and allocates the
- * counters, O(e). */
-static inline int64_t spf_scatter_slot(spf_scatter *s, int64_t v)
-{
-    if (SPF_UNLIKELY(s->slots == NULL))
-        spf_scatter_slot_open(s);
-    s->slotted++;
-    return (int64_t)s->slots[v]++;
-}
-
-/* slot(v) for an entry inserted with key v: the caller guarantees that no
- * key is given more slots than it was inserted, and spf_scatter_free does
- * not check it (no O(e) pass). */
+ * first time, then 1, 2, ...): an entry's rank among its key's entries, one
+ * counter read and written (place() minus start() reads two arrays, after
+ * the prefix sums). The first call ends the inserts and allocates the
+ * counters, O(e). slot_inserted(v) is for an entry inserted with key v: the
+ * caller guarantees that no key is given more slots than it was inserted,
+ * and spf_scatter_free does not check it (no O(e) pass). */
 static inline int64_t spf_scatter_slot_inserted(spf_scatter *s, int64_t v)
 {
     if (SPF_UNLIKELY(s->slots == NULL))
         spf_scatter_slot_open(s);
     return (int64_t)s->slots[v]++;
+}
+
+/* slot(v), which spf_scatter_free checks: at most as many slots per key as
+ * it was inserted. */
+static inline int64_t spf_scatter_slot(spf_scatter *s, int64_t v)
+{
+    s->slotted++;
+    return spf_scatter_slot_inserted(s, v);
 }
 
 /* Zeroes the elements of a[0..n) (elements of `size` bytes) at the
