@@ -33,7 +33,7 @@ use iegen::computation::{BinOp, ElemType, Role, UpdateOp};
 use crate::ast::LoopProgram;
 use crate::emit::{
     lin, lower, print, print_conds, reads_any, Action, Code, Dialect, EmitError, InitOrder, LNode,
-    Lang, Lookahead, Lowered, Namer, ObjectInit, ParamKind, Parameter, Prec, Ty, Used, P,
+    Lang, Lookahead, Lowered, Namer, ObjectInit, ParamKind, Parameter, Prec, RowFill, Ty, Used, P,
 };
 use crate::runtime::{Method, ObjectKind, C_RUNTIME};
 
@@ -59,8 +59,11 @@ use crate::runtime::{Method, ObjectKind, C_RUNTIME};
 /// not change afterwards. When that node is a loop that assigns the
 /// array's elements below its bound before reading any
 /// (`Lowered::written_prefix`), only the rest is zeroed
-/// (`spf_alloc_prefix`). Such `temp` arrays are allocated at the same point
-/// and freed at the end.
+/// (`spf_alloc_prefix`). A two-dimensional one that node fills row by row
+/// from each row's start (`Lowered::rows_from_start`, ELL from CSR) is not
+/// zeroed at allocation: each row's padding is zeroed right after its
+/// entries (`Lowered::pad_rows`). Such `temp` arrays are allocated at the
+/// same point and freed at the end.
 ///
 /// Temporaries are allocated inside (zeroed with `calloc`, freed at the end;
 /// scalars as zero-initialized locals). A multi-dimensional data space is one
@@ -133,6 +136,29 @@ pub fn emit_c(program: &LoopProgram) -> Result<String, EmitError> {
             }
         }
     }
+
+    // Two-dimensional arrays filled row by row from each row's start (ELL
+    // from compressed rows): each row's padding is zeroed right after its
+    // entries, not the whole array at allocation. One padding loop per row
+    // loop, for all its arrays.
+    let mut padded: Vec<(usize, RowFill, Vec<usize>)> = Vec::new();
+    for (s, at, extents, placed) in &dynamic {
+        let Some(fill) = placed
+            .is_none()
+            .then(|| low.rows_from_start(*s, extents))
+            .flatten()
+        else {
+            continue;
+        };
+        match padded.iter_mut().find(|(t, f, _)| t == at && *f == fill) {
+            Some((_, _, spaces)) => spaces.push(*s),
+            None => padded.push((*at, fill, vec![*s])),
+        }
+    }
+    for (at, fill, spaces) in &padded {
+        low.pad_rows(*at, fill, spaces);
+    }
+    let padded: Vec<usize> = padded.into_iter().flat_map(|(_, _, s)| s).collect();
 
     // Loops that place entries with a scatter, keyed by an array at their
     // variable: looked ahead in where the entries are out of cache
@@ -279,6 +305,15 @@ pub fn emit_c(program: &LoopProgram) -> Result<String, EmitError> {
                 dialect.used.add("spf_alloc_prefix");
                 w.line(&format!(
                     "{place} = spf_alloc_prefix({len}, sizeof {size}, {len}); /* sized by the computation; zeroed where not placed after the loop */"
+                ));
+                w.line(&format!("if ({place} == NULL) abort();"));
+                continue;
+            }
+            if padded.contains(s) {
+                // The next loop zeroes each row's padding after its entries.
+                dialect.used.add("spf_alloc_prefix");
+                w.line(&format!(
+                    "{place} = spf_alloc_prefix({len}, sizeof {size}, {len}); /* sized by the computation; each row's padding zeroed after its entries */"
                 ));
                 w.line(&format!("if ({place} == NULL) abort();"));
                 continue;

@@ -560,6 +560,20 @@ impl Code {
         }
     }
 
+    /// Whether a runtime object's method is called inside.
+    pub(crate) fn calls_object(&self) -> bool {
+        match self {
+            Code::Call { .. } => true,
+            Code::Elem { index, .. } => index.as_deref().is_some_and(Code::calls_object),
+            Code::Lin(ts, _) => ts.iter().any(|(_, t)| t.calls_object()),
+            Code::Neg(a, _) | Code::FloorDiv(a, _) | Code::CeilDiv(a, _) | Code::ToReal(a) => {
+                a.calls_object()
+            }
+            Code::Bin(_, _, a, b) => a.calls_object() || b.calls_object(),
+            Code::Int(_) | Code::Real(_) | Code::Var(_) | Code::Sym(_) => false,
+        }
+    }
+
     /// Calls `visit` on every data space element inside (index arrays too).
     pub(crate) fn for_each_elem(&self, visit: &mut impl FnMut(usize)) {
         match self {
@@ -1005,20 +1019,77 @@ fn mentions_place_or_write(actions: &[Action], space: usize) -> bool {
     })
 }
 
-/// Whether running `body` once assigns `space[var]` for sure: a statement
-/// reached through `let`s only whose unconditional actions include
-/// `space[var] = ...`.
-fn assigns_every_iteration(body: &[LNode], space: usize, var: &str) -> bool {
+/// Whether running `body` once assigns an element of `space` whose
+/// (linearized) index `at` accepts, for sure: a statement reached through
+/// `let`s only whose unconditional actions include `space[i] = ...`.
+fn assigns_every_iteration(body: &[LNode], space: usize, at: &impl Fn(&Code) -> bool) -> bool {
     body.iter().any(|node| match node {
-        LNode::Let { body, .. } => assigns_every_iteration(body, space, var),
+        LNode::Let { body, .. } => assigns_every_iteration(body, space, at),
         LNode::Stmt { actions, .. } => actions.iter().any(|a| {
             matches!(a, Action::Update {
                 target: Code::Elem { space: s, index: Some(i), .. },
                 op: UpdateOp::Assign,
                 ..
-            } if *s == space && matches!(&**i, Code::Var(v) if v == var))
+            } if *s == space && at(i))
         }),
         LNode::For { .. } | LNode::If { .. } => false,
+    })
+}
+
+/// The first element of row `row` of a row-major array whose rows hold
+/// `width` elements: `row * width`, as [`Lowerer::elem`] linearizes it.
+fn row_start(row: Code, width: &Code) -> Code {
+    match (&row, width) {
+        (Code::Int(0), _) | (_, Code::Int(0)) => Code::Int(0),
+        (_, Code::Int(1)) => row,
+        _ => Code::Bin(BinOp::Mul, Ty::Int, Box::new(row), Box::new(width.clone())),
+    }
+}
+
+/// How a loop fills a two-dimensional array sized by the computation row
+/// by row, each row from its start ([`Lowered::rows_from_start`]).
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct RowFill {
+    /// The variable of the top-level loop: the row.
+    pub row: String,
+    /// Where the loop over the row's entries is in the top-level loop's
+    /// body: child indices, through `let`s.
+    pub path: Vec<usize>,
+    /// How many elements of the row that loop assigns: its upper bound
+    /// minus its lower bound.
+    pub filled: Code,
+    /// The length of a row (the second extent).
+    pub width: Code,
+}
+
+/// `node` as a loop `for var in 0..upper`: its variable, upper bound and
+/// body.
+fn loop_from_zero(node: &LNode) -> Option<(&String, &Code, &Vec<LNode>)> {
+    match node {
+        LNode::For {
+            var,
+            lower: Code::Int(0),
+            upper,
+            body,
+            ..
+        } => Some((var, upper, body)),
+        _ => None,
+    }
+}
+
+/// Finds the first node of `nodes`, or of the bodies of their `let`s, that
+/// `found` accepts: its path of child indices.
+fn find_through_lets(nodes: &[LNode], found: &impl Fn(&LNode) -> bool) -> Option<Vec<usize>> {
+    nodes.iter().enumerate().find_map(|(i, node)| {
+        if found(node) {
+            return Some(vec![i]);
+        }
+        let LNode::Let { body, .. } = node else {
+            return None;
+        };
+        let mut path = find_through_lets(body, found)?;
+        path.insert(0, i);
+        Some(path)
     })
 }
 
@@ -1133,23 +1204,15 @@ impl Lowered<'_> {
         if self.comp.spaces[space].extents.len() != 1 {
             return None;
         }
-        let LNode::For {
-            var,
-            lower: Code::Int(0),
-            upper,
-            body,
-            ..
-        } = self.body.get(at)?
-        else {
-            return None;
-        };
+        let (var, upper, body) = loop_from_zero(self.body.get(at)?)?;
         let mut reads = false;
         let mut visit = |s: usize| reads |= s == space;
         upper.for_each_elem(&mut visit);
         for node in body {
             reads_in_node(node, &mut visit);
         }
-        (!reads && assigns_every_iteration(body, space, var)).then_some(upper)
+        let at_var = |i: &Code| matches!(i, Code::Var(v) if v == var);
+        (!reads && assigns_every_iteration(body, space, &at_var)).then_some(upper)
     }
 
     /// For a scatter over the keys `0..extent` (`extent` lowered from its
@@ -1182,16 +1245,7 @@ impl Lowered<'_> {
             .enumerate()
             .skip(first_sort + 1)
             .find_map(|(t, node)| {
-                let LNode::For {
-                    var,
-                    lower: Code::Int(0),
-                    upper,
-                    body,
-                    ..
-                } = node
-                else {
-                    return None;
-                };
+                let (var, upper, body) = loop_from_zero(node)?;
                 let [LNode::Stmt { actions, .. }] = body.as_slice() else {
                     return None;
                 };
@@ -1227,6 +1281,142 @@ impl Lowered<'_> {
                 (*o == object && args.as_slice() == [(**index).clone()] && whole && only_write)
                     .then_some((*space, t))
             })
+    }
+
+    /// For a two-dimensional array sized by the computation, with extents
+    /// `[R, W]` (lowered), how the top-level node it is allocated before
+    /// fills it row by row from each row's start: the node is a loop `for r
+    /// in 0..R` whose body holds, through `let`s only, a loop `for k in
+    /// lo..hi` every iteration of which assigns (`=`, not under an `if`)
+    /// the element `(r, k - lo)`; that is the only write of the array in
+    /// the node and nothing there reads it; `lo` and `hi` read only inputs
+    /// and call no object, so that they keep their values after the loop.
+    /// ELL from compressed rows is filled so. Each row then needs only its
+    /// elements from `hi - lo` on zeroed, right after its entries, while
+    /// they are in cache ([`Lowered::pad_rows`]), instead of a zero fill of
+    /// the whole array before: on a padded ELL the zero fill and the copy
+    /// each stream the array through memory when it is out of cache.
+    pub(crate) fn rows_from_start(&self, space: usize, extents: &[Code]) -> Option<RowFill> {
+        let at = self.alloc_at[space]?;
+        let [rows, width] = extents else {
+            return None;
+        };
+        let node = self.body.get(at)?;
+        let (row, upper, body) = loop_from_zero(node)?;
+        let mut reads = false;
+        reads_in_node(node, &mut |s| reads |= s == space);
+        if upper != rows || reads || count_writes(std::slice::from_ref(node), space) != 1 {
+            return None;
+        }
+        let start = row_start(Code::Var(row.clone()), width);
+        let invariant = |c: &Code| {
+            let mut ok = !c.calls_object();
+            c.for_each_elem(&mut |s| ok &= self.comp.spaces[s].role == Role::In);
+            ok
+        };
+        let entries = |node: &LNode| {
+            let LNode::For {
+                var,
+                lower,
+                upper,
+                body,
+                ..
+            } = node
+            else {
+                return false;
+            };
+            // `index - r * W - (k - lo)` folds to zero.
+            let at_entry = |index: &Code| {
+                let rest = vec![
+                    (1, index.clone()),
+                    (-1, start.clone()),
+                    (-1, Code::Var(var.clone())),
+                    (1, lower.clone()),
+                ];
+                lin(rest, 0) == Code::Int(0)
+            };
+            invariant(lower) && invariant(upper) && assigns_every_iteration(body, space, &at_entry)
+        };
+        let path = find_through_lets(body, &entries)?;
+        let mut inner = body;
+        for &i in &path[..path.len() - 1] {
+            let LNode::Let { body, .. } = &inner[i] else {
+                return None;
+            };
+            inner = body;
+        }
+        let LNode::For { lower, upper, .. } = &inner[*path.last()?] else {
+            return None;
+        };
+        Some(RowFill {
+            row: row.clone(),
+            path,
+            filled: lin(vec![(1, upper.clone()), (-1, lower.clone())], 0),
+            width: width.clone(),
+        })
+    }
+
+    /// Puts right after the loop over the entries of `fill` (in top-level
+    /// node `at`) a loop that zeroes the rest of the row in every array of
+    /// `spaces`: `for z in max(hi - lo, 0)..W: a[r * W + z] = 0`. The
+    /// arrays filled so ([`Lowered::rows_from_start`]) need no zero fill
+    /// when they are allocated.
+    pub(crate) fn pad_rows(&mut self, at: usize, fill: &RowFill, spaces: &[usize]) {
+        let var = self.namer.fresh("pad");
+        let index = lin(
+            vec![
+                (1, row_start(Code::Var(fill.row.clone()), &fill.width)),
+                (1, Code::Var(var.clone())),
+            ],
+            0,
+        );
+        let actions = spaces
+            .iter()
+            .map(|&s| {
+                let ty = Ty::of(self.comp.spaces[s].elem);
+                Action::Update {
+                    target: Code::Elem {
+                        space: s,
+                        index: Some(Box::new(index.clone())),
+                        ty,
+                    },
+                    op: UpdateOp::Assign,
+                    value: match ty {
+                        Ty::Int => Code::Int(0),
+                        Ty::Real => Code::Real(0.0),
+                    },
+                }
+            })
+            .collect();
+        let pad = LNode::For {
+            var,
+            used: true,
+            lower: Code::Bin(
+                BinOp::Max,
+                Ty::Int,
+                Box::new(fill.filled.clone()),
+                Box::new(Code::Int(0)),
+            ),
+            upper: fill.width.clone(),
+            body: vec![LNode::Stmt {
+                name: "padding".to_string(),
+                actions,
+            }],
+        };
+        let Some(LNode::For { body, .. }) = self.body.get_mut(at) else {
+            return;
+        };
+        let Some((&last, lets)) = fill.path.split_last() else {
+            return;
+        };
+        let mut nodes = body;
+        for &i in lets {
+            let Some(LNode::Let { body, .. }) = nodes.get_mut(i) else {
+                return;
+            };
+            nodes = body;
+        }
+        nodes.insert(last + 1, pad);
     }
 
     /// For an array sized by the computation, the scatter (by index in the
@@ -1312,15 +1502,7 @@ impl Lowered<'_> {
             return None;
         }
         self.body.iter().find_map(|node| {
-            let LNode::For {
-                var,
-                lower: Code::Int(0),
-                body,
-                ..
-            } = node
-            else {
-                return None;
-            };
+            let (var, _, body) = loop_from_zero(node)?;
             // The `let`s down to the statement, innermost last.
             let mut lets: Vec<(&str, &Code)> = Vec::new();
             let mut nodes = body.as_slice();
@@ -1922,12 +2104,7 @@ impl<'l, 'a> Lowerer<'l, 'a> {
                     let extent = self.expr(&d.extents[dim], &[]);
                     self.site = site;
                     let extent = extent?;
-                    let scaled = match (&acc, &extent) {
-                        (Code::Int(0), _) | (_, Code::Int(0)) => Code::Int(0),
-                        (_, Code::Int(1)) => acc,
-                        _ => Code::Bin(BinOp::Mul, Ty::Int, Box::new(acc), Box::new(extent)),
-                    };
-                    lin(vec![(1, scaled), (1, i)], 0)
+                    lin(vec![(1, row_start(acc, &extent)), (1, i)], 0)
                 }
             });
         }

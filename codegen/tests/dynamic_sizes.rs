@@ -354,6 +354,13 @@ fn size_spaces_are_symbols_in_domains_and_indices_only() {
     .is_ok());
 }
 
+/// The line of C code `c` that allocates `out` array `name`.
+fn allocation<'c>(c: &'c str, name: &str) -> &'c str {
+    c.lines()
+        .find(|l| l.trim_start().starts_with(&format!("*{name} = ")))
+        .unwrap_or_else(|| panic!("no allocation of {name}\n{c}"))
+}
+
 /// Arrays a copy loop defines whole: `C` allocates them without the zero
 /// fill for the elements the loop assigns first (`spf_alloc_prefix`), and
 /// with `calloc` wherever that cannot be shown — a conditional or
@@ -396,10 +403,7 @@ fn arrays_a_loop_defines_whole_skip_the_zero_fill() {
         ("late", None),
         ("reread", None),
     ] {
-        let line = c
-            .lines()
-            .find(|l| l.trim_start().starts_with(&format!("*{name} = ")))
-            .unwrap_or_else(|| panic!("no allocation of {name}\n{c}"));
+        let line = allocation(&c, name);
         match prefix {
             Some(u) => assert!(
                 line.contains(&format!("spf_alloc_prefix(*K, sizeof **{name}, {u})")),
@@ -479,10 +483,7 @@ fn arrays_written_at_placed_positions_zero_only_the_holes() {
     let p = program(PLACED);
     let c = emit_c(&p).unwrap();
     for (name, placed) in [("full", true), ("half", true), ("cond", false)] {
-        let line = c
-            .lines()
-            .find(|l| l.trim_start().starts_with(&format!("*{name} = ")))
-            .unwrap_or_else(|| panic!("no allocation of {name}\n{c}"));
+        let line = allocation(&c, name);
         assert_eq!(
             line.contains(&format!("spf_alloc_prefix(*K, sizeof **{name}, *K)")),
             placed,
@@ -541,5 +542,135 @@ fn arrays_written_at_placed_positions_zero_only_the_holes() {
             (mem, want)
         })
         .collect();
+    check_cases(&p, &cases);
+}
+
+/// Two-dimensional arrays a loop fills row by row, each row from its start
+/// (ELL from compressed rows): C allocates them without the zero fill and
+/// zeroes each row's padding right after its entries, in one loop for the
+/// arrays of one row loop; it keeps `calloc` where a row's first element is
+/// not written (`skip`), a write is conditional (`guarded`), or the row loop
+/// does not cover every row (`late`).
+const ROWS: &str = "computation rows(NR, NNZ) {
+    in   int  rowptr[NR + 1];
+    in   int  col[NNZ];
+    in   real val[NNZ];
+    out  int  W;
+    out  int  cols[NR, W];
+    out  real vals[NR, W];
+    out  real skip[NR, W];
+    out  real guarded[NR, W];
+    out  real late[NR, W];
+
+    S0: W max= rowptr(g + 1) - rowptr(g)
+        domain {[g] : 0 <= g < NR} schedule {[g] -> [0, g, 0]};
+    S1: { cols(i, k - rowptr(i)) = col(k); vals(i, k - rowptr(i)) = val(k) }
+        domain {[i, k] : 0 <= i < NR && rowptr(i) <= k < rowptr(i + 1)}
+        schedule {[i, k] -> [1, i, 0, k, 0]};
+    S2: skip(i, k - rowptr(i)) = val(k)
+        domain {[i, k] : 0 <= i < NR && rowptr(i) < k < rowptr(i + 1)}
+        schedule {[i, k] -> [1, i, 1, k, 0]};
+    S3: if (val(k) > 0.5) guarded(i, k - rowptr(i)) = val(k)
+        domain {[i, k] : 0 <= i < NR && rowptr(i) <= k < rowptr(i + 1)}
+        schedule {[i, k] -> [1, i, 2, k, 0]};
+    S4: late(i, k - rowptr(i)) = val(k)
+        domain {[i, k] : 1 <= i < NR && rowptr(i) <= k < rowptr(i + 1)}
+        schedule {[i, k] -> [2, i, 0, k, 0]};
+}";
+
+#[test]
+fn arrays_filled_row_by_row_zero_only_each_rows_padding() {
+    let p = program(ROWS);
+    let c = emit_c(&p).unwrap();
+    for (name, padded) in [
+        ("cols", true),
+        ("vals", true),
+        ("skip", false),
+        ("guarded", false),
+        ("late", false),
+    ] {
+        let line = allocation(&c, name);
+        assert_eq!(
+            line.contains(&format!(
+                "spf_alloc_prefix(NR * *W, sizeof **{name}, NR * *W)"
+            )),
+            padded,
+            "{name}: {line}"
+        );
+        assert_eq!(line.contains("calloc("), !padded, "{name}: {line}");
+    }
+    // One padding loop, after the entries, for both arrays of the row loop.
+    let pad = c
+        .find("for (int64_t pad = spf_max_i64(rowptr[i + 1] - rowptr[i], 0), pad_end = *W;")
+        .unwrap_or_else(|| panic!("no padding loop\n{c}"));
+    assert_eq!(c.matches("/* padding */").count(), 1, "{c}");
+    assert!(
+        c[..pad].contains("(*vals)[i * *W + k - rowptr[i]] = val[k];"),
+        "{c}"
+    );
+    for zero in ["(*cols)[i * *W + pad] = 0;", "(*vals)[i * *W + pad] = 0.0;"] {
+        assert!(c[pad..].contains(zero), "{zero}\n{c}");
+    }
+
+    // Every backend agrees: empty rows, no rows, rows as long as W.
+    let mut r = Rng(0x0e11);
+    let cases: Vec<(Memory, Outputs)> =
+        [(0usize, 0usize), (1, 0), (1, 3), (4, 0), (6, 17), (30, 90)]
+            .into_iter()
+            .map(|(nr, nnz)| {
+                let mut lens = vec![0usize; nr];
+                for _ in 0..nnz {
+                    lens[r.below(nr as u64) as usize] += 1;
+                }
+                let rowptr: Vec<i64> = std::iter::once(0)
+                    .chain(lens.iter().scan(0, |s, &l| {
+                        *s += l as i64;
+                        Some(*s)
+                    }))
+                    .collect();
+                let col: Vec<i64> = (0..nnz).map(|_| r.below(50) as i64).collect();
+                let val = r.reals(nnz);
+                let w = lens.iter().copied().max().unwrap_or(0);
+                // Row by row: `f(i, t, k)` for entry `k`, the `t`-th of row `i`.
+                let table = |f: &dyn Fn(usize, usize, usize) -> Option<f64>| -> Vec<f64> {
+                    let mut out = vec![0.0; nr * w];
+                    for i in 0..nr {
+                        for t in 0..lens[i] {
+                            if let Some(v) = f(i, t, rowptr[i] as usize + t) {
+                                out[i * w + t] = v;
+                            }
+                        }
+                    }
+                    out
+                };
+                let mem = Memory::new()
+                    .with_symbol("NR", nr as i64)
+                    .with_symbol("NNZ", nnz as i64)
+                    .with_array("rowptr", Array::Int(rowptr.clone()))
+                    .with_array("col", Array::Int(col.clone()))
+                    .with_array("val", Array::Real(val.clone()))
+                    .with_array("W", Array::Int(vec![0]))
+                    // Only their element types matter: the computation sizes them.
+                    .with_array("cols", Array::Int(Vec::new()));
+                let mem = ["vals", "skip", "guarded", "late"]
+                    .into_iter()
+                    .fold(mem, |m, a| m.with_array(a, Array::Real(Vec::new())));
+                let mut want = Outputs::new();
+                want.insert("W".into(), Array::Int(vec![w as i64]));
+                let cols = table(&|_, _, k| Some(col[k] as f64));
+                want.insert(
+                    "cols".into(),
+                    Array::Int(cols.into_iter().map(|c| c as i64).collect()),
+                );
+                want.insert("vals".into(), Array::Real(table(&|_, _, k| Some(val[k]))));
+                let skip = table(&|_, t, k| (t > 0).then_some(val[k]));
+                want.insert("skip".into(), Array::Real(skip));
+                let guarded = table(&|_, _, k| (val[k] > 0.5).then_some(val[k]));
+                want.insert("guarded".into(), Array::Real(guarded));
+                let late = table(&|i, _, k| (i > 0).then_some(val[k]));
+                want.insert("late".into(), Array::Real(late));
+                (mem, want)
+            })
+            .collect();
     check_cases(&p, &cases);
 }
