@@ -62,7 +62,9 @@ use crate::runtime::{Method, ObjectKind, C_RUNTIME};
 /// (`spf_alloc_prefix`). A two-dimensional one that node fills row by row
 /// from each row's start (`Lowered::rows_from_start`, ELL from CSR) is not
 /// zeroed at allocation: each row's padding is zeroed right after its
-/// entries (`Lowered::pad_rows`). Such `temp` arrays are allocated at the
+/// entries (`Lowered::pad_rows`), and the function is marked
+/// `SPF_KEEP_LOOPS`, so that the compiler does not turn each row's copy and
+/// padding into library calls. Such `temp` arrays are allocated at the
 /// same point and freed at the end.
 ///
 /// Temporaries are allocated inside (zeroed with `calloc`, freed at the end;
@@ -158,6 +160,9 @@ pub fn emit_c(program: &LoopProgram) -> Result<String, EmitError> {
     for (at, fill, spaces) in &padded {
         low.pad_rows(*at, fill, spaces);
     }
+    // Rows are short: a library call per row for its copy or its padding
+    // costs more than the row (docs/computations.md).
+    let keep_loops = !padded.is_empty();
     let padded: Vec<usize> = padded.into_iter().flat_map(|(_, _, s)| s).collect();
 
     // Loops that place entries with a scatter, keyed by an array at their
@@ -189,6 +194,9 @@ pub fn emit_c(program: &LoopProgram) -> Result<String, EmitError> {
         low: &low,
         used: Used::default(),
     };
+    if keep_loops {
+        dialect.used.add("spf_loops_kept");
+    }
     // Scatters whose prefix sums are computed in the `out` array a loop
     // would copy them to: that loop is left out.
     // An array the sort fills whole (extent `E + 1`) needs no zero fill.
@@ -417,6 +425,9 @@ pub fn emit_c(program: &LoopProgram) -> Result<String, EmitError> {
             let _ = writeln!(out, "#ifndef {guard}\n#define {guard}\n{text}\n#endif\n");
         }
     }
+    if keep_loops {
+        out.push_str("SPF_KEEP_LOOPS ");
+    }
     out.push_str(&signature(&low.function, &params));
     out.push_str("\n{\n");
     out.push_str(&unused);
@@ -436,6 +447,22 @@ pub fn c_parameters(program: &LoopProgram) -> Result<Vec<Parameter>, EmitError> 
 }
 
 const HELPERS: &[(&str, &str)] = &[
+    (
+        "spf_loops_kept",
+        "/* Keeps the loops of a function that copies and pads rows as loops:\n\
+         \x20* GCC and Clang otherwise turn each row's copy and padding into\n\
+         \x20* memcpy and memset calls, which cost more than a short row. */\n\
+         #if defined(__clang__) && defined(__has_attribute)\n\
+         #if __has_attribute(no_builtin)\n\
+         #define SPF_KEEP_LOOPS __attribute__((no_builtin(\"memcpy\", \"memset\")))\n\
+         #endif\n\
+         #elif defined(__GNUC__) && !defined(__clang__)\n\
+         #define SPF_KEEP_LOOPS __attribute__((optimize(\"no-tree-loop-distribute-patterns\")))\n\
+         #endif\n\
+         #ifndef SPF_KEEP_LOOPS\n\
+         #define SPF_KEEP_LOOPS\n\
+         #endif",
+    ),
     (
         "spf_min_i64",
         "static inline int64_t spf_min_i64(int64_t a, int64_t b) { return a < b ? a : b; }",

@@ -394,6 +394,7 @@ const DEFINED: &str = "computation defined(N) {
 fn arrays_a_loop_defines_whole_skip_the_zero_fill() {
     let p = program(DEFINED);
     let c = emit_c(&p).unwrap();
+    assert!(!c.contains("SPF_KEEP_LOOPS"), "{c}");
     for (name, prefix) in [
         ("dense", Some("*K")),
         ("shorter", Some("*K - 1")),
@@ -599,6 +600,8 @@ fn arrays_filled_row_by_row_zero_only_each_rows_padding() {
         );
         assert_eq!(line.contains("calloc("), !padded, "{name}: {line}");
     }
+    // The rows' copies and padding stay loops: no library call per row.
+    assert!(c.contains("\nSPF_KEEP_LOOPS void rows("), "{c}");
     // One padding loop, after the entries, for both arrays of the row loop.
     let pad = c
         .find("for (int64_t pad = spf_max_i64(rowptr[i + 1] - rowptr[i], 0), pad_end = *W;")
