@@ -145,11 +145,10 @@ pub fn emit_c(program: &LoopProgram) -> Result<String, EmitError> {
     // loop, for all its arrays.
     let mut padded: Vec<(usize, RowFill, Vec<usize>)> = Vec::new();
     for (s, at, extents, placed) in &dynamic {
-        let Some(fill) = placed
-            .is_none()
-            .then(|| low.rows_from_start(*s, extents))
-            .flatten()
-        else {
+        if placed.is_some() {
+            continue;
+        }
+        let Some(fill) = low.rows_from_start(*s, extents) else {
             continue;
         };
         match padded.iter_mut().find(|(t, f, _)| t == at && *f == fill) {
@@ -307,21 +306,20 @@ pub fn emit_c(program: &LoopProgram) -> Result<String, EmitError> {
             }
             dialect.used.add("spf_len");
             let (len, place, size) = sized(*s, extents);
-            if placed.is_some() {
-                // The next loop writes the positions a scatter hands out;
-                // the others are zeroed after it.
+            // No zero fill where the next loop writes the positions a
+            // scatter hands out (the others are zeroed after it), or
+            // zeroes each row's padding after its entries.
+            let zeroed_later = if placed.is_some() {
+                Some("zeroed where not placed after the loop")
+            } else if padded.contains(s) {
+                Some("each row's padding zeroed after its entries")
+            } else {
+                None
+            };
+            if let Some(how) = zeroed_later {
                 dialect.used.add("spf_alloc_prefix");
                 w.line(&format!(
-                    "{place} = spf_alloc_prefix({len}, sizeof {size}, {len}); /* sized by the computation; zeroed where not placed after the loop */"
-                ));
-                w.line(&format!("if ({place} == NULL) abort();"));
-                continue;
-            }
-            if padded.contains(s) {
-                // The next loop zeroes each row's padding after its entries.
-                dialect.used.add("spf_alloc_prefix");
-                w.line(&format!(
-                    "{place} = spf_alloc_prefix({len}, sizeof {size}, {len}); /* sized by the computation; each row's padding zeroed after its entries */"
+                    "{place} = spf_alloc_prefix({len}, sizeof {size}, {len}); /* sized by the computation; {how} */"
                 ));
                 w.line(&format!("if ({place} == NULL) abort();"));
                 continue;
