@@ -156,9 +156,9 @@ pub fn emit_c(program: &LoopProgram) -> Result<String, EmitError> {
             None => padded.push((*at, fill, vec![*s])),
         }
     }
-    for (at, fill, spaces) in &padded {
-        low.pad_rows(*at, fill, spaces);
-    }
+    // Later loops first: a padding loop shifts the nodes after it.
+    padded.sort_by(|(a, f, _), (b, g, _)| (b, &g.path).cmp(&(a, &f.path)));
+    padded.retain(|(at, fill, spaces)| low.pad_rows(*at, fill, spaces));
     // Rows are short: a library call per row for its copy or its padding
     // costs more than the row (docs/computations.md).
     let keep_loops = !padded.is_empty();

@@ -1078,18 +1078,21 @@ fn loop_from_zero(node: &LNode) -> Option<(&String, &Code, &Vec<LNode>)> {
 }
 
 /// Finds the first node of `nodes`, or of the bodies of their `let`s, that
-/// `found` accepts: its path of child indices.
-fn find_through_lets(nodes: &[LNode], found: &impl Fn(&LNode) -> bool) -> Option<Vec<usize>> {
+/// `found` accepts: the node and its path of child indices.
+fn find_through_lets<'n>(
+    nodes: &'n [LNode],
+    found: &impl Fn(&LNode) -> bool,
+) -> Option<(&'n LNode, Vec<usize>)> {
     nodes.iter().enumerate().find_map(|(i, node)| {
         if found(node) {
-            return Some(vec![i]);
+            return Some((node, vec![i]));
         }
         let LNode::Let { body, .. } = node else {
             return None;
         };
-        let mut path = find_through_lets(body, found)?;
+        let (hit, mut path) = find_through_lets(body, found)?;
         path.insert(0, i);
-        Some(path)
+        Some((hit, path))
     })
 }
 
@@ -1337,15 +1340,7 @@ impl Lowered<'_> {
             };
             invariant(lower) && invariant(upper) && assigns_every_iteration(body, space, &at_entry)
         };
-        let path = find_through_lets(body, &entries)?;
-        let mut inner = body;
-        for &i in &path[..path.len() - 1] {
-            let LNode::Let { body, .. } = &inner[i] else {
-                return None;
-            };
-            inner = body;
-        }
-        let LNode::For { lower, upper, .. } = &inner[*path.last()?] else {
+        let (LNode::For { lower, upper, .. }, path) = find_through_lets(body, &entries)? else {
             return None;
         };
         Some(RowFill {
@@ -1360,8 +1355,11 @@ impl Lowered<'_> {
     /// node `at`) a loop that zeroes the rest of the row in every array of
     /// `spaces`: `for z in max(hi - lo, 0)..W: a[r * W + z] = 0`. The
     /// arrays filled so ([`Lowered::rows_from_start`]) need no zero fill
-    /// when they are allocated.
-    pub(crate) fn pad_rows(&mut self, at: usize, fill: &RowFill, spaces: &[usize]) {
+    /// when they are allocated. `false` (nothing changed) when `fill.path`
+    /// no longer leads to a loop through `let`s: the insertion shifts the
+    /// nodes after it, so several fills of one node go in decreasing order
+    /// of their paths.
+    pub(crate) fn pad_rows(&mut self, at: usize, fill: &RowFill, spaces: &[usize]) -> bool {
         let var = self.namer.fresh("pad");
         let index = lin(
             vec![
@@ -1404,19 +1402,23 @@ impl Lowered<'_> {
             }],
         };
         let Some(LNode::For { body, .. }) = self.body.get_mut(at) else {
-            return;
+            return false;
         };
         let Some((&last, lets)) = fill.path.split_last() else {
-            return;
+            return false;
         };
         let mut nodes = body;
         for &i in lets {
             let Some(LNode::Let { body, .. }) = nodes.get_mut(i) else {
-                return;
+                return false;
             };
             nodes = body;
         }
+        if !matches!(nodes.get(last), Some(LNode::For { .. })) {
+            return false;
+        }
         nodes.insert(last + 1, pad);
+        true
     }
 
     /// For an array sized by the computation, the scatter (by index in the

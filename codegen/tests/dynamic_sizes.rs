@@ -549,9 +549,10 @@ fn arrays_written_at_placed_positions_zero_only_the_holes() {
 /// Two-dimensional arrays a loop fills row by row, each row from its start
 /// (ELL from compressed rows): C allocates them without the zero fill and
 /// zeroes each row's padding right after its entries, in one loop for the
-/// arrays of one row loop; it keeps `calloc` where a row's first element is
-/// not written (`skip`), a write is conditional (`guarded`), or the row loop
-/// does not cover every row (`late`).
+/// arrays of one row loop (`second`, filled by a second loop over each
+/// row's entries, gets its own, after that loop); it keeps `calloc` where a
+/// row's first element is not written (`skip`), a write is conditional
+/// (`guarded`), or the row loop does not cover every row (`late`).
 const ROWS: &str = "computation rows(NR, NNZ) {
     in   int  rowptr[NR + 1];
     in   int  col[NNZ];
@@ -562,6 +563,7 @@ const ROWS: &str = "computation rows(NR, NNZ) {
     out  real skip[NR, W];
     out  real guarded[NR, W];
     out  real late[NR, W];
+    out  real second[NR, W];
 
     S0: W max= rowptr(g + 1) - rowptr(g)
         domain {[g] : 0 <= g < NR} schedule {[g] -> [0, g, 0]};
@@ -574,6 +576,9 @@ const ROWS: &str = "computation rows(NR, NNZ) {
     S3: if (val(k) > 0.5) guarded(i, k - rowptr(i)) = val(k)
         domain {[i, k] : 0 <= i < NR && rowptr(i) <= k < rowptr(i + 1)}
         schedule {[i, k] -> [1, i, 2, k, 0]};
+    S5: second(i, k - rowptr(i)) = val(k)
+        domain {[i, k] : 0 <= i < NR && rowptr(i) <= k < rowptr(i + 1)}
+        schedule {[i, k] -> [1, i, 3, k, 0]};
     S4: late(i, k - rowptr(i)) = val(k)
         domain {[i, k] : 1 <= i < NR && rowptr(i) <= k < rowptr(i + 1)}
         schedule {[i, k] -> [2, i, 0, k, 0]};
@@ -589,6 +594,7 @@ fn arrays_filled_row_by_row_zero_only_each_rows_padding() {
         ("skip", false),
         ("guarded", false),
         ("late", false),
+        ("second", true),
     ] {
         let line = allocation(&c, name);
         assert_eq!(
@@ -602,18 +608,37 @@ fn arrays_filled_row_by_row_zero_only_each_rows_padding() {
     }
     // The rows' copies and padding stay loops: no library call per row.
     assert!(c.contains("\nSPF_KEEP_LOOPS void rows("), "{c}");
-    // One padding loop, after the entries, for both arrays of the row loop.
-    let pad = c
-        .find("for (int64_t pad = spf_max_i64(rowptr[i + 1] - rowptr[i], 0), pad_end = *W;")
-        .unwrap_or_else(|| panic!("no padding loop\n{c}"));
-    assert_eq!(c.matches("/* padding */").count(), 1, "{c}");
-    assert!(
-        c[..pad].contains("(*vals)[i * *W + k - rowptr[i]] = val[k];"),
+    // Two padding loops, each right after its loop over the row's entries:
+    // cols' and vals' in one (zeroed on consecutive lines), second's after
+    // its own loop (the first insertion does not move it in front).
+    assert_eq!(c.matches("/* padding */").count(), 2, "{c}");
+    assert_eq!(
+        c.matches("= spf_max_i64(rowptr[i + 1] - rowptr[i], 0), pad")
+            .count(),
+        2,
         "{c}"
     );
-    for zero in ["(*cols)[i * *W + pad] = 0;", "(*vals)[i * *W + pad] = 0.0;"] {
-        assert!(c[pad..].contains(zero), "{zero}\n{c}");
-    }
+    let code: Vec<&str> = c.lines().map(str::trim).collect();
+    let line = |what: &dyn Fn(&str) -> bool| {
+        code.iter()
+            .position(|l| what(l))
+            .unwrap_or_else(|| panic!("no such line\n{c}"))
+    };
+    let entry = |a: &str, v: &str| line(&|l| l == format!("(*{a})[i * *W + k - rowptr[i]] = {v};"));
+    let zero = |a: &str, z: &str| {
+        line(&|l| {
+            l.starts_with(&format!("(*{a})[i * *W + pad")) && l.ends_with(&format!("] = {z};"))
+        })
+    };
+    let (cols, vals, second) = (
+        zero("cols", "0"),
+        zero("vals", "0.0"),
+        zero("second", "0.0"),
+    );
+    assert_eq!(vals, cols + 1, "{c}");
+    assert!(entry("vals", "val[k]") < cols, "{c}");
+    assert!(cols < entry("second", "val[k]"), "{c}");
+    assert!(entry("second", "val[k]") < second, "{c}");
 
     // Every backend agrees: empty rows, no rows, rows as long as W.
     let mut r = Rng(0x0e11);
@@ -655,7 +680,7 @@ fn arrays_filled_row_by_row_zero_only_each_rows_padding() {
                     .with_array("W", Array::Int(vec![0]))
                     // Only their element types matter: the computation sizes them.
                     .with_array("cols", Array::Int(Vec::new()));
-                let mem = ["vals", "skip", "guarded", "late"]
+                let mem = ["vals", "skip", "guarded", "late", "second"]
                     .into_iter()
                     .fold(mem, |m, a| m.with_array(a, Array::Real(Vec::new())));
                 let mut want = Outputs::new();
@@ -672,6 +697,7 @@ fn arrays_filled_row_by_row_zero_only_each_rows_padding() {
                 want.insert("guarded".into(), Array::Real(guarded));
                 let late = table(&|i, _, k| (i > 0).then_some(val[k]));
                 want.insert("late".into(), Array::Real(late));
+                want.insert("second".into(), Array::Real(table(&|_, _, k| Some(val[k]))));
                 (mem, want)
             })
             .collect();
