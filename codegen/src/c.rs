@@ -32,8 +32,9 @@ use iegen::computation::{BinOp, ElemType, Role, UpdateOp};
 
 use crate::ast::LoopProgram;
 use crate::emit::{
-    lin, lower, print, print_conds, reads_any, Action, Code, Dialect, EmitError, InitOrder, LNode,
-    Lang, Lookahead, Lowered, Namer, ObjectInit, ParamKind, Parameter, Prec, RowFill, Ty, Used, P,
+    lin, lower, print, print_conds, reads_any, stores_rising, Action, Code, Dialect, EmitError,
+    InitOrder, LNode, Lang, Lookahead, Lowered, Namer, ObjectInit, ParamKind, Parameter, Prec,
+    RowFill, Ty, Used, P,
 };
 use crate::runtime::{Method, ObjectKind, C_RUNTIME};
 
@@ -195,6 +196,12 @@ pub fn emit_c(program: &LoopProgram) -> Result<String, EmitError> {
     };
     if keep_loops {
         dialect.used.add("spf_loops_kept");
+    }
+    // Stores that several iterations make to one element: vectorized, a
+    // scatter whose lanes collide (docs/computations.md).
+    let scalar_stores = stores_rising(&low.body, true);
+    if scalar_stores {
+        dialect.used.add("spf_scalar_loops");
     }
     // Scatters whose prefix sums are computed in the `out` array a loop
     // would copy them to: that loop is left out.
@@ -426,11 +433,17 @@ pub fn emit_c(program: &LoopProgram) -> Result<String, EmitError> {
     if keep_loops {
         out.push_str("SPF_KEEP_LOOPS ");
     }
+    if scalar_stores {
+        out.push_str("SPF_SCALAR_STORES_BEGIN\n");
+    }
     out.push_str(&signature(&low.function, &params));
     out.push_str("\n{\n");
     out.push_str(&unused);
     out.push_str(&body);
     out.push_str("}\n");
+    if scalar_stores {
+        out.push_str("SPF_SCALAR_STORES_END\n");
+    }
     Ok(out)
 }
 
@@ -459,6 +472,30 @@ const HELPERS: &[(&str, &str)] = &[
          #endif\n\
          #ifndef SPF_KEEP_LOOPS\n\
          #define SPF_KEEP_LOOPS\n\
+         #endif",
+    ),
+    (
+        "spf_scalar_loops",
+        "/* Keeps scalar a loop whose store several iterations make to one\n\
+         \x20* element (a `rise=` store): vectorized, it is a scatter whose lanes\n\
+         \x20* collide, slower than scalar stores. SPF_SCALAR_LOOP stands before\n\
+         \x20* such a loop (Clang; GCC 14 and later). GCC before 14 has no\n\
+         \x20* per-loop control: there SPF_SCALAR_STORES_BEGIN and _END around the\n\
+         \x20* function compile it without the loop vectorizer (a pragma, which\n\
+         \x20* composes with the function's own optimize attribute). */\n\
+         #if defined(__clang__)\n\
+         #define SPF_SCALAR_LOOP _Pragma(\"clang loop vectorize(disable)\")\n\
+         #elif defined(__GNUC__) && __GNUC__ >= 14\n\
+         #define SPF_SCALAR_LOOP _Pragma(\"GCC novector\")\n\
+         #else\n\
+         #define SPF_SCALAR_LOOP\n\
+         #endif\n\
+         #if defined(__GNUC__) && !defined(__clang__) && __GNUC__ < 14\n\
+         #define SPF_SCALAR_STORES_BEGIN _Pragma(\"GCC push_options\") _Pragma(\"GCC optimize(\\\"no-tree-vectorize\\\")\")\n\
+         #define SPF_SCALAR_STORES_END _Pragma(\"GCC pop_options\")\n\
+         #else\n\
+         #define SPF_SCALAR_STORES_BEGIN\n\
+         #define SPF_SCALAR_STORES_END\n\
          #endif",
     ),
     (
@@ -897,6 +934,9 @@ impl Writer<'_, '_> {
             } => {
                 let lo = self.expr(lower);
                 let low = self.d.low;
+                if stores_rising(body, false) {
+                    self.line("SPF_SCALAR_LOOP");
+                }
                 if reads_any(upper, &low.written) {
                     let end = self.namer.fresh(&format!("{var}_end"));
                     let hi = self.expr(upper);
@@ -965,7 +1005,7 @@ impl Writer<'_, '_> {
                     let t = self.expr(target);
                     let v = self.expr(value);
                     let text = match op {
-                        UpdateOp::Assign => format!("{t} = {v};"),
+                        UpdateOp::Assign | UpdateOp::Rise => format!("{t} = {v};"),
                         UpdateOp::Add => format!("{t} += {v};"),
                         UpdateOp::Sub => format!("{t} -= {v};"),
                         UpdateOp::Mul => format!("{t} *= {v};"),

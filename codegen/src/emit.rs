@@ -1096,58 +1096,67 @@ fn find_through_lets<'n>(
     })
 }
 
-/// Counts the assignments and updates of `space` in `nodes`, at any depth.
-fn count_writes(nodes: &[LNode], space: usize) -> usize {
-    fn in_actions(actions: &[Action], space: usize) -> usize {
+/// Counts the actions `matches` accepts in `nodes` (conditional ones
+/// included), at any depth or, without `through_loops`, outside the loops
+/// nested in `nodes`.
+fn count_actions(
+    nodes: &[LNode],
+    through_loops: bool,
+    matches: &impl Fn(&Action) -> bool,
+) -> usize {
+    fn in_actions(actions: &[Action], matches: &impl Fn(&Action) -> bool) -> usize {
         actions
             .iter()
             .map(|a| match a {
-                Action::Update {
-                    target: Code::Elem { space: s, .. },
-                    ..
-                } => usize::from(*s == space),
-                Action::Update { .. } | Action::Call { .. } => 0,
-                Action::If { then, .. } => in_actions(then, space),
+                Action::If { then, .. } => in_actions(then, matches),
+                _ => usize::from(matches(a)),
             })
             .sum()
     }
     nodes
         .iter()
         .map(|node| match node {
-            LNode::Stmt { actions, .. } => in_actions(actions, space),
+            LNode::Stmt { actions, .. } => in_actions(actions, matches),
+            LNode::For { .. } if !through_loops => 0,
             LNode::For { body, .. } | LNode::Let { body, .. } | LNode::If { body, .. } => {
-                count_writes(body, space)
+                count_actions(body, through_loops, matches)
             }
         })
         .sum()
 }
 
+/// Counts the writes of data space `space` in `nodes`, at any depth.
+fn count_writes(nodes: &[LNode], space: usize) -> usize {
+    count_actions(
+        nodes,
+        true,
+        &|a| matches!(a, Action::Update { target: Code::Elem { space: s, .. }, .. } if *s == space),
+    )
+}
+
 /// Counts the `method` calls of runtime object `object` in `nodes` (as
 /// statements: `insert`, `sort`, `reserve`), at any depth.
 fn count_calls(nodes: &[LNode], object: usize, method: Method) -> usize {
-    fn in_actions(actions: &[Action], object: usize, method: Method) -> usize {
-        actions
-            .iter()
-            .map(|a| match a {
-                Action::Call {
-                    object: o,
-                    method: m,
-                    ..
-                } => usize::from(*o == object && *m == method),
-                Action::Update { .. } => 0,
-                Action::If { then, .. } => in_actions(then, object, method),
-            })
-            .sum()
-    }
-    nodes
-        .iter()
-        .map(|node| match node {
-            LNode::Stmt { actions, .. } => in_actions(actions, object, method),
-            LNode::For { body, .. } | LNode::Let { body, .. } | LNode::If { body, .. } => {
-                count_calls(body, object, method)
+    count_actions(
+        nodes,
+        true,
+        &|a| matches!(a, Action::Call { object: o, method: m, .. } if *o == object && *m == method),
+    )
+}
+
+/// Whether `nodes` store with `rise=` (at any depth, or outside the loops
+/// nested in them): several iterations of a loop around such a store write
+/// one element (docs/computations.md, "Stores that collide").
+pub(crate) fn stores_rising(nodes: &[LNode], through_loops: bool) -> bool {
+    count_actions(nodes, through_loops, &|a| {
+        matches!(
+            a,
+            Action::Update {
+                op: UpdateOp::Rise,
+                ..
             }
-        })
-        .sum()
+        )
+    }) > 0
 }
 
 /// The constant `c` of an index `var + c` (`var` itself: 0).

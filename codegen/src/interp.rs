@@ -13,6 +13,8 @@
 //!   converts the integer one; integer division truncates toward zero (as in
 //!   C); `min(a, b)` is `a < b ? a : b` and `max(a, b)` is `a > b ? a : b`;
 //! * a loop's bounds are evaluated once, before its first iteration;
+//! * `rise=` stores its value, which must not be below the target's (a
+//!   [`RunError::NotRising`] otherwise): the backends store it unread;
 //! * a multi-dimensional data space is one row-major array; each index is
 //!   checked against its extent, so `A(i, M)` is an error rather than
 //!   `A(i + 1, 0)`;
@@ -423,6 +425,21 @@ pub enum RunError {
         old: i64,
         /// The value written.
         new: i64,
+        /// Where.
+        site: Site,
+    },
+    /// A `rise=` whose value is below its target's: the statement that the
+    /// values written to an element rise in execution order does not hold,
+    /// and the generated code, which stores without reading, would differ
+    /// from `max=`.
+    #[error("{site}: `rise=` writes {new} to `{element}`, which holds {old}: the values written to an element must not fall")]
+    NotRising {
+        /// The element written: `space[i, j]`.
+        element: String,
+        /// Its value before.
+        old: Number,
+        /// The lower value.
+        new: Number,
         /// Where.
         site: Site,
     },
@@ -1244,6 +1261,43 @@ enum Fault {
         method: Method,
         fault: ObjectFault,
     },
+    NotRising {
+        space: usize,
+        index: Vec<i64>,
+        old: Number,
+        new: Number,
+    },
+}
+
+/// A number an error reports: an element's value. Reals compare by their
+/// bits, so that a report equals itself even when it holds a NaN.
+#[derive(Clone, Copy, Debug)]
+pub enum Number {
+    /// Of an `int` data space.
+    Int(i64),
+    /// Of a `real` data space.
+    Real(f64),
+}
+
+impl PartialEq for Number {
+    fn eq(&self, other: &Number) -> bool {
+        match (self, other) {
+            (Number::Int(a), Number::Int(b)) => a == b,
+            (Number::Real(a), Number::Real(b)) => a.to_bits() == b.to_bits(),
+            _ => false,
+        }
+    }
+}
+
+impl Eq for Number {}
+
+impl fmt::Display for Number {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Number::Int(k) => write!(f, "{k}"),
+            Number::Real(x) => write!(f, "{x:?}"),
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -1324,6 +1378,25 @@ impl Machine<'_, '_> {
                 site,
             },
             Fault::DivisionByZero => RunError::DivisionByZero { site },
+            Fault::NotRising {
+                space,
+                index,
+                old,
+                new,
+            } => RunError::NotRising {
+                element: format!(
+                    "{}[{}]",
+                    self.comp.spaces[space].name,
+                    index
+                        .iter()
+                        .map(i64::to_string)
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+                old,
+                new,
+                site,
+            },
             Fault::Object {
                 object,
                 method,
@@ -1519,6 +1592,15 @@ impl Machine<'_, '_> {
                                 UpdateOp::Mul => old.checked_mul(v).ok_or(Fault::Overflow)?,
                                 UpdateOp::Min => old.min(v),
                                 UpdateOp::Max => old.max(v),
+                                UpdateOp::Rise if v < old => {
+                                    return Err(self.not_rising(
+                                        target,
+                                        point,
+                                        Number::Int(old),
+                                        Number::Int(v),
+                                    ))
+                                }
+                                UpdateOp::Rise => v,
                             };
                             if let Some((was, array)) = frozen {
                                 if new != was {
@@ -1541,6 +1623,16 @@ impl Machine<'_, '_> {
                                 UpdateOp::Mul => old * v,
                                 UpdateOp::Min => min_f64(old, v),
                                 UpdateOp::Max => max_f64(old, v),
+                                // Where `max=` (`max_f64`) keeps `old`.
+                                UpdateOp::Rise if old > v => {
+                                    return Err(self.not_rising(
+                                        target,
+                                        point,
+                                        Number::Real(old),
+                                        Number::Real(v),
+                                    ))
+                                }
+                                UpdateOp::Rise => v,
                             };
                         }
                     }
@@ -1634,6 +1726,20 @@ impl Machine<'_, '_> {
                 })
             }
         })
+    }
+
+    /// A `rise=` of `target` from `old` down to `new` at `point`.
+    fn not_rising(&self, target: &Ref, point: &[i64], old: Number, new: Number) -> Fault {
+        let index = match target.index.iter().map(|e| self.ie(e, point)).collect() {
+            Ok(index) => index,
+            Err(fault) => return fault,
+        };
+        Fault::NotRising {
+            space: target.space,
+            index,
+            old,
+            new,
+        }
     }
 
     /// The linear position of an element, every index checked.

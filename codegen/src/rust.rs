@@ -636,7 +636,7 @@ impl Writer<'_, '_> {
                     let t = self.expr(target);
                     let v = self.expr(value);
                     let text = match op {
-                        UpdateOp::Assign => format!("{t} = {v};"),
+                        UpdateOp::Assign | UpdateOp::Rise => format!("{t} = {v};"),
                         UpdateOp::Add => format!("{t} += {v};"),
                         UpdateOp::Sub => format!("{t} -= {v};"),
                         UpdateOp::Mul => format!("{t} *= {v};"),

@@ -336,6 +336,7 @@ fn bodies_have_every_form() {
         ("*=", UpdateOp::Mul),
         ("min=", UpdateOp::Min),
         ("max =", UpdateOp::Max),
+        ("rise=", UpdateOp::Rise),
     ] {
         let Body::Update { op: got, .. } = body_of(&format!("y(i) {text} 1")) else {
             panic!("not an update")
@@ -934,7 +935,7 @@ fn syntax_errors_are_located() {
     );
     assert_eq!(
         error_with("    S0: y(i) avg= 1 domain {[i] : 0 <= i < N} schedule {[i] -> [0, i, 0]};"),
-        "7:14: expected an update operator (`=`, `+=`, `-=`, `*=`, `min=`, `max=`), found `avg`"
+        "7:14: expected an update operator (`=`, `+=`, `-=`, `*=`, `min=`, `max=`, `rise=`), found `avg`"
     );
     assert_eq!(
         error_with(
@@ -1105,7 +1106,7 @@ fn body_text() -> impl Strategy<Value = String> {
     });
     let update = (
         prop::sample::select(vec!["y(i)", "y(j + 1)", "t"]),
-        prop::sample::select(vec!["=", "+=", "-=", "*=", "min=", "max="]),
+        prop::sample::select(vec!["=", "+=", "-=", "*=", "min=", "max=", "rise="]),
         value.clone(),
     )
         .prop_map(|(target, op, v)| format!("{target} {op} {v}"));

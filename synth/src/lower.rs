@@ -892,8 +892,9 @@ impl<'a> Lowering<'a> {
         }
         // A max of a value that grows with the loop order, by the only
         // statement writing the array: the last write is the largest, so
-        // `=` does (SCOO -> CSR's `rowptr(ii + 1) = n + 1`: no read of the
-        // target, no dependence chain through it).
+        // `rise=` does (SCOO -> CSR's `rowptr(ii + 1) rise= n + 1`: no read
+        // of the target, no dependence chain through it; the interpreter
+        // checks the rise, and C keeps the loop's colliding stores scalar).
         let increasing =
             self.increases_along(&ctx, &value) && self.writers.get(&c.unknown).copied() == Some(1);
         let body = update(
@@ -902,7 +903,7 @@ impl<'a> Lowering<'a> {
                 index: args,
             },
             if op == UpdateOp::Max && increasing {
-                UpdateOp::Assign
+                UpdateOp::Rise
             } else {
                 op
             },

@@ -248,6 +248,11 @@ fn scoo_to_csr_sorts_nothing_and_is_linear() {
         s.computation
     );
     assert!(temporary_arrays(s).is_empty());
+    // The row ends: a max that rises with the loop, stored unread (and kept
+    // scalar in C), then the running max over the rows.
+    let text = s.computation.to_string();
+    assert!(text.contains("rowptr(ii + 1) rise= n + 1"), "{text}");
+    assert!(text.contains("rowptr(i + 1) max= rowptr(i)"), "{text}");
 }
 
 #[test]

@@ -31,6 +31,14 @@ pub enum UpdateOp {
     Min,
     /// `max=`: target = max(target, value)
     Max,
+    /// `rise=`: target = value, with the statement that the value is never
+    /// below the target (so it equals `max=`): the values written to an
+    /// element rise in execution order, and the last one stays. Backends
+    /// store without reading the target; the interpreter checks the
+    /// statement. Synthesis writes it for a pointer array whose `max=`
+    /// values grow with the loop (SCOO -> CSR's `rowptr(row(n) + 1) rise=
+    /// n + 1`), where several instances write one element.
+    Rise,
 }
 
 impl UpdateOp {
@@ -43,12 +51,14 @@ impl UpdateOp {
             UpdateOp::Mul => "*=",
             UpdateOp::Min => "min=",
             UpdateOp::Max => "max=",
+            UpdateOp::Rise => "rise=",
         }
     }
 
-    /// Whether the update reads its target before writing it.
+    /// Whether the update reads its target before writing it (`rise=`
+    /// does not: its value is never below the target's).
     pub fn reads_target(self) -> bool {
-        self != UpdateOp::Assign
+        !matches!(self, UpdateOp::Assign | UpdateOp::Rise)
     }
 }
 

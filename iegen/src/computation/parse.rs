@@ -540,6 +540,7 @@ impl<'a> Lowerer<'a> {
                     AstUpdateOp::Mul => UpdateOp::Mul,
                     AstUpdateOp::Min => UpdateOp::Min,
                     AstUpdateOp::Max => UpdateOp::Max,
+                    AstUpdateOp::Rise => UpdateOp::Rise,
                 },
                 value: self.value(value, scope)?,
             },

@@ -138,6 +138,8 @@ pub enum AstUpdateOp {
     Min,
     /// `max=`
     Max,
+    /// `rise=`
+    Rise,
 }
 
 /// The element an update writes: `y(i)`, or a bare scalar name `t`.
