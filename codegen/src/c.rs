@@ -33,8 +33,8 @@ use iegen::computation::{BinOp, ElemType, Role, UpdateOp};
 use crate::ast::LoopProgram;
 use crate::emit::{
     lin, lower, print, print_conds, reads_any, stores_rising, Action, Code, Dialect, EmitError,
-    InitOrder, LNode, Lang, Lookahead, Lowered, Namer, ObjectInit, ParamKind, Parameter, Prec,
-    RowFill, Ty, Used, P,
+    InitOrder, LNode, Lang, Lookahead, Lowered, Namer, ObjectInit, ParamKind, Parameter, Prec, Ty,
+    Used, P,
 };
 use crate::runtime::{Method, ObjectKind, C_RUNTIME};
 
@@ -144,21 +144,13 @@ pub fn emit_c(program: &LoopProgram) -> Result<String, EmitError> {
     // from compressed rows): each row's padding is zeroed right after its
     // entries, not the whole array at allocation. One padding loop per row
     // loop, for all its arrays.
-    let mut padded: Vec<(usize, RowFill, Vec<usize>)> = Vec::new();
-    for (s, at, extents, placed) in &dynamic {
-        if placed.is_some() {
-            continue;
-        }
-        let Some(fill) = low.rows_from_start(*s, extents) else {
-            continue;
-        };
-        match padded.iter_mut().find(|(t, f, _)| t == at && *f == fill) {
-            Some((_, _, spaces)) => spaces.push(*s),
-            None => padded.push((*at, fill, vec![*s])),
-        }
-    }
     // Later loops first: a padding loop shifts the nodes after it.
-    padded.sort_by(|(a, f, _), (b, g, _)| (b, &g.path).cmp(&(a, &f.path)));
+    let mut padded = low.row_fills(
+        dynamic
+            .iter()
+            .filter(|(_, _, _, placed)| placed.is_none())
+            .map(|(s, _, extents, _)| (*s, extents.as_slice())),
+    );
     padded.retain(|(at, fill, spaces)| low.pad_rows(*at, fill, spaces));
     // Rows are short: a library call per row for its copy or its padding
     // costs more than the row (docs/computations.md).

@@ -1062,6 +1062,13 @@ pub(crate) struct RowFill {
     pub width: Code,
 }
 
+impl RowFill {
+    /// `(r + 1) * W`: where the row ends, the next one's first element.
+    pub(crate) fn row_end(&self) -> Code {
+        row_start(lin(vec![(1, Code::Var(self.row.clone()))], 1), &self.width)
+    }
+}
+
 /// `node` as a loop `for var in 0..upper`: its variable, upper bound and
 /// body.
 fn loop_from_zero(node: &LNode) -> Option<(&String, &Code, &Vec<LNode>)> {
@@ -1358,6 +1365,31 @@ impl Lowered<'_> {
             filled: lin(vec![(1, upper.clone()), (-1, lower.clone())], 0),
             width: width.clone(),
         })
+    }
+
+    /// The arrays of `arrays` (data spaces sized by the computation, with
+    /// their lowered extents) that are filled row by row from each row's
+    /// start ([`Lowered::rows_from_start`]), grouped by the loop over a
+    /// row's entries that fills them: its top-level node, the fill, the
+    /// arrays. Later loops come first, the order [`Lowered::pad_rows`]
+    /// needs.
+    pub(crate) fn row_fills<'e>(
+        &self,
+        arrays: impl IntoIterator<Item = (usize, &'e [Code])>,
+    ) -> Vec<(usize, RowFill, Vec<usize>)> {
+        let mut fills: Vec<(usize, RowFill, Vec<usize>)> = Vec::new();
+        for (s, extents) in arrays {
+            let (Some(at), Some(fill)) = (self.alloc_at[s], self.rows_from_start(s, extents))
+            else {
+                continue;
+            };
+            match fills.iter_mut().find(|(t, f, _)| *t == at && *f == fill) {
+                Some((_, _, spaces)) => spaces.push(s),
+                None => fills.push((at, fill, vec![s])),
+            }
+        }
+        fills.sort_by(|(a, f, _), (b, g, _)| (b, &g.path).cmp(&(a, &f.path)));
+        fills
     }
 
     /// Puts right after the loop over the entries of `fill` (in top-level

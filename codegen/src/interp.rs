@@ -434,7 +434,7 @@ pub enum RunError {
     /// from `max=`.
     #[error("{site}: `rise=` writes {new} to `{element}`, which holds {old}: the values written to an element must not fall")]
     NotRising {
-        /// The element written: `space[i, j]`.
+        /// The element written: `space[i, j]`, or a scalar's name.
         element: String,
         /// Its value before.
         old: Number,
@@ -1384,15 +1384,18 @@ impl Machine<'_, '_> {
                 old,
                 new,
             } => RunError::NotRising {
-                element: format!(
-                    "{}[{}]",
-                    self.comp.spaces[space].name,
-                    index
-                        .iter()
-                        .map(i64::to_string)
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ),
+                element: match index.as_slice() {
+                    [] => self.comp.spaces[space].name.clone(),
+                    _ => format!(
+                        "{}[{}]",
+                        self.comp.spaces[space].name,
+                        index
+                            .iter()
+                            .map(i64::to_string)
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                },
                 old,
                 new,
                 site,

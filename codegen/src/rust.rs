@@ -33,7 +33,7 @@ use iegen::computation::{BinOp, ElemType, Role, UpdateOp};
 use crate::ast::LoopProgram;
 use crate::emit::{
     lower, print, print_conds, Action, CmpOp, Code, Dialect, EmitError, InitOrder, LNode, Lang,
-    Lowered, ObjectInit, ParamKind, Parameter, Prec, Ty, Used, P,
+    Lowered, ObjectInit, ParamKind, Parameter, Prec, RowFill, Ty, Used, P,
 };
 use crate::runtime::{Method, ObjectKind, RUST_RUNTIME};
 
@@ -57,6 +57,10 @@ use crate::runtime::{Method, ObjectKind, RUST_RUNTIME};
 /// [`crate::dynamic`]) is a `&mut Vec<T>`, cleared and resized with zeros
 /// right before the first top-level node touching it; its size spaces must
 /// not change afterwards (such `temp` arrays are local `Vec`s, resized there).
+/// A two-dimensional one that node fills row by row from each row's start
+/// (`Lowered::rows_from_start`, ELL from compressed rows) is only reserved
+/// there: each row's entries are pushed, and the row is padded with zeros
+/// (`resize`) right after them.
 /// `min` and `max` of reals and the ceiling division use small helper
 /// functions local to the generated function, emitted only when used; their
 /// semantics (`a < b ? a : b`) match the C backend's and the interpreter's.
@@ -114,6 +118,12 @@ pub fn emit_rust(program: &LoopProgram) -> Result<String, EmitError> {
         }
     }
 
+    // Two-dimensional arrays filled row by row from each row's start (ELL
+    // from compressed rows): each row's entries are pushed and the row
+    // padded with zeros right after them, not the whole array zeroed at
+    // allocation (docs/computations.md).
+    let fills = low.row_fills(dynamic.iter().map(|(s, _, e)| (*s, e.as_slice())));
+
     // Runtime objects in use: their constructor arguments count as uses.
     let mut objects = Vec::new();
     for o in low.used_objects() {
@@ -129,6 +139,10 @@ pub fn emit_rust(program: &LoopProgram) -> Result<String, EmitError> {
         d: &dialect,
         out: String::new(),
         depth: 1,
+        fills: &fills,
+        top: 0,
+        path: Vec::new(),
+        pushed: Vec::new(),
     };
     for (s, extents) in &asserts {
         let name = &low.spaces[*s];
@@ -211,9 +225,14 @@ pub fn emit_rust(program: &LoopProgram) -> Result<String, EmitError> {
             let len = length(&dialect, extents);
             w.line("// sized by the computation");
             w.line(&format!("{name}.clear();"));
-            w.line(&format!("{name}.resize({len}, {zero});"));
+            if fills.iter().any(|(_, _, spaces)| spaces.contains(s)) {
+                w.line(&format!("{name}.reserve({len}); // filled row by row"));
+            } else {
+                w.line(&format!("{name}.resize({len}, {zero});"));
+            }
         }
         if let Some(node) = low.body.get(t) {
+            w.top = t;
             w.node(node, t + 1 == low.body.len());
         }
     }
@@ -533,9 +552,17 @@ struct Writer<'d, 'l> {
     d: &'d RustDialect<'l>,
     out: String,
     depth: usize,
+    /// The row fills of [`Lowered::row_fills`]: their arrays are pushed to.
+    fills: &'d [(usize, RowFill, Vec<usize>)],
+    /// The top-level node being printed, and the child indices from its
+    /// body to the node being printed (a row fill's `path`).
+    top: usize,
+    path: Vec<usize>,
+    /// The arrays the loop being printed fills by pushing.
+    pushed: Vec<usize>,
 }
 
-impl Writer<'_, '_> {
+impl<'d> Writer<'d, '_> {
     fn line(&mut self, text: &str) {
         if text.is_empty() {
             self.out.push('\n');
@@ -564,8 +591,19 @@ impl Writer<'_, '_> {
 
     fn nodes(&mut self, nodes: &[LNode]) {
         for (k, n) in nodes.iter().enumerate() {
+            self.path.push(k);
             self.node(n, k + 1 == nodes.len());
+            self.path.pop();
         }
+    }
+
+    /// The row fill whose loop over a row's entries is the node being
+    /// printed.
+    fn fill_here(&self) -> Option<&'d (usize, RowFill, Vec<usize>)> {
+        let fills: &'d [(usize, RowFill, Vec<usize>)] = self.fills;
+        fills
+            .iter()
+            .find(|(at, fill, _)| *at == self.top && fill.path == self.path)
     }
 
     /// `last`: nothing follows in the enclosing block, so a `let` needs no
@@ -586,9 +624,28 @@ impl Writer<'_, '_> {
                     _ => self.expr(lower),
                 };
                 let hi = self.expr(upper);
+                let fill = self.fill_here();
+                if let Some((_, _, spaces)) = fill {
+                    self.pushed = spaces.clone();
+                }
                 self.open(&format!("for {var} in {lo}..{hi} {{"));
                 self.nodes(body);
                 self.close();
+                if let Some((_, fill, spaces)) = fill {
+                    // The row's padding: its entries fit the row (the
+                    // interpreter rejects `a(r, W)` as out of bounds).
+                    self.pushed.clear();
+                    let end = format!("({}) as usize", self.expr(&fill.row_end()));
+                    for &s in spaces {
+                        let name = &self.d.low.spaces[s];
+                        let zero = match self.d.low.comp.spaces[s].elem {
+                            ElemType::Int => "0_i64",
+                            ElemType::Real => "0.0_f64",
+                        };
+                        self.line(&format!("assert!({name}.len() <= {end});"));
+                        self.line(&format!("{name}.resize({end}, {zero});"));
+                    }
+                }
             }
             LNode::Let {
                 var,
@@ -632,6 +689,23 @@ impl Writer<'_, '_> {
     fn actions(&mut self, actions: &[Action]) {
         for a in actions {
             match a {
+                Action::Update {
+                    target:
+                        Code::Elem {
+                            space,
+                            index: Some(index),
+                            ..
+                        },
+                    value,
+                    ..
+                } if self.pushed.contains(space) => {
+                    // The element the row is at: every earlier one is written.
+                    let name = &self.d.low.spaces[*space];
+                    let at = self.expr(index);
+                    let v = self.expr(value);
+                    self.line(&format!("debug_assert_eq!({name}.len(), ({at}) as usize);"));
+                    self.line(&format!("{name}.push({v});"));
+                }
                 Action::Update { target, op, value } => {
                     let t = self.expr(target);
                     let v = self.expr(value);

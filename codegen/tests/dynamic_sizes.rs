@@ -584,18 +584,23 @@ const ROWS: &str = "computation rows(NR, NNZ) {
         schedule {[i, k] -> [2, i, 0, k, 0]};
 }";
 
+/// The arrays of [`ROWS`], and whether each is padded row by row: the
+/// others write a row's first element late (`skip`), conditionally
+/// (`guarded`), or from the second row on (`late`).
+const ROWS_PADDED: [(&str, bool); 6] = [
+    ("cols", true),
+    ("vals", true),
+    ("skip", false),
+    ("guarded", false),
+    ("late", false),
+    ("second", true),
+];
+
 #[test]
 fn arrays_filled_row_by_row_zero_only_each_rows_padding() {
     let p = program(ROWS);
     let c = emit_c(&p).unwrap();
-    for (name, padded) in [
-        ("cols", true),
-        ("vals", true),
-        ("skip", false),
-        ("guarded", false),
-        ("late", false),
-        ("second", true),
-    ] {
+    for (name, padded) in ROWS_PADDED {
         let line = allocation(&c, name);
         assert_eq!(
             line.contains(&format!(
@@ -639,6 +644,43 @@ fn arrays_filled_row_by_row_zero_only_each_rows_padding() {
     assert!(entry("vals", "val[k]") < cols, "{c}");
     assert!(cols < entry("second", "val[k]"), "{c}");
     assert!(entry("second", "val[k]") < second, "{c}");
+
+    // Rust: the same arrays are reserved, their entries pushed, and each
+    // row padded right after its loop; the others are resized with zeros.
+    let rust = emit_rust(&p).unwrap();
+    let code: Vec<&str> = rust.lines().map(str::trim).collect();
+    let line = |what: &str| {
+        code.iter()
+            .position(|l| *l == what)
+            .unwrap_or_else(|| panic!("no line `{what}`\n{rust}"))
+    };
+    for (name, padded) in ROWS_PADDED {
+        let len = "(nr * *w) as usize";
+        let reserved =
+            code.contains(&format!("{name}.reserve({len}); // filled row by row").as_str());
+        assert_eq!(reserved, padded, "{name}\n{rust}");
+        assert_eq!(
+            code.iter()
+                .any(|l| l.starts_with(&format!("{name}.resize({len}, "))),
+            !padded,
+            "{name}\n{rust}"
+        );
+        assert_eq!(
+            rust.contains(&format!("{name}.push(")),
+            padded,
+            "{name}\n{rust}"
+        );
+    }
+    let end = "((i + 1) * *w) as usize";
+    let pad = |a: &str, z: &str| line(&format!("{a}.resize({end}, {z});"));
+    let push = |a: &str| line(&format!("{a}.push(val[k as usize]);"));
+    assert_eq!(
+        line(&format!("assert!(cols.len() <= {end});")) + 1,
+        pad("cols", "0_i64")
+    );
+    assert!(push("vals") < pad("cols", "0_i64"), "{rust}");
+    assert!(pad("vals", "0.0_f64") < push("second"), "{rust}");
+    assert!(push("second") < pad("second", "0.0_f64"), "{rust}");
 
     // Every backend agrees: empty rows, no rows, rows as long as W.
     let mut r = Rng(0x0e11);

@@ -141,6 +141,26 @@ fn the_interpreter_checks_that_the_values_rise() {
         "{err:?}"
     );
 
+    // A scalar is named without an index.
+    let scalar = program(
+        "computation peak(N) {
+            in real t[N];
+            out real top;
+            S0: top rise= t(n)
+                domain {[n] : 0 <= n < N} schedule {[n] -> [0, n]};
+        }",
+    );
+    let mut mem = Memory::new()
+        .with_symbol("N", 2)
+        .with_array("t", Array::Real(vec![0.5, -1.0]))
+        .with_array("top", Array::Real(vec![0.0]));
+    let err = run(&scalar, &mut mem, None).unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("`rise=` writes -1.0 to `top`, which holds 0.5"),
+        "{err}"
+    );
+
     // Equal values are not a fall: `max=` would store the same.
     let mut mem = memory(2, 1, &[1, 1], &[2.0, 2.0]);
     run(&p, &mut mem, None).unwrap();
