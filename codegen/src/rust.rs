@@ -60,7 +60,7 @@ use crate::runtime::{Method, ObjectKind, RUST_RUNTIME};
 /// A two-dimensional one that node fills row by row from each row's start
 /// (`Lowered::rows_from_start`, ELL from compressed rows) is only reserved
 /// there: each row's entries are pushed, and the row is padded with zeros
-/// (`resize`) right after them.
+/// right after them.
 /// `min` and `max` of reals and the ceiling division use small helper
 /// functions local to the generated function, emitted only when used; their
 /// semantics (`a < b ? a : b`) match the C backend's and the interpreter's.
@@ -633,7 +633,9 @@ impl<'d> Writer<'d, '_> {
                 self.close();
                 if let Some((_, fill, spaces)) = fill {
                     // The row's padding: its entries fit the row (the
-                    // interpreter rejects `a(r, W)` as out of bounds).
+                    // interpreter rejects `a(r, W)` as out of bounds). Pushed
+                    // in a loop: a `resize` call per row cost more than a
+                    // row of a few entries.
                     self.pushed.clear();
                     let end = format!("({}) as usize", self.expr(&fill.row_end()));
                     for &s in spaces {
@@ -643,7 +645,9 @@ impl<'d> Writer<'d, '_> {
                             ElemType::Real => "0.0_f64",
                         };
                         self.line(&format!("assert!({name}.len() <= {end});"));
-                        self.line(&format!("{name}.resize({end}, {zero});"));
+                        self.line(&format!("for _ in {name}.len()..{end} {{"));
+                        self.line(&format!("    {name}.push({zero});"));
+                        self.line("}");
                     }
                 }
             }

@@ -672,7 +672,11 @@ fn arrays_filled_row_by_row_zero_only_each_rows_padding() {
         );
     }
     let end = "((i + 1) * *w) as usize";
-    let pad = |a: &str, z: &str| line(&format!("{a}.resize({end}, {z});"));
+    let pad = |a: &str, z: &str| {
+        let at = line(&format!("for _ in {a}.len()..{end} {{"));
+        assert_eq!(code[at + 1], format!("{a}.push({z});"), "{rust}");
+        at
+    };
     let push = |a: &str| line(&format!("{a}.push(val[k as usize]);"));
     assert_eq!(
         line(&format!("assert!(cols.len() <= {end});")) + 1,
