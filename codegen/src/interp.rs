@@ -1291,6 +1291,24 @@ impl PartialEq for Number {
 
 impl Eq for Number {}
 
+impl Number {
+    /// Whether `self` is above `other` of the same type: where `max=`
+    /// (`max`, `max_f64`) would keep `self`. A NaN is above nothing.
+    fn above(self, other: Number) -> bool {
+        match (self, other) {
+            (Number::Int(a), Number::Int(b)) => a > b,
+            (a, b) => a.real() > b.real(),
+        }
+    }
+
+    fn real(self) -> f64 {
+        match self {
+            Number::Int(k) => k as f64,
+            Number::Real(x) => x,
+        }
+    }
+}
+
 impl fmt::Display for Number {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -1584,26 +1602,26 @@ impl Machine<'_, '_> {
                 Act::Update { target, op, value } => {
                     let v = self.val(value, point)?;
                     let at = self.locate(target, point)?;
+                    if *op == UpdateOp::Rise {
+                        let (old, new) = match &self.store[target.space] {
+                            Array::Int(xs) => (Number::Int(xs[at]), Number::Int(v.int())),
+                            Array::Real(xs) => (Number::Real(xs[at]), Number::Real(v.real())),
+                        };
+                        if old.above(new) {
+                            return Err(self.not_rising(target, point, old, new));
+                        }
+                    }
                     let frozen = self.frozen[target.space];
                     match &mut self.store[target.space] {
                         Array::Int(xs) => {
                             let (old, v) = (xs[at], v.int());
                             let new = match op {
-                                UpdateOp::Assign => v,
+                                UpdateOp::Assign | UpdateOp::Rise => v,
                                 UpdateOp::Add => old.checked_add(v).ok_or(Fault::Overflow)?,
                                 UpdateOp::Sub => old.checked_sub(v).ok_or(Fault::Overflow)?,
                                 UpdateOp::Mul => old.checked_mul(v).ok_or(Fault::Overflow)?,
                                 UpdateOp::Min => old.min(v),
                                 UpdateOp::Max => old.max(v),
-                                UpdateOp::Rise if v < old => {
-                                    return Err(self.not_rising(
-                                        target,
-                                        point,
-                                        Number::Int(old),
-                                        Number::Int(v),
-                                    ))
-                                }
-                                UpdateOp::Rise => v,
                             };
                             if let Some((was, array)) = frozen {
                                 if new != was {
@@ -1620,22 +1638,12 @@ impl Machine<'_, '_> {
                         Array::Real(xs) => {
                             let (old, v) = (xs[at], v.real());
                             xs[at] = match op {
-                                UpdateOp::Assign => v,
+                                UpdateOp::Assign | UpdateOp::Rise => v,
                                 UpdateOp::Add => old + v,
                                 UpdateOp::Sub => old - v,
                                 UpdateOp::Mul => old * v,
                                 UpdateOp::Min => min_f64(old, v),
                                 UpdateOp::Max => max_f64(old, v),
-                                // Where `max=` (`max_f64`) keeps `old`.
-                                UpdateOp::Rise if old > v => {
-                                    return Err(self.not_rising(
-                                        target,
-                                        point,
-                                        Number::Real(old),
-                                        Number::Real(v),
-                                    ))
-                                }
-                                UpdateOp::Rise => v,
                             };
                         }
                     }
