@@ -118,7 +118,7 @@ fn missing_file_is_reported_without_panic() {
 
 #[test]
 fn binary_input_is_an_error_not_a_panic() {
-    let matrix = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/matrices/wrong.mtx");
+    let matrix = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/matrices/wrong.mtx");
     let out = spf(&["calc", matrix], None);
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains(":1:1: "), "{}", stderr(&out));

@@ -31,8 +31,12 @@ fn temp(test: &str) -> PathBuf {
     dir
 }
 
+/// A test matrix of the repository; a missing file fails the test.
 fn matrix(name: &str) -> PathBuf {
-    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/matrices")).join(name)
+    let path =
+        PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/matrices")).join(name);
+    assert!(path.is_file(), "test matrix {} is missing", path.display());
+    path
 }
 
 fn data(name: &str) -> PathBuf {
@@ -315,7 +319,7 @@ fn run_program(bin: &Path, input: &Path, out_json: &Path) -> (serde_json::Value,
 #[test]
 fn built_programs_check_with_the_oracle_on_real_matrices() {
     // Every ordered pair of the 2-D formats, built once, run on every
-    // shared matrix; two builds at a time.
+    // test matrix; two builds at a time.
     let formats = ["coo", "scoo", "mcoo", "csr", "csc", "dia", "ell", "bcsr"];
     let pairs: Vec<(&str, &str)> = formats
         .iter()

@@ -1,6 +1,6 @@
 //! The generated converters: built with `spf build SRC DST -o BIN
 //! [--baseline B.c]` and run as `BIN INPUT --repeat N -o OUT.json
-//! [--baseline-output B.json]` (the interface of `shared/DESIGN.md`), which
+//! [--baseline-output B.json]` (the interface of `docs/DESIGN.md`), which
 //! times N runs itself, of the generated code and of the baseline linked
 //! beside it in turn, and prints one JSON line.
 

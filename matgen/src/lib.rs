@@ -3,7 +3,7 @@
 //!
 //! The matrices of the dissertation's Table 4.4 (Chou et al.'s Table 2) and
 //! the tensors of its Table 4.5 cannot be downloaded where spf is built and
-//! benchmarked, so the performance protocol (`shared/DESIGN.md`) generates
+//! benchmarked, so the performance protocol (`docs/DESIGN.md`) generates
 //! stand-ins with the same size, nnz, number of occupied diagonals and
 //! row-length spread. [`catalog()`] lists them; [`generate`] builds one.
 //!

@@ -599,8 +599,12 @@ mod tests {
         PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/synth/tests/data")).join(name)
     }
 
+    /// A test matrix of the repository; a missing file fails the test.
     fn matrix(name: &str) -> PathBuf {
-        PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/matrices")).join(name)
+        let path =
+            PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/matrices")).join(name);
+        assert!(path.is_file(), "test matrix {} is missing", path.display());
+        path
     }
 
     fn temp(test: &str) -> PathBuf {

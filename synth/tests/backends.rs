@@ -44,10 +44,10 @@ fn check_pair(src: &str, dst: &str, inputs: &[Coordinates]) {
 }
 
 fn matrices() -> Vec<Coordinates> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/matrices");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/data/matrices");
     let mut out: Vec<Coordinates> = ["jgl009.mtx", "pores_1.mtx"]
         .iter()
-        .map(|m| read_file(&dir.join(m), None).unwrap())
+        .map(|m| read_file(&dir.join(m), None).unwrap_or_else(|e| panic!("{e}")))
         .collect();
     out.push(Coordinates {
         dims: vec![3, 5],

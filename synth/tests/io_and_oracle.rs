@@ -18,7 +18,7 @@ use synth::tensor_io::{
 // Fixtures
 
 fn matrices() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/matrices")
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/data/matrices")
 }
 
 fn data(name: &str) -> PathBuf {

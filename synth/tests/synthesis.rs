@@ -1,6 +1,6 @@
 //! Synthesized conversions, checked with the format-independent oracle:
 //! every ordered pair of the 2-D formats (and of the 3-D ones) on every
-//! shared matrix and on generated ones; the loop structure of the generated
+//! test matrix and on generated ones; the loop structure of the generated
 //! code for the complexity properties of issue 4.
 
 use std::collections::BTreeMap;
@@ -75,21 +75,25 @@ fn check_all_pairs(coords: &Coordinates, formats: &[&str], what: &str) {
     }
 }
 
-fn shared_matrices() -> Vec<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/matrices");
+fn test_matrices() -> Vec<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/data/matrices");
     let mut out: Vec<PathBuf> = std::fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
         .map(|e| e.unwrap().path())
         .filter(|p| p.extension().is_some_and(|x| x == "mtx") && !p.ends_with("wrong.mtx"))
         .collect();
     out.sort();
-    assert!(out.len() >= 10, "the shared matrices are missing");
+    assert!(
+        out.len() >= 10,
+        "the test matrices in {} are missing",
+        dir.display()
+    );
     out
 }
 
 #[test]
 fn every_2d_pair_on_every_shared_matrix() {
-    for m in shared_matrices() {
+    for m in test_matrices() {
         let coords = read_file(&m, None).unwrap();
         check_all_pairs(&coords, &FORMATS_2D, &m.display().to_string());
     }
