@@ -55,13 +55,18 @@ enum Command {
         #[arg(short, long)]
         output: Option<PathBuf>,
     },
-    /// Validates a format descriptor with z3: the map is a function, stored
-    /// entries have distinct coordinates (unless it declares padding), every
-    /// index array can be computed when the format is a destination.
+    /// Validates a format descriptor with z3 (the map is a function, stored
+    /// entries have distinct coordinates unless it declares padding, every
+    /// index array can be computed when the format is a destination), then
+    /// synthesizes and validates its conversions to and from every built-in
+    /// format of its order, one line per pair; with a second format, only
+    /// the pair, both ways.
     Check {
         /// A built-in format (coo, scoo, mcoo, coo3d, mcoo3, csr, csc, dia,
         /// ell, bcsr) or a path to a descriptor file.
         format: String,
+        /// A second format: check the conversions between the two.
+        other: Option<String>,
     },
     /// Writes the entries a JSON instance of a format stores as coordinates.
     Dump {
@@ -158,6 +163,12 @@ enum Command {
         /// takes `--baseline-output FILE.json`.
         #[arg(long, value_name = "FILE.c")]
         baseline: Option<PathBuf>,
+        /// Compile in a check of every result against its input with the
+        /// oracle (both converted to coordinates by synthesized conversions,
+        /// outside the timed region): a difference is reported and the
+        /// program exits with status 3 before writing anything.
+        #[arg(long)]
+        verify: bool,
     },
 }
 
@@ -191,8 +202,9 @@ fn main() -> ExitCode {
             output,
             emit_source,
             baseline,
-        } => conversion::build(src, dst, output, path(emit_source), path(baseline)),
-        Command::Check { format } => commands::check(format),
+            verify,
+        } => conversion::build(src, dst, output, path(emit_source), path(baseline), *verify),
+        Command::Check { format, other } => commands::check(format, other.as_deref()),
         Command::Dump {
             format,
             input,

@@ -7,44 +7,28 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 
 use spf::synth::instance::{validate, Instance};
 use spf::synth::oracle::{compare, coordinate_entries, entries};
 use spf::synth::tensor_io::read_file;
 use spf::synth::Descriptor;
 
-fn spf(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_spf"))
-        .args(args)
-        .output()
-        .expect("spf runs")
-}
+mod common;
 
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
+use common::{s, spf, text};
 
 fn temp(test: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("spf-cli-conv-{test}-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    dir
+    common::temp("cli-conv", test)
 }
 
 /// A test matrix of the repository; a missing file fails the test.
 fn matrix(name: &str) -> PathBuf {
-    let path =
-        PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/matrices")).join(name);
-    assert!(path.is_file(), "test matrix {} is missing", path.display());
-    path
+    common::test_data(&format!("matrices/{name}"))
 }
 
 fn data(name: &str) -> PathBuf {
     PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/synth/tests/data")).join(name)
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().expect("utf-8 path")
 }
 
 fn format(name: &str) -> Descriptor {

@@ -89,7 +89,22 @@ impl Calculator {
     pub fn run(&mut self, src: &str, print: &mut dyn FnMut(String)) -> Result<(), CalcError> {
         let program = parse_program(src)?;
         for stmt in &program {
-            self.statement(src, stmt, print)?;
+            // A statement prints only once it is known to be exact.
+            crate::expr::take_overflow();
+            let mut lines = Vec::new();
+            let result = self.statement(src, stmt, &mut |line| lines.push(line));
+            if crate::expr::take_overflow() {
+                return Err(SyntaxError::at(
+                    src,
+                    statement_span(stmt),
+                    "integer overflow: a coefficient or constant leaves the 64-bit range, so \
+                     the result would not be exact",
+                ));
+            }
+            result?;
+            for line in lines {
+                print(line);
+            }
         }
         Ok(())
     }
@@ -470,5 +485,13 @@ impl Calculator {
                 "expected a tuple variable name or a position",
             )),
         }
+    }
+}
+
+/// Where a statement is, for errors about the whole of it.
+fn statement_span(stmt: &Statement) -> crate::syntax::ast::Span {
+    match stmt {
+        Statement::Uf { span, .. } | Statement::Forall { span, .. } => *span,
+        Statement::Assign(_, _, span) | Statement::Print(_, span) => *span,
     }
 }

@@ -1,6 +1,6 @@
 //! Atomic constraints: `e = 0` and `e >= 0` over integer expressions.
 
-use crate::expr::{Atom, Expr, Var};
+use crate::expr::{mul_checked, Atom, Expr, Var};
 
 /// Whether a constraint is an equality or a non-strict inequality.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -89,9 +89,9 @@ impl Constraint {
                     _ => 1,
                 };
                 for (a, k) in expr.terms() {
-                    scaled.add_term(a.clone(), sign * (k / g));
+                    scaled.add_term(a.clone(), mul_checked(sign, k / g));
                 }
-                scaled.add_constant(sign * (c / g));
+                scaled.add_constant(mul_checked(sign, c / g));
             }
             ConstraintKind::Geq => {
                 for (a, k) in expr.terms() {

@@ -57,16 +57,53 @@ pub struct Expr {
     constant: i64,
 }
 
-fn add_checked(a: i64, b: i64) -> i64 {
-    // Coefficients in this library come from user text and from small
-    // combinations of it; overflow means a pathological input. Saturate
-    // deterministically rather than wrap, and let callers that care check
-    // magnitudes with `Expr::max_abs_coefficient`.
-    a.saturating_add(b)
+thread_local! {
+    /// Set when coefficient arithmetic on this thread left the 64-bit range.
+    static OVERFLOWED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
-fn mul_checked(a: i64, b: i64) -> i64 {
-    a.saturating_mul(b)
+/// Whether coefficient arithmetic on this thread overflowed the 64-bit
+/// range since the last call; clears the record.
+///
+/// Coefficients and constants are `i64`. An operation whose exact result
+/// does not fit saturates (deterministically, never wraps) and records the
+/// overflow here, so that a value computed since is known not to be exact:
+/// callers that answer questions — the calculator, the descriptor reader —
+/// take the record after each statement and report an error instead of a
+/// wrong answer.
+///
+/// ```
+/// use iegen::{expr::take_overflow, Expr};
+/// take_overflow();
+/// let big = Expr::constant(i64::MAX);
+/// let _ = big.plus(&Expr::constant(1));
+/// assert!(take_overflow());
+/// assert!(!take_overflow());
+/// ```
+pub fn take_overflow() -> bool {
+    OVERFLOWED.with(|o| o.replace(false))
+}
+
+fn overflowed(saturated: i64) -> i64 {
+    OVERFLOWED.with(|o| o.set(true));
+    saturated
+}
+
+/// `a + b`, saturating and recording an overflow ([`take_overflow`]).
+pub(crate) fn add_checked(a: i64, b: i64) -> i64 {
+    a.checked_add(b)
+        .unwrap_or_else(|| overflowed(a.saturating_add(b)))
+}
+
+/// `a · b`, saturating and recording an overflow ([`take_overflow`]).
+pub(crate) fn mul_checked(a: i64, b: i64) -> i64 {
+    a.checked_mul(b)
+        .unwrap_or_else(|| overflowed(a.saturating_mul(b)))
+}
+
+/// `-a`, saturating and recording an overflow ([`take_overflow`]).
+pub(crate) fn neg_checked(a: i64) -> i64 {
+    a.checked_neg().unwrap_or_else(|| overflowed(i64::MAX))
 }
 
 impl Expr {

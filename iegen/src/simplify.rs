@@ -19,7 +19,7 @@ use std::collections::BTreeMap;
 
 use crate::conjunction::{Conjunction, Contradiction};
 use crate::constraint::{Constraint, ConstraintKind, Normalized};
-use crate::expr::{Atom, Expr, Var};
+use crate::expr::{mul_checked, neg_checked, Atom, Expr, Var};
 
 /// Largest number of inequalities one Fourier–Motzkin step may create; a
 /// variable whose elimination would create more stays existential.
@@ -176,7 +176,7 @@ fn merge_bounds(c: &mut Conjunction) -> Result<bool, Contradiction> {
     for k in c.constraints() {
         let e = k.expr();
         let mut form = e.clone();
-        form.add_constant(-e.constant_term());
+        form.add_constant(neg_checked(e.constant_term()));
         let positive = e.terms().next().map(|(_, lead)| lead > 0).unwrap_or(true);
         let (form, sign) = if positive {
             (form, 1)
@@ -186,7 +186,7 @@ fn merge_bounds(c: &mut Conjunction) -> Result<bool, Contradiction> {
         let b = forms.entry(form).or_default();
         b.count += 1;
         // sign*form + constant (op) 0
-        let value = -e.constant_term() * sign; // the bound on `form`
+        let value = mul_checked(neg_checked(e.constant_term()), sign); // the bound on `form`
         match (k.kind(), sign) {
             (ConstraintKind::Eq, _) => {
                 if b.eq.is_some_and(|x| x != value) {
@@ -211,19 +211,19 @@ fn merge_bounds(c: &mut Conjunction) -> Result<bool, Contradiction> {
             if b.lo.is_some_and(|lo| x < lo) || b.hi.is_some_and(|hi| x > hi) {
                 return Err(Contradiction);
             }
-            rebuilt.push(Constraint::eq(with_const(-x)));
+            rebuilt.push(Constraint::eq(with_const(neg_checked(x))));
         } else {
             match (b.lo, b.hi) {
                 (Some(lo), Some(hi)) if lo > hi => return Err(Contradiction),
                 (Some(lo), Some(hi)) if lo == hi => {
-                    rebuilt.push(Constraint::eq(with_const(-lo)));
+                    rebuilt.push(Constraint::eq(with_const(neg_checked(lo))));
                 }
                 (lo, hi) => {
                     if let Some(lo) = lo {
-                        rebuilt.push(Constraint::geq(with_const(-lo)));
+                        rebuilt.push(Constraint::geq(with_const(neg_checked(lo))));
                     }
                     if let Some(hi) = hi {
-                        rebuilt.push(Constraint::geq(with_const(-hi).negate()));
+                        rebuilt.push(Constraint::geq(with_const(neg_checked(hi)).negate()));
                     }
                 }
             }

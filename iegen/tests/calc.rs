@@ -296,3 +296,44 @@ fn error_messages_name_the_problem() {
         );
     }
 }
+
+/// Coefficients and constants are 64-bit: a statement whose arithmetic
+/// leaves that range is an error at the statement, never a saturated (and
+/// so wrong) answer; statements before it have printed, it prints nothing.
+#[test]
+fn arithmetic_overflow_is_an_error_not_a_wrong_answer() {
+    let max = i64::MAX;
+    // Constant folding past i64::MAX: was a wrong `true`.
+    let err = run(&format!(
+        "is_subset({{[i] : i = 1}}, {{[i] : i = 1}});\n\
+         is_subset({{[i] : i = {max} + 1}}, {{[i] : i = {max}}});"
+    ))
+    .unwrap_err();
+    assert!(err.starts_with("2:1: integer overflow"), "{err}");
+    let mut printed = Vec::new();
+    let _ = Calculator::new().run(
+        &format!("1 = 1;\nis_subset({{[i] : i = {max} + 1}}, {{[i] : i = {max}}});"),
+        &mut |l| printed.push(l),
+    );
+    assert_eq!(
+        printed,
+        ["true"],
+        "the statement before prints, the failing one does not"
+    );
+    // A coefficient product of 2^32 · 2^32: was a wrong coefficient.
+    let err = run("R := {[i] -> [j] : j = 4294967296 i};
+         compose(R, R);")
+    .unwrap_err();
+    assert!(err.starts_with("2:10: integer overflow"), "{err}");
+    // Negating the smallest constant.
+    let err = run(&format!("{{[i] : i = -{max} - 1 - 1}};")).unwrap_err();
+    assert!(err.contains("integer overflow"), "{err}");
+    // In range, the same operations are exact.
+    assert_eq!(
+        run_ok(&format!(
+            "is_subset({{[i] : i = {max} - 1 + 1}}, {{[i] : i = {max}}});\n\
+             compose({{[i] -> [j] : j = 65536 i}}, {{[i] -> [j] : j = 65536 i}});"
+        )),
+        ["true", "{[i] -> [j] : j = 4294967296i}"]
+    );
+}

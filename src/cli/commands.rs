@@ -134,32 +134,70 @@ pub fn load_format(name: &str) -> Result<spf::synth::Descriptor, CliError> {
 
 /// `spf check FMT`: validates a descriptor with z3 and explains each finding.
 /// Prints every finding; fails when one is an error.
-pub fn check(format: &str) -> Result<(), CliError> {
+pub fn check(format: &str, other: Option<&str>) -> Result<(), CliError> {
+    use spf::synth::builtin::builtin_names;
     use spf::synth::check::{check, Severity};
     let d = load_format(format)?;
-    let findings = check(&d);
     let mut text = String::new();
-    for f in &findings {
-        text.push_str(&format!("{f}\n"));
+    let mut errors = 0;
+    let mut pairs = Vec::new();
+    match other {
+        None => {
+            let findings = check(&d);
+            for f in &findings {
+                text.push_str(&format!("{f}\n"));
+            }
+            errors = findings
+                .iter()
+                .filter(|f| f.severity == Severity::Error)
+                .count();
+            if errors == 0 {
+                for name in builtin_names() {
+                    let b = load_format(name)?;
+                    if b.dense.len() == d.dense.len() {
+                        pairs.push((d.clone(), b.clone()));
+                        if b != d {
+                            pairs.push((b, d.clone()));
+                        }
+                    }
+                }
+            }
+        }
+        Some(other) => {
+            let o = load_format(other)?;
+            pairs.push((d.clone(), o.clone()));
+            pairs.push((o, d.clone()));
+        }
     }
     emit(None, &text)?;
-    let errors = findings
-        .iter()
-        .filter(|f| f.severity == Severity::Error)
-        .count();
-    if errors > 0 {
+    let mut failed = 0;
+    for (a, b) in &pairs {
+        let verdict = spf::synth::synthesize::check_pair(a, b);
+        failed += usize::from(!verdict.is_ok());
+        // One line per pair; a counterexample's lines are indented below it.
+        let shown = verdict.to_string().replace('\n', "\n    ");
+        emit(None, &format!("pair {} -> {}: {shown}\n", a.name, b.name))?;
+    }
+    if errors > 0 || failed > 0 {
+        let mut what = Vec::new();
+        if errors > 0 {
+            let (noun, verb) = if errors == 1 {
+                ("property", "does")
+            } else {
+                ("properties", "do")
+            };
+            what.push(format!("{errors} {noun} of {} {verb} not hold", d.name));
+        }
+        if failed > 0 {
+            what.push(format!(
+                "{failed} of {} conversions {} not convert",
+                pairs.len(),
+                if failed == 1 { "does" } else { "do" }
+            ));
+        }
         return Err(CliError::Input {
             file: format.to_string(),
-            message: format!(
-                "{errors} {} of {} {} not hold",
-                if errors == 1 {
-                    "property"
-                } else {
-                    "properties"
-                },
-                d.name,
-                if errors == 1 { "does" } else { "do" }
-            ),
+            message: what.join("; "),
         });
     }
     Ok(())

@@ -11,9 +11,9 @@ use spf::codegen::{c, rust};
 use spf::iegen::pdfg::Pdfg;
 use spf::iegen::syntax::SyntaxError;
 use spf::synth::instance::{validate, Instance, InstanceError, Values};
-use spf::synth::oracle::{compare, entries};
-use spf::synth::synthesize::{synthesize, Synthesized};
+use spf::synth::synthesize::{synthesize, SynthError, Synthesized};
 use spf::synth::tensor_io::{read_file, Coordinates, FileError};
+use spf::synth::validate::{run_checked as run_checked_program, Problem};
 use spf::synth::Descriptor;
 
 use super::commands::load_format;
@@ -44,11 +44,13 @@ pub type Synthesizer<'a> = dyn Fn(&Descriptor, &Descriptor) -> Result<Synthesize
 ///
 /// [`CliError::Usage`] naming the pair and why synthesis failed.
 pub fn synthesize_pair(src: &Descriptor, dst: &Descriptor) -> Result<Synthesized, CliError> {
-    synthesize(src, dst).map_err(|e| {
-        CliError::Usage(format!(
+    synthesize(src, dst).map_err(|e| match e {
+        // Names the pair and the failing test tensor itself.
+        SynthError::Validation(v) => CliError::Usage(v.to_string()),
+        e => CliError::Usage(format!(
             "cannot synthesize the conversion {} -> {}: {e}",
             src.name, dst.name
-        ))
+        )),
     })
 }
 
@@ -325,12 +327,14 @@ pub fn read_source(
 
 /// Runs a synthesized conversion from `from` to `to` on `input` (an
 /// instance of `from`) in the interpreter, then checks the result: a valid
-/// instance of `to` storing exactly the entries of the input.
+/// instance of `to` storing exactly the entries of the input
+/// ([`spf::synth::validate::run_checked`]).
 ///
 /// # Errors
 ///
 /// [`CliError::Usage`] when the interpreter stops, and an internal error
-/// naming the problem when the result is invalid or wrong.
+/// naming the problem when the result is invalid or wrong (the conversion
+/// passed validation, so that is a bug in spf).
 pub fn run_checked(
     s: &Synthesized,
     from: &Descriptor,
@@ -338,38 +342,16 @@ pub fn run_checked(
     input: &Instance,
 ) -> Result<Instance, CliError> {
     let pair = format!("{} -> {}", from.name, to.name);
-    let internal = |message: String| {
-        CliError::Usage(format!(
-            "internal error: the synthesized conversion {pair} {message}"
-        ))
-    };
-    let mut out = s
-        .run(input)
-        .map_err(|e| CliError::Usage(format!("the synthesized conversion {pair}: {e}")))?;
-    // The destination's extents carry the source's values under the
-    // destination's own names.
-    let dense: Vec<Option<i64>> = from
-        .dense
-        .iter()
-        .map(|n| input.symbols.get(n).copied())
-        .collect();
-    for name in &from.dense {
-        if !to.symbols.contains(name) {
-            out.symbols.remove(name);
-        }
-    }
-    for (name, value) in to.dense.iter().zip(dense) {
-        if let Some(v) = value {
-            out.symbols.insert(name.clone(), v);
-        }
-    }
-    validate(to, &out).map_err(|e| internal(format!("gave an invalid {}: {e}", to.name)))?;
-    let want = entries(from, input)
-        .map_err(|e| internal(format!("was given an unreadable {}: {e}", from.name)))?;
-    let got =
-        entries(to, &out).map_err(|e| internal(format!("gave an unreadable {}: {e}", to.name)))?;
-    compare(&want, &got).map_err(|m| internal(format!("changed the entries: {m}")))?;
-    Ok(out)
+    let program = s
+        .program()
+        .map_err(|e| CliError::Usage(format!("scanning the synthesized conversion {pair}: {e}")))?;
+    run_checked_program(s, &program, input).map_err(|p| match p {
+        Problem::Run(e) => CliError::Usage(format!("the synthesized conversion {pair}: {e}")),
+        other => CliError::Usage(format!(
+            "internal error: the synthesized conversion {pair} passed validation, but on this \
+             input: {other}"
+        )),
+    })
 }
 
 /// `spf build SRC DST -o BIN [--emit-source FILE.c] [--baseline B.c]`:
@@ -382,11 +364,12 @@ pub fn build(
     output: &Path,
     emit_source: Option<&Path>,
     baseline: Option<&Path>,
+    verify: bool,
 ) -> Result<(), CliError> {
     let baseline = baseline.map(driver::Baseline::new).transpose()?;
     let sd = load_format(src)?;
     let dd = load_format(dst)?;
-    let (source, note) = build_source(&sd, &dd, &synthesize_pair, baseline.as_ref())?;
+    let (source, note) = build_source(&sd, &dd, &synthesize_pair, baseline.as_ref(), verify)?;
     if let Some(note) = note {
         eprintln!("spf: note: {}: {note}", output.display());
     }
@@ -407,8 +390,35 @@ pub fn build_source(
     dst: &Descriptor,
     synth: &Synthesizer<'_>,
     baseline: Option<&driver::Baseline>,
+    verify: bool,
 ) -> Result<(String, Option<String>), CliError> {
     let main = synth(src, dst)?;
+    let to_coo;
+    let verifier = if verify {
+        let name = coo_format_for(src.dense.len()).ok_or_else(|| {
+            CliError::Usage(format!(
+                "--verify compares coordinates of 2 or 3 dimensions, and {} has {}",
+                src.name,
+                src.dense.len()
+            ))
+        })?;
+        let coo = builtin(name)?;
+        let convert = |d: &Descriptor| -> Result<Option<Synthesized>, CliError> {
+            if *d == coo {
+                Ok(None)
+            } else {
+                synth(d, &coo).map(Some)
+            }
+        };
+        to_coo = (convert(src)?, convert(dst)?);
+        Some(driver::Verifier {
+            coo: CooLayout::of(&coo)?,
+            src_to_coo: to_coo.0.as_ref(),
+            dst_to_coo: to_coo.1.as_ref(),
+        })
+    } else {
+        None
+    };
     let to_source;
     let coordinates = match coo_format_for(src.dense.len()) {
         None => CoordinateInput::Unsupported(format!(
@@ -447,7 +457,7 @@ pub fn build_source(
         _ => None,
     };
     Ok((
-        driver::driver_source(&main, dst, &coordinates, baseline)?,
+        driver::driver_source(&main, dst, &coordinates, baseline, verifier.as_ref())?,
         note,
     ))
 }
@@ -585,7 +595,7 @@ pub(crate) mod testing {
 mod tests {
     use std::path::PathBuf;
 
-    use spf::synth::oracle::coordinate_entries;
+    use spf::synth::oracle::{compare, coordinate_entries, entries};
     use spf::synth::synthesize::{BindingKind, Side};
 
     use super::testing::{hand_made, with_computation, COO_CSR};
@@ -729,7 +739,8 @@ mod tests {
         let text = e.to_string();
         assert!(
             text.starts_with(
-                "internal error: the synthesized conversion COO -> CSR changed the entries"
+                "internal error: the synthesized conversion COO -> CSR passed validation, but on \
+                 this input: the result stores other entries than the input"
             ),
             "{text}"
         );
@@ -739,7 +750,11 @@ mod tests {
             Ok(with_computation(s, d, &unsorted, &bindings))
         };
         let e = convert_file(&coo, &csr, &data("small.mtx"), &synth).unwrap_err();
-        assert!(e.to_string().contains("gave an invalid CSR"), "{e}");
+        assert!(
+            e.to_string()
+                .contains("but on this input: the result breaks a rule of CSR"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -180,6 +180,7 @@ pub fn driver_source(
     dst: &Descriptor,
     coordinates: &CoordinateInput<'_>,
     baseline: Option<&Baseline>,
+    verify: Option<&Verifier<'_>>,
 ) -> Result<String, CliError> {
     let src = &main.conversion.src;
     let mut out = String::new();
@@ -220,6 +221,17 @@ pub fn driver_source(
         out.push_str(&b.declaration());
         out.push('\n');
     }
+    let mut verify_functions = Vec::new();
+    if let Some(v) = verify {
+        for (s, name) in [(v.src_to_coo, "src"), (v.dst_to_coo, "dst")] {
+            if let Some(s) = s {
+                let program = renamed_program(s, &format!("verify_{name}_to_coo"))?;
+                out.push_str(&c_code(s, &program)?);
+                out.push('\n');
+                verify_functions.push((s, program, format!("drv_{name}_to_coo")));
+            }
+        }
+    }
     out.push_str(RUNTIME);
     out.push('\n');
 
@@ -248,13 +260,6 @@ pub fn driver_source(
                 "#define DRV_HAS_PRE {}",
                 i32::from(matches!(coordinates, CoordinateInput::Through { .. }))
             );
-            let list = |names: &[String]| {
-                names
-                    .iter()
-                    .map(|n| c_str(n))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            };
             let _ = writeln!(
                 out,
                 "static const char *const drv_coo_format = {};",
@@ -263,12 +268,12 @@ pub fn driver_source(
             let _ = writeln!(
                 out,
                 "static const char *const drv_coo_dims[] = {{{}}};",
-                list(&coo.dims)
+                c_str_list(&coo.dims)
             );
             let _ = writeln!(
                 out,
                 "static const char *const drv_coo_index[] = {{{}}};",
-                list(&coo.index)
+                c_str_list(&coo.index)
             );
             let _ = writeln!(
                 out,
@@ -317,8 +322,90 @@ pub fn driver_source(
         baseline.is_some(),
     )?);
     out.push('\n');
+    for (s, program, name) in &verify_functions {
+        out.push_str(&wrapper(
+            name,
+            s,
+            program,
+            &dense_names(s, &s.conversion.dst_given),
+            false,
+        )?);
+        out.push('\n');
+    }
+    match verify {
+        Some(v) => out.push_str(&verify_glue(v)),
+        None => out.push_str("#define DRV_VERIFY 0\n\n"),
+    }
     out.push_str(MAIN);
     Ok(out)
+}
+
+/// What `spf build --verify` compiles in: the source's and the
+/// destination's conversions to coordinates, whose nonzero entries the
+/// program compares after the conversion (the oracle, in C).
+pub struct Verifier<'a> {
+    /// The coordinate format both sides are converted to.
+    pub coo: CooLayout,
+    /// The source → coordinates conversion; `None` when the source is that
+    /// coordinate format.
+    pub src_to_coo: Option<&'a Synthesized>,
+    /// The destination → coordinates conversion; `None` when the
+    /// destination is that coordinate format.
+    pub dst_to_coo: Option<&'a Synthesized>,
+}
+
+/// `drv_verify(src, dst, input)`: converts both instances to coordinates
+/// (through the wrappers `drv_src_to_coo` / `drv_dst_to_coo` where a side is
+/// not coordinates already) and compares their sorted nonzero entries.
+fn verify_glue(v: &Verifier<'_>) -> String {
+    let mut f = String::new();
+    let _ = writeln!(
+        f,
+        "#define DRV_VERIFY 1\n\
+         static const char *const drv_verify_index[] = {{{}}};\n\
+         static const char *const drv_verify_count = {};\n\
+         static const char *const drv_verify_values = {};\n",
+        c_str_list(&v.coo.index),
+        c_str(&v.coo.count),
+        c_str(&v.coo.values)
+    );
+    f.push_str(
+        "static void drv_verify(drv_inst *src, drv_inst *dst, const char *input)\n{\n    \
+         drv_entry *e[2];\n    int64_t n[2];\n    double seconds;\n    \
+         static char ctx[512];\n    (void)seconds;\n",
+    );
+    let order = v.coo.index.len();
+    for (k, (side, conversion)) in [("src", v.src_to_coo), ("dst", v.dst_to_coo)]
+        .into_iter()
+        .enumerate()
+    {
+        let _ = writeln!(
+            f,
+            "    snprintf(ctx, sizeof ctx, \"%s: internal error: verifying the {side}\", input);"
+        );
+        let entries = |inst: &str| {
+            format!(
+                "drv_sorted_entries({inst}, ctx, {order}, drv_verify_index, drv_verify_count, \
+                 drv_verify_values, &n[{k}])"
+            )
+        };
+        if conversion.is_some() {
+            let _ = writeln!(
+                f,
+                "    {{\n        drv_inst coo;\n        drv_{side}_to_coo({side}, &coo, &seconds, \
+                 ctx);\n        e[{k}] = {};\n        drv_inst_free(&coo);\n    }}",
+                entries("&coo")
+            );
+        } else {
+            let _ = writeln!(f, "    e[{k}] = {};", entries(side));
+        }
+    }
+    let _ = writeln!(
+        f,
+        "    drv_compare_entries(e[0], n[0], e[1], n[1], {order}, input);\n    \
+         free(e[0]);\n    free(e[1]);\n}}\n"
+    );
+    f
 }
 
 /// The destination's dense symbols as `(destination name, source name)`:
@@ -350,6 +437,15 @@ fn c_code(s: &Synthesized, program: &LoopProgram) -> Result<String, CliError> {
             s.conversion.src.name, s.conversion.dst.name
         ))
     })
+}
+
+/// C string literals, comma-separated (an array initializer's items).
+fn c_str_list(names: &[String]) -> String {
+    names
+        .iter()
+        .map(|n| c_str(n))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// A C string literal.
@@ -939,7 +1035,8 @@ fn compile_with(
         path: shown.clone(),
         source,
     };
-    std::fs::create_dir_all(&work).map_err(write_error)?;
+    super::output::check_target(output)?;
+    std::fs::create_dir(&work).map_err(write_error)?;
     let result = (|| {
         let c_file = work.join("conversion.c");
         std::fs::write(&c_file, source).map_err(write_error)?;
@@ -1041,6 +1138,19 @@ mod tests {
         })
     }
 
+    /// The program of a synthesized pair, without a baseline or `--verify`.
+    fn synthesized_source(src: &Descriptor, dst: &Descriptor) -> String {
+        build_source(
+            src,
+            dst,
+            &crate::cli::conversion::synthesize_pair,
+            None,
+            false,
+        )
+        .expect("a program")
+        .0
+    }
+
     /// Builds the program of a hand-made pair once per test process.
     fn built(src: &str, dst: &str) -> PathBuf {
         static BUILT: OnceLock<std::sync::Mutex<BTreeMap<String, PathBuf>>> = OnceLock::new();
@@ -1051,7 +1161,7 @@ mod tests {
             return p.clone();
         }
         let (sd, dd) = (format(src), format(dst));
-        let (source, note) = build_source(&sd, &dd, &hand_made, None).expect("a program");
+        let (source, note) = build_source(&sd, &dd, &hand_made, None, false).expect("a program");
         assert!(note.is_none(), "{note:?}");
         std::fs::write(dir().join(format!("{key}.c")), &source).expect("write");
         let bin = dir().join(&key);
@@ -1272,9 +1382,7 @@ mod tests {
         ]);
         for src in ["csr", "csc"] {
             let (sd, dd) = (format(src), format("ell"));
-            let (source, _) =
-                build_source(&sd, &dd, &crate::cli::conversion::synthesize_pair, None)
-                    .expect("a program");
+            let source = synthesized_source(&sd, &dd);
             assert_eq!(
                 source.contains("SPF_KEEP_LOOPS void convert("),
                 src == "csr",
@@ -1350,6 +1458,11 @@ mod tests {
             (
                 "pattern_extra",
                 "%%MatrixMarket matrix coordinate pattern general\n2 2 1\n1 1 5\n".into(),
+            ),
+            (
+                "symmetric_mirror",
+                "%%MatrixMarket matrix coordinate real symmetric\n3 3 3\n2 1 1\n3 3 2\n1 2 3\n"
+                    .into(),
             ),
         ]
         .into_iter()
@@ -1600,7 +1713,7 @@ mod tests {
             }
         };
         let (source, note) =
-            build_source(&format("csr"), &format("coo"), &no_coo, None).expect("ok");
+            build_source(&format("csr"), &format("coo"), &no_coo, None, false).expect("ok");
         let note = note.expect("a note");
         assert!(note.contains("no COO today"), "{note}");
         let bin = dir().join("json_only");
@@ -1610,6 +1723,54 @@ mod tests {
         assert!(text(&out.stderr).contains("coordinate files are not accepted"));
         let (_, inst) = convert(&bin, &data("csr_small.json"), &[]);
         validate(&format("coo"), &inst).expect("valid");
+    }
+
+    /// `spf build --verify`: the program converts its input and its result
+    /// to coordinates and compares them; a wrong result (here a hand-made
+    /// COO → CSR that adds 1 to every value) exits with status 3 and writes
+    /// no output file, a right one reports `"verified": true`.
+    #[test]
+    fn verify_catches_a_wrong_result_before_writing_it() {
+        use spf::iegen::computation::parse_computation;
+        let wrong = |s: &Descriptor, d: &Descriptor| {
+            let mut c = hand_made(s, d)?;
+            if s.name == "COO" {
+                let text = crate::cli::conversion::testing::COO_CSR
+                    .replace("A_out(p) = A(src(p))", "A_out(p) = A(src(p)) + 1.0");
+                c.computation = parse_computation(&text).expect("parses");
+            }
+            Ok(c)
+        };
+        let input = matrix("pores_1.mtx");
+        let input = input.to_str().expect("utf-8");
+        for (name, synth, wrong_result) in [
+            (
+                "verify_right",
+                &hand_made as &crate::cli::conversion::Synthesizer,
+                false,
+            ),
+            ("verify_wrong", &wrong, true),
+        ] {
+            let (source, _) =
+                build_source(&format("coo"), &format("csr"), synth, None, true).expect("a program");
+            assert!(source.contains("drv_dst_to_coo"), "CSR is converted back");
+            let bin = dir().join(name);
+            super::compile(&source, &bin, STRICT).expect("compiles without warnings");
+            let out_json = dir().join(format!("{name}.json"));
+            let _ = std::fs::remove_file(&out_json);
+            let out = run(&bin, &[input, "-o", out_json.to_str().expect("utf-8")]);
+            if wrong_result {
+                assert_eq!(out.status.code(), Some(3), "{}", text(&out.stderr));
+                let err = text(&out.stderr);
+                assert!(err.contains("verification failed: the entry ("), "{err}");
+                assert!(err.contains("in the input but"), "{err}");
+                assert!(!out_json.exists(), "nothing is written");
+            } else {
+                assert!(out.status.success(), "{}", text(&out.stderr));
+                assert!(text(&out.stdout).contains("\"verified\": true"));
+                assert!(out_json.exists());
+            }
+        }
     }
 
     /// A hand-written COO → CSR with the hand-made computation's
@@ -1645,8 +1806,13 @@ void baseline(int64_t NR, int64_t NC, int64_t NNZ, const int64_t *row, const int
         let file = dir().join(format!("{name}.c"));
         std::fs::write(&file, baseline_text).expect("write");
         let baseline = super::Baseline::new(&file)?;
-        let (source, _) =
-            build_source(&format("coo"), &format("csr"), &hand_made, Some(&baseline))?;
+        let (source, _) = build_source(
+            &format("coo"),
+            &format("csr"),
+            &hand_made,
+            Some(&baseline),
+            false,
+        )?;
         assert!(source.contains(&format!("#include \"{}\"", baseline.path.display())));
         let bin = dir().join(format!("{name}-program"));
         super::compile(&source, &bin, STRICT)?;
@@ -1760,10 +1926,11 @@ void baseline(int64_t NR, int64_t NC, int64_t NNZ, const int64_t *row, const int
         let odd = spf::synth::descriptor_file::parse_descriptor(&text).expect("parses");
         let (check, complete) = super::source_check(&odd).expect("a check");
         assert!(!complete, "{check}");
-        let (source, _) =
-            build_source(&format("csr"), &format("coo"), &hand_made, None).expect("a program");
+        let (source, _) = build_source(&format("csr"), &format("coo"), &hand_made, None, false)
+            .expect("a program");
         assert!(source.contains("#define SPF_INPUT_VALIDATED 1"));
-        let (source, _) = build_source(&odd, &format("coo"), &hand_made, None).expect("a program");
+        let (source, _) =
+            build_source(&odd, &format("coo"), &hand_made, None, false).expect("a program");
         assert!(!source.contains("SPF_INPUT_VALIDATED 1"), "{source}");
     }
 
@@ -1782,9 +1949,7 @@ void baseline(int64_t NR, int64_t NC, int64_t NNZ, const int64_t *row, const int
         let validated = "#define SPF_INPUT_VALIDATED 1";
         for (src, dst) in [("csr", "csc"), ("csc", "csr"), ("csc", "ell")] {
             let (sd, dd) = (format(src), format(dst));
-            let (source, _) =
-                build_source(&sd, &dd, &crate::cli::conversion::synthesize_pair, None)
-                    .expect("a program");
+            let source = synthesized_source(&sd, &dd);
             assert!(
                 source.contains("if (SPF_UNLIKELY(spf_scatter_far(&"),
                 "{src} -> {dst}"

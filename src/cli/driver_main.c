@@ -81,6 +81,9 @@ int main(int argc, char **argv)
                    "timing N runs of the conversion, and prints one JSON line.\n",
                    drv_prog, DRV_HAS_BASELINE ? " [--baseline-output B.json]" : "",
                    drv_src_format, drv_dst_format);
+            if (DRV_VERIFY)
+                printf("The result is checked against the input (spf build --verify): a\n"
+                       "difference is reported and exits with status 3, writing nothing.\n");
             if (DRV_HAS_BASELINE)
                 printf("Each run also times the linked baseline (in turn, the order alternating);\n"
                        "--baseline-output writes its result as -o writes the conversion's.\n");
@@ -160,6 +163,10 @@ int main(int argc, char **argv)
         drv_convert(&src, &dst, &times[r], input);
     }
 #endif
+#if DRV_VERIFY
+    /* Before anything is written: a wrong result never reaches a file. */
+    drv_verify(&src, &dst, input);
+#endif
     if (output != NULL)
         drv_write_json(&dst, output);
 #if DRV_HAS_BASELINE
@@ -179,6 +186,8 @@ int main(int argc, char **argv)
            (long long)drv_nonzeros(&src, drv_src_values), (long long)repeat,
            drv_median(times, repeat), times[0], times[repeat - 1], (long long)drv_bytes(&src),
            (long long)drv_bytes(&dst));
+    if (DRV_VERIFY)
+        fputs(", \"verified\": true", stdout);
 #if DRV_HAS_BASELINE
     qsort(btimes, (size_t)repeat, sizeof *btimes, drv_cmp_double);
     printf(", \"baseline_median_seconds\": %.9g, \"baseline_min_seconds\": %.9g, "

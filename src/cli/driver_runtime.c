@@ -636,6 +636,30 @@ static DRV_UNUSED void drv_coords_add(drv_coords *c, const int64_t *idx, double 
     c->table[h] = ++c->n;
 }
 
+static DRV_UNUSED void drv_coords_free(drv_coords *c)
+{
+    free(c->idx);
+    free(c->val);
+    free(c->table);
+    memset(c, 0, sizeof *c);
+}
+
+/* The position + 1 of the entry at idx, 0 when there is none. */
+static DRV_UNUSED int64_t drv_coords_find(const drv_coords *c, const int64_t *idx)
+{
+    uint64_t h;
+    if (c->tcap == 0)
+        return 0;
+    h = drv_hash(idx, c->order) & (uint64_t)(c->tcap - 1);
+    while (c->table[h] != 0) {
+        int64_t e = c->table[h] - 1;
+        if (memcmp(c->idx + e * c->order, idx, (size_t)c->order * sizeof *idx) == 0)
+            return e + 1;
+        h = (h + 1) & (uint64_t)(c->tcap - 1);
+    }
+    return 0;
+}
+
 static DRV_UNUSED int64_t drv_int_field(const char *path, int64_t line, drv_field f, const char *what)
 {
     int64_t v = 0;
@@ -698,9 +722,12 @@ static DRV_UNUSED void drv_read_mtx(const char *path, drv_coords *c)
     int done = 0, field_kind = 0, symmetric = 0, fields_wanted;
     int64_t number = 0, counts[3], read = 0, k;
     drv_line l, size;
+    drv_coords given; /* a symmetric file's off-diagonal entries as given, val = line */
     const char *layout;
     memset(c, 0, sizeof *c);
     c->order = 2;
+    memset(&given, 0, sizeof given);
+    given.order = 2;
     /* The banner. */
     drv_next_line(&p, end, &done, &s, &e);
     number = 1;
@@ -828,14 +855,30 @@ static DRV_UNUSED void drv_read_mtx(const char *path, drv_coords *c)
             drv_located(path, number, l.f[fields_wanted].col,
                         "unexpected field `%s`: an entry is %s", drv_text(l.f[fields_wanted]),
                         layout);
-        drv_coords_add(c, idx, v);
         if (symmetric && idx[0] != idx[1]) {
+            /* A symmetric file lists one triangle; an entry whose mirror the
+             * file also gives would be summed into both positions. */
+            int64_t at;
             mirror[0] = idx[1];
             mirror[1] = idx[0];
-            drv_coords_add(c, mirror, v);
+            at = drv_coords_find(&given, mirror);
+            if (at != 0)
+                drv_located(path, number, l.f[0].col,
+                            "entry (%lld, %lld) mirrors the entry (%lld, %lld) of line %lld: a "
+                            "symmetric file lists one triangle, and expanding both would add "
+                            "them into both positions; keep one of them, or declare the matrix "
+                            "general",
+                            (long long)idx[0] + 1, (long long)idx[1] + 1, (long long)idx[1] + 1,
+                            (long long)idx[0] + 1, (long long)given.val[at - 1]);
+            if (drv_coords_find(&given, idx) == 0)
+                drv_coords_add(&given, idx, (double)number);
         }
+        drv_coords_add(c, idx, v);
+        if (symmetric && idx[0] != idx[1])
+            drv_coords_add(c, mirror, v);
         read++;
     }
+    drv_coords_free(&given);
     if (read < counts[2]) {
         int64_t el, ec;
         drv_end_position(text, end, &el, &ec);
@@ -892,14 +935,6 @@ static DRV_UNUSED void drv_read_tns(const char *path, drv_coords *c)
     if (m < 0)
         c->order = 0;
     free(text);
-}
-
-static DRV_UNUSED void drv_coords_free(drv_coords *c)
-{
-    free(c->idx);
-    free(c->val);
-    free(c->table);
-    memset(c, 0, sizeof *c);
 }
 
 /* The coordinates as an instance of a COO format: its dense symbols are the
@@ -1473,4 +1508,111 @@ static DRV_UNUSED int drv_ends_with(const char *s, const char *suffix)
 {
     size_t n = strlen(s), m = strlen(suffix);
     return n >= m && drv_same_name(s + n - m, suffix);
+}
+
+/* ----- verification (spf build --verify) ------------------------------------
+ * The input and the output, each converted to coordinates by a synthesized
+ * (and validated) conversion to COO, must store the same nonzero entries:
+ * the oracle of spf convert, run on the user's own data. */
+
+typedef struct {
+    int64_t c[3];
+    double v;
+} drv_entry;
+
+static int drv_entry_order = 2;
+
+static DRV_UNUSED int drv_cmp_entry(const void *a, const void *b)
+{
+    const drv_entry *x = a, *y = b;
+    int d;
+    for (d = 0; d < drv_entry_order; d++)
+        if (x->c[d] != y->c[d])
+            return x->c[d] < y->c[d] ? -1 : 1;
+    return 0;
+}
+
+/* The nonzero entries of a coordinate instance (names of the COO layout),
+ * sorted by coordinates. */
+static DRV_UNUSED drv_entry *drv_sorted_entries(const drv_inst *coo, const char *ctx, int order,
+                                                const char *const *index, const char *count,
+                                                const char *values, int64_t *n)
+{
+    int64_t len = drv_symbol(coo, ctx, count), k, m = 0;
+    const int64_t *idx[3] = {NULL, NULL, NULL};
+    const double *val = drv_reals(coo, ctx, values, len);
+    drv_entry *out;
+    int d;
+    for (d = 0; d < order; d++)
+        idx[d] = drv_ints(coo, ctx, index[d], len);
+    out = drv_alloc(len > 0 ? len : 1, sizeof *out);
+    for (k = 0; k < len; k++) {
+        if (val[k] == 0.0)
+            continue; /* a stored zero is no entry */
+        memset(&out[m], 0, sizeof out[m]);
+        for (d = 0; d < order; d++)
+            out[m].c[d] = idx[d][k];
+        out[m].v = val[k];
+        m++;
+    }
+    drv_entry_order = order;
+    qsort(out, (size_t)m, sizeof *out, drv_cmp_entry);
+    *n = m;
+    return out;
+}
+
+static DRV_UNUSED void drv_entry_text(char *buf, size_t size, const drv_entry *e, int order)
+{
+    int d, used = 0;
+    used += snprintf(buf + used, size - (size_t)used, "(");
+    for (d = 0; d < order && used < (int)size; d++)
+        used += snprintf(buf + used, size - (size_t)used, d ? ", %lld" : "%lld", (long long)e->c[d]);
+    if (used < (int)size)
+        snprintf(buf + used, size - (size_t)used, ")");
+}
+
+/* Exits with status 3 at the first difference between the two sorted entry
+ * lists: a lost, an added, a repeated or a changed entry. */
+static DRV_UNUSED void drv_compare_entries(const drv_entry *a, int64_t na, const drv_entry *b, int64_t nb,
+                                           int order, const char *input)
+{
+    int64_t i = 0, j = 0;
+    char at[128];
+    for (j = 1; j < nb; j++)
+        if (drv_cmp_entry(&b[j - 1], &b[j]) == 0) {
+            drv_entry_text(at, sizeof at, &b[j], order);
+            fprintf(stderr, "%s: %s: verification failed: the output stores %s twice\n", drv_prog,
+                    input, at);
+            exit(3);
+        }
+    j = 0;
+    while (i < na || j < nb) {
+        int c = i == na ? 1 : j == nb ? -1 : drv_cmp_entry(&a[i], &b[j]);
+        if (c < 0) {
+            drv_entry_text(at, sizeof at, &a[i], order);
+            fprintf(stderr,
+                    "%s: %s: verification failed: the input's entry %s = %.17g is missing from "
+                    "the output (%lld entries in, %lld out)\n",
+                    drv_prog, input, at, a[i].v, (long long)na, (long long)nb);
+            exit(3);
+        }
+        if (c > 0) {
+            drv_entry_text(at, sizeof at, &b[j], order);
+            fprintf(stderr,
+                    "%s: %s: verification failed: the output stores %s = %.17g, which the input "
+                    "does not (%lld entries in, %lld out)\n",
+                    drv_prog, input, at, b[j].v, (long long)na, (long long)nb);
+            exit(3);
+        }
+        if (!(a[i].v == b[j].v || (isnan(a[i].v) && isnan(b[j].v)))) {
+            drv_entry_text(at, sizeof at, &a[i], order);
+            fprintf(stderr,
+                    "%s: %s: verification failed: the entry %s is %.17g in the input but %.17g "
+                    "in the output\n",
+                    drv_prog, input, at, a[i].v, b[j].v);
+            exit(3);
+        }
+        i++;
+        j++;
+    }
 }

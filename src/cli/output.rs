@@ -6,11 +6,54 @@ use std::path::Path;
 
 use super::error::CliError;
 
+/// Checks that `path` may be written as an output, the same for every
+/// command: its directory exists (no command creates directories), and an
+/// existing regular file there is not write-protected (a rename would
+/// replace it anyway; spf refuses, as `cp` without `-f` does).
+pub fn check_target(path: &Path) -> Result<(), CliError> {
+    let shown = path.display().to_string();
+    let refuse = |message: String| CliError::Write {
+        path: shown.clone(),
+        source: std::io::Error::new(std::io::ErrorKind::PermissionDenied, message),
+    };
+    if let Ok(m) = std::fs::metadata(path) {
+        if m.is_dir() {
+            return Err(refuse("is a directory".into()));
+        }
+        if m.is_file() && m.permissions().readonly() {
+            return Err(refuse(
+                "the file is write-protected; spf does not replace it (remove it, or make it \
+                 writable, first)"
+                    .into(),
+            ));
+        }
+        return Ok(());
+    }
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    if !dir.is_dir() {
+        return Err(CliError::Write {
+            path: shown.clone(),
+            source: std::io::Error::new(
+                std::io::ErrorKind::NotFound,
+                format!(
+                    "the directory {} does not exist (spf does not create directories)",
+                    dir.display()
+                ),
+            ),
+        });
+    }
+    Ok(())
+}
+
 /// Writes `contents` to `path` through a temporary file in the same
 /// directory and a rename, so that a failure never leaves a partial file.
 /// An existing special file (`/dev/null`, a pipe) is written in place: a
 /// rename would replace the device by a regular file.
 pub fn write_atomically(path: &Path, contents: &[u8]) -> Result<(), CliError> {
+    check_target(path)?;
     let shown = path.display().to_string();
     let fail = |source| CliError::Write {
         path: shown.clone(),
@@ -98,6 +141,25 @@ mod tests {
         write_atomically(null, b"discarded").unwrap();
         let m = std::fs::metadata(null).unwrap();
         assert!(!m.is_file(), "/dev/null was replaced by a regular file");
+    }
+
+    #[test]
+    fn write_protected_files_and_missing_directories_are_refused() {
+        let dir = std::env::temp_dir().join(format!("spf-output-protected-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let p = dir.join("keep.txt");
+        std::fs::write(&p, b"precious").unwrap();
+        let mut perm = std::fs::metadata(&p).unwrap().permissions();
+        perm.set_readonly(true);
+        std::fs::set_permissions(&p, perm).unwrap();
+        let e = write_atomically(&p, b"new").unwrap_err().to_string();
+        assert!(e.contains("write-protected"), "{e}");
+        assert_eq!(std::fs::read(&p).unwrap(), b"precious");
+        let missing = dir.join("no/such/dir/out.txt");
+        let e = write_atomically(&missing, b"x").unwrap_err().to_string();
+        assert!(e.contains("does not exist"), "{e}");
+        assert!(!dir.join("no").exists(), "no directory is created");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

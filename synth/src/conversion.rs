@@ -42,6 +42,8 @@ pub struct Conversion {
     pub src: Descriptor,
     /// The destination format with its names renamed apart from the source's.
     pub dst: Descriptor,
+    /// The destination format as given: the names its instances use.
+    pub dst_given: Descriptor,
     /// Destination names that were renamed: original → new.
     pub renames: BTreeMap<String, String>,
     /// `R = dst.map^-1 ∘ src.map`: source sparse point → destination sparse point.
@@ -68,6 +70,7 @@ impl Conversion {
                 dst_dims: dst.dense.len(),
             });
         }
+        let dst_given = dst.clone();
         let (dst, renames) = rename_apart(src, dst);
         let relation =
             dst.map
@@ -108,6 +111,7 @@ impl Conversion {
         Ok(Conversion {
             src: src.clone(),
             dst,
+            dst_given,
             renames,
             relation,
             unknown_symbols,

@@ -62,6 +62,24 @@ use crate::descriptor::{Comparator, Descriptor, KeyExpr};
 /// );
 /// ```
 pub fn parse_descriptor(src: &str) -> Result<Descriptor, SyntaxError> {
+    iegen::expr::take_overflow();
+    let parsed = parse_descriptor_checked(src);
+    if iegen::expr::take_overflow() {
+        let whole = Span {
+            start: 0,
+            end: src.len(),
+        };
+        return Err(SyntaxError::at(
+            src,
+            whole,
+            "integer overflow: a coefficient or constant of the descriptor leaves the 64-bit \
+             range",
+        ));
+    }
+    parsed
+}
+
+fn parse_descriptor_checked(src: &str) -> Result<Descriptor, SyntaxError> {
     let ast = parse_descriptor_file(src)?;
     let items = Items::collect(src, &ast.items)?;
     let err = |span: Span, msg: String| SyntaxError::at(src, span, msg);

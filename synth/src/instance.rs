@@ -22,7 +22,10 @@
 //! [`validate`] checks, in this order: the format name, every symbol and
 //! array present (and nothing else), the arrays' types and lengths, every UF
 //! value inside its declared range at every domain point, the declared
-//! monotonicity, and every rule of the descriptor.
+//! monotonicity, every rule of the descriptor, and that every nonzero value
+//! is addressed by a stored entry (a value no point of the map reaches, such
+//! as one past a CSR's `rowptr(NR)` or in a DIA slot outside the matrix,
+//! would be lost by any conversion: [`InstanceError::Unaddressed`]).
 //!
 //! A rule `forall v... : P => Q` must hold at every assignment of its
 //! variables for which every UF call in it has its arguments inside the UF's
@@ -92,6 +95,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
 use iegen::constraint::Normalized;
+
+use crate::strict_json::StrictValue;
 use iegen::eval::{enumerate_set, set_contains};
 use iegen::print::expr_with_names;
 use iegen::{
@@ -304,6 +309,26 @@ pub enum InstanceError {
         /// Why it failed.
         error: EvalError,
     },
+    /// A nonzero value at a position of the value array that no stored
+    /// entry addresses: it belongs to no coordinate, and a conversion would
+    /// lose it.
+    #[error(
+        "{array}({position}) = {value} belongs to no stored entry (no point of the map addresses \
+         it), so it would be lost; {hint}"
+    )]
+    Unaddressed {
+        /// The value array.
+        array: String,
+        /// The position, comma-separated.
+        position: String,
+        /// The value there.
+        value: f64,
+        /// What usually causes it.
+        hint: String,
+    },
+    /// The oracle could not enumerate the instance's entries.
+    #[error("cannot enumerate the stored entries: {0}")]
+    Entries(String),
 }
 
 // ---------------------------------------------------------------------------
@@ -313,6 +338,21 @@ fn describe(v: &serde_json::Value) -> String {
     match v {
         serde_json::Value::Null => "null".into(),
         serde_json::Value::Bool(b) => format!("the boolean {b}"),
+        serde_json::Value::Number(n) if n.is_u64() && !n.is_i64() => {
+            format!(
+                "the integer {n}, which is beyond the 64-bit range (at most {})",
+                i64::MAX
+            )
+        }
+        serde_json::Value::Number(n)
+            if n.as_f64()
+                .is_some_and(|x| x.fract() == 0.0 && x.abs() >= 9.2e18) =>
+        {
+            format!(
+                "the number {n}, which is beyond the 64-bit integer range (at most {})",
+                i64::MAX
+            )
+        }
         serde_json::Value::Number(n) => format!("the number {n}"),
         serde_json::Value::String(_) => "a string".into(),
         serde_json::Value::Array(_) => "an array".into(),
@@ -351,14 +391,14 @@ impl Instance {
     /// assert_eq!(Instance::from_json(&i.to_json()).unwrap(), i);
     /// ```
     pub fn from_json(text: &str) -> Result<Instance, InstanceError> {
-        let value: serde_json::Value = serde_json::from_str(text).map_err(|e| json_error(&e))?;
-        Self::from_value(&value)
+        let value = serde_json::from_str::<StrictValue>(text).map_err(|e| json_error(&e))?;
+        Self::from_value(&value.0)
     }
 
     /// Reads an instance from JSON bytes (invalid UTF-8 is a located error).
     pub fn from_json_bytes(bytes: &[u8]) -> Result<Instance, InstanceError> {
-        let value: serde_json::Value = serde_json::from_slice(bytes).map_err(|e| json_error(&e))?;
-        Self::from_value(&value)
+        let value = serde_json::from_slice::<StrictValue>(bytes).map_err(|e| json_error(&e))?;
+        Self::from_value(&value.0)
     }
 
     /// Reads an instance from a parsed JSON value.
@@ -432,6 +472,15 @@ impl Instance {
                             return Err(structure(
                                 format!("arrays.{name}[{k}]"),
                                 format!("expected a number, found {}", describe(x)),
+                            ));
+                        }
+                        if x.is_u64() && !x.is_i64() {
+                            return Err(structure(
+                                format!("arrays.{name}[{k}]"),
+                                format!(
+                                    "{}; write a value with a decimal point if it is a real",
+                                    describe(x)
+                                ),
                             ));
                         }
                         match x.as_i64() {
@@ -1520,6 +1569,24 @@ pub fn validate_with_budget(
     }
     for rule in &d.rules {
         check_rule(d, &c, rule, budget, c.work)?;
+    }
+    let unaddressed = crate::oracle::unaddressed_nonzero(d, inst).map_err(|e| match e {
+        crate::oracle::OracleError::Instance(e) => e,
+        other => InstanceError::Entries(other.to_string()),
+    })?;
+    if let Some((position, value)) = unaddressed {
+        let shown: Vec<String> = position.iter().map(i64::to_string).collect();
+        return Err(InstanceError::Unaddressed {
+            array: d.data_name.clone(),
+            position: shown.join(", "),
+            value,
+            hint: if d.padding {
+                "slots outside the stored entries must hold zero".to_string()
+            } else {
+                "do the pointer arrays start at 0 and end at the number of stored values?"
+                    .to_string()
+            },
+        });
     }
     Ok(())
 }

@@ -16,7 +16,10 @@ pub mod lower;
 pub mod oracle;
 pub mod order;
 pub mod plan;
+pub mod strict_json;
 pub mod synthesize;
+pub mod synthesized;
 pub mod tensor_io;
+pub mod validate;
 
 pub use descriptor::{Comparator, Descriptor, KeyExpr};

@@ -40,7 +40,8 @@ use crate::conversion::Conversion;
 use crate::descriptor::{Descriptor, KeyExpr};
 use crate::order::{position_order, KeyComponent, PositionOrder};
 use crate::plan::{Plan, Step};
-use crate::synthesize::{Binding, BindingKind, Side, SynthError};
+use crate::synthesize::SynthError;
+use crate::synthesized::{Binding, BindingKind, Side};
 
 /// Lowers `plan` for `conv` into a computation and the bindings of its names.
 ///
@@ -434,7 +435,12 @@ impl<'a> Lowering<'a> {
     }
 
     fn plan_permutation(&mut self, q: usize) -> Result<(), String> {
-        let order = position_order(&self.conv.dst, q).map_err(|e| e.to_string())?;
+        #[allow(unused_mut)]
+        let mut order = position_order(&self.conv.dst, q).map_err(|e| e.to_string())?;
+        #[cfg(test)]
+        if faults::injected(faults::Fault::DropLastKeyComponent) && order.key.len() > 1 {
+            order.key.pop();
+        }
         let object = self.fresh("P");
         let size = self.fresh("NP");
         if self.keys_shared(&order) {
@@ -1173,6 +1179,12 @@ impl<'a> Lowering<'a> {
                 index: vec![x],
             }),
         );
+        #[cfg(test)]
+        let body = if faults::injected(faults::Fault::FixupOffByOne) {
+            faults::off_by_one(body)
+        } else {
+            body
+        };
         self.pending.push(Pending {
             phase: 5,
             ctx: Ctx::Fixup(f.to_string()),
@@ -2244,6 +2256,51 @@ pub(crate) fn data_index(d: &Descriptor) -> Option<Vec<Expr>> {
             })
         })
         .collect()
+}
+
+/// Deliberate lowering bugs, injected by tests to prove that validation
+/// rejects what they break (`validate`'s tests). Test builds only.
+#[cfg(test)]
+pub(crate) mod faults {
+    use std::cell::Cell;
+
+    use iegen::computation::{BinOp, Body, ValueExpr};
+
+    /// A bug to inject.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub(crate) enum Fault {
+        /// A permutation's sort key loses its least significant component
+        /// (CSR from COO sorts by row only).
+        DropLastKeyComponent,
+        /// A pointer fix-up carries `f(x) + 1` instead of `f(x)` (wrong
+        /// where rows are empty).
+        FixupOffByOne,
+    }
+
+    thread_local! {
+        static FAULT: Cell<Option<Fault>> = const { Cell::new(None) };
+    }
+
+    /// Injects `fault` into lowerings on this thread until reset with `None`.
+    pub(crate) fn inject(fault: Option<Fault>) {
+        FAULT.with(|f| f.set(fault));
+    }
+
+    pub(super) fn injected(fault: Fault) -> bool {
+        FAULT.with(|f| f.get()) == Some(fault)
+    }
+
+    /// `t max= v` becomes `t max= v + 1`.
+    pub(super) fn off_by_one(body: Body) -> Body {
+        match body {
+            Body::Update { target, op, value } => Body::Update {
+                target,
+                op,
+                value: ValueExpr::Binary(BinOp::Add, Box::new(value), Box::new(ValueExpr::Int(1))),
+            },
+            other => other,
+        }
+    }
 }
 
 #[cfg(test)]

@@ -518,6 +518,28 @@ fn nonzeros(d: &Descriptor, inst: &Instance) -> Result<Nonzeros, OracleError> {
     })
 }
 
+/// The first position of the value array (row-major) that no point of the
+/// sparse-to-dense map addresses but that holds a nonzero, with its value.
+/// Such a value belongs to no coordinate, and any conversion drops it: a
+/// CSR whose `rowptr` ends before `NNZ`, a DIA value in a slot whose column
+/// falls outside the matrix.
+pub fn unaddressed_nonzero(
+    d: &Descriptor,
+    inst: &Instance,
+) -> Result<Option<(Vec<i64>, f64)>, OracleError> {
+    let c = instance::prepare(d, inst)?;
+    let (_, linear) = stored(d, &c, &c.data_extents, c.work)?;
+    let mut addressed = vec![false; c.values.len()];
+    for &at in &linear {
+        addressed[at] = true;
+    }
+    Ok(addressed
+        .iter()
+        .zip(c.values.iter())
+        .position(|(a, v)| !a && *v != 0.0)
+        .map(|k| (delinearize(k, &c.data_extents), c.values[k])))
+}
+
 /// The `(dense coordinate, value)` pairs an instance stores, stored zeros
 /// ignored (see the module documentation).
 pub fn entries(d: &Descriptor, inst: &Instance) -> Result<BTreeMap<Vec<i64>, f64>, OracleError> {

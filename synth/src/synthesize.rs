@@ -1,77 +1,19 @@
 //! Synthesis proper: from a source and a destination descriptor to an SPF
 //! computation that converts one into the other (dissertation Algorithm 2),
-//! and running it on a concrete instance.
+//! validated before it is returned.
 //!
 //! [`synthesize`] composes the two formats ([`Conversion`]), collects and
 //! classifies the candidates ([`crate::candidate`]), chooses a plan
-//! ([`crate::plan`]) and lowers the plan into a
-//! [`Computation`] ([`crate::lower`]). [`Synthesized::run`] executes the
-//! computation in codegen's interpreter on an [`Instance`] of the source
-//! format and returns the destination's instance.
-
-use std::collections::BTreeMap;
-
-use codegen::ast::LoopProgram;
-use codegen::interp::{Array, Memory, RunError};
-use codegen::scan::ScanError;
-use iegen::computation::Computation;
-use iegen::UfEnvironment;
+//! ([`crate::plan`]), lowers the plan into a computation
+//! ([`crate::lower`]), and runs the result on a battery of test tensors
+//! ([`crate::validate`]): a conversion that gives a wrong or invalid
+//! result on any of them is an error, never code.
 
 use crate::conversion::Conversion;
 use crate::descriptor::Descriptor;
-use crate::instance::{Instance, Values};
-use crate::plan::Plan;
+use crate::validate::{self, ValidationError};
 
-/// Which format of a conversion a name belongs to.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Side {
-    /// The format converted from: its symbols and arrays are inputs.
-    Source,
-    /// The format converted to: its arrays and unknown sizes are outputs.
-    Destination,
-}
-
-/// What a descriptor name stands for in the computation.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum BindingKind {
-    /// A source symbol (a computation symbol, passed by value) or a
-    /// destination size the computation computes (an `out int` scalar).
-    Symbol,
-    /// An index array (an `int` data space).
-    IndexArray,
-    /// The value array (a `real` data space).
-    Values,
-}
-
-/// One name of a descriptor and the computation's name for it (destination
-/// names are renamed apart: CSR's `col` is `col_out` in COO → CSR).
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Binding {
-    /// The format it belongs to.
-    pub side: Side,
-    /// The name as the descriptor declares it (and JSON instances use).
-    pub name: String,
-    /// The name of the computation's symbol or data space.
-    pub ir_name: String,
-    /// What it is.
-    pub kind: BindingKind,
-}
-
-/// A synthesized conversion.
-#[derive(Clone, Debug)]
-pub struct Synthesized {
-    /// The composed formats, destination renamed apart.
-    pub conversion: Conversion,
-    /// The chosen plan.
-    pub plan: Plan,
-    /// The inspector and copy: symbols are the source's symbols, `in` data
-    /// spaces the source's arrays, `out` data spaces the destination's
-    /// arrays and computed sizes.
-    pub computation: Computation,
-    /// Every source symbol and array and every destination array and
-    /// unknown size, with its name in the computation.
-    pub bindings: Vec<Binding>,
-}
+pub use crate::synthesized::{Binding, BindingKind, ExecError, Side, Synthesized};
 
 /// Why a conversion cannot be synthesized.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
@@ -100,153 +42,44 @@ pub enum SynthError {
         /// What is missing.
         message: String,
     },
+    /// The synthesized conversion gave a wrong or invalid result on a test
+    /// tensor, or cannot be validated.
+    #[error(transparent)]
+    Validation(Box<ValidationError>),
 }
 
-/// Why running a synthesized conversion failed.
-#[derive(Clone, Debug, PartialEq, thiserror::Error)]
-pub enum ExecError {
-    /// The instance lacks a symbol or an array, or has the wrong type.
-    #[error("the {format} instance has no {what} `{name}`")]
-    Missing {
-        /// The source format.
-        format: String,
-        /// "symbol" or "array".
-        what: &'static str,
-        /// The descriptor's name.
-        name: String,
-    },
-    /// Scanning the computation failed (a bug in synthesis).
-    #[error("scanning the synthesized computation: {0}")]
-    Scan(String),
-    /// The interpreter stopped.
-    #[error("running the conversion: {0}")]
-    Run(#[from] RunError),
+/// Synthesizes the conversion from `src` to `dst` and validates it
+/// ([`crate::validate`]): what it returns gave correct, valid results on
+/// every test tensor. A pair is validated once per process.
+///
+/// # Errors
+///
+/// A [`SynthError`] naming what cannot be computed, or
+/// [`SynthError::Validation`] with the smallest failing test tensor.
+pub fn synthesize(src: &Descriptor, dst: &Descriptor) -> Result<Synthesized, SynthError> {
+    let s = synthesize_unvalidated(src, dst)?;
+    validate::validate_cached(&s, &unvalidated_maker)
+        .map_err(|e| SynthError::Validation(Box::new(e)))?;
+    Ok(s)
 }
 
-impl Synthesized {
-    /// The facts the scanner may use: the source's UF domains, ranges,
-    /// monotonicity and rules (the destination's are what is computed).
-    pub fn env(&self) -> UfEnvironment {
-        self.conversion.src.env()
-    }
-
-    /// The computation scanned into loops.
-    pub fn program(&self) -> Result<LoopProgram, ScanError> {
-        codegen::scan::scan(&self.computation, &self.env())
-    }
-
-    /// The binding of a descriptor name on one side.
-    pub fn binding(&self, side: Side, name: &str) -> Option<&Binding> {
-        self.bindings
-            .iter()
-            .find(|b| b.side == side && b.name == name)
-    }
-
-    /// Converts `input` (an instance of the source format, already
-    /// validated) in codegen's interpreter and returns the destination's
-    /// instance, named as the destination descriptor names it.
-    pub fn run(&self, input: &Instance) -> Result<Instance, ExecError> {
-        let program = self.program().map_err(|e| ExecError::Scan(e.to_string()))?;
-        self.run_program(&program, input)
-    }
-
-    /// The interpreter's memory for converting `input`: the source's
-    /// symbols and arrays under their computation names, and every `out`
-    /// space of a fixed size zero-filled (the dynamically sized ones are
-    /// allocated by the run).
-    pub fn memory(&self, program: &LoopProgram, input: &Instance) -> Result<Memory, ExecError> {
-        let src = &self.conversion.src;
-        let mut memory = Memory::new();
-        for b in self.bindings.iter().filter(|b| b.side == Side::Source) {
-            match b.kind {
-                BindingKind::Symbol => {
-                    let v = input
-                        .symbols
-                        .get(&b.name)
-                        .ok_or_else(|| ExecError::Missing {
-                            format: src.name.clone(),
-                            what: "symbol",
-                            name: b.name.clone(),
-                        })?;
-                    memory.symbols.insert(b.ir_name.clone(), *v);
-                }
-                BindingKind::IndexArray | BindingKind::Values => {
-                    let v = input
-                        .arrays
-                        .get(&b.name)
-                        .ok_or_else(|| ExecError::Missing {
-                            format: src.name.clone(),
-                            what: "array",
-                            name: b.name.clone(),
-                        })?;
-                    let array = match (b.kind, v) {
-                        (BindingKind::Values, v) => Array::Real(v.to_reals()),
-                        (_, Values::Int(v)) => Array::Int(v.clone()),
-                        (_, Values::Real(_)) => {
-                            return Err(ExecError::Missing {
-                                format: src.name.clone(),
-                                what: "integer array",
-                                name: b.name.clone(),
-                            })
-                        }
-                    };
-                    memory.arrays.insert(b.ir_name.clone(), array);
-                }
-            }
-        }
-        codegen::interp::allocate_outputs(&program.computation, &mut memory)
-            .map_err(|e| ExecError::Scan(e.to_string()))?;
-        Ok(memory)
-    }
-
-    /// [`Synthesized::run`] with the program already scanned.
-    pub fn run_program(
-        &self,
-        program: &LoopProgram,
-        input: &Instance,
-    ) -> Result<Instance, ExecError> {
-        let src = &self.conversion.src;
-        let mut memory = self.memory(program, input)?;
-        codegen::interp::run(program, &mut memory, None)?;
-        let dst = &self.conversion.dst;
-        let mut out = Instance {
-            format: dst.name.clone(),
-            symbols: BTreeMap::new(),
-            arrays: BTreeMap::new(),
-        };
-        // Dense extents are shared: the destination's take the source's values.
-        for (d, s) in dst.dense.iter().zip(&src.dense) {
-            if let Some(v) = input.symbols.get(s) {
-                out.symbols.insert(d.clone(), *v);
-            }
-        }
-        for b in self.bindings.iter().filter(|b| b.side == Side::Destination) {
-            let Some(array) = memory.arrays.get(&b.ir_name) else {
-                continue;
-            };
-            match (b.kind, array) {
-                (BindingKind::Symbol, Array::Int(v)) => {
-                    out.symbols
-                        .insert(b.name.clone(), v.first().copied().unwrap_or(0));
-                }
-                (_, Array::Int(v)) => {
-                    out.arrays.insert(b.name.clone(), Values::Int(v.clone()));
-                }
-                (_, Array::Real(v)) => {
-                    out.arrays.insert(b.name.clone(), Values::Real(v.clone()));
-                }
-            }
-        }
-        Ok(out)
-    }
+/// How validation makes test instances of a source format: by the
+/// unvalidated conversion from coordinates, whose results it checks.
+fn unvalidated_maker(src: &Descriptor, dst: &Descriptor) -> Result<Synthesized, String> {
+    synthesize_unvalidated(src, dst).map_err(|e| e.to_string())
 }
 
-/// Synthesizes the conversion from `src` to `dst`.
+/// The conversion from `src` to `dst` as synthesis makes it, *not*
+/// validated: its results may be wrong. For measuring synthesis alone and
+/// for tests of the validator; hand out only what [`synthesize`] returns.
 ///
 /// # Errors
 ///
 /// A [`SynthError`] naming what cannot be computed.
-pub fn synthesize(src: &Descriptor, dst: &Descriptor) -> Result<Synthesized, SynthError> {
+pub fn synthesize_unvalidated(
+    src: &Descriptor,
+    dst: &Descriptor,
+) -> Result<Synthesized, SynthError> {
     let conversion = Conversion::new(src, dst)?;
     let cands =
         crate::candidate::candidates(&conversion).map_err(|_| SynthError::Contradiction {
@@ -261,4 +94,44 @@ pub fn synthesize(src: &Descriptor, dst: &Descriptor) -> Result<Synthesized, Syn
         computation,
         bindings,
     })
+}
+
+/// What [`check_pair`] found for one ordered pair of formats.
+#[derive(Clone, Debug, PartialEq)]
+pub enum PairVerdict {
+    /// Synthesized and validated on this many test tensors.
+    Ok(usize),
+    /// Synthesis refused the pair, with the reason.
+    Refused(SynthError),
+    /// Synthesized, but wrong on a test tensor (or not validatable).
+    Failed(Box<ValidationError>),
+}
+
+impl PairVerdict {
+    /// Whether the pair converts.
+    pub fn is_ok(&self) -> bool {
+        matches!(self, PairVerdict::Ok(_))
+    }
+}
+
+/// Synthesizes and validates `src` → `dst`, as every command would, and
+/// says how it went (`spf check A B`).
+pub fn check_pair(src: &Descriptor, dst: &Descriptor) -> PairVerdict {
+    match synthesize_unvalidated(src, dst) {
+        Err(e) => PairVerdict::Refused(e),
+        Ok(s) => match validate::validate_cached(&s, &unvalidated_maker) {
+            Ok(v) => PairVerdict::Ok(v.tensors),
+            Err(e) => PairVerdict::Failed(Box::new(e)),
+        },
+    }
+}
+
+impl std::fmt::Display for PairVerdict {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            PairVerdict::Ok(n) => write!(f, "ok: synthesized, and correct on {n} test tensors"),
+            PairVerdict::Refused(e) => write!(f, "refused: {e}"),
+            PairVerdict::Failed(e) => write!(f, "failed validation: {e}"),
+        }
+    }
 }

@@ -12,7 +12,9 @@
 //! `integer` and `pattern` (every entry is `1.0`) and the symmetries
 //! `general` and `symmetric`. A symmetric matrix is expanded to both
 //! triangles: an off-diagonal entry `(i, j)` is followed by its mirror
-//! `(j, i)`, a diagonal entry appears once. The `array` format, `complex`
+//! `(j, i)`, a diagonal entry appears once. A symmetric file that gives both
+//! `(i, j)` and `(j, i)` is an error (the two would be summed into both
+//! positions). The `array` format, `complex`
 //! values and `skew-symmetric`/`hermitian` matrices are rejected with a
 //! message saying so. Banner keywords are case-insensitive; lines starting
 //! with `%` are comments (anywhere after the banner) and blank lines are
@@ -574,6 +576,8 @@ pub fn read_mtx(bytes: &[u8]) -> Result<Coordinates, TensorIoError> {
     }
     let mut entries = Vec::with_capacity(capacity(announced));
     let mut seen: HashMap<Vec<i64>, usize> = HashMap::with_capacity(capacity(announced));
+    // Off-diagonal entries of a symmetric file as given, with their lines.
+    let mut mirrors: HashMap<(i64, i64), usize> = HashMap::new();
     let mut read: i64 = 0;
     let fields_wanted = if kind == Field3::Pattern { 2 } else { 3 };
     let layout = if kind == Field3::Pattern {
@@ -642,6 +646,26 @@ pub fn read_mtx(bytes: &[u8]) -> Result<Coordinates, TensorIoError> {
                 extra.column,
                 format!("unexpected field `{}`: an entry is {layout}", extra.text),
             ));
+        }
+        if symmetric && i != j {
+            // A symmetric file lists one triangle; an entry whose mirror the
+            // file also gives would be summed into both positions.
+            if let Some(&first) = mirrors.get(&(j, i)) {
+                return Err(TensorIoError::new(
+                    number,
+                    line.fields[0].column,
+                    format!(
+                        "entry ({}, {}) mirrors the entry ({}, {}) of line {first}: a symmetric \
+                         file lists one triangle, and expanding both would add them into both \
+                         positions; keep one of them, or declare the matrix general",
+                        i + 1,
+                        j + 1,
+                        j + 1,
+                        i + 1
+                    ),
+                ));
+            }
+            mirrors.entry((i, j)).or_insert(number);
         }
         add_entry(&mut entries, &mut seen, vec![i, j], value);
         if symmetric && i != j {

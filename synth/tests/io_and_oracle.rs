@@ -520,6 +520,16 @@ fn truncated_extra_and_garbage_files_fail_at_the_exact_position() {
 fn malformed_matrix_market_texts() {
     let cases: Vec<(String, (usize, usize, String))> = vec![
         (
+            "%%MatrixMarket matrix coordinate real symmetric\n3 3 3\n2 1 1\n3 3 2\n1 2 3\n".into(),
+            err(
+                5,
+                1,
+                "entry (1, 2) mirrors the entry (2, 1) of line 3: a symmetric file lists one \
+                 triangle, and expanding both would add them into both positions; keep one of \
+                 them, or declare the matrix general",
+            ),
+        ),
+        (
             String::new(),
             err(
                 1,
@@ -665,8 +675,16 @@ fn matrix_market_details() {
         m.entries,
         vec![(vec![1, 0], 1.5), (vec![0, 0], 5.0), (vec![2, 2], -0.0)]
     );
-    // Symmetric duplicates: (2,1) and (1,2) are the same pair of entries.
+    // Symmetric mirrors: (2,1) and (1,2) are the same pair of entries, so a
+    // file that gives both is refused (it was summed into both positions);
+    // the same entry twice is a duplicate, summed as in a general file.
     let text = "%%MatrixMarket matrix coordinate integer symmetric\n2 2 2\n2 1 3\n1 2 4\n";
+    let e = read_mtx(text.as_bytes()).unwrap_err();
+    assert_eq!((e.line, e.column), (4, 1), "{}", e.message);
+    assert!(e
+        .message
+        .starts_with("entry (1, 2) mirrors the entry (2, 1) of line 3"));
+    let text = "%%MatrixMarket matrix coordinate integer symmetric\n2 2 2\n2 1 3\n2 1 4\n";
     let m = read_mtx(text.as_bytes()).unwrap();
     assert_eq!(m.entries, vec![(vec![1, 0], 7.0), (vec![0, 1], 7.0)]);
     // An empty matrix, and a last line without a newline.
@@ -972,6 +990,29 @@ fn json_errors_are_located_or_named() {
     assert_eq!(
         structure(r#"{"format": "csr", "arrays": {"col": [0, 1, null]}}"#),
         "at `arrays.col[2]`: expected a number, found null"
+    );
+    // Integers beyond 64 bits are named as such, never taken for reals.
+    assert_eq!(
+        structure(r#"{"format": "csr", "symbols": {"NR": 9223372036854775808}}"#),
+        "at `symbols.NR`: expected an integer, found the integer 9223372036854775808, which is \
+         beyond the 64-bit range (at most 9223372036854775807)"
+    );
+    assert_eq!(
+        structure(r#"{"format": "csr", "arrays": {"col": [0, 9223372036854775808]}}"#),
+        "at `arrays.col[1]`: the integer 9223372036854775808, which is beyond the 64-bit range \
+         (at most 9223372036854775807); write a value with a decimal point if it is a real"
+    );
+    assert!(
+        structure(r#"{"format": "csr", "symbols": {"NR": 100000000000000000000000}}"#)
+            .contains("beyond the 64-bit integer range"),
+    );
+    // A key given twice is an error where it repeats, never "the last wins".
+    let e = Instance::from_json("{\"format\": \"CSR\",\n \"symbols\": {\"NR\": 4, \"NR\": 5}}")
+        .unwrap_err();
+    assert!(matches!(e, InstanceError::Json { line: 2, .. }), "{e}");
+    assert!(
+        e.to_string().contains("the key \"NR\" is given twice"),
+        "{e}"
     );
 }
 

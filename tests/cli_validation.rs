@@ -1,0 +1,205 @@
+//! Translation validation end to end: what `spf synth`, `spf build`,
+//! `spf convert` and `spf check` do with a conversion that synthesis gets
+//! wrong (refuse it, name the smallest failing test tensor, write nothing),
+//! and with user descriptors that convert (`spf check` against every
+//! built-in format, both ways). Input instances are checked for values no
+//! stored entry addresses.
+
+mod common;
+
+use common::{s, spf, text};
+
+fn temp(test: &str) -> std::path::PathBuf {
+    common::temp("cli-val", test)
+}
+
+fn data(path: &str) -> std::path::PathBuf {
+    common::test_data(path)
+}
+
+/// The two descriptors of issue 19 that synthesis gets wrong today.
+const WRONG: [(&str, &str); 2] = [
+    ("descriptors/ucsr.desc", "UCSR"),
+    ("descriptors/skyl.desc", "SKYL"),
+];
+
+#[test]
+fn a_conversion_that_fails_validation_is_refused_by_every_command() {
+    let dir = temp("refused");
+    let matrix = data("matrices/jgl009.mtx");
+    for (file, name) in WRONG {
+        let desc = data(file);
+        let out_file = dir.join("out");
+        let svg = dir.join("out.svg");
+        let attempts: Vec<Vec<&str>> = vec![
+            vec!["synth", "coo", s(&desc), "--emit", "c", "-o", s(&out_file)],
+            vec![
+                "synth",
+                "coo",
+                s(&desc),
+                "--emit",
+                "rust",
+                "-o",
+                s(&out_file),
+            ],
+            vec!["synth", "coo", s(&desc), "--emit", "ir", "-o", s(&out_file)],
+            vec!["build", "coo", s(&desc), "-o", s(&out_file)],
+            vec![
+                "build",
+                "coo",
+                s(&desc),
+                "-o",
+                s(&out_file),
+                "--emit-source",
+                s(&out_file),
+            ],
+            vec!["convert", "coo", s(&desc), s(&matrix), "-o", s(&out_file)],
+            vec!["pdfg", "coo", s(&desc), "-o", s(&svg)],
+        ];
+        for args in attempts {
+            let _ = std::fs::remove_file(&out_file);
+            let out = spf(&args);
+            let err = text(&out.stderr);
+            assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+            assert!(
+                err.contains(&format!(
+                    "the synthesized conversion COO -> {name} is wrong on the test tensor"
+                )),
+                "{args:?}: {err}"
+            );
+            // The counterexample, as Matrix Market lines, and what is wrong.
+            assert!(
+                err.contains("%%MatrixMarket matrix coordinate real general\n"),
+                "{err}"
+            );
+            assert!(
+                err.contains("the result stores other entries than the input")
+                    || err.contains("the conversion stopped")
+                    || err.contains("the result breaks a rule"),
+                "{err}"
+            );
+            assert!(!err.contains("internal error"), "{err}");
+            assert!(!out_file.exists(), "{args:?} wrote {}", out_file.display());
+            assert!(!svg.exists(), "{args:?} wrote {}", svg.display());
+            assert!(out.stdout.is_empty(), "{args:?}: {}", text(&out.stdout));
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn check_reports_each_pair_with_its_counterexample() {
+    // One pair, both ways.
+    let out = spf(&["check", "coo", "csr"]);
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.len(), 2, "{stdout}");
+    assert!(
+        lines[0].starts_with("pair COO -> CSR: ok: synthesized, and correct on "),
+        "{stdout}"
+    );
+    assert!(lines[1].starts_with("pair CSR -> COO: ok: "), "{stdout}");
+
+    // A wrong pair: the counterexample is indented under its line, and the
+    // exit status says that a pair does not convert.
+    let ucsr = data("descriptors/ucsr.desc");
+    let out = spf(&["check", s(&ucsr), "coo"]);
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(2), "{stdout}");
+    assert!(
+        stdout.contains("pair UCSR -> COO: failed validation: "),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("pair COO -> UCSR: failed validation: "),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("\n    %%MatrixMarket matrix coordinate real general\n"),
+        "{stdout}"
+    );
+    assert!(
+        text(&out.stderr).contains("do not convert"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+#[test]
+fn a_user_descriptor_that_converts_is_checked_against_every_builtin_both_ways() {
+    let mycsr = data("descriptors/mycsr.desc");
+    let out = spf(&["check", s(&mycsr)]);
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{stdout}\n{}", text(&out.stderr));
+    let pairs: Vec<&str> = stdout.lines().filter(|l| l.starts_with("pair ")).collect();
+    // Eight built-in 2-D formats, both ways.
+    assert_eq!(pairs.len(), 16, "{stdout}");
+    for builtin in ["COO", "SCOO", "MCOO", "CSR", "CSC", "DIA", "ELL", "BCSR"] {
+        for line in [
+            format!("pair MYCSR -> {builtin}: ok: synthesized, and correct on "),
+            format!("pair {builtin} -> MYCSR: ok: synthesized, and correct on "),
+        ] {
+            assert!(stdout.contains(&line), "{line}\n{stdout}");
+        }
+    }
+    assert!(
+        !stdout.contains("COO3D"),
+        "3-D formats are not paired with 2-D ones"
+    );
+}
+
+/// A CSR whose `rowptr` ends before `NNZ` stores a value no entry
+/// addresses; a DIA value in a slot whose column falls outside the matrix
+/// likewise. Both are refused when read, never converted without them.
+#[test]
+fn values_that_no_entry_addresses_are_refused() {
+    let dir = temp("unaddressed");
+    let cases = [
+        (
+            "csr",
+            r#"{"format": "CSR", "symbols": {"NR": 3, "NC": 3, "NNZ": 5},
+                "arrays": {"rowptr": [0, 2, 3, 4], "col": [0, 1, 2, 0, 1], "A": [1, 2, 3, 4, 5]}}"#,
+            "A(4) = 5 belongs to no stored entry",
+        ),
+        (
+            "csr",
+            r#"{"format": "CSR", "symbols": {"NR": 2, "NC": 3, "NNZ": 3},
+                "arrays": {"rowptr": [1, 2, 3], "col": [0, 1, 2], "A": [7, 2, 3]}}"#,
+            "A(0) = 7 belongs to no stored entry",
+        ),
+        (
+            "dia",
+            r#"{"format": "DIA", "symbols": {"NR": 2, "NC": 2, "ND": 2},
+                "arrays": {"off": [0, 1], "A": [1, 2, 3, 4]}}"#,
+            "A(1, 1) = 4 belongs to no stored entry",
+        ),
+    ];
+    for (format, json, message) in cases {
+        let input = dir.join(format!("{format}.json"));
+        std::fs::write(&input, json).expect("write");
+        let out_file = dir.join("out.json");
+        let mtx = dir.join("out.mtx");
+        for args in [
+            vec!["convert", format, "coo", s(&input), "-o", s(&out_file)],
+            vec!["dump", format, s(&input), "-o", s(&mtx)],
+        ] {
+            let out = spf(&args);
+            let err = text(&out.stderr);
+            assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+            assert!(err.contains(message), "{args:?}: {err}");
+            assert!(!out_file.exists() && !mtx.exists());
+        }
+    }
+    // Zeros there are padding, not entries: accepted.
+    let input = dir.join("dia_zero.json");
+    std::fs::write(
+        &input,
+        r#"{"format": "DIA", "symbols": {"NR": 2, "NC": 2, "ND": 2},
+            "arrays": {"off": [0, 1], "A": [1, 2, 3, 0]}}"#,
+    )
+    .expect("write");
+    let out = spf(&["convert", "dia", "coo", s(&input)]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let _ = std::fs::remove_dir_all(&dir);
+}

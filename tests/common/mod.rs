@@ -1,0 +1,39 @@
+//! Helpers shared by the end-to-end tests of the `spf` command.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// Runs `spf` with `args` (no standard input) and collects its output.
+pub fn spf(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_spf"))
+        .args(args)
+        .output()
+        .expect("spf runs")
+}
+
+/// Output bytes as text.
+pub fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// A fresh scratch directory for one test of one test binary.
+pub fn temp(binary: &str, test: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("spf-{binary}-{test}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    dir
+}
+
+/// A file of the repository's `tests/data`; a missing file fails the test
+/// with its name.
+pub fn test_data(path: &str) -> PathBuf {
+    let p = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data")).join(path);
+    assert!(p.is_file(), "test file {} is missing", p.display());
+    p
+}
+
+/// A path as a command-line argument.
+pub fn s(p: &Path) -> &str {
+    p.to_str().expect("utf-8 path")
+}
