@@ -104,6 +104,54 @@ impl Array {
             ElemType::Real => Array::Real(vec![0.0; len]),
         }
     }
+
+    /// [`Array::zeros`] for a size that comes from the input: an array the
+    /// machine cannot allocate is [`TooLarge`], not an abort.
+    fn try_zeros(elem: ElemType, len: usize, space: &str) -> Result<Array, TooLarge> {
+        Ok(match elem {
+            ElemType::Int => Array::Int(try_zeroed(len, 0, space)?),
+            ElemType::Real => Array::Real(try_zeroed(len, 0.0, space)?),
+        })
+    }
+}
+
+/// An array that cannot be allocated, and how much it needs.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("too large: `{space}` would need {need}, more than this machine can allocate")]
+pub struct TooLarge {
+    /// The data space (or runtime object) whose storage it is.
+    pub space: String,
+    /// `N elements (M bytes)`, or `more than 2^63 elements` when the size
+    /// itself overflows.
+    pub need: String,
+}
+
+impl TooLarge {
+    /// A size whose product of extents does not fit in 64 bits.
+    pub fn overflow(space: &str) -> TooLarge {
+        TooLarge {
+            space: space.to_string(),
+            need: "more than 2^63 elements".to_string(),
+        }
+    }
+}
+
+/// `len` copies of `fill`, or [`TooLarge`] when the allocation fails (the
+/// sizes of a run come from its input: a matrix that declares 2^40 rows
+/// must be an error, never an abort).
+pub fn try_zeroed<T: Clone>(len: usize, fill: T, space: &str) -> Result<Vec<T>, TooLarge> {
+    let mut v = Vec::new();
+    if v.try_reserve_exact(len).is_err() {
+        return Err(TooLarge {
+            space: space.to_string(),
+            need: format!(
+                "{len} elements ({} bytes)",
+                len as u128 * std::mem::size_of::<T>() as u128
+            ),
+        });
+    }
+    v.resize(len, fill);
+    Ok(v)
 }
 
 /// Concrete values for a run: symbols and the arrays of the data spaces that
@@ -383,6 +431,9 @@ pub enum RunError {
         /// Where.
         site: Site,
     },
+    /// An array (or a runtime object's storage) cannot be allocated.
+    #[error(transparent)]
+    TooLarge(#[from] TooLarge),
     /// Integer overflow.
     #[error("{site}: integer overflow")]
     Overflow {
@@ -629,7 +680,7 @@ pub fn run(
             Role::Out => {
                 let len = memory.arrays.get(&d.name).map_or(0, Array::len);
                 memory.arrays.remove(&d.name);
-                Array::zeros(d.elem, len)
+                Array::try_zeros(d.elem, len, &d.name)?
             }
             _ => memory
                 .arrays
@@ -1473,7 +1524,8 @@ impl Machine<'_, '_> {
     /// freezes its size spaces.
     fn allocate(&mut self, s: usize) -> Result<(), RunError> {
         let len = self.length(s)?;
-        self.store[s] = Array::zeros(self.comp.spaces[s].elem, len);
+        let d = &self.comp.spaces[s];
+        self.store[s] = Array::try_zeros(d.elem, len, &d.name)?;
         for k in crate::dynamic::size_spaces(self.comp, s) {
             if self.frozen[k].is_none() {
                 let v = match &self.store[k] {
@@ -1509,7 +1561,7 @@ impl Machine<'_, '_> {
                     .ok_or_else(|| RunError::Overflow { site: site.clone() })?;
             }
             let len = usize::try_from(len).map_err(|_| RunError::Overflow { site })?;
-            self.store[s] = Array::zeros(d.elem, len);
+            self.store[s] = Array::try_zeros(d.elem, len, &d.name)?;
         }
         Ok(())
     }
@@ -1890,9 +1942,9 @@ pub enum AllocError {
         /// The extent.
         extent: String,
     },
-    /// The size overflows.
-    #[error("`{0}` would be too large")]
-    TooLarge(String),
+    /// The size overflows, or the array cannot be allocated.
+    #[error(transparent)]
+    TooLarge(#[from] TooLarge),
 }
 
 /// Puts a zero-filled array into `memory` for every `out` data space it
@@ -1902,6 +1954,8 @@ pub enum AllocError {
 /// replaces. Outputs then have their types before the run, as
 /// [`run`] expects of the caller's memory.
 pub fn allocate_outputs(comp: &Computation, memory: &mut Memory) -> Result<(), AllocError> {
+    let overflow =
+        |d: &iegen::computation::DataSpace| AllocError::TooLarge(TooLarge::overflow(&d.name));
     for (i, d) in comp.spaces.iter().enumerate() {
         if d.role != Role::Out || memory.arrays.contains_key(&d.name) {
             continue;
@@ -1922,18 +1976,13 @@ pub fn allocate_outputs(comp: &Computation, memory: &mut Memory) -> Result<(), A
                         space: d.name.clone(),
                         extent: e.to_string(),
                     })?;
-                len = len
-                    .checked_mul(v.max(0))
-                    .ok_or_else(|| AllocError::TooLarge(d.name.clone()))?;
+                len = len.checked_mul(v.max(0)).ok_or_else(|| overflow(d))?;
             }
         } else {
             len = 0;
         }
-        let len = usize::try_from(len).map_err(|_| AllocError::TooLarge(d.name.clone()))?;
-        let array = match d.elem {
-            ElemType::Int => Array::Int(vec![0; len]),
-            ElemType::Real => Array::Real(vec![0.0; len]),
-        };
+        let len = usize::try_from(len).map_err(|_| overflow(d))?;
+        let array = Array::try_zeros(d.elem, len, &d.name)?;
         memory.arrays.insert(d.name.clone(), array);
     }
     Ok(())

@@ -196,6 +196,12 @@ pub fn driver_source(
          #include <time.h>\n#include <sys/stat.h>\n#include <unistd.h>\n\
          #include <limits.h>\n#ifdef __GLIBC__\n#include <malloc.h>\n#endif\n\n",
     );
+    out.push_str(
+        "/* An allocation the runtime cannot make is the input's size, not a crash:\n \
+         * drv_too_large reports it and exits with status 2. */\n\
+         static void drv_too_large(int64_t n, size_t size);\n\
+         #define SPF_OUT_OF_MEMORY(n, size) drv_too_large((n), (size))\n\n",
+    );
     let (check, complete) = source_check(src)?;
     if complete {
         // drv_check_source runs on every input before the conversion does.

@@ -35,14 +35,27 @@ static DRV_UNUSED void drv_die(const char *fmt, ...)
     exit(2);
 }
 
+static void drv_too_large(int64_t n, size_t size)
+{
+    if (n < 0 || (uint64_t)n > SIZE_MAX / size)
+        fprintf(stderr, "%s: too large: an array of %lld elements of %zu bytes does not fit in "
+                        "memory's address range\n",
+                drv_prog, (long long)n, size);
+    else
+        fprintf(stderr, "%s: too large: an array of %lld elements (%llu bytes) cannot be "
+                        "allocated on this machine\n",
+                drv_prog, (long long)n, (unsigned long long)((uint64_t)n * size));
+    exit(2);
+}
+
 static DRV_UNUSED void *drv_alloc(int64_t n, size_t size)
 {
     void *p;
     if (n < 0 || (uint64_t)n > SIZE_MAX / size)
-        drv_die("%s: allocation of %lld elements is too large", drv_prog, (long long)n);
+        drv_too_large(n, size);
     p = calloc(n > 0 ? (size_t)n : 1, size);
     if (p == NULL)
-        drv_die("%s: out of memory (%lld elements)", drv_prog, (long long)n);
+        drv_too_large(n, size);
     return p;
 }
 
@@ -50,10 +63,10 @@ static DRV_UNUSED void *drv_grow(void *p, int64_t n, size_t size)
 {
     void *q;
     if (n < 0 || (uint64_t)n > SIZE_MAX / size)
-        drv_die("%s: allocation of %lld elements is too large", drv_prog, (long long)n);
+        drv_too_large(n, size);
     q = realloc(p, n > 0 ? (size_t)n * size : 1);
     if (q == NULL)
-        drv_die("%s: out of memory (%lld elements)", drv_prog, (long long)n);
+        drv_too_large(n, size);
     return q;
 }
 

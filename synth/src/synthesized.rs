@@ -88,6 +88,9 @@ pub enum ExecError {
     /// The interpreter stopped.
     #[error("running the conversion: {0}")]
     Run(#[from] RunError),
+    /// The outputs cannot be sized or allocated for this input.
+    #[error("allocating the outputs: {0}")]
+    Alloc(#[from] codegen::interp::AllocError),
 }
 
 impl Synthesized {
@@ -161,8 +164,7 @@ impl Synthesized {
                 }
             }
         }
-        codegen::interp::allocate_outputs(&program.computation, &mut memory)
-            .map_err(|e| ExecError::Scan(e.to_string()))?;
+        codegen::interp::allocate_outputs(&program.computation, &mut memory)?;
         Ok(memory)
     }
 

@@ -13,6 +13,9 @@ use super::Method;
 /// Why a runtime-object operation failed in the interpreter.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum ObjectFault {
+    /// The object's storage cannot be allocated.
+    #[error("{0}")]
+    TooLarge(String),
     /// `insert` after `sort()`.
     #[error("insert after sort()")]
     InsertAfterSort,
@@ -213,13 +216,16 @@ impl Object {
             component: 0,
             extent,
         })?;
+        let too_large = |e: crate::interp::TooLarge| ObjectFault::TooLarge(e.to_string());
         Ok(Object::Scatter(Scatter {
             extent,
-            counts: vec![0; len],
+            counts: crate::interp::try_zeroed(len, 0, "a scatter's counts").map_err(too_large)?,
             size: 0,
             starts: None,
             placed: RefCell::new(Vec::new()),
-            slotted: RefCell::new(vec![0; len]),
+            slotted: RefCell::new(
+                crate::interp::try_zeroed(len, 0, "a scatter's slots").map_err(too_large)?,
+            ),
             slots_open: std::cell::Cell::new(false),
         }))
     }

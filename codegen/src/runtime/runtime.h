@@ -65,14 +65,22 @@ SPF_COLD static void spf_die(const char *what, int64_t value)
 #endif
 
 /* n elements of `size` bytes (never a 0-byte block); aborts on failure. */
+/* What an allocation that cannot be made does: abort, unless the program
+ * defines SPF_OUT_OF_MEMORY(n, size) first (spf build's driver reports the
+ * size and exits with status 2: a size that comes from the input is the
+ * input's problem, not a crash). */
+#ifndef SPF_OUT_OF_MEMORY
+#define SPF_OUT_OF_MEMORY(n, size) spf_die("allocation too large", (n))
+#endif
+
 static inline void *spf_alloc(int64_t n, size_t size)
 {
     void *p;
     if (n < 0 || (uint64_t)n > SIZE_MAX / size)
-        spf_die("allocation too large", n);
+        SPF_OUT_OF_MEMORY(n, size);
     p = malloc(n > 0 ? (size_t)n * size : 1);
     if (p == NULL)
-        spf_die("out of memory", n);
+        SPF_OUT_OF_MEMORY(n, size);
     return p;
 }
 
@@ -80,10 +88,10 @@ static inline void *spf_alloc(int64_t n, size_t size)
 static inline void *spf_grow(void *p, int64_t n, size_t size)
 {
     if (n < 0 || (uint64_t)n > SIZE_MAX / size)
-        spf_die("allocation too large", n);
+        SPF_OUT_OF_MEMORY(n, size);
     p = realloc(p, n > 0 ? (size_t)n * size : 1);
     if (p == NULL)
-        spf_die("out of memory", n);
+        SPF_OUT_OF_MEMORY(n, size);
     return p;
 }
 
@@ -93,10 +101,10 @@ static inline void *spf_alloc_zero(int64_t n, size_t size)
 {
     void *p;
     if (n < 0 || (uint64_t)n > SIZE_MAX / size)
-        spf_die("allocation too large", n);
+        SPF_OUT_OF_MEMORY(n, size);
     p = calloc(n > 0 ? (size_t)n : 1, size);
     if (p == NULL)
-        spf_die("out of memory", n);
+        SPF_OUT_OF_MEMORY(n, size);
     return p;
 }
 

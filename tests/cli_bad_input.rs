@@ -1,0 +1,100 @@
+//! Bad input through the `spf` command and built programs: sizes no machine
+//! can allocate, outputs spf must not replace or create directories for.
+//! Each is exit status 2 with a message naming the problem, never a panic,
+//! an abort or a partial file.
+
+mod common;
+
+use common::{s, spf, text};
+
+fn temp(test: &str) -> std::path::PathBuf {
+    common::temp("cli-bad", test)
+}
+
+const BANNER: &str = "%%MatrixMarket matrix coordinate real general\n";
+
+/// A matrix that declares 2^40 × 2^40 (or 2^62) with three entries: every
+/// destination whose arrays grow with the dimensions is refused with the
+/// size it would need, by `spf convert` and by a built program alike.
+#[test]
+fn huge_declared_sizes_are_errors_not_aborts() {
+    let dir = temp("huge");
+    let n40 = 1u64 << 40;
+    let huge = dir.join("huge.mtx");
+    std::fs::write(
+        &huge,
+        format!("{BANNER}{n40} {n40} 3\n1 1 1.0\n5 7 2.0\n{n40} {n40} 3.0\n"),
+    )
+    .expect("write");
+    let n62 = 1u64 << 62;
+    let huger = dir.join("huger.mtx");
+    std::fs::write(&huger, format!("{BANNER}{n62} {n62} 1\n1 1 1.0\n")).expect("write");
+    let out_json = dir.join("out.json");
+    for dst in ["csr", "csc", "dia", "ell", "bcsr"] {
+        for input in [&huge, &huger] {
+            let out = spf(&["convert", "coo", dst, s(input), "-o", s(&out_json)]);
+            let err = text(&out.stderr);
+            assert_eq!(out.status.code(), Some(2), "{dst}: {err}");
+            assert!(
+                err.contains("too large: `") && err.contains("would need"),
+                "{dst}: {err}"
+            );
+            assert!(
+                !err.contains("panicked") && !err.contains("internal error"),
+                "{err}"
+            );
+            assert!(!out_json.exists());
+        }
+    }
+    // A conversion whose arrays do not grow with the dimensions converts.
+    let out = spf(&["convert", "coo", "mcoo", s(&huge), "-o", s(&out_json)]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let _ = std::fs::remove_file(&out_json);
+    // A built program reports the size and exits with status 2.
+    let bin = dir.join("coo2csr");
+    let out = spf(&["build", "coo", "csr", "-o", s(&bin)]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    for input in [&huge, &huger] {
+        let out = std::process::Command::new(&bin)
+            .args([s(input), "-o", s(&out_json)])
+            .output()
+            .expect("runs");
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(err.contains(": too large: an array of "), "{err}");
+        assert!(!out_json.exists());
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Every command treats its output the same: a write-protected file is not
+/// replaced, a missing directory is not created.
+#[test]
+fn outputs_are_not_forced() {
+    let dir = temp("outputs");
+    let matrix = common::test_data("matrices/jgl009.mtx");
+    let protected = dir.join("protected.out");
+    std::fs::write(&protected, "keep").expect("write");
+    let mut perm = std::fs::metadata(&protected).expect("exists").permissions();
+    perm.set_readonly(true);
+    std::fs::set_permissions(&protected, perm).expect("chmod");
+    let missing = dir.join("no/such/dir/out");
+    for target in [&protected, &missing] {
+        for args in [
+            vec!["convert", "coo", "csr", s(&matrix), "-o", s(target)],
+            vec!["synth", "coo", "csr", "--emit", "c", "-o", s(target)],
+            vec!["build", "coo", "csr", "-o", s(target)],
+        ] {
+            let out = spf(&args);
+            let err = text(&out.stderr);
+            assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+            assert!(
+                err.contains("write-protected") || err.contains("does not exist"),
+                "{args:?}: {err}"
+            );
+        }
+    }
+    assert_eq!(std::fs::read_to_string(&protected).expect("kept"), "keep");
+    assert!(!dir.join("no").exists(), "no directory was created");
+    let _ = std::fs::remove_dir_all(&dir);
+}
