@@ -98,3 +98,30 @@ fn outputs_are_not_forced() {
     assert!(!dir.join("no").exists(), "no directory was created");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A descriptor `spf check` rejects is the user's error before any
+/// synthesis: every conversion command names the property that fails.
+#[test]
+fn descriptors_that_check_rejects_are_refused_first() {
+    let dir = temp("illformed");
+    let desc = common::test_data("descriptors/nonunique.desc");
+    let matrix = common::test_data("matrices/jgl009.mtx");
+    let out_file = dir.join("out");
+    for args in [
+        vec!["synth", "coo", s(&desc), "--emit", "c", "-o", s(&out_file)],
+        vec!["synth", s(&desc), "coo", "--emit", "ir", "-o", s(&out_file)],
+        vec!["build", "coo", s(&desc), "-o", s(&out_file)],
+        vec!["convert", "coo", s(&desc), s(&matrix), "-o", s(&out_file)],
+    ] {
+        let out = spf(&args);
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains("NONUNIQUE is not a well-formed format (`spf check` rejects it): map is injective: "),
+            "{args:?}: {err}"
+        );
+        assert!(!err.contains("internal error"), "{err}");
+        assert!(!out_file.exists());
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -91,8 +91,18 @@ impl Calculator {
         for stmt in &program {
             // A statement prints only once it is known to be exact.
             crate::expr::take_overflow();
+            crate::solver::take_gave_up();
             let mut lines = Vec::new();
             let result = self.statement(src, stmt, &mut |line| lines.push(line));
+            if let Some(why) = crate::solver::take_gave_up() {
+                // A `false` or an unsimplified value would pass off a
+                // give-up as an answer.
+                return Err(SyntaxError::at(
+                    src,
+                    statement_span(stmt),
+                    format!("gave up: {why}"),
+                ));
+            }
             if crate::expr::take_overflow() {
                 return Err(SyntaxError::at(
                     src,

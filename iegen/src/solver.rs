@@ -71,6 +71,54 @@ pub struct Prover<'e> {
 /// Default per-query time limit.
 const DEFAULT_TIMEOUT_MS: u32 = 10_000;
 
+/// The most instantiated facts one query may carry. Facts grow with the
+/// square of the calls of a monotone function (one per ordered pair), and
+/// z3's time with them much faster: nested calls `f(f(...f(i)...))` of a
+/// nondecreasing `f` took 1.6 s at depth 40 and over 25 s and 750 MB at
+/// depth 80. Past this limit the query is not sent to z3 at all.
+pub const FACT_LIMIT: usize = 3000;
+
+/// Why a query was answered [`Verdict::Unknown`].
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum GaveUp {
+    /// The query needs more facts than [`FACT_LIMIT`].
+    #[error(
+        "the query needs {needed} facts about its function calls, more than the limit of \
+         {limit} (nested calls of monotone functions multiply them)"
+    )]
+    Facts {
+        /// Facts the query would need.
+        needed: usize,
+        /// The limit.
+        limit: usize,
+    },
+    /// z3 found no answer in time, or could not decide the query.
+    #[error("z3 found no answer within the limit of {limit_ms} ms per query")]
+    Solver {
+        /// The per-query time limit.
+        limit_ms: u32,
+    },
+}
+
+thread_local! {
+    /// The first give-up since the last [`take_gave_up`], on this thread.
+    static GAVE_UP: std::cell::RefCell<Option<GaveUp>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Why a query on this thread was answered [`Verdict::Unknown`] since the
+/// last call, if one was; clears the record. Callers that must not pass off
+/// a give-up as an answer (the calculator, after each statement) report it.
+pub fn take_gave_up() -> Option<GaveUp> {
+    GAVE_UP.with(|g| g.borrow_mut().take())
+}
+
+fn gave_up(why: GaveUp) -> Verdict {
+    GAVE_UP.with(|g| {
+        g.borrow_mut().get_or_insert(why);
+    });
+    Verdict::Unknown
+}
+
 impl<'e> Prover<'e> {
     /// A prover using the facts of `env`.
     pub fn new(env: &'e UfEnvironment) -> Self {
@@ -404,14 +452,23 @@ impl<'p, 'e> Query<'p, 'e> {
             solver.assert(p);
         }
         let calls = std::mem::take(&mut self.calls);
-        for fact in self.prover.env.facts_for(&calls) {
+        let facts = self.prover.env.facts_for(&calls);
+        if facts.len() > FACT_LIMIT {
+            return gave_up(GaveUp::Facts {
+                needed: facts.len(),
+                limit: FACT_LIMIT,
+            });
+        }
+        for fact in facts {
             let b = self.prop(&fact);
             solver.assert(&b);
         }
         match solver.check() {
             SatResult::Unsat => Verdict::Proved,
             SatResult::Sat => Verdict::NotProved,
-            SatResult::Unknown => Verdict::Unknown,
+            SatResult::Unknown => gave_up(GaveUp::Solver {
+                limit_ms: self.prover.timeout_ms,
+            }),
         }
     }
 }

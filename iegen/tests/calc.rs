@@ -312,7 +312,7 @@ fn arithmetic_overflow_is_an_error_not_a_wrong_answer() {
     assert!(err.starts_with("2:1: integer overflow"), "{err}");
     let mut printed = Vec::new();
     let _ = Calculator::new().run(
-        &format!("1 = 1;\nis_subset({{[i] : i = {max} + 1}}, {{[i] : i = {max}}});"),
+        &format!("is_empty({{[i] : i = 0 && i = 1}});\nis_subset({{[i] : i = {max} + 1}}, {{[i] : i = {max}}});"),
         &mut |l| printed.push(l),
     );
     assert_eq!(
@@ -335,5 +335,32 @@ fn arithmetic_overflow_is_an_error_not_a_wrong_answer() {
              compose({{[i] -> [j] : j = 65536 i}}, {{[i] -> [j] : j = 65536 i}});"
         )),
         ["true", "{[i] -> [j] : j = 4294967296i}"]
+    );
+}
+
+/// Nested calls of a monotone function multiply the facts a query needs
+/// (one per ordered pair of calls); past `FACT_LIMIT` the statement is an
+/// error naming the limit instead of minutes of z3 and a wrong `false`.
+#[test]
+fn nested_monotone_calls_stop_at_the_fact_limit() {
+    let nested = |depth: usize| {
+        let mut e = "i".to_string();
+        for _ in 0..depth {
+            e = format!("f({e})");
+        }
+        format!(
+            "uf f : {{[x] : 0 <= x <= N}} -> {{[y] : 0 <= y <= N}} nondecreasing;\n\
+             is_subset({{[i] : 0 <= i <= N && {e} >= 0}}, {{[i] : 0 <= i <= N}});"
+        )
+    };
+    assert_eq!(run_ok(&nested(8)), ["true"]);
+    let err = run(&nested(80)).unwrap_err();
+    assert!(err.starts_with("2:1: gave up: the query needs "), "{err}");
+    assert!(
+        err.contains(&format!(
+            "more than the limit of {}",
+            iegen::solver::FACT_LIMIT
+        )),
+        "{err}"
     );
 }

@@ -42,8 +42,17 @@ pub type Synthesizer<'a> = dyn Fn(&Descriptor, &Descriptor) -> Result<Synthesize
 ///
 /// # Errors
 ///
-/// [`CliError::Usage`] naming the pair and why synthesis failed.
+/// [`CliError::Usage`] naming a descriptor `spf check` rejects (the first
+/// property that fails), or the pair and why synthesis failed.
 pub fn synthesize_pair(src: &Descriptor, dst: &Descriptor) -> Result<Synthesized, CliError> {
+    for d in [src, dst] {
+        if let Some(f) = spf::synth::check::first_error(d) {
+            return Err(CliError::Usage(format!(
+                "{} is not a well-formed format (`spf check` rejects it): {}: {}",
+                d.name, f.property, f.message
+            )));
+        }
+    }
     synthesize(src, dst).map_err(|e| match e {
         // Names the pair and the failing test tensor itself.
         SynthError::Validation(v) => CliError::Usage(v.to_string()),

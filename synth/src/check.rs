@@ -168,21 +168,32 @@ pub fn check_with_timeout(d: &Descriptor, timeout_ms: u32) -> Vec<Finding> {
     let env = d.env();
     let prover = Prover::new(&env).with_timeout_ms(timeout_ms);
     let c = Checker::new(d, &prover);
-    let mut out = Vec::new();
-    out.push(c.non_empty());
-    out.extend(c.map_function());
-    out.extend(c.map_injective());
-    out.extend(c.map_in_bounds());
-    out.extend(c.calls_in_domain());
-    out.extend(c.data_function());
-    out.extend(c.data_total());
-    out.extend(c.data_injective());
-    out.extend(c.data_in_bounds());
+    let mut out = c.well_formedness();
     // Synthesis assumes a well-formed format: attempt it only then.
     let well_formed = out.iter().all(|f: &Finding| !f.is_error());
     out.extend(c.solvable(well_formed));
     out.extend(c.comparators_used());
     out
+}
+
+/// The first error among the properties every conversion relies on (all
+/// of [`check`]'s but whether the format can be synthesized, which a
+/// conversion finds out itself): what `spf synth`, `spf build`,
+/// `spf convert` and `spf pdfg` check of each descriptor before
+/// synthesizing, so that a descriptor `spf check` rejects is refused as
+/// the user's error, not run into an internal one.
+///
+/// ```
+/// let csr = synth::builtin::load_format("csr").unwrap();
+/// assert!(synth::check::first_error(&csr).is_none());
+/// ```
+pub fn first_error(d: &Descriptor) -> Option<Finding> {
+    let env = d.env();
+    let prover = Prover::new(&env);
+    Checker::new(d, &prover)
+        .well_formedness()
+        .into_iter()
+        .find(Finding::is_error)
 }
 
 /// A set of counterexamples under construction: tuple positions, the
@@ -346,6 +357,19 @@ impl<'a> Checker<'a> {
 
     // ------------------------------------------------------------ the map
 
+    /// The properties of a well-formed format, in order.
+    fn well_formedness(&self) -> Vec<Finding> {
+        let mut out = vec![self.non_empty()];
+        out.extend(self.map_function());
+        out.extend(self.map_injective());
+        out.extend(self.map_in_bounds());
+        out.extend(self.calls_in_domain());
+        out.extend(self.data_function());
+        out.extend(self.data_total());
+        out.extend(self.data_injective());
+        out.extend(self.data_in_bounds());
+        out
+    }
     fn non_empty(&self) -> Finding {
         let p = Property::NonEmpty;
         match Outcome::of(self.prover.relation_is_empty(&self.d.map)) {
