@@ -1963,19 +1963,37 @@ pub fn allocate_outputs(comp: &Computation, memory: &mut Memory) -> Result<(), A
         let mut len: i64 = 1;
         if !crate::dynamic::is_dynamic(comp, i) {
             for e in &d.extents {
-                let v = e
-                    .evaluate(
-                        &mut |_| None,
-                        &mut |s| memory.symbols.get(s).copied(),
-                        &mut |f, args| {
-                            let [x] = args else { return None };
-                            memory.int(f)?.get(usize::try_from(*x).ok()?).copied()
-                        },
-                    )
-                    .ok_or_else(|| AllocError::Unknown {
-                        space: d.name.clone(),
-                        extent: e.to_string(),
-                    })?;
+                // Evaluation fails for a missing value, or when the extent
+                // itself overflows (`NR + 1` for NR = 2^63 - 1).
+                let missing = std::cell::Cell::new(false);
+                let v = e.evaluate(
+                    &mut |_| None,
+                    &mut |s| {
+                        let v = memory.symbols.get(s).copied();
+                        missing.set(missing.get() || v.is_none());
+                        v
+                    },
+                    &mut |f, args| {
+                        let v = match args {
+                            [x] => usize::try_from(*x)
+                                .ok()
+                                .and_then(|x| memory.int(f)?.get(x).copied()),
+                            _ => None,
+                        };
+                        missing.set(missing.get() || v.is_none());
+                        v
+                    },
+                );
+                let v = match v {
+                    Some(v) => v,
+                    None if missing.get() => {
+                        return Err(AllocError::Unknown {
+                            space: d.name.clone(),
+                            extent: e.to_string(),
+                        })
+                    }
+                    None => return Err(overflow(d)),
+                };
                 len = len.checked_mul(v.max(0)).ok_or_else(|| overflow(d))?;
             }
         } else {

@@ -11,7 +11,7 @@ use std::fmt::{self, Write};
 
 use crate::conjunction::Conjunction;
 use crate::constraint::{Constraint, ConstraintKind};
-use crate::expr::{Atom, Expr, Var};
+use crate::expr::{neg_checked, Atom, Expr, Var};
 use crate::formula::Formula;
 use crate::relation::Relation;
 use crate::set::Set;
@@ -154,7 +154,7 @@ fn split_signs(e: &Expr) -> (Expr, Expr) {
         if c > 0 {
             pos.add_term(a.clone(), c);
         } else {
-            neg.add_term(a.clone(), -c);
+            neg.add_term(a.clone(), neg_checked(c));
         }
     }
     (pos, neg)
@@ -176,7 +176,7 @@ fn comparison(c: &Constraint, names: &dyn Fn(Var) -> String) -> Comparison {
             let pivot = e
                 .terms()
                 .filter_map(|(a, k)| match a {
-                    Atom::Var(v) if k.abs() == 1 => Some((*v, k)),
+                    Atom::Var(v) if k == 1 || k == -1 => Some((*v, k)),
                     _ => None,
                 })
                 .max_by_key(|(v, _)| match v {
@@ -198,7 +198,7 @@ fn comparison(c: &Constraint, names: &dyn Fn(Var) -> String) -> Comparison {
             if k > 0 {
                 pos.add_constant(k);
             } else {
-                neg.add_constant(-k);
+                neg.add_constant(neg_checked(k));
             }
             Comparison {
                 lhs: expr_string(&pos, names),
@@ -216,12 +216,12 @@ fn comparison(c: &Constraint, names: &dyn Fn(Var) -> String) -> Comparison {
                 "<="
             } else if neg.is_constant() {
                 // pos + k >= 0  =>  -k <= pos
-                neg.add_constant(-k);
+                neg.add_constant(neg_checked(k));
                 "<="
             } else if k == -1 {
                 "<"
             } else if k < 0 {
-                neg.add_constant(-k);
+                neg.add_constant(neg_checked(k));
                 "<="
             } else {
                 pos.add_constant(k);
@@ -297,7 +297,7 @@ fn write_conjunction(out: &mut String, c: &Conjunction, in_arity: Option<usize>)
                 .constraints()
                 .any(|other| !std::ptr::eq(other, *k) && other.mentions(Var::Tuple(p)));
             if shows_name[p] && !elsewhere {
-                shown[p] = (-e.constant_term()).to_string();
+                shown[p] = (-i128::from(e.constant_term())).to_string();
                 shows_name[p] = false;
                 hidden.push(k);
             }

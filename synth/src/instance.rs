@@ -25,7 +25,8 @@
 //! monotonicity, every rule of the descriptor, and that every nonzero value
 //! is addressed by a stored entry (a value no point of the map reaches, such
 //! as one past a CSR's `rowptr(NR)` or in a DIA slot outside the matrix,
-//! would be lost by any conversion: [`InstanceError::Unaddressed`]).
+//! would be lost by any conversion) and that no two nonzero entries share a
+//! coordinate ([`InstanceError::Storage`]).
 //!
 //! A rule `forall v... : P => Q` must hold at every assignment of its
 //! variables for which every UF call in it has its arguments inside the UF's
@@ -196,6 +197,14 @@ pub enum InstanceError {
         /// All symbols of the format.
         all: String,
     },
+    /// A dense extent (a dimension of the tensor) below zero.
+    #[error("symbol `{name}` is a dimension of the tensor, so it cannot be negative ({value})")]
+    NegativeExtent {
+        /// The symbol.
+        name: String,
+        /// Its value.
+        value: i64,
+    },
     /// A symbol the descriptor does not declare.
     #[error("`{name}` is not a symbol of {format} (its symbols: {all})")]
     UnknownSymbol {
@@ -309,26 +318,11 @@ pub enum InstanceError {
         /// Why it failed.
         error: EvalError,
     },
-    /// A nonzero value at a position of the value array that no stored
-    /// entry addresses: it belongs to no coordinate, and a conversion would
-    /// lose it.
-    #[error(
-        "{array}({position}) = {value} belongs to no stored entry (no point of the map addresses \
-         it), so it would be lost; {hint}"
-    )]
-    Unaddressed {
-        /// The value array.
-        array: String,
-        /// The position, comma-separated.
-        position: String,
-        /// The value there.
-        value: f64,
-        /// What usually causes it.
-        hint: String,
-    },
-    /// The oracle could not enumerate the instance's entries.
-    #[error("cannot enumerate the stored entries: {0}")]
-    Entries(String),
+    /// The stored values do not make a tensor: a nonzero value no stored
+    /// entry addresses, or two nonzero entries at one coordinate
+    /// ([`crate::oracle::check_storage`]).
+    #[error("{0}")]
+    Storage(String),
 }
 
 // ---------------------------------------------------------------------------
@@ -1304,6 +1298,16 @@ pub(crate) fn prepare(d: &Descriptor, inst: &Instance) -> Result<Concrete, Insta
             });
         }
     }
+    // A dense extent is a size.
+    for s in &d.dense {
+        let v = inst.symbols[s];
+        if v < 0 {
+            return Err(InstanceError::NegativeExtent {
+                name: s.clone(),
+                value: v,
+            });
+        }
+    }
     let array_names: Vec<&str> = d
         .ufs
         .iter()
@@ -1570,24 +1574,10 @@ pub fn validate_with_budget(
     for rule in &d.rules {
         check_rule(d, &c, rule, budget, c.work)?;
     }
-    let unaddressed = crate::oracle::unaddressed_nonzero(d, inst).map_err(|e| match e {
+    crate::oracle::check_storage(d, inst).map_err(|e| match e {
         crate::oracle::OracleError::Instance(e) => e,
-        other => InstanceError::Entries(other.to_string()),
+        other => InstanceError::Storage(other.to_string()),
     })?;
-    if let Some((position, value)) = unaddressed {
-        let shown: Vec<String> = position.iter().map(i64::to_string).collect();
-        return Err(InstanceError::Unaddressed {
-            array: d.data_name.clone(),
-            position: shown.join(", "),
-            value,
-            hint: if d.padding {
-                "slots outside the stored entries must hold zero".to_string()
-            } else {
-                "do the pointer arrays start at 0 and end at the number of stored values?"
-                    .to_string()
-            },
-        });
-    }
     Ok(())
 }
 

@@ -117,6 +117,28 @@ pub enum OracleError {
         extents: String,
     },
     /// Two nonzero stored entries at one coordinate.
+    /// A nonzero value at a position of the value array that no stored
+    /// entry addresses: it belongs to no coordinate, and a conversion would
+    /// lose it.
+    #[error(
+        "{array}({position}) = {value} belongs to no stored entry (no point of the map \
+         addresses it), so it would be lost; {}",
+        if *.padding {
+            "slots outside the stored entries must hold zero"
+        } else {
+            "do the pointer arrays start at 0 and end at the number of stored values?"
+        }
+    )]
+    Unaddressed {
+        /// The value array.
+        array: String,
+        /// The position, comma-separated.
+        position: String,
+        /// The value there.
+        value: f64,
+        /// Whether the format declares padding.
+        padding: bool,
+    },
     #[error(
         "two nonzero entries at ({coordinate}): {array}({first_pos}) = {first} and \
          {array}({second_pos}) = {second}{}",
@@ -463,8 +485,36 @@ fn sort_by_coordinate(coords: &Points) -> Vec<usize> {
 
 /// The nonzero entries in sparse order, checking for coinciding ones.
 fn nonzeros(d: &Descriptor, inst: &Instance) -> Result<Nonzeros, OracleError> {
+    nonzeros_of(d, inst, false)
+}
+
+/// [`nonzeros`], checking too, with `every_value`, that every nonzero value
+/// is addressed ([`check_storage`]).
+fn nonzeros_of(
+    d: &Descriptor,
+    inst: &Instance,
+    every_value: bool,
+) -> Result<Nonzeros, OracleError> {
     let c = instance::prepare(d, inst)?;
     let (all, linear) = stored(d, &c, &c.data_extents, c.work)?;
+    if every_value {
+        let mut addressed = vec![false; c.values.len()];
+        for &at in &linear {
+            addressed[at] = true;
+        }
+        let lost = addressed
+            .iter()
+            .zip(c.values.iter())
+            .position(|(a, v)| !a && *v != 0.0);
+        if let Some(k) = lost {
+            return Err(OracleError::Unaddressed {
+                array: d.data_name.clone(),
+                position: text(&delinearize(k, &c.data_extents)),
+                value: c.values[k],
+                padding: d.padding,
+            });
+        }
+    }
     let n_sparse = d.sparse_arity().min(all.arity);
     let mut coords = Points::new(all.arity - n_sparse);
     let mut values = Vec::new();
@@ -518,26 +568,18 @@ fn nonzeros(d: &Descriptor, inst: &Instance) -> Result<Nonzeros, OracleError> {
     })
 }
 
-/// The first position of the value array (row-major) that no point of the
-/// sparse-to-dense map addresses but that holds a nonzero, with its value.
-/// Such a value belongs to no coordinate, and any conversion drops it: a
-/// CSR whose `rowptr` ends before `NNZ`, a DIA value in a slot whose column
-/// falls outside the matrix.
-pub fn unaddressed_nonzero(
-    d: &Descriptor,
-    inst: &Instance,
-) -> Result<Option<(Vec<i64>, f64)>, OracleError> {
-    let c = instance::prepare(d, inst)?;
-    let (_, linear) = stored(d, &c, &c.data_extents, c.work)?;
-    let mut addressed = vec![false; c.values.len()];
-    for &at in &linear {
-        addressed[at] = true;
-    }
-    Ok(addressed
-        .iter()
-        .zip(c.values.iter())
-        .position(|(a, v)| !a && *v != 0.0)
-        .map(|k| (delinearize(k, &c.data_extents), c.values[k])))
+/// What the oracle requires of an instance's storage, beyond what the
+/// index arrays' declarations say: every nonzero value is addressed by a
+/// stored entry, and no two stored nonzero entries share a coordinate.
+///
+/// A value no point of the sparse-to-dense map addresses belongs to no
+/// coordinate, and any conversion drops it (a CSR whose `rowptr` ends
+/// before `NNZ`, a DIA value in a slot whose column falls outside the
+/// matrix): [`OracleError::Unaddressed`]. Two nonzero entries at one
+/// coordinate (an ELL row with one column in two slots) have no one value:
+/// [`OracleError::Duplicate`].
+pub fn check_storage(d: &Descriptor, inst: &Instance) -> Result<(), OracleError> {
+    nonzeros_of(d, inst, true).map(drop)
 }
 
 /// The `(dense coordinate, value)` pairs an instance stores, stored zeros
