@@ -304,7 +304,7 @@ fn run_program(bin: &Path, input: &Path, out_json: &Path) -> (serde_json::Value,
 fn built_programs_check_with_the_oracle_on_real_matrices() {
     // Every ordered pair of the 2-D formats, built once, run on every
     // test matrix; two builds at a time.
-    let formats = ["coo", "scoo", "mcoo", "csr", "csc", "dia", "ell", "bcsr"];
+    let formats = spf::synth::builtin::builtin_names_of_order(2);
     let pairs: Vec<(&str, &str)> = formats
         .iter()
         .flat_map(|s| formats.iter().map(move |d| (*s, *d)))
@@ -404,11 +404,11 @@ fn readme_main_job_converts_the_bundled_matrix() {
 /// rectangular one; `PAIRS` run on more matrices above.
 #[test]
 fn convert_every_pair() {
-    let formats = ["coo", "scoo", "mcoo", "csr", "csc", "dia", "ell", "bcsr"];
+    let formats = spf::synth::builtin::builtin_names_of_order(2);
     let dir = temp("convert-all");
     for m in [matrix("jgl009.mtx"), data("small.mtx")] {
-        for src in formats {
-            for dst in formats {
+        for &src in &formats {
+            for &dst in &formats {
                 let out_json = dir.join(format!("{src}_{dst}.json"));
                 let out = spf(&["convert", src, dst, s(&m), "-o", s(&out_json)]);
                 assert!(

@@ -17,11 +17,11 @@ fn data(path: &str) -> std::path::PathBuf {
     common::test_data(path)
 }
 
-/// The two descriptors of issue 19 that synthesis gets wrong today.
-const WRONG: [(&str, &str); 2] = [
-    ("descriptors/ucsr.desc", "UCSR"),
-    ("descriptors/skyl.desc", "SKYL"),
-];
+/// A descriptor synthesis gets wrong today (a profile: the lower skyline).
+/// The other descriptor of issue 19, CSR with unsorted columns, converts
+/// since the lowering gives each entry of an unordered level its own
+/// position: it is the built-in `ucsr`.
+const WRONG: [(&str, &str); 1] = [("descriptors/skyl.desc", "SKYL")];
 
 #[test]
 fn a_conversion_that_fails_validation_is_refused_by_every_command() {
@@ -103,16 +103,16 @@ fn check_reports_each_pair_with_its_counterexample() {
 
     // A wrong pair: the counterexample is indented under its line, and the
     // exit status says that a pair does not convert.
-    let ucsr = data("descriptors/ucsr.desc");
-    let out = spf(&["check", s(&ucsr), "coo"]);
+    let skyl = data("descriptors/skyl.desc");
+    let out = spf(&["check", s(&skyl), "csr"]);
     let stdout = text(&out.stdout);
     assert_eq!(out.status.code(), Some(2), "{stdout}");
     assert!(
-        stdout.contains("pair UCSR -> COO: failed validation: "),
+        stdout.contains("pair SKYL -> CSR: failed validation: "),
         "{stdout}"
     );
     assert!(
-        stdout.contains("pair COO -> UCSR: failed validation: "),
+        stdout.contains("pair CSR -> SKYL: failed validation: "),
         "{stdout}"
     );
     assert!(
@@ -133,9 +133,11 @@ fn a_user_descriptor_that_converts_is_checked_against_every_builtin_both_ways() 
     let stdout = text(&out.stdout);
     assert!(out.status.success(), "{stdout}\n{}", text(&out.stderr));
     let pairs: Vec<&str> = stdout.lines().filter(|l| l.starts_with("pair ")).collect();
-    // Eight built-in 2-D formats, both ways.
-    assert_eq!(pairs.len(), 16, "{stdout}");
-    for builtin in ["COO", "SCOO", "MCOO", "CSR", "CSC", "DIA", "ELL", "BCSR"] {
+    // Every built-in 2-D format, both ways.
+    let builtins = spf::synth::builtin::builtin_names_of_order(2);
+    assert_eq!(pairs.len(), 2 * builtins.len(), "{stdout}");
+    assert!(builtins.len() >= 9, "{builtins:?}");
+    for builtin in builtins.iter().map(|b| b.to_uppercase()) {
         for line in [
             format!("pair MYCSR -> {builtin}: ok: synthesized, and correct on "),
             format!("pair {builtin} -> MYCSR: ok: synthesized, and correct on "),

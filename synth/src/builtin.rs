@@ -17,6 +17,7 @@ const BUILTINS: &[(&str, &str)] = &[
     ("coo3d", include_str!("../../descriptors/coo3d.desc")),
     ("mcoo3", include_str!("../../descriptors/mcoo3.desc")),
     ("csr", include_str!("../../descriptors/csr.desc")),
+    ("ucsr", include_str!("../../descriptors/ucsr.desc")),
     ("csc", include_str!("../../descriptors/csc.desc")),
     ("dia", include_str!("../../descriptors/dia.desc")),
     ("ell", include_str!("../../descriptors/ell.desc")),
@@ -25,7 +26,7 @@ const BUILTINS: &[(&str, &str)] = &[
 
 /// The names of the built-in formats, lower case, in a fixed order.
 const NAMES: &[&str] = &[
-    "coo", "scoo", "mcoo", "coo3d", "mcoo3", "csr", "csc", "dia", "ell", "bcsr",
+    "coo", "scoo", "mcoo", "coo3d", "mcoo3", "csr", "ucsr", "csc", "dia", "ell", "bcsr",
 ];
 
 /// The text of the built-in descriptor called `name` (case-insensitive:
@@ -44,9 +45,22 @@ pub fn builtin(name: &str) -> Option<&'static str> {
 }
 
 /// The names of the built-in formats, lower case:
-/// `coo, scoo, mcoo, coo3d, mcoo3, csr, csc, dia, ell, bcsr`.
+/// `coo, scoo, mcoo, coo3d, mcoo3, csr, ucsr, csc, dia, ell, bcsr`.
 pub fn builtin_names() -> &'static [&'static str] {
     NAMES
+}
+
+/// The built-in formats of `order` dense dimensions (2 for matrices, 3 for
+/// 3-D tensors), in [`builtin_names`]' order. Tests enumerate pairs with
+/// it, so a new descriptor file in `descriptors/` (listed here, which
+/// `synth/tests/descriptors.rs` checks against the directory) is covered
+/// by adding it.
+pub fn builtin_names_of_order(order: usize) -> Vec<&'static str> {
+    NAMES
+        .iter()
+        .copied()
+        .filter(|n| load_format(n).is_ok_and(|d| d.dense.len() == order))
+        .collect()
 }
 
 /// Why a format could not be loaded.

@@ -624,6 +624,13 @@ impl<'a> Lowering<'a> {
         if order.key.is_empty() || order.group.is_some() {
             return false;
         }
+        // A position the destination gives each entry its own of (UCSR's
+        // `k`, whose rule asks only for distinct columns within a row) is
+        // ordered by the key, never shared: ranks of distinct keys would
+        // put a row's entries on one position.
+        if !self.entries_share_position(order.position) {
+            return false;
+        }
         let n = self.n_in;
         let mut comps = Vec::new();
         for k in &order.key {
@@ -706,6 +713,53 @@ impl<'a> Lowering<'a> {
     /// remaining components lexicographically at most `b`'s under the
     /// source's rules. CSR -> CSC sorts by column only (rows come in order);
     /// SCOO -> CSR by nothing.
+    /// Whether two entries with different dense coordinates may have the
+    /// same value at destination tuple position `q`, by the destination's
+    /// own map and rules: BCSR's block number `kb`, shared by the entries
+    /// of one block. `false` only when z3 proves that equal positions mean
+    /// equal coordinates (CSR's or UCSR's `k`: a row's pointer range holds
+    /// each entry once).
+    fn entries_share_position(&self, q: usize) -> bool {
+        let dst = &self.conv.dst;
+        let [conj] = dst.map.conjunctions() else {
+            return true;
+        };
+        if conj.num_exists() > 0 {
+            return true;
+        }
+        let n_sparse = dst.map.in_arity();
+        let arity = n_sparse + dst.map.out_arity();
+        let mut names: Vec<String> = conj.tuple_names().iter().map(|x| format!("{x}1")).collect();
+        names.extend(conj.tuple_names().iter().map(|x| format!("{x}2")));
+        let mut both: Vec<iegen::constraint::Normalized> = conj
+            .constraints()
+            .flat_map(|c| {
+                [
+                    iegen::constraint::Normalized::Constraint(c.clone()),
+                    c.map_expr(|e| second_copy(e, arity)),
+                ]
+            })
+            .collect();
+        let at = Expr::var(Var::Tuple(q));
+        both.push(Constraint::equal(&at, &second_copy(&at, arity)));
+        let env = dst.env();
+        let prover = Prover::new(&env);
+        (n_sparse..arity).any(|d| {
+            let d1 = Expr::var(Var::Tuple(d));
+            let d2 = second_copy(&d1, arity);
+            [Constraint::lt(&d1, &d2), Constraint::lt(&d2, &d1)]
+                .into_iter()
+                .any(|differ| {
+                    let mut all = both.clone();
+                    all.push(differ);
+                    Conjunction::from_parts(names.clone(), Vec::new(), all).is_some_and(|c| {
+                        let set = Set::from_formula(Formula::from_conjunctions(2 * arity, vec![c]));
+                        !prover.is_empty(&set).holds()
+                    })
+                })
+        })
+    }
+
     fn compared_components(&self, order: &PositionOrder) -> usize {
         let m = order.key.len();
         if m == 0 {
@@ -2288,6 +2342,11 @@ pub(crate) mod faults {
 
     pub(super) fn injected(fault: Fault) -> bool {
         FAULT.with(|f| f.get()) == Some(fault)
+    }
+
+    /// The fault injected on this thread now.
+    pub(crate) fn injected_now() -> Option<Fault> {
+        FAULT.with(|f| f.get())
     }
 
     /// `t max= v` becomes `t max= v + 1`.

@@ -23,8 +23,6 @@ fn cases() -> u32 {
         .unwrap_or(256)
 }
 
-const FORMATS: [&str; 8] = ["coo", "scoo", "mcoo", "csr", "csc", "dia", "ell", "bcsr"];
-
 fn coordinates() -> impl Strategy<Value = Coordinates> {
     (0i64..6, 0i64..6).prop_flat_map(|(r, c)| {
         let cells = (r * c) as usize;
@@ -134,7 +132,7 @@ proptest! {
     #[test]
     fn accepted_mutants_convert_without_losing_entries(
         coords in coordinates(),
-        format in prop::sample::select(FORMATS.to_vec()),
+        format in prop::sample::select(synth::builtin::builtin_names_of_order(2)),
         mutations in prop::collection::vec(mutation(), 1..=2),
     ) {
         let coo = load_format("coo").expect("built-in");

@@ -1579,6 +1579,21 @@ fn builtin_instance(d: &Descriptor, name: &str, m: &Coordinates) -> Instance {
             })
         }
         "csr" => csr_instance(m),
+        "ucsr" => {
+            // CSR with every row's columns reversed: unsorted, still distinct.
+            let mut u = csr_instance(m);
+            let rowptr = u.arrays["rowptr"].as_ints().expect("ints").to_vec();
+            for name in ["col", "A"] {
+                for w in rowptr.windows(2) {
+                    let (a, b) = (w[0] as usize, w[1] as usize);
+                    match u.arrays.get_mut(name).expect("array") {
+                        Values::Int(v) => v[a..b].reverse(),
+                        Values::Real(v) => v[a..b].reverse(),
+                    }
+                }
+            }
+            u
+        }
         "csc" => {
             let transposed = Coordinates {
                 dims: vec![nc, nr],
@@ -1659,11 +1674,11 @@ fn builtin_instance(d: &Descriptor, name: &str, m: &Coordinates) -> Instance {
 
 #[test]
 fn builtin_descriptors_validate_and_agree_on_real_matrices() {
-    let formats = ["coo", "scoo", "mcoo", "csr", "csc", "dia", "ell", "bcsr"];
+    let formats = synth::builtin::builtin_names_of_order(2);
     for file in ["pores_1.mtx", "lund_a.mtx", "jgl009.mtx", "bp_200.mtx"] {
         let m = read_matrix(file);
         let expected = coordinate_entries(&m);
-        for name in formats {
+        for &name in &formats {
             let d = synth::builtin::load_format(name).unwrap_or_else(|e| panic!("{e}"));
             let inst = builtin_instance(&d, name, &m);
             let start = Instant::now();

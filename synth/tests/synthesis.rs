@@ -17,15 +17,18 @@ use synth::synthesize::{synthesize, Synthesized};
 use synth::tensor_io::{read_file, Coordinates};
 use synth::Descriptor;
 
-const FORMATS_2D: [&str; 8] = ["coo", "scoo", "mcoo", "csr", "csc", "dia", "ell", "bcsr"];
-const FORMATS_3D: [&str; 2] = ["coo3d", "mcoo3"];
+/// Every built-in format of each order: a new descriptor file is covered
+/// by adding it.
+fn formats(order: usize) -> Vec<&'static str> {
+    synth::builtin::builtin_names_of_order(order)
+}
 
 /// Every synthesized pair, computed once for all tests of this file.
 fn pairs() -> &'static BTreeMap<(String, String), Synthesized> {
     static PAIRS: OnceLock<BTreeMap<(String, String), Synthesized>> = OnceLock::new();
     PAIRS.get_or_init(|| {
         let mut out = BTreeMap::new();
-        for set in [&FORMATS_2D[..], &FORMATS_3D[..]] {
+        for set in [&formats(2)[..], &formats(3)[..]] {
             for s in set {
                 for d in set {
                     let (src, dst) = (load_format(s).unwrap(), load_format(d).unwrap());
@@ -95,7 +98,7 @@ fn test_matrices() -> Vec<PathBuf> {
 fn every_2d_pair_on_every_shared_matrix() {
     for m in test_matrices() {
         let coords = read_file(&m, None).unwrap();
-        check_all_pairs(&coords, &FORMATS_2D, &m.display().to_string());
+        check_all_pairs(&coords, &formats(2), &m.display().to_string());
     }
 }
 
@@ -124,13 +127,13 @@ fn every_3d_pair_on_generated_tensors() {
             dims: dims.to_vec(),
             entries: entries.into_iter().collect(),
         };
-        check_all_pairs(&coords, &FORMATS_3D, &format!("tensor {seed}"));
+        check_all_pairs(&coords, &formats(3), &format!("tensor {seed}"));
     }
     let empty = Coordinates {
         dims: vec![4, 5, 6],
         entries: Vec::new(),
     };
-    check_all_pairs(&empty, &FORMATS_3D, "empty tensor");
+    check_all_pairs(&empty, &formats(3), "empty tensor");
 }
 
 /// Matrices with the shapes that break conversions: empty, one entry,
@@ -180,7 +183,7 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 40, ..ProptestConfig::default() })]
     #[test]
     fn every_2d_pair_on_generated_matrices(m in matrices()) {
-        check_all_pairs(&m, &FORMATS_2D, &format!("{m:?}"));
+        check_all_pairs(&m, &formats(2), &format!("{m:?}"));
     }
 }
 
