@@ -62,7 +62,7 @@ enum Command {
     /// format of its order, one line per pair; with a second format, only
     /// the pair, both ways.
     Check {
-        /// A built-in format (coo, scoo, mcoo, coo3d, mcoo3, csr, ucsr, csc, dia,
+        /// A built-in format (coo, scoo, mcoo, tcoo8, coo3d, mcoo3, scoo3, csr, ucsr, csc, dia,
         /// ell, bcsr) or a path to a descriptor file.
         format: String,
         /// A second format: check the conversions between the two.

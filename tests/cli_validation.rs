@@ -205,3 +205,28 @@ fn values_that_no_entry_addresses_are_refused() {
     assert!(out.status.success(), "{}", text(&out.stderr));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A user's own tiled order, with modulo terms (4 x 4 tiles, column-major
+/// inside a tile): a lexicographic comparator, lowered to a counting sort
+/// over its components, converts to and from every built-in format.
+#[test]
+fn a_tiled_comparator_with_modulo_terms_converts_with_every_builtin() {
+    let desc = data("descriptors/tcoo4c.desc");
+    let out = spf(&["check", s(&desc)]);
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{stdout}\n{}", text(&out.stderr));
+    let builtins = spf::synth::builtin::builtin_names_of_order(2);
+    let ok = stdout
+        .lines()
+        .filter(|l| l.starts_with("pair ") && l.contains(": ok: synthesized, and correct on "))
+        .count();
+    assert_eq!(ok, 2 * builtins.len(), "{stdout}");
+    // The sort is a counting sort on the key's components, the modulo
+    // terms bounded by the tile size.
+    let out = spf(&["synth", "coo", s(&desc), "--emit", "ir"]);
+    let ir = text(&out.stdout);
+    assert!(
+        ir.contains("counting(floor((NR + 3) / 4), floor((NC + 3) / 4), 4, 4)"),
+        "{ir}"
+    );
+}

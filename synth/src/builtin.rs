@@ -14,8 +14,10 @@ const BUILTINS: &[(&str, &str)] = &[
     ("coo", include_str!("../../descriptors/coo.desc")),
     ("scoo", include_str!("../../descriptors/scoo.desc")),
     ("mcoo", include_str!("../../descriptors/mcoo.desc")),
+    ("tcoo8", include_str!("../../descriptors/tcoo8.desc")),
     ("coo3d", include_str!("../../descriptors/coo3d.desc")),
     ("mcoo3", include_str!("../../descriptors/mcoo3.desc")),
+    ("scoo3", include_str!("../../descriptors/scoo3.desc")),
     ("csr", include_str!("../../descriptors/csr.desc")),
     ("ucsr", include_str!("../../descriptors/ucsr.desc")),
     ("csc", include_str!("../../descriptors/csc.desc")),
@@ -26,7 +28,8 @@ const BUILTINS: &[(&str, &str)] = &[
 
 /// The names of the built-in formats, lower case, in a fixed order.
 const NAMES: &[&str] = &[
-    "coo", "scoo", "mcoo", "coo3d", "mcoo3", "csr", "ucsr", "csc", "dia", "ell", "bcsr",
+    "coo", "scoo", "mcoo", "tcoo8", "coo3d", "mcoo3", "scoo3", "csr", "ucsr", "csc", "dia", "ell",
+    "bcsr",
 ];
 
 /// The text of the built-in descriptor called `name` (case-insensitive:
@@ -45,7 +48,8 @@ pub fn builtin(name: &str) -> Option<&'static str> {
 }
 
 /// The names of the built-in formats, lower case:
-/// `coo, scoo, mcoo, coo3d, mcoo3, csr, ucsr, csc, dia, ell, bcsr`.
+/// `coo, scoo, mcoo, tcoo8, coo3d, mcoo3, scoo3, csr, ucsr, csc, dia, ell,
+/// bcsr`.
 pub fn builtin_names() -> &'static [&'static str] {
     NAMES
 }

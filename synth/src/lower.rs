@@ -1551,6 +1551,17 @@ impl<'a> Lowering<'a> {
                 known
             });
         }
+        // `x mod m`, written `x - m floor(x / m)`: in `0..m`.
+        let modulo = e.terms().find_map(|(a, k)| match a {
+            Atom::Div(x, m) if k == -*m => {
+                let rest = e.minus(&Expr::atom(a.clone()).scale(k));
+                (rest == **x).then_some(*m)
+            }
+            _ => None,
+        });
+        if let Some(m) = modulo {
+            return Some(Expr::constant(m));
+        }
         let [(Atom::Div(x, m), 1)] = e.terms().collect::<Vec<_>>().as_slice() else {
             return None;
         };

@@ -25,7 +25,7 @@ use std::collections::BTreeSet;
 
 use iegen::{Atom, ConstraintKind, Expr, Monotonicity, Var};
 
-use crate::descriptor::Descriptor;
+use crate::descriptor::{Descriptor, KeyExpr};
 
 /// One compared component of a sort key, over the destination's sparse
 /// tuple (`Var::Tuple(q)` is the destination's `q`-th tuple variable).
@@ -150,11 +150,67 @@ pub fn position_order(dst: &Descriptor, q: usize) -> Result<PositionOrder, Order
             key.push(component);
         }
     }
+    // A comparator with a lexicographic key is its key's components.
+    let key = key
+        .into_iter()
+        .flat_map(|k| lexicographic_components(&k, dst).unwrap_or_else(|| vec![k]))
+        .collect();
     // Without a pointer, a group or a rule, the position is unordered.
     Ok(PositionOrder {
         position: q,
         group,
         key,
+    })
+}
+
+/// A comparator component whose key is a tuple of affine, floor-division
+/// and modulo terms of its parameters (`TILE(i, j) = (i / 8, j / 8, i,
+/// j)`), as that many value components over its arguments, compared in
+/// order: what a counting sort sorts on. `None` for anything else (a value
+/// component; a Morton `interleave`, or a product of two parameters, which
+/// stay comparators).
+fn lexicographic_components(k: &KeyComponent, dst: &Descriptor) -> Option<Vec<KeyComponent>> {
+    let KeyComponent::Comparator { name, args } = k else {
+        return None;
+    };
+    let cmp = dst.comparator(name)?;
+    cmp.key
+        .iter()
+        .map(|e| key_expr(e, args).map(KeyComponent::Value))
+        .collect()
+}
+
+/// A key expression over `args` as an [`Expr`]: floor division and modulo
+/// by positive constants only.
+fn key_expr(e: &KeyExpr, args: &[Expr]) -> Option<Expr> {
+    let constant = |e: &KeyExpr| key_expr(e, args).filter(Expr::is_constant);
+    Some(match e {
+        KeyExpr::Int(c) => Expr::constant(*c),
+        KeyExpr::Param(i) => args.get(*i)?.clone(),
+        KeyExpr::Neg(a) => key_expr(a, args)?.negate(),
+        KeyExpr::Add(a, b) => key_expr(a, args)?.plus(&key_expr(b, args)?),
+        KeyExpr::Sub(a, b) => key_expr(a, args)?.minus(&key_expr(b, args)?),
+        KeyExpr::Mul(a, b) => match (constant(a), constant(b)) {
+            (Some(c), _) => key_expr(b, args)?.scale(c.constant_term()),
+            (_, Some(c)) => key_expr(a, args)?.scale(c.constant_term()),
+            _ => return None,
+        },
+        KeyExpr::Div(a, b) => {
+            let m = constant(b)?.constant_term();
+            if m < 1 {
+                return None;
+            }
+            Expr::floor_div(&key_expr(a, args)?, m)
+        }
+        KeyExpr::Rem(a, b) => {
+            let m = constant(b)?.constant_term();
+            if m < 1 {
+                return None;
+            }
+            let x = key_expr(a, args)?;
+            x.minus(&Expr::floor_div(&x, m).scale(m))
+        }
+        KeyExpr::Interleave(_) => return None,
     })
 }
 

@@ -102,7 +102,10 @@ fn builtin_registry_matches_the_descriptor_files() {
     }
     assert_eq!(
         builtin_names(),
-        ["coo", "scoo", "mcoo", "coo3d", "mcoo3", "csr", "ucsr", "csc", "dia", "ell", "bcsr"]
+        [
+            "coo", "scoo", "mcoo", "tcoo8", "coo3d", "mcoo3", "scoo3", "csr", "ucsr", "csc", "dia",
+            "ell", "bcsr"
+        ]
     );
     assert!(builtin("nope").is_none());
 }
@@ -285,7 +288,7 @@ fn load_format_names_paths_and_errors() {
     let msg = load_format("csr5").unwrap_err().to_string();
     assert!(
         msg.starts_with(
-            "csr5: not a built-in format (coo, scoo, mcoo, coo3d, mcoo3, csr, ucsr, csc, dia, ell, bcsr) nor a descriptor file: "
+            "csr5: not a built-in format (coo, scoo, mcoo, tcoo8, coo3d, mcoo3, scoo3, csr, ucsr, csc, dia, ell, bcsr) nor a descriptor file: "
         ),
         "{msg}"
     );

@@ -1579,6 +1579,16 @@ fn builtin_instance(d: &Descriptor, name: &str, m: &Coordinates) -> Instance {
             })
         }
         "csr" => csr_instance(m),
+        "tcoo8" => {
+            // COO with its entries sorted 8 x 8 tile by tile, row-major inside.
+            let mut tiled = m.clone();
+            tiled
+                .entries
+                .sort_by_key(|(x, _)| (x[0] / 8, x[1] / 8, x[0], x[1]));
+            let mut inst = Instance::from_coordinates(&tiled);
+            inst.format = d.name.clone();
+            inst
+        }
         "ucsr" => {
             // CSR with every row's columns reversed: unsorted, still distinct.
             let mut u = csr_instance(m);
