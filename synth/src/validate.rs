@@ -21,8 +21,8 @@
 //!
 //! A failure names the smallest failing tensor (the battery runs smallest
 //! first, and a failing tensor is shrunk entry by entry while it still
-//! fails), printed as Matrix Market lines a user can paste into a file, and
-//! the first wrong entry or broken rule.
+//! fails), printed as Matrix Market (FROSTT for 3-D) lines a user can paste
+//! into a file, and the first wrong entry or broken rule.
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -105,7 +105,7 @@ pub enum ValidationError {
     /// The conversion gave a wrong or invalid result.
     #[error(
         "the synthesized conversion {src} -> {dst} is wrong on the test tensor \"{tensor}\", \
-         given here as Matrix Market:\n{matrix_market}{problem}"
+         given here as {}:\n{coordinates}{problem}", file_kind(.coordinates)
     )]
     Failed {
         /// The source format.
@@ -114,8 +114,9 @@ pub enum ValidationError {
         dst: String,
         /// The failing tensor's name in the battery.
         tensor: String,
-        /// The failing tensor (shrunk), as Matrix Market text (1-based).
-        matrix_market: String,
+        /// The failing tensor (shrunk) as a file's text: Matrix Market for a
+        /// matrix, FROSTT for a 3-D tensor ([`coordinate_text`]).
+        coordinates: String,
         /// The first wrong entry or broken rule.
         problem: Box<Problem>,
     },
@@ -218,17 +219,19 @@ pub fn validate(s: &Synthesized, maker: &Maker<'_>) -> Result<Validated, Validat
             Ok(()) => {}
             Err(first) => {
                 let (coords, failure) = shrink(s, &program, &sources, &t.coords, first);
+                let text = coordinate_text(&coords);
                 return Err(match failure {
                     Failure::Source(p) => no_instances(format!(
-                        "is wrong on the test tensor \"{}\", given here as Matrix Market:\n{}{p}",
+                        "is wrong on the test tensor \"{}\", given here as {}:\n{}{p}",
                         t.name,
-                        matrix_market(&coords)
+                        file_kind(&text),
+                        text
                     )),
                     Failure::Conversion(problem) => ValidationError::Failed {
                         src: src.name.clone(),
                         dst: dst.name.clone(),
                         tensor: t.name.clone(),
-                        matrix_market: matrix_market(&coords),
+                        coordinates: text,
                         problem: Box::new(problem),
                     },
                 });
@@ -356,19 +359,38 @@ fn shrink(
     (best, failure)
 }
 
-/// A tensor as Matrix Market text: banner, sizes, 1-based entries.
-pub fn matrix_market(c: &Coordinates) -> String {
-    let mut out = String::from("%%MatrixMarket tensor coordinate real general\n");
-    if c.order() == 2 {
-        out = String::from("%%MatrixMarket matrix coordinate real general\n");
-    }
+/// A tensor as the text of a file spf reads: Matrix Market for a matrix
+/// (banner, sizes, 1-based entries), FROSTT for other orders (1-based
+/// entries, the extents in a comment, since FROSTT has no header).
+pub fn coordinate_text(c: &Coordinates) -> String {
     let dims: Vec<String> = c.dims.iter().map(i64::to_string).collect();
-    let _ = writeln!(out, "{} {}", dims.join(" "), c.len());
+    let mut out = if c.order() == 2 {
+        format!(
+            "%%MatrixMarket matrix coordinate real general\n{} {}\n",
+            dims.join(" "),
+            c.len()
+        )
+    } else {
+        format!(
+            "# FROSTT, {} entries, extents {}\n",
+            c.len(),
+            dims.join(" x ")
+        )
+    };
     for (index, v) in &c.entries {
         let idx: Vec<String> = index.iter().map(|i| (i + 1).to_string()).collect();
         let _ = writeln!(out, "{} {v:?}", idx.join(" "));
     }
     out
+}
+
+/// What [`coordinate_text`] wrote: "Matrix Market" or "FROSTT".
+fn file_kind(text: &str) -> &'static str {
+    if text.starts_with("%%MatrixMarket") {
+        "Matrix Market"
+    } else {
+        "FROSTT"
+    }
 }
 
 // ---------------------------------------------------------------------------
@@ -463,7 +485,7 @@ fn random(name: &str, dims: &[i64], p: f64, seed: u64) -> TestTensor {
 }
 
 fn battery_2d() -> Vec<TestTensor> {
-    let mut out = vec![
+    vec![
         tensor("empty 0 x 0", &[0, 0], 0, |_| false),
         tensor("empty 3 x 4", &[3, 4], 0, |_| false),
         tensor("1 x 1", &[1, 1], 0, |_| true),
@@ -511,12 +533,7 @@ fn battery_2d() -> Vec<TestTensor> {
             &[257, 301],
             &[&[256, 300], &[0, 300], &[256, 0], &[128, 150], &[0, 0]],
         ),
-    ];
-    for t in &mut out {
-        debug_assert_eq!(t.coords.order(), 2);
-        t.coords.entries.shrink_to_fit();
-    }
-    out
+    ]
 }
 
 fn battery_3d() -> Vec<TestTensor> {
@@ -748,7 +765,7 @@ mod tests {
         let ValidationError::Failed {
             src,
             dst,
-            matrix_market,
+            coordinates,
             problem,
             ..
         } = &err
@@ -759,7 +776,7 @@ mod tests {
         // An empty row is what the broken fix-up gets wrong: the smallest
         // such tensor is one with no entries at all, or one entry below an
         // empty row.
-        assert!(matrix_market.lines().count() <= 3, "{matrix_market}");
+        assert!(coordinates.lines().count() <= 3, "{coordinates}");
         assert!(
             matches!(**problem, Problem::Invalid { .. } | Problem::Changed(_)),
             "{problem}"
@@ -777,14 +794,22 @@ mod tests {
     }
 
     #[test]
-    fn matrix_market_text_is_one_based() {
+    fn coordinate_text_is_one_based() {
         let c = Coordinates {
             dims: vec![2, 3],
             entries: vec![(vec![1, 2], -1.5)],
         };
         assert_eq!(
-            matrix_market(&c),
+            coordinate_text(&c),
             "%%MatrixMarket matrix coordinate real general\n2 3 1\n2 3 -1.5\n"
+        );
+        let t = Coordinates {
+            dims: vec![2, 3, 4],
+            entries: vec![(vec![1, 2, 0], 2.5)],
+        };
+        assert_eq!(
+            coordinate_text(&t),
+            "# FROSTT, 1 entries, extents 2 x 3 x 4\n2 3 1 2.5\n"
         );
     }
 }
