@@ -77,10 +77,17 @@ const ENTRY_COST: f64 = 1000.0;
 const PERMUTATION_COST: f64 = 3000.0;
 
 /// Whether a candidate can be a statement of the plan (see the module docs).
+/// A min or max must be over the entries' positions, and its value must
+/// vary with them: `rp(p) >= 0` at DCSR's row positions `p` bounds `rp` by
+/// a constant and would define nothing.
 pub fn usable(c: &Candidate) -> bool {
     match c.case {
         None => false,
-        Some(SynthesisCase::Min | SynthesisCase::Max) => !c.needs_positions.is_empty(),
+        Some(SynthesisCase::Min | SynthesisCase::Max) => {
+            let mut varies = false;
+            c.value.for_each_var(&mut |_| varies = true);
+            !c.needs_positions.is_empty() && varies
+        }
         Some(_) => true,
     }
 }
