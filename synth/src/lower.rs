@@ -85,6 +85,25 @@ enum Ctx {
     Fixup(String),
 }
 
+/// The phases of a conversion, in execution order; the statements of one
+/// phase that share a context share a loop.
+mod phase {
+    /// Inserts into runtime objects over the source (and reservations);
+    /// their sorts and sizes come in the next phase.
+    pub const INSERT: u32 = 0;
+    /// Inserts whose keys read an ordered set's index, a second pass after
+    /// the sets' sorts; their sorts, sizes and ranks come in the next phase.
+    pub const INSERT_AFTER_SETS: u32 = 2;
+    /// Destination sizes.
+    pub const SIZES: u32 = 4;
+    /// Index arrays, the placing pass and the copy.
+    pub const ARRAYS: u32 = 6;
+    /// Fix-ups of monotone index arrays.
+    pub const FIXUP: u32 = 7;
+    /// A copy that reads a fixed-up array.
+    pub const AFTER_FIXUP: u32 = 8;
+}
+
 /// A statement before names and schedules are given.
 struct Pending {
     phase: u32,
@@ -388,7 +407,7 @@ impl<'a> Lowering<'a> {
             .into_iter()
             .partition(|c| self.conv.unknown_symbols.contains(&c.unknown));
         for c in &symbols {
-            self.candidate_statement(c, 2)?;
+            self.candidate_statement(c, phase::SIZES)?;
         }
         let mut fixups = BTreeSet::new();
         for c in &ufs {
@@ -402,7 +421,7 @@ impl<'a> Lowering<'a> {
                     c.unknown
                 ));
             }
-            if self.candidate_statement(c, 4)? {
+            if self.candidate_statement(c, phase::ARRAYS)? {
                 fixups.insert(c.unknown.clone());
             }
         }
@@ -420,7 +439,7 @@ impl<'a> Lowering<'a> {
                 ),
             );
             self.pending.push(Pending {
-                phase: 4,
+                phase: phase::ARRAYS,
                 ctx: Ctx::Set(q),
                 guard: Vec::new(),
                 body,
@@ -1205,7 +1224,12 @@ impl<'a> Lowering<'a> {
                 index: source,
             }),
         );
-        self.push(if reads_fixed { 6 } else { 4 }, ctx, pro, body);
+        let at = if reads_fixed {
+            phase::AFTER_FIXUP
+        } else {
+            phase::ARRAYS
+        };
+        self.push(at, ctx, pro, body);
         Ok(())
     }
 
@@ -1240,7 +1264,7 @@ impl<'a> Lowering<'a> {
             body
         };
         self.pending.push(Pending {
-            phase: 5,
+            phase: phase::FIXUP,
             ctx: Ctx::Fixup(f.to_string()),
             guard: Vec::new(),
             body,
@@ -1259,7 +1283,14 @@ impl<'a> Lowering<'a> {
         for (_, object, value, size) in sets.drain(..) {
             let mut pro = Prologue::new();
             let v = self.translate(&value, &Ctx::Source, &mut pro)?;
-            self.fill_object(&object, &size, vec![ValueExpr::Index(v)], pro, true);
+            self.fill_object(
+                &object,
+                &size,
+                vec![ValueExpr::Index(v)],
+                pro,
+                true,
+                phase::INSERT,
+            );
         }
         let Some(perm) = &self.perm else {
             return Ok(());
@@ -1289,7 +1320,14 @@ impl<'a> Lowering<'a> {
                 args: vec![extent],
             });
             self.declare_scalar(&size);
-            self.fill_object(&object, &size, vec![ValueExpr::Index(v.clone())], pro, true);
+            self.fill_object(
+                &object,
+                &size,
+                vec![ValueExpr::Index(v.clone())],
+                pro,
+                true,
+                phase::INSERT,
+            );
             // Each entry's position (or, when the scatter counts the
             // groups, its slot in its group), first in the second pass.
             // The placing pass runs over the entries the counting pass
@@ -1320,7 +1358,7 @@ impl<'a> Lowering<'a> {
             self.pending.insert(
                 0,
                 Pending {
-                    phase: 4,
+                    phase: phase::ARRAYS,
                     ctx: Ctx::Placed,
                     guard: Vec::new(),
                     body: place,
@@ -1369,7 +1407,7 @@ impl<'a> Lowering<'a> {
         // Room for every entry up front: the inserts then never regrow (and
         // copy) the key store. The source's value slots bound the entries.
         self.pending.push(Pending {
-            phase: 0,
+            phase: phase::INSERT,
             ctx: Ctx::Once,
             guard: Vec::new(),
             body: Body::Call {
@@ -1378,11 +1416,21 @@ impl<'a> Lowering<'a> {
                 args: vec![self.source_slots()],
             },
         });
-        self.fill_object(&object, &size, values, pro, mode == PermMode::Sorted);
+        // A key that reads an ordered set's index (DCSR's row number `p`,
+        // the rank of the entry's row among the stored rows) is inserted in
+        // a second pass, after the set is sorted (phases 0 and 1).
+        let sets: Vec<&str> = self.sets.values().map(|s| s.object.as_str()).collect();
+        let reads_sets = pro.iter().any(|(_, v)| calls_any(v, &sets));
+        let first = if reads_sets {
+            phase::INSERT_AFTER_SETS
+        } else {
+            phase::INSERT
+        };
+        self.fill_object(&object, &size, values, pro, mode == PermMode::Sorted, first);
         if let Some(ranks) = self.perm.as_ref().and_then(|p| p.distinct.clone()) {
             self.declare_scalar(&ranks);
             self.pending.push(Pending {
-                phase: 1,
+                phase: first + 1,
                 ctx: Ctx::Once,
                 guard: Vec::new(),
                 body: update(
@@ -1460,8 +1508,9 @@ impl<'a> Lowering<'a> {
         })
     }
 
-    /// `object.insert(values)` over the source (phase 0), then
-    /// `object.sort()` when `sort`, and `size = object.size()` (phase 1).
+    /// `object.insert(values)` over the source (phase `first`), then
+    /// `object.sort()` when `sort`, and `size = object.size()` (phase
+    /// `first + 1`).
     fn fill_object(
         &mut self,
         object: &str,
@@ -1469,15 +1518,16 @@ impl<'a> Lowering<'a> {
         values: Vec<ValueExpr>,
         pro: Prologue,
         sort: bool,
+        first: u32,
     ) {
         let method = |m: &str, args| Body::Call {
             object: object.to_string(),
             method: m.to_string(),
             args,
         };
-        self.push(0, Ctx::Source, pro, method("insert", values));
+        self.push(first, Ctx::Source, pro, method("insert", values));
         let once = |body| Pending {
-            phase: 1,
+            phase: first + 1,
             ctx: Ctx::Once,
             guard: Vec::new(),
             body,
@@ -1738,6 +1788,16 @@ impl<'a> Lowering<'a> {
             }
         }
         if let Some(set) = self.sets.get(&q) {
+            // Over sorted positions, a set position the permutation sorts
+            // by is in its key.
+            if *ctx == Ctx::Sorted {
+                if let Some(offset) = self.key_offset(q) {
+                    let object = self.perm.as_ref().expect("sorted").object.clone();
+                    let name = self.scalar(&format!("key {q}"), &self.dst_tuple[q].clone());
+                    self.read_key(pro, &name, &object, offset);
+                    return Ok(Expr::sym(name));
+                }
+            }
             return match ctx {
                 Ctx::Set(s) if *s == q => Ok(Expr::var(Var::Tuple(0))),
                 Ctx::Source | Ctx::Placed => {
@@ -1857,7 +1917,7 @@ impl<'a> Lowering<'a> {
         if self
             .pending
             .iter()
-            .any(|p| p.ctx == Ctx::Placed && p.phase != 4)
+            .any(|p| p.ctx == Ctx::Placed && p.phase != phase::ARRAYS)
         {
             return Err("a statement over placed entries outside the placing pass".into());
         }
@@ -2181,6 +2241,18 @@ fn reuse_scalars(stmts: &mut [Pending]) {
 
 /// Whether evaluating `v` changes a runtime object (`place`,
 /// `place_inserted`, `slot`).
+/// Whether `v` calls a method of one of `objects`.
+fn calls_any(v: &ValueExpr, objects: &[&str]) -> bool {
+    match v {
+        ValueExpr::Call { object, args, .. } => {
+            objects.contains(&object.as_str()) || args.iter().any(|a| calls_any(a, objects))
+        }
+        ValueExpr::Neg(a) => calls_any(a, objects),
+        ValueExpr::Binary(_, a, b) => calls_any(a, objects) || calls_any(b, objects),
+        ValueExpr::Int(_) | ValueExpr::Real(_) | ValueExpr::Index(_) | ValueExpr::Read(_) => false,
+    }
+}
+
 fn changes_object(v: &ValueExpr) -> bool {
     match v {
         ValueExpr::Call { method, args, .. } => {
