@@ -300,15 +300,27 @@ fn run_program(bin: &Path, input: &Path, out_json: &Path) -> (serde_json::Value,
     (line, read_instance(out_json))
 }
 
+/// The ordered pairs of 2-D formats the built-program test compiles: all of
+/// them with `SPF_EXHAUSTIVE` set (`.ci/run` sets it), otherwise every
+/// format as a source and as a destination (to and from CSR, and to
+/// itself), so that `cargo test` stays within its time. The interpreter
+/// and backend tests (synth/tests) run every pair either way.
+fn built_pairs() -> Vec<(&'static str, &'static str)> {
+    let formats = spf::synth::builtin::builtin_names_of_order(2);
+    let all = std::env::var_os("SPF_EXHAUSTIVE").is_some();
+    formats
+        .iter()
+        .flat_map(|&s| formats.iter().map(move |&d| (s, d)))
+        .filter(|&(s, d)| all || s == d || s == "csr" || d == "csr")
+        .collect()
+}
+
 #[test]
 fn built_programs_check_with_the_oracle_on_real_matrices() {
-    // Every ordered pair of the 2-D formats, built once, run on every
-    // test matrix; two builds at a time.
-    let formats = spf::synth::builtin::builtin_names_of_order(2);
-    let pairs: Vec<(&str, &str)> = formats
-        .iter()
-        .flat_map(|s| formats.iter().map(move |d| (*s, *d)))
-        .collect();
+    // The pairs of `built_pairs`, each built once and run on every test
+    // matrix; two builds at a time.
+    let pairs = built_pairs();
+    assert!(pairs.len() >= 28, "{pairs:?}");
     let dir = temp("build");
     let matrices = all_matrices();
     let check_pair = |src: &str, dst: &str| {
