@@ -674,23 +674,12 @@ impl<'a> Lowering<'a> {
         let second = |e: &Expr| second_copy(e, n);
         let (names, mut cs) = self.two_source_points();
         cs.extend(comps.iter().map(|c| Constraint::equal(c, &second(c))));
-        // Equal keys, and some dense coordinate differs (one disjunct each).
+        // Equal keys, and some dense coordinate differs. Not proven apart:
+        // sharing is the safe answer (distinct ranks of distinct keys are
+        // the ranks).
         let env = self.conv.src.env();
-        let prover = Prover::new(&env);
-        dense.iter().any(|d| {
-            [Constraint::lt(d, &second(d)), Constraint::lt(&second(d), d)]
-                .into_iter()
-                .any(|differ| {
-                    let mut all = cs.clone();
-                    all.push(differ);
-                    Conjunction::from_parts(names.clone(), Vec::new(), all).is_some_and(|c| {
-                        let set = Set::from_formula(Formula::from_conjunctions(2 * n, vec![c]));
-                        // Not proven apart: sharing is the safe answer
-                        // (distinct ranks of distinct keys are the ranks).
-                        !prover.is_empty(&set).holds()
-                    })
-                })
-        })
+        let pairs: Vec<(Expr, Expr)> = dense.iter().map(|d| (d.clone(), second(d))).collect();
+        some_pair_may_differ(&Prover::new(&env), &names, &cs, &pairs, 2 * n)
     }
 
     /// [`PermMode::Offset`] for a group position `g`: the source (not
@@ -762,21 +751,14 @@ impl<'a> Lowering<'a> {
         let at = Expr::var(Var::Tuple(q));
         both.push(Constraint::equal(&at, &second_copy(&at, arity)));
         let env = dst.env();
-        let prover = Prover::new(&env);
-        (n_sparse..arity).any(|d| {
-            let d1 = Expr::var(Var::Tuple(d));
-            let d2 = second_copy(&d1, arity);
-            [Constraint::lt(&d1, &d2), Constraint::lt(&d2, &d1)]
-                .into_iter()
-                .any(|differ| {
-                    let mut all = both.clone();
-                    all.push(differ);
-                    Conjunction::from_parts(names.clone(), Vec::new(), all).is_some_and(|c| {
-                        let set = Set::from_formula(Formula::from_conjunctions(2 * arity, vec![c]));
-                        !prover.is_empty(&set).holds()
-                    })
-                })
-        })
+        let pairs: Vec<(Expr, Expr)> = (n_sparse..arity)
+            .map(|d| {
+                let d1 = Expr::var(Var::Tuple(d));
+                let d2 = second_copy(&d1, arity);
+                (d1, d2)
+            })
+            .collect();
+        some_pair_may_differ(&Prover::new(&env), &names, &both, &pairs, 2 * arity)
     }
 
     fn compared_components(&self, order: &PositionOrder) -> usize {
@@ -2241,6 +2223,34 @@ fn reuse_scalars(stmts: &mut [Pending]) {
 
 /// Whether evaluating `v` changes a runtime object (`place`,
 /// `place_inserted`, `slot`).
+/// Whether two points (tuple `names`, of `arity` positions) satisfying
+/// `base` may have some pair of `pairs` differ (one z3 query per direction
+/// of each pair): `false` only when every such set is proven empty.
+fn some_pair_may_differ<C: Clone + Into<iegen::constraint::Normalized>>(
+    prover: &Prover<'_>,
+    names: &[String],
+    base: &[C],
+    pairs: &[(Expr, Expr)],
+    arity: usize,
+) -> bool {
+    pairs.iter().any(|(a, b)| {
+        [Constraint::lt(a, b), Constraint::lt(b, a)]
+            .into_iter()
+            .any(|differ| {
+                let all: Vec<iegen::constraint::Normalized> = base
+                    .iter()
+                    .cloned()
+                    .map(Into::into)
+                    .chain([differ])
+                    .collect();
+                Conjunction::from_parts(names.to_vec(), Vec::new(), all).is_some_and(|c| {
+                    let set = Set::from_formula(Formula::from_conjunctions(arity, vec![c]));
+                    !prover.is_empty(&set).holds()
+                })
+            })
+    })
+}
+
 /// Whether `v` calls a method of one of `objects`.
 fn calls_any(v: &ValueExpr, objects: &[&str]) -> bool {
     match v {
