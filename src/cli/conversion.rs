@@ -228,15 +228,6 @@ impl CooLayout {
     }
 }
 
-/// The built-in COO format for coordinates of `order` dimensions.
-pub fn coo_format_for(order: usize) -> Option<&'static str> {
-    match order {
-        2 => Some("coo"),
-        3 => Some("coo3d"),
-        _ => None,
-    }
-}
-
 /// Loads a built-in format (never fails for the built-in names).
 fn builtin(name: &str) -> Result<Descriptor, CliError> {
     spf::synth::builtin::load_format(name)
@@ -318,12 +309,13 @@ pub fn read_source(
             src.dense.len()
         )));
     }
-    let coo_name = coo_format_for(coords.order()).ok_or_else(|| {
-        problem(format!(
-            "coordinates of {} dimensions are not supported (2 or 3 are)",
-            coords.order()
-        ))
-    })?;
+    let coo_name =
+        spf::synth::builtin::coordinate_format_name(coords.order()).ok_or_else(|| {
+            problem(format!(
+                "coordinates of {} dimensions are not supported (2 or 3 are)",
+                coords.order()
+            ))
+        })?;
     let coo = builtin(coo_name)?;
     let inst = CooLayout::of(&coo)?.instance(&coords);
     validate(&coo, &inst).map_err(|e| problem(e.to_string()))?;
@@ -404,13 +396,14 @@ pub fn build_source(
     let main = synth(src, dst)?;
     let to_coo;
     let verifier = if verify {
-        let name = coo_format_for(src.dense.len()).ok_or_else(|| {
-            CliError::Usage(format!(
-                "--verify compares coordinates of 2 or 3 dimensions, and {} has {}",
-                src.name,
-                src.dense.len()
-            ))
-        })?;
+        let name =
+            spf::synth::builtin::coordinate_format_name(src.dense.len()).ok_or_else(|| {
+                CliError::Usage(format!(
+                    "--verify compares coordinates of 2 or 3 dimensions, and {} has {}",
+                    src.name,
+                    src.dense.len()
+                ))
+            })?;
         let coo = builtin(name)?;
         let convert = |d: &Descriptor| -> Result<Option<Synthesized>, CliError> {
             if *d == coo {
@@ -429,7 +422,7 @@ pub fn build_source(
         None
     };
     let to_source;
-    let coordinates = match coo_format_for(src.dense.len()) {
+    let coordinates = match spf::synth::builtin::coordinate_format_name(src.dense.len()) {
         None => CoordinateInput::Unsupported(format!(
             "{} has {} dimensions; coordinate files are read for 2 (COO) or 3 (COO3D); give a \
              JSON instance of {}",

@@ -54,6 +54,17 @@ pub fn builtin_names() -> &'static [&'static str] {
     NAMES
 }
 
+/// The name of the built-in coordinate format of `order` dimensions (`coo`,
+/// `coo3d`): what coordinate files are read as, and what test instances
+/// and verification convert through.
+pub fn coordinate_format_name(order: usize) -> Option<&'static str> {
+    match order {
+        2 => Some("coo"),
+        3 => Some("coo3d"),
+        _ => None,
+    }
+}
+
 /// The built-in formats of `order` dense dimensions (2 for matrices, 3 for
 /// 3-D tensors), in [`builtin_names`]' order. Tests enumerate pairs with
 /// it, so a new descriptor file in `descriptors/` (listed here, which

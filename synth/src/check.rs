@@ -946,11 +946,7 @@ impl<'a> Checker<'a> {
         }
         // Solvable for real: synthesize the conversion from unordered COO
         // of the same dense arity (every index array and size computed).
-        let coo = match self.d.dense_arity() {
-            2 => crate::builtin::load_format("coo").ok(),
-            3 => crate::builtin::load_format("coo3d").ok(),
-            _ => None,
-        };
+        let coo = crate::validate::coordinate_format(self.d.dense_arity());
         if !attempt_synthesis {
             return vec![Finding::new(
                 Severity::Ok,

@@ -137,12 +137,7 @@ pub type Maker<'a> = dyn Fn(&Descriptor, &Descriptor) -> Result<Synthesized, Str
 /// The built-in coordinate format of `order` dimensions (COO, COO3D),
 /// from which test instances are made.
 pub fn coordinate_format(order: usize) -> Option<Descriptor> {
-    let name = match order {
-        2 => "coo",
-        3 => "coo3d",
-        _ => return None,
-    };
-    crate::builtin::load_format(name).ok()
+    crate::builtin::load_format(crate::builtin::coordinate_format_name(order)?).ok()
 }
 
 /// Validates `s` once per process: a conversion already validated (the
