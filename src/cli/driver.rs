@@ -17,8 +17,9 @@
 //!   name, exactly the descriptor's symbols and arrays, index arrays of
 //!   integers, the lengths the conversion reads, every index-array value
 //!   inside its declared range (the affine constraints of the range) and the
-//!   declared monotonicity. Rules (such as CSR's sorted columns) are not
-//!   checked here; `spf convert` checks everything.
+//!   declared monotonicity; a JSON instance also against every rule of the
+//!   source descriptor and its storage, as `spf convert` checks it
+//!   ([`super::driver_rules`]), unless the program runs with `--unchecked`.
 //! * The conversion runs `N` times (default 1). Each run is timed with
 //!   `clock_gettime(CLOCK_MONOTONIC)` around the allocation of the
 //!   statically sized outputs and the call (which allocates the dynamically
@@ -303,6 +304,8 @@ pub fn driver_source(
     }
     out.push_str(&check);
     out.push('\n');
+    out.push_str(&super::driver_rules::rules_check(src));
+    out.push('\n');
     if let Some((s, program)) = &pre {
         // The COO → source conversion's destination is the source format as
         // loaded: its dense names are the source's own.
@@ -446,7 +449,7 @@ fn c_code(s: &Synthesized, program: &LoopProgram) -> Result<String, CliError> {
 }
 
 /// C string literals, comma-separated (an array initializer's items).
-fn c_str_list(names: &[String]) -> String {
+pub(super) fn c_str_list(names: &[String]) -> String {
     names
         .iter()
         .map(|n| c_str(n))
@@ -455,7 +458,7 @@ fn c_str_list(names: &[String]) -> String {
 }
 
 /// A C string literal.
-fn c_str(s: &str) -> String {
+pub(super) fn c_str(s: &str) -> String {
     let mut out = String::from("\"");
     for b in s.bytes() {
         match b {
@@ -1569,7 +1572,7 @@ mod tests {
             (
                 "length",
                 good.replace("[1, 3, 0, 2, 3]", "[1, 3, 0, 2]"),
-                "col has 4 values but the conversion reads 5",
+                "col has 4 values but its domain {[x] : 0 <= x < NNZ} needs 5",
             ),
             (
                 "format",

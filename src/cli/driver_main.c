@@ -3,7 +3,7 @@
 static void drv_usage(const char *problem)
 {
     fprintf(stderr,
-            "%s: %s\nusage: %s INPUT [-o OUT.json] [--repeat N]%s\n"
+            "%s: %s\nusage: %s INPUT [-o OUT.json] [--repeat N] [--unchecked]%s\n"
             "  INPUT: a Matrix Market .mtx file, a FROSTT .tns file, or a JSON instance of %s\n",
             drv_prog, problem, drv_prog, DRV_HAS_BASELINE ? " [--baseline-output B.json]" : "",
             drv_src_format);
@@ -32,7 +32,7 @@ int main(int argc, char **argv)
 {
     const char *input = NULL, *output = NULL, *baseline_output = NULL;
     int64_t repeat = 1, r;
-    int k;
+    int k, unchecked = 0;
     drv_inst src, dst;
 #if DRV_HAS_BASELINE
     drv_inst bdst;
@@ -75,10 +75,15 @@ int main(int argc, char **argv)
             baseline_output = argv[k];
         } else if (DRV_HAS_BASELINE && strncmp(a, "--baseline-output=", 18) == 0) {
             baseline_output = a + 18;
+        } else if (strcmp(a, "--unchecked") == 0) {
+            unchecked = 1;
         } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            printf("usage: %s INPUT [-o OUT.json] [--repeat N]%s\n"
+            printf("usage: %s INPUT [-o OUT.json] [--repeat N] [--unchecked]%s\n"
                    "Converts INPUT (a .mtx or .tns file, or a JSON instance of %s) to %s,\n"
-                   "timing N runs of the conversion, and prints one JSON line.\n",
+                   "timing N runs of the conversion, and prints one JSON line.\n"
+                   "A JSON instance is checked against every rule of the source format and\n"
+                   "its storage (as spf convert checks it) unless --unchecked is given; its\n"
+                   "names, lengths, ranges and monotonicity are checked always.\n",
                    drv_prog, DRV_HAS_BASELINE ? " [--baseline-output B.json]" : "",
                    drv_src_format, drv_dst_format);
             if (DRV_VERIFY)
@@ -135,6 +140,8 @@ int main(int argc, char **argv)
     } else {
         drv_read_json(input, &src);
         drv_check_source(&src, input);
+        if (!unchecked)
+            drv_check_rules(&src, input);
     }
 
     times = drv_alloc(repeat, sizeof *times);

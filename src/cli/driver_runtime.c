@@ -1531,6 +1531,7 @@ static DRV_UNUSED int drv_ends_with(const char *s, const char *suffix)
 typedef struct {
     int64_t c[3];
     double v;
+    int64_t at; /* its position in the value array (the storage check's messages) */
 } drv_entry;
 
 static int drv_entry_order = 2;
@@ -1628,4 +1629,380 @@ static DRV_UNUSED void drv_compare_entries(const drv_entry *a, int64_t na, const
         i++;
         j++;
     }
+}
+
+/* ----- rule and storage checks (drv_check_rules, generated per source format) -----
+ * Arithmetic is in 128 bits and checked: an overflow is the input's error,
+ * reported, never a wrap-around. */
+
+__extension__ typedef __int128 drv_wide;
+__extension__ typedef unsigned __int128 drv_uwide;
+
+static DRV_UNUSED void drv_overflow(const char *ctx, const char *what)
+{
+    drv_die("%s: cannot evaluate %s: arithmetic overflow", ctx, what);
+}
+
+static DRV_UNUSED drv_wide drv_wadd(const char *ctx, drv_wide a, drv_wide b)
+{
+    drv_wide r;
+    if (__builtin_add_overflow(a, b, &r))
+        drv_overflow(ctx, "a check");
+    return r;
+}
+
+static DRV_UNUSED drv_wide drv_wsub(const char *ctx, drv_wide a, drv_wide b)
+{
+    drv_wide r;
+    if (__builtin_sub_overflow(a, b, &r))
+        drv_overflow(ctx, "a check");
+    return r;
+}
+
+static DRV_UNUSED drv_wide drv_wmul(const char *ctx, drv_wide a, drv_wide b)
+{
+    drv_wide r;
+    if (__builtin_mul_overflow(a, b, &r))
+        drv_overflow(ctx, "a check");
+    return r;
+}
+
+static DRV_UNUSED drv_wide drv_wneg(const char *ctx, drv_wide a)
+{
+    return drv_wsub(ctx, 0, a);
+}
+
+/* Floor division and the remainder with the sign of the divisor (a = b *
+ * (a / b) + a % b), as comparator keys define them. */
+static DRV_UNUSED drv_wide drv_wdiv(const char *ctx, const char *what, drv_wide a, drv_wide b)
+{
+    drv_wide q;
+    if (b == 0)
+        drv_die("%s: %s: division by zero in the key", ctx, what);
+    if (b == -1)
+        return drv_wneg(ctx, a);
+    q = a / b;
+    if (a % b != 0 && ((a < 0) != (b < 0)))
+        q -= 1;
+    return q;
+}
+
+static DRV_UNUSED drv_wide drv_wrem(const char *ctx, const char *what, drv_wide a, drv_wide b)
+{
+    return drv_wsub(ctx, a, drv_wmul(ctx, b, drv_wdiv(ctx, what, a, b)));
+}
+
+/* Floor division by a positive constant. */
+static DRV_UNUSED drv_wide drv_wfloor(drv_wide a, int64_t m)
+{
+    drv_wide q = a / m;
+    return (a % m != 0 && a < 0) ? q - 1 : q;
+}
+
+/* Ceiling division by a positive constant. */
+static DRV_UNUSED drv_wide drv_wceil(drv_wide a, int64_t m)
+{
+    drv_wide q = a / m;
+    return (a % m != 0 && a > 0) ? q + 1 : q;
+}
+
+static DRV_UNUSED drv_wide drv_wmin(drv_wide a, drv_wide b)
+{
+    return a < b ? a : b;
+}
+
+static DRV_UNUSED drv_wide drv_wmax(drv_wide a, drv_wide b)
+{
+    return a > b ? a : b;
+}
+
+/* A value as a 64-bit index: outside that range it cannot be one. */
+static DRV_UNUSED int64_t drv_narrow(const char *ctx, drv_wide a)
+{
+    if (a < INT64_MIN || a > INT64_MAX)
+        drv_overflow(ctx, "an index");
+    return (int64_t)a;
+}
+
+/* interleave(p[0], ..., p[n-1]): bit b of p[i] at bit b * n + i of the code,
+ * which must fit in 127 bits; the arguments must be non-negative. */
+static DRV_UNUSED drv_wide drv_interleave(const char *ctx, const char *what, int n, const drv_wide *p)
+{
+    drv_uwide out = 0;
+    int i, b;
+    for (i = 0; i < n; i++) {
+        drv_uwide x;
+        if (p[i] < 0)
+            drv_die("%s: %s: interleave needs non-negative values, but argument %d is %lld", ctx,
+                    what, i + 1, (long long)p[i]);
+        x = (drv_uwide)p[i];
+        for (b = 0; b < 128 && (x >> b) != 0; b++)
+            if ((x >> b) & 1) {
+                if ((int64_t)b * n + i >= 127)
+                    drv_die("%s: %s: interleave of %d values does not fit in 127 bits "
+                            "(argument %d is %lld)",
+                            ctx, what, n, i + 1, (long long)p[i]);
+                out |= (drv_uwide)1 << (b * n + i);
+            }
+    }
+    return (drv_wide)out;
+}
+
+/* Lexicographic comparison of two keys of k components. */
+static DRV_UNUSED int drv_key_cmp(int k, const drv_wide *x, const drv_wide *y)
+{
+    int d;
+    for (d = 0; d < k; d++)
+        if (x[d] != y[d])
+            return x[d] < y[d] ? -1 : 1;
+    return 0;
+}
+
+/* A read of an index array by a check, outside the array. */
+static DRV_UNUSED void drv_rule_read(const char *ctx, const char *rule, const char *name, int64_t at,
+                                      int64_t len)
+{
+    drv_die("%s: rule `%s` reads %s at %lld, outside its %lld values", ctx, rule, name,
+            (long long)at, (long long)len);
+}
+
+/* "NAME(v) = x" of a point, for messages. */
+static DRV_UNUSED void drv_point_text(char *buf, size_t size, const char *const *names, int n,
+                                      const int64_t *v)
+{
+    int i, used = 0;
+    buf[0] = '\0';
+    for (i = 0; i < n && used >= 0 && (size_t)used < size; i++)
+        used += snprintf(buf + used, size - (size_t)used, i ? ", %s = %lld" : "%s = %lld", names[i],
+                         (long long)v[i]);
+}
+
+static DRV_UNUSED void drv_rule_violated(const char *ctx, const char *rule, const char *const *names,
+                                         int n, const int64_t *v)
+{
+    char at[512];
+    drv_point_text(at, sizeof at, names, n, v);
+    drv_die("%s: rule `%s` does not hold at %s", ctx, rule, at);
+}
+
+static DRV_UNUSED void drv_rule_expensive(const char *ctx, const char *rule, int64_t budget)
+{
+    drv_die("%s: cannot check rule `%s`: it needs more than %lld evaluations (neither the "
+            "adjacent-pair check of an ordering nor a join on equal keys applies)",
+            ctx, rule, (long long)budget);
+}
+
+/* The points of one side of a join: records of k keys and the point. */
+typedef struct {
+    int64_t *w;
+    int64_t n, cap, k;
+} drv_records;
+
+static DRV_UNUSED void drv_records_push(drv_records *r, const int64_t *keys, int64_t v)
+{
+    int64_t i;
+    if (r->n == r->cap) {
+        r->cap = r->cap ? 2 * r->cap : 64;
+        r->w = drv_grow(r->w, r->cap * (r->k + 1), sizeof *r->w);
+    }
+    for (i = 0; i < r->k; i++)
+        r->w[r->n * (r->k + 1) + i] = keys[i];
+    r->w[r->n * (r->k + 1) + r->k] = v;
+    r->n++;
+}
+
+static int64_t drv_record_words;
+
+static DRV_UNUSED int drv_cmp_record(const void *a, const void *b)
+{
+    const int64_t *x = a, *y = b;
+    int64_t i;
+    for (i = 0; i < drv_record_words; i++)
+        if (x[i] != y[i])
+            return x[i] < y[i] ? -1 : 1;
+    return 0;
+}
+
+/* Sorts records by keys, then point, and drops repeated ones. */
+static DRV_UNUSED void drv_records_sort(drv_records *r)
+{
+    int64_t i, m = 0, w = r->k + 1;
+    drv_record_words = w;
+    if (r->n > 1)
+        qsort(r->w, (size_t)r->n, (size_t)w * sizeof *r->w, drv_cmp_record);
+    for (i = 0; i < r->n; i++)
+        if (m == 0 || drv_cmp_record(&r->w[(m - 1) * w], &r->w[i * w]) != 0) {
+            if (m != i)
+                memmove(&r->w[m * w], &r->w[i * w], (size_t)w * sizeof *r->w);
+            m++;
+        }
+    r->n = m;
+}
+
+typedef int (*drv_holds_fn)(const char *ctx, const int64_t *v);
+
+/* The pairs (a, b) of a join with equal keys, a from side 0 and b from side
+ * 1 (a < b when ordered), checked by `holds`. With `consecutive` (both
+ * sides one set of points and the conclusion a transitive order),
+ * consecutive members of a group suffice. */
+static DRV_UNUSED void drv_join(const char *ctx, const char *rule, const char *const *names,
+                                drv_records *s0, drv_records *s1, int ordered, int consecutive,
+                                int64_t budget, drv_holds_fn holds)
+{
+    int64_t w = s0->k + 1, i, lo = 0, pairs = 0;
+    drv_records_sort(s0);
+    drv_records_sort(s1);
+    drv_record_words = s0->k;
+    if (consecutive) {
+        for (i = 1; i < s0->n; i++)
+            if (drv_cmp_record(&s0->w[(i - 1) * w], &s0->w[i * w]) == 0) {
+                int64_t v[2];
+                v[0] = s0->w[(i - 1) * w + s0->k];
+                v[1] = s0->w[i * w + s0->k];
+                if (!holds(ctx, v))
+                    drv_rule_violated(ctx, rule, names, 2, v);
+            }
+        return;
+    }
+    for (i = 0; i < s0->n; i++) {
+        const int64_t *a = &s0->w[i * w];
+        int64_t j;
+        drv_record_words = s0->k;
+        while (lo < s1->n && drv_cmp_record(&s1->w[lo * w], a) < 0)
+            lo++;
+        for (j = lo; j < s1->n && drv_cmp_record(&s1->w[j * w], a) == 0; j++) {
+            int64_t v[2];
+            v[0] = a[s0->k];
+            v[1] = s1->w[j * w + s0->k];
+            if (ordered && v[0] >= v[1])
+                continue;
+            if (++pairs > budget)
+                drv_rule_expensive(ctx, rule, budget);
+            if (!holds(ctx, v))
+                drv_rule_violated(ctx, rule, names, 2, v);
+        }
+    }
+}
+
+static DRV_UNUSED void drv_records_free(drv_records *r)
+{
+    free(r->w);
+    r->w = NULL;
+    r->n = r->cap = 0;
+}
+
+/* A value of the value array, integer or real. */
+static DRV_UNUSED double drv_value_at(const drv_array *a, int64_t k)
+{
+    return a->real ? a->r[k] : (double)a->i[k];
+}
+
+/* The nonzero entries the storage check finds. */
+typedef struct {
+    drv_entry *e;
+    int64_t n, cap;
+} drv_entries;
+
+static DRV_UNUSED void drv_storage_entry(drv_entries *s, int order, const int64_t *c, double v, int64_t at)
+{
+    int d;
+    if (s->n == s->cap) {
+        s->cap = s->cap ? 2 * s->cap : 64;
+        s->e = drv_grow(s->e, s->cap, sizeof *s->e);
+    }
+    memset(&s->e[s->n], 0, sizeof s->e[s->n]);
+    for (d = 0; d < order; d++)
+        s->e[s->n].c[d] = c[d];
+    s->e[s->n].v = v;
+    s->e[s->n].at = at;
+    s->n++;
+}
+
+/* "3, 1" of a position given row-major over `ext`. */
+static DRV_UNUSED void drv_position_text(char *buf, size_t size, int64_t k, const int64_t *ext, int n)
+{
+    int64_t pos[8];
+    int d, used = 0;
+    for (d = n - 1; d >= 0; d--) {
+        pos[d] = ext[d] > 0 ? k % ext[d] : 0;
+        k = ext[d] > 0 ? k / ext[d] : 0;
+    }
+    buf[0] = '\0';
+    for (d = 0; d < n && used >= 0 && (size_t)used < size; d++)
+        used += snprintf(buf + used, size - (size_t)used, d ? ", %lld" : "%lld", (long long)pos[d]);
+}
+
+/* The number of values the extents give, which must be the array's length. */
+static DRV_UNUSED int64_t drv_storage_total(const char *ctx, const drv_array *a, const int64_t *ext, int n)
+{
+    int64_t total = 1;
+    int d;
+    for (d = 0; d < n; d++) {
+        if (ext[d] < 0)
+            drv_die("%s: %s has a negative extent (%lld)", ctx, a->name, (long long)ext[d]);
+        if (ext[d] != 0 && total > INT64_MAX / ext[d])
+            drv_die("%s: %s's extents overflow", ctx, a->name);
+        total *= ext[d];
+    }
+    if (a->len != total)
+        drv_die("%s: %s has %lld values but its extents give %lld", ctx, a->name, (long long)a->len,
+                (long long)total);
+    return total;
+}
+
+static DRV_UNUSED void drv_storage_outside(const char *ctx, const int64_t *v, int n_sparse, const char *name,
+                                           const int64_t *pos, const int64_t *ext, int n)
+{
+    char point[256], at[256], extents[256];
+    int d, used = 0;
+    point[0] = at[0] = extents[0] = '\0';
+    for (d = 0; d < n_sparse && used >= 0 && (size_t)used < sizeof point; d++)
+        used += snprintf(point + used, sizeof point - (size_t)used, d ? ", %lld" : "%lld", (long long)v[d]);
+    used = 0;
+    for (d = 0; d < n && used >= 0 && (size_t)used < sizeof at; d++)
+        used += snprintf(at + used, sizeof at - (size_t)used, d ? ", %lld" : "%lld", (long long)pos[d]);
+    used = 0;
+    for (d = 0; d < n && used >= 0 && (size_t)used < sizeof extents; d++)
+        used += snprintf(extents + used, sizeof extents - (size_t)used, d ? " x %lld" : "%lld",
+                         (long long)ext[d]);
+    drv_die("%s: sparse point (%s) reads %s(%s), outside its extents %s", ctx, point, name, at, extents);
+}
+
+/* After the map's points: no two nonzero entries at one coordinate, and no
+ * nonzero value that no point addressed (the messages of spf convert). */
+static DRV_UNUSED void drv_storage_finish(const char *ctx, const drv_array *values, unsigned char *addressed,
+                                          int64_t total, drv_entries *s, int order, const int64_t *ext,
+                                          int n, int padding)
+{
+    int64_t k;
+    char a[256], b[256], c[256];
+    drv_entry_order = order;
+    if (s->n > 1)
+        qsort(s->e, (size_t)s->n, sizeof *s->e, drv_cmp_entry);
+    for (k = 1; k < s->n; k++)
+        if (drv_cmp_entry(&s->e[k - 1], &s->e[k]) == 0) {
+            const drv_entry *x = &s->e[k - 1], *y = &s->e[k];
+            if (x->at > y->at) {
+                const drv_entry *t = x;
+                x = y;
+                y = t;
+            }
+            drv_entry_text(c, sizeof c, x, order);
+            drv_position_text(a, sizeof a, x->at, ext, n);
+            drv_position_text(b, sizeof b, y->at, ext, n);
+            drv_die("%s: two nonzero entries at %s: %s(%s) = %.17g and %s(%s) = %.17g%s", ctx, c,
+                    values->name, a, x->v, values->name, b, y->v,
+                    padding ? " (padding slots must hold zeros)" : "");
+        }
+    for (k = 0; k < total; k++)
+        if (!addressed[k] && drv_value_at(values, k) != 0.0) {
+            drv_position_text(a, sizeof a, k, ext, n);
+            drv_die("%s: %s(%s) = %.17g belongs to no stored entry (no point of the map addresses "
+                    "it), so it would be lost; %s",
+                    ctx, values->name, a, drv_value_at(values, k),
+                    padding ? "slots outside the stored entries must hold zero"
+                            : "do the pointer arrays start at 0 and end at the number of stored values?");
+        }
+    free(s->e);
+    free(addressed);
 }

@@ -5,6 +5,7 @@ pub mod commands;
 pub mod conversion;
 pub mod data;
 pub mod driver;
+mod driver_rules;
 pub mod error;
 pub mod generate;
 pub mod output;

@@ -1,0 +1,1045 @@
+//! `drv_check_rules`: what `spf convert` checks of a source instance beyond
+//! its names, ranges and monotonicity (`drv_check_source`), printed as C for
+//! the programs `spf build` writes: every rule of the source descriptor, and
+//! the storage check (every nonzero value addressed by a stored entry, no
+//! two nonzero entries at one coordinate).
+//!
+//! The plan is the validator's own ([`spf::synth::rule_plan`]): each
+//! constraint of a rule's conclusion is checked on adjacent pairs, by a join
+//! on keys, or by full enumeration within [`RULE_BUDGET`] evaluations, so a
+//! program accepts exactly the instances `spf convert` accepts. The points a
+//! check enumerates are scanned into loops by codegen's polyhedra scanner
+//! under an environment that knows the index arrays' names only: a check
+//! must not assume the facts it checks. Arithmetic is in 128 bits, every
+//! operation checked, and index-array reads are bounds-checked.
+//!
+//! A check that cannot be printed (an existential variable in a rule's
+//! enumeration, a UF of several arguments whose extents are not affine in
+//! the symbols, a key of several components in arithmetic, a tensor of more
+//! than three dimensions) makes the program refuse JSON input with the
+//! reason, unless it runs with `--unchecked`; Matrix Market and FROSTT input
+//! is built valid by the program itself and is not affected.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use spf::codegen::ast::{GuardOp, IndexExpr, Node};
+use spf::codegen::scan::scan;
+use spf::iegen::computation::{Body, Computation, Stmt};
+use spf::iegen::constraint::Normalized;
+use spf::iegen::{
+    Atom, Conjunction, Constraint, ConstraintKind, Expr, Formula, Relation, Set, UfDecl,
+    UfEnvironment, UfRule, Var,
+};
+use spf::synth::descriptor::{Comparator, KeyExpr};
+use spf::synth::instance::{domain_guards, rule_text, RULE_BUDGET};
+use spf::synth::rule_plan::{rule_checks, Check, Join, RuleCheck};
+use spf::synth::Descriptor;
+
+use super::driver::{c_str, c_str_list};
+
+/// The C of `drv_check_rules(drv_inst *x, const char *ctx)` for `d`, with
+/// the helpers it calls. When some check cannot be printed, the function
+/// refuses every instance with the reason (see the module documentation).
+pub(super) fn rules_check(d: &Descriptor) -> String {
+    match Emitter::new(d).emit() {
+        Ok(code) => code,
+        Err(reason) => format!(
+            "static void drv_check_rules(drv_inst *x, const char *ctx)\n{{\n    (void)x;\n    \
+             drv_die(\"%s: this program cannot check a JSON instance of %s in C (%s); \
+             `spf convert` checks it, or run the program with --unchecked to convert it \
+             unchecked\", ctx, {}, {});\n}}\n",
+            c_str(&d.name),
+            c_str(&reason)
+        ),
+    }
+}
+
+/// Why a check cannot be printed.
+type Unsupported = String;
+
+struct Emitter<'d> {
+    d: &'d Descriptor,
+    /// The scanner's environment: the index arrays, with no facts.
+    scan_env: UfEnvironment,
+    /// Symbol name → its slot in `drv_rs`.
+    syms: BTreeMap<String, usize>,
+    /// Index array name → its number (`drv_ru[k]`, `drv_uf{k}`).
+    ufs: BTreeMap<String, usize>,
+    /// Static helper functions, in order.
+    helpers: String,
+    /// The body of `drv_check_rules`.
+    body: String,
+    /// A counter for fresh names.
+    fresh: usize,
+}
+
+impl<'d> Emitter<'d> {
+    fn new(d: &'d Descriptor) -> Emitter<'d> {
+        let mut scan_env = UfEnvironment::new();
+        for u in &d.ufs {
+            let _ = scan_env.declare(UfDecl {
+                name: u.name.clone(),
+                domain: Set::universe(u.domain.arity()),
+                range: Set::universe(1),
+                monotonicity: Vec::new(),
+            });
+        }
+        Emitter {
+            d,
+            scan_env,
+            syms: d
+                .symbols
+                .iter()
+                .enumerate()
+                .map(|(k, s)| (s.clone(), k))
+                .collect(),
+            ufs: d
+                .ufs
+                .iter()
+                .enumerate()
+                .map(|(k, u)| (u.name.clone(), k))
+                .collect(),
+            helpers: String::new(),
+            body: String::new(),
+            fresh: 0,
+        }
+    }
+
+    fn next(&mut self) -> usize {
+        self.fresh += 1;
+        self.fresh
+    }
+
+    fn emit(mut self) -> Result<String, Unsupported> {
+        let d = self.d;
+        let mut head = String::new();
+        let _ = writeln!(
+            head,
+            "static int64_t drv_rs[{}];\nstatic const drv_array *drv_ru[{}];",
+            d.symbols.len().max(1),
+            d.ufs.len().max(1)
+        );
+        for (k, u) in d.ufs.iter().enumerate() {
+            self.uf_reader(&mut head, k, u)?;
+        }
+        for (k, c) in d.comparators.iter().enumerate() {
+            self.key_function(&mut head, k, c)?;
+        }
+        let mut setup = String::new();
+        for (s, k) in &self.syms {
+            let _ = writeln!(setup, "    drv_rs[{k}] = drv_symbol(x, ctx, {});", c_str(s));
+        }
+        for (u, k) in &self.ufs {
+            let _ = writeln!(
+                setup,
+                "    drv_ru[{k}] = drv_array_named(x, ctx, {});",
+                c_str(u)
+            );
+        }
+        for u in &d.ufs {
+            setup.push_str(&self.length_check(u)?);
+        }
+        for rule in &d.rules {
+            for how in rule_checks(d, rule) {
+                match how {
+                    RuleCheck::Points(checks) => {
+                        for check in &checks {
+                            self.points_check(rule, check)?;
+                        }
+                    }
+                    RuleCheck::Join(join) => self.join_check(rule, &join)?,
+                }
+            }
+        }
+        self.storage_check()?;
+        Ok(format!(
+            "{head}{}\nstatic void drv_check_rules(drv_inst *x, const char *ctx)\n{{\n{setup}{}}}\n",
+            self.helpers, self.body
+        ))
+    }
+
+    /// `drv_uf{k}(ctx, rule, a0, ...)`: a bounds-checked read of index array
+    /// `k`, row-major over its extents (the length for one argument; the
+    /// domain's affine upper bounds for several).
+    fn uf_reader(&mut self, out: &mut String, k: usize, u: &UfDecl) -> Result<(), Unsupported> {
+        let n = u.domain.arity();
+        let params: String = (0..n).map(|i| format!(", drv_wide a{i}")).collect();
+        let _ = writeln!(
+            out,
+            "static DRV_UNUSED drv_wide drv_uf{k}(const char *ctx, const char *rule{params})\n{{\n    \
+             const drv_array *a = drv_ru[{k}];\n    drv_wide at = 0;"
+        );
+        if n == 1 {
+            out.push_str("    at = a0;\n");
+        } else {
+            let [conj] = u.domain.conjunctions() else {
+                return Err(format!("the domain of {} is not one conjunction", u.name));
+            };
+            for i in 0..n {
+                let upper = conj
+                    .constraints()
+                    .filter(|c| !c.is_eq() && c.expr().coefficient_of_var(Var::Tuple(i)) == -1)
+                    .find_map(|c| {
+                        let rest = c.expr().plus(&Expr::var(Var::Tuple(i)));
+                        let mut symbolic = true;
+                        rest.for_each_var(&mut |_| symbolic = false);
+                        rest.for_each_call(&mut |_, _| symbolic = false);
+                        symbolic.then_some(rest)
+                    })
+                    .ok_or_else(|| {
+                        format!(
+                            "the extent of {} in dimension {} is not an affine bound",
+                            u.name,
+                            i + 1
+                        )
+                    })?;
+                let extent = self.wide(&upper.plus(&Expr::constant(1)), &|_| None)?;
+                let _ = writeln!(
+                    out,
+                    "    {{\n        const drv_wide e = {extent};\n        \
+                     if (a{i} < 0 || a{i} >= e)\n            \
+                     drv_rule_read(ctx, rule, a->name, drv_narrow(ctx, a{i}), drv_narrow(ctx, e));\n        \
+                     at = drv_wadd(ctx, drv_wmul(ctx, at, e), a{i});\n    }}"
+                );
+            }
+        }
+        out.push_str(
+            "    if (at < 0 || at >= a->len)\n        \
+             drv_rule_read(ctx, rule, a->name, drv_narrow(ctx, at), a->len);\n    \
+             return a->i[(int64_t)at];\n}\n",
+        );
+        Ok(())
+    }
+
+    /// The length check of index array `u` when its domain is one box whose
+    /// bounds are affine in the symbols (as every built-in's is): the
+    /// product of its extents, or 0 when it is empty. Another domain is left
+    /// to the bounds-checked reads.
+    fn length_check(&self, u: &UfDecl) -> Result<String, Unsupported> {
+        let [conj] = u.domain.conjunctions() else {
+            return Ok(String::new());
+        };
+        let symbolic = |e: &Expr, v: Var| {
+            let mut only = true;
+            e.for_each_var(&mut |w| only &= w == v);
+            e.for_each_call(&mut |_, _| only = false);
+            only
+        };
+        let n = u.domain.arity();
+        let mut dims = Vec::new();
+        for i in 0..n {
+            let v = Var::Tuple(i);
+            let (mut lo, mut hi) = (Vec::new(), Vec::new());
+            for c in conj.constraints() {
+                let a = c.expr().coefficient_of_var(v);
+                if a == 0 {
+                    continue;
+                }
+                if !symbolic(c.expr(), v) {
+                    return Ok(String::new());
+                }
+                // a·v + rest >= 0 (or = 0), so v >= ceil(-rest / a) when
+                // a > 0 and v <= floor(rest / -a) when a < 0: both bounds of
+                // `x / |a|` with x = -rest or rest; an equality gives both.
+                let rest = self.wide(&c.expr().plus(&Expr::var(v).scale(-a)), &|_| None)?;
+                let x = if a > 0 {
+                    format!("drv_wneg(ctx, {rest})")
+                } else {
+                    rest
+                };
+                let m = int_literal(a.abs());
+                if a > 0 || c.is_eq() {
+                    lo.push(format!("drv_wceil({x}, {m})"));
+                }
+                if a < 0 || c.is_eq() {
+                    hi.push(format!("drv_wfloor({x}, {m})"));
+                }
+            }
+            let (Some(lo), Some(hi)) = (fold("drv_wmax", lo), fold("drv_wmin", hi)) else {
+                return Ok(String::new());
+            };
+            dims.push((lo, hi));
+        }
+        let mut code = String::from("    {\n        drv_wide needs = 1;\n        int empty = 0;\n");
+        for (lo, hi) in dims {
+            let _ = writeln!(
+                code,
+                "        {{\n            const drv_wide lo = {lo}, hi = {hi};\n            \
+                 if (lo > hi)\n                empty = 1;\n            \
+                 else\n                needs = drv_wmul(ctx, needs, drv_wadd(ctx, hi, 1));\n        }}"
+            );
+        }
+        let k = self.ufs[&u.name];
+        let _ = writeln!(
+            code,
+            "        if (empty)\n            needs = 0;\n        \
+             if ((drv_wide)drv_ru[{k}]->len != needs)\n            \
+             drv_die(\"%s: %s has %lld values but its domain %s needs %lld\", ctx, drv_ru[{k}]->name,\n                    \
+             (long long)drv_ru[{k}]->len, {}, (long long)drv_narrow(ctx, needs));\n    }}",
+            c_str(&u.domain.to_string())
+        );
+        Ok(code)
+    }
+
+    /// `drv_key{k}(ctx, p, key)`: comparator `k`'s key of the arguments `p`.
+    fn key_function(
+        &mut self,
+        out: &mut String,
+        k: usize,
+        c: &Comparator,
+    ) -> Result<(), Unsupported> {
+        let what = c_str(&format!("comparator {}", c.name));
+        let _ = writeln!(
+            out,
+            "static DRV_UNUSED void drv_key{k}(const char *ctx, const int64_t *p, drv_wide *key)\n{{\n    \
+             static const char what[] = {what};\n    (void)p;\n    (void)what;"
+        );
+        for (i, e) in c.key.iter().enumerate() {
+            let _ = writeln!(out, "    key[{i}] = {};", key_expr(e, c.params.len())?);
+        }
+        out.push_str("}\n");
+        Ok(())
+    }
+
+    /// An affine expression as a checked 128-bit C expression; `var` names
+    /// the rule variables (`None` for an expression over symbols only).
+    fn wide(&self, e: &Expr, var: &dyn Fn(usize) -> Option<String>) -> Result<String, Unsupported> {
+        let mut terms = Vec::new();
+        for (a, coef) in e.terms() {
+            terms.push((coef, self.atom(a, var)?));
+        }
+        Ok(sum(terms, e.constant_term()))
+    }
+
+    fn atom(&self, a: &Atom, var: &dyn Fn(usize) -> Option<String>) -> Result<String, Unsupported> {
+        match a {
+            Atom::Var(Var::Tuple(i)) => var(*i)
+                .map(|v| format!("(drv_wide){v}"))
+                .ok_or_else(|| "a variable where none is bound".to_string()),
+            Atom::Var(Var::Exist(_)) => Err("an existential variable".into()),
+            Atom::Sym(s) => self
+                .syms
+                .get(s)
+                .map(|k| format!("(drv_wide)drv_rs[{k}]"))
+                .ok_or_else(|| format!("`{s}` is not a symbol of {}", self.d.name)),
+            Atom::Uf(name, args) => {
+                let Some(&k) = self.ufs.get(name) else {
+                    return Err(format!("the comparator {name} inside arithmetic"));
+                };
+                let mut text = format!("(drv_wide)drv_uf{k}(ctx, rule");
+                for arg in args {
+                    let _ = write!(text, ", {}", self.wide(arg, var)?);
+                }
+                text.push(')');
+                Ok(text)
+            }
+            Atom::Div(x, m) => Ok(format!(
+                "drv_wfloor({}, {})",
+                self.wide(x, var)?,
+                int_literal(*m)
+            )),
+        }
+    }
+
+    /// A helper `static int drv_holds{N}(const char *ctx, const int64_t *v)`
+    /// deciding constraint `c` at the rule point `v` (comparators through
+    /// their keys, as the validator decides them); returns its name.
+    fn holds_function(&mut self, rule: &UfRule, c: &Constraint) -> Result<String, Unsupported> {
+        let name = format!("drv_holds{}", self.next());
+        let var = |i: usize| Some(format!("v[{i}]"));
+        let decide = |x: &str| match c.kind() {
+            ConstraintKind::Eq => format!("{x} == 0"),
+            ConstraintKind::Geq => format!("{x} >= 0"),
+        };
+        let e = c.expr();
+        let mut code = String::new();
+        let mut calls = Vec::new();
+        let mut others = Expr::constant(e.constant_term());
+        for (atom, coef) in e.terms() {
+            match atom {
+                Atom::Uf(f, args) if self.d.uf(f).is_none() => {
+                    let (k, cmp) = self
+                        .d
+                        .comparators
+                        .iter()
+                        .enumerate()
+                        .find(|(_, cmp)| cmp.name == *f)
+                        .ok_or_else(|| {
+                            format!("`{f}` is neither an index array nor a comparator")
+                        })?;
+                    let mut nested = false;
+                    for a in args {
+                        a.for_each_call(&mut |g, _| nested |= self.d.uf(g).is_none());
+                    }
+                    if nested {
+                        return Err(format!("a comparator call inside {f}'s arguments"));
+                    }
+                    let vals: Vec<String> = args
+                        .iter()
+                        .map(|a| Ok(format!("drv_narrow(ctx, {})", self.wide(a, &var)?)))
+                        .collect::<Result<_, Unsupported>>()?;
+                    let i = calls.len();
+                    let _ = writeln!(
+                        code,
+                        "    drv_wide key{i}[{}];\n    drv_key{k}(ctx, (const int64_t[]){{{}}}, key{i});",
+                        cmp.key.len().max(1),
+                        if vals.is_empty() { "0".to_string() } else { vals.join(", ") }
+                    );
+                    calls.push((cmp, coef, i));
+                }
+                _ => others.add_term(atom.clone(), coef),
+            }
+        }
+        let result = if calls.is_empty() {
+            decide(&self.wide(e, &var)?)
+        } else {
+            // Two calls of one comparator, compared by keys.
+            let by_keys = match &calls[..] {
+                [(c1, a, i), (c2, b, j)] if c1.name == c2.name && others.is_constant() => {
+                    let (plus, minus) = if *a == 1 { (i, j) } else { (j, i) };
+                    let cmp = format!("drv_key_cmp({}, key{plus}, key{minus})", c1.key.len());
+                    match (*a == -*b && a.abs() == 1, c.kind(), e.constant_term()) {
+                        (true, ConstraintKind::Eq, 0) => Some(format!("{cmp} == 0")),
+                        (true, ConstraintKind::Geq, 0) => Some(format!("{cmp} >= 0")),
+                        (true, ConstraintKind::Geq, -1) => Some(format!("{cmp} > 0")),
+                        _ => None,
+                    }
+                }
+                _ => None,
+            };
+            match by_keys {
+                Some(r) => r,
+                None => {
+                    // Only one-component keys take part in arithmetic.
+                    let mut acc = self.wide(&others, &var)?;
+                    for (cmp, coef, i) in &calls {
+                        if cmp.key.len() != 1 {
+                            return Err(format!(
+                                "comparator {}'s key has {} components, so a call can only be \
+                                 compared with another call",
+                                cmp.name,
+                                cmp.key.len()
+                            ));
+                        }
+                        acc = format!(
+                            "drv_wadd(ctx, {acc}, drv_wmul(ctx, (drv_wide){}, key{i}[0]))",
+                            int_literal(*coef)
+                        );
+                    }
+                    decide(&acc)
+                }
+            }
+        };
+        let _ = writeln!(
+            self.helpers,
+            "static int {name}(const char *ctx, const int64_t *v)\n{{\n    \
+             static const char rule[] = {};\n    (void)rule;\n    (void)v;\n{code}    return {result};\n}}",
+            c_str(&rule_text(rule))
+        );
+        Ok(name)
+    }
+
+    /// Scans `conjunctions` (each over the same tuple) into loops, calling
+    /// `at` for the C of one point whose coordinates are in `v`.
+    fn scanned(
+        &mut self,
+        conjunctions: Vec<Conjunction>,
+        at: &str,
+        indent: usize,
+    ) -> Result<String, Unsupported> {
+        let Some(arity) = conjunctions.first().map(|c| c.tuple_names().len()) else {
+            return Ok(String::new());
+        };
+        let mut comp = Computation {
+            name: "drv_check".into(),
+            symbols: self.d.symbols.clone(),
+            ..Computation::default()
+        };
+        for (k, conj) in conjunctions.into_iter().enumerate() {
+            let tuple: Vec<String> = (0..arity).map(|i| format!("t{i}")).collect();
+            let time: Vec<String> = std::iter::once(k.to_string())
+                .chain(tuple.iter().flat_map(|t| [t.clone(), "0".into()]))
+                .collect();
+            let schedule: Relation = format!("{{[{}] -> [{}]}}", tuple.join(", "), time.join(", "))
+                .parse()
+                .map_err(|e| format!("a schedule: {e}"))?;
+            comp.stmts.push(Stmt {
+                name: format!("P{k}"),
+                body: Body::Seq(Vec::new()),
+                domain: Set::from_formula(Formula::from_conjunctions(arity, vec![conj])),
+                schedule,
+            });
+        }
+        let program = scan(&comp, &self.scan_env).map_err(|e| format!("scanning a check: {e}"))?;
+        let mut out = String::new();
+        let mut names = BTreeMap::new();
+        self.nodes(&program.body, at, indent, &mut names, &mut out)?;
+        Ok(out)
+    }
+
+    fn nodes(
+        &mut self,
+        nodes: &[Node],
+        at: &str,
+        indent: usize,
+        names: &mut BTreeMap<String, String>,
+        out: &mut String,
+    ) -> Result<(), Unsupported> {
+        let pad = " ".repeat(indent);
+        for node in nodes {
+            match node {
+                Node::For {
+                    var,
+                    lower,
+                    upper,
+                    body,
+                } => {
+                    let v = format!("l{}", self.next());
+                    let lo = self.index(lower, names)?;
+                    let hi = self.index(upper, names)?;
+                    let _ = writeln!(
+                        out,
+                        "{pad}{{\n{pad}    const drv_wide {v}_end = {hi};\n{pad}    int64_t {v};\n{pad}    \
+                         for ({v} = drv_narrow(ctx, {lo}); {v} < {v}_end; {v}++) {{"
+                    );
+                    let old = names.insert(var.clone(), v);
+                    self.nodes(body, at, indent + 8, names, out)?;
+                    restore(names, var, old);
+                    let _ = writeln!(out, "{pad}    }}\n{pad}}}");
+                }
+                Node::Let { var, value, body } => {
+                    let v = format!("l{}", self.next());
+                    let value = self.index(value, names)?;
+                    let _ = writeln!(
+                        out,
+                        "{pad}{{\n{pad}    const int64_t {v} = drv_narrow(ctx, {value});"
+                    );
+                    let old = names.insert(var.clone(), v);
+                    self.nodes(body, at, indent + 4, names, out)?;
+                    restore(names, var, old);
+                    let _ = writeln!(out, "{pad}}}");
+                }
+                Node::If { guards, body } => {
+                    let mut conds = Vec::new();
+                    for g in guards {
+                        let op = match g.op {
+                            GuardOp::Eq => "==",
+                            GuardOp::Le => "<=",
+                        };
+                        conds.push(format!(
+                            "{} {op} {}",
+                            self.index(&g.lhs, names)?,
+                            self.index(&g.rhs, names)?
+                        ));
+                    }
+                    let _ = writeln!(out, "{pad}if ({}) {{", conds.join(" && "));
+                    self.nodes(body, at, indent + 4, names, out)?;
+                    let _ = writeln!(out, "{pad}}}");
+                }
+                Node::Stmt { iterators, .. } => {
+                    let mut vals = Vec::new();
+                    for it in iterators {
+                        vals.push(format!("drv_narrow(ctx, {})", self.index(it, names)?));
+                    }
+                    let _ = writeln!(
+                        out,
+                        "{pad}{{\n{pad}    const int64_t v[] = {{{}}};\n{}{pad}}}",
+                        if vals.is_empty() {
+                            "0".into()
+                        } else {
+                            vals.join(", ")
+                        },
+                        at.lines()
+                            .map(|l| format!("{pad}    {l}\n"))
+                            .collect::<String>()
+                    );
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// A scanned index expression as a 128-bit C expression.
+    fn index(
+        &self,
+        e: &IndexExpr,
+        names: &BTreeMap<String, String>,
+    ) -> Result<String, Unsupported> {
+        Ok(match e {
+            IndexExpr::Const(k) => format!("(drv_wide){}", int_literal(*k)),
+            IndexExpr::Var(v) => format!(
+                "(drv_wide){}",
+                names
+                    .get(v)
+                    .ok_or_else(|| format!("the loop variable {v} is not bound"))?
+            ),
+            IndexExpr::Sym(s) => format!(
+                "(drv_wide)drv_rs[{}]",
+                self.syms
+                    .get(s)
+                    .ok_or_else(|| format!("`{s}` is not a symbol"))?
+            ),
+            IndexExpr::Call(name, args) => {
+                let k = self
+                    .ufs
+                    .get(name)
+                    .ok_or_else(|| format!("`{name}` is not an index array"))?;
+                let mut text = format!("(drv_wide)drv_uf{k}(ctx, rule");
+                for a in args {
+                    let _ = write!(text, ", {}", self.index(a, names)?);
+                }
+                text.push(')');
+                text
+            }
+            IndexExpr::Sum(terms, k) => {
+                let mut printed = Vec::new();
+                for (c, t) in terms {
+                    printed.push((*c, self.index(t, names)?));
+                }
+                sum(printed, *k)
+            }
+            IndexExpr::Min(xs) | IndexExpr::Max(xs) => {
+                let f = if matches!(e, IndexExpr::Min(_)) {
+                    "drv_wmin"
+                } else {
+                    "drv_wmax"
+                };
+                let mut it = xs.iter();
+                let first = it.next().ok_or("an empty min or max")?;
+                let mut acc = self.index(first, names)?;
+                for x in it {
+                    acc = format!("{f}({acc}, {})", self.index(x, names)?);
+                }
+                acc
+            }
+            IndexExpr::FloorDiv(x, m) => {
+                format!("drv_wfloor({}, {})", self.index(x, names)?, int_literal(*m))
+            }
+            IndexExpr::CeilDiv(x, m) => {
+                format!("drv_wceil({}, {})", self.index(x, names)?, int_literal(*m))
+            }
+        })
+    }
+
+    /// The guarded conjunctions of `constraints` over `vars`, one per
+    /// combination of the index arrays' domain conjunctions.
+    fn guarded(
+        &self,
+        vars: Vec<String>,
+        constraints: &[Normalized],
+        more: &[Expr],
+    ) -> Result<Vec<Conjunction>, Unsupported> {
+        let exprs: Vec<&Expr> = constraints
+            .iter()
+            .filter_map(|n| match n {
+                Normalized::Constraint(c) => Some(c.expr()),
+                _ => None,
+            })
+            .chain(more)
+            .collect();
+        let guards = domain_guards(self.d, exprs).map_err(|e| e.to_string())?;
+        Ok(guards
+            .into_iter()
+            .filter_map(|guard| {
+                let mut all = constraints.to_vec();
+                all.extend(guard);
+                Conjunction::from_parts(vars.clone(), Vec::new(), substitute_definitions(all))
+            })
+            .collect())
+    }
+
+    /// One enumeration of a rule check (adjacent pairs or every point).
+    fn points_check(&mut self, rule: &UfRule, check: &Check) -> Result<(), Unsupported> {
+        let mut enumerated = Vec::new();
+        let mut filters = Vec::new();
+        for n in &check.premise {
+            match n {
+                Normalized::Constraint(c) if self.mentions_comparator(c.expr()) => {
+                    filters.push(self.holds_function(rule, c)?)
+                }
+                other => enumerated.push(other.clone()),
+            }
+        }
+        let conclusion = self.holds_function(rule, &check.conclusion)?;
+        let mut more = vec![check.conclusion.expr().clone()];
+        for n in &check.premise {
+            if let Normalized::Constraint(c) = n {
+                more.push(c.expr().clone());
+            }
+        }
+        let conjunctions = self.guarded(rule.vars.clone(), &enumerated, &more)?;
+        let mut test: Vec<String> = filters.iter().map(|f| format!("{f}(ctx, v)")).collect();
+        test.push(format!("!{conclusion}(ctx, v)"));
+        let mut at = String::new();
+        if !check.adjacent {
+            let _ = writeln!(
+                at,
+                "if (++evaluations > budget)\n    drv_rule_expensive(ctx, rule, budget);"
+            );
+        }
+        let _ = writeln!(
+            at,
+            "if ({})\n    drv_rule_violated(ctx, rule, names, {}, v);",
+            test.join(" && "),
+            rule.vars.len()
+        );
+        let loops = self.scanned(conjunctions, &at, 8)?;
+        let _ = writeln!(
+            self.body,
+            "    {{ /* {} */\n        static const char rule[] = {};\n        \
+             static const char *const names[] = {{{}}};\n        \
+             const int64_t budget = INT64_C({RULE_BUDGET});\n        int64_t evaluations = 0;\n        \
+             (void)names;\n        (void)budget;\n        (void)evaluations;\n{loops}    }}",
+            if check.adjacent { "adjacent pairs" } else { "every point" },
+            c_str(&rule_text(rule)),
+            c_str_list(&rule.vars)
+        );
+        Ok(())
+    }
+
+    /// A rule checked by a join on keys.
+    fn join_check(&mut self, rule: &UfRule, join: &Join) -> Result<(), Unsupported> {
+        let conclusion = self.holds_function(rule, &join.conclusion)?;
+        let nk = join.keys[0].len();
+        let mut sides = String::new();
+        for k in 0..2 {
+            let var = vec![rule.vars[k].clone()];
+            let conjunctions = self.guarded(var, &join.sides[k], &join.guarded[k])?;
+            let keys: Vec<String> = join.keys[k]
+                .iter()
+                .map(|e| {
+                    Ok(format!(
+                        "drv_narrow(ctx, {})",
+                        self.wide(e, &|i| (i == 0).then(|| "v[0]".to_string()))?
+                    ))
+                })
+                .collect::<Result<_, Unsupported>>()?;
+            let at = format!(
+                "drv_records_push(&side[{k}], (const int64_t[]){{{}}}, v[0]);",
+                keys.join(", ")
+            );
+            sides.push_str(&self.scanned(conjunctions, &at, 8)?);
+        }
+        let consecutive =
+            join.ordered && join.sides[0] == join.sides[1] && join.keys[0] == join.keys[1];
+        let _ = writeln!(
+            self.body,
+            "    {{ /* a join on equal keys */\n        static const char rule[] = {};\n        \
+             static const char *const names[] = {{{}}};\n        \
+             drv_records side[2] = {{{{NULL, 0, 0, {nk}}}, {{NULL, 0, 0, {nk}}}}};\n{sides}        \
+             drv_join(ctx, rule, names, &side[0], &side[1], {}, {}, INT64_C({RULE_BUDGET}), {conclusion});\n        \
+             drv_records_free(&side[0]);\n        drv_records_free(&side[1]);\n    }}",
+            c_str(&rule_text(rule)),
+            c_str_list(&rule.vars[..2]),
+            i32::from(join.ordered),
+            i32::from(consecutive),
+        );
+        Ok(())
+    }
+
+    fn mentions_comparator(&self, e: &Expr) -> bool {
+        let mut found = false;
+        e.for_each_call(&mut |name, _| found |= self.d.uf(name).is_none());
+        found
+    }
+
+    /// Every nonzero value addressed by a point of the map, and no two
+    /// nonzero entries at one coordinate (`oracle::check_storage`).
+    fn storage_check(&mut self) -> Result<(), Unsupported> {
+        let d = self.d;
+        let n_sparse = d.map.in_arity();
+        let n_dense = d.map.out_arity();
+        if n_dense > 3 {
+            return Err(format!(
+                "{n_dense} dimensions; the storage check handles up to 3"
+            ));
+        }
+        // The data relation: each position defined by an equality.
+        let [data] = d.data.conjunctions() else {
+            return Err("the data relation is not one conjunction".into());
+        };
+        if data.num_exists() > 0 {
+            return Err("an existential variable in the data relation".into());
+        }
+        let n_pos = d.data.out_arity();
+        let mut defs = Vec::new();
+        for j in 0..n_pos {
+            let out = Var::Tuple(n_sparse + j);
+            let def = data
+                .constraints()
+                .filter(|c| c.is_eq())
+                .find_map(|c| {
+                    let coef = c.expr().coefficient_of_var(out);
+                    let mut others = false;
+                    for i in 0..n_pos {
+                        others |= i != j && c.expr().mentions(Var::Tuple(n_sparse + i));
+                    }
+                    if coef.abs() != 1 || others || c.expr().mentions_in_uf_args(out) {
+                        return None;
+                    }
+                    // coef·out + rest = 0, so out = -coef·rest.
+                    let rest = c.expr().plus(&Expr::var(out).scale(-coef));
+                    Some(rest.scale(-coef))
+                })
+                .ok_or_else(|| {
+                    format!("position {} of the data relation has no definition", j + 1)
+                })?;
+            defs.push(def);
+        }
+        let sparse_var = |i: usize| (i < n_sparse).then(|| format!("v[{i}]"));
+        let mut position = Vec::new();
+        for def in &defs {
+            position.push(format!("drv_narrow(ctx, {})", self.wide(def, &sparse_var)?));
+        }
+        let mut extents = Vec::new();
+        for e in &d.data_size {
+            extents.push(format!("drv_narrow(ctx, {})", self.wide(e, &|_| None)?));
+        }
+        if extents.len() != n_pos {
+            return Err("the value array's extents and the data relation disagree".into());
+        }
+        // The map's points, guarded.
+        let mut conjunctions = Vec::new();
+        for conj in d.map.conjunctions() {
+            if conj.num_exists() > 0 {
+                return Err("an existential variable in the map".into());
+            }
+            let constraints: Vec<Normalized> = conj
+                .constraints()
+                .cloned()
+                .map(Normalized::Constraint)
+                .collect();
+            conjunctions.extend(self.guarded(conj.tuple_names().to_vec(), &constraints, &[])?);
+        }
+        let mut at = String::new();
+        let _ = writeln!(
+            at,
+            "const int64_t pos[] = {{{}}};\nint64_t k = 0;",
+            position.join(", ")
+        );
+        for i in 0..n_pos {
+            let _ = writeln!(
+                at,
+                "if (pos[{i}] < 0 || pos[{i}] >= ext[{i}])\n    \
+                 drv_storage_outside(ctx, v, {n_sparse}, values->name, pos, ext, {n_pos});\n\
+                 k = k * ext[{i}] + pos[{i}];"
+            );
+        }
+        let coords: Vec<String> = (0..n_dense)
+            .map(|i| format!("v[{}]", n_sparse + i))
+            .collect();
+        let _ = writeln!(
+            at,
+            "addressed[k] = 1;\nif (drv_value_at(values, k) != 0.0)\n    \
+             drv_storage_entry(&entries, {n_dense}, (const int64_t[]){{{}}}, drv_value_at(values, k), k);",
+            coords.join(", ")
+        );
+        // Scanned with a rule name for the readers' messages.
+        let loops = self.scanned(conjunctions, &at, 8)?;
+        let _ = writeln!(
+            self.body,
+            "    {{ /* storage: every nonzero value addressed, no coordinate twice */\n        \
+             static const char rule[] = \"the sparse-to-dense map\";\n        \
+             const drv_array *values = drv_array_named(x, ctx, {});\n        \
+             const int64_t ext[] = {{{}}};\n        unsigned char *addressed;\n        \
+             drv_entries entries = {{NULL, 0, 0}};\n        \
+             const int64_t total = drv_storage_total(ctx, values, ext, {n_pos});\n        \
+             addressed = drv_alloc(total > 0 ? total : 1, 1);\n        memset(addressed, 0, (size_t)(total > 0 ? total : 1));\n{loops}        \
+             drv_storage_finish(ctx, values, addressed, total, &entries, {n_dense}, ext, {n_pos}, {});\n    }}",
+            c_str(&d.data_name),
+            extents.join(", "),
+            i32::from(d.padding)
+        );
+        Ok(())
+    }
+}
+
+/// `constraints` with every variable an equality defines from earlier ones
+/// (`k2 = k1 + 1`) replaced by its definition in the other constraints, so
+/// that the scanner bounds the earlier variables by what bounds the later
+/// (`k1 + 1 < rowptr(i + 1)`): a loop nest that enumerates adjacent pairs in
+/// linear time, as the validator's enumeration does, not every `k1` below
+/// `NNZ` with a guard. The set of points is the same.
+fn substitute_definitions(mut constraints: Vec<Normalized>) -> Vec<Normalized> {
+    let mut done = Vec::new();
+    loop {
+        // The latest variable an equality defines, outside UF arguments.
+        let found = constraints.iter().enumerate().find_map(|(i, n)| {
+            let Normalized::Constraint(c) = n else {
+                return None;
+            };
+            if !c.is_eq() || done.contains(&i) {
+                return None;
+            }
+            let mut latest = None;
+            c.expr().for_each_var(&mut |v| {
+                if let Var::Tuple(t) = v {
+                    latest = latest.max(Some(t));
+                }
+            });
+            let v = Var::Tuple(latest?);
+            let coef = c.expr().coefficient_of_var(v);
+            if coef.abs() != 1 || c.expr().mentions_in_uf_args(v) {
+                return None;
+            }
+            // coef·v + rest = 0, so v = -coef·rest.
+            let rest = c.expr().plus(&Expr::var(v).scale(-coef));
+            Some((i, v, rest.scale(-coef)))
+        });
+        let Some((i, v, by)) = found else {
+            return constraints;
+        };
+        done.push(i);
+        for (j, n) in constraints.iter_mut().enumerate() {
+            if let (true, Normalized::Constraint(c)) = (j != i, &*n) {
+                if c.mentions(v) {
+                    *n = c.substitute_var(v, &by);
+                }
+            }
+        }
+    }
+}
+
+/// `f(f(a, b), c)` over `xs`; `None` when empty.
+fn fold(f: &str, xs: Vec<String>) -> Option<String> {
+    xs.into_iter().reduce(|a, b| format!("{f}({a}, {b})"))
+}
+
+fn restore(names: &mut BTreeMap<String, String>, var: &str, old: Option<String>) {
+    match old {
+        Some(o) => names.insert(var.to_string(), o),
+        None => names.remove(var),
+    };
+}
+
+/// `Σ coef·term + constant`, checked, without the multiplications by one
+/// and the addition of zero.
+fn sum(terms: Vec<(i64, String)>, constant: i64) -> String {
+    let mut acc: Option<String> = None;
+    for (coef, term) in terms {
+        let term = match coef {
+            1 => term,
+            _ => format!("drv_wmul(ctx, (drv_wide){}, {term})", int_literal(coef)),
+        };
+        acc = Some(match acc {
+            None => term,
+            Some(a) => format!("drv_wadd(ctx, {a}, {term})"),
+        });
+    }
+    match (acc, constant) {
+        (None, k) => format!("(drv_wide){}", int_literal(k)),
+        (Some(a), 0) => a,
+        (Some(a), k) => format!("drv_wadd(ctx, {a}, (drv_wide){})", int_literal(k)),
+    }
+}
+
+/// An `int64_t` literal (`INT64_MIN` has none of its own).
+fn int_literal(k: i64) -> String {
+    if k == i64::MIN {
+        "INT64_MIN".into()
+    } else if k < 0 {
+        format!("(-INT64_C({}))", k.unsigned_abs())
+    } else {
+        format!("INT64_C({k})")
+    }
+}
+
+
+/// A comparator key component as a checked 128-bit C expression over the
+/// arguments `p` (`what` names the comparator in errors).
+fn key_expr(e: &KeyExpr, params: usize) -> Result<String, Unsupported> {
+    Ok(match e {
+        KeyExpr::Int(n) => format!("(drv_wide){}", int_literal(*n)),
+        KeyExpr::Param(i) if *i < params => format!("(drv_wide)p[{i}]"),
+        KeyExpr::Param(i) => return Err(format!("a key uses parameter {i}, which does not exist")),
+        KeyExpr::Neg(a) => format!("drv_wneg(ctx, {})", key_expr(a, params)?),
+        KeyExpr::Add(a, b) => format!(
+            "drv_wadd(ctx, {}, {})",
+            key_expr(a, params)?,
+            key_expr(b, params)?
+        ),
+        KeyExpr::Sub(a, b) => format!(
+            "drv_wsub(ctx, {}, {})",
+            key_expr(a, params)?,
+            key_expr(b, params)?
+        ),
+        KeyExpr::Mul(a, b) => format!(
+            "drv_wmul(ctx, {}, {})",
+            key_expr(a, params)?,
+            key_expr(b, params)?
+        ),
+        KeyExpr::Div(a, b) => {
+            format!(
+                "drv_wdiv(ctx, what, {}, {})",
+                key_expr(a, params)?,
+                key_expr(b, params)?
+            )
+        }
+        KeyExpr::Rem(a, b) => {
+            format!(
+                "drv_wrem(ctx, what, {}, {})",
+                key_expr(a, params)?,
+                key_expr(b, params)?
+            )
+        }
+        KeyExpr::Interleave(parts) => {
+            let xs: Vec<String> = parts
+                .iter()
+                .map(|p| key_expr(p, params))
+                .collect::<Result<_, _>>()?;
+            format!(
+                "drv_interleave(ctx, what, {}, (const drv_wide[]){{{}}})",
+                xs.len(),
+                if xs.is_empty() {
+                    "0".into()
+                } else {
+                    xs.join(", ")
+                }
+            )
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::rules_check;
+    use spf::synth::builtin::{builtin_names, load_format};
+    use spf::synth::descriptor_file::parse_descriptor;
+
+    const REFUSAL: &str = "cannot check a JSON instance";
+
+    /// Every built-in format's checks print (the differential test in
+    /// tests/cli_build_checks.rs runs them).
+    #[test]
+    fn every_builtin_is_checked_in_c() {
+        for name in builtin_names() {
+            let code = rules_check(&load_format(name).expect("built-in"));
+            assert!(!code.contains(REFUSAL), "{name}: {code}");
+            assert!(code.contains("drv_storage_finish"), "{name}");
+        }
+    }
+
+    /// A source whose storage check cannot be printed refuses JSON input
+    /// with the reason, rather than accept it unchecked.
+    #[test]
+    fn what_cannot_be_printed_is_refused_with_the_reason() {
+        let d = parse_descriptor(
+            "format COO4 {
+                dense [N0, N1, N2, N3];
+                map {[n, a, b, c, e] -> [i, j, k, l] : i = a && j = b && k = c && l = e
+                     && 0 <= n < NNZ && a = w(n) && b = x(n) && c = y(n) && e = z(n)};
+                data A : {[n, a, b, c, e] -> [n]} size NNZ;
+                uf w : {[t] : 0 <= t < NNZ} -> {[u] : 0 <= u < N0};
+                uf x : {[t] : 0 <= t < NNZ} -> {[u] : 0 <= u < N1};
+                uf y : {[t] : 0 <= t < NNZ} -> {[u] : 0 <= u < N2};
+                uf z : {[t] : 0 <= t < NNZ} -> {[u] : 0 <= u < N3};
+            }",
+        )
+        .expect("a descriptor");
+        let code = rules_check(&d);
+        assert!(code.contains(REFUSAL), "{code}");
+        assert!(code.contains("4 dimensions"), "{code}");
+        assert!(code.contains("--unchecked"), "{code}");
+    }
+}
