@@ -37,10 +37,10 @@ use iegen::{Atom, Conjunction, Constraint, Expr, Formula, Monotonicity, Prover, 
 
 use crate::candidate::{Candidate, Relation as CandRelation, SynthesisCase};
 use crate::conversion::Conversion;
-use crate::descriptor::{Descriptor, KeyExpr};
+use crate::descriptor::KeyExpr;
+use crate::error::SynthError;
 use crate::order::{position_order, KeyComponent, PositionOrder};
 use crate::plan::{Plan, Step};
-use crate::synthesize::SynthError;
 use crate::synthesized::{Binding, BindingKind, Side};
 
 /// Lowers `plan` for `conv` into a computation and the bindings of its names.
@@ -1172,12 +1172,18 @@ impl<'a> Lowering<'a> {
 
     /// `A_out(dst index) = A(src index)` (Algorithm 4).
     fn copy_statement(&mut self, fixups: &BTreeSet<String>) -> Result<(), String> {
-        let dst_index: Vec<Expr> = data_index(&self.conv.dst)
+        let dst_index: Vec<Expr> = self
+            .conv
+            .dst
+            .data_index()
             .ok_or("the destination's data access is not a function of its tuple")?
             .into_iter()
             .map(|e| self.over_relation(&e))
             .collect();
-        let src_index = data_index(&self.conv.src)
+        let src_index = self
+            .conv
+            .src
+            .data_index()
             .ok_or("the source's data access is not a function of its tuple")?;
         let mut all: Vec<&Expr> = dst_index.iter().collect();
         all.extend(src_index.iter());
@@ -1879,7 +1885,7 @@ impl<'a> Lowering<'a> {
     /// `if (A(src) != 0.0) body`: padding slots hold zeros, and a stored
     /// zero of a padded format is not an entry.
     fn nonzero_guard(&self, body: Body) -> Body {
-        let index = data_index(&self.conv.src).unwrap_or_default();
+        let index = self.conv.src.data_index().unwrap_or_default();
         Body::If {
             conditions: vec![Condition {
                 lhs: ValueExpr::Read(Access {
@@ -2381,28 +2387,6 @@ fn definition(conj: &Conjunction, i: usize, n: usize) -> Option<Expr> {
         value.for_each_var(&mut |w| ok &= matches!(w, Var::Tuple(t) if t < n && t != i));
         (has_call && ok).then_some(value)
     })
-}
-
-/// The data access `{[tuple] -> [index]}` of `d` as index expressions over
-/// its sparse tuple (`[k]` for CSR, `[ii, d]` for DIA).
-pub(crate) fn data_index(d: &Descriptor) -> Option<Vec<Expr>> {
-    let n = d.sparse_arity();
-    let [conj] = d.data.conjunctions() else {
-        return None;
-    };
-    (0..d.data.out_arity())
-        .map(|o| {
-            let v = Var::Tuple(n + o);
-            conj.constraints().filter(|c| c.is_eq()).find_map(|c| {
-                let coef = c.expr().coefficient_of_var(v);
-                (coef.abs() == 1).then(|| {
-                    let mut rest = c.expr().clone();
-                    rest.add_term(Atom::Var(v), -coef);
-                    rest.scale(-coef)
-                })
-            })
-        })
-        .collect()
 }
 
 /// Deliberate lowering bugs, injected by tests to prove that validation
