@@ -1,7 +1,7 @@
 //! Sparse format descriptors (dissertation 4.1.1): what a format stores and
 //! how its stored entries map to dense coordinates.
 
-use iegen::{Expr, Relation, UfDecl, UfEnvironment, UfRule};
+use iegen::{Atom, Expr, Relation, UfDecl, UfEnvironment, UfRule, Var};
 
 /// A key function of a user-defined comparator: `comparator MORTON(i, j) =
 /// interleave(i, j);`. Two argument tuples compare by their keys,
@@ -116,5 +116,28 @@ impl Descriptor {
     /// The number of dense dimensions.
     pub fn dense_arity(&self) -> usize {
         self.map.out_arity()
+    }
+
+    /// The data access `{[tuple] -> [index]}` as index expressions over
+    /// the sparse tuple (`[k]` for CSR, `[ii, d]` for DIA); `None` when an
+    /// index is not a function of the tuple.
+    pub(crate) fn data_index(&self) -> Option<Vec<Expr>> {
+        let n = self.sparse_arity();
+        let [conj] = self.data.conjunctions() else {
+            return None;
+        };
+        (0..self.data.out_arity())
+            .map(|o| {
+                let v = Var::Tuple(n + o);
+                conj.constraints().filter(|c| c.is_eq()).find_map(|c| {
+                    let coef = c.expr().coefficient_of_var(v);
+                    (coef.abs() == 1).then(|| {
+                        let mut rest = c.expr().clone();
+                        rest.add_term(Atom::Var(v), -coef);
+                        rest.scale(-coef)
+                    })
+                })
+            })
+            .collect()
     }
 }

@@ -10,6 +10,7 @@ pub mod constraint_graph;
 pub mod conversion;
 pub mod descriptor;
 pub mod descriptor_file;
+mod error;
 mod flatten;
 pub mod instance;
 pub mod lower;

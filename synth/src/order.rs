@@ -379,7 +379,7 @@ fn rank_group(dst: &Descriptor, q: usize, n_out: usize) -> Option<usize> {
     for c in conj.constraints() {
         c.expr().for_each_call(&mut |_, args| visit(args));
     }
-    let data_out = crate::lower::data_index(dst).unwrap_or_default();
+    let data_out = dst.data_index().unwrap_or_default();
     visit(&data_out);
     let mut common = accesses.first()?.clone();
     for a in &accesses[1..] {

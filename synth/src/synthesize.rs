@@ -13,40 +13,8 @@ use crate::conversion::Conversion;
 use crate::descriptor::Descriptor;
 use crate::validate::{self, ValidationError};
 
+pub use crate::error::SynthError;
 pub use crate::synthesized::{Binding, BindingKind, ExecError, Side, Synthesized};
-
-/// Why a conversion cannot be synthesized.
-#[derive(Clone, Debug, PartialEq, thiserror::Error)]
-pub enum SynthError {
-    /// The formats cannot be composed.
-    #[error(transparent)]
-    Conversion(#[from] crate::conversion::ConversionError),
-    /// The composed constraints contradict each other.
-    #[error("the constraints of {src} -> {dst} contradict each other")]
-    Contradiction {
-        /// Source format.
-        src: String,
-        /// Destination format.
-        dst: String,
-    },
-    /// No plan computes every unknown.
-    #[error(transparent)]
-    Plan(#[from] crate::plan::PlanError),
-    /// The plan needs something lowering does not provide.
-    #[error("{message}")]
-    Lowering {
-        /// Source format.
-        src: String,
-        /// Destination format.
-        dst: String,
-        /// What is missing.
-        message: String,
-    },
-    /// The synthesized conversion gave a wrong or invalid result on a test
-    /// tensor, or cannot be validated.
-    #[error(transparent)]
-    Validation(Box<ValidationError>),
-}
 
 /// Synthesizes the conversion from `src` to `dst` and validates it
 /// ([`crate::validate`]): what it returns gave correct, valid results on

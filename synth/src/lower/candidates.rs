@@ -1,0 +1,118 @@
+//! The statement of one chosen candidate (Cases 1, 3 and 4: `f(args) =
+//! e` or `max= e`): a pointer array from prefix sums ([`super::pointers`]),
+//! a reduction to one statement ([`super::reductions`]), or an update in
+//! the context its expressions need, with `max=` turned into `rise=` when
+//! the value grows along the loop.
+
+use iegen::computation::{Access, UpdateOp, ValueExpr};
+use iegen::Expr;
+
+use crate::candidate::{Candidate, Relation as CandRelation};
+
+use super::bounds::mentions_any_var;
+use super::contexts::Ctx;
+use super::scalars::Prologue;
+use super::{update, Lowering, Pending};
+
+impl Lowering<'_> {
+    /// `f(args) op value` for one candidate.
+    /// Returns whether the statement leaves a monotone array to fix up
+    /// (a `max=` at the entries' rows, not at every row).
+    pub(super) fn candidate_statement(
+        &mut self,
+        c: &Candidate,
+        phase: u32,
+    ) -> Result<bool, String> {
+        let mut all: Vec<&Expr> = c.args.iter().collect();
+        all.push(&c.value);
+        let ctx = self.context_of(&all);
+        let op = match c.relation {
+            CandRelation::Eq => UpdateOp::Assign,
+            CandRelation::Ge => UpdateOp::Max,
+            CandRelation::Le => {
+                return Err(format!(
+                "`{}` would be computed by `min=`, which needs an initialization not implemented",
+                c.unknown
+            ))
+            }
+        };
+        // A pointer array over the sort's or the scatter's key: its prefix sums.
+        if let Some((extent, body)) = self.pointers_from_order(c) {
+            self.pending.push(Pending {
+                phase,
+                ctx: Ctx::Groups(extent),
+                guard: Vec::new(),
+                body,
+            });
+            return Ok(false);
+        }
+        let mut pro = Prologue::new();
+        let args = c
+            .args
+            .iter()
+            .map(|a| self.translate(a, &ctx, &mut pro))
+            .collect::<Result<Vec<_>, _>>()?;
+        let args_need_scalars = !pro.is_empty();
+        let value = self.translate(&c.value, &ctx, &mut pro)?;
+        // A max of a rank within groups: the largest group's size.
+        if op == UpdateOp::Max && !args_need_scalars && args.iter().all(|a| !mentions_any_var(a)) {
+            if let Some((g, body_value)) = self.reduction_over_groups(&ctx, &value) {
+                let body = update(
+                    Access {
+                        space: c.unknown.clone(),
+                        index: args,
+                    },
+                    op,
+                    body_value,
+                );
+                self.pending.push(Pending {
+                    phase,
+                    ctx: Ctx::Groups(g),
+                    guard: Vec::new(),
+                    body,
+                });
+                return Ok(false);
+            }
+        }
+        // A max of the loop variable itself over its range: its last value.
+        if op == UpdateOp::Max && !args_need_scalars && args.iter().all(|a| !mentions_any_var(a)) {
+            if let Some((hi, guard)) = self.reduction_of_range(&ctx, &value) {
+                self.pending.push(Pending {
+                    phase,
+                    ctx: Ctx::Once,
+                    guard: vec![guard],
+                    body: update(
+                        Access {
+                            space: c.unknown.clone(),
+                            index: args,
+                        },
+                        op,
+                        ValueExpr::Index(hi),
+                    ),
+                });
+                return Ok(false);
+            }
+        }
+        // A max of a value that grows with the loop order, by the only
+        // statement writing the array: the last write is the largest, so
+        // `rise=` does (SCOO -> CSR's `rowptr(ii + 1) rise= n + 1`: no read
+        // of the target, no dependence chain through it; the interpreter
+        // checks the rise, and C keeps the loop's colliding stores scalar).
+        let increasing =
+            self.increases_along(&ctx, &value) && self.writers.get(&c.unknown).copied() == Some(1);
+        let body = update(
+            Access {
+                space: c.unknown.clone(),
+                index: args,
+            },
+            if op == UpdateOp::Max && increasing {
+                UpdateOp::Rise
+            } else {
+                op
+            },
+            ValueExpr::Index(value),
+        );
+        self.push(phase, ctx, pro, body);
+        Ok(op == UpdateOp::Max)
+    }
+}

@@ -1,0 +1,168 @@
+//! Where a statement iterates: the contexts of the module doc ([`Ctx`]),
+//! which one a statement's expressions need, and each context's domain
+//! (a pass over a compressed source flattened by [`crate::flatten`] when
+//! no statement reads the outer variable).
+
+use std::collections::BTreeSet;
+
+use iegen::{Conjunction, Constraint, Expr, Formula, Monotonicity, Set, Var};
+
+use super::ranks::PermMode;
+use super::{Lowering, Pending};
+
+/// Where a statement iterates.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(super) enum Ctx {
+    /// No loop.
+    Once,
+    /// The source's sparse iteration space.
+    Source,
+    /// The permutation's positions.
+    Sorted,
+    /// A second pass over the source, each entry placed by a scatter.
+    Placed,
+    /// The groups `0 <= g < E` of a scatter's key (E, a dense extent).
+    Groups(String),
+    /// The distinct values of the ordered set of a destination position.
+    Set(usize),
+    /// The fix-up domain of a monotone index array.
+    Fixup(String),
+}
+
+impl Lowering<'_> {
+    /// The context a candidate's statement runs in.
+    pub(super) fn context_of(&self, exprs: &[&Expr]) -> Ctx {
+        let mut uses_perm = false;
+        let mut only_set = None;
+        let mut other = false;
+        for e in exprs {
+            e.for_each_var(&mut |v| match v {
+                Var::Tuple(t) if t >= self.n_in => {
+                    let q = t - self.n_in;
+                    if self.perm.as_ref().is_some_and(|p| p.position == q) {
+                        uses_perm = true;
+                    } else if self.sets.contains_key(&q) {
+                        only_set = Some(q);
+                    } else {
+                        other = true;
+                    }
+                }
+                _ => other = true,
+            });
+        }
+        let direct = self
+            .perm
+            .as_ref()
+            .is_some_and(|p| matches!(p.mode, PermMode::Direct { .. } | PermMode::Offset { .. }));
+        let streaming = self
+            .perm
+            .as_ref()
+            .is_some_and(|p| matches!(p.mode, PermMode::Streaming { .. }));
+        if uses_perm && streaming {
+            Ctx::Placed
+        } else if uses_perm && !direct {
+            Ctx::Sorted
+        } else if let (Some(q), false, false) = (only_set, other, uses_perm) {
+            Ctx::Set(q)
+        } else {
+            Ctx::Source
+        }
+    }
+
+    pub(super) fn domain_of(&self, ctx: &Ctx) -> Result<(Set, Vec<String>), String> {
+        let range = |name: &str, size: &str| {
+            let v = Expr::var(Var::Tuple(0));
+            let conj = Conjunction::from_parts(
+                vec![name.to_string()],
+                Vec::new(),
+                [
+                    Constraint::geq(v.clone()),
+                    Constraint::lt(&v, &Expr::sym(size)),
+                ],
+            )
+            .expect("a range is satisfiable");
+            (
+                Set::from_formula(Formula::from_conjunctions(1, vec![conj])),
+                vec![name.to_string()],
+            )
+        };
+        Ok(match ctx {
+            Ctx::Once => (
+                Set::from_formula(Formula::from_conjunctions(
+                    0,
+                    vec![Conjunction::from_parts(Vec::new(), Vec::new(), []).expect("true")],
+                )),
+                Vec::new(),
+            ),
+            Ctx::Source | Ctx::Placed => (self.source_domain.clone(), self.src_tuple.clone()),
+            Ctx::Sorted => {
+                let perm = self
+                    .perm
+                    .as_ref()
+                    .expect("a sorted context has a permutation");
+                range(&self.sorted_iter, &perm.size)
+            }
+            Ctx::Set(q) => range(&self.sets[q].iterator, &self.sets[q].size),
+            Ctx::Groups(extent) => range(&self.group_iter, extent),
+            Ctx::Fixup(f) => {
+                let decl = self.conv.dst.uf(f).ok_or("no such array")?;
+                let dom = &decl.domain.conjunctions()[0];
+                let x = Var::Tuple(0);
+                let shifted = Expr::var(x).plus(&Expr::constant(1));
+                let mut cs: Vec<_> = dom
+                    .constraints()
+                    .cloned()
+                    .map(iegen::constraint::Normalized::Constraint)
+                    .collect();
+                cs.extend(dom.constraints().map(|c| c.substitute_var(x, &shifted)));
+                let name = "i".to_string();
+                let name = if self.taken.contains(&name) {
+                    format!("{f}_i")
+                } else {
+                    name
+                };
+                let conj = Conjunction::from_parts(vec![name.clone()], Vec::new(), cs)
+                    .ok_or("the fix-up domain is empty")?;
+                (
+                    Set::from_formula(Formula::from_conjunctions(1, vec![conj])),
+                    vec![name],
+                )
+            }
+        })
+    }
+
+    /// The source's iteration space without a compressed loop's outer
+    /// variable that none of `stmts` uses ([`crate::flatten`]): a counting
+    /// pass over CSR's columns becomes one flat loop over the entries. The
+    /// domain and the dropped variable.
+    pub(super) fn flat_source(&self, stmts: &[Pending]) -> Option<(Set, usize)> {
+        let mut used = BTreeSet::new();
+        for p in stmts {
+            p.body.for_each_expr(&mut |e| {
+                e.for_each_var(&mut |x| {
+                    used.insert(x);
+                })
+            });
+        }
+        if used
+            .iter()
+            .any(|x| matches!(x, Var::Tuple(t) if *t >= self.n_in))
+        {
+            return None;
+        }
+        let nondecreasing = |f: &str| {
+            self.conv.src.ufs.iter().any(|d| {
+                d.name == f
+                    && d.monotonicity.iter().any(|m| {
+                        matches!(m, Monotonicity::Nondecreasing | Monotonicity::Increasing)
+                    })
+            })
+        };
+        (0..self.n_in)
+            .filter(|&v| !used.contains(&Var::Tuple(v)))
+            .find_map(|v| {
+                crate::flatten::without_outer_variable(&self.source_domain, v, &nondecreasing)
+                    .map(|flat| (flat, v))
+            })
+    }
+}

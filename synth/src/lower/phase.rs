@@ -1,0 +1,21 @@
+//! The phases of a conversion, in execution order; the statements of one
+//! phase that share a context share a loop ([`super::schedule`]). Inserts
+//! come first, then the sorts and sizes of what they filled (the phase
+//! after), the destination's sizes before the arrays they size (so the
+//! dynamic allocation finds them computed), the index arrays with the
+//! placing pass and the copy, and the fix-ups last.
+
+/// Inserts into runtime objects over the source (and reservations);
+/// their sorts and sizes come in the next phase.
+pub const INSERT: u32 = 0;
+/// Inserts whose keys read an ordered set's index, a second pass after
+/// the sets' sorts; their sorts, sizes and ranks come in the next phase.
+pub const INSERT_AFTER_SETS: u32 = 2;
+/// Destination sizes.
+pub const SIZES: u32 = 4;
+/// Index arrays, the placing pass and the copy.
+pub const ARRAYS: u32 = 6;
+/// Fix-ups of monotone index arrays.
+pub const FIXUP: u32 = 7;
+/// A copy that reads a fixed-up array.
+pub const AFTER_FIXUP: u32 = 8;

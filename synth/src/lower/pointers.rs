@@ -1,0 +1,107 @@
+//! Nondecreasing pointer arrays: over the sort's or the scatter's key, the
+//! prefix sums the object already has (`rowptr(g + 1) = P.start(g + 1)`,
+//! no fix-up); computed by `max=` at the entries' rows, Algorithm 3's
+//! fix-up `f(x + 1) max= f(x)` for the rows without entries.
+
+use iegen::computation::{Access, Body, UpdateOp, ValueExpr};
+use iegen::{Expr, Monotonicity, Var};
+
+use crate::candidate::{Candidate, Relation as CandRelation};
+use crate::order::KeyComponent;
+
+use super::contexts::Ctx;
+#[cfg(test)]
+use super::faults;
+use super::ranks::PermMode;
+use super::{call, phase, update, Lowering, Pending};
+
+impl Lowering<'_> {
+    /// `f(key + 1) max= q + 1` with `q` the position a scatter places or a
+    /// counting sort sorts by `key`, and `f` nondecreasing (CSR's `rowptr`,
+    /// CSC's `colptr`): `f(g + 1) = P.start(g + 1)` over the keys `g` — the
+    /// prefix sums the object already has, with no per-entry update and no
+    /// fix-up (`f(0)` stays 0). Read off the candidate before translation.
+    pub(super) fn pointers_from_order(&self, c: &Candidate) -> Option<(String, Body)> {
+        let perm = self.perm.as_ref()?;
+        if perm.order.group.is_some() || perm.distinct.is_some() {
+            return None;
+        }
+        let KeyComponent::Value(key) = perm.order.key.first()? else {
+            return None;
+        };
+        let extent = match &perm.mode {
+            PermMode::Streaming {
+                extent,
+                key: Some(_),
+                ..
+            } => extent.clone(),
+            PermMode::Sorted => match key.as_var()? {
+                Var::Tuple(t) => self.dense_extent(t)?,
+                Var::Exist(_) => return None,
+            },
+            _ => return None,
+        };
+        let decl = self.conv.dst.uf(&c.unknown)?;
+        if c.relation != CandRelation::Ge
+            || !decl.monotonicity.contains(&Monotonicity::Nondecreasing)
+        {
+            return None;
+        }
+        let n = self.n_in;
+        let key = self.over_source(key)?;
+        let one = Expr::constant(1);
+        let position = Expr::var(Var::Tuple(n + perm.position));
+        if c.args != [key.plus(&one)] || c.value != position.plus(&one) {
+            return None;
+        }
+        let next = Expr::var(Var::Tuple(0)).plus(&one);
+        let body = update(
+            Access {
+                space: c.unknown.clone(),
+                index: vec![next.clone()],
+            },
+            UpdateOp::Assign,
+            call(&perm.object, "start", vec![ValueExpr::Index(next)]),
+        );
+        Some((extent, body))
+    }
+
+    /// Algorithm 3: `f(x + 1) max= f(x)` in increasing `x`, so that a
+    /// nondecreasing pointer array computed by `max=` at the entries' rows
+    /// also holds at the rows without entries.
+    pub(super) fn fixup_statement(&mut self, f: &str) -> Result<(), String> {
+        let decl = self
+            .conv
+            .dst
+            .uf(f)
+            .ok_or_else(|| format!("`{f}` is not an index array"))?;
+        if !decl.monotonicity.contains(&Monotonicity::Nondecreasing) {
+            return Ok(());
+        }
+        let x = Expr::var(Var::Tuple(0));
+        let body = update(
+            Access {
+                space: f.to_string(),
+                index: vec![x.plus(&Expr::constant(1))],
+            },
+            UpdateOp::Max,
+            ValueExpr::Read(Access {
+                space: f.to_string(),
+                index: vec![x],
+            }),
+        );
+        #[cfg(test)]
+        let body = if faults::injected(faults::Fault::FixupOffByOne) {
+            faults::off_by_one(body)
+        } else {
+            body
+        };
+        self.pending.push(Pending {
+            phase: phase::FIXUP,
+            ctx: Ctx::Fixup(f.to_string()),
+            guard: Vec::new(),
+            body,
+        });
+        Ok(())
+    }
+}

@@ -1,0 +1,238 @@
+//! How a destination position that no equality resolves is numbered: its
+//! rank among the entries in the destination's order ([`PermMode`]), the
+//! cheapest way that applies first: the source variable itself, its offset
+//! within a group, Gustavson's scatter (a counted key, or a running count),
+//! or a permutation sorted by the key, with distinct ranks when entries
+//! share keys (BCSR's blocks). The z3 questions that choose among them are in
+//! [`super::entry_pairs`].
+
+use std::collections::BTreeSet;
+
+use iegen::{Expr, Var};
+
+use crate::order::{position_order, KeyComponent, PositionOrder};
+
+use super::bounds::{definition, unit_range};
+#[cfg(test)]
+use super::faults;
+use super::Lowering;
+
+/// How the permutation of a position is realized.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) enum PermMode {
+    /// Insert, sort by the key, read positions in sorted order.
+    Sorted,
+    /// Insert in source order and read it back (no order required, or the
+    /// source's order is the destination's).
+    Unsorted,
+    /// No object: the position is the source variable `var` minus `lo`.
+    Direct { var: usize, lo: Expr, hi: Expr },
+    /// No object, a rank within groups: the source's outer variable is the
+    /// group and its inner variable runs over `lo(outer) .. hi(outer)` in
+    /// the destination's order, so the rank is `inner - lo` (CSR -> ELL:
+    /// `w = k - rowptr(ii)`, and the longest row is the largest `hi - lo`).
+    Offset {
+        outer: usize,
+        inner: usize,
+        lo: Expr,
+        hi: Expr,
+    },
+    /// One counted key component and the rest in source order: count the
+    /// keys, then place each entry in a second pass over the source
+    /// (Gustavson's algorithm; the `Scatter` runtime object, no per-entry
+    /// storage). `scalar` holds the entry's position. Without a `key` (a
+    /// source already in the destination's order that no single variable
+    /// numbers: a padded source, CSR's two loops) one key `0` of extent 1:
+    /// a running count.
+    Streaming {
+        extent: String,
+        scalar: String,
+        key: Option<Expr>,
+    },
+}
+
+/// The permutation that gives one destination position: its runtime
+/// object, the order it realizes, and how.
+pub(super) struct Permutation {
+    pub(super) object: String,
+    pub(super) position: usize,
+    pub(super) order: PositionOrder,
+    pub(super) mode: PermMode,
+    /// Source tuple variables carried as payload, in order.
+    pub(super) payload: Vec<usize>,
+    /// The temp scalar holding the number of entries.
+    pub(super) size: String,
+    /// How many leading key components the sort compares: the others the
+    /// source's iteration order already provides.
+    pub(super) compared: usize,
+    /// Entries with equal keys share the position (BCSR's `kb` numbers
+    /// blocks): the position is the key's *distinct* rank, `P.rank(p)`,
+    /// and this temp scalar holds the number of distinct keys, `P.ranks()`.
+    pub(super) distinct: Option<String>,
+}
+
+impl Lowering<'_> {
+    pub(super) fn plan_permutation(&mut self, q: usize) -> Result<(), String> {
+        #[allow(unused_mut)]
+        let mut order = position_order(&self.conv.dst, q).map_err(|e| e.to_string())?;
+        #[cfg(test)]
+        if faults::injected(faults::Fault::DropLastKeyComponent) && order.key.len() > 1 {
+            order.key.pop();
+        }
+        let object = self.fresh("P");
+        let size = self.fresh("NP");
+        if self.keys_shared(&order) {
+            // Distinct ranks: sort by the whole key, number its distinct values.
+            let ranks = self.fresh(&format!("N{}", self.dst_tuple[q].to_uppercase()));
+            self.perm = Some(Permutation {
+                object,
+                position: q,
+                compared: order.key.len(),
+                order,
+                mode: PermMode::Sorted,
+                payload: Vec::new(),
+                size,
+                distinct: Some(ranks),
+            });
+            return Ok(());
+        }
+        // The key components the source's own order does not provide.
+        let compared = self.compared_components(&order);
+        let streaming = match order.key.first() {
+            // The source's order is the destination's and no single source
+            // variable numbers the entries: a running count, no storage.
+            _ if compared == 0
+                && order.group.is_none()
+                && self.single_source_variable().is_none() =>
+            {
+                Some(("1".to_string(), None))
+            }
+            Some(KeyComponent::Value(e))
+                if (compared == 1 && order.group.is_none())
+                    || (order.group.is_some() && compared <= 1) =>
+            {
+                e.as_var()
+                    .and_then(|v| match v {
+                        Var::Tuple(t) => self.dense_extent(t),
+                        _ => None,
+                    })
+                    .map(|x| (x, Some(e.clone())))
+            }
+            _ => None,
+        };
+        let offset = match (order.group, compared) {
+            (Some(g), 0) => self.group_offsets(g),
+            _ => None,
+        };
+        let mode = if let Some(mode) = offset {
+            mode
+        } else if let (Some((extent, key)), true) = (streaming, self.allow_streaming) {
+            // The placed position: the position itself, or (within groups)
+            // the entry's slot in the grouped order.
+            let base = if order.group.is_some() {
+                "pos".to_string()
+            } else {
+                self.dst_tuple[q].clone()
+            };
+            let scalar = self.fresh(&base);
+            // Not needed when the scatter counts the groups themselves
+            // (`ranks_by_slot`): ranks are slots, no position is placed.
+            let counts_groups = matches!((order.group, &key), (Some(g), Some(k))
+                if k.as_var() == Some(Var::Tuple(g)));
+            if !counts_groups {
+                self.declare_scalar(&scalar);
+            }
+            PermMode::Streaming {
+                extent,
+                scalar,
+                key,
+            }
+        } else if order.group.is_some() || compared > 0 {
+            PermMode::Sorted
+        } else if let Some((var, lo, hi)) = self.single_source_variable() {
+            PermMode::Direct { var, lo, hi }
+        } else {
+            PermMode::Unsorted
+        };
+        self.perm = Some(Permutation {
+            object,
+            position: q,
+            order,
+            mode,
+            payload: Vec::new(),
+            size,
+            compared: compared.max(1),
+            distinct: None,
+        });
+        Ok(())
+    }
+
+    /// The source's one free tuple variable and its range `[lo, hi)`, when
+    /// every other source variable is an expression of it.
+    fn single_source_variable(&self) -> Option<(usize, Expr, Expr)> {
+        if self.conv.src.padding {
+            return None;
+        }
+        let conj = &self.source_domain.conjunctions()[0];
+        let determined: BTreeSet<usize> = (0..self.n_in)
+            .filter(|&i| definition(conj, i, self.n_in).is_some())
+            .collect();
+        let free: Vec<usize> = (0..self.n_in).filter(|i| !determined.contains(i)).collect();
+        let [v] = free.as_slice() else { return None };
+        let (lo, hi) = unit_range(conj, *v, &|rest| {
+            let mut only_symbols = true;
+            rest.for_each_var(&mut |_| only_symbols = false);
+            rest.for_each_call(&mut |_, _| only_symbols = false);
+            only_symbols
+        })?;
+        Some((*v, lo, hi))
+    }
+
+    /// [`PermMode::Offset`] for a group position `g`: the source (not
+    /// padded) has two free variables, the outer one is `g`'s value, and
+    /// the inner one ranges over `lo(outer) <= inner < hi(outer)`.
+    fn group_offsets(&self, g: usize) -> Option<PermMode> {
+        if self.conv.src.padding {
+            return None;
+        }
+        let conj = &self.source_domain.conjunctions()[0];
+        let n = self.n_in;
+        let free: Vec<usize> = (0..n)
+            .filter(|&i| definition(conj, i, n).is_none())
+            .collect();
+        let [outer, inner] = free.as_slice() else {
+            return None;
+        };
+        let (outer, inner) = (*outer, *inner);
+        if self.conv.resolved[g].as_ref().and_then(Expr::as_var) != Some(Var::Tuple(outer)) {
+            return None;
+        }
+        let (lo, hi) = unit_range(conj, inner, &|rest| {
+            let mut only_outer = true;
+            rest.for_each_var(&mut |v| only_outer &= v == Var::Tuple(outer));
+            only_outer
+        })?;
+        Some(PermMode::Offset {
+            outer,
+            inner,
+            lo,
+            hi,
+        })
+    }
+
+    /// Whether a streaming scatter counts the destination's groups
+    /// themselves (CSC -> ELL: `Scatter(NR)` over the rows, the position a
+    /// slot within the row): an entry's rank in its group is then the
+    /// group's next `slot`, and no global position is placed.
+    pub(super) fn ranks_by_slot(&self) -> bool {
+        let Some(perm) = &self.perm else {
+            return false;
+        };
+        match (&perm.mode, perm.order.group) {
+            (PermMode::Streaming { key: Some(k), .. }, Some(g)) => {
+                k.as_var() == Some(Var::Tuple(g))
+            }
+            _ => false,
+        }
+    }
+}
