@@ -56,16 +56,18 @@ fn tensors(order: usize) -> Vec<Coordinates> {
     }
 }
 
-/// Every instance one number away from `inst`: each symbol and each of the
-/// first elements of each array changed by ±1 or set to 0, and each pair of
-/// neighbouring elements swapped.
+/// Every instance one number away from `inst`: each symbol changed by ±1
+/// or set to 0 or -1, each of the first elements of each array changed by
+/// ±1 or set to 0, and each pair of neighbouring elements swapped.
 fn mutants(inst: &Instance) -> Vec<Instance> {
     let mut out = Vec::new();
-    for name in inst.symbols.keys() {
-        for delta in [-1, 1] {
-            let mut m = inst.clone();
-            *m.symbols.get_mut(name).expect("listed") += delta;
-            out.push(m);
+    for (name, &value) in &inst.symbols {
+        for new in [value - 1, value + 1, 0, -1] {
+            if new != value {
+                let mut m = inst.clone();
+                m.symbols.insert(name.clone(), new);
+                out.push(m);
+            }
         }
     }
     for name in inst.arrays.keys() {

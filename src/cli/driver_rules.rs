@@ -655,7 +655,7 @@ impl<'d> Emitter<'d> {
         let mut filters = Vec::new();
         for n in &check.premise {
             match n {
-                Normalized::Constraint(c) if self.mentions_comparator(c.expr()) => {
+                Normalized::Constraint(c) if self.d.mentions_comparator(c.expr()) => {
                     filters.push(self.holds_function(rule, c)?)
                 }
                 other => enumerated.push(other.clone()),
@@ -736,12 +736,6 @@ impl<'d> Emitter<'d> {
             i32::from(consecutive),
         );
         Ok(())
-    }
-
-    fn mentions_comparator(&self, e: &Expr) -> bool {
-        let mut found = false;
-        e.for_each_call(&mut |name, _| found |= self.d.uf(name).is_none());
-        found
     }
 
     /// Every nonzero value addressed by a point of the map, and no two
@@ -944,7 +938,6 @@ fn int_literal(k: i64) -> String {
         format!("INT64_C({k})")
     }
 }
-
 
 /// A comparator key component as a checked 128-bit C expression over the
 /// arguments `p` (`what` names the comparator in errors).

@@ -84,6 +84,28 @@ pub struct Descriptor {
 }
 
 impl Descriptor {
+    /// The comparator `a` calls, with the call's arguments, when `a` is a
+    /// call of one of the format's comparators.
+    pub fn comparator_call<'a>(&self, a: &'a Atom) -> Option<(&Comparator, &'a [Expr])> {
+        match a {
+            Atom::Uf(name, args) if self.uf(name).is_none() => {
+                self.comparator(name).map(|c| (c, &args[..]))
+            }
+            _ => None,
+        }
+    }
+
+    /// Whether `e` calls one of the format's comparators anywhere.
+    pub fn mentions_comparator(&self, e: &Expr) -> bool {
+        let mut found = false;
+        e.for_each_call(&mut |name, _| {
+            if self.uf(name).is_none() && self.comparator(name).is_some() {
+                found = true;
+            }
+        });
+        found
+    }
+
     /// The UF environment of the format: its index arrays' declarations and
     /// its rules (comparators stay uninterpreted functions to the solver).
     pub fn env(&self) -> UfEnvironment {

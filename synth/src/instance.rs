@@ -691,28 +691,6 @@ fn eval_key(k: &KeyExpr, args: &[i64]) -> Result<i128, String> {
 // ---------------------------------------------------------------------------
 // Evaluation helpers
 
-/// Whether `a` is a call of one of the descriptor's comparators.
-pub(crate) fn comparator_of<'d, 'a>(
-    d: &'d Descriptor,
-    a: &'a Atom,
-) -> Option<(&'d Comparator, &'a [Expr])> {
-    match a {
-        Atom::Uf(name, args) if d.uf(name).is_none() => d.comparator(name).map(|c| (c, &args[..])),
-        _ => None,
-    }
-}
-
-/// Whether `e` calls a comparator anywhere.
-pub(crate) fn mentions_comparator(d: &Descriptor, e: &Expr) -> bool {
-    let mut found = false;
-    e.for_each_call(&mut |name, _| {
-        if d.uf(name).is_none() && d.comparator(name).is_some() {
-            found = true;
-        }
-    });
-    found
-}
-
 fn eval_error(what: impl FnOnce() -> String) -> impl FnOnce(EvalError) -> InstanceError {
     move |error| InstanceError::Eval {
         what: what(),
@@ -763,22 +741,22 @@ enum How<'a> {
 impl<'a> Holds<'a> {
     fn new(d: &'a Descriptor, env: &Env, c: &'a Constraint) -> Holds<'a> {
         let e = c.expr();
-        let how = if !mentions_comparator(d, e) {
+        let how = if !d.mentions_comparator(e) {
             How::Plain(compile_plain(env, e))
         } else {
             let mut calls = Vec::new();
             let mut others = Expr::constant(e.constant_term());
             let mut nested = false;
             for (atom, coef) in e.terms() {
-                match comparator_of(d, atom) {
+                match d.comparator_call(atom) {
                     Some((cmp, args)) => {
-                        nested |= args.iter().any(|a| mentions_comparator(d, a));
+                        nested |= args.iter().any(|a| d.mentions_comparator(a));
                         let args = args.iter().map(|a| compile_plain(env, a)).collect();
                         calls.push((cmp, coef, args));
                     }
                     None => {
                         if let Atom::Uf(_, args) = atom {
-                            nested |= args.iter().any(|a| mentions_comparator(d, a));
+                            nested |= args.iter().any(|a| d.mentions_comparator(a));
                         }
                         others.add_term(atom.clone(), coef);
                     }
@@ -924,18 +902,18 @@ pub(crate) fn constraint_holds(
         ConstraintKind::Eq => x == 0,
         ConstraintKind::Geq => x >= 0,
     };
-    if !mentions_comparator(d, e) {
+    if !d.mentions_comparator(e) {
         let x = eval_plain(env, e, point).map_err(eval_error(what))?;
         return Ok(decide(i128::from(x)));
     }
     let mut calls = Vec::new();
     let mut others = Expr::constant(e.constant_term());
     for (atom, coef) in e.terms() {
-        match comparator_of(d, atom) {
+        match d.comparator_call(atom) {
             Some((cmp, args)) => {
                 let mut vals = Vec::with_capacity(args.len());
                 for a in args {
-                    if mentions_comparator(d, a) {
+                    if d.mentions_comparator(a) {
                         return Err(InstanceError::Key {
                             comparator: cmp.name.clone(),
                             message: "a comparator call cannot be an argument of another call"
@@ -948,7 +926,7 @@ pub(crate) fn constraint_holds(
             }
             None => {
                 if let Atom::Uf(_, args) = atom {
-                    if args.iter().any(|a| mentions_comparator(d, a)) {
+                    if args.iter().any(|a| d.mentions_comparator(a)) {
                         return Err(InstanceError::Eval {
                             what: what(),
                             error: EvalError::UnknownUf(
@@ -1840,9 +1818,7 @@ fn run_check(
     let mut filters = Vec::new();
     for n in &check.premise {
         match n {
-            Normalized::Constraint(c) if mentions_comparator(d, c.expr()) => {
-                filters.push(c.clone())
-            }
+            Normalized::Constraint(c) if d.mentions_comparator(c.expr()) => filters.push(c.clone()),
             other => enumerated.push(other.clone()),
         }
     }

@@ -11,7 +11,6 @@ use iegen::constraint::Normalized;
 use iegen::{Atom, Constraint, ConstraintKind, Expr, UfRule, Var};
 
 use crate::descriptor::Descriptor;
-use crate::instance::{comparator_of, mentions_comparator};
 
 /// How one conclusion constraint of a rule is checked.
 #[derive(Clone, Debug)]
@@ -95,7 +94,7 @@ fn transitive(d: &Descriptor, q: &Constraint, v1: Var, v2: Var) -> bool {
             (false, true) => g2.add_term(atom.clone(), coef),
             _ => return false,
         }
-        if comparator_of(d, atom).is_some() {
+        if d.comparator_call(atom).is_some() {
             comparators += 1;
         }
     }
@@ -288,7 +287,7 @@ fn join_plan(d: &Descriptor, rule: &UfRule, q: &Constraint) -> Option<Join> {
         ordered: false,
     };
     for c in &rule.premise {
-        if mentions_comparator(d, c.expr()) {
+        if d.mentions_comparator(c.expr()) {
             return None;
         }
         let e = c.expr();
