@@ -20,6 +20,7 @@ const BUILTINS: &[(&str, &str)] = &[
     ("scoo3", include_str!("../../descriptors/scoo3.desc")),
     ("csr", include_str!("../../descriptors/csr.desc")),
     ("ucsr", include_str!("../../descriptors/ucsr.desc")),
+    ("dcsr", include_str!("../../descriptors/dcsr.desc")),
     ("csc", include_str!("../../descriptors/csc.desc")),
     ("dia", include_str!("../../descriptors/dia.desc")),
     ("ell", include_str!("../../descriptors/ell.desc")),
@@ -28,8 +29,8 @@ const BUILTINS: &[(&str, &str)] = &[
 
 /// The names of the built-in formats, lower case, in a fixed order.
 const NAMES: &[&str] = &[
-    "coo", "scoo", "mcoo", "tcoo8", "coo3d", "mcoo3", "scoo3", "csr", "ucsr", "csc", "dia", "ell",
-    "bcsr",
+    "coo", "scoo", "mcoo", "tcoo8", "coo3d", "mcoo3", "scoo3", "csr", "ucsr", "dcsr", "csc", "dia",
+    "ell", "bcsr",
 ];
 
 /// The text of the built-in descriptor called `name` (case-insensitive:
@@ -48,8 +49,8 @@ pub fn builtin(name: &str) -> Option<&'static str> {
 }
 
 /// The names of the built-in formats, lower case:
-/// `coo, scoo, mcoo, tcoo8, coo3d, mcoo3, scoo3, csr, ucsr, csc, dia, ell,
-/// bcsr`.
+/// `coo, scoo, mcoo, tcoo8, coo3d, mcoo3, scoo3, csr, ucsr, dcsr, csc, dia,
+/// ell, bcsr`.
 pub fn builtin_names() -> &'static [&'static str] {
     NAMES
 }

@@ -114,7 +114,13 @@ pub fn candidates(conv: &Conversion) -> Result<Candidates, Contradiction> {
         let mut list: BTreeSet<Candidate> = BTreeSet::new();
         for d in &closed {
             for c in solve_for(d, unknown) {
-                list.insert(classify(c, conv, n_in, &unknowns));
+                let c = classify(c, conv, n_in, &unknowns);
+                // A min or max over a bound that holds only through a
+                // constant defines nothing the constant does not.
+                let extremum = matches!(c.case, Some(SynthesisCase::Min | SynthesisCase::Max));
+                if !(d.via_constant && extremum) {
+                    list.insert(c);
+                }
             }
         }
         out.by_unknown

@@ -40,6 +40,12 @@ pub struct Derived {
     pub rhs: Expr,
     /// The constant on the right.
     pub offset: i64,
+    /// Whether the bound holds only through a constant: every tightest
+    /// path passes the node `0`, so `lhs <= c1` and `c2 <= rhs` give it
+    /// (BCSR → DCSR's `r - 1 <= rp(p)`, from `r <= 1` and `0 <= rp(p)`). As
+    /// a definition (a max or min over entries) it says no more than the
+    /// constant bound itself.
+    pub via_constant: bool,
 }
 
 impl ConstraintGraph {
@@ -132,6 +138,24 @@ impl ConstraintGraph {
             let cell = &mut dist[a.index()][b.index()];
             *cell = Some(cell.map_or(w, |x| x.min(w)));
         }
+        // The same closure with `0` (node 0) never an intermediate node.
+        let mut direct = dist.clone();
+        let zero = self.index.get(&Expr::constant(0)).map(|i| i.index());
+        for k in (0..n).filter(|&k| Some(k) != zero) {
+            let through = direct[k].clone();
+            for row in direct.iter_mut() {
+                let Some(ik) = row[k] else { continue };
+                for (cell, kj) in row.iter_mut().zip(&through) {
+                    let Some(kj) = *kj else { continue };
+                    let Some(via) = ik.checked_add(kj) else {
+                        continue;
+                    };
+                    if cell.is_none_or(|x| via < x) {
+                        *cell = Some(via);
+                    }
+                }
+            }
+        }
         for k in 0..n {
             let through = dist[k].clone();
             for row in dist.iter_mut() {
@@ -169,14 +193,17 @@ impl ConstraintGraph {
                             kind: ConstraintKind::Eq,
                             rhs: v.clone(),
                             offset: d,
+                            via_constant: false,
                         });
                     }
                 } else {
+                    let constant_end = Some(a) == zero || Some(b) == zero;
                     out.push(Derived {
                         lhs: u.clone(),
                         kind: ConstraintKind::Geq,
                         rhs: v.clone(),
                         offset: d,
+                        via_constant: !constant_end && direct[a][b] != Some(d),
                     });
                 }
             }

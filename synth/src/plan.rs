@@ -111,6 +111,19 @@ fn cost(c: &Candidate) -> f64 {
 
 /// Chooses a plan for `conv` from its candidates.
 pub fn choose(conv: &Conversion, cands: &Candidates) -> Result<Plan, PlanError> {
+    choose_excluding(conv, cands, &[])
+}
+
+/// Chooses the cheapest plan for `conv` that contains none of `refuted`:
+/// each refuted plan's choices (its candidates and permutations) may not
+/// all be chosen again. Synthesis calls it with the plans that lowering
+/// refused or validation refuted, so that plans are tried in order of cost
+/// until one is correct.
+pub fn choose_excluding(
+    conv: &Conversion,
+    cands: &Candidates,
+    refuted: &[Plan],
+) -> Result<Plan, PlanError> {
     let unknowns: Vec<String> = cands.by_unknown.keys().cloned().collect();
     // Usable candidates of each unknown.
     let mut usable_by: BTreeMap<&str, Vec<&Candidate>> = BTreeMap::new();
@@ -220,6 +233,35 @@ pub fn choose(conv: &Conversion, cands: &Candidates) -> Result<Plan, PlanError> 
                     }
                 }
             }
+        }
+    }
+    for plan in refuted {
+        // Σ (its choices) <= (how many) - 1: not all of them again.
+        let mut chosen = Expression::from(0.0);
+        let mut count = 0.0;
+        for step in &plan.steps {
+            match step {
+                Step::Permutation { position } => {
+                    if let Some(v) = perm.get(position) {
+                        chosen += *v;
+                        count += 1.0;
+                    }
+                }
+                Step::Unknown { name, chosen: cs } => {
+                    for c in cs {
+                        let i = usable_by
+                            .get(name.as_str())
+                            .and_then(|list| list.iter().position(|x| *x == c));
+                        if let Some(i) = i {
+                            chosen += pick[&(name.as_str(), i)];
+                            count += 1.0;
+                        }
+                    }
+                }
+            }
+        }
+        if count > 0.0 {
+            model = model.with(constraint!(chosen <= count - 1.0));
         }
     }
     let solution = model

@@ -25,10 +25,57 @@ pub use crate::synthesized::{Binding, BindingKind, ExecError, Side, Synthesized}
 /// A [`SynthError`] naming what cannot be computed, or
 /// [`SynthError::Validation`] with the smallest failing test tensor.
 pub fn synthesize(src: &Descriptor, dst: &Descriptor) -> Result<Synthesized, SynthError> {
-    let s = synthesize_unvalidated(src, dst)?;
-    validate::validate_cached(&s, &unvalidated_maker)
-        .map_err(|e| SynthError::Validation(Box::new(e)))?;
-    Ok(s)
+    synthesize_validated(src, dst).map(|(s, _)| s)
+}
+
+/// How many plans synthesis tries, cheapest first, before it reports the
+/// first one's problem: a plan that lowering refuses or validation refutes
+/// is excluded and the next cheapest is chosen
+/// ([`crate::plan::choose_excluding`]).
+pub const PLAN_ATTEMPTS: usize = 4;
+
+/// [`synthesize`], with the number of test tensors it passed.
+fn synthesize_validated(
+    src: &Descriptor,
+    dst: &Descriptor,
+) -> Result<(Synthesized, usize), SynthError> {
+    let conversion = Conversion::new(src, dst)?;
+    let cands =
+        crate::candidate::candidates(&conversion).map_err(|_| SynthError::Contradiction {
+            src: src.name.clone(),
+            dst: dst.name.clone(),
+        })?;
+    let mut refuted = Vec::new();
+    let mut first: Option<SynthError> = None;
+    for _ in 0..PLAN_ATTEMPTS {
+        let plan = match crate::plan::choose_excluding(&conversion, &cands, &refuted) {
+            Ok(plan) => plan,
+            // No further plan: the first plan's problem is the answer.
+            Err(e) => return Err(first.unwrap_or(e.into())),
+        };
+        let (computation, bindings) = match crate::lower::lower(&conversion, &plan) {
+            Ok(lowered) => lowered,
+            Err(e) => {
+                first.get_or_insert(e);
+                refuted.push(plan);
+                continue;
+            }
+        };
+        let s = Synthesized {
+            conversion: conversion.clone(),
+            plan,
+            computation,
+            bindings,
+        };
+        match validate::validate_cached(&s, &unvalidated_maker) {
+            Ok(v) => return Ok((s, v.tensors)),
+            Err(e) => {
+                first.get_or_insert(SynthError::Validation(Box::new(e)));
+                refuted.push(s.plan);
+            }
+        }
+    }
+    Err(first.expect("at least one attempt"))
 }
 
 /// How validation makes test instances of a source format: by the
@@ -85,12 +132,10 @@ impl PairVerdict {
 /// Synthesizes and validates `src` → `dst`, as every command would, and
 /// says how it went (`spf check A B`).
 pub fn check_pair(src: &Descriptor, dst: &Descriptor) -> PairVerdict {
-    match synthesize_unvalidated(src, dst) {
+    match synthesize_validated(src, dst) {
+        Ok((_, tensors)) => PairVerdict::Ok(tensors),
+        Err(SynthError::Validation(e)) => PairVerdict::Failed(e),
         Err(e) => PairVerdict::Refused(e),
-        Ok(s) => match validate::validate_cached(&s, &unvalidated_maker) {
-            Ok(v) => PairVerdict::Ok(v.tensors),
-            Err(e) => PairVerdict::Failed(Box::new(e)),
-        },
     }
 }
 

@@ -19,6 +19,11 @@ pub(super) struct OrderedSet {
     pub(super) value: Expr,
     pub(super) size: String,
     pub(super) iterator: String,
+    /// How many values the set can hold, over the source's symbols (`hi -
+    /// lo + 1` of the array's range), when known: its positions lie in
+    /// `0..extent`, so a sort key holding one is bounded (DCSR's stored
+    /// rows: at most `NR`).
+    pub(super) extent: Option<Expr>,
 }
 
 impl Lowering<'_> {
@@ -50,11 +55,12 @@ impl Lowering<'_> {
             e.for_each_sym(&mut |s| ok &= self.conv.src.symbols.iter().any(|x| x == s));
             ok
         };
-        let args = match (lo, hi) {
-            (Some(lo), Some(hi)) if known(&lo) && known(&hi) => {
-                vec![lo.to_string(), hi.to_string()]
-            }
-            _ => Vec::new(),
+        let (args, extent) = match (lo, hi) {
+            (Some(lo), Some(hi)) if known(&lo) && known(&hi) => (
+                vec![lo.to_string(), hi.to_string()],
+                Some(hi.minus(&lo).plus(&Expr::constant(1))),
+            ),
+            _ => (Vec::new(), None),
         };
         let object = self.fresh("S");
         let size = self.fresh(&format!("N{}", self.dst_tuple[q].to_uppercase()));
@@ -73,6 +79,7 @@ impl Lowering<'_> {
                 value: c.value.clone(),
                 size,
                 iterator,
+                extent,
             },
         );
         Ok(())

@@ -60,13 +60,18 @@ impl Lowering<'_> {
 
     /// An extent `E` over the source's symbols with `0 <= e < E` for a key
     /// component `e` over the destination's tuple: a dense coordinate's
-    /// extent, a tuple variable's box bound in the destination map (BCSR's
+    /// extent, the capacity of the ordered set that gives a position (the
+    /// set's positions are its values' ranks), a tuple variable's box bound
+    /// in the destination map (BCSR's
     /// `0 <= bi && 2 bi < NR`: `floor((NR - 1) / 2) + 1`), or for `floor(x /
     /// m)` the quotient of `x`'s (`floor((NC + 1) / 2)` for `floor(jj / 2)`).
     fn key_extent(&self, e: &Expr) -> Option<Expr> {
         if let Some(Var::Tuple(q)) = e.as_var() {
             if let Some(x) = self.dense_extent(q) {
                 return Some(Expr::sym(x));
+            }
+            if let Some(x) = self.sets.get(&q).and_then(|s| s.extent.clone()) {
+                return Some(x);
             }
             let conj = &self.conv.dst.map.conjunctions()[0];
             return box_extent(conj, q, &|rest| {
