@@ -72,7 +72,11 @@ fn a_flat_sum_of_any_length_is_read() {
     let deep = format!("{{[i] : {}i = 0}};\n", "-".repeat(100_000));
     let out = spf(&["calc"], Some(&deep));
     assert_eq!(out.status.code(), Some(2), "stderr: {}", stderr(&out));
-    assert!(stderr(&out).contains("nested too deeply"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("nested too deeply"),
+        "{}",
+        stderr(&out)
+    );
 }
 
 #[test]
