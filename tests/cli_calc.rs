@@ -61,6 +61,25 @@ fn reads_standard_input_without_a_file() {
 }
 
 #[test]
+fn a_flat_sum_of_any_length_is_read() {
+    // 100,001 terms: i - i + i - ... + i + 1000 - 1000, that is i.
+    let sum = format!("i{} + 1000 - 1000", " - i + i".repeat(50_000));
+    let program = format!("{{[i] : 0 <= {sum} < 3}};\n");
+    let out = spf(&["calc"], Some(&program));
+    assert!(out.status.success(), "stderr: {}", stderr(&out));
+    assert_eq!(stdout(&out), "{[i] : 0 <= i <= 2}\n");
+    // Deep nesting is still refused, with a located error.
+    let deep = format!("{{[i] : {}i = 0}};\n", "-".repeat(100_000));
+    let out = spf(&["calc"], Some(&deep));
+    assert_eq!(out.status.code(), Some(2), "stderr: {}", stderr(&out));
+    assert!(
+        stderr(&out).contains("nested too deeply"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
 fn without_uf_declaration_the_bound_is_not_provable() {
     let out = spf(
         &["calc"],

@@ -16,7 +16,7 @@ use crate::formula::Formula;
 use crate::relation::Relation;
 use crate::set::Set;
 use crate::syntax::ast::{
-    AstConjunction, AstConstraint, AstExpr, AstFormula, AstTerm, CmpOp, Span, TupleElem,
+    AstConjunction, AstConstraint, AstExpr, AstFormula, AstTerm, CmpOp, Sign, Span, TupleElem,
 };
 use crate::syntax::{parse_formula, SyntaxError};
 use crate::value::Value;
@@ -299,8 +299,18 @@ pub fn lower_expr(
             name.name.clone(),
             args.iter().map(go).collect::<Result<Vec<_>, _>>()?,
         ),
-        AstExpr::Add(a, b, _) => go(a)?.plus(&go(b)?),
-        AstExpr::Sub(a, b, _) => go(a)?.minus(&go(b)?),
+        // A loop, not a recursion per term: a flat sum may be very long.
+        AstExpr::Sum(terms, _) => {
+            let mut sum = Expr::constant(0);
+            for (sign, t) in terms {
+                let t = go(t)?;
+                sum = match sign {
+                    Sign::Plus => sum.plus(&t),
+                    Sign::Minus => sum.minus(&t),
+                };
+            }
+            sum
+        }
         AstExpr::Neg(a, _) => go(a)?.negate(),
         AstExpr::Mul(a, b, span) => {
             let (x, y) = (go(a)?, go(b)?);

@@ -966,6 +966,111 @@ fn syntax_errors_are_located() {
     assert!(error_of("computation c() {").starts_with("1:18: unexpected end of input"));
 }
 
+/// The value of `v` when `A(k)` is `k + 1` (an index value must be constant).
+fn eval(v: &ValueExpr) -> f64 {
+    match v {
+        ValueExpr::Int(k) => *k as f64,
+        ValueExpr::Real(x) => *x,
+        ValueExpr::Index(e) => e.as_constant().expect("a constant index") as f64,
+        ValueExpr::Read(a) => a.index[0].as_constant().expect("a constant index") as f64 + 1.0,
+        ValueExpr::Neg(a) => -eval(a),
+        ValueExpr::Binary(BinOp::Add, a, b) => eval(a) + eval(b),
+        ValueExpr::Binary(BinOp::Sub, a, b) => eval(a) - eval(b),
+        ValueExpr::Binary(BinOp::Mul, a, b) => eval(a) * eval(b),
+        v => panic!("unexpected {v:?}"),
+    }
+}
+
+fn depth(v: &ValueExpr) -> usize {
+    match v {
+        ValueExpr::Neg(a) => 1 + depth(a),
+        ValueExpr::Binary(_, a, b) => 1 + depth(a).max(depth(b)),
+        ValueExpr::Call { args, .. } => 1 + args.iter().map(depth).max().unwrap_or(0),
+        _ => 0,
+    }
+}
+
+#[test]
+fn a_flat_sum_of_any_length_parses_evaluates_and_prints() {
+    for n in [3, 64, 65, 1001, 100_000] {
+        // `A(0) + A(1) - A(2) + 0.5 + A(3) - ...`: exact in f64 in any order.
+        let mut text = String::from("A(0)");
+        let mut want = 1.0;
+        for k in 1..n {
+            let (sign, term, value) = match k % 4 {
+                0 => ('+', format!("A({})", k % 7), (k % 7 + 1) as f64),
+                1 => ('+', format!("2 * A({})", k % 5), 2.0 * (k % 5 + 1) as f64),
+                2 => ('-', format!("A({})", k % 3), (k % 3 + 1) as f64),
+                _ => ('+', "0.5".to_string(), 0.5),
+            };
+            text.push_str(&format!(" {sign} {term}"));
+            want += if sign == '+' { value } else { -value };
+        }
+        let src = format!(
+            "computation c(N) {{ in real A[N]; out real y[N]; \
+             S0: y(i) = {text} domain {{[i] : 0 <= i < N}} schedule {{[i] -> [0, i, 0]}}; }}"
+        );
+        let c = parse(&src);
+        let Body::Update { value, .. } = &c.stmts[0].body else {
+            panic!("not an update")
+        };
+        assert_eq!(eval(value), want, "{n} terms");
+        // Short sums are the left-nested tree as written, long ones balanced.
+        let levels = depth(value);
+        if n <= 64 {
+            assert_eq!(levels, n, "{n} terms"); // n - 1 operators and a `*`
+        } else {
+            assert!(
+                levels <= 2 + (n as f64).log2().ceil() as usize,
+                "{n}: {levels}"
+            );
+        }
+        assert_round_trip(&c);
+    }
+    // Index terms fold into one affine index value, however many.
+    let n = 100_000;
+    let sum = format!("A(i{})", " + i - 1".repeat(n));
+    assert_eq!(
+        value_of(&sum),
+        read(
+            "A",
+            vec![t(0).scale(n as i64 + 1).plus(&Expr::constant(-(n as i64)))]
+        )
+    );
+}
+
+#[test]
+fn long_sums_built_in_code_print_parseably() {
+    // A left-nested chain longer than the parser's: the printer writes it
+    // with parentheses that parse back to the same tree.
+    let chain = (0..200)
+        .map(|k| read("A", vec![Expr::constant(k)]))
+        .reduce(|a, b| ValueExpr::Binary(BinOp::Sub, Box::new(a), Box::new(b)))
+        .unwrap();
+    let wide_index = (0..100).fold(Expr::constant(3), |e, k| {
+        e.plus(&Expr::sym(format!("M{k}")))
+    });
+    let leftmost_index = ValueExpr::Binary(
+        BinOp::Add,
+        Box::new(ValueExpr::Index(wide_index)),
+        Box::new(read("A", vec![Expr::constant(0)])),
+    );
+    for value in [chain, leftmost_index] {
+        let symbols: Vec<String> = (0..100).map(|k| format!("M{k}")).collect();
+        let src = format!(
+            "computation c(N, {}) {{ in real A[N]; out real y[N]; \
+             S0: y(i) = 0 domain {{[i] : 0 <= i < N}} schedule {{[i] -> [0, i, 0]}}; }}",
+            symbols.join(", ")
+        );
+        let mut c = parse(&src);
+        let Body::Update { value: v, .. } = &mut c.stmts[0].body else {
+            panic!("not an update")
+        };
+        *v = value;
+        assert_round_trip(&c);
+    }
+}
+
 #[test]
 fn deep_nesting_is_an_error_not_a_crash() {
     let deep = |body: String| {
@@ -977,6 +1082,16 @@ fn deep_nesting_is_an_error_not_a_crash() {
         format!("t = {}1{}", "(".repeat(100_000), ")".repeat(100_000)),
         format!("{}t = 1{}", "{".repeat(100_000), "}".repeat(100_000)),
         format!("t = {}1", "-".repeat(100_000)),
+        format!("t = {}1", "- ".repeat(100_000)),
+        format!("t = 1{}", " * t".repeat(100_000)),
+        format!("t = {}1{}", "t * (".repeat(100_000), ")".repeat(100_000)),
+        // Sums in nested groups: a value's sum is a binary tree, whose
+        // levels count up to 64 per sum.
+        format!(
+            "t = {}1{}",
+            "(t + t + t + t + t + t + t + t + t + ".repeat(200),
+            ")".repeat(200)
+        ),
     ] {
         let err = parse_computation(&deep(body)).unwrap_err();
         assert!(err.message.contains("nested too deeply"), "{err}");
@@ -987,6 +1102,12 @@ fn deep_nesting_is_an_error_not_a_crash() {
         format!("t = 1{}", " / t".repeat(300)),
         format!("t = {}1{}", "(".repeat(300), ")".repeat(300)),
         format!("{}t = 1{}", "{".repeat(300), "}".repeat(300)),
+        format!("t = 1{}", " + t - 2.5e-3".repeat(100_000)),
+        format!(
+            "t = {}1{}",
+            "(t + t + t + t + t + t + t + t + t + ".repeat(90),
+            ")".repeat(90)
+        ),
     ] {
         assert_round_trip(&parse(&deep(body)));
     }

@@ -16,8 +16,8 @@ use std::collections::HashMap;
 use iegen::constraint::Normalized;
 use iegen::lower::lower_formula;
 use iegen::syntax::ast::{
-    AstConjunction, AstConstraint, AstExpr, AstFormula, AstMonotonicity, CmpOp, Ident, RuleArrow,
-    Span, TupleElem,
+    fold_sum, AstConjunction, AstConstraint, AstExpr, AstFormula, AstMonotonicity, CmpOp, Ident,
+    RuleArrow, Sign, Span, TupleElem,
 };
 use iegen::syntax::descriptor_ast::{
     parse_descriptor_file, AstDescItem, AstKeyExpr, AstKeyOp, AstRule, AstSize, AstUfDecl,
@@ -587,10 +587,13 @@ impl<'s> Names<'s> {
                 }
                 Ok(())
             }
-            AstExpr::Add(a, b, _)
-            | AstExpr::Sub(a, b, _)
-            | AstExpr::Mul(a, b, _)
-            | AstExpr::Div(a, b, _) => {
+            AstExpr::Sum(terms, _) => {
+                for (_, t) in terms {
+                    self.expr(t, bound, at, symbols)?;
+                }
+                Ok(())
+            }
+            AstExpr::Mul(a, b, _) | AstExpr::Div(a, b, _) => {
                 self.expr(a, bound, at, symbols)?;
                 self.expr(b, bound, at, symbols)
             }
@@ -915,11 +918,25 @@ fn lower_key(src: &str, c: &ComparatorItem<'_>, k: &AstKeyExpr) -> Result<KeyExp
             )
         }
         AstKeyExpr::Neg(a, _) => KeyExpr::Neg(sub(a)?),
+        // The terms in a loop, then one tree of bounded depth.
+        AstKeyExpr::Sum(terms, _) => {
+            let terms = terms
+                .iter()
+                .map(|(sign, t)| Ok((*sign, lower_key(src, c, t)?)))
+                .collect::<Result<Vec<_>, SyntaxError>>()?;
+            fold_sum(
+                terms,
+                &mut |a| KeyExpr::Neg(Box::new(a)),
+                &mut |sign, a, b| match sign {
+                    Sign::Plus => KeyExpr::Add(Box::new(a), Box::new(b)),
+                    Sign::Minus => KeyExpr::Sub(Box::new(a), Box::new(b)),
+                },
+            )
+            .unwrap_or(KeyExpr::Int(0))
+        }
         AstKeyExpr::Binary(op, a, b, _) => {
             let (a, b) = (sub(a)?, sub(b)?);
             match op {
-                AstKeyOp::Add => KeyExpr::Add(a, b),
-                AstKeyOp::Sub => KeyExpr::Sub(a, b),
                 AstKeyOp::Mul => KeyExpr::Mul(a, b),
                 AstKeyOp::Div => KeyExpr::Div(a, b),
                 AstKeyOp::Rem => KeyExpr::Rem(a, b),

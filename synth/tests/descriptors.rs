@@ -583,13 +583,64 @@ fn validation_errors_are_located() {
 
 #[test]
 fn deep_nesting_is_an_error_not_a_crash() {
-    let key = format!("{}i", "i / ".repeat(3000));
-    let src = base_plus(&format!("    comparator M(i) = {key};"));
-    let e = err(&src);
-    assert!(e.contains("nested too deeply"), "{e}");
-    let key = format!("{}i{}", "(".repeat(5000), ")".repeat(5000));
-    let e = err(&base_plus(&format!("    comparator M(i) = {key};")));
-    assert!(e.contains("nested too deeply"), "{e}");
+    for key in [
+        format!("{}i", "i / ".repeat(3000)),
+        format!("{}i", "i * ".repeat(3000)),
+        format!("{}i", "i % ".repeat(3000)),
+        format!("{}i{}", "(".repeat(5000), ")".repeat(5000)),
+        format!("{}i", "-".repeat(5000)),
+        format!("i + {}i", "- ".repeat(5000)),
+        // A key's sum is a binary tree: nested sums count up to 64 levels.
+        format!(
+            "{}i{}",
+            "(i + i + i + i + i + i + i + i + i + ".repeat(200),
+            ")".repeat(200)
+        ),
+    ] {
+        let src = base_plus(&format!("    comparator M(i) = {key};"));
+        let e = err(&src);
+        assert!(e.contains("nested too deeply"), "{e}");
+    }
+    // Flat sums are not limited, in a map either.
+    let map = format!(
+        "    map {{[n, ii, jj] -> [i, j] : i = ii{} && j = jj && 0 <= n < NNZ && ii = row(n) && jj = col(n)}};",
+        " + n - n".repeat(50_000)
+    );
+    assert_eq!(
+        parse(&base_with(3, &map)).map,
+        parse(&base_with(3, BASE[2])).map
+    );
+}
+
+#[test]
+fn a_comparator_key_may_be_a_flat_sum_of_any_length() {
+    use synth::instance::comparator_key;
+    for n in [3, 64, 65, 1001, 100_000] {
+        // `i + 2j - 1 + i + 2j - 1 + ...`, n terms.
+        let pieces = ["i", "2j", "1"];
+        let mut key = String::from("i");
+        let (mut a, mut b, mut c) = (1_i128, 0_i128, 0_i128);
+        for k in 1..n {
+            let (sign, piece) = (if k % 3 == 2 { '-' } else { '+' }, pieces[k % 3]);
+            key.push_str(&format!(" {sign} {piece}"));
+            let s = if sign == '+' { 1 } else { -1 };
+            match k % 3 {
+                0 => a += s,
+                1 => b += 2 * s,
+                _ => c += s,
+            }
+        }
+        let d = parse(&base_plus(&format!("    comparator M(i, j) = ({key}, j);")));
+        let cmp = &d.comparators[0];
+        assert_eq!(cmp.key.len(), 2);
+        for (x, y) in [(0_i64, 0_i64), (3, -7), (-11, 5)] {
+            let got = comparator_key(cmp, &[x, y]).unwrap_or_else(|e| panic!("{e}"));
+            let want = a * i128::from(x) + b * i128::from(y) + c;
+            assert_eq!(got, vec![want, i128::from(y)], "{n} terms at ({x}, {y})");
+        }
+        // Clone, compare and drop on this test thread's small stack.
+        assert_eq!(d.comparators.clone(), d.comparators);
+    }
 }
 
 // ------------------------------------------------------------------ check

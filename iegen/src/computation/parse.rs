@@ -18,6 +18,12 @@
 //!   integer literals, at least one of them not a literal) fold into one
 //!   affine [`ValueExpr::Index`]: `i + 1` is `Index(i + 1)`, `2 * i` is
 //!   `Index(2i)`; an index value that folds to a constant is an `Int`;
+//! - a sum of up to [`CHAIN_TERMS`](crate::syntax::ast::CHAIN_TERMS) terms is
+//!   the left-nested tree of its binary `+` and `-` (`a + b - c` is
+//!   `Binary(Sub, Binary(Add, a, b), c)`), folded as above step by step; a
+//!   longer one is a balanced tree ([`fold_sum`]), so that no value is deeper
+//!   than its text's nesting allows; the printer puts no more terms than
+//!   that in one flat sum, with parentheses where the tree needs them;
 //! - a call of a data space in a value is a [`ValueExpr::Read`], never a UF
 //!   call inside an `Index`.
 //!
@@ -37,7 +43,9 @@ use crate::expr::{Expr, Var};
 use crate::formula::Formula;
 use crate::lower::{lower_formula, Scope};
 use crate::set::Set;
-use crate::syntax::ast::{AstConstraint, AstExpr, AstFormula, Ident, Span, TupleElem};
+use crate::syntax::ast::{
+    fold_sum, AstConstraint, AstExpr, AstFormula, Ident, Sign, Span, TupleElem,
+};
 use crate::syntax::computation_ast::{
     parse_computation_file, AstBody, AstComputation, AstCondOp, AstElemType, AstItem, AstRole,
     AstStmt, AstTarget, AstUpdateOp, AstValue, AstValueOp,
@@ -378,10 +386,10 @@ impl<'a> Lowerer<'a> {
                 args.iter()
                     .try_for_each(|a| self.check_expr(a, bound, place))
             }
-            AstExpr::Add(a, b, _)
-            | AstExpr::Sub(a, b, _)
-            | AstExpr::Mul(a, b, _)
-            | AstExpr::Div(a, b, _) => {
+            AstExpr::Sum(terms, _) => terms
+                .iter()
+                .try_for_each(|(_, t)| self.check_expr(t, bound, place)),
+            AstExpr::Mul(a, b, _) | AstExpr::Div(a, b, _) => {
                 self.check_expr(a, bound, place)?;
                 self.check_expr(b, bound, place)
             }
@@ -724,14 +732,19 @@ impl<'a> Lowerer<'a> {
             AstValue::Method { span, .. } => {
                 return Err(self.err(*span, "a method call cannot appear in an index expression"))
             }
+            AstValue::Sum(terms, span) => AstExpr::Sum(
+                terms
+                    .iter()
+                    .map(|(sign, t)| Ok((*sign, self.to_index_ast(t)?)))
+                    .collect::<Result<_, SyntaxError>>()?,
+                *span,
+            ),
             AstValue::Binary(op, a, b, span) => {
                 let (a, b) = (
                     Box::new(self.to_index_ast(a)?),
                     Box::new(self.to_index_ast(b)?),
                 );
                 match op {
-                    AstValueOp::Add => AstExpr::Add(a, b, *span),
-                    AstValueOp::Sub => AstExpr::Sub(a, b, *span),
                     AstValueOp::Mul => AstExpr::Mul(a, b, *span),
                     // Only `floor(e / m)` is an index expression; lowering
                     // rejects a bare division.
@@ -853,12 +866,25 @@ impl<'a> Lowerer<'a> {
             AstValue::Binary(op, a, b, _) => {
                 let (a, b) = (self.value(a, scope)?, self.value(b, scope)?);
                 let op = match op {
-                    AstValueOp::Add => BinOp::Add,
-                    AstValueOp::Sub => BinOp::Sub,
                     AstValueOp::Mul => BinOp::Mul,
                     AstValueOp::Div => BinOp::Div,
                 };
                 fold_binary(op, a, b)
+            }
+            AstValue::Sum(terms, _) => {
+                // The terms in a loop, then one tree of bounded depth.
+                let terms = terms
+                    .iter()
+                    .map(|(sign, t)| Ok((*sign, self.value(t, scope)?)))
+                    .collect::<Result<Vec<_>, SyntaxError>>()?;
+                fold_sum(terms, &mut negate, &mut |sign, a, b| {
+                    let op = match sign {
+                        Sign::Plus => BinOp::Add,
+                        Sign::Minus => BinOp::Sub,
+                    };
+                    fold_binary(op, a, b)
+                })
+                .unwrap_or(ValueExpr::Int(0))
             }
         })
     }

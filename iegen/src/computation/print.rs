@@ -29,7 +29,7 @@ use crate::expr::{Atom, Expr, Var};
 use crate::formula::Formula;
 use crate::print::{expr_with_names, RESERVED_WORDS};
 use crate::set::Set;
-use crate::syntax::ast::{Span, TupleElem};
+use crate::syntax::ast::{Span, TupleElem, CHAIN_TERMS};
 use crate::syntax::parse_formula;
 
 impl fmt::Display for Computation {
@@ -335,8 +335,7 @@ fn value_prec(v: &ValueExpr, names: &dyn Fn(Var) -> String) -> (String, Prec) {
         ),
         ValueExpr::Binary(op, a, b) => {
             let (sym, prec, right) = match op {
-                BinOp::Add => ("+", Prec::Sum, Prec::Product),
-                BinOp::Sub => ("-", Prec::Sum, Prec::Product),
+                BinOp::Add | BinOp::Sub => return (sum_text(v, names), Prec::Sum),
                 BinOp::Mul => ("*", Prec::Product, Prec::Unary),
                 BinOp::Div => ("/", Prec::Product, Prec::Unary),
                 BinOp::Min | BinOp::Max => {
@@ -370,6 +369,43 @@ fn value_prec(v: &ValueExpr, names: &dyn Fn(Var) -> String) -> (String, Prec) {
             (s, Prec::Atom)
         }
     }
+}
+
+/// The text of a sum: the binary `+` and `-` along its left spine, in a
+/// loop. The parser reads a flat sum of up to [`CHAIN_TERMS`] terms back as
+/// the left-nested tree of its operators (and a longer one otherwise), so
+/// when the spine and the terms of its leftmost operand are more than that,
+/// its lower part is written in parentheses.
+fn sum_text(v: &ValueExpr, names: &dyn Fn(Var) -> String) -> String {
+    // The operators and right operands of the spine, top first.
+    let mut spine: Vec<(BinOp, &ValueExpr)> = Vec::new();
+    let mut leftmost = v;
+    while let ValueExpr::Binary(op @ (BinOp::Add | BinOp::Sub), a, b) = leftmost {
+        spine.push((*op, b));
+        leftmost = a;
+    }
+    let leftmost_terms = match leftmost {
+        ValueExpr::Index(e) => (e.terms().count() + usize::from(e.constant_term() != 0)).max(1),
+        _ => 1,
+    };
+    let mut s = if spine.len() + leftmost_terms <= CHAIN_TERMS {
+        value_text(leftmost, Prec::Sum, names)
+    } else {
+        let keep = spine.len().min(CHAIN_TERMS - 1);
+        let mut below = v;
+        for _ in 0..keep {
+            if let ValueExpr::Binary(_, a, _) = below {
+                below = a;
+            }
+        }
+        spine.truncate(keep);
+        format!("({})", value_prec(below, names).0)
+    };
+    for (op, b) in spine.iter().rev() {
+        let sym = if *op == BinOp::Add { '+' } else { '-' };
+        let _ = write!(s, " {sym} {}", value_text(b, Prec::Product, names));
+    }
+    s
 }
 
 /// A real literal that lexes as one (`1.0`, `2.5e-3`, `1.0e21`).

@@ -40,10 +40,10 @@ pub enum AstExpr {
     Name(Ident),
     /// An uninterpreted function call `f(a, b)`.
     Call(Ident, Vec<AstExpr>, Span),
-    /// `a + b`
-    Add(Box<AstExpr>, Box<AstExpr>, Span),
-    /// `a - b`
-    Sub(Box<AstExpr>, Box<AstExpr>, Span),
+    /// A sum `a + b - c + ...` of two or more terms, flat however long it
+    /// is: each term with the sign written before it (the first term's is
+    /// [`Sign::Plus`]; a leading `-` is a [`AstExpr::Neg`] of that term).
+    Sum(Vec<(Sign, AstExpr)>, Span),
     /// `a * b`, or juxtaposition `2i`.
     Mul(Box<AstExpr>, Box<AstExpr>, Span),
     /// `-a`
@@ -58,14 +58,101 @@ impl AstExpr {
         match self {
             AstExpr::Num(_, s)
             | AstExpr::Call(_, _, s)
-            | AstExpr::Add(_, _, s)
-            | AstExpr::Sub(_, _, s)
+            | AstExpr::Sum(_, s)
             | AstExpr::Mul(_, _, s)
             | AstExpr::Div(_, _, s)
             | AstExpr::Neg(_, s) => *s,
             AstExpr::Name(id) => id.span,
         }
     }
+}
+
+/// The sign of a term of a sum.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Sign {
+    /// `+`, and the first term of a sum.
+    Plus,
+    /// `-`
+    Minus,
+}
+
+impl Sign {
+    /// The other sign.
+    #[must_use]
+    pub fn flip(self) -> Sign {
+        match self {
+            Sign::Plus => Sign::Minus,
+            Sign::Minus => Sign::Plus,
+        }
+    }
+}
+
+/// Sums of up to this many terms are built as left-nested binary trees by
+/// [`fold_sum`] (evaluated left to right, as written); longer ones as
+/// balanced trees.
+pub const CHAIN_TERMS: usize = 64;
+
+/// Combines the terms of a flat sum into a binary tree, for value types that
+/// are binary trees (computation values, comparator keys): `neg` negates a
+/// value, `add(sign, a, b)` is `a + b` or `a - b`.
+///
+/// Up to [`CHAIN_TERMS`] terms make the left-nested tree `((a + b) - c) + d`
+/// of the written order. A longer sum makes a balanced tree, halves
+/// combined recursively (`(a + b) + (c + d)`, a subtracted half with its
+/// signs flipped: `a - b + c` is `a - (b - c)`), so that its depth is the
+/// logarithm of its length: the same value for integers, up to rounding for
+/// reals. Either way no tree is deeper than [`CHAIN_TERMS`] levels above
+/// its terms (a length below 2^64 has a logarithm below 64), and building
+/// one recurses only that deep. `None` for no terms.
+///
+/// ```
+/// # use iegen::syntax::ast::{fold_sum, Sign};
+/// let terms = vec![(Sign::Plus, "a".to_string()), (Sign::Minus, "b".into()), (Sign::Plus, "c".into())];
+/// let text = fold_sum(terms, &mut |a| format!("-{a}"), &mut |s, a, b| {
+///     format!("({a} {} {b})", if s == Sign::Plus { '+' } else { '-' })
+/// });
+/// assert_eq!(text.as_deref(), Some("((a - b) + c)"));
+/// ```
+pub fn fold_sum<T>(
+    terms: Vec<(Sign, T)>,
+    neg: &mut dyn FnMut(T) -> T,
+    add: &mut dyn FnMut(Sign, T, T) -> T,
+) -> Option<T> {
+    if terms.len() <= CHAIN_TERMS {
+        let mut terms = terms.into_iter();
+        let (sign, first) = terms.next()?;
+        let first = match sign {
+            Sign::Plus => first,
+            Sign::Minus => neg(first),
+        };
+        return Some(terms.fold(first, |acc, (sign, t)| add(sign, acc, t)));
+    }
+    Some(balanced_sum(terms, neg, add))
+}
+
+/// [`fold_sum`] of two or more terms as a balanced tree.
+fn balanced_sum<T>(
+    mut terms: Vec<(Sign, T)>,
+    neg: &mut dyn FnMut(T) -> T,
+    add: &mut dyn FnMut(Sign, T, T) -> T,
+) -> T {
+    if terms.len() == 1 {
+        let (sign, t) = terms.pop().expect("one term");
+        return match sign {
+            Sign::Plus => t,
+            Sign::Minus => neg(t),
+        };
+    }
+    let mut right = terms.split_off(terms.len() / 2);
+    let sign = right[0].0;
+    if sign == Sign::Minus {
+        for term in &mut right {
+            term.0 = term.0.flip();
+        }
+    }
+    let a = balanced_sum(terms, neg, add);
+    let b = balanced_sum(right, neg, add);
+    add(sign, a, b)
 }
 
 /// A comparison operator.

@@ -29,7 +29,7 @@
 
 use std::sync::LazyLock;
 
-use super::ast::{AstExpr, AstFormula, Ident, Span};
+use super::ast::{AstExpr, AstFormula, Ident, Sign, Span};
 use super::{parse_with, Nesting, SyntaxError};
 
 /// A whole computation file: `computation NAME(SYMBOLS) { ITEMS }`.
@@ -235,13 +235,9 @@ pub struct AstCondition {
     pub span: Span,
 }
 
-/// A binary operator of value expressions.
+/// A binary operator of value expressions (sums are [`AstValue::Sum`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum AstValueOp {
-    /// `+`
-    Add,
-    /// `-`
-    Sub,
     /// `*`, or juxtaposition `2i` inside parentheses
     Mul,
     /// `/`
@@ -276,6 +272,9 @@ pub enum AstValue {
     Neg(Box<AstValue>, Span),
     /// `a op b`
     Binary(AstValueOp, Box<AstValue>, Box<AstValue>, Span),
+    /// A sum `a + b - c + ...` of two or more terms, flat however long it
+    /// is, each term with its sign (the first term's is [`Sign::Plus`]).
+    Sum(Vec<(Sign, AstValue)>, Span),
 }
 
 impl AstValue {
@@ -287,7 +286,8 @@ impl AstValue {
             | AstValue::Call(_, _, s)
             | AstValue::Method { span: s, .. }
             | AstValue::Neg(_, s)
-            | AstValue::Binary(_, _, _, s) => *s,
+            | AstValue::Binary(_, _, _, s)
+            | AstValue::Sum(_, s) => *s,
             AstValue::Name(id) => id.span,
         }
     }
@@ -309,9 +309,12 @@ static COMPUTATION: LazyLock<super::grammar::ComputationFileParser> =
     LazyLock::new(super::grammar::ComputationFileParser::new);
 
 /// What nests in computation files: the expression operators and more.
-/// Bodies also nest through `/` and `if`; `.` continues a word (`P.insert`, `1.5`).
+/// Bodies also nest through `if`; `.` continues a word (`P.insert`, `1.5`).
+/// A sum of values lowers to a binary tree
+/// ([`fold_sum`](super::ast::fold_sum)).
 const COMPUTATION_NESTING: Nesting = Nesting {
-    operators: &['+', '-', '*', '/'],
+    operators: &['*', '/'],
+    sum_levels: super::ast::CHAIN_TERMS,
     keyword: Some("if"),
     dot_in_words: true,
 };
@@ -412,7 +415,7 @@ pub fn render_expr(e: &AstExpr) -> String {
     fn go(e: &AstExpr, out: &mut String, prec: u8) {
         // 0: sum, 1: product, 2: unary, 3: atom
         let own = match e {
-            AstExpr::Add(..) | AstExpr::Sub(..) => 0,
+            AstExpr::Sum(..) => 0,
             AstExpr::Mul(..) | AstExpr::Div(..) => 1,
             AstExpr::Neg(..) => 2,
             _ => 3,
@@ -435,14 +438,20 @@ pub fn render_expr(e: &AstExpr) -> String {
                 }
                 out.push(')');
             }
-            AstExpr::Add(a, b, _) | AstExpr::Sub(a, b, _) => {
-                go(a, out, 0);
-                out.push_str(if matches!(e, AstExpr::Add(..)) {
-                    " + "
-                } else {
-                    " - "
-                });
-                go(b, out, 1);
+            AstExpr::Sum(terms, _) => {
+                // Every term binds tighter than the sum: a nested sum, even
+                // the first term, keeps its parentheses.
+                for (i, (sign, t)) in terms.iter().enumerate() {
+                    match (i, sign) {
+                        (0, Sign::Plus) => {}
+                        (0, Sign::Minus) => out.push('-'),
+                        (_, Sign::Plus) => out.push_str(" + "),
+                        (_, Sign::Minus) => out.push_str(" - "),
+                    }
+                    // A leading `-` is a prefix operator.
+                    let prec = if i == 0 && *sign == Sign::Minus { 2 } else { 1 };
+                    go(t, out, prec);
+                }
             }
             AstExpr::Mul(a, b, _) | AstExpr::Div(a, b, _) => {
                 go(a, out, 1);

@@ -30,7 +30,9 @@
 
 use std::sync::LazyLock;
 
-use super::ast::{AstConjunction, AstExpr, AstFormula, AstMonotonicity, Ident, RuleArrow, Span};
+use super::ast::{
+    AstConjunction, AstExpr, AstFormula, AstMonotonicity, Ident, RuleArrow, Sign, Span,
+};
 use super::{parse_with, Nesting, SyntaxError};
 
 /// A whole descriptor file: `format NAME { ITEMS }`.
@@ -166,13 +168,9 @@ pub struct AstRule {
     pub span: Span,
 }
 
-/// A binary operator of comparator keys.
+/// A binary operator of comparator keys (sums are [`AstKeyExpr::Sum`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum AstKeyOp {
-    /// `+`
-    Add,
-    /// `-`
-    Sub,
     /// `*`, or juxtaposition `2i`
     Mul,
     /// `/`
@@ -194,6 +192,9 @@ pub enum AstKeyExpr {
     Neg(Box<AstKeyExpr>, Span),
     /// `a op b`
     Binary(AstKeyOp, Box<AstKeyExpr>, Box<AstKeyExpr>, Span),
+    /// A sum `a + b - c + ...` of two or more terms, flat however long it
+    /// is, each term with its sign (the first term's is [`Sign::Plus`]).
+    Sum(Vec<(Sign, AstKeyExpr)>, Span),
 }
 
 impl AstKeyExpr {
@@ -203,7 +204,8 @@ impl AstKeyExpr {
             AstKeyExpr::Int(_, s)
             | AstKeyExpr::Call(_, _, s)
             | AstKeyExpr::Neg(_, s)
-            | AstKeyExpr::Binary(_, _, _, s) => *s,
+            | AstKeyExpr::Binary(_, _, _, s)
+            | AstKeyExpr::Sum(_, s) => *s,
             AstKeyExpr::Name(id) => id.span,
         }
     }
@@ -213,9 +215,11 @@ static DESCRIPTOR: LazyLock<super::grammar::DescriptorFileParser> =
     LazyLock::new(super::grammar::DescriptorFileParser::new);
 
 /// What nests in descriptor files: the expression operators and more.
-/// Comparator keys also nest through `/` and `%`.
+/// Comparator keys also nest through `%`, and their sums lower to binary
+/// trees ([`fold_sum`](super::ast::fold_sum)).
 const DESCRIPTOR_NESTING: Nesting = Nesting {
-    operators: &['+', '-', '*', '/', '%'],
+    operators: &['*', '/', '%'],
+    sum_levels: super::ast::CHAIN_TERMS,
     keyword: None,
     dot_in_words: false,
 };

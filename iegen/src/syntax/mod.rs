@@ -36,16 +36,18 @@
 //!
 //! From loosest to tightest: `union` between braced terms; `||` / `or`
 //! between conjunctions; `&&` / `and` between constraints; comparison chains
-//! (`a <= b < c` is one constraint); binary `+` and `-` (left-associative);
+//! (`a <= b < c` is one constraint); binary `+` and `-` (one flat sum);
 //! binary `*` (left-associative); prefix `-`; juxtaposition of an integer
 //! literal with a following name, call or parenthesised expression (`2i`,
 //! `2 f(x)`, `3(i+1)`, all `Mul(Num, ..)`); atoms. So `-2i * j` is
 //! `Mul(Neg(Mul(2, i)), j)`. An `exists a, b :` prefix binds up to the next
 //! `||` / `or`.
 //!
-//! Trees nesting deeper than about a thousand levels (say, a sum of a
-//! thousand terms) are rejected with an error rather than risking a stack
-//! overflow in the recursive code that walks them.
+//! A chain of binary `+` and `-` is one flat [`ast::AstExpr::Sum`] node,
+//! however long. Trees nesting deeper than about a thousand levels (a
+//! thousand nested parentheses, prefix `-` or products) are rejected with an
+//! error rather than risking a stack overflow in the recursive code that
+//! walks them; a flat sum of any length is not limited.
 
 pub mod ast;
 pub mod computation_ast;
@@ -228,51 +230,99 @@ fn parse_with<'input, T>(
 ///
 /// The tree types are recursive and so are their `Drop`, `Clone`, `Debug` and
 /// `PartialEq`, and the later phases that walk them: without a limit, an
-/// input such as `i+i+...+i` with 100,000 terms would overflow the stack (an
-/// abort, not even a panic), even when it is being dropped after a syntax
-/// error further on. The generated parser itself keeps its stack on the heap.
+/// input such as `((((...i...))))` or `- - - ... i` with 100,000 levels would
+/// overflow the stack (an abort, not even a panic), even when it is being
+/// dropped after a syntax error further on. The generated parser itself keeps
+/// its stack on the heap. A flat sum `i + i + ... + i` is one node however
+/// long it is (see [`check_nesting`]).
 pub(crate) const MAX_NESTING: usize = 1000;
 
 /// One level of brackets in [`check_nesting`].
 #[derive(Default)]
 struct Level {
-    /// Operators and integer literals in the current segment (since the last
-    /// separator) at this level: each makes at most one level of the tree.
+    /// Operators and integer literals in the current term (since the last
+    /// separator or binary `+` / `-`) at this level: each makes at most one
+    /// level of the tree.
     ops: usize,
-    /// The deepest bracketed group closed so far in the current segment.
+    /// The deepest bracketed group closed so far in the current term.
     child: usize,
+    /// The deepest finished term of the current segment's sum.
+    terms: usize,
+    /// The binary `+` and `-` of the current segment so far.
+    sum: usize,
     /// The deepest finished segment of this level.
     best: usize,
 }
 
+impl Level {
+    /// How deep the current segment's tree may be: its sum's levels over its
+    /// deepest term.
+    fn segment(&self, rules: &Nesting) -> usize {
+        self.sum.min(rules.sum_levels) + self.terms.max(self.ops + self.child)
+    }
+}
+
 /// What counts as one level of nesting for [`check_nesting`]; each notation
-/// adds what its own grammar nests.
+/// adds what its own grammar, and the lowering of its values, nests.
 pub(crate) struct Nesting {
-    /// Operators that may each add a level within a segment.
+    /// Operators that may each add a level within a term of a sum: `*` and
+    /// the notation's other products. Binary `+` and `-` are counted by
+    /// `sum_levels`, a prefix `-` always adds a level.
     pub operators: &'static [char],
+    /// The most levels one flat sum adds, however long: 1 where sums stay
+    /// flat nodes; [`ast::CHAIN_TERMS`] where lowering makes them binary
+    /// trees with [`ast::fold_sum`] (at most that many levels above the
+    /// terms).
+    pub sum_levels: usize,
     /// A keyword that nests (a computation body's `if`), if any.
     pub keyword: Option<&'static str>,
     /// Whether `.` continues a word (`P.insert`, `1.5` in computation files).
     pub dot_in_words: bool,
 }
 
-/// The set and relation notation (and `spf calc`).
+/// The set and relation notation (and `spf calc`): sums lower to flat
+/// affine expressions.
 pub(crate) const EXPRESSIONS: Nesting = Nesting {
-    operators: &['+', '-', '*'],
+    operators: &['*', '/'],
+    sum_levels: 1,
     keyword: None,
     dot_in_words: false,
 };
+
+/// Whether `word` (the text of the current word up to a `+` or `-`) is a
+/// real literal up to its exponent's sign: `1.5e` in `1.5e-3`.
+fn before_exponent_sign(word: &str) -> bool {
+    let Some(mantissa) = word.strip_suffix(['e', 'E']) else {
+        return false;
+    };
+    match mantissa.split_once('.') {
+        Some((whole, fraction)) => {
+            !whole.is_empty()
+                && !fraction.is_empty()
+                && whole.bytes().all(|b| b.is_ascii_digit())
+                && fraction.bytes().all(|b| b.is_ascii_digit())
+        }
+        None => false,
+    }
+}
 
 /// Rejects input whose syntax tree could nest more than [`MAX_NESTING`]
 /// levels, before anything is built.
 ///
 /// This is a quick scan of the characters, not the tokens: it bounds the
-/// depth of every tree the parser could build from the text from above.
-/// Brackets `(`, `[`, `{` open a level; `,`, `;`, `:`, `&`, `|`, `<`, `>`
-/// and `=` separate the trees within one level (no expression contains
-/// them); every operator of `rules`, nesting keyword and integer literal in
-/// a segment adds at most one level, every bracketed group one more than its
-/// deepest segment.
+/// depth of every tree the parser could build from the text from above, and
+/// of the trees lowering builds from those. Brackets `(`, `[`, `{` open a
+/// level; `,`, `;`, `:`, `&`, `|`, `<`, `>` and `=` separate the trees
+/// within one level (no expression contains them). Within a segment, binary
+/// `+` and `-` separate the terms of one flat sum, which adds at most
+/// `rules.sum_levels` levels over its deepest term however many terms it
+/// has; a `-` is binary after an operand (a name, a number, a closing
+/// bracket), prefix otherwise (a `-` after a keyword such as `and`, taken as
+/// binary, ends the term before it, which is in another tree anyway). Every
+/// prefix `-`, operator of `rules`, nesting keyword and integer literal in a
+/// term adds at most one level, every bracketed group one more than its
+/// deepest segment. The sign of a real literal's exponent (`1.5e-3`) is part
+/// of the literal.
 fn check_nesting(src: &str, rules: &Nesting) -> Result<(), SyntaxError> {
     let too_deep = |at: usize, c: char| {
         SyntaxError::at(
@@ -286,10 +336,23 @@ fn check_nesting(src: &str, rules: &Nesting) -> Result<(), SyntaxError> {
     let mut top = Level::default();
     let mut outer: Vec<Level> = Vec::new();
     let mut in_comment = false;
-    let mut in_word = false;
+    // Where the current word (name, number, keyword) started, if in one.
+    let mut word_start: Option<usize> = None;
+    // Whether the last character that was not blank or a comment ended an
+    // operand, so that a `-` after it is binary.
+    let mut after_operand = false;
     for (at, c) in src.char_indices() {
         if in_comment {
             in_comment = c != '\n' && c != '\r';
+            continue;
+        }
+        let in_word = word_start.is_some();
+        if (c == '-' || c == '+')
+            && rules.dot_in_words
+            && word_start.is_some_and(|start| before_exponent_sign(&src[start..at]))
+            && src[at + 1..].starts_with(|d: char| d.is_ascii_digit())
+        {
+            // `1.5e-3`: the sign is inside the literal.
             continue;
         }
         let starts_number = c.is_ascii_digit() && !in_word;
@@ -297,7 +360,12 @@ fn check_nesting(src: &str, rules: &Nesting) -> Result<(), SyntaxError> {
             && rules.keyword.is_some_and(|k| {
                 src[at..].starts_with(k) && !src[at + k.len()..].starts_with(word_char)
             });
-        in_word = word_char(c) || (rules.dot_in_words && c == '.');
+        let continues_word = word_char(c) || (rules.dot_in_words && c == '.');
+        word_start = match (word_start, continues_word) {
+            (_, false) => None,
+            (Some(start), true) => Some(start),
+            (None, true) => Some(at),
+        };
         if starts_keyword {
             top.ops += 1;
         }
@@ -314,20 +382,33 @@ fn check_nesting(src: &str, rules: &Nesting) -> Result<(), SyntaxError> {
                 // reports; here it closes nothing.
                 if let Some(parent) = outer.pop() {
                     let closed = std::mem::replace(&mut top, parent);
-                    let depth = closed.best.max(closed.ops + closed.child) + 1;
+                    let depth = closed.best.max(closed.segment(rules)) + 1;
                     top.child = top.child.max(depth);
                 }
             }
             ',' | ';' | ':' | '&' | '|' | '<' | '>' | '=' => {
-                top.best = top.best.max(top.ops + top.child);
+                top.best = top.best.max(top.segment(rules));
+                top = Level {
+                    best: top.best,
+                    ..Level::default()
+                };
+            }
+            '+' | '-' if c == '+' || after_operand => {
+                // A binary operator: the next term of the segment's sum.
+                top.terms = top.terms.max(top.ops + top.child);
                 top.ops = 0;
                 top.child = 0;
+                top.sum += 1;
             }
+            '-' => top.ops += 1,
             _ if rules.operators.contains(&c) => top.ops += 1,
             _ if starts_number => top.ops += 1,
             _ => {}
         }
-        if top.ops + top.child > MAX_NESTING {
+        if !c.is_ascii_whitespace() && c != '#' {
+            after_operand = continues_word || matches!(c, ')' | ']' | '}');
+        }
+        if top.segment(rules) > MAX_NESTING {
             return Err(too_deep(at, c));
         }
     }

@@ -53,8 +53,13 @@ impl Unspan for AstExpr {
             AstExpr::Num(n, _) => AstExpr::Num(n, d),
             AstExpr::Name(id) => AstExpr::Name(id.unspan()),
             AstExpr::Call(f, args, _) => AstExpr::Call(f.unspan(), args.unspan(), d),
-            AstExpr::Add(a, b, _) => AstExpr::Add(a.unspan(), b.unspan(), d),
-            AstExpr::Sub(a, b, _) => AstExpr::Sub(a.unspan(), b.unspan(), d),
+            AstExpr::Sum(terms, _) => AstExpr::Sum(
+                terms
+                    .into_iter()
+                    .map(|(sign, t)| (sign, t.unspan()))
+                    .collect(),
+                d,
+            ),
             AstExpr::Mul(a, b, _) => AstExpr::Mul(a.unspan(), b.unspan(), d),
             AstExpr::Div(a, b, _) => AstExpr::Div(a.unspan(), b.unspan(), d),
             AstExpr::Neg(a, _) => AstExpr::Neg(a.unspan(), d),
@@ -193,12 +198,24 @@ fn call(f: &str, args: Vec<AstExpr>) -> AstExpr {
     AstExpr::Call(id(f), args, Span::default())
 }
 
+/// `a + b` or `a - b` as the parser builds it: a sum `a` (not in
+/// parentheses) gets one more term.
+fn sum_with(a: AstExpr, sign: Sign, b: AstExpr) -> AstExpr {
+    match a {
+        AstExpr::Sum(mut terms, _) => {
+            terms.push((sign, b));
+            AstExpr::Sum(terms, Span::default())
+        }
+        a => AstExpr::Sum(vec![(Sign::Plus, a), (sign, b)], Span::default()),
+    }
+}
+
 fn add(a: AstExpr, b: AstExpr) -> AstExpr {
-    AstExpr::Add(Box::new(a), Box::new(b), Span::default())
+    sum_with(a, Sign::Plus, b)
 }
 
 fn sub(a: AstExpr, b: AstExpr) -> AstExpr {
-    AstExpr::Sub(Box::new(a), Box::new(b), Span::default())
+    sum_with(a, Sign::Minus, b)
 }
 
 fn mul(a: AstExpr, b: AstExpr) -> AstExpr {
@@ -447,13 +464,16 @@ fn expression_spans_are_byte_ranges() {
         panic!("{formula:?}")
     };
     assert_eq!(*span, Span::new(6, 26));
-    let AstExpr::Add(lhs, rhs, add_span) = &exprs[0] else {
+    let AstExpr::Sum(terms, sum_span) = &exprs[0] else {
         panic!("{exprs:?}")
     };
-    assert_eq!(*add_span, Span::new(6, 22));
+    assert_eq!(*sum_span, Span::new(6, 22));
+    let [(Sign::Plus, lhs), (Sign::Plus, rhs)] = terms.as_slice() else {
+        panic!("{terms:?}")
+    };
     assert_eq!(lhs.span(), Span::new(6, 8));
     assert_eq!(&src[8 - 1..8], "a");
-    let AstExpr::Mul(call_expr, c, mul_span) = &**rhs else {
+    let AstExpr::Mul(call_expr, c, mul_span) = rhs else {
         panic!("{rhs:?}")
     };
     assert_eq!(*mul_span, Span::new(11, 22));
@@ -1217,10 +1237,24 @@ fn deep_nesting_is_an_error_not_a_stack_overflow() {
         "expression nested too deeply (more than {} levels)",
         super::MAX_NESTING
     );
-    let long_sum = format!("{{[] : {}i = 0}}", "i+".repeat(100_000));
-    assert_eq!(formula_err(&long_sum).message, message);
-    let after_error = format!("{{[] : {}i $ 0}}", "i+".repeat(100_000));
+    // A long product nests; a sum does not.
+    let long_product = format!("{{[] : {}i = 0}}", "i*".repeat(100_000));
+    assert_eq!(formula_err(&long_product).message, message);
+    let after_error = format!("{{[] : {}i $ 0}}", "i*".repeat(100_000));
     assert_eq!(formula_err(&after_error).message, message);
+    let quotients = format!("{{[] : floor(i{}) = 0}}", " / i".repeat(100_000));
+    assert_eq!(formula_err(&quotients).message, message);
+    let right_nested = format!(
+        "{{[] : {}i{} = 0}}",
+        "2*(".repeat(100_000),
+        ")".repeat(100_000)
+    );
+    assert_eq!(formula_err(&right_nested).message, message);
+    // Minus signs after an operator are prefix, and nest.
+    let negated_terms = format!("{{[] : i + {}i = 0}}", "-".repeat(100_000));
+    assert_eq!(formula_err(&negated_terms).message, message);
+    let spaced = format!("{{[] : {}i = 0}}", "- ".repeat(100_000));
+    assert_eq!(formula_err(&spaced).message, message);
     let negations = format!("{{[] : {}i = 0}}", "-".repeat(100_000));
     assert_eq!(formula_err(&negations).message, message);
     let parens = format!(
@@ -1235,6 +1269,95 @@ fn deep_nesting_is_an_error_not_a_stack_overflow() {
     assert_eq!(err.line, 1);
     let unclosed = "(".repeat(100_000);
     assert_eq!(program_err(&unclosed).message, message);
+}
+
+/// `{[i] : TERMS = 0}` with `n` terms `i`, `-i`, `+1`, ... in turn.
+fn long_sum_set(n: usize) -> (String, i64, i64) {
+    let mut text = String::from("i");
+    let (mut coefficient, mut constant) = (1_i64, 0_i64);
+    for k in 1..n {
+        match k % 3 {
+            0 => {
+                text.push_str(" + i");
+                coefficient += 1;
+            }
+            1 => {
+                text.push_str(" - i");
+                coefficient -= 1;
+            }
+            _ => {
+                text.push_str(" + 1");
+                constant += 1;
+            }
+        }
+    }
+    (format!("{{[i] : {text} = 0}}"), coefficient, constant)
+}
+
+#[test]
+fn a_flat_sum_of_any_length_parses_and_lowers() {
+    for n in [1001, 100_000] {
+        let (src, coefficient, constant) = long_sum_set(n);
+        let formula = parse_formula(&src).unwrap_or_else(|e| panic!("{n}: {e}"));
+        let AstConstraint::Chain { exprs, .. } = &formula.terms[0].body[0].constraints[0] else {
+            panic!("{n}: not a chain")
+        };
+        let AstExpr::Sum(terms, _) = &exprs[0] else {
+            panic!("{n}: not a sum")
+        };
+        assert_eq!(terms.len(), n);
+        // Drop, clone and compare a copy on this test thread's small stack.
+        assert_eq!(formula.clone(), formula);
+        let got: crate::set::Set = src.parse().unwrap_or_else(|e| panic!("{n}: {e}"));
+        let want: crate::set::Set = format!("{{[i] : {coefficient}i + {constant} = 0}}")
+            .parse()
+            .unwrap();
+        assert_eq!(got, want, "{n}");
+    }
+    // 1001 terms `i` are 1001i = 0, which is i = 0.
+    let src = format!("{{[i] : i{} = 0}}", " + i".repeat(1000));
+    let got: crate::set::Set = src.parse().unwrap();
+    assert_eq!(got, "{[i] : i = 0}".parse().unwrap());
+    let subtracted = format!("{{[i] : 1000 = i{}}}", " - i + 2".repeat(500));
+    let got: crate::set::Set = subtracted.parse().unwrap();
+    assert_eq!(got, "{[i] : i = 0}".parse().unwrap());
+    // Sums inside calls, inside parentheses, and 450 nested groups of ten
+    // terms each (a group and its sum are two levels).
+    let src = format!("{{[i] : f({}i) = 0}}", "i + 2 - (i - 1) + ".repeat(30_000));
+    assert!(parse_formula(&src).is_ok());
+    let nested = format!(
+        "{{[i] : {}i{} = 0}}",
+        "(i + i + i + i + i + i + i + i + i + ".repeat(450),
+        ")".repeat(450)
+    );
+    let got: crate::set::Set = nested.parse().unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(got, "{[i] : i = 0}".parse().unwrap());
+}
+
+#[test]
+fn calc_reads_a_long_sum() {
+    let (set, coefficient, constant) = long_sum_set(100_000);
+    let program = format!("S := {set};\nS;\n");
+    let statements = parse_program(&program).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(statements.len(), 2);
+    let expr = parse_calc_expr(&format!("intersection({set}, {set})")).unwrap();
+    assert!(matches!(expr, CalcExpr::Call(..)));
+    let sum = super::parse_index_expr(&format!("1{}", " + N - 1".repeat(50_000))).unwrap();
+    let lowered = crate::lower::lower_expr("", &sum, &|_| None).unwrap();
+    let n = crate::expr::Expr::sym("N");
+    assert_eq!(
+        lowered,
+        n.scale(50_000).plus(&crate::expr::Expr::constant(-49_999))
+    );
+    // The set of the program equals the canonical one.
+    let want: crate::set::Set = format!("{{[i] : {coefficient}i + {constant} = 0}}")
+        .parse()
+        .unwrap();
+    let Statement::Assign(_, CalcExpr::Literal(formula), _) = &statements[0] else {
+        panic!("not an assignment")
+    };
+    let got = crate::lower::lower_formula(&program, formula).unwrap();
+    assert_eq!(got, crate::value::Value::Set(want));
 }
 
 #[test]
@@ -1255,9 +1378,14 @@ fn wide_input_is_not_deep() {
 fn the_deepest_accepted_trees_can_be_used_on_a_test_thread() {
     // Test threads have 2 MiB stacks; the trees' derives recurse.
     let depth = super::MAX_NESTING - 10;
-    let sum = format!("{{[] : {}i = 0}}", "i+".repeat(depth));
+    let product = format!("{{[] : {}i = 0}}", "i*".repeat(depth));
     let negations = format!("{{[] : {}i = 0}}", "-".repeat(depth));
-    for src in [sum, negations] {
+    let sums = format!(
+        "{{[] : {}i{} = 0}}",
+        "(i + i + i + ".repeat(depth / 2),
+        ")".repeat(depth / 2)
+    );
+    for src in [product, negations, sums] {
         let parsed = parse_formula(&src).unwrap_or_else(|e| panic!("{e}"));
         let copy = parsed.clone();
         assert_eq!(copy, parsed);
@@ -1362,13 +1490,25 @@ fn show(e: &AstExpr, needed: u8, juxt: bool) -> String {
             let args: Vec<String> = args.iter().map(|a| show(a, 0, juxt)).collect();
             (4, format!("{}({})", f.name, args.join(", ")))
         }
-        AstExpr::Add(a, b, _) => (0, format!("{} + {}", show(a, 0, juxt), show(b, 1, juxt))),
-        AstExpr::Sub(a, b, _) => (0, format!("{} - {}", show(a, 0, juxt), show(b, 1, juxt))),
+        AstExpr::Sum(terms, _) => {
+            let mut text = String::new();
+            for (i, (sign, t)) in terms.iter().enumerate() {
+                match (i, sign) {
+                    (0, Sign::Plus) => {}
+                    (0, Sign::Minus) => text.push('-'),
+                    (_, Sign::Plus) => text.push_str(" + "),
+                    (_, Sign::Minus) => text.push_str(" - "),
+                }
+                let needed = if i == 0 && *sign == Sign::Minus { 2 } else { 1 };
+                text.push_str(&show(t, needed, juxt));
+            }
+            (0, text)
+        }
         AstExpr::Mul(a, b, _) => match (&**a, &**b) {
             (AstExpr::Num(n, _), AstExpr::Name(_) | AstExpr::Call(..)) if juxt => {
                 (3, format!("{n}{}", show(b, 4, juxt)))
             }
-            (AstExpr::Num(n, _), AstExpr::Add(..) | AstExpr::Sub(..)) if juxt => {
+            (AstExpr::Num(n, _), AstExpr::Sum(..)) if juxt => {
                 (3, format!("{n}({})", show(b, 0, juxt)))
             }
             _ => (1, format!("{} * {}", show(a, 1, juxt), show(b, 2, juxt))),
