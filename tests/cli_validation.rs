@@ -241,14 +241,17 @@ fn dcsr_converts_with_every_builtin() {
     let out = spf(&["check", "dcsr"]);
     let stdout = text(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{stdout}");
-    let builtins = spf::synth::builtin::builtin_names_of_order(2);
-    let ok = stdout
-        .lines()
-        .filter(|l| l.starts_with("pair ") && l.contains(": ok: synthesized, and correct on "))
-        .count();
-    // Every other 2-D built-in, both ways.
-    assert_eq!(ok, 2 * (builtins.len() - 1), "{stdout}");
-    assert!(stdout.contains("pair BCSR -> DCSR: ok"), "{stdout}");
+    // Every 2-D built-in, both ways (and DCSR to itself).
+    for builtin in spf::synth::builtin::builtin_names_of_order(2) {
+        let b = builtin.to_uppercase();
+        for line in [
+            format!("pair DCSR -> {b}: ok"),
+            format!("pair {b} -> DCSR: ok"),
+        ] {
+            assert!(stdout.contains(&line), "{line}\n{stdout}");
+        }
+    }
+    assert!(!stdout.contains("failed"), "{stdout}");
     let out = spf(&["synth", "coo", "dcsr", "--emit", "ir"]);
     let ir = text(&out.stdout);
     assert!(ir.contains("Permutation(3, counting(NR, NC))"), "{ir}");
@@ -262,4 +265,32 @@ fn dcsr_converts_with_every_builtin() {
     let out = spf(&["convert", "dcsr", "csc", s(&dcsr), "-o", s(&back)]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Nested compressed levels a user writes in another mode order: CSF of a
+/// 3-D tensor in mode order j, k, i, and DCSC (DCSR's column-major twin).
+/// Each converts with every built-in of its order, both ways, through one
+/// counting sort whose key prefixes number the shallower levels.
+#[test]
+fn nested_levels_in_any_mode_order_convert_with_every_builtin() {
+    for (file, order, name) in [("csfjki", 3, "CSFJKI"), ("dcsc", 2, "DCSC")] {
+        let desc = data(&format!("descriptors/{file}.desc"));
+        let out = spf(&["check", s(&desc)]);
+        let stdout = text(&out.stdout);
+        assert!(out.status.success(), "{stdout}\n{}", text(&out.stderr));
+        let builtins = spf::synth::builtin::builtin_names_of_order(order);
+        for builtin in builtins.iter().map(|b| b.to_uppercase()) {
+            for line in [
+                format!("pair {name} -> {builtin}: ok: synthesized, and correct on "),
+                format!("pair {builtin} -> {name}: ok: synthesized, and correct on "),
+            ] {
+                assert!(stdout.contains(&line), "{line}\n{stdout}");
+            }
+        }
+    }
+    let desc = data("descriptors/csfjki.desc");
+    let out = spf(&["synth", "coo3d", s(&desc), "--emit", "ir"]);
+    let ir = text(&out.stdout);
+    assert!(ir.contains("counting(NC, NZ, NR)"), "{ir}");
+    assert!(ir.contains("P.prefix_rank(2, p)"), "{ir}");
 }

@@ -2576,3 +2576,82 @@ fn viewed_keys_convert_coo3d_to_mcoo3_in_every_backend() {
     }
     check_cases(&p, &cases);
 }
+
+// ---------------------------------------------------------------------------
+// Prefix ranks: the positions of nested levels
+
+/// Sorts COO entries by `(row, col)` and numbers the distinct rows
+/// (`prefix_rank(1, p)`) and the distinct `(row, col)` pairs
+/// (`prefix_rank(2, p)`) in sorted order, with their counts.
+fn prefix_ranks(order: &str) -> LoopProgram {
+    program(&format!(
+        "computation prefix_ranks(N, M, NNZ) {{
+            in   int  row[NNZ];
+            in   int  col[NNZ];
+            in   real val[NNZ];
+            out  int  rows[NNZ];
+            out  int  pairs[NNZ];
+            out  int  nrows;
+            out  int  npairs;
+            object P : Permutation(2, {order});
+
+            S0: P.insert(row(n), col(n)) domain {{[n] : 0 <= n < NNZ}} schedule {{[n] -> [0, n, 0]}};
+            S1: P.sort() domain {{[]}} schedule {{[] -> [1, 0, 0]}};
+            S2: {{ rows(p) = P.prefix_rank(1, p); pairs(p) = P.prefix_rank(2, p) }}
+                domain {{[p] : 0 <= p < NNZ}} schedule {{[p] -> [2, p, 0]}};
+            S3: {{ nrows = P.prefix_ranks(1); npairs = P.prefix_ranks(2) }}
+                domain {{[]}} schedule {{[] -> [3, 0, 0]}};
+        }}"
+    ))
+}
+
+#[test]
+fn prefix_ranks_number_nested_levels_in_every_backend() {
+    let mut r = Rng(23);
+    let cases: Vec<(Memory, Outputs)> = SHAPES
+        .iter()
+        .map(|&(n, m, nnz)| {
+            let c = coo(n, m, nnz, &mut r);
+            let order = stable_order(nnz, |e| lex_key(&c, e));
+            let distinct = |len: usize| -> (Vec<i64>, i64) {
+                let key = |e: usize| (c.row[e], if len == 2 { c.col[e] } else { 0 });
+                let mut rank = -1;
+                let ranks = (0..nnz)
+                    .map(|p| {
+                        if p == 0 || key(order[p]) != key(order[p - 1]) {
+                            rank += 1;
+                        }
+                        rank
+                    })
+                    .collect();
+                (ranks, rank + 1)
+            };
+            let (rows, nrows) = distinct(1);
+            let (pairs, npairs) = distinct(2);
+            let mut outs = Outputs::new();
+            out_ints(&mut outs, "rows", rows);
+            out_ints(&mut outs, "pairs", pairs);
+            out_ints(&mut outs, "nrows", vec![nrows]);
+            out_ints(&mut outs, "npairs", vec![npairs]);
+            let mem = coo_memory(&c)
+                .with_array("rows", ints(vec![0; nnz]))
+                .with_array("pairs", ints(vec![0; nnz]))
+                .with_array("nrows", ints(vec![7]))
+                .with_array("npairs", ints(vec![7]));
+            (mem, outs)
+        })
+        .collect();
+    check_cases(&prefix_ranks(COUNTING), &cases);
+    check_cases(&prefix_ranks("lex"), &cases);
+}
+
+#[test]
+fn a_prefix_longer_than_the_key_is_a_typed_error() {
+    let p = with_object(
+        "Permutation(2, lex)",
+        "P.insert(1, 2)",
+        "y(i) = P.prefix_rank(3, 0)",
+    );
+    let e = call_error(&p);
+    assert!(e.to_string().contains("a prefix of 3 components"), "{e}");
+}

@@ -18,6 +18,7 @@ const BUILTINS: &[(&str, &str)] = &[
     ("coo3d", include_str!("../../descriptors/coo3d.desc")),
     ("mcoo3", include_str!("../../descriptors/mcoo3.desc")),
     ("scoo3", include_str!("../../descriptors/scoo3.desc")),
+    ("csf3", include_str!("../../descriptors/csf3.desc")),
     ("csr", include_str!("../../descriptors/csr.desc")),
     ("ucsr", include_str!("../../descriptors/ucsr.desc")),
     ("dcsr", include_str!("../../descriptors/dcsr.desc")),
@@ -29,8 +30,8 @@ const BUILTINS: &[(&str, &str)] = &[
 
 /// The names of the built-in formats, lower case, in a fixed order.
 const NAMES: &[&str] = &[
-    "coo", "scoo", "mcoo", "tcoo8", "coo3d", "mcoo3", "scoo3", "csr", "ucsr", "dcsr", "csc", "dia",
-    "ell", "bcsr",
+    "coo", "scoo", "mcoo", "tcoo8", "coo3d", "mcoo3", "scoo3", "csf3", "csr", "ucsr", "dcsr",
+    "csc", "dia", "ell", "bcsr",
 ];
 
 /// The text of the built-in descriptor called `name` (case-insensitive:
@@ -49,8 +50,8 @@ pub fn builtin(name: &str) -> Option<&'static str> {
 }
 
 /// The names of the built-in formats, lower case:
-/// `coo, scoo, mcoo, tcoo8, coo3d, mcoo3, scoo3, csr, ucsr, dcsr, csc, dia,
-/// ell, bcsr`.
+/// `coo, scoo, mcoo, tcoo8, coo3d, mcoo3, scoo3, csf3, csr, ucsr, dcsr, csc,
+/// dia, ell, bcsr`.
 pub fn builtin_names() -> &'static [&'static str] {
     NAMES
 }

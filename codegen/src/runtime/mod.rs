@@ -472,6 +472,14 @@ pub enum Method {
     Rank,
     /// `P.ranks()`: after sort, the number of distinct compared keys.
     Ranks,
+    /// `P.prefix_rank(c, p)`: after sort, the number of distinct values of
+    /// the first `c` key components before position `p`'s (a nested
+    /// level's position: CSF's fibers `(i, j)` among entries sorted by
+    /// `(i, j, k)`).
+    PrefixRank,
+    /// `P.prefix_ranks(c)`: after sort, the number of distinct values of the
+    /// first `c` key components.
+    PrefixRanks,
 }
 
 impl Method {
@@ -491,6 +499,8 @@ impl Method {
             Method::Index => "index",
             Method::Rank => "rank",
             Method::Ranks => "ranks",
+            Method::PrefixRank => "prefix_rank",
+            Method::PrefixRanks => "prefix_ranks",
             Method::Place => "place",
             Method::PlaceInserted => "place_inserted",
             Method::Slot => "slot",
@@ -620,6 +630,16 @@ pub enum CallError {
         /// 1-based.
         position: usize,
     },
+    /// A constant prefix length outside `1..=K`.
+    #[error("`{call}`: a prefix of {length} components, but the key has {arity} component(s)")]
+    Prefix {
+        /// `P.prefix_rank`.
+        call: String,
+        /// The length given.
+        length: i64,
+        /// The key arity.
+        arity: usize,
+    },
     /// A constant key component outside `0..K`.
     #[error("`{call}`: component {component} is out of range, the key has {arity} component(s)")]
     Component {
@@ -632,7 +652,8 @@ pub enum CallError {
     },
 }
 
-const PERMUTATION_METHODS: &str = "insert, sort, map, entry, key, size, count, start, rank, ranks";
+const PERMUTATION_METHODS: &str =
+    "insert, sort, map, entry, key, size, count, start, rank, ranks, prefix_rank, prefix_ranks";
 const SET_METHODS: &str = "insert, sort, size, value, index";
 const SCATTER_METHODS: &str =
     "insert, sort, size, start, place, place_inserted, slot, slot_inserted, count";
@@ -689,6 +710,8 @@ pub fn check_call_at(
         (ObjectKind::Permutation { .. }, "start") => (Method::Start, 1),
         (ObjectKind::Permutation { .. }, "rank") => (Method::Rank, 1),
         (ObjectKind::Permutation { .. }, "ranks") => (Method::Ranks, 0),
+        (ObjectKind::Permutation { .. }, "prefix_rank") => (Method::PrefixRank, 2),
+        (ObjectKind::Permutation { .. }, "prefix_ranks") => (Method::PrefixRanks, 1),
         (ObjectKind::OrderedSet { .. }, "insert") => (Method::Insert, 1),
         (ObjectKind::OrderedSet { .. }, "sort") => (Method::Sort, 0),
         (ObjectKind::OrderedSet { .. }, "size") => (Method::Size, 0),
@@ -753,6 +776,17 @@ pub fn check_call_at(
                 })
             }
             _ => {}
+        }
+        if matches!(m, Method::PrefixRank | Method::PrefixRanks) {
+            if let Some(c) = constant(&args[0]) {
+                if c < 1 || c > *arity as i64 {
+                    return Err(CallError::Prefix {
+                        call,
+                        length: c,
+                        arity: *arity,
+                    });
+                }
+            }
         }
         if matches!(m, Method::Key | Method::Count) {
             // `key` reads any component, `count` only the compared ones.

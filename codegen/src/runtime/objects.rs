@@ -117,6 +117,9 @@ pub(crate) struct Perm {
     counts: Vec<HashMap<i64, i64>>,
     /// After the first `rank`/`ranks`: the distinct rank of each position.
     ranks: RefCell<Option<Vec<i64>>>,
+    /// Per prefix length, after its first `prefix_rank`/`prefix_ranks`: the
+    /// distinct rank of each position by that many leading components.
+    prefix: RefCell<HashMap<usize, Vec<i64>>>,
 }
 
 #[derive(Clone, Debug)]
@@ -198,6 +201,7 @@ impl Object {
             positions: Vec::new(),
             counts: vec![HashMap::new(); j],
             ranks: RefCell::new(None),
+            prefix: RefCell::new(HashMap::new()),
         }))
     }
 
@@ -272,6 +276,12 @@ impl Object {
             }
             (Object::Perm(p), Method::Ranks) => {
                 p.with_ranks(|ranks| Ok(ranks.last().map_or(0, |r| r + 1)))
+            }
+            (Object::Perm(p), Method::PrefixRank) => p.with_prefix(args[0], |ranks| {
+                Ok(ranks[range("position", args[1], ranks.len())?])
+            }),
+            (Object::Perm(p), Method::PrefixRanks) => {
+                p.with_prefix(args[0], |ranks| Ok(ranks.last().map_or(0, |r| r + 1)))
             }
             (Object::Set(s), Method::Size) => Ok(s.sorted()?.len() as i64),
             (Object::Set(s), Method::Value) => {
@@ -392,13 +402,43 @@ impl Perm {
         f(ranks)
     }
 
+    /// Calls `f` with the distinct rank of every position by the first `c`
+    /// key components, computed on first use.
+    fn with_prefix<T>(
+        &self,
+        c: i64,
+        f: impl FnOnce(&[i64]) -> Result<T, ObjectFault>,
+    ) -> Result<T, ObjectFault> {
+        if !self.sorted {
+            return Err(ObjectFault::NotSorted);
+        }
+        let c = match usize::try_from(c) {
+            Ok(c) if c >= 1 && c <= self.k => c,
+            _ => {
+                return Err(ObjectFault::OutOfRange {
+                    argument: "prefix length",
+                    value: c,
+                    len: self.k as i64 + 1,
+                })
+            }
+        };
+        let mut cache = self.prefix.borrow_mut();
+        let ranks = cache.entry(c).or_insert_with(|| self.distinct_ranks(c));
+        f(ranks)
+    }
+
     fn compute_ranks(&self) -> Vec<i64> {
-        let j = self.j;
+        self.distinct_ranks(self.j)
+    }
+
+    /// The distinct rank of every sorted position by its first `c` key
+    /// components (equal prefixes are adjacent after `sort`).
+    fn distinct_ranks(&self, c: usize) -> Vec<i64> {
         let mut out = Vec::with_capacity(self.entries.len());
         let mut rank = -1;
         let mut previous: Option<&[i64]> = None;
         for &e in &self.entries {
-            let key = &self.keys[e][..j];
+            let key = &self.keys[e][..c];
             if previous != Some(key) {
                 rank += 1;
                 previous = Some(key);

@@ -169,6 +169,10 @@ typedef struct {
     int64_t *ranks;     /* after sort: the distinct rank of each position,
                            computed by the first rank() or ranks() (NULL until then) */
     int64_t nranks;     /* the number of distinct compared keys, with ranks */
+    int64_t **prefix;   /* after sort: per prefix length c (1..k), the distinct
+                           rank of each position by the first c components,
+                           computed by the first prefix_rank(c, .) (NULL until then) */
+    int64_t *nprefix;   /* per c, the number of distinct prefixes */
     /* insert()'s state, outside the keys (no store-to-load round trip
        through the key just written) */
     int64_t *count0;    /* counting: counts[0] */
@@ -222,6 +226,8 @@ static inline spf_perm spf_perm_new_compared(int64_t k, int64_t j, int order,
     p.codes = NULL;
     p.ranks = NULL;
     p.nranks = 0;
+    p.prefix = NULL;
+    p.nprefix = NULL;
     p.count0 = NULL;
     p.coded = 0;
     p.code = 0;
@@ -1485,8 +1491,56 @@ static inline int64_t spf_perm_ranks(spf_perm *p)
     return p->nranks;
 }
 
+/* Numbers the distinct values of the first c key components in sorted
+ * order, O(n): the positions of a nested level (CSF's fibers). */
+static inline void spf_perm_number_prefix(spf_perm *p, int64_t c)
+{
+    int64_t i, d, rank = -1;
+    if (!p->sorted)
+        spf_die("prefix_rank() or prefix_ranks() before sort()", 0);
+    if (c < 1 || c > p->k)
+        spf_die("prefix_rank(): a prefix length outside 1..k", c);
+    if (p->prefix == NULL) {
+        p->prefix = (int64_t **)spf_alloc_zero(p->k + 1, sizeof *p->prefix);
+        p->nprefix = (int64_t *)spf_alloc_zero(p->k + 1, sizeof *p->nprefix);
+    }
+    p->prefix[c] = (int64_t *)spf_alloc(p->n > 0 ? p->n : 1, sizeof **p->prefix);
+    for (i = 0; i < p->n; i++) {
+        int differs = i == 0;
+        for (d = 0; d < c && !differs; d++)
+            differs = spf_perm_key(p, d, i) != spf_perm_key(p, d, i - 1);
+        rank += differs;
+        p->prefix[c][i] = rank;
+    }
+    p->nprefix[c] = rank + 1;
+}
+
+/* After sort: how many distinct values of the first c key components come
+ * before position i's. The first call for a c numbers them, O(n). */
+static inline int64_t spf_perm_prefix_rank(spf_perm *p, int64_t c, int64_t i)
+{
+    if (p->prefix == NULL || c < 1 || c > p->k || p->prefix[c] == NULL)
+        spf_perm_number_prefix(p, c);
+    return p->prefix[c][i];
+}
+
+/* After sort: the number of distinct values of the first c key components. */
+static inline int64_t spf_perm_prefix_ranks(spf_perm *p, int64_t c)
+{
+    if (p->prefix == NULL || c < 1 || c > p->k || p->prefix[c] == NULL)
+        spf_perm_number_prefix(p, c);
+    return p->nprefix[c];
+}
+
 static inline void spf_perm_free(spf_perm *p)
 {
+    if (p->prefix != NULL) {
+        int64_t c;
+        for (c = 0; c <= p->k; c++)
+            free(p->prefix[c]);
+        free(p->prefix);
+        free(p->nprefix);
+    }
     free(p->ranks);
     free(p->keys);
     free(p->views); /* the pointers; the arrays are the caller's */

@@ -70,6 +70,10 @@ pub struct Permutation {
     /// After `sort`: the distinct rank of each position, computed by the
     /// first `rank` or `ranks`.
     ranks: OnceCell<Vec<i64>>,
+    /// After `sort`: per prefix length `c` (index `c - 1`), the distinct
+    /// rank of each position by the first `c` components, computed by the
+    /// first `prefix_rank(c, _)` or `prefix_ranks(c)`.
+    prefix: Vec<OnceCell<Vec<i64>>>,
     /// `counting`: per component, how many keys have each value.
     counts: Vec<Vec<i64>>,
     /// `counting`, after `sort`: `starts[v]` entries have a first component
@@ -130,6 +134,7 @@ impl Permutation {
             entries: Vec::new(),
             positions: OnceCell::new(),
             ranks: OnceCell::new(),
+            prefix: (0..k).map(|_| OnceCell::new()).collect(),
             counts,
             starts: Vec::new(),
         }
@@ -330,20 +335,23 @@ impl Permutation {
         if !self.sorted {
             fail("rank() or ranks() before sort()".into());
         }
-        self.ranks.get_or_init(|| {
-            let (k, j) = (self.k, self.j);
-            let mut rank = -1;
-            (0..self.len)
-                .map(|p| {
-                    if p == 0
-                        || self.keys[p * k..p * k + j] != self.keys[(p - 1) * k..(p - 1) * k + j]
-                    {
-                        rank += 1;
-                    }
-                    rank
-                })
-                .collect()
-        })
+        self.ranks.get_or_init(|| self.distinct_ranks(self.j))
+    }
+
+    /// The distinct rank of every sorted position by its first `c` key
+    /// components (equal prefixes are adjacent after `sort`).
+    fn distinct_ranks(&self, c: usize) -> Vec<i64> {
+        let k = self.k;
+        let mut rank = -1;
+        (0..self.len)
+            .map(|p| {
+                if p == 0 || self.keys[p * k..p * k + c] != self.keys[(p - 1) * k..(p - 1) * k + c]
+                {
+                    rank += 1;
+                }
+                rank
+            })
+            .collect()
     }
 
     /// After `sort`: the distinct rank of position `p`, how many distinct
@@ -359,6 +367,37 @@ impl Permutation {
     #[inline]
     pub fn ranks(&self) -> i64 {
         self.ranks_of().last().map_or(0, |r| r + 1)
+    }
+
+    /// The distinct rank of every position by the first `c` key
+    /// components, computed on first use.
+    fn prefix_of(&self, c: i64) -> &[i64] {
+        if !self.sorted {
+            fail("prefix_rank() or prefix_ranks() before sort()".into());
+        }
+        let k = self.k;
+        let c = match usize::try_from(c) {
+            Ok(c) if (1..=k).contains(&c) => c,
+            _ => fail(format!(
+                "prefix_rank(): a prefix of {c} components, the key has {k}"
+            )),
+        };
+        self.prefix[c - 1].get_or_init(|| self.distinct_ranks(c))
+    }
+
+    /// After `sort`: how many distinct values of the first `c` key
+    /// components come before position `p`'s (a nested level's position).
+    #[inline]
+    pub fn prefix_rank(&self, c: i64, p: i64) -> i64 {
+        let ranks = self.prefix_of(c);
+        ranks[at(p, ranks.len(), "position")]
+    }
+
+    /// After `sort`: the number of distinct values of the first `c` key
+    /// components (0 when empty).
+    #[inline]
+    pub fn prefix_ranks(&self, c: i64) -> i64 {
+        self.prefix_of(c).last().map_or(0, |r| r + 1)
     }
 
     /// `counting` only: the number of entries whose component `d` (a

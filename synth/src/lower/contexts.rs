@@ -39,7 +39,9 @@ impl Lowering<'_> {
             e.for_each_var(&mut |v| match v {
                 Var::Tuple(t) if t >= self.n_in => {
                     let q = t - self.n_in;
-                    if self.perm.as_ref().is_some_and(|p| p.position == q) {
+                    if self.perm.as_ref().is_some_and(|p| p.position == q)
+                        || self.prefix_ranks.contains_key(&q)
+                    {
                         uses_perm = true;
                     } else if self.sets.contains_key(&q) {
                         only_set = Some(q);

@@ -140,6 +140,8 @@ struct Lowering<'a> {
     source_domain: Set,
     perm: Option<Permutation>,
     sets: BTreeMap<usize, OrderedSet>,
+    /// Positions numbered by a prefix of the permutation's key.
+    prefix_ranks: BTreeMap<usize, self::ranks::PrefixRank>,
     pending: Vec<Pending>,
     taken: BTreeSet<String>,
     /// Temp scalars by meaning.
@@ -275,6 +277,7 @@ impl<'a> Lowering<'a> {
             source_domain,
             perm: None,
             sets: BTreeMap::new(),
+            prefix_ranks: BTreeMap::new(),
             pending: Vec::new(),
             taken,
             scalars: BTreeMap::new(),
@@ -310,18 +313,10 @@ impl<'a> Lowering<'a> {
     fn lower(&mut self, plan: &Plan) -> Result<(), String> {
         // Positions: permutations and ordered sets.
         let mut unknown_steps = Vec::new();
+        let mut permutations = Vec::new();
         for step in &plan.steps {
             match step {
-                Step::Permutation { position } => {
-                    let q = *position;
-                    if let Some(first) = &self.perm {
-                        return Err(format!(
-                            "positions `{}` and `{}` both need a permutation; one is supported",
-                            self.dst_tuple[first.position], self.dst_tuple[q]
-                        ));
-                    }
-                    self.plan_permutation(q)?;
-                }
+                Step::Permutation { position } => permutations.push(*position),
                 Step::Unknown { name, chosen } => {
                     for c in chosen {
                         if c.case == Some(SynthesisCase::InsertOrdered) {
@@ -333,9 +328,11 @@ impl<'a> Lowering<'a> {
                 }
             }
         }
+        self.plan_permutations(&permutations)?;
         for q in 0..self.n_out {
             if self.conv.resolved[q].is_none()
                 && self.perm.as_ref().is_none_or(|p| p.position != q)
+                && !self.prefix_ranks.contains_key(&q)
                 && !self.sets.contains_key(&q)
             {
                 return Err(format!(

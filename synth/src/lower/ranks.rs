@@ -6,7 +6,7 @@
 //! share keys (BCSR's blocks). The z3 questions that choose among them are in
 //! [`super::entry_pairs`].
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use iegen::{Expr, Var};
 
@@ -71,19 +71,106 @@ pub(super) struct Permutation {
     pub(super) distinct: Option<String>,
 }
 
+/// A position numbered by the permutation of a deeper one (CSF's fiber
+/// `p1` under the entries' `p2`): the distinct rank of the first `len`
+/// components of that permutation's key, `P.prefix_rank(len, p)`.
+pub(super) struct PrefixRank {
+    pub(super) len: usize,
+}
+
 impl Lowering<'_> {
+    /// Plans the positions that need a permutation. One is planned alone.
+    /// Several (nested compressed levels) share one permutation when their
+    /// orders nest: each order, with every position it mentions replaced
+    /// by that position's own order, is a prefix of the next, so one sort
+    /// by the longest key gives the deepest position and each shallower
+    /// one is the distinct rank of its prefix ([`PrefixRank`]).
+    pub(super) fn plan_permutations(&mut self, positions: &[usize]) -> Result<(), String> {
+        match positions {
+            [] => return Ok(()),
+            [q] => return self.plan_permutation(*q),
+            _ => {}
+        }
+        let mut orders = BTreeMap::new();
+        for &q in positions {
+            orders.insert(
+                q,
+                position_order(&self.conv.dst, q).map_err(|e| e.to_string())?,
+            );
+        }
+        let refuse = |a: usize, b: usize, why: &str| {
+            format!(
+                "positions `{}` and `{}` both need a permutation, and {why}",
+                self.dst_tuple[a], self.dst_tuple[b]
+            )
+        };
+        let mut expanded: Vec<(usize, Vec<KeyComponent>)> = Vec::new();
+        for &q in positions {
+            if orders[&q].group.is_some() {
+                return Err(refuse(
+                    positions[0],
+                    positions[1],
+                    "one is ranked within groups",
+                ));
+            }
+            let key = expand_key(q, &orders, &mut Vec::new()).ok_or_else(|| {
+                refuse(
+                    positions[0],
+                    positions[1],
+                    "their orders refer to each other",
+                )
+            })?;
+            expanded.push((q, key));
+        }
+        expanded.sort_by_key(|(_, key)| key.len());
+        for w in expanded.windows(2) {
+            let ((a, short), (b, long)) = (&w[0], &w[1]);
+            if short.len() == long.len() || long[..short.len()] != short[..] {
+                return Err(refuse(
+                    *a,
+                    *b,
+                    "neither order is a prefix of the other's, so one sort cannot give both",
+                ));
+            }
+        }
+        let (deepest, key) = expanded.pop().expect("two or more");
+        for (q, short) in expanded {
+            self.prefix_ranks.insert(q, PrefixRank { len: short.len() });
+        }
+        let order = PositionOrder {
+            position: deepest,
+            group: None,
+            key,
+        };
+        self.plan_permutation_with(deepest, order, true)
+    }
+
     pub(super) fn plan_permutation(&mut self, q: usize) -> Result<(), String> {
-        #[allow(unused_mut)]
-        let mut order = position_order(&self.conv.dst, q).map_err(|e| e.to_string())?;
+        let order = position_order(&self.conv.dst, q).map_err(|e| e.to_string())?;
+        self.plan_permutation_with(q, order, false)
+    }
+
+    /// Plans the permutation of position `q` in `order`; `sorted` asks for
+    /// a sort by the whole key (shallower positions read their prefix
+    /// ranks off it).
+    fn plan_permutation_with(
+        &mut self,
+        q: usize,
+        #[allow(unused_mut)] mut order: PositionOrder,
+        sorted: bool,
+    ) -> Result<(), String> {
         #[cfg(test)]
         if faults::injected(faults::Fault::DropLastKeyComponent) && order.key.len() > 1 {
             order.key.pop();
         }
         let object = self.fresh("P");
         let size = self.fresh("NP");
-        if self.keys_shared(&order) {
-            // Distinct ranks: sort by the whole key, number its distinct values.
-            let ranks = self.fresh(&format!("N{}", self.dst_tuple[q].to_uppercase()));
+        if sorted || self.keys_shared(&order) {
+            // Sort by the whole key; with shared keys, number its distinct
+            // values (a nested level's own sort needs no numbering: its
+            // shallower levels read prefix ranks).
+            let distinct =
+                (!sorted).then(|| self.fresh(&format!("N{}", self.dst_tuple[q].to_uppercase())));
             self.perm = Some(Permutation {
                 object,
                 position: q,
@@ -92,7 +179,7 @@ impl Lowering<'_> {
                 mode: PermMode::Sorted,
                 payload: Vec::new(),
                 size,
-                distinct: Some(ranks),
+                distinct,
             });
             return Ok(());
         }
@@ -235,4 +322,33 @@ impl Lowering<'_> {
             _ => false,
         }
     }
+}
+
+/// `q`'s order key with every component that is another position with an
+/// order replaced by that position's expanded key; `None` on a cycle.
+fn expand_key(
+    q: usize,
+    orders: &BTreeMap<usize, PositionOrder>,
+    seen: &mut Vec<usize>,
+) -> Option<Vec<KeyComponent>> {
+    if seen.contains(&q) {
+        return None;
+    }
+    seen.push(q);
+    let mut out = Vec::new();
+    for k in &orders[&q].key {
+        let inner = match k {
+            KeyComponent::Value(e) => match e.as_var() {
+                Some(Var::Tuple(r)) if r != q && orders.contains_key(&r) => Some(r),
+                _ => None,
+            },
+            KeyComponent::Comparator { .. } => None,
+        };
+        match inner {
+            Some(r) => out.extend(expand_key(r, orders, seen)?),
+            None => out.push(k.clone()),
+        }
+    }
+    seen.pop();
+    Some(out)
 }

@@ -92,6 +92,25 @@ impl Lowering<'_> {
     }
 
     fn destination_var(&mut self, q: usize, ctx: &Ctx, pro: &mut Prologue) -> Result<Expr, String> {
+        if let (Some(prefix), Ctx::Sorted) = (self.prefix_ranks.get(&q), ctx) {
+            // A shallower level: the distinct rank of its key prefix.
+            let len = prefix.len as i64;
+            let object = self
+                .perm
+                .as_ref()
+                .expect("a prefix rank has a permutation")
+                .object
+                .clone();
+            let name = self.scalar(&format!("rank {q}"), &self.dst_tuple[q].clone());
+            if pro.iter().all(|(n, _)| *n != name) {
+                let p = ValueExpr::Index(Expr::var(Var::Tuple(0)));
+                pro.push((
+                    name.clone(),
+                    call(&object, "prefix_rank", vec![ValueExpr::Int(len), p]),
+                ));
+            }
+            return Ok(Expr::sym(name));
+        }
         let is_perm = self.perm.as_ref().is_some_and(|p| p.position == q);
         if is_perm {
             let perm = self.perm.as_ref().expect("checked");
