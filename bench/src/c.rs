@@ -398,6 +398,16 @@ const PAIRED: &[(&str, &str)] = &[
         "paired/coo3d_mcoo3.c",
         include_str!("../c/paired/coo3d_mcoo3.c"),
     ),
+    ("paired/coo_ucsr.c", include_str!("../c/paired/coo_ucsr.c")),
+    ("paired/coo_dcsr.c", include_str!("../c/paired/coo_dcsr.c")),
+    (
+        "paired/coo_tcoo8.c",
+        include_str!("../c/paired/coo_tcoo8.c"),
+    ),
+    (
+        "paired/coo3d_csf3.c",
+        include_str!("../c/paired/coo3d_csf3.c"),
+    ),
 ];
 
 /// The file of `PAIRED` that holds `conv`'s baseline.
@@ -414,6 +424,10 @@ fn paired_name(conv: Conversion) -> &'static str {
         Conversion::CsrEll => "paired/csr_ell.c",
         Conversion::CscEll => "paired/csc_ell.c",
         Conversion::Coo3dMcoo3 => "paired/coo3d_mcoo3.c",
+        Conversion::CooUcsr => "paired/coo_ucsr.c",
+        Conversion::CooDcsr => "paired/coo_dcsr.c",
+        Conversion::CooTcoo8 => "paired/coo_tcoo8.c",
+        Conversion::Coo3dCsf3 => "paired/coo3d_csf3.c",
     }
 }
 

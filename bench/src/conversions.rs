@@ -31,11 +31,21 @@ pub enum Conversion {
     /// COO3D → MCOO3 (Morton order) from the generator's (lexicographic)
     /// order.
     Coo3dMcoo3,
+    /// COO → UCSR (columns in any order within a row) from entries in
+    /// random order.
+    CooUcsr,
+    /// COO → DCSR (only nonempty rows) from entries in random order.
+    CooDcsr,
+    /// COO → TCOO8 (8 x 8 tiles) from entries in random order.
+    CooTcoo8,
+    /// COO3D → CSF3 (compressed sparse fiber, mode order i, j, k) from the
+    /// generator's order.
+    Coo3dCsf3,
 }
 
 impl Conversion {
     /// Every conversion, in report order.
-    pub const ALL: [Conversion; 11] = [
+    pub const ALL: [Conversion; 15] = [
         Conversion::CooCsrUnsorted,
         Conversion::CooCsrSorted,
         Conversion::ScooCsr,
@@ -47,6 +57,10 @@ impl Conversion {
         Conversion::CsrEll,
         Conversion::CscEll,
         Conversion::Coo3dMcoo3,
+        Conversion::CooUcsr,
+        Conversion::CooDcsr,
+        Conversion::CooTcoo8,
+        Conversion::Coo3dCsf3,
     ];
 
     /// The short name used on the command line and in file names.
@@ -63,6 +77,10 @@ impl Conversion {
             Conversion::CsrEll => "csr_ell",
             Conversion::CscEll => "csc_ell",
             Conversion::Coo3dMcoo3 => "coo3d_mcoo3",
+            Conversion::CooUcsr => "coo_ucsr",
+            Conversion::CooDcsr => "coo_dcsr",
+            Conversion::CooTcoo8 => "coo_tcoo8",
+            Conversion::Coo3dCsf3 => "coo3d_csf3",
         }
     }
 
@@ -77,11 +95,14 @@ impl Conversion {
             Conversion::CooCsrUnsorted
             | Conversion::CooCsrSorted
             | Conversion::CooCsc
-            | Conversion::CooDia => "coo",
+            | Conversion::CooDia
+            | Conversion::CooUcsr
+            | Conversion::CooDcsr
+            | Conversion::CooTcoo8 => "coo",
             Conversion::ScooCsr => "scoo",
             Conversion::CsrCsc | Conversion::CsrDia | Conversion::CsrEll => "csr",
             Conversion::CscDia | Conversion::CscEll => "csc",
-            Conversion::Coo3dMcoo3 => "coo3d",
+            Conversion::Coo3dMcoo3 | Conversion::Coo3dCsf3 => "coo3d",
         }
     }
 
@@ -93,6 +114,10 @@ impl Conversion {
             Conversion::CooDia | Conversion::CsrDia | Conversion::CscDia => "dia",
             Conversion::CsrEll | Conversion::CscEll => "ell",
             Conversion::Coo3dMcoo3 => "mcoo3",
+            Conversion::CooUcsr => "ucsr",
+            Conversion::CooDcsr => "dcsr",
+            Conversion::CooTcoo8 => "tcoo8",
+            Conversion::Coo3dCsf3 => "csf3",
         }
     }
 
@@ -103,6 +128,10 @@ impl Conversion {
             "csc" => "CSC",
             "dia" => "DIA",
             "ell" => "ELL",
+            "ucsr" => "UCSR",
+            "dcsr" => "DCSR",
+            "tcoo8" => "TCOO8",
+            "csf3" => "CSF3",
             _ => "MCOO3",
         }
     }
@@ -112,13 +141,18 @@ impl Conversion {
     pub fn shuffled(self) -> bool {
         matches!(
             self,
-            Conversion::CooCsrUnsorted | Conversion::CooCsc | Conversion::CooDia
+            Conversion::CooCsrUnsorted
+                | Conversion::CooCsc
+                | Conversion::CooDia
+                | Conversion::CooUcsr
+                | Conversion::CooDcsr
+                | Conversion::CooTcoo8
         )
     }
 
     /// 2 for matrices, 3 for the tensor conversion.
     pub fn order(self) -> usize {
-        if self == Conversion::Coo3dMcoo3 {
+        if matches!(self, Conversion::Coo3dMcoo3 | Conversion::Coo3dCsf3) {
             3
         } else {
             2
@@ -142,7 +176,13 @@ impl Conversion {
                 b.extend([Baseline::Sprs, Baseline::Nalgebra, Baseline::Scipy]);
             }
             Conversion::CooDia | Conversion::CsrDia | Conversion::CscDia => b.push(Baseline::Scipy),
-            Conversion::CsrEll | Conversion::CscEll | Conversion::Coo3dMcoo3 => {}
+            Conversion::CsrEll
+            | Conversion::CscEll
+            | Conversion::Coo3dMcoo3
+            | Conversion::CooUcsr
+            | Conversion::CooDcsr
+            | Conversion::CooTcoo8
+            | Conversion::Coo3dCsf3 => {}
         }
         b.push(Baseline::Memcpy);
         b
@@ -163,6 +203,10 @@ impl fmt::Display for Conversion {
             Conversion::CsrEll => "CSR→ELL",
             Conversion::CscEll => "CSC→ELL",
             Conversion::Coo3dMcoo3 => "COO3D→MCOO3",
+            Conversion::CooUcsr => "COO→UCSR",
+            Conversion::CooDcsr => "COO→DCSR",
+            Conversion::CooTcoo8 => "COO→TCOO8",
+            Conversion::Coo3dCsf3 => "COO3D→CSF3",
         };
         f.write_str(name)
     }
