@@ -1604,6 +1604,36 @@ fn builtin_instance(d: &Descriptor, name: &str, m: &Coordinates) -> Instance {
             }
             u
         }
+        "dcsr" => {
+            // CSR with its empty rows left out: the stored rows and their
+            // pointers.
+            let c = csr_instance(m);
+            let rowptr = c.arrays["rowptr"].as_ints().expect("ints").to_vec();
+            let (mut rowidx, mut rp) = (Vec::new(), Vec::new());
+            for (i, w) in rowptr.windows(2).enumerate() {
+                if w[1] > w[0] {
+                    rowidx.push(i as i64);
+                    rp.push(w[0]);
+                }
+            }
+            rp.push(*rowptr.last().expect("NR + 1 pointers"));
+            let nnz = c.symbols["NNZ"];
+            instance(
+                "dcsr",
+                &[
+                    ("NR", nr),
+                    ("NC", nc),
+                    ("NP", rowidx.len() as i64),
+                    ("NNZ", nnz),
+                ],
+                vec![
+                    ("rowidx", Values::Int(rowidx)),
+                    ("rp", Values::Int(rp)),
+                    ("col", c.arrays["col"].clone()),
+                    ("A", c.arrays["A"].clone()),
+                ],
+            )
+        }
         "csc" => {
             let transposed = Coordinates {
                 dims: vec![nc, nr],
