@@ -698,40 +698,68 @@ impl<'d> Emitter<'d> {
         Ok(())
     }
 
-    /// A rule checked by a join on keys.
+    /// A rule checked by a join on keys: each side's points (the shared
+    /// variables, then its own) become records of their keys and own
+    /// variable, sorted and merged by `drv_join`, which calls a pair
+    /// function that rebuilds the rule's point and tests the conclusion.
     fn join_check(&mut self, rule: &UfRule, join: &Join) -> Result<(), Unsupported> {
         let conclusion = self.holds_function(rule, &join.conclusion)?;
         let nk = join.keys[0].len();
+        let m = join.shared.len();
         let mut sides = String::new();
         for k in 0..2 {
-            let var = vec![rule.vars[k].clone()];
-            let conjunctions = self.guarded(var, &join.sides[k], &join.guarded[k])?;
+            let vars = join.side_names(rule, k);
+            let conjunctions = self.guarded(vars, &join.sides[k], &join.guarded[k])?;
             let keys: Vec<String> = join.keys[k]
                 .iter()
                 .map(|e| {
                     Ok(format!(
                         "drv_narrow(ctx, {})",
-                        self.wide(e, &|i| (i == 0).then(|| "v[0]".to_string()))?
+                        self.wide(e, &|i| (i <= m).then(|| format!("v[{i}]")))?
                     ))
                 })
                 .collect::<Result<_, Unsupported>>()?;
             let at = format!(
-                "drv_records_push(&side[{k}], (const int64_t[]){{{}}}, v[0]);",
+                "drv_records_push(&side[{k}], (const int64_t[]){{{}}}, v[{m}]);",
                 keys.join(", ")
             );
             sides.push_str(&self.scanned(conjunctions, &at, 8)?);
         }
+        // The rule's point from two records: the shared variables are the
+        // first keys, each side's own variable follows the keys.
+        let point: Vec<String> = (0..rule.vars.len())
+            .map(|i| {
+                if i == join.pair.0 {
+                    format!("a[{nk}]")
+                } else if i == join.pair.1 {
+                    format!("b[{nk}]")
+                } else {
+                    let j = join.shared.iter().position(|&s| s == i).unwrap_or(0);
+                    format!("a[{j}]")
+                }
+            })
+            .collect();
+        let pair = format!("drv_pair{}", self.next());
+        let _ = writeln!(
+            self.helpers,
+            "static void {pair}(const char *ctx, const int64_t *a, const int64_t *b)\n{{\n    \
+             static const char rule[] = {};\n    static const char *const names[] = {{{}}};\n    \
+             const int64_t v[] = {{{}}};\n    if (!{conclusion}(ctx, v))\n        \
+             drv_rule_violated(ctx, rule, names, {}, v);\n}}",
+            c_str(&rule_text(rule)),
+            c_str_list(&rule.vars),
+            point.join(", "),
+            rule.vars.len()
+        );
         let consecutive =
             join.ordered && join.sides[0] == join.sides[1] && join.keys[0] == join.keys[1];
         let _ = writeln!(
             self.body,
             "    {{ /* a join on equal keys */\n        static const char rule[] = {};\n        \
-             static const char *const names[] = {{{}}};\n        \
              drv_records side[2] = {{{{NULL, 0, 0, {nk}}}, {{NULL, 0, 0, {nk}}}}};\n{sides}        \
-             drv_join(ctx, rule, names, &side[0], &side[1], {}, {}, INT64_C({RULE_BUDGET}), {conclusion});\n        \
+             drv_join(ctx, rule, &side[0], &side[1], {}, {}, INT64_C({RULE_BUDGET}), {pair});\n        \
              drv_records_free(&side[0]);\n        drv_records_free(&side[1]);\n    }}",
             c_str(&rule_text(rule)),
-            c_str_list(&rule.vars[..2]),
             i32::from(join.ordered),
             i32::from(consecutive),
         );

@@ -1839,15 +1839,16 @@ static DRV_UNUSED void drv_records_sort(drv_records *r)
     r->n = m;
 }
 
-typedef int (*drv_holds_fn)(const char *ctx, const int64_t *v);
+/* Checks the rule at a pair of records (the side points' keys, the shared
+ * variables first, then each side's own variable) and reports a violation. */
+typedef void (*drv_pair_fn)(const char *ctx, const int64_t *a, const int64_t *b);
 
 /* The pairs (a, b) of a join with equal keys, a from side 0 and b from side
- * 1 (a < b when ordered), checked by `holds`. With `consecutive` (both
- * sides one set of points and the conclusion a transitive order),
- * consecutive members of a group suffice. */
-static DRV_UNUSED void drv_join(const char *ctx, const char *rule, const char *const *names,
-                                drv_records *s0, drv_records *s1, int ordered, int consecutive,
-                                int64_t budget, drv_holds_fn holds)
+ * 1 (a's own variable below b's when ordered), checked by `pair`. With
+ * `consecutive` (both sides one set of points and the conclusion a
+ * transitive order), consecutive members of a group suffice. */
+static DRV_UNUSED void drv_join(const char *ctx, const char *rule, drv_records *s0, drv_records *s1,
+                                int ordered, int consecutive, int64_t budget, drv_pair_fn pair)
 {
     int64_t w = s0->k + 1, i, lo = 0, pairs = 0;
     drv_records_sort(s0);
@@ -1855,13 +1856,8 @@ static DRV_UNUSED void drv_join(const char *ctx, const char *rule, const char *c
     drv_record_words = s0->k;
     if (consecutive) {
         for (i = 1; i < s0->n; i++)
-            if (drv_cmp_record(&s0->w[(i - 1) * w], &s0->w[i * w]) == 0) {
-                int64_t v[2];
-                v[0] = s0->w[(i - 1) * w + s0->k];
-                v[1] = s0->w[i * w + s0->k];
-                if (!holds(ctx, v))
-                    drv_rule_violated(ctx, rule, names, 2, v);
-            }
+            if (drv_cmp_record(&s0->w[(i - 1) * w], &s0->w[i * w]) == 0)
+                pair(ctx, &s0->w[(i - 1) * w], &s0->w[i * w]);
         return;
     }
     for (i = 0; i < s0->n; i++) {
@@ -1871,15 +1867,12 @@ static DRV_UNUSED void drv_join(const char *ctx, const char *rule, const char *c
         while (lo < s1->n && drv_cmp_record(&s1->w[lo * w], a) < 0)
             lo++;
         for (j = lo; j < s1->n && drv_cmp_record(&s1->w[j * w], a) == 0; j++) {
-            int64_t v[2];
-            v[0] = a[s0->k];
-            v[1] = s1->w[j * w + s0->k];
-            if (ordered && v[0] >= v[1])
+            const int64_t *b = &s1->w[j * w];
+            if (ordered && a[s0->k] >= b[s0->k])
                 continue;
             if (++pairs > budget)
                 drv_rule_expensive(ctx, rule, budget);
-            if (!holds(ctx, v))
-                drv_rule_violated(ctx, rule, names, 2, v);
+            pair(ctx, a, b);
         }
     }
 }

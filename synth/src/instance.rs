@@ -40,10 +40,12 @@
 //!    premise, checked on adjacent pairs: this turns the reverse half of an
 //!    `<=>`, `C(x(n1)) < C(x(n2)) => n1 < n2`, or "rows sorted" stated as
 //!    `row(n1) < row(n2) => n1 < n2`, into an ordering rule.
-//! 3. **A join** (a sort plus the pairs with equal keys). A rule of two
-//!    variables whose premise relates them only by equalities
-//!    `k1(v1) = k2(v2)`, such as COO's "two entries with the same row and
-//!    column are the same entry", is checked by sorting one side's keys.
+//! 3. **A join** (a sort plus the pairs with equal keys). A rule whose
+//!    premise relates two variables only by equalities `k1(v1, s) =
+//!    k2(v2, s)`, the others `s` shared, such as COO's "two entries with
+//!    the same row and column are the same entry" or UCSR's "within a row,
+//!    equal columns are the same position", is checked by sorting one
+//!    side's keys (the shared variables first).
 //! 4. **Full enumeration** of every assignment, bounded by the UF domains;
 //!    beyond a budget ([`RULE_BUDGET`] evaluations), validation gives up
 //!    with [`InstanceError::RuleTooExpensive`] rather than run for hours.
@@ -1675,59 +1677,68 @@ fn run_join(
     work: u64,
 ) -> Result<(), InstanceError> {
     let what = || format!("rule `{}`", rule_text(rule));
-    let mut side_points: [Vec<i64>; 2] = [Vec::new(), Vec::new()];
+    let m = join.shared.len();
+    // Each side's points: the shared variables, then its own.
+    let mut side_points: [Points; 2] = [Points::new(m + 1), Points::new(m + 1)];
     for (k, side) in side_points.iter_mut().enumerate() {
+        let names = join.side_names(rule, k);
         let mut guards = 0;
         for guard in domain_guards(d, &join.guarded[k])? {
             let mut constraints = join.sides[k].clone();
             constraints.extend(guard);
-            let Some(conj) =
-                Conjunction::from_parts(vec![rule.vars[k].clone()], Vec::new(), constraints)
-            else {
+            let Some(conj) = Conjunction::from_parts(names.clone(), Vec::new(), constraints) else {
                 continue;
             };
             let points = crate::oracle::ordered::points(&conj, env, work_bounds(work).into())
                 .map_err(eval_error(what))?;
-            side.extend(points.iter().filter_map(|p| p.first().copied()));
+            side.append(&points);
             guards += 1;
         }
         if guards > 1 {
-            side.sort_unstable();
-            side.dedup();
+            side.sort_dedup();
         }
     }
     let keys: [Vec<CExpr>; 2] =
         [0, 1].map(|k| join.keys[k].iter().map(|e| compile_plain(env, e)).collect());
     let nk = join.keys[0].len();
-    // The keys of side `k` at `x`, appended to `out`.
-    let key = |k: usize, x: i64, out: &mut Vec<i64>| -> Result<(), InstanceError> {
+    // The keys of side `k` at point `x`, appended to `out`.
+    let key = |k: usize, x: &[i64], out: &mut Vec<i64>| -> Result<(), InstanceError> {
         for e in &keys[k] {
-            out.push(e.eval(env, &[x][..]).map_err(eval_error(what))?);
+            out.push(e.eval(env, x).map_err(eval_error(what))?);
         }
         Ok(())
     };
+    let arity = rule.vars.len();
     let mut conclusion = Holds::new(d, env, &join.conclusion);
+    let mut check_pair = |a: &[i64], b: &[i64]| -> Result<(), InstanceError> {
+        let point = join.rule_point(arity, a, b);
+        if !conclusion.holds(d, env, &point, &what)? {
+            return Err(rule_violation(d, env, rule, &point));
+        }
+        Ok(())
+    };
     if join.ordered && join.sides[0] == join.sides[1] && join.keys[0] == join.keys[1] {
-        // Points are in increasing order; within a group of equal keys the
-        // order is transitive, so consecutive members suffice. Keys are
-        // computed in order up to the first that fails, whose error comes
-        // after the checks of the points before it.
+        // Points are in increasing order; within a group of equal keys (the
+        // shared variables among them) the order is transitive, so
+        // consecutive members suffice. Keys are computed in order up to the
+        // first that fails, whose error comes after the checks of the
+        // points before it.
         let side = &side_points[0];
         let mut all = Vec::with_capacity(side.len() * nk);
         let mut key_error = None;
-        for &b in side {
+        for p in side.iter() {
             let mark = all.len();
-            if let Err(e) = key(0, b, &mut all) {
+            if let Err(e) = key(0, p, &mut all) {
                 all.truncate(mark);
                 key_error = Some(e);
                 break;
             }
         }
-        let m = all.len().checked_div(nk).unwrap_or(side.len());
+        let n = all.len().checked_div(nk).unwrap_or(side.len());
         let at = |i: usize| &all[i * nk..(i + 1) * nk];
-        let mut order: Vec<usize> = (0..m).collect();
+        let mut order: Vec<usize> = (0..n).collect();
         order.sort_unstable_by(|&x, &y| at(x).cmp(at(y)).then(x.cmp(&y)));
-        let mut prev = vec![usize::MAX; m];
+        let mut prev = vec![usize::MAX; n];
         for w in order.windows(2) {
             if at(w[0]) == at(w[1]) {
                 prev[w[1]] = w[0];
@@ -1735,10 +1746,7 @@ fn run_join(
         }
         for (i, &p) in prev.iter().enumerate() {
             if p != usize::MAX {
-                let (a, b) = (side[p], side[i]);
-                if !conclusion.holds(d, env, &[a, b], &what)? {
-                    return Err(rule_violation(d, env, rule, &[a, b]));
-                }
+                check_pair(side.get(p), side.get(i))?;
             }
         }
         return match key_error {
@@ -1750,21 +1758,21 @@ fn run_join(
     // order finds the smallest violating pair first.
     let side = &side_points[1];
     let mut all = Vec::with_capacity(side.len() * nk);
-    for &b in side {
-        key(1, b, &mut all)?;
+    for p in side.iter() {
+        key(1, p, &mut all)?;
     }
     let at = |i: usize| &all[i * nk..(i + 1) * nk];
     let mut index: Vec<usize> = (0..side.len()).collect();
     index.sort_unstable_by(|&x, &y| at(x).cmp(at(y)).then(x.cmp(&y)));
     let mut pairs: u64 = 0;
     let mut ka = Vec::with_capacity(nk);
-    for &a in &side_points[0] {
+    for a in side_points[0].iter() {
         ka.clear();
         key(0, a, &mut ka)?;
         let start = index.partition_point(|&i| at(i) < &ka[..]);
         for &i in index[start..].iter().take_while(|&&i| at(i) == &ka[..]) {
-            let b = side[i];
-            if join.ordered && a >= b {
+            let b = side.get(i);
+            if join.ordered && a[m] >= b[m] {
                 continue;
             }
             pairs += 1;
@@ -1774,9 +1782,7 @@ fn run_join(
                     budget,
                 });
             }
-            if !conclusion.holds(d, env, &[a, b], &what)? {
-                return Err(rule_violation(d, env, rule, &[a, b]));
-            }
+            check_pair(a, b)?;
         }
     }
     Ok(())

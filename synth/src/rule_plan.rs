@@ -18,7 +18,7 @@ pub enum RuleCheck {
     /// Enumerations of points (one or two [`Check`]s).
     Points(Vec<Check>),
     /// A join on keys.
-    Join(Join),
+    Join(Box<Join>),
 }
 
 /// The plan for each constraint of `rule`'s conclusion, in order.
@@ -29,7 +29,7 @@ pub fn rule_checks(d: &Descriptor, rule: &UfRule) -> Vec<RuleCheck> {
             if let Some(checks) = plan(d, &rule.premise, q) {
                 RuleCheck::Points(checks)
             } else if let Some(join) = join_plan(d, rule, q) {
-                RuleCheck::Join(join)
+                RuleCheck::Join(Box::new(join))
             } else {
                 RuleCheck::Points(vec![Check {
                     premise: rule
@@ -234,58 +234,127 @@ fn plan(d: &Descriptor, premise: &[Constraint], q: &Constraint) -> Option<Vec<Ch
     None
 }
 
-/// A rule of two variables whose premise relates them only by equalities
-/// `k1(v1) = k2(v2)`: checked by a join on the keys (one side sorted by
-/// key, the other looked up in it), in time `n log n` in the two sides plus
-/// the number of pairs with equal keys.
+/// A rule whose premise relates two of its variables, `a` and `b`, only by
+/// equalities `k1(a, s) = k2(b, s)` (the other variables `s` shared by
+/// both sides): checked by a join on the keys `(s, k1)` = `(s, k2)` (one
+/// side sorted by key, the other looked up in it), in time `n log n` in
+/// the two sides plus the number of pairs with equal keys. COO's "two
+/// entries with the same row and column are the same entry" joins `n1`
+/// and `n2` on `(row, col)`; UCSR's "within row `i`, equal columns mean
+/// the same position" joins `k1` and `k2` on `(i, col)`.
 #[derive(Clone, Debug)]
 pub struct Join {
     /// The conclusion tested on each pair with equal keys.
     pub conclusion: Constraint,
-    /// The constraints on each side, over the one variable `Tuple(0)`.
+    /// The rule variables of the two sides, `a` and `b`.
+    pub pair: (usize, usize),
+    /// The shared rule variables, in order.
+    pub shared: Vec<usize>,
+    /// The constraints on each side, over its tuple: the shared variables
+    /// (`Tuple(0..m)`) and then its own (`Tuple(m)`).
     pub sides: [Vec<Normalized>; 2],
     /// The expressions whose UF calls need domain guards, on each side.
     pub guarded: [Vec<Expr>; 2],
-    /// The key expressions of each side, over `Tuple(0)`.
+    /// The key expressions of each side, over its tuple: the shared
+    /// variables first, then the equalities' sides.
     pub keys: [Vec<Expr>; 2],
-    /// The premise also orders the pair (`v1 < v2`) and the conclusion is a
-    /// transitive order `g(v2) - g(v1) >= m >= 0`: within a group of equal
+    /// The premise also orders the pair (`a < b`) and the conclusion is a
+    /// transitive order `g(b) - g(a) >= m >= 0`: within a group of equal
     /// keys, adjacent points suffice (SCOO's `n1 < n2 && row(n1) = row(n2)
     /// => col(n1) < col(n2)`).
     pub ordered: bool,
 }
 
-/// Whether `q` is `g(v2) - g(v1) - m >= 0` with `m >= 0`: a transitive order.
-fn is_transitive_order(q: &Constraint) -> bool {
-    let (v1, v2) = (Var::Tuple(0), Var::Tuple(1));
+impl Join {
+    /// The names of side `k`'s tuple: the shared variables, then its own.
+    pub fn side_names(&self, rule: &UfRule, k: usize) -> Vec<String> {
+        let own = if k == 0 { self.pair.0 } else { self.pair.1 };
+        self.shared
+            .iter()
+            .chain(std::iter::once(&own))
+            .map(|&i| rule.vars[i].clone())
+            .collect()
+    }
+
+    /// The rule's point for a pair of side points (each the shared
+    /// variables, then its own).
+    pub fn rule_point(&self, arity: usize, a: &[i64], b: &[i64]) -> Vec<i64> {
+        let m = self.shared.len();
+        (0..arity)
+            .map(|i| {
+                if i == self.pair.0 {
+                    a[m]
+                } else if i == self.pair.1 {
+                    b[m]
+                } else {
+                    let j = self.shared.iter().position(|&s| s == i).unwrap_or(0);
+                    a[j]
+                }
+            })
+            .collect()
+    }
+}
+
+/// Whether `q` is `g(b) - g(a) - m >= 0` with `m >= 0`: a transitive order.
+fn is_transitive_order(q: &Constraint, a: Var, b: Var) -> bool {
     if q.is_eq() || q.expr().constant_term() > 0 {
         return false;
     }
     let mut g1 = Expr::constant(0);
     let mut g2 = Expr::constant(0);
     for (atom, coef) in q.expr().terms() {
-        match (atom.mentions(v1), atom.mentions(v2)) {
+        match (atom.mentions(a), atom.mentions(b)) {
             (true, false) => g1.add_term(atom.clone(), -coef),
             (false, true) => g2.add_term(atom.clone(), coef),
             _ => return false,
         }
     }
-    g2.rename_vars(&mut |v| if v == v2 { v1 } else { v }) == g1 && g1.num_terms() > 0
+    g2.rename_vars(&mut |v| if v == b { a } else { v }) == g1 && g1.num_terms() > 0
 }
 
+/// The join of the first pair of `rule`'s variables that equalities relate.
 fn join_plan(d: &Descriptor, rule: &UfRule, q: &Constraint) -> Option<Join> {
-    if rule.vars.len() != 2 {
-        return None;
-    }
-    let (v1, v2) = (Var::Tuple(0), Var::Tuple(1));
-    let to_first = |e: &Expr| e.rename_vars(&mut |v| if v == v2 { v1 } else { v });
+    let n = rule.vars.len();
+    (0..n)
+        .flat_map(|a| (a + 1..n).map(move |b| (a, b)))
+        .find_map(|(a, b)| join_on(d, rule, q, a, b))
+}
+
+fn join_on(d: &Descriptor, rule: &UfRule, q: &Constraint, a: usize, b: usize) -> Option<Join> {
+    let n = rule.vars.len();
+    let (va, vb) = (Var::Tuple(a), Var::Tuple(b));
+    let shared: Vec<usize> = (0..n).filter(|&i| i != a && i != b).collect();
+    let m = shared.len();
+    // A rule expression in side `k`'s tuple (`None` when it mentions the
+    // other side's variable).
+    let to_side = |k: usize, e: &Expr| -> Option<Expr> {
+        let (own, other) = if k == 0 { (a, b) } else { (b, a) };
+        if e.mentions(Var::Tuple(other)) {
+            return None;
+        }
+        Some(e.rename_vars(&mut |v| match v {
+            Var::Tuple(i) if i == own => Var::Tuple(m),
+            Var::Tuple(i) => Var::Tuple(shared.iter().position(|&s| s == i).unwrap_or(i)),
+            other => other,
+        }))
+    };
+    let side_constraint = |k: usize, c: &Constraint| -> Option<Normalized> {
+        let e = to_side(k, c.expr())?;
+        Some(c.map_expr(|_| e.clone()))
+    };
     let mut join = Join {
         conclusion: q.clone(),
+        pair: (a, b),
+        shared: shared.clone(),
         sides: [Vec::new(), Vec::new()],
         guarded: [Vec::new(), Vec::new()],
-        keys: [Vec::new(), Vec::new()],
+        keys: [
+            (0..m).map(|j| Expr::var(Var::Tuple(j))).collect(),
+            (0..m).map(|j| Expr::var(Var::Tuple(j))).collect(),
+        ],
         ordered: false,
     };
+    let mut cross = 0;
     for c in &rule.premise {
         if d.mentions_comparator(c.expr()) {
             return None;
@@ -294,21 +363,21 @@ fn join_plan(d: &Descriptor, rule: &UfRule, q: &Constraint) -> Option<Join> {
         if !c.is_eq()
             && e.num_terms() == 2
             && e.constant_term() == -1
-            && e.coefficient_of_var(v2) == 1
-            && e.coefficient_of_var(v1) == -1
-            && is_transitive_order(q)
+            && e.coefficient_of_var(vb) == 1
+            && e.coefficient_of_var(va) == -1
+            && is_transitive_order(q, va, vb)
         {
             join.ordered = true;
             continue;
         }
-        match (c.mentions(v1), c.mentions(v2)) {
+        match (c.mentions(va), c.mentions(vb)) {
             (false, false) => {
-                for side in &mut join.sides {
-                    side.push(Normalized::Constraint(c.clone()));
+                for k in 0..2 {
+                    join.sides[k].push(side_constraint(k, c)?);
                 }
             }
-            (true, false) => join.sides[0].push(Normalized::Constraint(c.clone())),
-            (false, true) => join.sides[1].push(c.map_expr(to_first)),
+            (true, false) => join.sides[0].push(side_constraint(0, c)?),
+            (false, true) => join.sides[1].push(side_constraint(1, c)?),
             (true, true) => {
                 if !c.is_eq() {
                     return None;
@@ -316,38 +385,40 @@ fn join_plan(d: &Descriptor, rule: &UfRule, q: &Constraint) -> Option<Join> {
                 let mut k1 = Expr::constant(c.expr().constant_term());
                 let mut k2 = Expr::constant(0);
                 for (atom, coef) in c.expr().terms() {
-                    match (atom.mentions(v1), atom.mentions(v2)) {
+                    match (atom.mentions(va), atom.mentions(vb)) {
                         (true, true) => return None,
                         (false, true) => k2.add_term(atom.clone(), -coef),
                         _ => k1.add_term(atom.clone(), coef),
                     }
                 }
-                join.keys[0].push(k1);
-                join.keys[1].push(to_first(&k2));
+                join.keys[0].push(to_side(0, &k1)?);
+                join.keys[1].push(to_side(1, &k2)?);
+                cross += 1;
             }
         }
     }
-    if join.keys[0].is_empty() {
+    if cross == 0 {
         return None;
     }
     if join.ordered {
-        // `lo <= v1 < v2 < hi`: for a pair with `a < b`, `a` meets the second
+        // `lo <= a < b < hi`: for a pair with `a < b`, `a` meets the second
         // side's upper bounds and `b` the first side's lower bounds, so both
         // sides may take both (and the adjacent check is exact).
-        let bound_sign = |n: &Normalized, v: Var| match n {
+        let own = Var::Tuple(m);
+        let bound_sign = |n: &Normalized| match n {
             Normalized::Constraint(c) => {
                 let mut calls = false;
                 c.expr().for_each_call(&mut |_, _| calls = true);
                 if c.is_eq() || calls {
                     0
                 } else {
-                    c.expr().coefficient_of_var(v).signum()
+                    c.expr().coefficient_of_var(own).signum()
                 }
             }
             _ => 0,
         };
-        let lower_only = join.sides[0].iter().all(|n| bound_sign(n, v1) >= 0);
-        let upper_only = join.sides[1].iter().all(|n| bound_sign(n, v1) <= 0);
+        let lower_only = join.sides[0].iter().all(|n| bound_sign(n) >= 0);
+        let upper_only = join.sides[1].iter().all(|n| bound_sign(n) <= 0);
         if lower_only && upper_only {
             let both: Vec<Normalized> = join.sides[0]
                 .iter()
@@ -364,13 +435,13 @@ fn join_plan(d: &Descriptor, rule: &UfRule, q: &Constraint) -> Option<Join> {
             return;
         }
         let call = Expr::call(name, args.to_vec());
-        match (call.mentions(v1), call.mentions(v2)) {
+        match (call.mentions(va), call.mentions(vb)) {
             (true, true) => split = false,
-            (true, false) => join.guarded[0].push(call),
-            (false, true) => join.guarded[1].push(to_first(&call)),
+            (true, false) => join.guarded[0].extend(to_side(0, &call)),
+            (false, true) => join.guarded[1].extend(to_side(1, &call)),
             (false, false) => {
-                join.guarded[0].push(call.clone());
-                join.guarded[1].push(call);
+                join.guarded[0].extend(to_side(0, &call));
+                join.guarded[1].extend(to_side(1, &call));
             }
         }
     });

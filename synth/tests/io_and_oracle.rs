@@ -1734,3 +1734,35 @@ fn builtin_descriptors_validate_and_agree_on_real_matrices() {
         }
     }
 }
+
+/// UCSR's uniqueness rule relates `k1` and `k2` by `col(k1) = col(k2)`
+/// within a row `i` both share: a join on `(i, col)`, linear in the row's
+/// length, not the full enumeration of pairs that a row of 5,000 entries
+/// (25 million pairs) would exceed the budget with.
+#[test]
+fn a_uniqueness_rule_with_a_shared_variable_is_a_join() {
+    let n = 5000i64;
+    let d = synth::builtin::load_format("ucsr").unwrap();
+    let cols: Vec<i64> = (0..n).map(|k| (k * 7919) % n).collect();
+    let make = |cols: Vec<i64>| {
+        instance(
+            "UCSR",
+            &[("NR", 2), ("NC", n), ("NNZ", n)],
+            vec![
+                ("rowptr", Values::Int(vec![0, n, n])),
+                ("col", Values::Int(cols)),
+                ("A", Values::Real(vec![1.0; n as usize])),
+            ],
+        )
+    };
+    let start = Instant::now();
+    validate(&d, &make(cols.clone())).expect("distinct columns");
+    assert!(start.elapsed().as_secs_f64() < 5.0, "{:?}", start.elapsed());
+    let mut repeated = cols;
+    repeated[4000] = repeated[17];
+    let e = validate(&d, &make(repeated)).unwrap_err().to_string();
+    assert!(
+        e.contains("does not hold at i = 0, k1 = 17, k2 = 4000"),
+        "{e}"
+    );
+}
