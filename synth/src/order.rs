@@ -174,10 +174,28 @@ fn lexicographic_components(k: &KeyComponent, dst: &Descriptor) -> Option<Vec<Ke
         return None;
     };
     let cmp = dst.comparator(name)?;
-    cmp.key
+    let mut comps: Vec<Expr> = cmp
+        .key
         .iter()
-        .map(|e| key_expr(e, args).map(KeyComponent::Value))
-        .collect()
+        .map(|e| key_expr(e, args))
+        .collect::<Option<_>>()?;
+    // After `floor(x / m)`, `x` orders as `x mod m`: among keys equal on
+    // the quotient, `x = m floor(x / m) + x mod m` rises with the
+    // remainder. The remainder's extent is `m`, where `x`'s is the whole
+    // range (TILE's `(i / 8, j / 8, i, j)` counts `(.., .., i % 8, j % 8)`).
+    for i in 0..comps.len() {
+        let x = comps[i].clone();
+        let m = comps[..i]
+            .iter()
+            .find_map(|c| match c.terms().collect::<Vec<_>>()[..] {
+                [(Atom::Div(y, m), 1)] if c.constant_term() == 0 && **y == x => Some(*m),
+                _ => None,
+            });
+        if let Some(m) = m {
+            comps[i] = x.minus(&Expr::floor_div(&x, m).scale(m));
+        }
+    }
+    Some(comps.into_iter().map(KeyComponent::Value).collect())
 }
 
 /// A key expression over `args` as an [`Expr`]: floor division and modulo
