@@ -43,8 +43,13 @@ fn runs_end_to_end_with_ratios_in_json() {
     let convs = Conversion::ALL;
     let cfg = config(dir.path().join("work"), &["ecology1", "darpa"], &convs);
     let results = runner::run(&cfg).unwrap();
-    // ecology1 gets the ten matrix conversions, darpa the tensor one.
-    assert_eq!(results.rows.len(), 11, "{:?}", results.skipped);
+    // ecology1 gets every matrix conversion, darpa every tensor one.
+    assert_eq!(
+        results.rows.len(),
+        Conversion::ALL.len(),
+        "{:?}",
+        results.skipped
+    );
     for row in &results.rows {
         assert!(
             matches!(row.spf, Outcome::Time(_)),
@@ -88,7 +93,7 @@ fn runs_end_to_end_with_ratios_in_json() {
     let json: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("results.json")).unwrap()).unwrap();
     let rows = json["rows"].as_array().unwrap();
-    assert_eq!(rows.len(), 11);
+    assert_eq!(rows.len(), Conversion::ALL.len());
     let csr_csc = rows.iter().find(|r| r["conversion"] == "csr_csc").unwrap();
     for b in ["c", "sprs", "nalgebra", "memcpy"] {
         let ratio = csr_csc["baselines"][b]["ratio"].as_f64().unwrap();
