@@ -22,7 +22,10 @@
 //!   `count(d, v)` (counting only), `start(v)` (counting and lex), and the
 //!   *distinct ranks* `rank(p)` (how many distinct compared keys come
 //!   before position `p`'s) and `ranks()` (how many distinct compared keys
-//!   there are): BCSR numbers blocks, not entries.
+//!   there are): BCSR numbers blocks, not entries; and the *prefix ranks*
+//!   `prefix_rank(c, p)` and `prefix_ranks(c)`, the same over the first
+//!   `c` key components: CSF numbers its fibers among entries sorted by
+//!   the whole key.
 //! * `OrderedSet(LO, HI)` / `OrderedSet()` — distinct integers, in increasing
 //!   order once sorted. Methods `insert(v)`, `sort()`, and the values
 //!   `size()`, `value(i)` and `index(v)`.
