@@ -232,8 +232,8 @@ fn a_tiled_comparator_with_modulo_terms_converts_with_every_builtin() {
 }
 
 /// DCSR, two compressed levels (a built-in): the stored rows' ordered set
-/// gives the row position `p`, and the entries are counting-sorted in a
-/// second pass by `(p, j)`, `p` bounded by the set's capacity. BCSR -> DCSR,
+/// gives the row position `p`, and the entries are counting-sorted by
+/// `(ii, j)` in the same pass (`p` rises with `ii`). BCSR -> DCSR,
 /// once refused by validation (the plan chose a bound on `rp` that holds
 /// only through a constant), converts too.
 #[test]
@@ -255,6 +255,8 @@ fn dcsr_converts_with_every_builtin() {
     let out = spf(&["synth", "coo", "dcsr", "--emit", "ir"]);
     let ir = text(&out.stdout);
     assert!(ir.contains("Permutation(3, counting(NR, NC))"), "{ir}");
+    // Sorted by the row itself, in the pass that fills the set of rows.
+    assert!(ir.contains("P.insert(ii, jj, n)"), "{ir}");
     // A real matrix through both directions, with the oracle.
     let dir = temp("dcsr");
     let matrix = data("matrices/bp_200.mtx");

@@ -145,6 +145,19 @@ impl Lowering<'_> {
         self.plan_permutation_with(deepest, order, true)
     }
 
+    /// The destination position whose value an ordered set at position
+    /// `v` holds, when it is one (DCSR's `rowidx(p) = ii`: `ii`'s).
+    fn set_value_position(&self, v: Var) -> Option<usize> {
+        let Var::Tuple(q) = v else { return None };
+        let value = self.sets.get(&q)?.value.as_var()?;
+        match value {
+            Var::Tuple(t) if t >= self.n_in => Some(t - self.n_in),
+            source => (0..self.n_out).find(|&r| {
+                r != q && self.conv.resolved[r].as_ref().and_then(Expr::as_var) == Some(source)
+            }),
+        }
+    }
+
     pub(super) fn plan_permutation(&mut self, q: usize) -> Result<(), String> {
         let order = position_order(&self.conv.dst, q).map_err(|e| e.to_string())?;
         self.plan_permutation_with(q, order, false)
@@ -162,6 +175,17 @@ impl Lowering<'_> {
         #[cfg(test)]
         if faults::injected(faults::Fault::DropLastKeyComponent) && order.key.len() > 1 {
             order.key.pop();
+        }
+        // A key component that is an ordered set's position sorts as the
+        // set's value, which its index rises with (DCSR's stored row `p` as
+        // the row `ii`): the inserts then need not wait for the set, and
+        // the key's extent is the value's.
+        for k in &mut order.key {
+            if let KeyComponent::Value(e) = k {
+                if let Some(r) = e.as_var().and_then(|v| self.set_value_position(v)) {
+                    *e = Expr::var(Var::Tuple(r));
+                }
+            }
         }
         let object = self.fresh("P");
         let size = self.fresh("NP");

@@ -190,7 +190,8 @@ impl Lowering<'_> {
             }
             return match ctx {
                 Ctx::Set(s) if *s == q => Ok(Expr::var(Var::Tuple(0))),
-                Ctx::Source | Ctx::Placed => {
+                // Over sorted positions, from the value the key holds.
+                Ctx::Source | Ctx::Placed | Ctx::Sorted => {
                     let (object, value) = (set.object.clone(), set.value.clone());
                     let v = self.translate(&value, ctx, pro)?;
                     let name = self.scalar(&format!("set {q}"), &self.dst_tuple[q].clone());
