@@ -11,9 +11,7 @@ fn spf(args: &[&str]) -> Output {
 
 #[test]
 fn every_builtin_format_checks() {
-    for f in [
-        "coo", "scoo", "mcoo", "coo3d", "mcoo3", "csr", "csc", "dia", "ell", "bcsr",
-    ] {
+    for &f in spf::synth::builtin::builtin_names() {
         let out = spf(&["check", f]);
         let text = String::from_utf8_lossy(&out.stdout);
         assert!(
