@@ -178,11 +178,12 @@ static int bl_sort_segments(int64_t n, const int64_t *ptr, int64_t *idx, double 
 
 /* Entries (major[e], minor[e], A[e]) to a compressed format along `major`
  * (rows for CSR, columns for CSC): count, prefix sum, scatter in input
- * order (the pointer array itself is the cursor, shifted back after), then
- * sort each segment by `minor` (insertion sort; no work on a sorted
- * segment). idx[0] = ptr (nmajor + 1), idx[1] = minor indices, val. */
-int bl_coo_to_compressed(int64_t nmajor, int64_t nnz, const int64_t *major,
-                         const int64_t *minor, const double *A, int64_t *given, bl_out *o)
+ * order (the pointer array itself is the cursor, shifted back after), then,
+ * with `sorted`, sort each segment by `minor` (insertion sort; no work on a
+ * sorted segment); without, the segments keep the input's order (UCSR).
+ * idx[0] = ptr (nmajor + 1), idx[1] = minor indices, val. */
+int bl_coo_scatter(int64_t nmajor, int64_t nnz, const int64_t *major, const int64_t *minor,
+                   const double *A, int64_t *given, int sorted, bl_out *o)
 {
     int64_t e, i, *ptr, *out_minor;
     double *out_val;
@@ -204,7 +205,7 @@ int bl_coo_to_compressed(int64_t nmajor, int64_t nnz, const int64_t *major,
     for (i = nmajor; i > 0; i--)
         ptr[i] = ptr[i - 1];
     ptr[0] = 0;
-    if (bl_sort_segments(nmajor, ptr, out_minor, out_val) != 0)
+    if (sorted && bl_sort_segments(nmajor, ptr, out_minor, out_val) != 0)
         goto fail;
     o->idx[0] = ptr;
     o->idx_len[0] = nmajor + 1;
@@ -221,6 +222,13 @@ fail:
     free(out_val);
     bl_clear(o);
     return -1;
+}
+
+/* COO -> CSR / CSC: bl_coo_scatter with each segment sorted. */
+int bl_coo_to_compressed(int64_t nmajor, int64_t nnz, const int64_t *major,
+                         const int64_t *minor, const double *A, int64_t *given, bl_out *o)
+{
+    return bl_coo_scatter(nmajor, nnz, major, minor, A, given, 1, o);
 }
 
 /* SCOO -> CSR: the entries are already in row-major order (the source

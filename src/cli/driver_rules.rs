@@ -734,7 +734,8 @@ impl<'d> Emitter<'d> {
                 } else if i == join.pair.1 {
                     format!("b[{nk}]")
                 } else {
-                    let j = join.shared.iter().position(|&s| s == i).unwrap_or(0);
+                    let j = join.shared.iter().position(|&s| s == i);
+                    let j = j.expect("every other variable is shared");
                     format!("a[{j}]")
                 }
             })

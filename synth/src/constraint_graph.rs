@@ -138,39 +138,11 @@ impl ConstraintGraph {
             let cell = &mut dist[a.index()][b.index()];
             *cell = Some(cell.map_or(w, |x| x.min(w)));
         }
-        // The same closure with `0` (node 0) never an intermediate node.
+        // The same closure with the node `0` never an intermediate node.
         let mut direct = dist.clone();
         let zero = self.index.get(&Expr::constant(0)).map(|i| i.index());
-        for k in (0..n).filter(|&k| Some(k) != zero) {
-            let through = direct[k].clone();
-            for row in direct.iter_mut() {
-                let Some(ik) = row[k] else { continue };
-                for (cell, kj) in row.iter_mut().zip(&through) {
-                    let Some(kj) = *kj else { continue };
-                    let Some(via) = ik.checked_add(kj) else {
-                        continue;
-                    };
-                    if cell.is_none_or(|x| via < x) {
-                        *cell = Some(via);
-                    }
-                }
-            }
-        }
-        for k in 0..n {
-            let through = dist[k].clone();
-            for row in dist.iter_mut() {
-                let Some(ik) = row[k] else { continue };
-                for (cell, kj) in row.iter_mut().zip(&through) {
-                    let Some(kj) = *kj else { continue };
-                    let Some(via) = ik.checked_add(kj) else {
-                        continue;
-                    };
-                    if cell.is_none_or(|x| via < x) {
-                        *cell = Some(via);
-                    }
-                }
-            }
-        }
+        floyd_warshall(&mut direct, zero);
+        floyd_warshall(&mut dist, None);
         if (0..n).any(|i| dist[i][i].is_some_and(|d| d < 0)) {
             return Err(Contradiction);
         }
@@ -210,6 +182,26 @@ impl ConstraintGraph {
         }
         out.sort();
         Ok(out)
+    }
+}
+
+/// Tightens `dist` to the shortest paths through every node but `skip`
+/// (exact, checked sums; `None` is "no bound").
+fn floyd_warshall(dist: &mut [Vec<Option<i64>>], skip: Option<usize>) {
+    for k in (0..dist.len()).filter(|&k| Some(k) != skip) {
+        let through = dist[k].clone();
+        for row in dist.iter_mut() {
+            let Some(ik) = row[k] else { continue };
+            for (cell, kj) in row.iter_mut().zip(&through) {
+                let Some(kj) = *kj else { continue };
+                let Some(via) = ik.checked_add(kj) else {
+                    continue;
+                };
+                if cell.is_none_or(|x| via < x) {
+                    *cell = Some(via);
+                }
+            }
+        }
     }
 }
 

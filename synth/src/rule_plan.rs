@@ -287,7 +287,8 @@ impl Join {
                 } else if i == self.pair.1 {
                     b[m]
                 } else {
-                    let j = self.shared.iter().position(|&s| s == i).unwrap_or(0);
+                    let j = self.shared.iter().position(|&s| s == i);
+                    let j = j.expect("every other variable is shared");
                     a[j]
                 }
             })

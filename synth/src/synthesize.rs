@@ -9,6 +9,7 @@
 //! ([`crate::validate`]): a conversion that gives a wrong or invalid
 //! result on any of them is an error, never code.
 
+use crate::candidate::Candidates;
 use crate::conversion::Conversion;
 use crate::descriptor::Descriptor;
 use crate::validate::{self, ValidationError};
@@ -39,12 +40,7 @@ fn synthesize_validated(
     src: &Descriptor,
     dst: &Descriptor,
 ) -> Result<(Synthesized, usize), SynthError> {
-    let conversion = Conversion::new(src, dst)?;
-    let cands =
-        crate::candidate::candidates(&conversion).map_err(|_| SynthError::Contradiction {
-            src: src.name.clone(),
-            dst: dst.name.clone(),
-        })?;
+    let (conversion, cands) = compose(src, dst)?;
     let mut refuted = Vec::new();
     let mut first: Option<SynthError> = None;
     for _ in 0..PLAN_ATTEMPTS {
@@ -78,6 +74,17 @@ fn synthesize_validated(
     Err(first.expect("at least one attempt"))
 }
 
+/// The composed conversion and its classified candidates.
+fn compose(src: &Descriptor, dst: &Descriptor) -> Result<(Conversion, Candidates), SynthError> {
+    let conversion = Conversion::new(src, dst)?;
+    let cands =
+        crate::candidate::candidates(&conversion).map_err(|_| SynthError::Contradiction {
+            src: src.name.clone(),
+            dst: dst.name.clone(),
+        })?;
+    Ok((conversion, cands))
+}
+
 /// How validation makes test instances of a source format: by the
 /// unvalidated conversion from coordinates, whose results it checks.
 fn unvalidated_maker(src: &Descriptor, dst: &Descriptor) -> Result<Synthesized, String> {
@@ -95,12 +102,7 @@ pub fn synthesize_unvalidated(
     src: &Descriptor,
     dst: &Descriptor,
 ) -> Result<Synthesized, SynthError> {
-    let conversion = Conversion::new(src, dst)?;
-    let cands =
-        crate::candidate::candidates(&conversion).map_err(|_| SynthError::Contradiction {
-            src: src.name.clone(),
-            dst: dst.name.clone(),
-        })?;
+    let (conversion, cands) = compose(src, dst)?;
     let plan = crate::plan::choose(&conversion, &cands)?;
     let (computation, bindings) = crate::lower::lower(&conversion, &plan)?;
     Ok(Synthesized {

@@ -116,3 +116,29 @@ fn an_array_the_map_never_uses_is_unsolvable_and_named() {
     );
     assert!(err.to_string().contains("no constraint"), "{err}");
 }
+
+/// A refuted plan is not chosen again: the next cheapest differs from it in
+/// at least one choice, costs at least as much, and refuting both gives a
+/// third different from either.
+#[test]
+fn excluding_refuted_plans_gives_the_next_cheapest() {
+    let s = load_format("coo").expect("source");
+    let d = load_format("csr").expect("destination");
+    let conv = Conversion::new(&s, &d).expect("pair");
+    let cands = candidates(&conv).expect("consistent");
+    let first = choose(&conv, &cands).expect("a plan");
+    let second = synth::plan::choose_excluding(&conv, &cands, std::slice::from_ref(&first))
+        .expect("another plan");
+    assert_ne!(second.steps, first.steps);
+    assert!(
+        second.cost >= first.cost,
+        "{} < {}",
+        second.cost,
+        first.cost
+    );
+    let refuted = [first.clone(), second.clone()];
+    if let Ok(third) = synth::plan::choose_excluding(&conv, &cands, &refuted) {
+        assert_ne!(third.steps, first.steps);
+        assert_ne!(third.steps, second.steps);
+    }
+}
