@@ -348,6 +348,7 @@ pub fn run_checked(
         .map_err(|e| CliError::Usage(format!("scanning the synthesized conversion {pair}: {e}")))?;
     run_checked_program(s, &program, input).map_err(|p| match p {
         Problem::Run(e) => CliError::Usage(format!("the synthesized conversion {pair}: {e}")),
+        Problem::Unrepresentable(e) => CliError::Usage(e.to_string()),
         other => CliError::Usage(format!(
             "internal error: the synthesized conversion {pair} passed validation, but on this \
              input: {other}"
