@@ -298,36 +298,13 @@ fn nested_levels_in_any_mode_order_convert_with_every_builtin() {
     assert!(ir.contains("P.prefix_rank(2, p)"), "{ir}");
 }
 
-/// Skylines (profiles): the row pointers are the prefix sums of each row's
-/// length from its first nonzero to the diagonal, and an entry's slot is
-/// computed from them; both skylines convert with every built-in 2-D
-/// format, both ways.
+/// Skylines (profiles, the built-ins SKYL and SKYU): the row pointers are
+/// the prefix sums of each row's length from its first nonzero to the
+/// diagonal, and an entry's slot is computed from them, with no sort.
+/// (`cli_formats` checks every built-in against every other, both ways.)
 #[test]
-fn skylines_convert_with_every_builtin() {
-    for (file, name) in [
-        ("descriptors/skyl.desc", "SKYL"),
-        ("descriptors/skyu.desc", "SKYU"),
-    ] {
-        let out = spf(&["check", s(&data(file))]);
-        let stdout = text(&out.stdout);
-        assert_eq!(out.status.code(), Some(0), "{stdout}");
-        for builtin in spf::synth::builtin::builtin_names_of_order(2) {
-            let b = builtin.to_uppercase();
-            for line in [
-                format!("pair {name} -> {b}: ok"),
-                format!("pair {b} -> {name}: ok"),
-            ] {
-                assert!(stdout.contains(&line), "{line}\n{stdout}");
-            }
-        }
-    }
-    let out = spf(&[
-        "synth",
-        "coo",
-        s(&data("descriptors/skyl.desc")),
-        "--emit",
-        "ir",
-    ]);
+fn a_skyline_is_filled_by_prefix_sums_of_row_lengths() {
+    let out = spf(&["synth", "coo", "skyl", "--emit", "ir"]);
     let ir = text(&out.stdout);
     // The row lengths, their prefix sums, and each entry's slot from them.
     assert!(ir.contains("sky(ii + 1) max= ii - jj + 1"), "{ir}");
@@ -346,8 +323,7 @@ fn skylines_convert_with_every_builtin() {
 #[test]
 fn an_entry_a_skyline_cannot_store_is_refused() {
     let dir = temp("skyline");
-    let skyl = data("descriptors/skyl.desc");
-    let skyu = data("descriptors/skyu.desc");
+    let (skyl, skyu) = ("skyl", "skyu");
     let full = data("matrices/jgl009.mtx");
     let lower = dir.join("lower.mtx");
     std::fs::write(
@@ -356,7 +332,7 @@ fn an_entry_a_skyline_cannot_store_is_refused() {
     )
     .expect("write");
     let out_file = dir.join("out.json");
-    let out = spf(&["convert", "coo", s(&skyl), s(&full), "-o", s(&out_file)]);
+    let out = spf(&["convert", "coo", skyl, s(&full), "-o", s(&out_file)]);
     let err = text(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(
@@ -365,7 +341,7 @@ fn an_entry_a_skyline_cannot_store_is_refused() {
     );
     assert!(!out_file.exists());
     let program = dir.join("coo2skyl");
-    let out = spf(&["build", "coo", s(&skyl), "-o", s(&program)]);
+    let out = spf(&["build", "coo", skyl, "-o", s(&program)]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     for extra in [&[][..], &["--unchecked"][..]] {
         let mut cmd = std::process::Command::new(&program);
@@ -377,17 +353,17 @@ fn an_entry_a_skyline_cannot_store_is_refused() {
         assert!(!out_file.exists());
     }
     // The lower-triangular matrix: converts, and back.
-    let out = spf(&["convert", "coo", s(&skyl), s(&lower), "-o", s(&out_file)]);
+    let out = spf(&["convert", "coo", skyl, s(&lower), "-o", s(&out_file)]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     let json = std::fs::read_to_string(&out_file).expect("read");
     assert!(json.contains("\"sky\": [0,1,1,4,7]"), "{json}");
     let back = dir.join("back.json");
-    let out = spf(&["convert", s(&skyl), "csr", s(&out_file), "-o", s(&back)]);
+    let out = spf(&["convert", skyl, "csr", s(&out_file), "-o", s(&back)]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     let json = std::fs::read_to_string(&back).expect("read");
     assert!(json.contains("\"col\": [0,0,2,1]"), "{json}");
     // The upper skyline refuses the same matrix's entries below the diagonal.
-    let out = spf(&["convert", "coo", s(&skyu), s(&lower), "-o", s(&out_file)]);
+    let out = spf(&["convert", "coo", skyu, s(&lower), "-o", s(&out_file)]);
     let err = text(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(
@@ -395,4 +371,21 @@ fn an_entry_a_skyline_cannot_store_is_refused() {
         "{err}"
     );
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A construct the lowering cannot handle (a comparator key that multiplies
+/// two coordinates) is refused before any code exists, naming the
+/// construct and its line in the descriptor file.
+#[test]
+fn a_lowering_refusal_names_the_construct_and_its_line() {
+    let desc = data("descriptors/pcoo.desc");
+    let out = spf(&["synth", "coo", s(&desc), "--emit", "c"]);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("comparator `PROD` is not an interleaving of its parameters"),
+        "{err}"
+    );
+    assert!(err.contains("(PCOO's comparator `PROD`, line 8)"), "{err}");
+    assert!(out.stdout.is_empty());
 }

@@ -241,6 +241,15 @@ fn rename_apart(src: &Descriptor, dst: &Descriptor) -> (Descriptor, BTreeMap<Str
             .collect(),
         comparators: dst.comparators.clone(),
         padding: dst.padding,
+        lines: crate::descriptor::SourceLines {
+            ufs: dst
+                .lines
+                .ufs
+                .iter()
+                .map(|(n, l)| (renames.get(n).cloned().unwrap_or_else(|| n.clone()), *l))
+                .collect(),
+            ..dst.lines.clone()
+        },
     };
     (renamed, renames)
 }

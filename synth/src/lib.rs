@@ -25,4 +25,4 @@ pub mod synthesized;
 pub mod tensor_io;
 pub mod validate;
 
-pub use descriptor::{Comparator, Descriptor, KeyExpr};
+pub use descriptor::{Comparator, Construct, Descriptor, KeyExpr, SourceLines};

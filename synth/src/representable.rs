@@ -247,18 +247,18 @@ mod tests {
     }
 
     #[test]
-    fn every_builtin_stores_every_entry_of_its_shape() {
+    fn every_builtin_but_the_skylines_stores_every_entry_of_its_shape() {
         for name in builtin_names() {
             let r = Representable::of(&load_format(name).expect("built-in"));
-            assert!(r.is_everything(), "{name}: {r}");
+            assert_eq!(r.is_everything(), !name.starts_with("sky"), "{name}: {r}");
         }
     }
 
     #[test]
     fn a_skyline_stores_one_triangle() {
-        let lower = skyline(include_str!("../../tests/data/descriptors/skyl.desc"));
+        let lower = skyline(include_str!("../../descriptors/skyl.desc"));
         assert_eq!(lower.to_string(), "j <= i");
-        let upper = skyline(include_str!("../../tests/data/descriptors/skyu.desc"));
+        let upper = skyline(include_str!("../../descriptors/skyu.desc"));
         assert_eq!(upper.to_string(), "i <= j");
         let c = Coordinates {
             dims: vec![3, 4],

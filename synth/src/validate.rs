@@ -737,7 +737,12 @@ mod tests {
                     }
                     let program = bad.program().expect("scans");
                     let coo = coordinate_format(2).expect("built-in");
+                    let storable = [
+                        Representable::of(&bad.conversion.src),
+                        Representable::of(&bad.conversion.dst_given),
+                    ];
                     for m in &matrices {
+                        let m = &storable.iter().fold(m.clone(), |c, r| r.restrict(&c));
                         let input = if coo == bad.conversion.src {
                             Instance::from_coordinates(m)
                         } else {

@@ -13,8 +13,11 @@ use super::contexts::Ctx;
 #[cfg(test)]
 use super::faults;
 use super::ranks::PermMode;
+use super::refusal::Refusal;
 use super::scalars::Prologue;
 use super::{call, phase, update, Lowering, Pending};
+use crate::descriptor::Construct;
+use crate::synthesized::Side;
 
 impl Lowering<'_> {
     /// `f(key + 1) max= q + 1` with `q` the position a scatter places or a
@@ -74,11 +77,12 @@ impl Lowering<'_> {
     /// from 0 with every bound.
     ///
     /// [`SynthesisCase::Profile`]: crate::candidate::SynthesisCase::Profile
-    pub(super) fn profile_statements(&mut self, c: &Candidate) -> Result<(), String> {
+    pub(super) fn profile_statements(&mut self, c: &Candidate) -> Result<(), Refusal> {
         let [a] = c.args.as_slice() else {
-            return Err(format!(
-                "the profile of `{}` has several arguments",
-                c.unknown
+            return Err(Refusal::about(
+                Side::Destination,
+                Construct::Uf(c.unknown.clone()),
+                format!("the profile of `{}` has several arguments", c.unknown),
             ));
         };
         let previous = Atom::Uf(c.unknown.clone(), vec![a.plus(&Expr::constant(-1))]);
@@ -123,7 +127,7 @@ impl Lowering<'_> {
     /// Algorithm 3: `f(x + 1) max= f(x)` in increasing `x`, so that a
     /// nondecreasing pointer array computed by `max=` at the entries' rows
     /// also holds at the rows without entries.
-    pub(super) fn fixup_statement(&mut self, f: &str) -> Result<(), String> {
+    pub(super) fn fixup_statement(&mut self, f: &str) -> Result<(), Refusal> {
         let decl = self
             .conv
             .dst
