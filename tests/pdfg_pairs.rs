@@ -97,7 +97,12 @@ fn scanner_loops(program: &LoopProgram) -> LoopShape {
             match n {
                 Node::For { var, body, .. } => {
                     let me = out.len();
-                    out.push((var.trim_end_matches('_').to_string(), BTreeSet::new(), me, parent));
+                    out.push((
+                        var.trim_end_matches('_').to_string(),
+                        BTreeSet::new(),
+                        me,
+                        parent,
+                    ));
                     let inner = walk(program, body, out, Some(me));
                     out[me].1 = inner.clone();
                     all.extend(inner);
@@ -263,7 +268,10 @@ struct Box2 {
 
 impl Box2 {
     fn contains(&self, o: &Box2) -> bool {
-        o.x >= self.x && o.y >= self.y && o.x + o.w <= self.x + self.w && o.y + o.h <= self.y + self.h
+        o.x >= self.x
+            && o.y >= self.y
+            && o.x + o.w <= self.x + self.w
+            && o.y + o.h <= self.y + self.h
     }
     fn overlaps(&self, o: &Box2) -> bool {
         self.x < o.x + o.w && o.x < self.x + self.w && self.y < o.y + o.h && o.y < self.y + self.h
@@ -310,23 +318,47 @@ fn svg_geometry(name: &str, p: &Pdfg, svg: &str) {
         }
         let class = n.attribute("class").unwrap_or("");
         if n.has_tag_name("g") && (class == "stmt" || class.starts_with("data ")) {
-            let rect = n.children().find(|c| c.has_tag_name("rect")).expect("a box");
-            boxes.insert(n.attribute("data-name").expect("named").to_string(), rect_of(rect));
+            let rect = n
+                .children()
+                .find(|c| c.has_tag_name("rect"))
+                .expect("a box");
+            boxes.insert(
+                n.attribute("data-name").expect("named").to_string(),
+                rect_of(rect),
+            );
         }
     }
-    assert_eq!(loops.len(), p.loops().len(), "{name}: one rectangle per loop");
+    assert_eq!(
+        loops.len(),
+        p.loops().len(),
+        "{name}: one rectangle per loop"
+    );
     for l in p.loops() {
         if let Some(parent) = l.parent {
-            assert!(loops[&parent].contains(&loops[&l.id]), "{name}: loop {} outside its parent", l.id);
+            assert!(
+                loops[&parent].contains(&loops[&l.id]),
+                "{name}: loop {} outside its parent",
+                l.id
+            );
         }
     }
     for s in p.statements() {
         let b = boxes[&s.name];
         for &l in &s.loops {
-            assert!(loops[&l].contains(&b), "{name}: {} outside {}", s.name, p.loops()[l].label());
+            assert!(
+                loops[&l].contains(&b),
+                "{name}: {} outside {}",
+                s.name,
+                p.loops()[l].label()
+            );
         }
         for l in p.loops().iter().filter(|l| !s.loops.contains(&l.id)) {
-            assert!(!loops[&l.id].overlaps(&b), "{name}: {} inside {}", s.name, l.label());
+            assert!(
+                !loops[&l.id].overlaps(&b),
+                "{name}: {} inside {}",
+                s.name,
+                l.label()
+            );
         }
     }
     let all: Vec<(&String, &Box2)> = boxes.iter().collect();
@@ -342,7 +374,10 @@ fn svg_geometry(name: &str, p: &Pdfg, svg: &str) {
         .collect();
     for (i, (a, ra)) in texts.iter().enumerate() {
         for (b, rb) in &texts[i + 1..] {
-            assert!(!ra.overlaps(rb), "{name}: the texts `{a}` and `{b}` overlap");
+            assert!(
+                !ra.overlaps(rb),
+                "{name}: the texts `{a}` and `{b}` overlap"
+            );
         }
     }
 }
@@ -355,7 +390,11 @@ fn render(svg: &str) -> resvg::tiny_skia::Pixmap {
     let size = tree.size().to_int_size();
     let mut pixmap =
         resvg::tiny_skia::Pixmap::new(size.width(), size.height()).expect("a non-empty picture");
-    resvg::render(&tree, resvg::tiny_skia::Transform::default(), &mut pixmap.as_mut());
+    resvg::render(
+        &tree,
+        resvg::tiny_skia::Transform::default(),
+        &mut pixmap.as_mut(),
+    );
     pixmap
 }
 
@@ -375,32 +414,51 @@ fn check_png(case: &Case, p: &Pdfg) {
     assert_eq!(png.width() as f64, attr(root, "width"));
     assert_eq!(png.height() as f64, attr(root, "height"));
     let pixel = |x: f64, y: f64| {
-        let c = png.pixel(x.round() as u32, y.round() as u32).expect("inside");
+        let c = png
+            .pixel(x.round() as u32, y.round() as u32)
+            .expect("inside");
         (c.red(), c.green(), c.blue())
     };
     let dark = |(r, g, b): (u8, u8, u8)| (r as u32 + g as u32 + b as u32) < 3 * 200;
     // A border: the darkest pixel across a 1.2 px line, wherever
     // antialiasing put it.
-    let border = |x: f64, y: f64| {
-        (-1..=1).any(|d| dark(pixel((x + d as f64).max(0.0), y)))
-    };
+    let border = |x: f64, y: f64| (-1..=1).any(|d| dark(pixel((x + d as f64).max(0.0), y)));
     for n in doc.descendants().filter(|n| n.has_tag_name("rect")) {
         let r = rect_of(n);
         if n.attribute("class") == Some("loop") {
             // The middle of the left border.
-            assert!(border(r.x, r.y + r.h / 2.0), "{}: a loop's border is drawn", case.name);
+            assert!(
+                border(r.x, r.y + r.h / 2.0),
+                "{}: a loop's border is drawn",
+                case.name
+            );
         }
     }
-    for g in doc.descendants().filter(|n| n.attribute("class") == Some("stmt")) {
+    for g in doc
+        .descendants()
+        .filter(|n| n.attribute("class") == Some("stmt"))
+    {
         let r = rect_of(g.children().find(|c| c.has_tag_name("rect")).expect("box"));
-        assert!(border(r.x, r.y + r.h / 2.0), "{}: a statement's border is drawn", case.name);
-        assert_eq!(pixel(r.x + 3.0, r.y + r.h / 2.0), (255, 255, 255), "{}: inside is white", case.name);
+        assert!(
+            border(r.x, r.y + r.h / 2.0),
+            "{}: a statement's border is drawn",
+            case.name
+        );
+        assert_eq!(
+            pixel(r.x + 3.0, r.y + r.h / 2.0),
+            (255, 255, 255),
+            "{}: inside is white",
+            case.name
+        );
     }
     let mut fonts = resvg::usvg::Options::default();
     fonts.fontdb_mut().load_system_fonts();
-    if fonts.fontdb.len() > 0 {
+    if !fonts.fontdb.is_empty() {
         // The title's first letters are ink.
-        let title = doc.descendants().find(|n| n.has_tag_name("text")).expect("a title");
+        let title = doc
+            .descendants()
+            .find(|n| n.has_tag_name("text"))
+            .expect("a title");
         let b = text_box(title);
         let mut ink = 0;
         for dx in 0..(b.w as u32) {
@@ -419,7 +477,12 @@ fn check_png(case: &Case, p: &Pdfg) {
 /// The pairs of the issue, checked by hand: golden structure and picture.
 #[test]
 fn named_pairs_structure_and_picture() {
-    for (src, dst) in [("coo", "csr"), ("csr", "csc"), ("coo", "dia"), ("coo", "mcoo")] {
+    for (src, dst) in [
+        ("coo", "csr"),
+        ("csr", "csc"),
+        ("coo", "dia"),
+        ("coo", "mcoo"),
+    ] {
         let case = pair(src, dst);
         let p = check(&case);
         golden(&case, &p);
@@ -438,7 +501,10 @@ fn coo_to_csr_reads_row_and_col_in_one_loop() {
     assert_eq!(reads, BTreeSet::from(["row", "col"]));
     // The scalars local to one statement are inside it, not data nodes.
     assert!(p.data("jj_out").is_none() && p.data("n_src").is_none());
-    assert!(p.data("NP").is_some(), "the size the inspector computes is a node");
+    assert!(
+        p.data("NP").is_some(),
+        "the size the inspector computes is a node"
+    );
 }
 
 #[test]
@@ -453,4 +519,43 @@ fn every_builtin_pair_and_example() {
         golden(&case, &p);
         check_png(&case, &p);
     }
+}
+
+/// `spf pdfg` writes both outputs for the examples and a pair: the DOT
+/// with one cluster per loop, the SVG with one rectangle per loop.
+#[test]
+fn the_command_writes_dot_and_svg() {
+    let dir = std::env::temp_dir().join(format!("spf-pdfg-pairs-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("scratch dir");
+    let examples_dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("examples");
+    let mut inputs: Vec<(Vec<String>, Pdfg)> = examples()
+        .into_iter()
+        .map(|c| {
+            let file = examples_dir.join(format!("{}.comp", c.name));
+            let p = Pdfg::build(&c.comp, &c.env).expect("builds");
+            (vec![file.to_string_lossy().into_owned()], p)
+        })
+        .collect();
+    let case = pair("coo", "csr");
+    inputs.push((
+        vec!["coo".into(), "csr".into()],
+        Pdfg::build(&case.comp, &case.env).expect("builds"),
+    ));
+    for (args, p) in inputs {
+        for ext in ["dot", "svg"] {
+            let out = dir.join(format!("g.{ext}"));
+            let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_spf"));
+            cmd.arg("pdfg").args(&args).arg("-o").arg(&out);
+            let status = cmd.output().expect("spf runs");
+            assert!(status.status.success(), "{args:?} -o g.{ext}: {status:?}");
+            let text = std::fs::read_to_string(&out).expect("written");
+            let (needle, want) = if ext == "dot" {
+                ("subgraph cluster_loop", p.loops().len())
+            } else {
+                ("class=\"loop\"", p.loops().len())
+            };
+            assert_eq!(text.matches(needle).count(), want, "{args:?} -o g.{ext}");
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -449,7 +449,12 @@ fn forward_solve_dot_nests_clusters() {
     assert!(line("S1: tmp(i)").contains("style=rounded"));
     assert!(line("label=\"tmp\"").contains("shape=box"));
     // Inputs, intermediates and outputs are filled apart.
-    let fill = |name: &str| line(&format!("label=\"{name}\"")).split("fillcolor=").nth(1).map(str::to_string);
+    let fill = |name: &str| {
+        line(&format!("label=\"{name}\""))
+            .split("fillcolor=")
+            .nth(1)
+            .map(str::to_string)
+    };
     assert!(fill("f").is_some() && fill("f") != fill("u") && fill("f") == fill("A"));
     assert!(line("S1: tmp(i)").contains("0 <= i < N && 0 <= j < i"));
     let carried = line("u: carried by i");
@@ -557,10 +562,7 @@ fn spmv_dot_and_svg() {
     let dot = p.to_dot();
     let clusters = dot_clusters(&dot);
     assert_eq!(clusters["S0: y(i) = 0"], vec!["for i"]);
-    assert_eq!(
-        clusters["S1: y(i) += A(k) * x(j)"],
-        vec!["for i", "for k"]
-    );
+    assert_eq!(clusters["S1: y(i) += A(k) * x(j)"], vec!["for i", "for k"]);
     assert_eq!(clusters["y"], Vec::<String>::new());
     let svg = p.to_svg();
     assert_well_formed_svg(&svg);

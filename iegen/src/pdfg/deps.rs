@@ -27,11 +27,7 @@ struct Shared {
 
 /// The bindings two statements share, outermost first, and whether the
 /// writer comes first after them (in schedule order).
-fn shared_levels(
-    w: &[Level],
-    r: &[Level],
-    loop_of_key: &HashMap<Vec<Step>, usize>,
-) -> Vec<Shared> {
+fn shared_levels(w: &[Level], r: &[Level], loop_of_key: &HashMap<Vec<Step>, usize>) -> Vec<Shared> {
     w.iter()
         .zip(r)
         .take_while(|(a, b)| a.key == b.key)
@@ -71,7 +67,11 @@ pub(super) fn dependences(
         carried: Vec::new(),
         fused: Vec::new(),
     };
-    for space in comp.spaces.iter().filter(|d| !locals.contains(d.name.as_str())) {
+    for space in comp
+        .spaces
+        .iter()
+        .filter(|d| !locals.contains(d.name.as_str()))
+    {
         // The element accesses (not method calls) of this space.
         let accesses = |write: bool| {
             infos.iter().flat_map(move |info| {
@@ -92,8 +92,8 @@ pub(super) fn dependences(
                     rindex,
                     shared: &shared[..upto],
                 };
-                for k in 0..shared.len() {
-                    let Some(l) = shared[k].loop_id.and_then(|id| loops.get(id)) else {
+                for (k, level) in shared.iter().enumerate() {
+                    let Some(l) = level.loop_id.and_then(|id| loops.get(id)) else {
                         continue;
                     };
                     if let Some(dep) = test(k + 1).carried(prover, &space.name, (wu, ru), l) {
@@ -103,7 +103,9 @@ pub(super) fn dependences(
                 let innermost = shared.iter().rev().find_map(|s| s.loop_id);
                 if let Some(l) = innermost.and_then(|id| loops.get(id)) {
                     if w.stmt.name != r.stmt.name && runs_first(w, r) {
-                        if let Some(dep) = test(shared.len()).fused(prover, &space.name, (wu, ru), l) {
+                        if let Some(dep) =
+                            test(shared.len()).fused(prover, &space.name, (wu, ru), l)
+                        {
                             found.fused.push((w.node, r.node, dep));
                         }
                     }
@@ -117,7 +119,8 @@ pub(super) fn dependences(
 /// Whether `w` runs before `r` in an iteration of the loops they share:
 /// its time tuple is lexicographically smaller after the shared prefix.
 fn runs_first(w: &Info<'_>, r: &Info<'_>) -> bool {
-    let steps = |i: &Info<'_>| -> Vec<Step> { i.dims.iter().map(|&d| super::loops::step(d)).collect() };
+    let steps =
+        |i: &Info<'_>| -> Vec<Step> { i.dims.iter().map(|&d| super::loops::step(d)).collect() };
     steps(w) < steps(r)
 }
 

@@ -98,9 +98,13 @@ pub(super) fn nest_of(index: usize, stmt: &Stmt, dims: &[ScheduleDim], names: &[
     let mut levels = Vec::new();
     let mut level = |pos: usize, key: Vec<Step>, bound: &mut BTreeMap<usize, usize>| {
         let definition = definition(&constraints, pos, bound);
-        let definition_text = definition
-            .as_ref()
-            .map(|(_, own)| format!("{} = {}", namer.expr(&Expr::var(Var::Tuple(pos))), namer.expr(own)));
+        let definition_text = definition.as_ref().map(|(_, own)| {
+            format!(
+                "{} = {}",
+                namer.expr(&Expr::var(Var::Tuple(pos))),
+                namer.expr(own)
+            )
+        });
         let slot = key.len() - 1;
         bound.insert(pos, slot);
         levels.push(Level {
@@ -113,7 +117,11 @@ pub(super) fn nest_of(index: usize, stmt: &Stmt, dims: &[ScheduleDim], names: &[
     };
     for (t, d) in dims.iter().enumerate() {
         if let ScheduleDim::Iter(p) = d {
-            level(*p, dims[..=t].iter().map(|&d| step(d)).collect(), &mut bound);
+            level(
+                *p,
+                dims[..=t].iter().map(|&d| step(d)).collect(),
+                &mut bound,
+            );
         }
     }
     // The iterators the schedule leaves out, innermost.
@@ -159,14 +167,14 @@ pub(super) fn decide(nests: &mut [Nest]) {
     }
 }
 
+/// The loops; the loops around each statement, outermost first; each
+/// loop's id by its path.
+pub(super) type LoopTree = (Vec<Loop>, Vec<Vec<usize>>, HashMap<Vec<Step>, usize>);
+
 /// The loops (the bindings that are loops), numbered in path order so a
 /// loop comes before the loops nested in it; each statement's loops; and
 /// each loop's id by its path.
-pub(super) fn loop_tree(
-    nests: &[Nest],
-    names: &[Vec<String>],
-    stmts: &[&Stmt],
-) -> (Vec<Loop>, Vec<Vec<usize>>, HashMap<Vec<Step>, usize>) {
+pub(super) fn loop_tree(nests: &[Nest], names: &[Vec<String>], stmts: &[&Stmt]) -> LoopTree {
     let mut iterators: BTreeMap<Vec<Step>, Vec<String>> = BTreeMap::new();
     for (n, names) in nests.iter().zip(names) {
         for l in n.levels.iter().filter(|l| l.is_loop) {

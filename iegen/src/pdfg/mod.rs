@@ -72,7 +72,9 @@ use petgraph::graph::{DiGraph, EdgeIndex, NodeIndex};
 use petgraph::visit::EdgeRef;
 use petgraph::Direction;
 
-use crate::computation::{schedule_dims, Computation, ElemType, Role, ScheduleDim, ScheduleError, Stmt};
+use crate::computation::{
+    schedule_dims, Computation, ElemType, Role, ScheduleDim, ScheduleError, Stmt,
+};
 use crate::set::Set;
 use crate::solver::{Prover, Verdict};
 use crate::uf_env::UfEnvironment;
@@ -138,7 +140,6 @@ pub enum PdfgError {
         stmt: String,
     },
 }
-
 
 /// A statement node.
 #[derive(Clone, Debug, PartialEq)]
@@ -245,9 +246,10 @@ impl DataNode {
                 role: Role::Out | Role::InOut,
                 ..
             } => DataClass::Output,
-            DataKind::Space { role: Role::Temp, .. } | DataKind::Object { .. } => {
-                DataClass::Intermediate
+            DataKind::Space {
+                role: Role::Temp, ..
             }
+            | DataKind::Object { .. } => DataClass::Intermediate,
         }
     }
 }
@@ -540,7 +542,10 @@ impl Pdfg {
         for info in &mut infos {
             uses::drop_unfit_indices(&mut info.uses, &arity, comp);
         }
-        let all_uses: Vec<Vec<Use>> = infos.iter_mut().map(|i| std::mem::take(&mut i.uses)).collect();
+        let all_uses: Vec<Vec<Use>> = infos
+            .iter_mut()
+            .map(|i| std::mem::take(&mut i.uses))
+            .collect();
         let locals = uses::locals(comp, &all_uses);
         for (info, u) in infos.iter_mut().zip(all_uses) {
             info.uses = u;
@@ -548,7 +553,11 @@ impl Pdfg {
         let local_names: HashSet<&str> = locals.iter().flatten().map(String::as_str).collect();
 
         // Data nodes: every data space but the locals, and the objects.
-        for d in comp.spaces.iter().filter(|d| !local_names.contains(d.name.as_str())) {
+        for d in comp
+            .spaces
+            .iter()
+            .filter(|d| !local_names.contains(d.name.as_str()))
+        {
             let kind = DataKind::Space {
                 elem: d.elem,
                 role: d.role,
@@ -564,14 +573,19 @@ impl Pdfg {
         }
 
         // Loops, as the scanner emits them.
-        let mut nests: Vec<Nest> = infos.iter_mut().map(|i| std::mem::replace(&mut i.nest, Nest::empty())).collect();
+        let mut nests: Vec<Nest> = infos
+            .iter_mut()
+            .map(|i| std::mem::replace(&mut i.nest, Nest::empty()))
+            .collect();
         loops::decide(&mut nests);
         let names: Vec<Vec<String>> = infos.iter().map(|i| i.iterators.clone()).collect();
         let stmts: Vec<&Stmt> = infos.iter().map(|i| i.stmt).collect();
         let (loops, around, loop_of_key) = loops::loop_tree(&nests, &names, &stmts);
 
         // Statement nodes and accesses.
-        for (((info, nest), nest_loops), locals) in infos.iter_mut().zip(nests).zip(around).zip(&locals) {
+        for (((info, nest), nest_loops), locals) in
+            infos.iter_mut().zip(nests).zip(around).zip(&locals)
+        {
             let namer = Namer::new(&info.iterators);
             info.node = graph.add_node(PdfgNode::Statement(StatementNode {
                 name: info.stmt.name.clone(),
@@ -627,7 +641,6 @@ impl Pdfg {
             order: order.iter().map(|i| i.stmt.name.clone()).collect(),
         })
     }
-
 
     /// The computation's name.
     pub fn name(&self) -> &str {
@@ -766,7 +779,6 @@ impl Pdfg {
         &self.order
     }
 }
-
 
 /// Adds the data node `name` (an error if the name is taken).
 fn add_data(

@@ -158,11 +158,7 @@ impl<'p> Layout<'p> {
 
     fn statement_size(&self, n: NodeIndex) -> (f64, f64) {
         let lines = self.p.graph[n].lines();
-        let w = lines
-            .iter()
-            .map(|l| width_of(l, FONT))
-            .fold(0.0, f64::max)
-            + 2.0 * PAD;
+        let w = lines.iter().map(|l| width_of(l, FONT)).fold(0.0, f64::max) + 2.0 * PAD;
         let rows = lines.len().max(self.ports(n)) as f64;
         (w, rows * LINE + 8.0)
     }
@@ -370,7 +366,10 @@ pub(super) fn to_svg(p: &Pdfg) -> String {
     let mut column_bottoms: Vec<f64> = Vec::new();
     deps.sort_by(|a, b| a.from.1.min(a.to.1).total_cmp(&b.from.1.min(b.to.1)));
     for d in &mut deps {
-        let (lo, hi) = (d.from.1.min(d.to.1), d.from.1.max(d.to.1).max(d.from.1.min(d.to.1) + LINE));
+        let (lo, hi) = (
+            d.from.1.min(d.to.1),
+            d.from.1.max(d.to.1).max(d.from.1.min(d.to.1) + LINE),
+        );
         let k = column_bottoms
             .iter()
             .position(|&b| b + 6.0 < lo)
@@ -446,7 +445,15 @@ pub(super) fn to_svg(p: &Pdfg) -> String {
         out,
         "<rect x=\"0\" y=\"0\" width=\"{width:.0}\" height=\"{height:.0}\" fill=\"white\"/>"
     );
-    text(&mut out, MARGIN, MARGIN + FONT, FONT + 2.0, "#000", " font-weight=\"bold\"", &title);
+    text(
+        &mut out,
+        MARGIN,
+        MARGIN + FONT,
+        FONT + 2.0,
+        "#000",
+        " font-weight=\"bold\"",
+        &title,
+    );
 
     // Loops, outermost first, so inner ones are drawn on top.
     let mut loop_ids: Vec<usize> = lay.loops.keys().copied().collect();
@@ -458,7 +465,15 @@ pub(super) fn to_svg(p: &Pdfg) -> String {
             "<rect class=\"loop\" data-loop=\"{id}\" x=\"{:.1}\" y=\"{:.1}\" width=\"{:.1}\" height=\"{:.1}\" rx=\"8\" fill=\"#7f7f7f\" fill-opacity=\"0.07\" stroke=\"#5f5f5f\" stroke-width=\"1.4\"/>",
             r.x, r.y, r.w, r.h
         );
-        text(&mut out, r.x + PAD, r.y + FONT + 4.0, FONT, "#333", " class=\"loop-label\" font-weight=\"bold\"", &p.loops[id].label());
+        text(
+            &mut out,
+            r.x + PAD,
+            r.y + FONT + 4.0,
+            FONT,
+            "#333",
+            " class=\"loop-label\" font-weight=\"bold\"",
+            &p.loops[id].label(),
+        );
     }
 
     // Statement boxes.
@@ -468,7 +483,11 @@ pub(super) fn to_svg(p: &Pdfg) -> String {
         let PdfgNode::Statement(s) = &p.graph[n] else {
             continue;
         };
-        let dash = if s.runs { "" } else { " stroke-dasharray=\"4,3\"" };
+        let dash = if s.runs {
+            ""
+        } else {
+            " stroke-dasharray=\"4,3\""
+        };
         let _ = writeln!(out, "<g class=\"stmt\" data-name=\"{}\">", esc(&s.name));
         let _ = writeln!(
             out,
@@ -477,7 +496,15 @@ pub(super) fn to_svg(p: &Pdfg) -> String {
         );
         for (k, line) in s.lines().iter().enumerate() {
             let fill = if k == 0 { "#000" } else { "#555" };
-            text(&mut out, r.x + PAD, r.y + 4.0 + (k as f64 + 0.5) * LINE + FONT * 0.35, FONT, fill, "", line);
+            text(
+                &mut out,
+                r.x + PAD,
+                r.y + 4.0 + (k as f64 + 0.5) * LINE + FONT * 0.35,
+                FONT,
+                fill,
+                "",
+                line,
+            );
         }
         out.push_str("</g>\n");
     }
@@ -503,7 +530,15 @@ pub(super) fn to_svg(p: &Pdfg) -> String {
             "<rect x=\"{:.1}\" y=\"{:.1}\" width=\"{:.1}\" height=\"{:.1}\" fill=\"{}\" stroke=\"#000\" stroke-width=\"1.2\"{dash}/>",
             r.x, r.y, r.w, r.h, class_fill(d.class())
         );
-        text(&mut out, r.x + PAD, r.y + r.h / 2.0 + FONT * 0.35, FONT, "#000", "", &d.label());
+        text(
+            &mut out,
+            r.x + PAD,
+            r.y + r.h / 2.0 + FONT * 0.35,
+            FONT,
+            "#000",
+            "",
+            &d.label(),
+        );
         out.push_str("</g>\n");
     }
 
@@ -544,7 +579,11 @@ pub(super) fn to_svg(p: &Pdfg) -> String {
                     dx + bend
                 );
                 let path = if class == "write" { reversed } else { curve };
-                let dash = if dotted { " stroke-dasharray=\"2,3\"" } else { "" };
+                let dash = if dotted {
+                    " stroke-dasharray=\"2,3\""
+                } else {
+                    ""
+                };
                 let (from, to) = (p.graph[a].name(), p.graph[b].name());
                 let _ = writeln!(
                     out,
@@ -557,7 +596,15 @@ pub(super) fn to_svg(p: &Pdfg) -> String {
                 } else {
                     right_labels_x + 4.0
                 };
-                text(&mut out, lx, py - 4.0, SMALL, "#222", " class=\"edge-label\"", label);
+                text(
+                    &mut out,
+                    lx,
+                    py - 4.0,
+                    SMALL,
+                    "#222",
+                    " class=\"edge-label\"",
+                    label,
+                );
             }
         }
     }
@@ -575,7 +622,15 @@ pub(super) fn to_svg(p: &Pdfg) -> String {
             d.from.0, d.from.1, d.from.1, d.to.1, d.to.0, d.to.1, d.color, d.class
         );
         let ly = d.from.1.min(d.to.1) + SMALL + 2.0;
-        text(&mut out, x + 5.0, ly, SMALL, d.color, " class=\"edge-label\"", &d.label);
+        text(
+            &mut out,
+            x + 5.0,
+            ly,
+            SMALL,
+            d.color,
+            " class=\"edge-label\"",
+            &d.label,
+        );
     }
 
     legend(&mut out, MARGIN, legend_y);
@@ -601,7 +656,15 @@ fn legend_width() -> f64 {
 /// Swatches for the fills and strokes, in one row.
 fn legend(out: &mut String, x0: f64, y: f64) {
     let _ = writeln!(out, "<g class=\"legend\">");
-    text(out, x0, y + SMALL, SMALL, "#333", " font-weight=\"bold\"", "legend");
+    text(
+        out,
+        x0,
+        y + SMALL,
+        SMALL,
+        "#333",
+        " font-weight=\"bold\"",
+        "legend",
+    );
     let y = y + LINE;
     let mut x = x0;
     for (k, (name, w)) in LEGEND_ITEMS.iter().enumerate() {
@@ -613,13 +676,25 @@ fn legend(out: &mut String, x0: f64, y: f64) {
                     DataClass::Intermediate,
                     DataClass::Output,
                 ][k];
-                let dash = if k == 2 { " stroke-dasharray=\"5,3\"" } else { "" };
+                let dash = if k == 2 {
+                    " stroke-dasharray=\"5,3\""
+                } else {
+                    ""
+                };
                 let _ = writeln!(
                     out,
                     "<rect x=\"{x:.1}\" y=\"{y:.1}\" width=\"{:.1}\" height=\"{LINE}\" fill=\"{}\" stroke=\"#000\"{dash}/>",
                     w, class_fill(class)
                 );
-                text(out, x + 4.0, y + LINE / 2.0 + SMALL * 0.35, SMALL, "#000", "", name);
+                text(
+                    out,
+                    x + 4.0,
+                    y + LINE / 2.0 + SMALL * 0.35,
+                    SMALL,
+                    "#000",
+                    "",
+                    name,
+                );
             }
             _ => {
                 let (color, dash, marker) = match k {

@@ -218,7 +218,11 @@ pub(super) fn check_uses(
 
 /// Index reads whose number of arguments differs from the data space's
 /// accesses are not analyzed for dependences.
-pub(super) fn drop_unfit_indices(uses: &mut [Use], arity: &HashMap<String, usize>, comp: &Computation) {
+pub(super) fn drop_unfit_indices(
+    uses: &mut [Use],
+    arity: &HashMap<String, usize>,
+    comp: &Computation,
+) {
     for u in uses.iter_mut() {
         if !matches!(u.kind, UseKind::Index { .. }) {
             continue;
