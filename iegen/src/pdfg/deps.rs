@@ -15,7 +15,7 @@ use crate::solver::{Prover, Verdict};
 
 use super::loops::{Level, Step};
 use super::uses::{Use, UseKind};
-use super::{CarriedDependence, FusedDependence, Info, Loop};
+use super::{CarriedDependence, DependenceEnds, FusedDependence, Info, Loop};
 
 /// A binding (loop or `let`) shared by two statements: the positions of
 /// its iterator in each statement's tuple, and the loop, if it is one.
@@ -222,16 +222,9 @@ impl DependenceTest<'_, '_> {
             _ => flow_set.union(&anti_set).unwrap_or(flow_set),
         };
         Some(CarriedDependence {
-            space: space.to_string(),
-            writer: self.writer.stmt.name.clone(),
-            reader: self.reader.stmt.name.clone(),
-            write: wu.label.clone(),
-            read: ru.label.clone(),
-            loop_id: carrier.id,
-            iterator: carrier.iterator.clone(),
+            ends: self.ends(space, (wu, ru), carrier, verdict),
             flow: flow != Verdict::Proved,
             anti: anti != Verdict::Proved,
-            verdict,
             pairs,
         })
     }
@@ -248,14 +241,26 @@ impl DependenceTest<'_, '_> {
         let set = self.pairs(Order::Same);
         let verdict = prover.is_empty(&set);
         (verdict != Verdict::Proved).then(|| FusedDependence {
+            ends: self.ends(space, (wu, ru), innermost, verdict),
+        })
+    }
+
+    fn ends(
+        &self,
+        space: &str,
+        (wu, ru): (&Use, &Use),
+        l: &Loop,
+        verdict: Verdict,
+    ) -> DependenceEnds {
+        DependenceEnds {
             space: space.to_string(),
             writer: self.writer.stmt.name.clone(),
             reader: self.reader.stmt.name.clone(),
             write: wu.label.clone(),
             read: ru.label.clone(),
-            loop_id: innermost.id,
-            iterator: innermost.iterator.clone(),
+            loop_id: l.id,
+            iterator: l.iterator.clone(),
             verdict,
-        })
+        }
     }
 }

@@ -304,9 +304,10 @@ pub struct AccessEdge {
     pub in_domain: bool,
 }
 
-/// A loop-carried dependence.
+/// The two ends of a dependence between statements, and the loop it is
+/// about.
 #[derive(Clone, Debug, PartialEq)]
-pub struct CarriedDependence {
+pub struct DependenceEnds {
     /// The data space.
     pub space: String,
     /// The writing statement.
@@ -317,10 +318,35 @@ pub struct CarriedDependence {
     pub write: String,
     /// The read access (`u(j)`), with the reader's iterator names.
     pub read: String,
-    /// The loop that carries it (index into [`Pdfg::loops`]).
+    /// The loop (index into [`Pdfg::loops`]): the one that carries a
+    /// carried dependence, the innermost shared one of a fused dependence.
     pub loop_id: usize,
     /// The loop's iterator name, as in its label.
     pub iterator: String,
+    /// [`Verdict::NotProved`] when z3 found a model of a dependence set,
+    /// [`Verdict::Unknown`] when it only gave up (the dependence is then
+    /// assumed, conservatively).
+    pub verdict: Verdict,
+}
+
+impl DependenceEnds {
+    /// `u: carried by i` / `x: fused in i`, with `?` when the solver gave up.
+    fn label(&self, relation: &str) -> String {
+        let doubt = if self.verdict == Verdict::Unknown {
+            "?"
+        } else {
+            ""
+        };
+        format!("{}: {relation} {}{doubt}", self.space, self.iterator)
+    }
+}
+
+/// A loop-carried dependence: its ends (`dep.space`, `dep.writer`, … read
+/// through to [`DependenceEnds`]), directions and pairs of iterations.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CarriedDependence {
+    /// Data space, statements, accesses, carrying loop, verdict.
+    pub ends: DependenceEnds,
     /// Whether an instance of the write may come in an earlier iteration of
     /// the loop than an instance of the read touching the same element (a
     /// flow dependence): the write-first set was not proved empty.
@@ -328,67 +354,44 @@ pub struct CarriedDependence {
     /// Whether a read may come in an earlier iteration than a write touching
     /// the same element (an anti dependence).
     pub anti: bool,
-    /// [`Verdict::NotProved`] when z3 found a model of a dependence set,
-    /// [`Verdict::Unknown`] when it only gave up (the dependence is then
-    /// assumed, conservatively).
-    pub verdict: Verdict,
     /// The pairs of iterations `[writer's tuple, reader's tuple]` tested:
     /// both directions that were not proved empty.
     pub pairs: Set,
 }
 
-impl CarriedDependence {
-    /// `u: carried by i` (`carried by i?` when the solver gave up).
-    pub fn label(&self) -> String {
-        format!(
-            "{}: carried by {}{}",
-            self.space,
-            self.iterator,
-            doubt(self.verdict)
-        )
+impl std::ops::Deref for CarriedDependence {
+    type Target = DependenceEnds;
+    fn deref(&self) -> &DependenceEnds {
+        &self.ends
     }
 }
 
-fn doubt(v: Verdict) -> &'static str {
-    if v == Verdict::Unknown {
-        "?"
-    } else {
-        ""
+impl CarriedDependence {
+    /// `u: carried by i` (`carried by i?` when the solver gave up).
+    pub fn label(&self) -> String {
+        self.ends.label("carried by")
     }
 }
 
 /// A fused dependence: in one iteration of the loops two statements share,
-/// the later statement reads an element the earlier one wrote.
+/// the later statement (the reader) reads an element the earlier one wrote.
 #[derive(Clone, Debug, PartialEq)]
 pub struct FusedDependence {
-    /// The data space.
-    pub space: String,
-    /// The writing statement (earlier in the iteration).
-    pub writer: String,
-    /// The reading statement.
-    pub reader: String,
-    /// The write access, with the writer's iterator names.
-    pub write: String,
-    /// The read access, with the reader's iterator names.
-    pub read: String,
-    /// The innermost loop the two share (index into [`Pdfg::loops`]).
-    pub loop_id: usize,
-    /// That loop's iterator name.
-    pub iterator: String,
-    /// [`Verdict::NotProved`] when z3 found a model, [`Verdict::Unknown`]
-    /// when it gave up (assumed).
-    pub verdict: Verdict,
+    /// Data space, statements, accesses, innermost shared loop, verdict.
+    pub ends: DependenceEnds,
+}
+
+impl std::ops::Deref for FusedDependence {
+    type Target = DependenceEnds;
+    fn deref(&self) -> &DependenceEnds {
+        &self.ends
+    }
 }
 
 impl FusedDependence {
     /// `x: fused in i` (`fused in i?` when the solver gave up).
     pub fn label(&self) -> String {
-        format!(
-            "{}: fused in {}{}",
-            self.space,
-            self.iterator,
-            doubt(self.verdict)
-        )
+        self.ends.label("fused in")
     }
 }
 
