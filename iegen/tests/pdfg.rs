@@ -1190,3 +1190,78 @@ proptest::proptest! {
         }
     }
 }
+
+// ------------------------------------------------- scalars and index reads
+
+/// `t = x(i); y(i) = t` in one loop, with `t` a temporary scalar that
+/// the second statement reads in the schedule position `late`.
+fn scalar_flow(reader_first: bool) -> Computation {
+    let (w, r) = if reader_first { (1, 0) } else { (0, 1) };
+    let text = format!(
+        "computation scalar(N) {{
+            in real x[N];
+            out real y[N];
+            temp real t;
+            S0: t = x(i)
+                domain {{[i] : 0 <= i < N}}
+                schedule {{[i] -> [0, i, {w}]}};
+            S1: y(i) = t
+                domain {{[i] : 0 <= i < N}}
+                schedule {{[i] -> [0, i, {r}]}};
+        }}"
+    );
+    iegen::computation::parse_computation(&text).expect("parses")
+}
+
+#[test]
+fn a_scalar_written_first_in_each_iteration_carries_nothing() {
+    let p = build(&scalar_flow(false), &UfEnvironment::new());
+    assert!(
+        p.carried_dependences().is_empty(),
+        "{:#?}",
+        p.carried_dependences()
+    );
+    let fused: Vec<String> = p.fused_dependences().iter().map(|d| d.label()).collect();
+    assert_eq!(fused, ["t: fused in i"]);
+    // Used by two statements, `t` is a data node, not a local.
+    assert!(p.data("t").is_some());
+    assert!(p.statements().all(|s| s.locals.is_empty()));
+
+    // Read before it is written, `t` brings each iteration the previous
+    // one's value: carried, and nothing fused.
+    let p = build(&scalar_flow(true), &UfEnvironment::new());
+    let carried: Vec<String> = p.carried_dependences().iter().map(|d| d.label()).collect();
+    assert_eq!(carried, ["t: carried by i"]);
+    assert!(p.fused_dependences().is_empty());
+}
+
+#[test]
+fn index_arrays_read_by_domains_and_indices_are_edges() {
+    let text = "computation gather(N, M) {
+        in int idx[M];
+        in int start[N + 1];
+        in real x[N];
+        out real y[M];
+        S0: y(k) = x(idx(k))
+            domain {[i, k] : 0 <= i < N && start(i) <= k < start(i + 1)}
+            schedule {[i, k] -> [0, i, 0, k, 0]};
+    }";
+    let c = iegen::computation::parse_computation(text).expect("parses");
+    let p = build(&c, &UfEnvironment::new());
+    let reads: Vec<(String, String, bool)> = p
+        .reads_of("S0")
+        .iter()
+        .map(|a| (a.data.clone(), a.label.clone(), a.in_domain))
+        .collect();
+    assert_eq!(
+        reads,
+        [
+            ("x".to_string(), "x(idx(k))".to_string(), false),
+            ("idx".to_string(), "idx(k)".to_string(), false),
+            ("start".to_string(), "start(i + 1)".to_string(), true),
+            ("start".to_string(), "start(i)".to_string(), true),
+        ]
+    );
+    let nest: Vec<String> = p.loop_nest("S0").iter().map(|l| l.label()).collect();
+    assert_eq!(nest, ["for i", "for k"]);
+}

@@ -5,7 +5,7 @@ use std::collections::{HashMap, HashSet};
 
 use petgraph::graph::NodeIndex;
 
-use crate::computation::Computation;
+use crate::computation::{Computation, Role};
 use crate::conjunction::Conjunction;
 use crate::constraint::{Constraint, Normalized};
 use crate::expr::{Expr, Var};
@@ -14,7 +14,7 @@ use crate::set::Set;
 use crate::solver::{Prover, Verdict};
 
 use super::loops::{Level, Step};
-use super::uses::{Use, UseKind};
+use super::uses::{first_touch, Use, UseKind};
 use super::{CarriedDependence, DependenceEnds, FusedDependence, Info, Loop};
 
 /// A binding (loop or `let`) shared by two statements: the positions of
@@ -67,6 +67,7 @@ pub(super) fn dependences(
         carried: Vec::new(),
         fused: Vec::new(),
     };
+    let private = iteration_private(comp, infos, prover);
     for space in comp
         .spaces
         .iter()
@@ -92,7 +93,12 @@ pub(super) fn dependences(
                     rindex,
                     shared: &shared[..upto],
                 };
-                for (k, level) in shared.iter().enumerate() {
+                let carried = if private.contains(space.name.as_str()) {
+                    0
+                } else {
+                    shared.len()
+                };
+                for (k, level) in shared.iter().enumerate().take(carried) {
                     let Some(l) = level.loop_id.and_then(|id| loops.get(id)) else {
                         continue;
                     };
@@ -114,6 +120,56 @@ pub(super) fn dependences(
         }
     }
     found
+}
+
+/// The scalars (temporaries without dimensions) that every statement
+/// reading them finds written earlier in the same iteration: by itself
+/// (its body writes the scalar before reading it, unguarded), or by a
+/// statement in the same loops and `let`s that runs before it whenever it
+/// runs (its domain contains the reader's, proved) and writes the scalar
+/// first thing, unguarded. Each iteration has its own value of such a
+/// scalar, so no dependence on it is carried by a loop; the fused
+/// dependences show where its values flow.
+fn iteration_private<'c>(
+    comp: &'c Computation,
+    infos: &[Info<'_>],
+    prover: &Prover<'_>,
+) -> HashSet<&'c str> {
+    let writes_first = |i: &Info<'_>, name: &str| first_touch(&i.stmt.body, name) == Some(true);
+    let covers = |w: &Info<'_>, r: &Info<'_>| {
+        let same_levels = w.nest.levels.len() == r.nest.levels.len()
+            && w.nest
+                .levels
+                .iter()
+                .zip(&r.nest.levels)
+                .all(|(a, b)| a.key == b.key && a.pos == b.pos);
+        same_levels
+            && w.stmt.domain.arity() == r.stmt.domain.arity()
+            && runs_first(w, r)
+            && prover
+                .is_subset(&r.stmt.domain, &w.stmt.domain)
+                .is_ok_and(|v| v == Verdict::Proved)
+    };
+    comp.spaces
+        .iter()
+        .filter(|d| d.role == Role::Temp && d.extents.is_empty())
+        .filter(|d| {
+            let name = d.name.as_str();
+            infos.iter().all(|r| {
+                let reads = r.uses.iter().filter(|u| u.data == name && !u.write);
+                let in_domain = r
+                    .uses
+                    .iter()
+                    .any(|u| u.data == name && u.kind == UseKind::Index { in_domain: true });
+                reads.count() == 0
+                    || (!in_domain && writes_first(r, name))
+                    || infos.iter().any(|w| {
+                        w.stmt.name != r.stmt.name && writes_first(w, name) && covers(w, r)
+                    })
+            })
+        })
+        .map(|d| d.name.as_str())
+        .collect()
 }
 
 /// Whether `w` runs before `r` in an iteration of the loops they share:

@@ -246,6 +246,21 @@ impl<'p> Layout<'p> {
     }
 }
 
+/// The longest edge label drawn whole; the statement's box shows the
+/// full access.
+const LABEL_CHARS: usize = 32;
+
+/// An edge label, cut to [`LABEL_CHARS`] characters with `…`.
+fn short(label: &str) -> String {
+    if label.chars().count() <= LABEL_CHARS {
+        label.to_string()
+    } else {
+        let mut cut: String = label.chars().take(LABEL_CHARS - 1).collect();
+        cut.push('…');
+        cut
+    }
+}
+
 fn esc(s: &str) -> String {
     s.replace('&', "&amp;")
         .replace('<', "&lt;")
@@ -317,7 +332,9 @@ pub(super) fn to_svg(p: &Pdfg) -> String {
         side.values()
             .flatten()
             .filter_map(|&e| match &p.graph[e] {
-                PdfgEdge::Read(a) | PdfgEdge::Write(a) => Some(width_of(&a.label, SMALL) + 12.0),
+                PdfgEdge::Read(a) | PdfgEdge::Write(a) => {
+                    Some(width_of(&short(&a.label), SMALL) + 12.0)
+                }
                 _ => None,
             })
             .fold(0.0, f64::max)
@@ -603,7 +620,7 @@ pub(super) fn to_svg(p: &Pdfg) -> String {
                     SMALL,
                     "#222",
                     " class=\"edge-label\"",
-                    label,
+                    &short(label),
                 );
             }
         }

@@ -266,7 +266,7 @@ pub(super) fn locals(comp: &Computation, uses: &[Vec<Use>]) -> Vec<Vec<String>> 
 
 /// Whether the first touch of scalar `name` in `b` (in execution order) is
 /// a write (`Some(true)`), a read, or none.
-fn first_touch(b: &Body, name: &str) -> Option<bool> {
+pub(super) fn first_touch(b: &Body, name: &str) -> Option<bool> {
     let reads = |v: &ValueExpr| {
         let mut found = false;
         v.for_each_read(&mut |a| found |= a.space == name);
