@@ -51,7 +51,11 @@
 //! reader in the iteration. Only write/read pairs of data spaces are
 //! analyzed (index reads included): write/write (output) dependences, calls
 //! on runtime objects (which have no index relation) and scalars local to a
-//! statement are not.
+//! statement are not. A temporary scalar that every statement reading it
+//! finds written earlier in the same iteration (by itself, or by a
+//! statement in the same loops that runs first whenever it runs) has a
+//! value per iteration: nothing on it is carried, its fused edges show
+//! where the values flow.
 //!
 //! **Drawing.** [`Pdfg::to_dot`] prints graphviz DOT with nested clusters
 //! and a legend; [`Pdfg::to_svg`] lays the graph out itself (no graphviz):

@@ -8,7 +8,8 @@
 //! it (the mean of its edges' ends, pushed down where boxes would overlap).
 //! Every edge ends at a port of its own on the side of its statement's box
 //! (the box is tall enough for all of them), so no two edge labels share a
-//! line: a label sits in a lane beside the program, above its edge.
+//! line: a label sits in a lane beside the program, above its edge (cut
+//! at 32 characters; the statement's box shows the whole access).
 //! Dependences between statements (carried, fused) run through a lane
 //! right of the program, in columns that keep their labels apart. Text is
 //! monospace, measured as 0.6 em per character; the picture is drawn at
