@@ -559,3 +559,64 @@ fn the_command_writes_dot_and_svg() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The corners of the scanner's rule, checked against the scanner: a
+/// dimension two statements share where only one fixes the iterator by an
+/// equality (a loop), where both fix it alike (a `let`), and iterators the
+/// schedule leaves out (bound innermost, a `let` before a loop).
+#[test]
+fn the_scanners_corner_cases() {
+    let texts = [
+        "computation mixed(N, M) {
+            in int f[N];
+            out real y[N];
+            S0: y(j) = 1.0
+                domain {[i, j] : 0 <= i < N && j = f(i)}
+                schedule {[i, j] -> [0, i, 0, j, 0]};
+            S1: y(i) += 2.0
+                domain {[i, j] : 0 <= i < N && 0 <= j < M}
+                schedule {[i, j] -> [0, i, 0, j, 1]};
+        }",
+        "computation alike(N) {
+            in int f[N];
+            out real y[N];
+            S0: y(j) = 1.0
+                domain {[i, j] : 0 <= i < N && j = f(i)}
+                schedule {[i, j] -> [0, i, 0, j, 0]};
+            S1: y(j) += 2.0
+                domain {[i, j] : 0 <= i < N && j = f(i)}
+                schedule {[i, j] -> [0, i, 0, j, 1]};
+        }",
+        "computation unscheduled(N, M) {
+            in int f[N];
+            out real y[N];
+            S0: y(j) += 1.0
+                domain {[i, j, k] : 0 <= i < N && 0 <= k < M && j = f(i)}
+                schedule {[i, j, k] -> [0, i, 0]};
+        }",
+    ];
+    let mut shapes = Vec::new();
+    for text in texts {
+        let comp = parse_computation(text).expect("parses");
+        let case = Case {
+            name: comp.name.clone(),
+            comp,
+            env: UfEnvironment::new(),
+        };
+        let p = check(&case);
+        let lets: Vec<Vec<String>> = p.statements().map(|s| s.lets.clone()).collect();
+        shapes.push((p.loops().len(), lets));
+    }
+    let no = Vec::<String>::new;
+    assert_eq!(shapes[0], (2, vec![no(), no()]), "mixed: i and j are loops");
+    assert_eq!(
+        shapes[1],
+        (1, vec![vec!["j = f(i)".to_string()]; 2]),
+        "alike: j is one let"
+    );
+    assert_eq!(
+        shapes[2],
+        (2, vec![vec!["j = f(i)".to_string()]]),
+        "unscheduled: j a let, k a loop"
+    );
+}
