@@ -1764,13 +1764,43 @@ fn run_join(
     let at = |i: usize| &all[i * nk..(i + 1) * nk];
     let mut index: Vec<usize> = (0..side.len()).collect();
     index.sort_unstable_by(|&x, &y| at(x).cmp(at(y)).then(x.cmp(&y)));
+    // The first side's keys, in order up to the first that fails (whose
+    // error comes after the checks of the points before it), and each
+    // point's range of equal keys in `index`, found by merging the two
+    // sorted lists (no binary search per point: at millions of points,
+    // each probe of one is a cache miss).
+    let first = &side_points[0];
+    let mut keys_a = Vec::with_capacity(first.len() * nk);
+    let mut key_error = None;
+    for p in first.iter() {
+        let mark = keys_a.len();
+        if let Err(e) = key(0, p, &mut keys_a) {
+            keys_a.truncate(mark);
+            key_error = Some(e);
+            break;
+        }
+    }
+    let n_a = keys_a.len().checked_div(nk).unwrap_or(first.len());
+    let at_a = |i: usize| &keys_a[i * nk..(i + 1) * nk];
+    let mut order_a: Vec<usize> = (0..n_a).collect();
+    order_a.sort_unstable_by(|&x, &y| at_a(x).cmp(at_a(y)).then(x.cmp(&y)));
+    let mut range = vec![(0usize, 0usize); n_a];
+    let mut lo = 0;
+    for &x in &order_a {
+        let ka = at_a(x);
+        while lo < index.len() && at(index[lo]) < ka {
+            lo += 1;
+        }
+        let mut hi = lo;
+        while hi < index.len() && at(index[hi]) == ka {
+            hi += 1;
+        }
+        range[x] = (lo, hi);
+    }
     let mut pairs: u64 = 0;
-    let mut ka = Vec::with_capacity(nk);
-    for a in side_points[0].iter() {
-        ka.clear();
-        key(0, a, &mut ka)?;
-        let start = index.partition_point(|&i| at(i) < &ka[..]);
-        for &i in index[start..].iter().take_while(|&&i| at(i) == &ka[..]) {
+    for (x, a) in first.iter().take(n_a).enumerate() {
+        let (lo, hi) = range[x];
+        for &i in &index[lo..hi] {
             let b = side.get(i);
             if join.ordered && a[m] >= b[m] {
                 continue;
@@ -1785,7 +1815,10 @@ fn run_join(
             check_pair(a, b)?;
         }
     }
-    Ok(())
+    match key_error {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
 }
 
 fn check_rule(

@@ -780,6 +780,12 @@ pub fn compare_sorted(
     )
 }
 
+/// [`compare`] of two flat entry lists ([`sorted_entries`]): the same
+/// answer, the same first difference, in one merge.
+pub fn compare_entries(expected: &Entries, actual: &Entries) -> Result<(), Mismatch> {
+    merge(expected.iter(), expected.len(), actual.iter(), actual.len())
+}
+
 /// The first difference between two increasing sequences of entries.
 fn merge<'e, 'a>(
     expected: impl Iterator<Item = (&'e [i64], f64)>,

@@ -32,7 +32,7 @@ use codegen::ast::LoopProgram;
 
 use crate::descriptor::Descriptor;
 use crate::instance::{validate as validate_instance, Instance};
-use crate::oracle::{compare, entries, Mismatch};
+use crate::oracle::{compare_entries, sorted_entries, Mismatch};
 use crate::synthesized::Synthesized;
 use crate::tensor_io::Coordinates;
 
@@ -251,11 +251,21 @@ pub fn run_checked(
     program: &LoopProgram,
     input: &Instance,
 ) -> Result<Instance, Problem> {
-    let from = &s.conversion.src;
-    let to = &s.conversion.dst_given;
-    let mut out = s
+    let out = s
         .run_program(program, input)
         .map_err(|e| Problem::Run(e.to_string()))?;
+    let out = finish(s, input, out);
+    check_result(s, input, &out)?;
+    Ok(out)
+}
+
+/// The result `out` of running `s` on `input` (in the interpreter or
+/// compiled) as an instance of the destination as given: the source's dense
+/// extents that the destination does not name removed, its own set to the
+/// input's values.
+pub fn finish(s: &Synthesized, input: &Instance, mut out: Instance) -> Instance {
+    let from = &s.conversion.src;
+    let to = &s.conversion.dst_given;
     for name in &from.dense {
         if !to.symbols.contains(name) {
             out.symbols.remove(name);
@@ -266,20 +276,33 @@ pub fn run_checked(
             out.symbols.insert(name.clone(), *v);
         }
     }
-    validate_instance(to, &out).map_err(|e| Problem::Invalid {
+    out
+}
+
+/// Checks a [`finish`]ed result of `s` on `input`: a valid instance of the
+/// destination ([`validate_instance`]) storing exactly the input's entries
+/// (the oracle, both sides' entries sorted by coordinate and merged), in
+/// `O(n log n)` for `n` stored entries.
+///
+/// # Errors
+///
+/// The first [`Problem`].
+pub fn check_result(s: &Synthesized, input: &Instance, out: &Instance) -> Result<(), Problem> {
+    let from = &s.conversion.src;
+    let to = &s.conversion.dst_given;
+    validate_instance(to, out).map_err(|e| Problem::Invalid {
         format: to.name.clone(),
         error: e.to_string(),
     })?;
-    let want = entries(from, input).map_err(|e| Problem::Unreadable {
+    let want = sorted_entries(from, input).map_err(|e| Problem::Unreadable {
         which: "input",
         error: e.to_string(),
     })?;
-    let got = entries(to, &out).map_err(|e| Problem::Unreadable {
+    let got = sorted_entries(to, out).map_err(|e| Problem::Unreadable {
         which: "result",
         error: e.to_string(),
     })?;
-    compare(&want, &got).map_err(Problem::Changed)?;
-    Ok(out)
+    compare_entries(&want, &got).map_err(Problem::Changed)
 }
 
 /// How source instances are made from coordinates.

@@ -1,0 +1,88 @@
+//! Progress of `spf convert`'s steps on standard error: a spinner
+//! (indicatif) for each step that takes over a second, and then a line
+//! with its time, shown only when standard error is a terminal (nothing is
+//! written otherwise, so scripts and tests see only spf's messages).
+
+use std::io::IsTerminal;
+use std::sync::mpsc::{channel, RecvTimeoutError, Sender};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+/// How long a step runs before its spinner appears.
+const SHOW_AFTER: Duration = Duration::from_secs(1);
+
+/// Whether steps show progress.
+#[derive(Clone, Copy, Debug)]
+pub struct Progress {
+    shown: bool,
+}
+
+impl Progress {
+    /// Progress on standard error when it is a terminal.
+    pub fn on_terminal() -> Progress {
+        Progress {
+            shown: std::io::stderr().is_terminal(),
+        }
+    }
+
+    /// No progress at all (the tests' runners).
+    #[cfg(test)]
+    pub fn hidden() -> Progress {
+        Progress { shown: false }
+    }
+
+    /// Runs `work`, the step `label` (`reading m.mtx`): after a second
+    /// without an answer a spinner shows the label and the time so far,
+    /// replaced by `spf: label (N.N s)` when the step ends.
+    pub fn step<T>(&self, label: &str, work: impl FnOnce() -> T) -> T {
+        let shown = self.start(label);
+        let out = work();
+        drop(shown);
+        out
+    }
+
+    /// The step `label` from now until the returned guard is dropped (see
+    /// [`Progress::step`]).
+    pub fn start(&self, label: &str) -> Step {
+        if !self.shown {
+            return Step { spinner: None };
+        }
+        let (done, finished) = channel::<()>();
+        let label = label.to_string();
+        let started = Instant::now();
+        let thread = std::thread::spawn(move || {
+            if finished.recv_timeout(SHOW_AFTER) != Err(RecvTimeoutError::Timeout) {
+                return;
+            }
+            let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
+            if let Ok(style) = ProgressStyle::with_template("{spinner} spf: {msg} ({elapsed})") {
+                bar.set_style(style);
+            }
+            bar.set_message(label.clone());
+            bar.enable_steady_tick(Duration::from_millis(100));
+            let _ = finished.recv();
+            bar.finish_and_clear();
+            eprintln!("spf: {label} ({:.1} s)", started.elapsed().as_secs_f64());
+        });
+        Step {
+            spinner: Some((done, thread)),
+        }
+    }
+}
+
+/// A step in progress: its spinner ends when the guard is dropped.
+pub struct Step {
+    /// The channel whose closing ends the spinner, and its thread.
+    spinner: Option<(Sender<()>, JoinHandle<()>)>,
+}
+
+impl Drop for Step {
+    fn drop(&mut self) {
+        if let Some((done, thread)) = self.spinner.take() {
+            drop(done);
+            let _ = thread.join();
+        }
+    }
+}
