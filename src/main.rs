@@ -216,7 +216,12 @@ fn main() -> ExitCode {
             no_verify,
             verbose,
         } => {
-            let runner = Runner::new(*engine, !no_verify, *verbose, Progress::on_terminal());
+            let runner = Runner::new(
+                *engine,
+                !no_verify,
+                *verbose,
+                Progress::on_terminal(*verbose),
+            );
             conversion::convert(src, dst, input, path(output), &runner)
         }
         Command::Build {

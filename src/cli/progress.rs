@@ -1,7 +1,8 @@
 //! Progress of `spf convert`'s steps on standard error: a spinner
 //! (indicatif) for each step that takes over a second, and then a line
 //! with its time, shown only when standard error is a terminal (nothing is
-//! written otherwise, so scripts and tests see only spf's messages).
+//! written otherwise, so scripts and tests see only spf's messages). With
+//! `--verbose`, every step's time is printed, terminal or not.
 
 use std::io::IsTerminal;
 use std::sync::mpsc::{channel, RecvTimeoutError, Sender};
@@ -17,20 +18,27 @@ const SHOW_AFTER: Duration = Duration::from_secs(1);
 #[derive(Clone, Copy, Debug)]
 pub struct Progress {
     shown: bool,
+    timed: bool,
 }
 
 impl Progress {
-    /// Progress on standard error when it is a terminal.
-    pub fn on_terminal() -> Progress {
+    /// Progress on standard error when it is a terminal; with `timed`,
+    /// each step's time on standard error in any case.
+    pub fn on_terminal(timed: bool) -> Progress {
+        let shown = std::io::stderr().is_terminal();
         Progress {
-            shown: std::io::stderr().is_terminal(),
+            shown,
+            timed: timed && !shown,
         }
     }
 
     /// No progress at all (the tests' runners).
     #[cfg(test)]
     pub fn hidden() -> Progress {
-        Progress { shown: false }
+        Progress {
+            shown: false,
+            timed: false,
+        }
     }
 
     /// Runs `work`, the step `label` (`reading m.mtx`): after a second
@@ -47,7 +55,10 @@ impl Progress {
     /// [`Progress::step`]).
     pub fn start(&self, label: &str) -> Step {
         if !self.shown {
-            return Step { spinner: None };
+            return Step {
+                spinner: None,
+                timed: self.timed.then(|| (label.to_string(), Instant::now())),
+            };
         }
         let (done, finished) = channel::<()>();
         let label = label.to_string();
@@ -68,6 +79,7 @@ impl Progress {
         });
         Step {
             spinner: Some((done, thread)),
+            timed: None,
         }
     }
 }
@@ -76,6 +88,8 @@ impl Progress {
 pub struct Step {
     /// The channel whose closing ends the spinner, and its thread.
     spinner: Option<(Sender<()>, JoinHandle<()>)>,
+    /// The label and start of a step whose time is printed at its end.
+    timed: Option<(String, Instant)>,
 }
 
 impl Drop for Step {
@@ -83,6 +97,9 @@ impl Drop for Step {
         if let Some((done, thread)) = self.spinner.take() {
             drop(done);
             let _ = thread.join();
+        }
+        if let Some((label, started)) = self.timed.take() {
+            eprintln!("spf: {label} ({:.2} s)", started.elapsed().as_secs_f64());
         }
     }
 }

@@ -1668,6 +1668,36 @@ fn check_monotone(u: &iegen::UfDecl, table: &Table, domain: &Domain) -> Result<(
 // ---------------------------------------------------------------------------
 // Rules
 
+/// The indices `0..n` of the keys in `keys` (`nk` components each, flat)
+/// sorted by key, ties by index. Short keys are sorted as contiguous
+/// `(key, index)` records: sorting indices through a comparison that
+/// reads the keys misses the cache on each compare at millions of keys.
+fn sorted_by_key(keys: &[i64], nk: usize, n: usize) -> Vec<usize> {
+    fn fixed<const N: usize>(keys: &[i64], n: usize) -> Vec<usize> {
+        let mut records: Vec<([i64; N], usize)> = (0..n)
+            .map(|i| {
+                let mut k = [0; N];
+                k.copy_from_slice(&keys[i * N..(i + 1) * N]);
+                (k, i)
+            })
+            .collect();
+        records.sort_unstable();
+        records.into_iter().map(|(_, i)| i).collect()
+    }
+    match nk {
+        1 => fixed::<1>(keys, n),
+        2 => fixed::<2>(keys, n),
+        3 => fixed::<3>(keys, n),
+        4 => fixed::<4>(keys, n),
+        _ => {
+            let at = |i: usize| &keys[i * nk..(i + 1) * nk];
+            let mut order: Vec<usize> = (0..n).collect();
+            order.sort_unstable_by(|&x, &y| at(x).cmp(at(y)).then(x.cmp(&y)));
+            order
+        }
+    }
+}
+
 fn run_join(
     d: &Descriptor,
     env: &Env,
@@ -1678,9 +1708,17 @@ fn run_join(
 ) -> Result<(), InstanceError> {
     let what = || format!("rule `{}`", rule_text(rule));
     let m = join.shared.len();
+    // Two sides alike (COO's `row(n1) = row(n2) && col(n1) = col(n2) =>
+    // n1 = n2`) have the same points and keys: enumerated and computed once.
+    let alike = join.sides[0] == join.sides[1]
+        && join.keys[0] == join.keys[1]
+        && join.guarded[0] == join.guarded[1];
     // Each side's points: the shared variables, then its own.
     let mut side_points: [Points; 2] = [Points::new(m + 1), Points::new(m + 1)];
     for (k, side) in side_points.iter_mut().enumerate() {
+        if alike && k == 0 {
+            continue;
+        }
         let names = join.side_names(rule, k);
         let mut guards = 0;
         for guard in domain_guards(d, &join.guarded[k])? {
@@ -1697,6 +1735,9 @@ fn run_join(
         if guards > 1 {
             side.sort_dedup();
         }
+    }
+    if alike {
+        side_points[0] = side_points[1].clone();
     }
     let keys: [Vec<CExpr>; 2] =
         [0, 1].map(|k| join.keys[k].iter().map(|e| compile_plain(env, e)).collect());
@@ -1736,8 +1777,7 @@ fn run_join(
         }
         let n = all.len().checked_div(nk).unwrap_or(side.len());
         let at = |i: usize| &all[i * nk..(i + 1) * nk];
-        let mut order: Vec<usize> = (0..n).collect();
-        order.sort_unstable_by(|&x, &y| at(x).cmp(at(y)).then(x.cmp(&y)));
+        let order = sorted_by_key(&all, nk, n);
         let mut prev = vec![usize::MAX; n];
         for w in order.windows(2) {
             if at(w[0]) == at(w[1]) {
@@ -1762,28 +1802,38 @@ fn run_join(
         key(1, p, &mut all)?;
     }
     let at = |i: usize| &all[i * nk..(i + 1) * nk];
-    let mut index: Vec<usize> = (0..side.len()).collect();
-    index.sort_unstable_by(|&x, &y| at(x).cmp(at(y)).then(x.cmp(&y)));
+    let index = sorted_by_key(&all, nk, side.len());
     // The first side's keys, in order up to the first that fails (whose
     // error comes after the checks of the points before it), and each
     // point's range of equal keys in `index`, found by merging the two
     // sorted lists (no binary search per point: at millions of points,
-    // each probe of one is a cache miss).
+    // each probe of one is a cache miss). Two sides alike share their keys.
     let first = &side_points[0];
-    let mut keys_a = Vec::with_capacity(first.len() * nk);
+    let mut keys_a = Vec::new();
     let mut key_error = None;
-    for p in first.iter() {
-        let mark = keys_a.len();
-        if let Err(e) = key(0, p, &mut keys_a) {
-            keys_a.truncate(mark);
-            key_error = Some(e);
-            break;
+    if !alike {
+        keys_a.reserve(first.len() * nk);
+        for p in first.iter() {
+            let mark = keys_a.len();
+            if let Err(e) = key(0, p, &mut keys_a) {
+                keys_a.truncate(mark);
+                key_error = Some(e);
+                break;
+            }
         }
     }
-    let n_a = keys_a.len().checked_div(nk).unwrap_or(first.len());
+    let (keys_a, n_a) = if alike {
+        (&all, side.len())
+    } else {
+        let n = keys_a.len().checked_div(nk).unwrap_or(first.len());
+        (&keys_a, n)
+    };
     let at_a = |i: usize| &keys_a[i * nk..(i + 1) * nk];
-    let mut order_a: Vec<usize> = (0..n_a).collect();
-    order_a.sort_unstable_by(|&x, &y| at_a(x).cmp(at_a(y)).then(x.cmp(&y)));
+    let order_a = if alike {
+        index.clone()
+    } else {
+        sorted_by_key(keys_a, nk, n_a)
+    };
     let mut range = vec![(0usize, 0usize); n_a];
     let mut lo = 0;
     for &x in &order_a {
