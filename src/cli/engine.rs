@@ -153,11 +153,7 @@ impl Runner {
         to: &Descriptor,
     ) -> Result<Library, CliError> {
         let source = library_source(s, program)?;
-        let (lib, path, origin) = self
-            .progress
-            .step(&format!("compiling {} -> {}", from.name, to.name), || {
-                obtain(from, to, &source)
-            })?;
+        let (lib, path, origin) = obtain(from, to, &source, &self.progress)?;
         match origin {
             Origin::Cached => self.say(&format!("spf: cached library {}", path.display())),
             Origin::Compiled(took) => self.say(&format!(

@@ -24,6 +24,7 @@ use spf::synth::Descriptor;
 use super::driver::{compile_with, find_compiler, C_FLAGS};
 use super::error::CliError;
 use super::native::{Library, ABI_VERSION};
+use super::progress::Progress;
 
 /// The flags a library is compiled with besides [`C_FLAGS`].
 const SHARED_FLAGS: &[&str] = &["-shared", "-fPIC", "-fvisibility=hidden"];
@@ -99,7 +100,7 @@ fn file_safe(name: &str) -> String {
 }
 
 /// The library of `source` from the cache, compiled into it first when it
-/// is not there (or does not load).
+/// is not there (or does not load; the compile is a step of `progress`).
 ///
 /// # Errors
 ///
@@ -109,6 +110,7 @@ pub fn obtain(
     src: &Descriptor,
     dst: &Descriptor,
     source: &str,
+    progress: &Progress,
 ) -> Result<(Library, PathBuf, Origin), CliError> {
     let dir = cache_dir().ok_or_else(|| {
         CliError::Usage("no cache directory (set SPF_CACHE_DIR, XDG_CACHE_HOME or HOME)".into())
@@ -125,7 +127,9 @@ pub fn obtain(
         source,
     })?;
     let started = Instant::now();
-    compile_with(&compiler, source, &path, SHARED_FLAGS)?;
+    progress.step(&format!("compiling {} -> {}", src.name, dst.name), || {
+        compile_with(&compiler, source, &path, SHARED_FLAGS)
+    })?;
     let took = started.elapsed();
     let lib = Library::load(&path).map_err(CliError::Usage)?;
     Ok((lib, path, Origin::Compiled(took)))
