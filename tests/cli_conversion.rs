@@ -234,7 +234,16 @@ fn convert_checks_every_pair_with_the_oracle() {
     for (src, dst) in PAIRS {
         for m in small_matrices() {
             let out_json = dir.join(format!("{src}_{dst}.json"));
-            let out = spf(&["convert", src, dst, s(&m), "-o", s(&out_json)]);
+            let out = spf(&[
+                "convert",
+                src,
+                dst,
+                s(&m),
+                "-o",
+                s(&out_json),
+                "--engine",
+                "interp",
+            ]);
             assert!(
                 out.status.success(),
                 "{src} -> {dst} on {}: {}",
@@ -422,7 +431,16 @@ fn convert_every_pair() {
         for &src in &formats {
             for &dst in &formats {
                 let out_json = dir.join(format!("{src}_{dst}.json"));
-                let out = spf(&["convert", src, dst, s(&m), "-o", s(&out_json)]);
+                let out = spf(&[
+                    "convert",
+                    src,
+                    dst,
+                    s(&m),
+                    "-o",
+                    s(&out_json),
+                    "--engine",
+                    "interp",
+                ]);
                 assert!(
                     out.status.success(),
                     "{src} -> {dst} on {}: {}",
