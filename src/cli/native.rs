@@ -145,13 +145,31 @@ static char spf_abi_message[256];
 
 static SPF_ABI_NORETURN void spf_abi_stop(const char *what, long long value)
 {
-    snprintf(spf_abi_message, sizeof spf_abi_message, "%s (%lld)", what, value);
+    snprintf(spf_abi_message, sizeof spf_abi_message, "spf runtime: %s (%lld)", what, value);
     longjmp(spf_abi_jump, 1);
 }
 
-/* The runtime prints its own message on standard error before it aborts. */
-#define abort() spf_abi_stop("the conversion's runtime stopped", 0)
-#define SPF_OUT_OF_MEMORY(n, size) spf_abi_stop("cannot allocate the elements", (long long)(n))
+static SPF_ABI_NORETURN void spf_abi_fail(const char *message)
+{
+    snprintf(spf_abi_message, sizeof spf_abi_message, "%s", message);
+    longjmp(spf_abi_jump, 1);
+}
+
+static SPF_ABI_NORETURN void spf_abi_too_large(long long n, size_t size)
+{
+    snprintf(spf_abi_message, sizeof spf_abi_message,
+             "too large: `an array of %lld elements` would need %lld x %zu bytes, more than "
+             "this machine can allocate", n, n, size);
+    longjmp(spf_abi_jump, 1);
+}
+
+/* The runtime's stops and the generated code's failed allocations (its
+ * calls of abort(); the runtime's scatter prints its own message on
+ * standard error before it calls abort()) return to the entry point. */
+#define SPF_DIE(what, value) spf_abi_stop((what), (long long)(value))
+#define SPF_OUT_OF_MEMORY(n, size) spf_abi_too_large((long long)(n), (size))
+#define abort() spf_abi_fail("too large: `an array the conversion allocates` would need more " \
+                            "than this machine can allocate, or a check failed (see above)")
 /* spf convert validates every input before the call. */
 #define SPF_INPUT_VALIDATED 1
 
