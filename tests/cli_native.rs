@@ -27,6 +27,20 @@ fn spf_in(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
     command(dir, args, env).output().expect("spf runs")
 }
 
+/// `spf convert SRC DST INPUT -o OUT EXTRA..` with the cache in `dir/cache`.
+fn convert(
+    dir: &Path,
+    pair: (&str, &str),
+    input: &Path,
+    out: &Path,
+    extra: &[&str],
+    env: &[(&str, &str)],
+) -> Output {
+    let mut args = vec!["convert", pair.0, pair.1, s(input), "-o", s(out)];
+    args.extend(extra);
+    spf_in(dir, &args, env)
+}
+
 fn command(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_spf"));
     cmd.args(args).env("SPF_CACHE_DIR", dir.join("cache"));
@@ -76,19 +90,12 @@ fn native_and_interpreter_give_identical_instances() {
             let mut outputs = Vec::new();
             for engine in ["native", "interp"] {
                 let name = format!("{src}_{dst}_{engine}.json");
-                let out_json = dir.join(&name);
-                let out = spf_in(
+                let out = convert(
                     &dir,
-                    &[
-                        "convert",
-                        src,
-                        dst,
-                        s(&m),
-                        "-o",
-                        s(&out_json),
-                        "--engine",
-                        engine,
-                    ],
+                    (src, dst),
+                    &m,
+                    &dir.join(&name),
+                    &["--engine", engine],
                     &[],
                 );
                 // Nothing on standard error: not a terminal, no notice.
@@ -105,20 +112,8 @@ fn native_and_interpreter_give_identical_instances() {
 fn the_second_conversion_of_a_pair_does_not_compile() {
     let dir = temp("cache");
     let m = matrix("lund_a.mtx");
-    let args = |out: &Path| {
-        vec![
-            "convert".to_string(),
-            "coo".into(),
-            "csc".into(),
-            s(&m).into(),
-            "-o".into(),
-            s(out).into(),
-            "--verbose".into(),
-        ]
-    };
-    let first = dir.join("first.json");
-    let a: Vec<String> = args(&first);
-    let out = spf_in(&dir, &a.iter().map(String::as_str).collect::<Vec<_>>(), &[]);
+    let (first, second) = (dir.join("first.json"), dir.join("second.json"));
+    let out = convert(&dir, ("coo", "csc"), &m, &first, &["--verbose"], &[]);
     let err = text(&out.stderr);
     assert!(out.status.success(), "{err}");
     assert!(err.contains("spf: compiled library "), "{err}");
@@ -130,9 +125,7 @@ fn the_second_conversion_of_a_pair_does_not_compile() {
     assert!(name.starts_with("COO-CSC-i64-"), "{name}");
     let modified = std::fs::metadata(&libs[0]).unwrap().modified().unwrap();
 
-    let second = dir.join("second.json");
-    let a: Vec<String> = args(&second);
-    let out = spf_in(&dir, &a.iter().map(String::as_str).collect::<Vec<_>>(), &[]);
+    let out = convert(&dir, ("coo", "csc"), &m, &second, &["--verbose"], &[]);
     let err = text(&out.stderr);
     assert!(out.status.success(), "{err}");
     assert!(err.contains("spf: cached library "), "{err}");
@@ -196,60 +189,28 @@ fn without_a_compiler_the_interpreter_converts_after_a_notice() {
     let dir = temp("no-cc");
     let m = matrix("jgl009.mtx");
     let no_cc = [("CC", "/nonexistent/spf-test-cc")];
-    let out_json = dir.join("auto.json");
-    let out = spf_in(
-        &dir,
-        &["convert", "coo", "csr", s(&m), "-o", s(&out_json)],
-        &no_cc,
-    );
+    let pair = ("coo", "csr");
+    let out = convert(&dir, pair, &m, &dir.join("auto.json"), &[], &no_cc);
     let err = text(&out.stderr);
-    assert!(out.status.success(), "{err}");
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(
-        err.starts_with("spf: note: converting in the interpreter (slower): cannot run the C compiler `/nonexistent/spf-test-cc`"),
+        err.starts_with(
+            "spf: note: converting in the interpreter (slower): cannot run the C compiler \
+             `/nonexistent/spf-test-cc`"
+        ),
         "{err}"
     );
-    let interp_json = dir.join("interp.json");
-    let out = spf_in(
-        &dir,
-        &[
-            "convert",
-            "coo",
-            "csr",
-            s(&m),
-            "-o",
-            s(&interp_json),
-            "--engine",
-            "interp",
-        ],
-        &[],
-    );
-    assert_eq!(
-        converted(&dir, "auto.json", &out),
-        std::fs::read_to_string(&out_json).unwrap()
-    );
+    let auto = converted(&dir, "auto.json", &out);
+    let interp = ["--engine", "interp"];
+    let out = convert(&dir, pair, &m, &dir.join("interp.json"), &interp, &[]);
+    assert_eq!(converted(&dir, "interp.json", &out), auto);
     // Asked for, native code without a compiler is an error, and no output.
     let native_json = dir.join("native.json");
-    let out = spf_in(
-        &dir,
-        &[
-            "convert",
-            "coo",
-            "csr",
-            s(&m),
-            "-o",
-            s(&native_json),
-            "--engine",
-            "native",
-        ],
-        &no_cc,
-    );
+    let native = ["--engine", "native"];
+    let out = convert(&dir, pair, &m, &native_json, &native, &no_cc);
     assert_eq!(out.status.code(), Some(2));
-    assert!(
-        text(&out.stderr).contains("cannot run the C compiler"),
-        "{}",
-        text(&out.stderr)
-    );
+    let err = text(&out.stderr);
+    assert!(err.contains("cannot run the C compiler"), "{err}");
     assert!(!native_json.exists());
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -259,28 +220,16 @@ fn no_verify_skips_the_check_of_the_result() {
     let dir = temp("no-verify");
     let m = matrix("lund_a.mtx");
     let mut outputs = Vec::new();
-    for (name, extra) in [
-        ("checked.json", None),
-        ("unchecked.json", Some("--no-verify")),
-    ] {
-        let out_json = dir.join(name);
-        let mut args = vec![
-            "convert",
-            "coo",
-            "csr",
-            s(&m),
-            "-o",
-            s(&out_json),
-            "--engine",
-            "interp",
-            "--verbose",
-        ];
-        args.extend(extra);
-        let out = spf_in(&dir, &args, &[]);
+    for (name, verify) in [("checked.json", true), ("unchecked.json", false)] {
+        let mut extra = vec!["--engine", "interp", "--verbose"];
+        if !verify {
+            extra.push("--no-verify");
+        }
+        let out = convert(&dir, ("coo", "csr"), &m, &dir.join(name), &extra, &[]);
         let err = text(&out.stderr);
         assert_eq!(
             err.contains("spf: verifying the CSR result"),
-            extra.is_none(),
+            verify,
             "{err}"
         );
         // The input is checked either way: its reading is a step.

@@ -1668,6 +1668,25 @@ fn check_monotone(u: &iegen::UfDecl, table: &Table, domain: &Domain) -> Result<(
 // ---------------------------------------------------------------------------
 // Rules
 
+/// The keys of `points` (`nk` each, appended by `key`), flat, in order up
+/// to the first that fails, and that failure: its error comes after the
+/// checks of the points before it.
+fn keys_in_order(
+    points: &Points,
+    nk: usize,
+    mut key: impl FnMut(&[i64], &mut Vec<i64>) -> Result<(), InstanceError>,
+) -> (Vec<i64>, Option<InstanceError>) {
+    let mut all = Vec::with_capacity(points.len() * nk);
+    for p in points.iter() {
+        let mark = all.len();
+        if let Err(e) = key(p, &mut all) {
+            all.truncate(mark);
+            return (all, Some(e));
+        }
+    }
+    (all, None)
+}
+
 /// The indices `0..n` of the keys in `keys` (`nk` components each, flat)
 /// sorted by key, ties by index. Short keys are sorted as contiguous
 /// `(key, index)` records: sorting indices through a comparison that
@@ -1765,16 +1784,7 @@ fn run_join(
         // first that fails, whose error comes after the checks of the
         // points before it.
         let side = &side_points[0];
-        let mut all = Vec::with_capacity(side.len() * nk);
-        let mut key_error = None;
-        for p in side.iter() {
-            let mark = all.len();
-            if let Err(e) = key(0, p, &mut all) {
-                all.truncate(mark);
-                key_error = Some(e);
-                break;
-            }
-        }
+        let (all, key_error) = keys_in_order(side, nk, |p, out| key(0, p, out));
         let n = all.len().checked_div(nk).unwrap_or(side.len());
         let at = |i: usize| &all[i * nk..(i + 1) * nk];
         let order = sorted_by_key(&all, nk, n);
@@ -1809,19 +1819,11 @@ fn run_join(
     // sorted lists (no binary search per point: at millions of points,
     // each probe of one is a cache miss). Two sides alike share their keys.
     let first = &side_points[0];
-    let mut keys_a = Vec::new();
-    let mut key_error = None;
-    if !alike {
-        keys_a.reserve(first.len() * nk);
-        for p in first.iter() {
-            let mark = keys_a.len();
-            if let Err(e) = key(0, p, &mut keys_a) {
-                keys_a.truncate(mark);
-                key_error = Some(e);
-                break;
-            }
-        }
-    }
+    let (keys_a, key_error) = if alike {
+        (Vec::new(), None)
+    } else {
+        keys_in_order(first, nk, |p, out| key(0, p, out))
+    };
     let (keys_a, n_a) = if alike {
         (&all, side.len())
     } else {
