@@ -110,6 +110,7 @@ use iegen::{
 use crate::descriptor::{Comparator, Descriptor, KeyExpr};
 use crate::oracle::fast::{CExpr, Env, Slot, Table};
 use crate::oracle::ordered::Points;
+use crate::oracle::Entries;
 use crate::rule_plan::{rule_checks, Check, Join, RuleCheck};
 
 /// The values of one array.
@@ -1547,6 +1548,21 @@ pub fn validate_with_budget(
     inst: &Instance,
     budget: u64,
 ) -> Result<(), InstanceError> {
+    validate_entries_with_budget(d, inst, budget).map(drop)
+}
+
+/// [`validate`], and the instance's entries sorted by coordinate (what
+/// [`crate::oracle::sorted_entries`] gives), from the one enumeration of
+/// the storage check: a result's check needs both.
+pub fn validate_entries(d: &Descriptor, inst: &Instance) -> Result<Entries, InstanceError> {
+    validate_entries_with_budget(d, inst, RULE_BUDGET)
+}
+
+fn validate_entries_with_budget(
+    d: &Descriptor,
+    inst: &Instance,
+    budget: u64,
+) -> Result<Entries, InstanceError> {
     let c = prepare(d, inst)?;
     for (u, domain) in d.ufs.iter().zip(&c.domains) {
         let table = c.env.table(&u.name).expect("a table per index array");
@@ -1558,11 +1574,10 @@ pub fn validate_with_budget(
     for rule in &d.rules {
         check_rule(d, &c, rule, budget, c.work)?;
     }
-    crate::oracle::check_storage(d, inst).map_err(|e| match e {
+    crate::oracle::checked_sorted_entries(d, inst).map_err(|e| match e {
         crate::oracle::OracleError::Instance(e) => e,
         other => InstanceError::Storage(other.to_string()),
-    })?;
-    Ok(())
+    })
 }
 
 fn check_range(
