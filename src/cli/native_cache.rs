@@ -134,3 +134,34 @@ pub fn obtain(
     let lib = Library::load(&path).map_err(CliError::Usage)?;
     Ok((lib, path, Origin::Compiled(took)))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn format(name: &str) -> Descriptor {
+        spf::synth::builtin::load_format(name).expect("built-in format")
+    }
+
+    #[test]
+    fn the_key_covers_formats_compiler_and_source() {
+        let (coo, csr, csc) = (format("coo"), format("csr"), format("csc"));
+        let cc = vec!["cc".to_string()];
+        let name = library_name(&coo, &csr, &cc, "int x;");
+        assert!(name.starts_with("COO-CSR-i64-"), "{name}");
+        assert!(name.ends_with(".so"), "{name}");
+        assert_eq!(name.len(), "COO-CSR-i64-".len() + 20 + ".so".len());
+        assert_eq!(name, library_name(&coo, &csr, &cc, "int x;"));
+        for other in [
+            library_name(&coo, &csc, &cc, "int x;"),
+            library_name(&coo, &csr, &["clang".to_string()], "int x;"),
+            library_name(&coo, &csr, &cc, "int y;"),
+        ] {
+            assert_ne!(name, other);
+        }
+        // A descriptor's name is kept to file-name characters.
+        let mut odd = coo.clone();
+        odd.name = "my/fmt x".into();
+        assert!(library_name(&odd, &csr, &cc, "").starts_with("my_fmt_x-CSR-"));
+    }
+}
