@@ -67,7 +67,8 @@ impl Progress {
             if finished.recv_timeout(SHOW_AFTER) != Err(RecvTimeoutError::Timeout) {
                 return;
             }
-            let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
+            let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr())
+                .with_elapsed(started.elapsed());
             if let Ok(style) = ProgressStyle::with_template("{spinner} spf: {msg} ({elapsed})") {
                 bar.set_style(style);
             }
