@@ -15,7 +15,7 @@ use std::cell::Cell;
 use spf::codegen::ast::LoopProgram;
 use spf::synth::instance::Instance;
 use spf::synth::synthesize::Synthesized;
-use spf::synth::validate::{check_result, finish, Problem};
+use spf::synth::validate::{check_result, check_storable, finish, Problem};
 use spf::synth::Descriptor;
 
 use super::error::CliError;
@@ -92,6 +92,8 @@ impl Runner {
         let program = s.program().map_err(|e| {
             CliError::Usage(format!("scanning the synthesized conversion {pair}: {e}"))
         })?;
+        // An entry the destination cannot store: refused before any code runs.
+        check_storable(s, input).map_err(|p| problem_error(&pair, p))?;
         let library = match self.engine {
             Engine::Interp => None,
             Engine::Native => Some(self.library(s, &program, from, to)?),
@@ -131,15 +133,7 @@ impl Runner {
                 .step(&format!("verifying the {} result", to.name), || {
                     check_result(s, input, &out)
                 })
-                .map_err(|p| match p {
-                    Problem::Run(e) => {
-                        CliError::Usage(format!("the synthesized conversion {pair}: {e}"))
-                    }
-                    other => CliError::Usage(format!(
-                        "internal error: the synthesized conversion {pair} passed validation, \
-                         but on this input: {other}"
-                    )),
-                })?;
+                .map_err(|p| problem_error(&pair, p))?;
         }
         Ok(out)
     }
@@ -170,5 +164,19 @@ impl Runner {
         if self.verbose {
             eprintln!("{line}");
         }
+    }
+}
+
+/// The error for a problem of the conversion `pair` on an input: the input's
+/// when the destination cannot store an entry, an internal error when the
+/// result is wrong (the conversion passed validation: a bug in spf).
+fn problem_error(pair: &str, p: Problem) -> CliError {
+    match p {
+        Problem::Run(e) => CliError::Usage(format!("the synthesized conversion {pair}: {e}")),
+        Problem::Unrepresentable(e) => CliError::Usage(e.to_string()),
+        other => CliError::Usage(format!(
+            "internal error: the synthesized conversion {pair} passed validation, but on this \
+             input: {other}"
+        )),
     }
 }

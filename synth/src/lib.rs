@@ -17,6 +17,7 @@ pub mod lower;
 pub mod oracle;
 pub mod order;
 pub mod plan;
+pub mod representable;
 pub mod rule_plan;
 pub mod strict_json;
 pub mod synthesize;

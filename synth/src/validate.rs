@@ -32,7 +32,8 @@ use codegen::ast::LoopProgram;
 
 use crate::descriptor::Descriptor;
 use crate::instance::{validate_entries, Instance};
-use crate::oracle::{compare_entries, sorted_entries, Mismatch};
+use crate::oracle::{compare_entries, sorted_entries, stored_points, Mismatch};
+use crate::representable::{Representable, Unrepresentable};
 use crate::synthesized::Synthesized;
 use crate::tensor_io::Coordinates;
 
@@ -68,6 +69,9 @@ pub enum Problem {
         /// Why.
         error: String,
     },
+    /// The input has an entry the destination cannot store.
+    #[error("{0}")]
+    Unrepresentable(Unrepresentable),
     /// The result stores other entries than the input.
     #[error("the result stores other entries than the input: {0}")]
     Changed(Mismatch),
@@ -208,12 +212,19 @@ pub fn validate(s: &Synthesized, maker: &Maker<'_>) -> Result<Validated, Validat
             .map_err(|e| no_instances(format!("cannot be scanned: {e}")))?;
         Sources::Converted(Box::new((made, program)))
     };
+    // Entries one of the formats cannot store at all (above a lower
+    // skyline's diagonal) are left out: spf refuses such inputs before
+    // converting (`Representable`).
+    let storable = [Representable::of(src), Representable::of(dst)];
     let tensors = battery(order);
     for t in &tensors {
-        match check_tensor(s, &program, &sources, &t.coords) {
+        let coords = storable
+            .iter()
+            .fold(t.coords.clone(), |c, r| r.restrict(&c));
+        match check_tensor(s, &program, &sources, &coords) {
             Ok(()) => {}
             Err(first) => {
-                let (coords, failure) = shrink(s, &program, &sources, &t.coords, first);
+                let (coords, failure) = shrink(s, &program, &sources, &coords, first);
                 let text = coordinate_text(&coords);
                 return Err(match failure {
                     Failure::Source(p) => no_instances(format!(
@@ -251,12 +262,47 @@ pub fn run_checked(
     program: &LoopProgram,
     input: &Instance,
 ) -> Result<Instance, Problem> {
+    check_storable(s, input)?;
     let out = s
         .run_program(program, input)
         .map_err(|e| Problem::Run(e.to_string()))?;
     let out = finish(s, input, out);
     check_result(s, input, &out)?;
     Ok(out)
+}
+
+/// Refuses an input with an entry the destination cannot store, before
+/// the conversion runs (it would write outside the arrays: compiled code
+/// must never run on it). Every stored point counts, zeros too, unless the
+/// source's zeros are padding: the conversion visits them.
+///
+/// # Errors
+///
+/// [`Problem::Unrepresentable`] naming the entry, or
+/// [`Problem::Unreadable`] when the input's entries cannot be read.
+pub fn check_storable(s: &Synthesized, input: &Instance) -> Result<(), Problem> {
+    let from = &s.conversion.src;
+    let to = &s.conversion.dst_given;
+    let storable = Representable::of(to);
+    if storable.is_everything() {
+        return Ok(());
+    }
+    let extent = |name: &str| {
+        let k = to.dense.iter().position(|d| d == name)?;
+        input.symbols.get(from.dense.get(k)?).copied()
+    };
+    let points = stored_points(from, input).map_err(|e| Problem::Unreadable {
+        which: "input",
+        error: e.to_string(),
+    })?;
+    for (at, value) in &points {
+        if *value != 0.0 || !from.padding {
+            storable
+                .check(at, &extent)
+                .map_err(Problem::Unrepresentable)?;
+        }
+    }
+    Ok(())
 }
 
 /// The result `out` of running `s` on `input` (in the interpreter or

@@ -7,7 +7,7 @@
 use iegen::computation::{Access, UpdateOp, ValueExpr};
 use iegen::Expr;
 
-use crate::candidate::{Candidate, Relation as CandRelation};
+use crate::candidate::{Candidate, Relation as CandRelation, SynthesisCase};
 
 use super::bounds::mentions_any_var;
 use super::contexts::Ctx;
@@ -23,6 +23,10 @@ impl Lowering<'_> {
         c: &Candidate,
         phase: u32,
     ) -> Result<bool, String> {
+        if c.case == Some(SynthesisCase::Profile) {
+            self.profile_statements(c)?;
+            return Ok(false);
+        }
         let mut all: Vec<&Expr> = c.args.iter().collect();
         all.push(&c.value);
         let ctx = self.context_of(&all);

@@ -107,6 +107,9 @@ pub fn lower(conv: &Conversion, plan: &Plan) -> Result<(Computation, Vec<Binding
         dst: conv.dst.name.clone(),
         message,
     };
+    // Positions defined through the destination's arrays are computed
+    // from them (the plan orders the arrays first).
+    let conv = &conv.with_defined_positions();
     // Gustavson's scatter where it applies; the sorted permutation otherwise.
     let mut l = Lowering::new(conv, true).map_err(fail)?;
     if l.lower(plan).is_ok() {
@@ -153,6 +156,8 @@ struct Lowering<'a> {
     group_iter: String,
     /// How many chosen candidates write each unknown.
     writers: BTreeMap<String, usize>,
+    /// Arrays computed as profiles, whose prefix sums are queued.
+    profiles: BTreeSet<String>,
 }
 
 impl<'a> Lowering<'a> {
@@ -285,6 +290,7 @@ impl<'a> Lowering<'a> {
             allow_streaming,
             group_iter: String::new(),
             writers: BTreeMap::new(),
+            profiles: BTreeSet::new(),
         };
         l.sorted_iter = l.fresh("p");
         l.group_iter = l.fresh("g");
