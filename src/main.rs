@@ -11,7 +11,9 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 use cli::commands::{self, path, Language};
 use cli::conversion;
+use cli::engine::{Engine, Runner};
 use cli::error::CliError;
+use cli::progress::Progress;
 
 /// Synthesizes sparse tensor format conversions with the Sparse Polyhedral Framework.
 #[derive(Parser)]
@@ -128,8 +130,11 @@ enum Command {
         #[arg(short, long)]
         output: Option<PathBuf>,
     },
-    /// Converts INPUT from SRC to DST in the interpreter, checks the result
-    /// with the oracle, and writes it as a JSON instance of DST.
+    /// Converts INPUT from SRC to DST (compiled with the C compiler, `$CC`
+    /// or `cc`, and cached in `$XDG_CACHE_HOME/spf` or `~/.cache/spf`;
+    /// in the interpreter without a compiler), checks the result with the
+    /// destination's descriptor and the oracle, and writes it as a JSON
+    /// instance of DST.
     Convert {
         /// The source format (built-in name or descriptor path).
         src: String,
@@ -141,6 +146,18 @@ enum Command {
         /// The JSON instance of DST; standard output when absent.
         #[arg(short, long)]
         output: Option<PathBuf>,
+        /// Where the conversion runs: compiled when a C compiler works,
+        /// else in the interpreter with a notice (auto); always compiled
+        /// (native); in the interpreter (interp).
+        #[arg(long, value_enum, default_value_t = Engine::Auto)]
+        engine: Engine,
+        /// Skips checking the result (the input is still checked).
+        #[arg(long)]
+        no_verify: bool,
+        /// Says on standard error which engine ran and whether the compiled
+        /// conversion came from the cache.
+        #[arg(long)]
+        verbose: bool,
     },
     /// Compiles the conversion from SRC to DST into a program:
     /// `BIN INPUT [-o OUT.json] [--repeat N]` prints one JSON line with the
@@ -195,7 +212,18 @@ fn main() -> ExitCode {
             dst,
             input,
             output,
-        } => conversion::convert(src, dst, input, path(output)),
+            engine,
+            no_verify,
+            verbose,
+        } => {
+            let runner = Runner::new(
+                *engine,
+                !no_verify,
+                *verbose,
+                Progress::on_terminal(*verbose),
+            );
+            conversion::convert(src, dst, input, path(output), &runner)
+        }
         Command::Build {
             src,
             dst,

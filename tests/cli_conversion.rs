@@ -228,19 +228,36 @@ fn synth_prints_c_rust_ir_and_dot() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// `spf convert SRC DST M -o OUT --engine interp`, which must succeed: the
+/// pair loops run in the interpreter (the native engine compiles a library
+/// per pair; `tests/cli_native.rs` compares the two on a selection).
+fn convert_interp(src: &str, dst: &str, m: &Path, out_json: &Path) -> std::process::Output {
+    let out = spf(&[
+        "convert",
+        src,
+        dst,
+        s(m),
+        "-o",
+        s(out_json),
+        "--engine",
+        "interp",
+    ]);
+    assert!(
+        out.status.success(),
+        "{src} -> {dst} on {}: {}",
+        m.display(),
+        text(&out.stderr)
+    );
+    out
+}
+
 #[test]
 fn convert_checks_every_pair_with_the_oracle() {
     let dir = temp("convert");
     for (src, dst) in PAIRS {
         for m in small_matrices() {
             let out_json = dir.join(format!("{src}_{dst}.json"));
-            let out = spf(&["convert", src, dst, s(&m), "-o", s(&out_json)]);
-            assert!(
-                out.status.success(),
-                "{src} -> {dst} on {}: {}",
-                m.display(),
-                text(&out.stderr)
-            );
+            let out = convert_interp(src, dst, &m, &out_json);
             assert!(out.stdout.is_empty());
             check(dst, &read_instance(&out_json), &m);
         }
@@ -424,13 +441,7 @@ fn convert_every_pair() {
             for &dst in &formats {
                 let m = common::storable(&m, src, dst, &dir);
                 let out_json = dir.join(format!("{src}_{dst}.json"));
-                let out = spf(&["convert", src, dst, s(&m), "-o", s(&out_json)]);
-                assert!(
-                    out.status.success(),
-                    "{src} -> {dst} on {}: {}",
-                    m.display(),
-                    text(&out.stderr)
-                );
+                convert_interp(src, dst, &m, &out_json);
                 check(dst, &read_instance(&out_json), &m);
             }
         }

@@ -13,11 +13,11 @@ use spf::iegen::syntax::SyntaxError;
 use spf::synth::instance::{validate, Instance, InstanceError, Values};
 use spf::synth::synthesize::{synthesize, SynthError, Synthesized};
 use spf::synth::tensor_io::{read_file, Coordinates, FileError};
-use spf::synth::validate::{run_checked as run_checked_program, Problem};
 use spf::synth::Descriptor;
 
 use super::commands::load_format;
 use super::driver::{self, CoordinateInput};
+use super::engine::Runner;
 use super::error::CliError;
 use super::output::{emit, write_atomically};
 
@@ -126,17 +126,28 @@ pub fn pdfg(inputs: &[String], output: &Path) -> Result<(), CliError> {
 }
 
 /// `spf convert SRC DST INPUT [-o OUT.json]`: converts INPUT (coordinates or
-/// a JSON instance of SRC) to DST in the interpreter, checks the result, and
-/// writes it as JSON (standard output without `-o`).
-pub fn convert(src: &str, dst: &str, input: &Path, output: Option<&Path>) -> Result<(), CliError> {
+/// a JSON instance of SRC) to DST as `runner` says (compiled or in the
+/// interpreter, [`super::engine`]), checks the result unless told not to,
+/// and writes it as JSON (standard output without `-o`).
+pub fn convert(
+    src: &str,
+    dst: &str,
+    input: &Path,
+    output: Option<&Path>,
+    runner: &Runner,
+) -> Result<(), CliError> {
     let sd = load_format(src)?;
     let dd = load_format(dst)?;
-    let result = convert_file(&sd, &dd, input, &synthesize_pair)?;
-    emit(output, &result.to_json())
+    let result = convert_file(&sd, &dd, input, &synthesize_pair, runner)?;
+    let shown = output.map_or("the result".into(), |p| p.display().to_string());
+    runner.progress.step(&format!("writing {shown}"), || {
+        emit(output, &result.to_json())
+    })
 }
 
 /// [`convert`] with loaded formats and a given synthesizer: the destination
-/// instance, validated against `dst` and equal to the input by the oracle.
+/// instance, validated against `dst` and equal to the input by the oracle
+/// (unless `runner` does not verify).
 ///
 /// # Errors
 ///
@@ -148,10 +159,11 @@ pub fn convert_file(
     dst: &Descriptor,
     input: &Path,
     synth: &Synthesizer<'_>,
+    runner: &Runner,
 ) -> Result<Instance, CliError> {
-    let source = read_source(src, input, synth)?;
+    let source = read_source(src, input, synth, runner)?;
     let s = synth(src, dst)?;
-    run_checked(&s, src, dst, &source)
+    runner.run(&s, src, dst, &source)
 }
 
 /// The names a COO-like format gives to coordinates: one dense symbol and
@@ -255,12 +267,15 @@ pub fn read_source(
     src: &Descriptor,
     input: &Path,
     synth: &Synthesizer<'_>,
+    runner: &Runner,
 ) -> Result<Instance, CliError> {
     let shown = input.display().to_string();
     let problem = |message: String| CliError::Input {
         file: shown.clone(),
         message,
     };
+    // Shown while the input is read and checked (ends before a conversion).
+    let reading = runner.progress.start(&format!("reading {shown}"));
     if !is_coordinate_file(input) {
         let bytes = std::fs::read(input).map_err(|source| CliError::Read {
             path: shown.clone(),
@@ -322,38 +337,9 @@ pub fn read_source(
     if coo == *src {
         return Ok(inst);
     }
+    drop(reading);
     let s = synth(&coo, src)?;
-    run_checked(&s, &coo, src, &inst)
-}
-
-/// Runs a synthesized conversion from `from` to `to` on `input` (an
-/// instance of `from`) in the interpreter, then checks the result: a valid
-/// instance of `to` storing exactly the entries of the input
-/// ([`spf::synth::validate::run_checked`]).
-///
-/// # Errors
-///
-/// [`CliError::Usage`] when the interpreter stops, and an internal error
-/// naming the problem when the result is invalid or wrong (the conversion
-/// passed validation, so that is a bug in spf).
-pub fn run_checked(
-    s: &Synthesized,
-    from: &Descriptor,
-    to: &Descriptor,
-    input: &Instance,
-) -> Result<Instance, CliError> {
-    let pair = format!("{} -> {}", from.name, to.name);
-    let program = s
-        .program()
-        .map_err(|e| CliError::Usage(format!("scanning the synthesized conversion {pair}: {e}")))?;
-    run_checked_program(s, &program, input).map_err(|p| match p {
-        Problem::Run(e) => CliError::Usage(format!("the synthesized conversion {pair}: {e}")),
-        Problem::Unrepresentable(e) => CliError::Usage(e.to_string()),
-        other => CliError::Usage(format!(
-            "internal error: the synthesized conversion {pair} passed validation, but on this \
-             input: {other}"
-        )),
-    })
+    runner.run(&s, &coo, src, &inst)
 }
 
 /// `spf build SRC DST -o BIN [--emit-source FILE.c] [--baseline B.c]`:
@@ -640,14 +626,22 @@ mod tests {
             matrix("jgl009.mtx"),
             matrix("lund_a.mtx"),
         ] {
-            let out = convert_file(&coo, &csr, &m, &hand_made).expect("converted");
+            let out =
+                convert_file(&coo, &csr, &m, &hand_made, &Runner::interp()).expect("converted");
             assert_eq!(out.format, "CSR");
             validate(&csr, &out).expect("a valid CSR instance");
             let got = entries(&csr, &out).expect("readable");
             compare(&file_entries(&m), &got).expect("the same entries");
         }
         // small.mtx is csr_small.json's matrix.
-        let out = convert_file(&coo, &csr, &data("small.mtx"), &hand_made).expect("converted");
+        let out = convert_file(
+            &coo,
+            &csr,
+            &data("small.mtx"),
+            &hand_made,
+            &Runner::interp(),
+        )
+        .expect("converted");
         let want = Instance::from_json(
             &std::fs::read_to_string(data("csr_small.json")).expect("readable"),
         )
@@ -660,11 +654,18 @@ mod tests {
         // .mtx -> COO -> (synthesized) CSR -> (synthesized) COO.
         let (coo, csr) = (format("coo"), format("csr"));
         let m = matrix("lund_a.mtx");
-        let out = convert_file(&csr, &coo, &m, &hand_made).expect("converted");
+        let out = convert_file(&csr, &coo, &m, &hand_made, &Runner::interp()).expect("converted");
         validate(&coo, &out).expect("a valid COO instance");
         compare(&file_entries(&m), &entries(&coo, &out).expect("readable")).expect("same");
         // A JSON instance of the source is read as it is.
-        let out = convert_file(&csr, &coo, &data("csr_small.json"), &hand_made).expect("ok");
+        let out = convert_file(
+            &csr,
+            &coo,
+            &data("csr_small.json"),
+            &hand_made,
+            &Runner::interp(),
+        )
+        .expect("ok");
         assert_eq!(out.symbols["NNZ"], 5);
         assert_eq!(out.arrays["row"], Values::Int(vec![0, 0, 2, 2, 3]));
     }
@@ -677,13 +678,13 @@ mod tests {
         let text = std::fs::read_to_string(data("csr_small.json")).expect("read");
         let bad = dir.join("bad.json");
         std::fs::write(&bad, text.replace("[0, 2, 2, 4, 5]", "[0, 3, 2, 4, 5]")).expect("w");
-        let e = convert_file(&csr, &coo, &bad, &hand_made).unwrap_err();
+        let e = convert_file(&csr, &coo, &bad, &hand_made, &Runner::interp()).unwrap_err();
         assert!(matches!(e, CliError::Input { .. }), "{e}");
         assert!(e.to_string().contains("rowptr is not nondecreasing"), "{e}");
         // Malformed JSON: located.
         let broken = dir.join("broken.json");
         std::fs::write(&broken, "{\"format\": \"CSR\",\n  \"symbols\": [}").expect("w");
-        let e = convert_file(&csr, &coo, &broken, &hand_made).unwrap_err();
+        let e = convert_file(&csr, &coo, &broken, &hand_made, &Runner::interp()).unwrap_err();
         assert!(matches!(e, CliError::Located { .. }), "{e}");
         assert!(
             e.to_string()
@@ -691,11 +692,18 @@ mod tests {
             "{e}"
         );
         // An instance of another format.
-        let e = convert_file(&coo, &csr, &data("csr_small.json"), &hand_made).unwrap_err();
+        let e = convert_file(
+            &coo,
+            &csr,
+            &data("csr_small.json"),
+            &hand_made,
+            &Runner::interp(),
+        )
+        .unwrap_err();
         assert!(e.to_string().contains("not `COO`"), "{e}");
         // A malformed Matrix Market file: located, as tensor_io says.
         let wrong = matrix("wrong.mtx");
-        let e = convert_file(&coo, &csr, &wrong, &hand_made).unwrap_err();
+        let e = convert_file(&coo, &csr, &wrong, &hand_made, &Runner::interp()).unwrap_err();
         assert_eq!(
             e.to_string(),
             format!(
@@ -705,10 +713,24 @@ mod tests {
             )
         );
         // Coordinates of the wrong order.
-        let e = convert_file(&coo, &csr, &data("small.tns"), &hand_made).unwrap_err();
+        let e = convert_file(
+            &coo,
+            &csr,
+            &data("small.tns"),
+            &hand_made,
+            &Runner::interp(),
+        )
+        .unwrap_err();
         assert!(e.to_string().contains("3 dimensions but COO has 2"), "{e}");
         // A missing file.
-        let e = convert_file(&coo, &csr, &dir.join("none.mtx"), &hand_made).unwrap_err();
+        let e = convert_file(
+            &coo,
+            &csr,
+            &dir.join("none.mtx"),
+            &hand_made,
+            &Runner::interp(),
+        )
+        .unwrap_err();
         assert!(matches!(e, CliError::Read { .. }), "{e}");
         let _ = std::fs::remove_dir_all(&dir);
     }
@@ -738,7 +760,8 @@ mod tests {
         let synth = |s: &Descriptor, d: &Descriptor| -> Result<Synthesized, CliError> {
             Ok(with_computation(s, d, &wrong, &bindings))
         };
-        let e = convert_file(&coo, &csr, &data("small.mtx"), &synth).unwrap_err();
+        let e =
+            convert_file(&coo, &csr, &data("small.mtx"), &synth, &Runner::interp()).unwrap_err();
         let text = e.to_string();
         assert!(
             text.starts_with(
@@ -752,7 +775,8 @@ mod tests {
         let synth = |s: &Descriptor, d: &Descriptor| -> Result<Synthesized, CliError> {
             Ok(with_computation(s, d, &unsorted, &bindings))
         };
-        let e = convert_file(&coo, &csr, &data("small.mtx"), &synth).unwrap_err();
+        let e =
+            convert_file(&coo, &csr, &data("small.mtx"), &synth, &Runner::interp()).unwrap_err();
         assert!(
             e.to_string()
                 .contains("but on this input: the result breaks a rule of CSR"),

@@ -1027,7 +1027,7 @@ pub const C_FLAGS: &[&str] = &[
 pub const C_FLAGS: &[&str] = &["-O3", "-march=native", "-std=c99"];
 
 /// [`compile`] with a given compiler command (program and arguments).
-fn compile_with(
+pub(super) fn compile_with(
     compiler: &[String],
     source: &str,
     output: &Path,
@@ -1042,7 +1042,10 @@ fn compile_with(
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| "conversion".into());
-    let work = dir.join(format!(".{name}.spf-build-{}", std::process::id()));
+    // One work directory per call: two threads may build the same output.
+    static CALLS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let work = dir.join(format!(".{name}.spf-build-{}-{call}", std::process::id()));
     let write_error = |source| CliError::Write {
         path: shown.clone(),
         source,
@@ -1082,7 +1085,7 @@ fn compile_with(
 
 /// The compiler command: `$CC` (split on whitespace), else the first of
 /// `cc`, `gcc`, `clang` that runs.
-fn find_compiler() -> Result<Vec<String>, CliError> {
+pub(super) fn find_compiler() -> Result<Vec<String>, CliError> {
     if let Ok(cc) = std::env::var("CC") {
         let words: Vec<String> = cc.split_whitespace().map(String::from).collect();
         if !words.is_empty() {
@@ -1265,8 +1268,14 @@ mod tests {
             assert_eq!(line["dst"], "CSR");
             // The interpreter gives exactly the same instance.
             if std::fs::metadata(&m).expect("exists").len() < 50_000 {
-                let interpreted = crate::cli::conversion::convert_file(&coo, &csr, &m, &hand_made)
-                    .expect("converted");
+                let interpreted = crate::cli::conversion::convert_file(
+                    &coo,
+                    &csr,
+                    &m,
+                    &hand_made,
+                    &crate::cli::engine::Runner::interp(),
+                )
+                .expect("converted");
                 assert_eq!(interpreted, inst, "{}", m.display());
             }
         }

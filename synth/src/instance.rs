@@ -110,6 +110,7 @@ use iegen::{
 use crate::descriptor::{Comparator, Descriptor, KeyExpr};
 use crate::oracle::fast::{CExpr, Env, Slot, Table};
 use crate::oracle::ordered::Points;
+use crate::oracle::Entries;
 use crate::rule_plan::{rule_checks, Check, Join, RuleCheck};
 
 /// The values of one array.
@@ -1547,6 +1548,21 @@ pub fn validate_with_budget(
     inst: &Instance,
     budget: u64,
 ) -> Result<(), InstanceError> {
+    validate_entries_with_budget(d, inst, budget).map(drop)
+}
+
+/// [`validate`], and the instance's entries sorted by coordinate (what
+/// [`crate::oracle::sorted_entries`] gives), from the one enumeration of
+/// the storage check: a result's check needs both.
+pub fn validate_entries(d: &Descriptor, inst: &Instance) -> Result<Entries, InstanceError> {
+    validate_entries_with_budget(d, inst, RULE_BUDGET)
+}
+
+fn validate_entries_with_budget(
+    d: &Descriptor,
+    inst: &Instance,
+    budget: u64,
+) -> Result<Entries, InstanceError> {
     let c = prepare(d, inst)?;
     for (u, domain) in d.ufs.iter().zip(&c.domains) {
         let table = c.env.table(&u.name).expect("a table per index array");
@@ -1558,11 +1574,10 @@ pub fn validate_with_budget(
     for rule in &d.rules {
         check_rule(d, &c, rule, budget, c.work)?;
     }
-    crate::oracle::check_storage(d, inst).map_err(|e| match e {
+    crate::oracle::checked_sorted_entries(d, inst).map_err(|e| match e {
         crate::oracle::OracleError::Instance(e) => e,
         other => InstanceError::Storage(other.to_string()),
-    })?;
-    Ok(())
+    })
 }
 
 fn check_range(
@@ -1668,6 +1683,55 @@ fn check_monotone(u: &iegen::UfDecl, table: &Table, domain: &Domain) -> Result<(
 // ---------------------------------------------------------------------------
 // Rules
 
+/// The keys of `points` (`nk` each, appended by `key`), flat, in order up
+/// to the first that fails, and that failure: its error comes after the
+/// checks of the points before it.
+fn keys_in_order(
+    points: &Points,
+    nk: usize,
+    mut key: impl FnMut(&[i64], &mut Vec<i64>) -> Result<(), InstanceError>,
+) -> (Vec<i64>, Option<InstanceError>) {
+    let mut all = Vec::with_capacity(points.len() * nk);
+    for p in points.iter() {
+        let mark = all.len();
+        if let Err(e) = key(p, &mut all) {
+            all.truncate(mark);
+            return (all, Some(e));
+        }
+    }
+    (all, None)
+}
+
+/// The indices `0..n` of the keys in `keys` (`nk` components each, flat)
+/// sorted by key, ties by index. Short keys are sorted as contiguous
+/// `(key, index)` records: sorting indices through a comparison that
+/// reads the keys misses the cache on each compare at millions of keys.
+fn sorted_by_key(keys: &[i64], nk: usize, n: usize) -> Vec<usize> {
+    fn fixed<const N: usize>(keys: &[i64], n: usize) -> Vec<usize> {
+        let mut records: Vec<([i64; N], usize)> = (0..n)
+            .map(|i| {
+                let mut k = [0; N];
+                k.copy_from_slice(&keys[i * N..(i + 1) * N]);
+                (k, i)
+            })
+            .collect();
+        records.sort_unstable();
+        records.into_iter().map(|(_, i)| i).collect()
+    }
+    match nk {
+        1 => fixed::<1>(keys, n),
+        2 => fixed::<2>(keys, n),
+        3 => fixed::<3>(keys, n),
+        4 => fixed::<4>(keys, n),
+        _ => {
+            let at = |i: usize| &keys[i * nk..(i + 1) * nk];
+            let mut order: Vec<usize> = (0..n).collect();
+            order.sort_unstable_by(|&x, &y| at(x).cmp(at(y)).then(x.cmp(&y)));
+            order
+        }
+    }
+}
+
 fn run_join(
     d: &Descriptor,
     env: &Env,
@@ -1678,9 +1742,17 @@ fn run_join(
 ) -> Result<(), InstanceError> {
     let what = || format!("rule `{}`", rule_text(rule));
     let m = join.shared.len();
+    // Two sides alike (COO's `row(n1) = row(n2) && col(n1) = col(n2) =>
+    // n1 = n2`) have the same points and keys: enumerated and computed once.
+    let alike = join.sides[0] == join.sides[1]
+        && join.keys[0] == join.keys[1]
+        && join.guarded[0] == join.guarded[1];
     // Each side's points: the shared variables, then its own.
     let mut side_points: [Points; 2] = [Points::new(m + 1), Points::new(m + 1)];
     for (k, side) in side_points.iter_mut().enumerate() {
+        if alike && k == 0 {
+            continue;
+        }
         let names = join.side_names(rule, k);
         let mut guards = 0;
         for guard in domain_guards(d, &join.guarded[k])? {
@@ -1697,6 +1769,9 @@ fn run_join(
         if guards > 1 {
             side.sort_dedup();
         }
+    }
+    if alike {
+        side_points[0] = side_points[1].clone();
     }
     let keys: [Vec<CExpr>; 2] =
         [0, 1].map(|k| join.keys[k].iter().map(|e| compile_plain(env, e)).collect());
@@ -1724,20 +1799,10 @@ fn run_join(
         // first that fails, whose error comes after the checks of the
         // points before it.
         let side = &side_points[0];
-        let mut all = Vec::with_capacity(side.len() * nk);
-        let mut key_error = None;
-        for p in side.iter() {
-            let mark = all.len();
-            if let Err(e) = key(0, p, &mut all) {
-                all.truncate(mark);
-                key_error = Some(e);
-                break;
-            }
-        }
+        let (all, key_error) = keys_in_order(side, nk, |p, out| key(0, p, out));
         let n = all.len().checked_div(nk).unwrap_or(side.len());
         let at = |i: usize| &all[i * nk..(i + 1) * nk];
-        let mut order: Vec<usize> = (0..n).collect();
-        order.sort_unstable_by(|&x, &y| at(x).cmp(at(y)).then(x.cmp(&y)));
+        let order = sorted_by_key(&all, nk, n);
         let mut prev = vec![usize::MAX; n];
         for w in order.windows(2) {
             if at(w[0]) == at(w[1]) {
@@ -1762,15 +1827,47 @@ fn run_join(
         key(1, p, &mut all)?;
     }
     let at = |i: usize| &all[i * nk..(i + 1) * nk];
-    let mut index: Vec<usize> = (0..side.len()).collect();
-    index.sort_unstable_by(|&x, &y| at(x).cmp(at(y)).then(x.cmp(&y)));
+    let index = sorted_by_key(&all, nk, side.len());
+    // The first side's keys, in order up to the first that fails (whose
+    // error comes after the checks of the points before it), and each
+    // point's range of equal keys in `index`, found by merging the two
+    // sorted lists (no binary search per point: at millions of points,
+    // each probe of one is a cache miss). Two sides alike share their keys.
+    let first = &side_points[0];
+    let (keys_a, key_error) = if alike {
+        (Vec::new(), None)
+    } else {
+        keys_in_order(first, nk, |p, out| key(0, p, out))
+    };
+    let (keys_a, n_a) = if alike {
+        (&all, side.len())
+    } else {
+        let n = keys_a.len().checked_div(nk).unwrap_or(first.len());
+        (&keys_a, n)
+    };
+    let at_a = |i: usize| &keys_a[i * nk..(i + 1) * nk];
+    let order_a = if alike {
+        index.clone()
+    } else {
+        sorted_by_key(keys_a, nk, n_a)
+    };
+    let mut range = vec![(0usize, 0usize); n_a];
+    let mut lo = 0;
+    for &x in &order_a {
+        let ka = at_a(x);
+        while lo < index.len() && at(index[lo]) < ka {
+            lo += 1;
+        }
+        let mut hi = lo;
+        while hi < index.len() && at(index[hi]) == ka {
+            hi += 1;
+        }
+        range[x] = (lo, hi);
+    }
     let mut pairs: u64 = 0;
-    let mut ka = Vec::with_capacity(nk);
-    for a in side_points[0].iter() {
-        ka.clear();
-        key(0, a, &mut ka)?;
-        let start = index.partition_point(|&i| at(i) < &ka[..]);
-        for &i in index[start..].iter().take_while(|&&i| at(i) == &ka[..]) {
+    for (x, a) in first.iter().take(n_a).enumerate() {
+        let (lo, hi) = range[x];
+        for &i in &index[lo..hi] {
             let b = side.get(i);
             if join.ordered && a[m] >= b[m] {
                 continue;
@@ -1785,7 +1882,10 @@ fn run_join(
             check_pair(a, b)?;
         }
     }
-    Ok(())
+    match key_error {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
 }
 
 fn check_rule(

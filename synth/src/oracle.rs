@@ -658,7 +658,17 @@ impl Entries {
 /// [`entries`], flat: the same entries (and the same errors) as a sorted
 /// [`Entries`].
 pub fn sorted_entries(d: &Descriptor, inst: &Instance) -> Result<Entries, OracleError> {
-    let nz = nonzeros(d, inst)?;
+    Ok(flat_entries(nonzeros(d, inst)?))
+}
+
+/// [`sorted_entries`] after [`check_storage`]'s checks, from one
+/// enumeration.
+pub fn checked_sorted_entries(d: &Descriptor, inst: &Instance) -> Result<Entries, OracleError> {
+    Ok(flat_entries(nonzeros_of(d, inst, true)?))
+}
+
+/// The entries of `nz` in coordinate order.
+fn flat_entries(nz: Nonzeros) -> Entries {
     let arity = nz.coords.arity;
     let mut out = Entries {
         arity,
@@ -669,7 +679,7 @@ pub fn sorted_entries(d: &Descriptor, inst: &Instance) -> Result<Entries, Oracle
         out.coords.extend_from_slice(nz.coords.get(k));
         out.values.push(nz.values[k]);
     }
-    Ok(out)
+    out
 }
 
 /// The instance's nonzero entries as coordinates, in the order of the
@@ -792,6 +802,12 @@ pub fn compare_sorted(
         actual.iter(),
         actual.len(),
     )
+}
+
+/// [`compare`] of two flat entry lists ([`sorted_entries`]): the same
+/// answer, the same first difference, in one merge.
+pub fn compare_entries(expected: &Entries, actual: &Entries) -> Result<(), Mismatch> {
+    merge(expected.iter(), expected.len(), actual.iter(), actual.len())
 }
 
 /// The first difference between two increasing sequences of entries.

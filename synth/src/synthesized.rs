@@ -174,9 +174,16 @@ impl Synthesized {
         program: &LoopProgram,
         input: &Instance,
     ) -> Result<Instance, ExecError> {
-        let src = &self.conversion.src;
         let mut memory = self.memory(program, input)?;
         codegen::interp::run(program, &mut memory, None)?;
+        Ok(self.output(&mut memory, input))
+    }
+
+    /// The destination's instance in `memory` after a run on `input` (by
+    /// the interpreter or by compiled code), named as the destination
+    /// descriptor names it; its arrays are moved out of `memory`.
+    pub fn output(&self, memory: &mut Memory, input: &Instance) -> Instance {
+        let src = &self.conversion.src;
         let dst = &self.conversion.dst;
         let mut out = Instance {
             format: dst.name.clone(),
@@ -190,7 +197,7 @@ impl Synthesized {
             }
         }
         for b in self.bindings.iter().filter(|b| b.side == Side::Destination) {
-            let Some(array) = memory.arrays.get(&b.ir_name) else {
+            let Some(array) = memory.arrays.remove(&b.ir_name) else {
                 continue;
             };
             match (b.kind, array) {
@@ -199,13 +206,13 @@ impl Synthesized {
                         .insert(b.name.clone(), v.first().copied().unwrap_or(0));
                 }
                 (_, Array::Int(v)) => {
-                    out.arrays.insert(b.name.clone(), Values::Int(v.clone()));
+                    out.arrays.insert(b.name.clone(), Values::Int(v));
                 }
                 (_, Array::Real(v)) => {
-                    out.arrays.insert(b.name.clone(), Values::Real(v.clone()));
+                    out.arrays.insert(b.name.clone(), Values::Real(v));
                 }
             }
         }
-        Ok(out)
+        out
     }
 }

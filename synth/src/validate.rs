@@ -31,8 +31,8 @@ use std::sync::{Mutex, OnceLock};
 use codegen::ast::LoopProgram;
 
 use crate::descriptor::Descriptor;
-use crate::instance::{validate as validate_instance, Instance};
-use crate::oracle::{compare, entries, stored_points, Mismatch};
+use crate::instance::{validate_entries, Instance};
+use crate::oracle::{compare_entries, sorted_entries, stored_points, Mismatch};
 use crate::representable::{Representable, Unrepresentable};
 use crate::synthesized::Synthesized;
 use crate::tensor_io::Coordinates;
@@ -262,37 +262,56 @@ pub fn run_checked(
     program: &LoopProgram,
     input: &Instance,
 ) -> Result<Instance, Problem> {
+    check_storable(s, input)?;
+    let out = s
+        .run_program(program, input)
+        .map_err(|e| Problem::Run(e.to_string()))?;
+    let out = finish(s, input, out);
+    check_result(s, input, &out)?;
+    Ok(out)
+}
+
+/// Refuses an input with an entry the destination cannot store, before
+/// the conversion runs (it would write outside the arrays: compiled code
+/// must never run on it). Every stored point counts, zeros too, unless the
+/// source's zeros are padding: the conversion visits them.
+///
+/// # Errors
+///
+/// [`Problem::Unrepresentable`] naming the entry, or
+/// [`Problem::Unreadable`] when the input's entries cannot be read.
+pub fn check_storable(s: &Synthesized, input: &Instance) -> Result<(), Problem> {
     let from = &s.conversion.src;
     let to = &s.conversion.dst_given;
-    let want = entries(from, input).map_err(|e| Problem::Unreadable {
+    let storable = Representable::of(to);
+    if storable.is_everything() {
+        return Ok(());
+    }
+    let extent = |name: &str| {
+        let k = to.dense.iter().position(|d| d == name)?;
+        input.symbols.get(from.dense.get(k)?).copied()
+    };
+    let points = stored_points(from, input).map_err(|e| Problem::Unreadable {
         which: "input",
         error: e.to_string(),
     })?;
-    // An entry the destination cannot store is refused before the
-    // conversion runs (it would write outside the arrays). Every stored
-    // point counts, zeros too, unless the source's zeros are padding: the
-    // conversion visits them.
-    let storable = Representable::of(to);
-    if !storable.is_everything() {
-        let extent = |name: &str| {
-            let k = to.dense.iter().position(|d| d == name)?;
-            input.symbols.get(from.dense.get(k)?).copied()
-        };
-        let points = stored_points(from, input).map_err(|e| Problem::Unreadable {
-            which: "input",
-            error: e.to_string(),
-        })?;
-        for (at, value) in &points {
-            if *value != 0.0 || !from.padding {
-                storable
-                    .check(at, &extent)
-                    .map_err(Problem::Unrepresentable)?;
-            }
+    for (at, value) in &points {
+        if *value != 0.0 || !from.padding {
+            storable
+                .check(at, &extent)
+                .map_err(Problem::Unrepresentable)?;
         }
     }
-    let mut out = s
-        .run_program(program, input)
-        .map_err(|e| Problem::Run(e.to_string()))?;
+    Ok(())
+}
+
+/// The result `out` of running `s` on `input` (in the interpreter or
+/// compiled) as an instance of the destination as given: the source's dense
+/// extents that the destination does not name removed, its own set to the
+/// input's values.
+pub fn finish(s: &Synthesized, input: &Instance, mut out: Instance) -> Instance {
+    let from = &s.conversion.src;
+    let to = &s.conversion.dst_given;
     for name in &from.dense {
         if !to.symbols.contains(name) {
             out.symbols.remove(name);
@@ -303,16 +322,30 @@ pub fn run_checked(
             out.symbols.insert(name.clone(), *v);
         }
     }
-    validate_instance(to, &out).map_err(|e| Problem::Invalid {
+    out
+}
+
+/// Checks a [`finish`]ed result of `s` on `input`: a valid instance of the
+/// destination ([`validate_instance`]) storing exactly the input's entries
+/// (the oracle, both sides' entries sorted by coordinate and merged), in
+/// `O(n log n)` for `n` stored entries.
+///
+/// # Errors
+///
+/// The first [`Problem`].
+pub fn check_result(s: &Synthesized, input: &Instance, out: &Instance) -> Result<(), Problem> {
+    let from = &s.conversion.src;
+    let to = &s.conversion.dst_given;
+    // The destination's storage check enumerates its entries: kept.
+    let got = validate_entries(to, out).map_err(|e| Problem::Invalid {
         format: to.name.clone(),
         error: e.to_string(),
     })?;
-    let got = entries(to, &out).map_err(|e| Problem::Unreadable {
-        which: "result",
+    let want = sorted_entries(from, input).map_err(|e| Problem::Unreadable {
+        which: "input",
         error: e.to_string(),
     })?;
-    compare(&want, &got).map_err(Problem::Changed)?;
-    Ok(out)
+    compare_entries(&want, &got).map_err(Problem::Changed)
 }
 
 /// How source instances are made from coordinates.

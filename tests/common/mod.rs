@@ -6,9 +6,15 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 /// Runs `spf` with `args` (no standard input) and collects its output.
+/// Compiled conversions go to a cache in the temporary directory shared by
+/// the tests, never to the user's.
 pub fn spf(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_spf"))
         .args(args)
+        .env(
+            "SPF_CACHE_DIR",
+            std::env::temp_dir().join("spf-tests-cache"),
+        )
         .output()
         .expect("spf runs")
 }

@@ -43,11 +43,20 @@
 #define SPF_OUT_OF_LINE
 #define SPF_COLD
 #endif
+/* A program that must not end here (spf convert's shared libraries)
+ * defines SPF_DIE(what, value), which must not return, first. */
+#ifdef SPF_DIE
+SPF_COLD static void spf_die(const char *what, int64_t value)
+{
+    SPF_DIE(what, value);
+}
+#else
 SPF_COLD static void spf_die(const char *what, int64_t value)
 {
     fprintf(stderr, "spf runtime: %s (%lld)\n", what, (long long)value);
     abort();
 }
+#endif
 
 /* Branch hints: the checks that abort are never taken by a correct program;
  * a prefetch of the cache line at `addr` ahead of a random access (_W: of

@@ -1,0 +1,182 @@
+//! How `spf convert` runs a synthesized conversion: compiled into a cached
+//! shared library ([`super::native`], [`super::native_cache`]) or in the
+//! interpreter, and how it checks the result.
+//!
+//! With [`Engine::Auto`] (the default) a conversion runs natively when the
+//! C compiler works and in the interpreter otherwise, after a one-line
+//! notice on standard error. Whatever ran, the result is checked before it
+//! is handed out (the destination's descriptor and the oracle,
+//! [`spf::synth::validate::check_result`], `O(n log n)`) unless
+//! verification is off (`--no-verify`). The input is always checked: the
+//! compiled code trusts it.
+
+use std::cell::Cell;
+
+use spf::codegen::ast::LoopProgram;
+use spf::synth::instance::Instance;
+use spf::synth::synthesize::Synthesized;
+use spf::synth::validate::{check_result, check_storable, finish, Problem};
+use spf::synth::Descriptor;
+
+use super::error::CliError;
+use super::native::{library_source, Library};
+use super::native_cache::{obtain, Origin};
+use super::progress::Progress;
+
+/// Where a conversion runs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum Engine {
+    /// Compiled when a C compiler works, else in the interpreter (with a
+    /// notice).
+    #[default]
+    Auto,
+    /// Compiled with the C compiler (`$CC`, else `cc`), cached; an error
+    /// when that fails.
+    Native,
+    /// In spf's interpreter.
+    Interp,
+}
+
+/// How `spf convert` runs and checks conversions.
+pub struct Runner {
+    /// Where conversions run.
+    pub engine: Engine,
+    /// Whether results are checked.
+    pub verify: bool,
+    /// Whether to say on standard error which engine ran and whether the
+    /// library was compiled or found in the cache.
+    pub verbose: bool,
+    /// Progress of the steps.
+    pub progress: Progress,
+    /// Set once the interpreter replaced a failed compile (the notice is
+    /// printed once).
+    fell_back: Cell<bool>,
+}
+
+impl Runner {
+    /// A runner with these settings.
+    pub fn new(engine: Engine, verify: bool, verbose: bool, progress: Progress) -> Runner {
+        Runner {
+            engine,
+            verify,
+            verbose,
+            progress,
+            fell_back: Cell::new(false),
+        }
+    }
+
+    /// The interpreter, results checked, quietly: what the library tests use.
+    #[cfg(test)]
+    pub fn interp() -> Runner {
+        Runner::new(Engine::Interp, true, false, Progress::hidden())
+    }
+
+    /// Runs the synthesized conversion from `from` to `to` on `input` (an
+    /// instance of `from`, already validated) and checks the result when
+    /// verification is on.
+    ///
+    /// # Errors
+    ///
+    /// [`CliError::Usage`] when the conversion cannot run (or, with
+    /// [`Engine::Native`], cannot be compiled), and an internal error
+    /// naming the problem when the result is invalid or wrong (the
+    /// conversion passed validation, so that is a bug in spf).
+    pub fn run(
+        &self,
+        s: &Synthesized,
+        from: &Descriptor,
+        to: &Descriptor,
+        input: &Instance,
+    ) -> Result<Instance, CliError> {
+        let pair = format!("{} -> {}", from.name, to.name);
+        let program = s.program().map_err(|e| {
+            CliError::Usage(format!("scanning the synthesized conversion {pair}: {e}"))
+        })?;
+        // An entry the destination cannot store: refused before any code runs.
+        check_storable(s, input).map_err(|p| problem_error(&pair, p))?;
+        let library = match self.engine {
+            Engine::Interp => None,
+            Engine::Native => Some(self.library(s, &program, from, to)?),
+            Engine::Auto if self.fell_back.get() => None,
+            Engine::Auto => match self.library(s, &program, from, to) {
+                Ok(lib) => Some(lib),
+                Err(e) => {
+                    let first = e.to_string();
+                    let first = first.lines().next().unwrap_or_default();
+                    eprintln!("spf: note: converting in the interpreter (slower): {first}");
+                    self.fell_back.set(true);
+                    None
+                }
+            },
+        };
+        let out = match &library {
+            Some(lib) => {
+                self.say(&format!("spf: converting {pair} natively"));
+                self.progress.step(&format!("converting {pair}"), || {
+                    lib.run(s, &program, input)
+                })?
+            }
+            None => {
+                self.say(&format!("spf: converting {pair} in the interpreter"));
+                self.progress
+                    .step(&format!("converting {pair} (interpreter)"), || {
+                        s.run_program(&program, input)
+                    })
+                    .map_err(|e| {
+                        CliError::Usage(format!("the synthesized conversion {pair}: {e}"))
+                    })?
+            }
+        };
+        let out = finish(s, input, out);
+        if self.verify {
+            self.progress
+                .step(&format!("verifying the {} result", to.name), || {
+                    check_result(s, input, &out)
+                })
+                .map_err(|p| problem_error(&pair, p))?;
+        }
+        Ok(out)
+    }
+
+    /// The compiled library of `s`, from the cache or compiled now.
+    fn library(
+        &self,
+        s: &Synthesized,
+        program: &LoopProgram,
+        from: &Descriptor,
+        to: &Descriptor,
+    ) -> Result<Library, CliError> {
+        let source = library_source(s, program)?;
+        let (lib, path, origin) = obtain(from, to, &source, &self.progress)?;
+        match origin {
+            Origin::Cached => self.say(&format!("spf: cached library {}", path.display())),
+            Origin::Compiled(took) => self.say(&format!(
+                "spf: compiled library {} ({:.2} s)",
+                path.display(),
+                took.as_secs_f64()
+            )),
+        }
+        Ok(lib)
+    }
+
+    /// A `--verbose` line on standard error.
+    fn say(&self, line: &str) {
+        if self.verbose {
+            eprintln!("{line}");
+        }
+    }
+}
+
+/// The error for a problem of the conversion `pair` on an input: the input's
+/// when the destination cannot store an entry, an internal error when the
+/// result is wrong (the conversion passed validation: a bug in spf).
+fn problem_error(pair: &str, p: Problem) -> CliError {
+    match p {
+        Problem::Run(e) => CliError::Usage(format!("the synthesized conversion {pair}: {e}")),
+        Problem::Unrepresentable(e) => CliError::Usage(e.to_string()),
+        other => CliError::Usage(format!(
+            "internal error: the synthesized conversion {pair} passed validation, but on this \
+             input: {other}"
+        )),
+    }
+}

@@ -1,0 +1,167 @@
+//! The cache of compiled conversions: shared libraries ([`super::native`])
+//! in the user's cache directory, one per conversion, so that the second
+//! conversion of a pair pays no compile.
+//!
+//! * **Where**: `$SPF_CACHE_DIR` when set (tests use a temporary
+//!   directory), else `$XDG_CACHE_HOME/spf`, else `~/.cache/spf`.
+//! * **Key**: a SHA-256 of the spf version, the library ABI's version, the
+//!   index width (64 bits; the file name carries it, `-i64`, for a 32-bit
+//!   build to sit beside), the compiler command and flags, both
+//!   descriptors, and the library's C source itself (so that any change of
+//!   the synthesized code is another key). The file is
+//!   `SRC-DST-i64-HASH.so`, the hash's first 20 hex digits.
+//! * **Concurrency**: the compiler writes into a work directory of its own
+//!   inside the cache directory and the library is renamed into place, an
+//!   atomic step: two processes building one key at once both succeed, and
+//!   a reader never sees half a library.
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use sha2::{Digest, Sha256};
+use spf::synth::Descriptor;
+
+use super::driver::{compile_with, find_compiler, C_FLAGS};
+use super::error::CliError;
+use super::native::{Library, ABI_VERSION};
+use super::progress::Progress;
+
+/// The flags a library is compiled with besides [`C_FLAGS`].
+const SHARED_FLAGS: &[&str] = &["-shared", "-fPIC", "-fvisibility=hidden"];
+
+/// The width of the indices the libraries take, in bits.
+const INDEX_BITS: u32 = 64;
+
+/// The cache directory: `$SPF_CACHE_DIR`, `$XDG_CACHE_HOME/spf` or
+/// `~/.cache/spf` (relative XDG paths are ignored, as the XDG
+/// specification says); `None` without a home directory.
+pub fn cache_dir() -> Option<PathBuf> {
+    let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
+    if let Some(dir) = var("SPF_CACHE_DIR") {
+        return Some(PathBuf::from(dir));
+    }
+    if let Some(dir) = var("XDG_CACHE_HOME").map(PathBuf::from) {
+        if dir.is_absolute() {
+            return Some(dir.join("spf"));
+        }
+    }
+    var("HOME").map(|home| PathBuf::from(home).join(".cache").join("spf"))
+}
+
+/// How a library was obtained.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Origin {
+    /// Found in the cache.
+    Cached,
+    /// Compiled now, taking this long.
+    Compiled(Duration),
+}
+
+/// The file name of the library for `source` (its C text) converting `src`
+/// to `dst` with compiler `compiler`.
+pub fn library_name(
+    src: &Descriptor,
+    dst: &Descriptor,
+    compiler: &[String],
+    source: &str,
+) -> String {
+    let mut h = Sha256::new();
+    for part in [
+        format!("spf {}", env!("CARGO_PKG_VERSION")),
+        format!("abi {ABI_VERSION}"),
+        format!("index {INDEX_BITS}"),
+        format!("compiler {}", compiler.join(" ")),
+        format!("flags {} {}", C_FLAGS.join(" "), SHARED_FLAGS.join(" ")),
+        format!("src {src:?}"),
+        format!("dst {dst:?}"),
+        source.to_string(),
+    ] {
+        h.update((part.len() as u64).to_le_bytes());
+        h.update(part.as_bytes());
+    }
+    let hash: String = h
+        .finalize()
+        .iter()
+        .take(10)
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    format!(
+        "{}-{}-i{INDEX_BITS}-{hash}.so",
+        file_safe(&src.name),
+        file_safe(&dst.name)
+    )
+}
+
+/// A format name as a file name part: letters, digits, `_` kept.
+fn file_safe(name: &str) -> String {
+    name.chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect()
+}
+
+/// The library of `source` from the cache, compiled into it first when it
+/// is not there (or does not load; the compile is a step of `progress`).
+///
+/// # Errors
+///
+/// [`CliError::Usage`] without a cache directory or a C compiler, or when
+/// compiling or loading fails (the first line of the compiler's messages).
+pub fn obtain(
+    src: &Descriptor,
+    dst: &Descriptor,
+    source: &str,
+    progress: &Progress,
+) -> Result<(Library, PathBuf, Origin), CliError> {
+    let dir = cache_dir().ok_or_else(|| {
+        CliError::Usage("no cache directory (set SPF_CACHE_DIR, XDG_CACHE_HOME or HOME)".into())
+    })?;
+    let compiler = find_compiler()?;
+    let path = dir.join(library_name(src, dst, &compiler, source));
+    if path.is_file() {
+        if let Ok(lib) = Library::load(&path) {
+            return Ok((lib, path, Origin::Cached));
+        }
+    }
+    std::fs::create_dir_all(&dir).map_err(|source| CliError::Write {
+        path: dir.display().to_string(),
+        source,
+    })?;
+    let started = Instant::now();
+    progress.step(&format!("compiling {} -> {}", src.name, dst.name), || {
+        compile_with(&compiler, source, &path, SHARED_FLAGS)
+    })?;
+    let took = started.elapsed();
+    let lib = Library::load(&path).map_err(CliError::Usage)?;
+    Ok((lib, path, Origin::Compiled(took)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn format(name: &str) -> Descriptor {
+        spf::synth::builtin::load_format(name).expect("built-in format")
+    }
+
+    #[test]
+    fn the_key_covers_formats_compiler_and_source() {
+        let (coo, csr, csc) = (format("coo"), format("csr"), format("csc"));
+        let cc = vec!["cc".to_string()];
+        let name = library_name(&coo, &csr, &cc, "int x;");
+        assert!(name.starts_with("COO-CSR-i64-"), "{name}");
+        assert!(name.ends_with(".so"), "{name}");
+        assert_eq!(name.len(), "COO-CSR-i64-".len() + 20 + ".so".len());
+        assert_eq!(name, library_name(&coo, &csr, &cc, "int x;"));
+        for other in [
+            library_name(&coo, &csc, &cc, "int x;"),
+            library_name(&coo, &csr, &["clang".to_string()], "int x;"),
+            library_name(&coo, &csr, &cc, "int y;"),
+        ] {
+            assert_ne!(name, other);
+        }
+        // A descriptor's name is kept to file-name characters.
+        let mut odd = coo.clone();
+        odd.name = "my/fmt x".into();
+        assert!(library_name(&odd, &csr, &cc, "").starts_with("my_fmt_x-CSR-"));
+    }
+}
