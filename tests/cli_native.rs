@@ -246,11 +246,11 @@ fn no_verify_skips_the_check_of_the_result() {
 #[test]
 fn an_entry_the_destination_cannot_store_is_refused_without_verification() {
     let dir = temp("unstorable");
-    let skyl = common::test_data("descriptors/skyl.desc");
+    let skyl = "skyl";
     let out_json = dir.join("out.json");
     let extra = ["--engine", "native", "--no-verify"];
     let full = matrix("jgl009.mtx");
-    let out = convert(&dir, ("coo", s(&skyl)), &full, &out_json, &extra, &[]);
+    let out = convert(&dir, ("coo", skyl), &full, &out_json, &extra, &[]);
     let err = text(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.contains("cannot be stored in SKYL"), "{err}");

@@ -15,6 +15,9 @@
 //! - scipy.sparse when `python3` has it ([`scipy`]);
 //! - memcpy of the bytes the conversion must move, the limit ([`c::traffic`]).
 //!
+//! `--end-to-end` measures `spf convert` on files against scipy instead
+//! ([`end_to_end`]).
+//!
 //! Every output is verified ([`verify`]) before its time counts. The report
 //! ([`report`]) gives ratios against the baselines measured in the same
 //! run, never absolute times across runs.
@@ -23,6 +26,7 @@
 
 pub mod c;
 pub mod conversions;
+pub mod end_to_end;
 pub mod input;
 pub mod report;
 pub mod runner;

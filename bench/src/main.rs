@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use bench::runner::{self, Config};
-use bench::{report, spf, Conversion};
+use bench::{end_to_end, report, scipy, spf, Conversion};
 use clap::Parser;
 
 /// Generates the papers' matrices with matgen, builds every conversion with
@@ -74,6 +74,15 @@ struct Args {
     /// No progress bar.
     #[arg(long)]
     quiet: bool,
+    /// Instead of the conversions: `spf convert` end to end on files
+    /// (.mtx -> .npz, .npz -> .npz) against scipy reading, converting and
+    /// saving, on `--only` (default rma10, ecology1, webbase-1M) at
+    /// `--e2e-scale`.
+    #[arg(long)]
+    end_to_end: bool,
+    /// matgen's scale for `--end-to-end`.
+    #[arg(long, default_value_t = 1.0)]
+    e2e_scale: f64,
 }
 
 fn main() -> ExitCode {
@@ -89,6 +98,9 @@ fn main() -> ExitCode {
 }
 
 fn run(args: Args) -> Result<(), String> {
+    if args.end_to_end {
+        return end_to_end(&args);
+    }
     matgen::check_scale(args.scale).map_err(|e| format!("--scale: {e}"))?;
     let conversions = args
         .conversions
@@ -137,5 +149,58 @@ fn run(args: Args) -> Result<(), String> {
     for w in written {
         eprintln!("wrote {}", w.display());
     }
+    Ok(())
+}
+
+/// `--end-to-end`: see [`bench::end_to_end`].
+fn end_to_end(args: &Args) -> Result<(), String> {
+    matgen::check_scale(args.e2e_scale).map_err(|e| format!("--e2e-scale: {e}"))?;
+    let spf = match &args.spf {
+        Some(exe) => spf::Spf { exe: exe.clone() },
+        None => spf::Spf::build_with_cargo()?,
+    };
+    let python = if args.no_scipy {
+        None
+    } else {
+        match scipy::detect(&args.python) {
+            Ok(version) => {
+                println!("scipy {version} ({})", args.python);
+                Some(args.python.as_str())
+            }
+            Err(why) => {
+                println!("note: scipy is left out: {why}");
+                None
+            }
+        }
+    };
+    let matrices = if args.only.is_empty() {
+        end_to_end::DEFAULT_MATRICES.map(String::from).to_vec()
+    } else {
+        args.only.clone()
+    };
+    let dir = args
+        .work_dir
+        .clone()
+        .unwrap_or_else(|| args.out_dir.join("work-e2e"));
+    let setup = end_to_end::Setup {
+        spf: &spf,
+        python,
+        matrices,
+        scale: args.e2e_scale,
+        seed: args.seed,
+        repeat: args.repeat.max(1),
+        dir: dir.clone(),
+    };
+    let cases = end_to_end::run(&setup)?;
+    if !args.keep_work {
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+    let table = end_to_end::table(&cases);
+    print!("{table}");
+    std::fs::create_dir_all(&args.out_dir)
+        .map_err(|e| format!("{}: {e}", args.out_dir.display()))?;
+    let path = args.out_dir.join("end_to_end.md");
+    std::fs::write(&path, &table).map_err(|e| format!("{}: {e}", path.display()))?;
+    eprintln!("wrote {}", path.display());
     Ok(())
 }
