@@ -1,0 +1,138 @@
+//! Entries at the same coordinates: found in `O(n)` time, summed into the
+//! first occurrence.
+//!
+//! Most files have no duplicates, so the readers first ask whether there are
+//! any ([`has_repeated_keys`]: one pass when the entries come sorted, an LSD
+//! radix sort of the linearized coordinates otherwise) and pay for a hash
+//! map ([`sum_duplicates`]) only when there are.
+
+use std::collections::HashMap;
+
+use super::CooTensor;
+
+/// The entries' coordinates linearized row-major (the last mode fastest)
+/// as `u64` keys; `None` when the extents' product does not fit in a `u64`.
+pub(super) fn linear_keys(columns: &[&[i64]], dims: &[i64]) -> Option<Vec<u64>> {
+    let mut stride: u64 = 1;
+    let mut strides = vec![0u64; dims.len()];
+    for (d, &extent) in dims.iter().enumerate().rev() {
+        strides[d] = stride;
+        stride = stride.checked_mul(u64::try_from(extent.max(1)).ok()?)?;
+    }
+    let n = columns.first().map_or(0, |c| c.len());
+    let mut keys = vec![0u64; n];
+    for (column, &s) in columns.iter().zip(&strides) {
+        for (k, &i) in keys.iter_mut().zip(column.iter()) {
+            // Indices were checked to lie in 0..extent.
+            *k += i as u64 * s;
+        }
+    }
+    Some(keys)
+}
+
+/// Whether two keys are equal: `O(n)` when they are strictly increasing,
+/// a radix sort otherwise.
+pub(super) fn has_repeated_keys(mut keys: Vec<u64>) -> bool {
+    if keys.windows(2).all(|w| w[0] < w[1]) {
+        return false;
+    }
+    radix_sort(&mut keys);
+    keys.windows(2).any(|w| w[0] == w[1])
+}
+
+/// Sorts `u64`s by 11-bit digits, least significant first, skipping the
+/// digits above the largest key.
+fn radix_sort(keys: &mut Vec<u64>) {
+    const BITS: u32 = 11;
+    const BUCKETS: usize = 1 << BITS;
+    let max = keys.iter().copied().max().unwrap_or(0);
+    let used = 64 - max.leading_zeros();
+    let mut other = vec![0u64; keys.len()];
+    let mut shift = 0;
+    while shift < used {
+        let mut counts = vec![0usize; BUCKETS + 1];
+        for &k in keys.iter() {
+            counts[((k >> shift) as usize & (BUCKETS - 1)) + 1] += 1;
+        }
+        for b in 0..BUCKETS {
+            counts[b + 1] += counts[b];
+        }
+        for &k in keys.iter() {
+            let b = (k >> shift) as usize & (BUCKETS - 1);
+            other[counts[b]] = k;
+            counts[b] += 1;
+        }
+        std::mem::swap(keys, &mut other);
+        shift += BITS;
+    }
+}
+
+/// Sums the entries that share coordinates into the first of them, keeping
+/// the order of the others.
+pub(super) fn sum_duplicates(t: &mut CooTensor) {
+    let n = t.values.len();
+    let mut seen: HashMap<Vec<i64>, usize> = HashMap::with_capacity(n);
+    let mut kept = 0;
+    for e in 0..n {
+        let index: Vec<i64> = t.indices.iter().map(|c| c[e]).collect();
+        match seen.get(&index) {
+            Some(&at) => t.values[at] += t.values[e],
+            None => {
+                seen.insert(index, kept);
+                for c in &mut t.indices {
+                    c[kept] = c[e];
+                }
+                t.values[kept] = t.values[e];
+                kept += 1;
+            }
+        }
+    }
+    for c in &mut t.indices {
+        c.truncate(kept);
+    }
+    t.values.truncate(kept);
+}
+
+/// Sums duplicates when there are any ([`has_repeated_keys`] decides).
+pub(super) fn merge_duplicates(t: &mut CooTensor) {
+    let columns: Vec<&[i64]> = t.indices.iter().map(Vec::as_slice).collect();
+    let repeated = match linear_keys(&columns, &t.dims) {
+        Some(keys) => has_repeated_keys(keys),
+        None => true,
+    };
+    if repeated {
+        sum_duplicates(t);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn radix_sort_sorts() {
+        let mut keys: Vec<u64> = (0..5000u64)
+            .map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 7)
+            .collect();
+        let mut want = keys.clone();
+        want.sort_unstable();
+        radix_sort(&mut keys);
+        assert_eq!(keys, want);
+    }
+
+    #[test]
+    fn repeated_keys_are_found_sorted_or_not() {
+        assert!(!has_repeated_keys(vec![1, 2, 5]));
+        assert!(!has_repeated_keys(vec![5, 1, 2]));
+        assert!(has_repeated_keys(vec![5, 1, 5]));
+        assert!(has_repeated_keys(vec![1, 1]));
+        assert!(!has_repeated_keys(vec![]));
+    }
+
+    #[test]
+    fn keys_are_row_major_and_overflow_is_none() {
+        let keys = linear_keys(&[&[0, 1, 2], &[3, 0, 1]], &[3, 4]);
+        assert_eq!(keys, Some(vec![3, 4, 9]));
+        assert_eq!(linear_keys(&[&[0], &[0]], &[1 << 40, 1 << 40]), None);
+    }
+}
