@@ -518,7 +518,8 @@ fn truncated_extra_and_garbage_files_fail_at_the_exact_position() {
 
 #[test]
 fn malformed_matrix_market_texts() {
-    let cases: Vec<(String, (usize, usize, String))> = vec![
+    let cases: Vec<(String, (usize, usize, String))> =
+        vec![
         (
             "%%MatrixMarket matrix coordinate real symmetric\n3 3 3\n2 1 1\n3 3 2\n1 2 3\n".into(),
             err(
