@@ -68,11 +68,12 @@ enum Command {
         /// A second format: check the conversions between the two.
         other: Option<String>,
     },
-    /// Writes the entries a JSON instance of a format stores as coordinates.
+    /// Writes the entries an instance of a format stores as coordinates.
     Dump {
         /// The instance's format (built-in name or descriptor path).
         format: String,
-        /// The JSON instance: {"format": ..., "symbols": {...}, "arrays": {...}}.
+        /// The instance: JSON ({"format": ..., "symbols": {...}, "arrays":
+        /// {...}}) or `.npz`.
         input: PathBuf,
         /// The output: `.mtx` (Matrix Market) or `.tns` (FROSTT).
         #[arg(short, long)]
@@ -129,18 +130,25 @@ enum Command {
         output: Option<PathBuf>,
     },
     /// Converts INPUT from SRC to DST in the interpreter, checks the result
-    /// with the oracle, and writes it as a JSON instance of DST.
+    /// with the oracle, and writes it as an instance of DST: `.npz` (scipy's
+    /// layout when DST has one), `.mtx`/`.tns` (its entries) or JSON.
     Convert {
         /// The source format (built-in name or descriptor path).
         src: String,
         /// The destination format (built-in name or descriptor path).
         dst: String,
         /// A Matrix Market `.mtx` or FROSTT `.tns` file (converted to SRC
-        /// first when SRC is not COO), or a JSON instance of SRC.
+        /// first when SRC is not COO), or an instance of SRC: `.npz` (scipy's
+        /// `save_npz` or spf's generic layout) or JSON.
         input: PathBuf,
-        /// The JSON instance of DST; standard output when absent.
+        /// The instance of DST, by extension: `.npz`, `.mtx`, `.tns`, or
+        /// JSON; JSON on standard output when absent.
         #[arg(short, long)]
         output: Option<PathBuf>,
+        /// Keeps a symmetric Matrix Market input's entries as the file lists
+        /// them (one triangle) instead of adding their mirrors.
+        #[arg(long)]
+        keep_triangle: bool,
     },
     /// Compiles the conversion from SRC to DST into a program:
     /// `BIN INPUT [-o OUT.json] [--repeat N]` prints one JSON line with the
@@ -195,7 +203,15 @@ fn main() -> ExitCode {
             dst,
             input,
             output,
-        } => conversion::convert(src, dst, input, path(output)),
+            keep_triangle,
+        } => {
+            let symmetry = if *keep_triangle {
+                spf::synth::tensor_io::Symmetry::KeepTriangle
+            } else {
+                spf::synth::tensor_io::Symmetry::Expand
+            };
+            conversion::convert(src, dst, input, path(output), symmetry)
+        }
         Command::Build {
             src,
             dst,

@@ -8,4 +8,5 @@ pub mod driver;
 mod driver_rules;
 pub mod error;
 pub mod generate;
+pub mod instance_file;
 pub mod output;

@@ -435,7 +435,8 @@ pub fn write_npz<W: Write + Seek>(
             Written::Generic(None)
         }
     };
-    zip.finish().map_err(|e| NpzError::Write(e.to_string()))?;
+    let mut out = zip.finish().map_err(|e| NpzError::Write(e.to_string()))?;
+    out.flush().map_err(|e| NpzError::Write(e.to_string()))?;
     Ok(written)
 }
 

@@ -228,6 +228,11 @@ pub struct CooTensor {
 }
 
 impl CooTensor {
+    /// The number of dimensions (modes).
+    pub fn order(&self) -> usize {
+        self.dims.len()
+    }
+
     /// The number of stored entries.
     pub fn len(&self) -> usize {
         self.values.len()
