@@ -241,3 +241,35 @@ fn damaged_and_mismatched_archives_are_refused() {
     let e = read(out.get_ref(), &csr).unwrap_err().to_string();
     assert!(e.contains("neither a scipy.sparse matrix"), "{e}");
 }
+
+mod damaged {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(200))]
+
+        /// Any byte changed or the archive cut anywhere: an error or an
+        /// instance (for the CLI to validate), never a panic.
+        #[test]
+        fn damaged_archives_never_panic(
+            file in 0usize..4,
+            at in any::<usize>(),
+            byte in any::<u8>(),
+            cut in any::<bool>(),
+        ) {
+            let (name, d) = [("csr32.npz", "csr"), ("dia.npz", "dia"), ("bsr.npz", "bcsr"), ("coo.npz", "coo")][file];
+            let mut bytes = fixture(name);
+            let at = at % bytes.len();
+            if cut {
+                bytes.truncate(at);
+            } else {
+                bytes[at] = byte;
+            }
+            let d = format(d);
+            if let Ok(inst) = read(&bytes, &d) {
+                let _ = validate(&d, &inst);
+            }
+        }
+    }
+}

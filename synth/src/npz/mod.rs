@@ -223,8 +223,15 @@ fn read_scipy<R: Read + Seek>(
                 ),
             ));
         }
+        let len = *len as usize;
+        if coords.values.len() != t.ufs.len() * len {
+            return Err(NpzError::member(
+                "coords",
+                "holds fewer values than its shape says",
+            ));
+        }
         for (k, uf) in t.ufs.iter().enumerate() {
-            let row = coords.values[k * *len as usize..(k + 1) * *len as usize].to_vec();
+            let row = coords.values[k * len..(k + 1) * len].to_vec();
             arrays.insert(uf.name.clone(), Values::Int(row));
         }
     }
@@ -302,6 +309,12 @@ fn dia_from_scipy(
         ));
     }
     let l = *l as usize;
+    if data.values.len() != nd * l {
+        return Err(NpzError::member(
+            "data",
+            "holds fewer values than its shape says",
+        ));
+    }
     let mut order: Vec<usize> = (0..nd).collect();
     order.sort_by_key(|&k| offsets[k]);
     if let Some(w) = order.windows(2).find(|w| offsets[w[0]] == offsets[w[1]]) {
@@ -311,7 +324,17 @@ fn dia_from_scipy(
         ));
     }
     let rows_n = usize::try_from(m).unwrap_or(0);
-    let mut values = vec![0.0; rows_n * nd];
+    // The extents come from the file: allocate only what the machine has.
+    let too_large = || {
+        NpzError::member(
+            "shape",
+            format!("says {m} rows of {nd} diagonals, more values than memory holds"),
+        )
+    };
+    let len = rows_n.checked_mul(nd).ok_or_else(too_large)?;
+    let mut values = Vec::new();
+    values.try_reserve_exact(len).map_err(|_| too_large())?;
+    values.resize(len, 0.0);
     for (d, &k) in order.iter().enumerate() {
         let off = offsets[k];
         for i in 0..rows_n {
