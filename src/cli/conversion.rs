@@ -240,7 +240,7 @@ impl CooLayout {
 
     /// The columns as an instance of the format, in their order (moved,
     /// not copied).
-    pub fn from_columns(&self, c: CooTensor) -> Instance {
+    pub fn instance_of(&self, c: CooTensor) -> Instance {
         let mut inst = Instance {
             format: self.format.clone(),
             ..Instance::default()
@@ -318,7 +318,7 @@ pub fn read_source(
             ))
         })?;
     let coo = builtin(coo_name)?;
-    let inst = CooLayout::of(&coo)?.from_columns(coords);
+    let inst = CooLayout::of(&coo)?.instance_of(coords);
     validate(&coo, &inst).map_err(|e| problem(e.to_string()))?;
     if coo == *src {
         return Ok(inst);
@@ -768,7 +768,7 @@ mod tests {
         assert_eq!(l.index, ["row", "col", "z"]);
         assert_eq!((l.count.as_str(), l.values.as_str()), ("NNZ", "A"));
         let t = read_coo_file(&data("small.tns"), &ReadOptions::default()).expect("readable");
-        let inst = l.from_columns(t);
+        let inst = l.instance_of(t);
         validate(&format("coo3d"), &inst).expect("valid");
         assert!(CooLayout::of(&format("csr")).is_err());
     }
