@@ -74,7 +74,8 @@ fn scipy_layouts_are_decided_by_shape() {
         ("dcsr", None),
         ("ell", None),
         ("csf3", None),
-        ("coo3d", None),
+        ("coo3d", Some("coo")),
+        ("scoo3", Some("coo")),
     ] {
         assert_eq!(layouts[name], want, "{name}");
     }
@@ -111,6 +112,21 @@ fn scipy_fixtures_read_as_the_matching_formats() {
         assert!(matches!(written, Written::Scipy(_)), "{written:?}");
         assert_eq!(read(&bytes, &d).expect("reads back"), inst, "{file}");
     }
+    // A 3-D COO array: `coords`, 3 × nnz.
+    let coo3d = format("coo3d");
+    let t = read(&fixture("coo3.npz"), &coo3d).expect("reads");
+    validate(&coo3d, &t).expect("a valid COO3D");
+    let want: BTreeMap<Vec<i64>, f64> = [
+        (vec![0, 1, 2], 1.5),
+        (vec![1, 2, 3], -2.0),
+        (vec![1, 0, 0], 7.0),
+    ]
+    .into_iter()
+    .collect();
+    assert_eq!(nonzeros(&coo3d, &t), want);
+    let (bytes, written) = write(&coo3d, &t);
+    assert_eq!(written, Written::Scipy("coo"));
+    assert_eq!(read(&bytes, &coo3d).expect("reads back"), t);
     let csr = read(&fixture("csr32.npz"), &format("csr")).expect("reads");
     assert_eq!(csr.arrays["rowptr"], Values::Int(vec![0, 2, 4, 4, 7]));
     assert_eq!(csr.symbols["NNZ"], 7);

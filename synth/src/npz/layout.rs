@@ -15,7 +15,8 @@
 //! |---|---|---|---|
 //! | `csr` | `indptr`, `indices`, `data`, `shape` | CSR's | CSR, UCSR |
 //! | `csc` | `indptr`, `indices`, `data`, `shape` | CSC's | CSC |
-//! | `coo` | `row`, `col`, `data`, `shape` | COO's (2-D) | COO, SCOO, MCOO |
+//! | `coo` | `row`, `col`, `data`, `shape` | COO's (2-D) | COO, SCOO, MCOO, TCOO8 |
+//! | `coo` (3-D) | `coords` (`3 × nnz`), `data`, `shape` | COO3D's | COO3D, SCOO3, MCOO3 |
 //! | `bsr` | `indptr`, `indices`, `data` (`nnzb × R × C`), `shape` | BCSR's with `R × C` blocks | BCSR (2 × 2) |
 //! | `dia` | `offsets`, `data` (`ndiag × L`), `shape` | DIA's, the values transposed | DIA |
 //!
@@ -56,6 +57,10 @@ pub struct ScipyLayout {
     /// Template symbol (not a dense extent) → the template array whose
     /// length it is.
     pub counts: Vec<(&'static str, &'static str)>,
+    /// The key that holds the index arrays as the rows of one 2-D array
+    /// (`coords` of an n-D COO), in the template's order; `None` when each
+    /// index array has its own key.
+    pub stacked: Option<&'static str>,
     /// How the arrays convert.
     pub transform: Transform,
 }
@@ -82,6 +87,15 @@ const COO: &str = "format coo {
     data data : {[n, ii, jj] -> [n]} size NNZ;
     uf row : {[x] : 0 <= x < NNZ} -> {[y] : 0 <= y < M};
     uf col : {[x] : 0 <= x < NNZ} -> {[y] : 0 <= y < N};
+}";
+
+const COO3: &str = "format coo {
+    dense [M, N, L];
+    map {[n, ii, jj, kk] -> [i, j, k] : i = ii && j = jj && k = kk && 0 <= n < NNZ && ii = coords0(n) && jj = coords1(n) && kk = coords2(n)};
+    data data : {[n, ii, jj, kk] -> [n]} size NNZ;
+    uf coords0 : {[x] : 0 <= x < NNZ} -> {[y] : 0 <= y < M};
+    uf coords1 : {[x] : 0 <= x < NNZ} -> {[y] : 0 <= y < N};
+    uf coords2 : {[x] : 0 <= x < NNZ} -> {[y] : 0 <= y < L};
 }";
 
 const DIA: &str = "format dia {
@@ -114,6 +128,7 @@ fn layout(
     block: Option<(i64, i64)>,
     counts: Vec<(&'static str, &'static str)>,
     transform: Transform,
+    stacked: Option<&'static str>,
 ) -> ScipyLayout {
     // The templates are constants of this file; the tests parse each.
     let template = parse_descriptor(text)
@@ -124,24 +139,42 @@ fn layout(
         block,
         counts,
         transform,
+        stacked,
     }
 }
 
-/// The layout scipy calls `format`; `block` is the block shape of `bsr`.
-pub fn scipy_layout(format: &str, block: Option<(i64, i64)>) -> Option<ScipyLayout> {
+/// The layout scipy calls `format` for a tensor of `ndim` dimensions;
+/// `block` is the block shape of `bsr`.
+pub fn scipy_layout(format: &str, block: Option<(i64, i64)>, ndim: usize) -> Option<ScipyLayout> {
     let nnz = vec![("NNZ", "indices")];
-    Some(match format {
-        "csr" => layout("csr", CSR, None, nnz, Transform::Copy),
-        "csc" => layout("csc", CSC, None, nnz, Transform::Copy),
-        "coo" => layout("coo", COO, None, vec![("NNZ", "row")], Transform::Copy),
-        "dia" => layout(
+    Some(match (format, ndim) {
+        ("csr", 2) => layout("csr", CSR, None, nnz, Transform::Copy, None),
+        ("csc", 2) => layout("csc", CSC, None, nnz, Transform::Copy, None),
+        ("coo", 2) => layout(
+            "coo",
+            COO,
+            None,
+            vec![("NNZ", "row")],
+            Transform::Copy,
+            None,
+        ),
+        ("coo", 3) => layout(
+            "coo",
+            COO3,
+            None,
+            vec![("NNZ", "coords0")],
+            Transform::Copy,
+            Some("coords"),
+        ),
+        ("dia", 2) => layout(
             "dia",
             DIA,
             None,
             vec![("ND", "offsets")],
             Transform::DiaByColumn,
+            None,
         ),
-        "bsr" => {
+        ("bsr", 2) => {
             let (r, c) = block?;
             if r < 1 || c < 1 || r.checked_mul(c).is_none_or(|rc| rc > 1 << 20) {
                 return None;
@@ -152,6 +185,7 @@ pub fn scipy_layout(format: &str, block: Option<(i64, i64)>) -> Option<ScipyLayo
                 Some((r, c)),
                 vec![("NNZB", "indices")],
                 Transform::Copy,
+                None,
             )
         }
         _ => return None,
@@ -251,15 +285,16 @@ fn same_layout(d: &Descriptor, t: &Descriptor, pairs: &[(String, String)]) -> bo
 /// block shapes tried are the factorizations of the constant that
 /// multiplies the value extent (`4 * NNZB`: 1 × 4, 2 × 2, 4 × 1).
 pub fn layout_of(d: &Descriptor) -> Option<(ScipyLayout, Vec<(String, String)>)> {
+    let ndim = d.dense.len();
     let mut candidates: Vec<ScipyLayout> = ["csr", "csc", "coo", "dia"]
         .iter()
-        .filter_map(|f| scipy_layout(f, None))
+        .filter_map(|f| scipy_layout(f, None, ndim))
         .collect();
     if let [size] = d.data_size.as_slice() {
         let rc = size.terms().map(|(_, c)| c).max().unwrap_or(1);
         for r in 1..=rc.min(1 << 10) {
             if rc % r == 0 {
-                candidates.extend(scipy_layout("bsr", Some((r, rc / r))));
+                candidates.extend(scipy_layout("bsr", Some((r, rc / r)), ndim));
             }
         }
     }
@@ -273,17 +308,19 @@ mod tests {
 
     #[test]
     fn every_template_parses_and_matches_itself() {
-        for (f, block) in [
-            ("csr", None),
-            ("csc", None),
-            ("coo", None),
-            ("dia", None),
-            ("bsr", Some((2, 3))),
+        for (f, block, ndim) in [
+            ("csr", None, 2),
+            ("csc", None, 2),
+            ("coo", None, 2),
+            ("coo", None, 3),
+            ("dia", None, 2),
+            ("bsr", Some((2, 3)), 2),
         ] {
-            let l = scipy_layout(f, block).expect("a layout");
+            let l = scipy_layout(f, block, ndim).expect("a layout");
             assert!(match_layout(&l.template, &l.template).is_some(), "{f}");
         }
-        assert!(scipy_layout("lil", None).is_none());
+        assert!(scipy_layout("lil", None, 2).is_none());
+        assert!(scipy_layout("csr", None, 3).is_none());
         assert_eq!(permutations(3).len(), 6);
     }
 }

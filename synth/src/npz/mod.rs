@@ -3,11 +3,11 @@
 //!
 //! # scipy's layout
 //!
-//! A descriptor with the layout of one of scipy's `csr`, `csc`, `coo`,
-//! `bsr` or `dia` (decided by shape, not by name: [`layout`]) is written
+//! A descriptor with the layout of one of scipy's `csr`, `csc`, `coo`
+//! (2-D, or 3-D with `coords`), `bsr` or `dia` (decided by shape, not by name: [`layout`]) is written
 //! as `scipy.sparse.save_npz(..., compressed=False)` writes that format:
 //! the arrays under scipy's keys (`indptr`, `indices`, `row`, `col`,
-//! `offsets`, `data`), `shape` (int64), `format` (`b"csr"`, ...) and
+//! `offsets`, `data`; a 3-D COO's `coords`), `shape` (int64), `format` (`b"csr"`, ...) and
 //! `_is_array` (so `load_npz` returns a sparse array). Index arrays are
 //! int32 when every index and extent fits, int64 otherwise, as scipy
 //! chooses; values are float64. Reading accepts what `save_npz` writes at
@@ -167,9 +167,15 @@ fn read_scipy<R: Read + Seek>(
         }
         _ => None,
     };
-    let layout = scipy_layout(format, block).ok_or_else(|| {
+    let shape = one_d(arrays::read_ints(zip, "shape")?, "shape")?;
+    if shape.iter().any(|&e| e < 0) {
+        return Err(NpzError::member("shape", "holds a negative extent"));
+    }
+    let layout = scipy_layout(format, block, shape.len()).ok_or_else(|| {
         NpzError::Layout(format!(
-            "the archive holds a scipy `{format}` matrix; spf reads csr, csc, coo, bsr and dia"
+            "the archive holds a scipy `{format}` array of {} dimensions; spf reads csr, csc, \
+             coo, bsr and dia matrices and 3-D coo arrays",
+            shape.len()
         ))
     })?;
     let pairs = match_layout(d, &layout.template).ok_or_else(|| {
@@ -189,18 +195,9 @@ fn read_scipy<R: Read + Seek>(
             d.name
         ))
     })?;
-    let shape = one_d(arrays::read_ints(zip, "shape")?, "shape")?;
-    let [m, n] = shape.as_slice() else {
-        return Err(NpzError::member(
-            "shape",
-            format!("holds {} extents, but a matrix has 2", shape.len()),
-        ));
-    };
-    if *m < 0 || *n < 0 {
-        return Err(NpzError::member("shape", "holds a negative extent"));
-    }
     let t = &layout.template;
-    let mut symbols: BTreeMap<String, i64> = t.dense.iter().cloned().zip([*m, *n]).collect();
+    let mut symbols: BTreeMap<String, i64> =
+        t.dense.iter().cloned().zip(shape.iter().copied()).collect();
     let mut arrays: BTreeMap<String, Values> = BTreeMap::new();
     if arrays::has(zip, "coords") && !arrays::has(zip, &t.ufs[0].name) {
         // scipy's newer COO: one row of `coords` per dimension.
@@ -260,7 +257,7 @@ fn read_scipy<R: Read + Seek>(
             }
             data.values
         }
-        Transform::DiaByColumn => dia_from_scipy(&layout, &mut arrays, data, *m)?,
+        Transform::DiaByColumn => dia_from_scipy(&layout, &mut arrays, data, shape[0])?,
     };
     arrays.insert(t.data_name.clone(), Values::Real(values));
     // Template names -> the descriptor's.
@@ -500,11 +497,27 @@ fn write_scipy<W: Write + Seek>(
 ) -> Result<(), NpzError> {
     let t = &layout.template;
     let narrow = narrow(inst);
-    let m = symbol(inst, from_template(pairs, &t.dense[0]))?;
-    let n = symbol(inst, from_template(pairs, &t.dense[1]))?;
-    for uf in &t.ufs {
-        let values = ints(inst, from_template(pairs, &uf.name))?;
-        arrays::write_ints(zip, &uf.name, &[values.len() as u64], values, narrow)?;
+    let dims = t
+        .dense
+        .iter()
+        .map(|s| symbol(inst, from_template(pairs, s)))
+        .collect::<Result<Vec<i64>, _>>()?;
+    let index = t
+        .ufs
+        .iter()
+        .map(|u| ints(inst, from_template(pairs, &u.name)))
+        .collect::<Result<Vec<&[i64]>, _>>()?;
+    match layout.stacked {
+        Some(key) => {
+            let len = index.first().map_or(0, |a| a.len());
+            let rows: Vec<i64> = index.concat();
+            arrays::write_ints(zip, key, &[index.len() as u64, len as u64], &rows, narrow)?;
+        }
+        None => {
+            for (uf, values) in t.ufs.iter().zip(&index) {
+                arrays::write_ints(zip, &uf.name, &[values.len() as u64], values, narrow)?;
+            }
+        }
     }
     let values = inst
         .arrays
@@ -514,7 +527,11 @@ fn write_scipy<W: Write + Seek>(
     match (layout.transform, layout.block) {
         (Transform::DiaByColumn, _) => {
             let offsets = ints(inst, from_template(pairs, &t.ufs[0].name))?;
-            let (nd, rows, cols) = (offsets.len(), m.max(0) as usize, n.max(0) as usize);
+            let (nd, rows, cols) = (
+                offsets.len(),
+                dims[0].max(0) as usize,
+                dims[1].max(0) as usize,
+            );
             let mut data = vec![0.0; nd * cols];
             for (k, &off) in offsets.iter().enumerate() {
                 for j in 0..cols {
@@ -535,7 +552,7 @@ fn write_scipy<W: Write + Seek>(
             arrays::write_reals(zip, "data", &[values.len() as u64], &values)?;
         }
     }
-    arrays::write_ints(zip, "shape", &[2], &[m, n], false)?;
+    arrays::write_ints(zip, "shape", &[dims.len() as u64], &dims, false)?;
     arrays::write_text(zip, "format", layout.format)?;
     arrays::write_flag(zip, "_is_array", true)
 }

@@ -40,30 +40,38 @@ pub(super) fn has_repeated_keys(mut keys: Vec<u64>) -> bool {
     keys.windows(2).any(|w| w[0] == w[1])
 }
 
-/// Sorts `u64`s by 11-bit digits, least significant first, skipping the
-/// digits above the largest key.
+/// Sorts `u64`s by 11-bit digits, least significant first: the counts of
+/// every digit in one pass, then one scatter per digit that the keys do
+/// not all share, none above the largest key.
 fn radix_sort(keys: &mut Vec<u64>) {
     const BITS: u32 = 11;
     const BUCKETS: usize = 1 << BITS;
     let max = keys.iter().copied().max().unwrap_or(0);
-    let used = 64 - max.leading_zeros();
+    let digits = (64 - max.leading_zeros()).div_ceil(BITS) as usize;
+    let mut counts = vec![[0usize; BUCKETS]; digits];
+    for &k in keys.iter() {
+        for (d, c) in counts.iter_mut().enumerate() {
+            c[(k >> (d as u32 * BITS)) as usize & (BUCKETS - 1)] += 1;
+        }
+    }
     let mut other = vec![0u64; keys.len()];
-    let mut shift = 0;
-    while shift < used {
-        let mut counts = vec![0usize; BUCKETS + 1];
-        for &k in keys.iter() {
-            counts[((k >> shift) as usize & (BUCKETS - 1)) + 1] += 1;
+    for (d, c) in counts.iter_mut().enumerate() {
+        if c.iter().any(|&n| n == keys.len()) {
+            continue;
         }
-        for b in 0..BUCKETS {
-            counts[b + 1] += counts[b];
+        let mut start = 0;
+        for n in c.iter_mut() {
+            let here = *n;
+            *n = start;
+            start += here;
         }
+        let shift = d as u32 * BITS;
         for &k in keys.iter() {
             let b = (k >> shift) as usize & (BUCKETS - 1);
-            other[counts[b]] = k;
-            counts[b] += 1;
+            other[c[b]] = k;
+            c[b] += 1;
         }
         std::mem::swap(keys, &mut other);
-        shift += BITS;
     }
 }
 
@@ -93,9 +101,27 @@ pub(super) fn sum_duplicates(t: &mut CooTensor) {
     t.values.truncate(kept);
 }
 
-/// Sums duplicates when there are any ([`has_repeated_keys`] decides).
+/// Whether the entries are strictly increasing with the first mode
+/// fastest (column by column, as many Matrix Market files list them).
+fn sorted_first_mode_fastest(columns: &[&[i64]]) -> bool {
+    let n = columns.first().map_or(0, |c| c.len());
+    (1..n).all(|e| {
+        for c in columns.iter().rev() {
+            if c[e - 1] != c[e] {
+                return c[e - 1] < c[e];
+            }
+        }
+        false
+    })
+}
+
+/// Sums duplicates when there are any ([`has_repeated_keys`] decides, or
+/// one pass when the entries are sorted column by column).
 pub(super) fn merge_duplicates(t: &mut CooTensor) {
     let columns: Vec<&[i64]> = t.indices.iter().map(Vec::as_slice).collect();
+    if sorted_first_mode_fastest(&columns) {
+        return;
+    }
     let repeated = match linear_keys(&columns, &t.dims) {
         Some(keys) => has_repeated_keys(keys),
         None => true,
@@ -118,6 +144,13 @@ mod tests {
         want.sort_unstable();
         radix_sort(&mut keys);
         assert_eq!(keys, want);
+    }
+
+    #[test]
+    fn column_major_order_is_recognized() {
+        assert!(sorted_first_mode_fastest(&[&[0, 1, 0], &[0, 0, 1]]));
+        assert!(!sorted_first_mode_fastest(&[&[0, 0], &[1, 1]]));
+        assert!(!sorted_first_mode_fastest(&[&[0, 1], &[1, 0]]));
     }
 
     #[test]

@@ -24,6 +24,10 @@ sp.save_npz("bsr.npz", sp.bsr_array(dense, blocksize=(2, 2)), compressed=False)
 sp.save_npz("bsr3.npz", sp.bsr_array(np.zeros((3, 3)) + np.eye(3), blocksize=(3, 3)), compressed=False)
 sp.save_npz("dia.npz", sp.dia_array(dense), compressed=False)
 print(sp.dia_array(dense).offsets)
+# A 3-D COO array (scipy >= 1.15 writes its indices as `coords`).
+t3 = np.zeros((2, 3, 4))
+t3[0, 1, 2], t3[1, 2, 3], t3[1, 0, 0] = 1.5, -2.0, 7.0
+sp.save_npz("coo3.npz", sp.coo_array(t3), compressed=False)
 # Not scipy's output: a csr whose indices are floats (a dtype error).
 np.savez("float_indices.npz", format=b"csr", shape=np.array(a.shape), data=a.data,
          indices=a.indices.astype(np.float64), indptr=a.indptr)
