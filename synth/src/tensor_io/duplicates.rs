@@ -56,7 +56,7 @@ fn radix_sort(keys: &mut Vec<u64>) {
     }
     let mut other = vec![0u64; keys.len()];
     for (d, c) in counts.iter_mut().enumerate() {
-        if c.iter().any(|&n| n == keys.len()) {
+        if c.contains(&keys.len()) {
             continue;
         }
         let mut start = 0;
