@@ -225,6 +225,32 @@ fn write_err(key: &str, e: impl std::fmt::Display) -> NpzError {
     NpzError::Write(format!("{key}.npy: {e}"))
 }
 
+/// Writes member `key` of dtype `dtype` and `shape` (`bytes` of data, for
+/// zip64), its elements pushed by `fill`.
+fn write_member<T, W>(
+    zip: &mut ZipWriter<W>,
+    key: &str,
+    dtype_text: &str,
+    shape: &[u64],
+    bytes: u64,
+    fill: impl FnOnce(&mut npyz::NpyWriter<T, &mut ZipWriter<W>>) -> std::io::Result<()>,
+) -> Result<(), NpzError>
+where
+    T: npyz::Serialize + ?Sized,
+    W: Write + Seek,
+{
+    zip.start_file(format!("{key}.npy"), options(bytes))
+        .map_err(|e| write_err(key, e))?;
+    let mut w = npyz::WriteOptions::<T>::new()
+        .dtype(dtype(dtype_text))
+        .shape(shape)
+        .writer(&mut *zip)
+        .begin_nd()
+        .map_err(|e| write_err(key, e))?;
+    fill(&mut w).map_err(|e| write_err(key, e))?;
+    w.finish().map_err(|e| write_err(key, e))
+}
+
 /// Writes integers as member `key`, int32 when `narrow`, else int64.
 pub(super) fn write_ints<W: Write + Seek>(
     zip: &mut ZipWriter<W>,
@@ -233,30 +259,16 @@ pub(super) fn write_ints<W: Write + Seek>(
     values: &[i64],
     narrow: bool,
 ) -> Result<(), NpzError> {
-    let width = if narrow { 4 } else { 8 };
-    zip.start_file(format!("{key}.npy"), options(values.len() as u64 * width))
-        .map_err(|e| write_err(key, e))?;
+    let n = values.len() as u64;
     if narrow {
-        let mut w = npyz::WriteOptions::new()
-            .dtype(dtype("<i4"))
-            .shape(shape)
-            .writer(&mut *zip)
-            .begin_nd()
-            .map_err(|e| write_err(key, e))?;
         // `narrow` is chosen only when every value fits.
-        w.extend(values.iter().map(|&v| v as i32))
-            .map_err(|e| write_err(key, e))?;
-        w.finish().map_err(|e| write_err(key, e))
+        write_member::<i32, W>(zip, key, "<i4", shape, 4 * n, |w| {
+            values.iter().try_for_each(|&v| w.push(&(v as i32)))
+        })
     } else {
-        let mut w = npyz::WriteOptions::new()
-            .dtype(dtype("<i8"))
-            .shape(shape)
-            .writer(&mut *zip)
-            .begin_nd()
-            .map_err(|e| write_err(key, e))?;
-        w.extend(values.iter().copied())
-            .map_err(|e| write_err(key, e))?;
-        w.finish().map_err(|e| write_err(key, e))
+        write_member::<i64, W>(zip, key, "<i8", shape, 8 * n, |w| {
+            values.iter().try_for_each(|v| w.push(v))
+        })
     }
 }
 
@@ -267,17 +279,10 @@ pub(super) fn write_reals<W: Write + Seek>(
     shape: &[u64],
     values: &[f64],
 ) -> Result<(), NpzError> {
-    zip.start_file(format!("{key}.npy"), options(values.len() as u64 * 8))
-        .map_err(|e| write_err(key, e))?;
-    let mut w = npyz::WriteOptions::new()
-        .dtype(dtype("<f8"))
-        .shape(shape)
-        .writer(&mut *zip)
-        .begin_nd()
-        .map_err(|e| write_err(key, e))?;
-    w.extend(values.iter().copied())
-        .map_err(|e| write_err(key, e))?;
-    w.finish().map_err(|e| write_err(key, e))
+    let n = values.len() as u64;
+    write_member::<f64, W>(zip, key, "<f8", shape, 8 * n, |w| {
+        values.iter().try_for_each(|v| w.push(v))
+    })
 }
 
 /// Writes a text scalar as member `key`, as numpy writes `b"csr"` (`|S3`).
@@ -286,16 +291,8 @@ pub(super) fn write_text<W: Write + Seek>(
     key: &str,
     text: &str,
 ) -> Result<(), NpzError> {
-    zip.start_file(format!("{key}.npy"), options(0))
-        .map_err(|e| write_err(key, e))?;
-    let mut w = npyz::WriteOptions::<str>::new()
-        .dtype(dtype(&format!("|S{}", text.len().max(1))))
-        .shape(&[])
-        .writer(&mut *zip)
-        .begin_nd()
-        .map_err(|e| write_err(key, e))?;
-    w.push(text).map_err(|e| write_err(key, e))?;
-    w.finish().map_err(|e| write_err(key, e))
+    let dtype_text = format!("|S{}", text.len().max(1));
+    write_member::<str, W>(zip, key, &dtype_text, &[], 0, |w| w.push(text))
 }
 
 /// Writes a boolean scalar as member `key` (`|b1`).
@@ -304,16 +301,7 @@ pub(super) fn write_flag<W: Write + Seek>(
     key: &str,
     flag: bool,
 ) -> Result<(), NpzError> {
-    zip.start_file(format!("{key}.npy"), options(0))
-        .map_err(|e| write_err(key, e))?;
-    let mut w = npyz::WriteOptions::new()
-        .dtype(dtype("|b1"))
-        .shape(&[])
-        .writer(&mut *zip)
-        .begin_nd()
-        .map_err(|e| write_err(key, e))?;
-    w.push(&flag).map_err(|e| write_err(key, e))?;
-    w.finish().map_err(|e| write_err(key, e))
+    write_member::<bool, W>(zip, key, "|b1", &[], 0, |w| w.push(&flag))
 }
 
 #[cfg(test)]

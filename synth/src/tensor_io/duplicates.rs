@@ -2,8 +2,8 @@
 //! first occurrence.
 //!
 //! Most files have no duplicates, so the readers first ask whether there are
-//! any ([`has_repeated_keys`]: one pass when the entries come sorted, an LSD
-//! radix sort of the linearized coordinates otherwise) and pay for a hash
+//! any ([`has_repeated_keys`]: one pass when the entries come sorted, a
+//! bucket sort of the linearized coordinates otherwise) and pay for a hash
 //! map ([`sum_duplicates`]) only when there are.
 
 use std::collections::HashMap;
@@ -30,49 +30,35 @@ pub(super) fn linear_keys(columns: &[&[i64]], dims: &[i64]) -> Option<Vec<u64>> 
     Some(keys)
 }
 
-/// Whether two keys are equal: `O(n)` when they are strictly increasing,
-/// a radix sort otherwise.
-pub(super) fn has_repeated_keys(mut keys: Vec<u64>) -> bool {
+/// Whether two keys are equal: `O(n)` when they are strictly increasing;
+/// otherwise one pass distributes them by their top 11 bits and each
+/// bucket (about `n / 2048` keys, in cache) is sorted on its own.
+pub(super) fn has_repeated_keys(keys: Vec<u64>) -> bool {
+    const BITS: u32 = 11;
     if keys.windows(2).all(|w| w[0] < w[1]) {
         return false;
     }
-    radix_sort(&mut keys);
-    keys.windows(2).any(|w| w[0] == w[1])
-}
-
-/// Sorts `u64`s by 11-bit digits, least significant first: the counts of
-/// every digit in one pass, then one scatter per digit that the keys do
-/// not all share, none above the largest key.
-fn radix_sort(keys: &mut Vec<u64>) {
-    const BITS: u32 = 11;
-    const BUCKETS: usize = 1 << BITS;
     let max = keys.iter().copied().max().unwrap_or(0);
-    let digits = (64 - max.leading_zeros()).div_ceil(BITS) as usize;
-    let mut counts = vec![[0usize; BUCKETS]; digits];
-    for &k in keys.iter() {
-        for (d, c) in counts.iter_mut().enumerate() {
-            c[(k >> (d as u32 * BITS)) as usize & (BUCKETS - 1)] += 1;
-        }
+    let shift = (64 - max.leading_zeros()).saturating_sub(BITS);
+    let mut starts = vec![0usize; (1 << BITS) + 1];
+    for &k in &keys {
+        starts[(k >> shift) as usize + 1] += 1;
     }
-    let mut other = vec![0u64; keys.len()];
-    for (d, c) in counts.iter_mut().enumerate() {
-        if c.contains(&keys.len()) {
-            continue;
-        }
-        let mut start = 0;
-        for n in c.iter_mut() {
-            let here = *n;
-            *n = start;
-            start += here;
-        }
-        let shift = d as u32 * BITS;
-        for &k in keys.iter() {
-            let b = (k >> shift) as usize & (BUCKETS - 1);
-            other[c[b]] = k;
-            c[b] += 1;
-        }
-        std::mem::swap(keys, &mut other);
+    for b in 0..1 << BITS {
+        starts[b + 1] += starts[b];
     }
+    let mut next = starts.clone();
+    let mut buckets = vec![0u64; keys.len()];
+    for &k in &keys {
+        let b = (k >> shift) as usize;
+        buckets[next[b]] = k;
+        next[b] += 1;
+    }
+    starts.windows(2).any(|w| {
+        let bucket = &mut buckets[w[0]..w[1]];
+        bucket.sort_unstable();
+        bucket.windows(2).any(|p| p[0] == p[1])
+    })
 }
 
 /// Sums the entries that share coordinates into the first of them, keeping
@@ -136,17 +122,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn radix_sort_sorts() {
-        let mut keys: Vec<u64> = (0..5000u64)
-            .map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 7)
-            .collect();
-        let mut want = keys.clone();
-        want.sort_unstable();
-        radix_sort(&mut keys);
-        assert_eq!(keys, want);
-    }
-
-    #[test]
     fn column_major_order_is_recognized() {
         assert!(sorted_first_mode_fastest(&[&[0, 1, 0], &[0, 0, 1]]));
         assert!(!sorted_first_mode_fastest(&[&[0, 0], &[1, 1]]));
@@ -160,6 +135,13 @@ mod tests {
         assert!(has_repeated_keys(vec![5, 1, 5]));
         assert!(has_repeated_keys(vec![1, 1]));
         assert!(!has_repeated_keys(vec![]));
+        // Many keys, one repeat far apart, in every bucket.
+        let mut keys: Vec<u64> = (0..5000u64)
+            .map(|i| (i * 7919) % 5003 * (1 << 30))
+            .collect();
+        assert!(!has_repeated_keys(keys.clone()));
+        keys.push(keys[17]);
+        assert!(has_repeated_keys(keys));
     }
 
     #[test]

@@ -40,6 +40,15 @@ fn err(line: usize, column: usize, message: impl Into<String>) -> TensorIoError 
     TensorIoError::new(line, column, message)
 }
 
+/// A banner word that is none of those expected.
+fn unknown(f: Field<'_>, what: &str, expected: &str) -> TensorIoError {
+    err(
+        1,
+        f.column,
+        format!("unknown {what} `{}`; expected {expected}", f.text),
+    )
+}
+
 /// Reads the banner line.
 fn read_banner(text: &str) -> Result<Banner, TensorIoError> {
     let line = line_of(1, text);
@@ -76,13 +85,10 @@ fn read_banner(text: &str) -> Result<Banner, TensorIoError> {
         "coordinate" => false,
         "array" => true,
         _ => {
-            return Err(err(
-                1,
-                format.column,
-                format!(
-                    "unknown Matrix Market format `{}`; expected `coordinate` or `array`",
-                    format.text
-                ),
+            return Err(unknown(
+                format,
+                "Matrix Market format",
+                "`coordinate` or `array`",
             ))
         }
     };
@@ -105,16 +111,7 @@ fn read_banner(text: &str) -> Result<Banner, TensorIoError> {
                 f.column,
                 "complex matrices are not supported; the field must be real, integer or pattern",
             )),
-            _ => {
-                return Err(err(
-                    1,
-                    f.column,
-                    format!(
-                        "unknown field `{}`; expected real, integer or pattern",
-                        f.text
-                    ),
-                ))
-            }
+            _ => return Err(unknown(f, "field", "real, integer or pattern")),
         };
     let symmetry = word(4, "symmetry (general, symmetric or skew-symmetric)")?;
     let kind =
@@ -136,13 +133,10 @@ fn read_banner(text: &str) -> Result<Banner, TensorIoError> {
                  general, symmetric or skew-symmetric",
             )),
             _ => {
-                return Err(err(
-                    1,
-                    symmetry.column,
-                    format!(
-                        "unknown symmetry `{}`; expected general, symmetric or skew-symmetric",
-                        symmetry.text
-                    ),
+                return Err(unknown(
+                    symmetry,
+                    "symmetry",
+                    "general, symmetric or skew-symmetric",
                 ))
             }
         };
