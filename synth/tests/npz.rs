@@ -168,9 +168,12 @@ fn other_formats_use_the_generic_layout() {
     let (bytes, written) = write(&d, &inst);
     assert_eq!(written, Written::Generic(None));
     assert_eq!(read(&bytes, &d).expect("reads back"), inst);
-    // Read as another format: the name differs, validation says so.
-    let other = read(&bytes, &format("ell")).expect("reads");
-    assert_eq!(other.format, "ELL");
+    // Read as another format: refused, naming both.
+    let e = read(&bytes, &format("csr")).unwrap_err().to_string();
+    assert_eq!(
+        e,
+        "the archive holds an instance of ELL (spf's generic layout), not of CSR"
+    );
     // A BCSR of odd extents cannot be scipy's bsr: generic, with the reason.
     let bcsr = format("bcsr");
     let mut odd = read(&fixture("bsr.npz"), &bcsr).expect("reads");

@@ -351,6 +351,12 @@ fn read_generic<R: Read + Seek>(
     format: String,
     d: &Descriptor,
 ) -> Result<Instance, NpzError> {
+    if format != d.name {
+        return Err(NpzError::Layout(format!(
+            "the archive holds an instance of {format} (spf's generic layout), not of {}",
+            d.name
+        )));
+    }
     let hint = |what: &str| format!(" ({what} of {}, in spf's generic layout)", d.name);
     let mut inst = Instance {
         format,
