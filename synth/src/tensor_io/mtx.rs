@@ -167,7 +167,7 @@ struct Size {
 
 fn read_size(lines: &mut Lines<'_>, text: &str, banner: &Banner) -> Result<Size, TensorIoError> {
     let size = loop {
-        match lines.next_line() {
+        match lines.next() {
             Some((_, raw)) if skipped(raw) => continue,
             Some((number, raw)) => break line_of(number, as_text(raw)),
             None => {
@@ -392,18 +392,33 @@ impl Body {
     }
 }
 
-fn too_many(
-    number: usize,
-    column: usize,
+/// The next line that lists an entry or value (comments and blank lines
+/// skipped), or `None` at the end; an error when `read` already is the
+/// number the size line announced.
+fn next_listed<'a>(
+    lines: &mut Lines<'a>,
+    read: i64,
+    size: &Size,
     what: &str,
-    announced: i64,
-    size_line: usize,
-) -> TensorIoError {
-    err(
-        number,
-        column,
-        format!("more {what} than the {announced} announced on line {size_line}"),
-    )
+) -> Result<Option<(usize, &'a [u8])>, TensorIoError> {
+    for (number, raw) in lines.by_ref() {
+        if skipped(raw) {
+            continue;
+        }
+        if read == size.announced {
+            let column = line_of(number, as_text(raw)).fields[0].column;
+            return Err(err(
+                number,
+                column,
+                format!(
+                    "more {what} than the {} announced on line {}",
+                    size.announced, size.line
+                ),
+            ));
+        }
+        return Ok(Some((number, raw)));
+    }
+    Ok(None)
 }
 
 fn too_few(text: &str, read: i64, what: &str, announced: i64, size_line: usize) -> TensorIoError {
@@ -428,20 +443,7 @@ fn coordinate_body(
     let mut body =
         Body::with_capacity(capacity(size.announced).max(hint.min(size.announced as usize)));
     let mut read: i64 = 0;
-    while let Some((number, raw)) = lines.next_line() {
-        if skipped(raw) {
-            continue;
-        }
-        if read == size.announced {
-            let column = line_of(number, as_text(raw)).fields[0].column;
-            return Err(too_many(
-                number,
-                column,
-                "entries",
-                size.announced,
-                size.line,
-            ));
-        }
+    while let Some((number, raw)) = next_listed(lines, read, size, "entries")? {
         let (i, j, v) = match fast_entry(raw, banner.field, size.rows, size.cols) {
             Some(e) => e,
             None => careful_entry(
@@ -489,20 +491,7 @@ fn array_body(
     };
     i = i.max(first_row(0));
     let mut read: i64 = 0;
-    while let Some((number, raw)) = lines.next_line() {
-        if skipped(raw) {
-            continue;
-        }
-        if read == size.announced {
-            let column = line_of(number, as_text(raw)).fields[0].column;
-            return Err(too_many(
-                number,
-                column,
-                "values",
-                size.announced,
-                size.line,
-            ));
-        }
+    while let Some((number, raw)) = next_listed(lines, read, size, "values")? {
         let v = array_value(raw, number, banner.field)?;
         // Explicit zeros of a dense matrix are not entries.
         if v != 0.0 {
@@ -524,10 +513,10 @@ fn array_body(
 /// The line and first column of each of the entries `wanted` (numbered
 /// in file order) of a coordinate body that starts at `lines`: only for
 /// error messages, so a second pass over the file is fine.
-fn entry_positions(mut lines: Lines<'_>, wanted: &[usize]) -> Vec<(usize, usize)> {
+fn entry_positions(lines: Lines<'_>, wanted: &[usize]) -> Vec<(usize, usize)> {
     let mut found = vec![(0, 1); wanted.len()];
     let mut entry = 0;
-    while let Some((number, raw)) = lines.next_line() {
+    for (number, raw) in lines {
         if skipped(raw) {
             continue;
         }
@@ -604,7 +593,7 @@ fn merge_symmetric(body: &mut Body, n: i64, body_start: &Lines<'_>) -> Result<()
 pub(super) fn parse(bytes: &[u8], options: &ReadOptions) -> Result<CooTensor, TensorIoError> {
     let text = decode(bytes)?;
     let mut lines = Lines::new(bytes, 0, 1);
-    let banner_line = lines.next_line().map_or("", |(_, raw)| as_text(raw));
+    let banner_line = lines.next().map_or("", |(_, raw)| as_text(raw));
     let banner = read_banner(banner_line.strip_suffix('\r').unwrap_or(banner_line))?;
     let size = read_size(&mut lines, text, &banner)?;
     let body_start = lines.clone();

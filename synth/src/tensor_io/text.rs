@@ -183,10 +183,14 @@ impl<'a> Lines<'a> {
     pub(super) fn new(bytes: &'a [u8], pos: usize, number: usize) -> Self {
         Lines { bytes, pos, number }
     }
+}
 
-    /// The next line's number and bytes (without its `\n`), or `None` after
-    /// the last line (a final newline does not start an empty line).
-    pub(super) fn next_line(&mut self) -> Option<(usize, &'a [u8])> {
+/// Each line's number and bytes (without its `\n`); a final newline does
+/// not start an empty line.
+impl<'a> Iterator for Lines<'a> {
+    type Item = (usize, &'a [u8]);
+
+    fn next(&mut self) -> Option<(usize, &'a [u8])> {
         if self.pos >= self.bytes.len() {
             return None;
         }

@@ -103,8 +103,7 @@ pub(super) fn parse(bytes: &[u8], options: &ReadOptions) -> Result<CooTensor, Te
     let mut index: Vec<i64> = Vec::new();
     let mut columns: Vec<Vec<i64>> = Vec::new();
     let mut values: Vec<f64> = Vec::new();
-    let mut lines = Lines::new(bytes, 0, 1);
-    while let Some((number, raw)) = lines.next_line() {
+    for (number, raw) in Lines::new(bytes, 0, 1) {
         let p = skip_spaces(raw, 0);
         if p == raw.len() || raw[p] == b'#' {
             continue;
