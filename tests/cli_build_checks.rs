@@ -143,7 +143,9 @@ fn built_programs_accept_exactly_what_the_validator_accepts() {
             let dst_format = load_format(dst).expect("built-in");
             let bin = build(&dir, name, dst);
             let make = synthesize(&coo, &f).expect("a conversion from coordinates");
+            let storable = spf::synth::representable::Representable::of(&f);
             for t in tensors(order) {
+                let t = storable.restrict(&t);
                 let valid = make.run(&Instance::from_coordinates(&t)).expect("converts");
                 validate(&f, &valid).expect("the conversion's output is valid");
                 for (k, inst) in std::iter::once(valid.clone())

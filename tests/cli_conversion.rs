@@ -344,6 +344,7 @@ fn built_programs_check_with_the_oracle_on_real_matrices() {
             .expect("source written")
             .contains("int main("));
         for m in &matrices {
+            let m = &common::storable(m, src, dst, &dir);
             let out_json = dir.join(format!("{src}_{dst}.json"));
             let (line, inst) = run_program(&bin, m, &out_json);
             assert_eq!(line["runs"], 2);
@@ -421,6 +422,7 @@ fn convert_every_pair() {
     for m in [matrix("jgl009.mtx"), data("small.mtx")] {
         for &src in &formats {
             for &dst in &formats {
+                let m = common::storable(&m, src, dst, &dir);
                 let out_json = dir.join(format!("{src}_{dst}.json"));
                 let out = spf(&["convert", src, dst, s(&m), "-o", s(&out_json)]);
                 assert!(

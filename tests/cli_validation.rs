@@ -17,44 +17,49 @@ fn data(path: &str) -> std::path::PathBuf {
     common::test_data(path)
 }
 
-/// A descriptor synthesis gets wrong today (a profile: the lower skyline).
-/// The other descriptor of issue 19, CSR with unsorted columns, converts
-/// since the lowering gives each entry of an unordered level its own
-/// position: it is the built-in `ucsr`.
-const WRONG: [(&str, &str); 1] = [("descriptors/skyl.desc", "SKYL")];
+/// A descriptor whose conversions validation refutes: a lower skyline
+/// without `padding` (every slot of a row's profile an entry), read as the
+/// source of a conversion to CSR.
+const WRONG: [(&str, &str); 1] = [("descriptors/skyl_nopad.desc", "SKYLNP")];
 
 #[test]
 fn a_conversion_that_fails_validation_is_refused_by_every_command() {
     let dir = temp("refused");
-    let matrix = data("matrices/jgl009.mtx");
+    // Lower triangular, so that the source can hold it.
+    let matrix = dir.join("lower.mtx");
+    std::fs::write(
+        &matrix,
+        "%%MatrixMarket matrix coordinate real general\n3 3 2\n1 1 1.0\n3 1 2.0\n",
+    )
+    .expect("write");
     for (file, name) in WRONG {
         let desc = data(file);
         let out_file = dir.join("out");
         let svg = dir.join("out.svg");
         let attempts: Vec<Vec<&str>> = vec![
-            vec!["synth", "coo", s(&desc), "--emit", "c", "-o", s(&out_file)],
+            vec!["synth", s(&desc), "csr", "--emit", "c", "-o", s(&out_file)],
             vec![
                 "synth",
-                "coo",
                 s(&desc),
+                "csr",
                 "--emit",
                 "rust",
                 "-o",
                 s(&out_file),
             ],
-            vec!["synth", "coo", s(&desc), "--emit", "ir", "-o", s(&out_file)],
-            vec!["build", "coo", s(&desc), "-o", s(&out_file)],
+            vec!["synth", s(&desc), "csr", "--emit", "ir", "-o", s(&out_file)],
+            vec!["build", s(&desc), "csr", "-o", s(&out_file)],
             vec![
                 "build",
-                "coo",
                 s(&desc),
+                "csr",
                 "-o",
                 s(&out_file),
                 "--emit-source",
                 s(&out_file),
             ],
-            vec!["convert", "coo", s(&desc), s(&matrix), "-o", s(&out_file)],
-            vec!["pdfg", "coo", s(&desc), "-o", s(&svg)],
+            vec!["convert", s(&desc), "csr", s(&matrix), "-o", s(&out_file)],
+            vec!["pdfg", s(&desc), "csr", "-o", s(&svg)],
         ];
         for args in attempts {
             let _ = std::fs::remove_file(&out_file);
@@ -63,7 +68,7 @@ fn a_conversion_that_fails_validation_is_refused_by_every_command() {
             assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
             assert!(
                 err.contains(&format!(
-                    "the synthesized conversion COO -> {name} is wrong on the test tensor"
+                    "the synthesized conversion {name} -> CSR is wrong on the test tensor"
                 )),
                 "{args:?}: {err}"
             );
@@ -103,16 +108,12 @@ fn check_reports_each_pair_with_its_counterexample() {
 
     // A wrong pair: the counterexample is indented under its line, and the
     // exit status says that a pair does not convert.
-    let skyl = data("descriptors/skyl.desc");
+    let skyl = data("descriptors/skyl_nopad.desc");
     let out = spf(&["check", s(&skyl), "csr"]);
     let stdout = text(&out.stdout);
     assert_eq!(out.status.code(), Some(2), "{stdout}");
     assert!(
-        stdout.contains("pair SKYL -> CSR: failed validation: "),
-        "{stdout}"
-    );
-    assert!(
-        stdout.contains("pair CSR -> SKYL: failed validation: "),
+        stdout.contains("pair SKYLNP -> CSR: failed validation: "),
         "{stdout}"
     );
     assert!(
@@ -120,7 +121,7 @@ fn check_reports_each_pair_with_its_counterexample() {
         "{stdout}"
     );
     assert!(
-        text(&out.stderr).contains("do not convert"),
+        text(&out.stderr).contains("not convert"),
         "{}",
         text(&out.stderr)
     );
@@ -295,4 +296,96 @@ fn nested_levels_in_any_mode_order_convert_with_every_builtin() {
     let ir = text(&out.stdout);
     assert!(ir.contains("counting(NC, NZ, NR)"), "{ir}");
     assert!(ir.contains("P.prefix_rank(2, p)"), "{ir}");
+}
+
+/// Skylines (profiles, the built-ins SKYL and SKYU): the row pointers are
+/// the prefix sums of each row's length from its first nonzero to the
+/// diagonal, and an entry's slot is computed from them, with no sort.
+/// (`cli_formats` checks every built-in against every other, both ways.)
+#[test]
+fn a_skyline_is_filled_by_prefix_sums_of_row_lengths() {
+    let out = spf(&["synth", "coo", "skyl", "--emit", "ir"]);
+    let ir = text(&out.stdout);
+    // The row lengths, their prefix sums, and each entry's slot from them.
+    assert!(ir.contains("sky(ii + 1) max= ii - jj + 1"), "{ir}");
+    assert!(ir.contains("sky(i + 1) += sky(i)"), "{ir}");
+    assert!(
+        ir.contains("A_out(-ii + jj + sky(ii + 1) - 1) = A(n)"),
+        "{ir}"
+    );
+    assert!(!ir.contains("Permutation"), "{ir}");
+}
+
+/// An entry a skyline cannot store (above a lower skyline's diagonal) is
+/// refused by `spf convert` and by a built program, checked or not, with
+/// the entry named and no output; a lower-triangular matrix converts, and
+/// back to CSR with its entries.
+#[test]
+fn an_entry_a_skyline_cannot_store_is_refused() {
+    let dir = temp("skyline");
+    let (skyl, skyu) = ("skyl", "skyu");
+    let full = data("matrices/jgl009.mtx");
+    let lower = dir.join("lower.mtx");
+    std::fs::write(
+        &lower,
+        "%%MatrixMarket matrix coordinate real general\n4 3 4\n1 1 1.0\n3 1 2.0\n3 3 3.5\n4 2 4.0\n",
+    )
+    .expect("write");
+    let out_file = dir.join("out.json");
+    let out = spf(&["convert", "coo", skyl, s(&full), "-o", s(&out_file)]);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("cannot be stored in SKYL: SKYL stores only entries with j <= i"),
+        "{err}"
+    );
+    assert!(!out_file.exists());
+    let program = dir.join("coo2skyl");
+    let out = spf(&["build", "coo", skyl, "-o", s(&program)]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    for extra in [&[][..], &["--unchecked"][..]] {
+        let mut cmd = std::process::Command::new(&program);
+        cmd.args(extra).arg(&full).arg("-o").arg(&out_file);
+        let out = cmd.output().expect("run");
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{extra:?}: {err}");
+        assert!(err.contains("cannot be stored in SKYL"), "{err}");
+        assert!(!out_file.exists());
+    }
+    // The lower-triangular matrix: converts, and back.
+    let out = spf(&["convert", "coo", skyl, s(&lower), "-o", s(&out_file)]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let json = std::fs::read_to_string(&out_file).expect("read");
+    assert!(json.contains("\"sky\": [0,1,1,4,7]"), "{json}");
+    let back = dir.join("back.json");
+    let out = spf(&["convert", skyl, "csr", s(&out_file), "-o", s(&back)]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let json = std::fs::read_to_string(&back).expect("read");
+    assert!(json.contains("\"col\": [0,0,2,1]"), "{json}");
+    // The upper skyline refuses the same matrix's entries below the diagonal.
+    let out = spf(&["convert", "coo", skyu, s(&lower), "-o", s(&out_file)]);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("the entry at (3, 1) cannot be stored in SKYU"),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A construct the lowering cannot handle (a comparator key that multiplies
+/// two coordinates) is refused before any code exists, naming the
+/// construct and its line in the descriptor file.
+#[test]
+fn a_lowering_refusal_names_the_construct_and_its_line() {
+    let desc = data("descriptors/pcoo.desc");
+    let out = spf(&["synth", "coo", s(&desc), "--emit", "c"]);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("comparator `PROD` is not an interleaving of its parameters"),
+        "{err}"
+    );
+    assert!(err.contains("(PCOO's comparator `PROD`, line 8)"), "{err}");
+    assert!(out.stdout.is_empty());
 }

@@ -108,7 +108,7 @@ pub fn pdfg(file: &Path, output: &Path) -> Result<(), CliError> {
     let graph = Pdfg::build(&comp, &UfEnvironment::new()).map_err(|e| input(e.to_string()))?;
     let text = match output.extension().and_then(|e| e.to_str()) {
         Some("dot") | Some("gv") => graph.to_dot(),
-        Some("svg") => graph.to_svg().map_err(|e| input(e.to_string()))?,
+        Some("svg") => graph.to_svg(),
         _ => {
             return Err(CliError::Usage(format!(
                 "{}: the output must end in .dot or .svg",

@@ -111,7 +111,7 @@ pub fn pdfg(inputs: &[String], output: &Path) -> Result<(), CliError> {
             let graph = Pdfg::build(&s.computation, &s.env()).map_err(|e| failed(e.to_string()))?;
             let text = match output.extension().and_then(|e| e.to_str()) {
                 Some("dot") | Some("gv") => graph.to_dot(),
-                Some("svg") => graph.to_svg().map_err(|e| failed(e.to_string()))?,
+                Some("svg") => graph.to_svg(),
                 _ => {
                     return Err(CliError::Usage(format!(
                         "{}: the output must end in .dot or .svg",
@@ -349,6 +349,7 @@ pub fn run_checked(
         .map_err(|e| CliError::Usage(format!("scanning the synthesized conversion {pair}: {e}")))?;
     run_checked_program(s, &program, input).map_err(|p| match p {
         Problem::Run(e) => CliError::Usage(format!("the synthesized conversion {pair}: {e}")),
+        Problem::Unrepresentable(e) => CliError::Usage(e.to_string()),
         other => CliError::Usage(format!(
             "internal error: the synthesized conversion {pair} passed validation, but on this \
              input: {other}"

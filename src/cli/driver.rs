@@ -304,7 +304,10 @@ pub fn driver_source(
     }
     out.push_str(&check);
     out.push('\n');
-    out.push_str(&super::driver_rules::rules_check(src));
+    out.push_str(&super::driver_rules::rules_check(
+        src,
+        &spf::synth::representable::Representable::of(dst),
+    ));
     out.push('\n');
     if let Some((s, program)) = &pre {
         // The COO → source conversion's destination is the source format as

@@ -143,6 +143,9 @@ int main(int argc, char **argv)
         if (!unchecked)
             drv_check_rules(&src, input);
     }
+    /* Checked or not: an entry the destination cannot store would be
+       written outside its arrays. */
+    drv_check_representable(&src, input);
 
     times = drv_alloc(repeat, sizeof *times);
 #if DRV_HAS_BASELINE

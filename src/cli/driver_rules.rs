@@ -33,25 +33,46 @@ use spf::iegen::{
 };
 use spf::synth::descriptor::{Comparator, KeyExpr};
 use spf::synth::instance::{domain_guards, rule_text, RULE_BUDGET};
+use spf::synth::representable::Representable;
 use spf::synth::rule_plan::{rule_checks, Check, Join, RuleCheck};
 use spf::synth::Descriptor;
 
 use super::driver::{c_str, c_str_list};
 
-/// The C of `drv_check_rules(drv_inst *x, const char *ctx)` for `d`, with
-/// the helpers it calls. When some check cannot be printed, the function
+/// The C of `drv_check_rules(drv_inst *x, const char *ctx)` for `d`, and
+/// of `drv_check_representable(x, ctx)`, which stops at a nonzero entry the
+/// destination cannot store (`storable`; run on every input, checked or
+/// not, since the conversion would write outside its arrays), with the
+/// helpers they call. When some check cannot be printed, the function
 /// refuses every instance with the reason (see the module documentation).
-pub(super) fn rules_check(d: &Descriptor) -> String {
-    match Emitter::new(d).emit() {
+pub(super) fn rules_check(d: &Descriptor, storable: &Representable) -> String {
+    match Emitter::new(d).emit(storable) {
         Ok(code) => code,
-        Err(reason) => format!(
-            "static void drv_check_rules(drv_inst *x, const char *ctx)\n{{\n    (void)x;\n    \
-             drv_die(\"%s: this program cannot check a JSON instance of %s in C (%s); \
-             `spf convert` checks it, or run the program with --unchecked to convert it \
-             unchecked\", ctx, {}, {});\n}}\n",
-            c_str(&d.name),
-            c_str(&reason)
-        ),
+        Err(reason) => {
+            let representable = if storable.is_everything() {
+                "static void drv_check_representable(drv_inst *x, const char *ctx)\n{\n    \
+                 (void)x;\n    (void)ctx;\n}\n"
+                    .to_string()
+            } else {
+                format!(
+                    "static void drv_check_representable(drv_inst *x, const char *ctx)\n{{\n    \
+                     (void)x;\n    drv_die(\"%s: this program cannot check in C that every entry \
+                     of %s can be stored in %s (%s), so it converts nothing; `spf convert` \
+                     checks it\", ctx, {}, {}, {});\n}}\n",
+                    c_str(&d.name),
+                    c_str(&storable.format),
+                    c_str(&reason)
+                )
+            };
+            format!(
+                "static void drv_check_rules(drv_inst *x, const char *ctx)\n{{\n    (void)x;\n    \
+                 drv_die(\"%s: this program cannot check a JSON instance of %s in C (%s); \
+                 `spf convert` checks it, or run the program with --unchecked to convert it \
+                 unchecked\", ctx, {}, {});\n}}\n{representable}",
+                c_str(&d.name),
+                c_str(&reason)
+            )
+        }
     }
 }
 
@@ -111,7 +132,7 @@ impl<'d> Emitter<'d> {
         self.fresh
     }
 
-    fn emit(mut self) -> Result<String, Unsupported> {
+    fn emit(mut self, storable: &Representable) -> Result<String, Unsupported> {
         let d = self.d;
         let mut head = String::new();
         let _ = writeln!(
@@ -137,6 +158,7 @@ impl<'d> Emitter<'d> {
                 c_str(u)
             );
         }
+        let names = setup.clone();
         for u in &d.ufs {
             setup.push_str(&self.length_check(u)?);
         }
@@ -153,8 +175,15 @@ impl<'d> Emitter<'d> {
             }
         }
         self.storage_check()?;
+        let representable = self.representable_check(storable)?;
+        let representable = if representable.is_empty() {
+            "    (void)x;\n    (void)ctx;\n".to_string()
+        } else {
+            format!("{names}{representable}")
+        };
         Ok(format!(
-            "{head}{}\nstatic void drv_check_rules(drv_inst *x, const char *ctx)\n{{\n{setup}{}}}\n",
+            "{head}{}\nstatic void drv_check_rules(drv_inst *x, const char *ctx)\n{{\n{setup}{}}}\n\
+             static void drv_check_representable(drv_inst *x, const char *ctx)\n{{\n{representable}}}\n",
             self.helpers, self.body
         ))
     }
@@ -770,6 +799,85 @@ impl<'d> Emitter<'d> {
     /// Every nonzero value addressed by a point of the map, and no two
     /// nonzero entries at one coordinate (`oracle::check_storage`).
     fn storage_check(&mut self) -> Result<(), Unsupported> {
+        let n_dense = self.d.map.out_arity();
+        let coords: Vec<String> = (0..n_dense)
+            .map(|i| format!("v[{}]", self.d.map.in_arity() + i))
+            .collect();
+        let tail = format!(
+            "addressed[k] = 1;\nif (drv_value_at(values, k) != 0.0)\n    \
+             drv_storage_entry(&entries, {n_dense}, (const int64_t[]){{{}}}, drv_value_at(values, k), k);",
+            coords.join(", ")
+        );
+        let (extents, loops) = self.map_points(&tail)?;
+        let n_pos = extents.len();
+        let _ = writeln!(
+            self.body,
+            "    {{ /* storage: every nonzero value addressed, no coordinate twice */\n        \
+             static const char rule[] = \"the sparse-to-dense map\";\n        \
+             const drv_array *values = drv_array_named(x, ctx, {});\n        \
+             const int64_t ext[] = {{{}}};\n        unsigned char *addressed;\n        \
+             drv_entries entries = {{NULL, 0, 0}};\n        \
+             const int64_t total = drv_storage_total(ctx, values, ext, {n_pos});\n        \
+             addressed = drv_alloc(total > 0 ? total : 1, 1);\n        memset(addressed, 0, (size_t)(total > 0 ? total : 1));\n{loops}        \
+             drv_storage_finish(ctx, values, addressed, total, &entries, {n_dense}, ext, {n_pos}, {});\n    }}",
+            c_str(&self.d.data_name),
+            extents.join(", "),
+            i32::from(self.d.padding)
+        );
+        Ok(())
+    }
+
+    /// The body of `drv_check_representable`: every entry of the instance
+    /// the conversion visits (a padded source's nonzero ones) satisfies the destination's conditions on single entries
+    /// ([`Representable`]), else the program stops naming the entry.
+    fn representable_check(&mut self, storable: &Representable) -> Result<String, Unsupported> {
+        if storable.is_everything() {
+            return Ok(String::new());
+        }
+        let n_sparse = self.d.map.in_arity();
+        let coordinate = |i: usize| Some(format!("v[{}]", n_sparse + i));
+        let mut holds = Vec::new();
+        for c in &storable.conditions {
+            let e = self.wide(c.expr(), &coordinate)?;
+            holds.push(if c.is_eq() {
+                format!("({e}) == 0")
+            } else {
+                format!("({e}) >= 0")
+            });
+        }
+        let n_dense = self.d.map.out_arity();
+        let coords: Vec<String> = (0..n_dense).filter_map(coordinate).collect();
+        let tail = format!(
+            "if ({}!({}))\n    \
+             drv_unrepresentable(ctx, {n_dense}, (const int64_t[]){{{}}}, {}, {});",
+            // A padded source's zeros are skipped by the conversion; any
+            // other stored point is visited.
+            if self.d.padding {
+                "drv_value_at(values, k) != 0.0 && "
+            } else {
+                ""
+            },
+            holds.join(" && "),
+            coords.join(", "),
+            c_str(&storable.format),
+            c_str(&storable.to_string())
+        );
+        let (extents, loops) = self.map_points(&tail)?;
+        Ok(format!(
+            "    {{ /* every entry storable in {} */\n        \
+             static const char rule[] = \"the sparse-to-dense map\";\n        \
+             const drv_array *values = drv_array_named(x, ctx, {});\n        \
+             const int64_t ext[] = {{{}}};\n{loops}    }}\n",
+            storable.format,
+            c_str(&self.d.data_name),
+            extents.join(", "),
+        ))
+    }
+
+    /// The value array's extents and the loops over the map's points that
+    /// run `tail` at each, with the point in `v` and its value's linear
+    /// position in `k` (checked against `ext`).
+    fn map_points(&mut self, tail: &str) -> Result<(Vec<String>, String), Unsupported> {
         let d = self.d;
         let n_sparse = d.map.in_arity();
         let n_dense = d.map.out_arity();
@@ -849,32 +957,11 @@ impl<'d> Emitter<'d> {
                  k = k * ext[{i}] + pos[{i}];"
             );
         }
-        let coords: Vec<String> = (0..n_dense)
-            .map(|i| format!("v[{}]", n_sparse + i))
-            .collect();
-        let _ = writeln!(
-            at,
-            "addressed[k] = 1;\nif (drv_value_at(values, k) != 0.0)\n    \
-             drv_storage_entry(&entries, {n_dense}, (const int64_t[]){{{}}}, drv_value_at(values, k), k);",
-            coords.join(", ")
-        );
+        at.push_str(tail);
+        at.push('\n');
         // Scanned with a rule name for the readers' messages.
         let loops = self.scanned(conjunctions, &at, 8)?;
-        let _ = writeln!(
-            self.body,
-            "    {{ /* storage: every nonzero value addressed, no coordinate twice */\n        \
-             static const char rule[] = \"the sparse-to-dense map\";\n        \
-             const drv_array *values = drv_array_named(x, ctx, {});\n        \
-             const int64_t ext[] = {{{}}};\n        unsigned char *addressed;\n        \
-             drv_entries entries = {{NULL, 0, 0}};\n        \
-             const int64_t total = drv_storage_total(ctx, values, ext, {n_pos});\n        \
-             addressed = drv_alloc(total > 0 ? total : 1, 1);\n        memset(addressed, 0, (size_t)(total > 0 ? total : 1));\n{loops}        \
-             drv_storage_finish(ctx, values, addressed, total, &entries, {n_dense}, ext, {n_pos}, {});\n    }}",
-            c_str(&d.data_name),
-            extents.join(", "),
-            i32::from(d.padding)
-        );
-        Ok(())
+        Ok((extents, loops))
     }
 }
 
@@ -1025,7 +1112,7 @@ fn key_expr(e: &KeyExpr, params: usize) -> Result<String, Unsupported> {
 
 #[cfg(test)]
 mod tests {
-    use super::rules_check;
+    use super::{rules_check, Representable};
     use spf::synth::builtin::{builtin_names, load_format};
     use spf::synth::descriptor_file::parse_descriptor;
 
@@ -1036,7 +1123,8 @@ mod tests {
     #[test]
     fn every_builtin_is_checked_in_c() {
         for name in builtin_names() {
-            let code = rules_check(&load_format(name).expect("built-in"));
+            let d = load_format(name).expect("built-in");
+            let code = rules_check(&d, &Representable::of(&d));
             assert!(!code.contains(REFUSAL), "{name}: {code}");
             assert!(code.contains("drv_storage_finish"), "{name}");
         }
@@ -1059,7 +1147,7 @@ mod tests {
             }",
         )
         .expect("a descriptor");
-        let code = rules_check(&d);
+        let code = rules_check(&d, &Representable::of(&d));
         assert!(code.contains(REFUSAL), "{code}");
         assert!(code.contains("4 dimensions"), "{code}");
         assert!(code.contains("--unchecked"), "{code}");

@@ -2002,6 +2002,21 @@ static DRV_UNUSED int64_t drv_storage_total(const char *ctx, const drv_array *a,
     return total;
 }
 
+/* Stops at an entry the destination cannot store: the message spf
+ * convert gives (coordinates 1-based, as in the files). */
+static DRV_UNUSED void drv_unrepresentable(const char *ctx, int n, const int64_t *at, const char *format,
+                                           const char *conditions)
+{
+    char point[256];
+    int d, used = 0;
+    point[0] = '\0';
+    for (d = 0; d < n && used >= 0 && (size_t)used < sizeof point; d++)
+        used += snprintf(point + used, sizeof point - (size_t)used, d ? ", %lld" : "%lld",
+                         (long long)at[d] + 1);
+    drv_die("%s: the entry at (%s) cannot be stored in %s: %s stores only entries with %s", ctx, point,
+            format, format, conditions);
+}
+
 static DRV_UNUSED void drv_storage_outside(const char *ctx, const int64_t *v, int n_sparse, const char *name,
                                            const int64_t *pos, const int64_t *ext, int n)
 {

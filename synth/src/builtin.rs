@@ -26,12 +26,14 @@ const BUILTINS: &[(&str, &str)] = &[
     ("dia", include_str!("../../descriptors/dia.desc")),
     ("ell", include_str!("../../descriptors/ell.desc")),
     ("bcsr", include_str!("../../descriptors/bcsr.desc")),
+    ("skyl", include_str!("../../descriptors/skyl.desc")),
+    ("skyu", include_str!("../../descriptors/skyu.desc")),
 ];
 
 /// The names of the built-in formats, lower case, in a fixed order.
 const NAMES: &[&str] = &[
     "coo", "scoo", "mcoo", "tcoo8", "coo3d", "mcoo3", "scoo3", "csf3", "csr", "ucsr", "dcsr",
-    "csc", "dia", "ell", "bcsr",
+    "csc", "dia", "ell", "bcsr", "skyl", "skyu",
 ];
 
 /// The text of the built-in descriptor called `name` (case-insensitive:
@@ -51,7 +53,7 @@ pub fn builtin(name: &str) -> Option<&'static str> {
 
 /// The names of the built-in formats, lower case:
 /// `coo, scoo, mcoo, tcoo8, coo3d, mcoo3, scoo3, csf3, csr, ucsr, dcsr, csc,
-/// dia, ell, bcsr`.
+/// dia, ell, bcsr, skyl, skyu`.
 pub fn builtin_names() -> &'static [&'static str] {
     NAMES
 }

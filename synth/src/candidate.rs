@@ -25,6 +25,12 @@ pub enum SynthesisCase {
     /// `f(v) = e(u)` with `f` ordered (strictly monotone): `e(u)` is inserted
     /// into an ordered set of distinct values, and `v` is looked up.
     InsertOrdered,
+    /// `f(a) >= f(a - 1) + e(u)` with `f` nondecreasing: a profile, as a
+    /// skyline's row pointers (`sky(ii + 1) >= sky(ii) + ii - jj + 1`).
+    /// Beyond the dissertation's five: each increment is the largest `e`
+    /// over the entries at `a` (0 where there is none), and `f` their
+    /// prefix sums, the least solution.
+    Profile,
 }
 
 impl SynthesisCase {
@@ -36,6 +42,7 @@ impl SynthesisCase {
             SynthesisCase::Max => 3,
             SynthesisCase::InsertFromInput => 4,
             SynthesisCase::InsertOrdered => 5,
+            SynthesisCase::Profile => 6,
         }
     }
 }
@@ -113,7 +120,11 @@ pub fn candidates(conv: &Conversion) -> Result<Candidates, Contradiction> {
     for unknown in &unknowns {
         let mut list: BTreeSet<Candidate> = BTreeSet::new();
         for d in &closed {
-            for c in solve_for(d, unknown) {
+            for mut c in solve_for(d, unknown) {
+                // A position an equality defines through the arrays is
+                // its definition (a skyline's `k`).
+                c.args = c.args.iter().map(|a| conv.substitute_defined(a)).collect();
+                c.value = conv.substitute_defined(&c.value);
                 let c = classify(c, conv, n_in, &unknowns);
                 // A min or max over a bound that holds only through a
                 // constant defines nothing the constant does not.
@@ -247,7 +258,12 @@ fn solve_for(d: &Derived, name: &str) -> Vec<Candidate> {
             }
             // difference = lhs - rhs - offset = s*coef*F + rest  (op 0)
             let diff = d.difference();
-            let k = sign * coef;
+            // The coefficient in the difference: a call on both sides
+            // (`sky(ii + 1)` in two definitions of one position) cancels.
+            let k = diff.coefficient(atom);
+            if k != sign * coef {
+                continue;
+            }
             let mut rest = diff.clone();
             rest.add_term(atom.clone(), -diff.coefficient(atom));
             if rest.mentions_atom(atom) {
@@ -319,7 +335,9 @@ fn classify(
     c.value
         .for_each_sym(&mut |n| self_reference |= n == c.unknown);
     c.case = match c.relation {
-        _ if self_reference => None,
+        _ if self_reference => profile_increment(&c, conv, n_in, unknowns)
+            .is_some()
+            .then_some(SynthesisCase::Profile),
         Relation::Eq if args_positions.is_empty() && value_positions.is_empty() => {
             Some(SynthesisCase::Assign)
         }
@@ -337,6 +355,45 @@ fn classify(
     c.needs_positions = args_positions.union(&value_positions).copied().collect();
     c.reads_unknowns = reads;
     c
+}
+
+/// The increment `e` of a profile candidate `f(a) >= f(a - 1) + e` (see
+/// [`SynthesisCase::Profile`]): `f` nondecreasing with one argument, `e`
+/// over the source point alone (no position, no unknown), where `f`
+/// defines a destination position ([`Conversion::defined`]).
+pub fn profile_increment(
+    c: &Candidate,
+    conv: &Conversion,
+    n_in: usize,
+    unknowns: &BTreeSet<String>,
+) -> Option<Expr> {
+    let decl = conv.dst.uf(&c.unknown)?;
+    let [a] = c.args.as_slice() else {
+        return None;
+    };
+    if c.relation != Relation::Ge || !decl.monotonicity.contains(&Monotonicity::Nondecreasing) {
+        return None;
+    }
+    // Only where the array defines a position (a skyline's `k` from
+    // `sky`): then its bounds are all the positions need. Where a
+    // permutation gives the positions (CSR's `k`), `rowptr(ii + 1) >=
+    // rowptr(ii) + 1` is a true bound but far from the row's length.
+    let mut defines = false;
+    for d in conv.defined.iter().flatten() {
+        d.for_each_call(&mut |name, _| defines |= name == c.unknown);
+    }
+    if !defines {
+        return None;
+    }
+    let previous = Atom::Uf(c.unknown.clone(), vec![a.plus(&Expr::constant(-1))]);
+    if c.value.coefficient(&previous) != 1 {
+        return None;
+    }
+    let mut rest = c.value.clone();
+    rest.add_term(previous, -1);
+    let names: BTreeSet<&str> = unknowns.iter().map(String::as_str).collect();
+    let known = |e: &Expr| crate::conversion::known_over_inputs(e, n_in, &names);
+    (known(a) && known(&rest)).then_some(rest)
 }
 
 /// Whether a rule orders `name`'s own values strictly by its argument

@@ -57,6 +57,12 @@ pub struct Conversion {
     /// only a permutation or an ordered set can give. Block formats give
     /// quasi-affine values (BCSR's `bi = floor(ii / 2)`, `r = ii - 2 bi`).
     pub resolved: Vec<Option<Expr>>,
+    /// For each destination position no source expression resolves, the
+    /// expression an equality gives it over the source point and the
+    /// destination's index arrays, when there is one: a lower skyline's
+    /// `k = jj - ii + sky(ii + 1) - 1`. The position is computed from the
+    /// arrays once they are known, with no permutation.
+    pub defined: Vec<Option<Expr>>,
 }
 
 impl Conversion {
@@ -108,6 +114,7 @@ impl Conversion {
         let mut resolved = resolve_positions(&conj, src.sparse_arity(), &unknown);
         resolve_through_closure(&conj, src.sparse_arity(), &unknown, &mut resolved);
         resolve_by_division(&conj, src.sparse_arity(), &unknown, &mut resolved);
+        let defined = define_through_arrays(&conj, src.sparse_arity(), &resolved);
         Ok(Conversion {
             src: src.clone(),
             dst,
@@ -117,6 +124,28 @@ impl Conversion {
             unknown_symbols,
             unknown_ufs,
             resolved,
+            defined,
+        })
+    }
+
+    /// The conversion with its defined positions counted as resolved:
+    /// what the lowering sees once the arrays they read are computed.
+    pub fn with_defined_positions(&self) -> Conversion {
+        let mut c = self.clone();
+        for (slot, d) in c.resolved.iter_mut().zip(&self.defined) {
+            if slot.is_none() {
+                slot.clone_from(d);
+            }
+        }
+        c
+    }
+
+    /// `e` with every defined position replaced by its definition.
+    pub fn substitute_defined(&self, e: &Expr) -> Expr {
+        let n_in = self.src.sparse_arity();
+        e.substitute(&mut |v| match v {
+            Var::Tuple(p) if p >= n_in => self.defined.get(p - n_in).cloned().flatten(),
+            _ => None,
         })
     }
 
@@ -212,6 +241,15 @@ fn rename_apart(src: &Descriptor, dst: &Descriptor) -> (Descriptor, BTreeMap<Str
             .collect(),
         comparators: dst.comparators.clone(),
         padding: dst.padding,
+        lines: crate::descriptor::SourceLines {
+            ufs: dst
+                .lines
+                .ufs
+                .iter()
+                .map(|(n, l)| (renames.get(n).cloned().unwrap_or_else(|| n.clone()), *l))
+                .collect(),
+            ..dst.lines.clone()
+        },
     };
     (renamed, renames)
 }
@@ -234,20 +272,49 @@ fn rename_constraints(
 fn resolve_positions(c: &Conjunction, n_in: usize, unknown: &BTreeSet<&str>) -> Vec<Option<Expr>> {
     let n_out = c.arity() - n_in;
     (0..n_out)
-        .map(|q| {
-            let v = Var::Tuple(n_in + q);
-            c.constraints().filter(|k| k.is_eq()).find_map(|k| {
-                let coef = k.expr().coefficient_of_var(v);
-                if coef.abs() != 1 || k.expr().mentions_in_uf_args(v) {
-                    return None;
-                }
-                let mut rest = k.expr().clone();
-                rest.add_term(Atom::Var(v), -coef);
-                let value = rest.scale(-coef);
-                known_over_inputs(&value, n_in, unknown).then_some(value)
-            })
+        .map(|q| defined_by_equality(c, n_in + q, n_in, unknown))
+        .collect()
+}
+
+/// The positions `resolved` leaves open that an equality defines over the
+/// inputs, symbols and index arrays (the destination's included, called at
+/// arguments over the inputs), with a unit coefficient outside any call.
+fn define_through_arrays(
+    c: &Conjunction,
+    n_in: usize,
+    resolved: &[Option<Expr>],
+) -> Vec<Option<Expr>> {
+    let none = BTreeSet::new();
+    resolved
+        .iter()
+        .enumerate()
+        .map(|(q, r)| match r {
+            Some(_) => None,
+            None => defined_by_equality(c, n_in + q, n_in, &none),
         })
         .collect()
+}
+
+/// The value an equality of `c` gives tuple variable `t` (a unit
+/// coefficient, outside any call) over the inputs, symbols and UFs but
+/// `unknown`.
+fn defined_by_equality(
+    c: &Conjunction,
+    t: usize,
+    n_in: usize,
+    unknown: &BTreeSet<&str>,
+) -> Option<Expr> {
+    let v = Var::Tuple(t);
+    c.constraints().filter(|k| k.is_eq()).find_map(|k| {
+        let coef = k.expr().coefficient_of_var(v);
+        if coef.abs() != 1 || k.expr().mentions_in_uf_args(v) {
+            return None;
+        }
+        let mut rest = k.expr().clone();
+        rest.add_term(Atom::Var(v), -coef);
+        let value = rest.scale(-coef);
+        known_over_inputs(&value, n_in, unknown).then_some(value)
+    })
 }
 
 /// Resolves the positions the conjunction's own equalities leave open but

@@ -81,9 +81,74 @@ pub struct Descriptor {
     /// other entries' (ELL's), so the map need not be injective. Conversions
     /// from the format skip stored zeros; conversions to it zero-fill.
     pub padding: bool,
+    /// Where each item is written in the descriptor's file, for messages
+    /// that name a construct (empty for a descriptor built in code).
+    pub lines: SourceLines,
+}
+
+/// The lines of a descriptor file where its items start (1-based). Two
+/// descriptors that differ only in layout are equal: lines say where, not
+/// what.
+#[derive(Clone, Debug, Default)]
+pub struct SourceLines {
+    /// The `map` item.
+    pub map: Option<usize>,
+    /// The `data` item.
+    pub data: Option<usize>,
+    /// Each `uf` declaration, by the array's name.
+    pub ufs: Vec<(String, usize)>,
+    /// Each rule of [`Descriptor::rules`], in order (a `<=>` rule's two
+    /// directions share a line).
+    pub rules: Vec<usize>,
+    /// Each comparator, by name.
+    pub comparators: Vec<(String, usize)>,
+}
+
+impl PartialEq for SourceLines {
+    fn eq(&self, _: &SourceLines) -> bool {
+        true
+    }
+}
+
+/// An item of a descriptor that a message can point at.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Construct {
+    /// The sparse-to-dense map.
+    Map,
+    /// The data relation.
+    Data,
+    /// An index array's declaration.
+    Uf(String),
+    /// The rule at this index of [`Descriptor::rules`].
+    Rule(usize),
+    /// A comparator.
+    Comparator(String),
 }
 
 impl Descriptor {
+    /// `construct` as a message names it, with its line when the
+    /// descriptor came from a file: ``CSR's uf `rowptr`, line 9``.
+    pub fn locate(&self, construct: &Construct) -> String {
+        let lines = &self.lines;
+        let find = |list: &[(String, usize)], name: &str| {
+            list.iter().find(|(n, _)| n == name).map(|(_, l)| *l)
+        };
+        let (what, line) = match construct {
+            Construct::Map => ("map".to_string(), lines.map),
+            Construct::Data => ("data relation".to_string(), lines.data),
+            Construct::Uf(name) => (format!("uf `{name}`"), find(&lines.ufs, name)),
+            Construct::Rule(k) => (format!("rule {}", k + 1), lines.rules.get(*k).copied()),
+            Construct::Comparator(name) => (
+                format!("comparator `{name}`"),
+                find(&lines.comparators, name),
+            ),
+        };
+        match line {
+            Some(l) => format!("{}'s {what}, line {l}", self.name),
+            None => format!("{}'s {what}", self.name),
+        }
+    }
+
     /// The comparator `a` calls, with the call's arguments, when `a` is a
     /// call of one of the format's comparators.
     pub fn comparator_call<'a>(&self, a: &'a Atom) -> Option<(&Comparator, &'a [Expr])> {

@@ -25,7 +25,7 @@ use iegen::syntax::descriptor_ast::{
 use iegen::syntax::SyntaxError;
 use iegen::{Constraint, Expr, Monotonicity, Set, UfDecl, UfEnvironment, UfRule, Value, Var};
 
-use crate::descriptor::{Comparator, Descriptor, KeyExpr};
+use crate::descriptor::{Comparator, Descriptor, KeyExpr, SourceLines};
 
 /// Parses, lowers and validates a descriptor file.
 ///
@@ -238,12 +238,29 @@ fn parse_descriptor_checked(src: &str) -> Result<Descriptor, SyntaxError> {
         .iter()
         .map(|c| lower_comparator(src, c))
         .collect::<Result<Vec<_>, _>>()?;
+    let line = |span: Span| iegen::syntax::line_col(src, span.start).0;
+    let mut lines = SourceLines {
+        map: Some(line(map_ast.span)),
+        data: Some(line(data_ast.span)),
+        ufs: items
+            .ufs
+            .iter()
+            .map(|u| (u.name.name.clone(), line(u.span)))
+            .collect(),
+        rules: Vec::new(),
+        comparators: items
+            .comparators
+            .iter()
+            .map(|c| (c.name.name.clone(), line(c.span)))
+            .collect(),
+    };
     let mut rules = Vec::new();
     for rule in &items.rules {
         for r in lower_rule(src, rule)? {
             env.add_rule(r.clone())
                 .map_err(|e| err(rule.span, e.to_string()))?;
             rules.push(r);
+            lines.rules.push(line(rule.span));
         }
     }
 
@@ -259,6 +276,7 @@ fn parse_descriptor_checked(src: &str) -> Result<Descriptor, SyntaxError> {
         rules,
         comparators,
         padding: items.padding.is_some(),
+        lines,
     })
 }
 
@@ -283,6 +301,7 @@ fn stride_hint(mut e: SyntaxError, what: &str) -> SyntaxError {
 
 /// A comparator item, as written.
 struct ComparatorItem<'a> {
+    span: Span,
     name: &'a Ident,
     params: &'a [Ident],
     key: &'a [AstKeyExpr],
@@ -355,8 +374,16 @@ impl<'a> Items<'a> {
                 AstDescItem::Uf(u) => out.ufs.push(u),
                 AstDescItem::Forall(r) => out.rules.push(r),
                 AstDescItem::Comparator {
-                    name, params, key, ..
-                } => out.comparators.push(ComparatorItem { name, params, key }),
+                    name,
+                    params,
+                    key,
+                    span,
+                } => out.comparators.push(ComparatorItem {
+                    span: *span,
+                    name,
+                    params,
+                    key,
+                }),
                 AstDescItem::Padding { span } => {
                     if let Some(first) = out.padding {
                         return Err(twice("padding", first, *span));

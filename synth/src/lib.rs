@@ -18,6 +18,7 @@ pub mod npz;
 pub mod oracle;
 pub mod order;
 pub mod plan;
+pub mod representable;
 pub mod rule_plan;
 pub mod strict_json;
 pub mod synthesize;
@@ -25,4 +26,4 @@ pub mod synthesized;
 pub mod tensor_io;
 pub mod validate;
 
-pub use descriptor::{Comparator, Descriptor, KeyExpr};
+pub use descriptor::{Comparator, Construct, Descriptor, KeyExpr, SourceLines};

@@ -582,6 +582,20 @@ pub fn check_storage(d: &Descriptor, inst: &Instance) -> Result<(), OracleError>
     nonzeros_of(d, inst, true).map(drop)
 }
 
+/// Every point an instance stores, with its dense coordinate and value,
+/// stored zeros included, in the map's order: what a conversion from the
+/// format visits (one whose source declares `padding` skips the zeros).
+pub fn stored_points(d: &Descriptor, inst: &Instance) -> Result<Vec<(Vec<i64>, f64)>, OracleError> {
+    let c = instance::prepare(d, inst)?;
+    let (all, linear) = stored(d, &c, &c.data_extents, c.work)?;
+    let n_sparse = d.sparse_arity().min(all.arity);
+    Ok(linear
+        .iter()
+        .enumerate()
+        .map(|(k, &at)| (all.get(k)[n_sparse..].to_vec(), c.values[at]))
+        .collect())
+}
+
 /// The `(dense coordinate, value)` pairs an instance stores, stored zeros
 /// ignored (see the module documentation).
 pub fn entries(d: &Descriptor, inst: &Instance) -> Result<BTreeMap<Vec<i64>, f64>, OracleError> {

@@ -65,16 +65,19 @@ pub struct OrderError {
     pub position: String,
     /// What is wrong.
     pub message: String,
+    /// The index of the rule it is about, in `Descriptor::rules`.
+    pub rule: Option<usize>,
 }
 
 /// Derives the numbering of position `q` of `dst`'s sparse tuple.
 pub fn position_order(dst: &Descriptor, q: usize) -> Result<PositionOrder, OrderError> {
     let conj = &dst.map.conjunctions()[0];
     let n_out = dst.sparse_arity();
-    let err = |message: String| OrderError {
+    let err = |message: String, rule: Option<usize>| OrderError {
         format: dst.name.clone(),
         position: conj.tuple_names()[q].clone(),
         message,
+        rule,
     };
     let images = uf_images(dst, n_out);
     let mut key: Vec<KeyComponent> = Vec::new();
@@ -88,7 +91,7 @@ pub fn position_order(dst: &Descriptor, q: usize) -> Result<PositionOrder, Order
     }
     // Rule components with their conditions.
     let mut pending: Vec<(KeyComponent, Vec<Expr>, bool)> = Vec::new();
-    for rule in &dst.rules {
+    for (index, rule) in dst.rules.iter().enumerate() {
         let Some((a, b)) = ordered_pair(&rule.premise) else {
             continue;
         };
@@ -110,16 +113,18 @@ pub fn position_order(dst: &Descriptor, q: usize) -> Result<PositionOrder, Order
             let e = c.expr();
             if c.is_eq() && e.mentions(Var::Tuple(a)) && e.mentions(Var::Tuple(b)) {
                 let Some(h) = compared_expression(&e.negate(), a, b) else {
-                    return Err(err(format!(
-                        "cannot read the condition `{e}` of an ordering rule"
-                    )));
+                    return Err(err(
+                        format!("cannot read the condition `{e}` of an ordering rule"),
+                        Some(index),
+                    ));
                 };
                 match translate(&h, a, q, &images, dst) {
                     Some(KeyComponent::Value(v)) => conditions.push(v),
                     _ => {
-                        return Err(err(format!(
-                            "cannot read the condition `{e}` of an ordering rule"
-                        )))
+                        return Err(err(
+                            format!("cannot read the condition `{e}` of an ordering rule"),
+                            Some(index),
+                        ))
                     }
                 }
             } else if e.terms().any(|(atom, _)| is_pointer_call(dst, atom)) {
@@ -143,6 +148,7 @@ pub fn position_order(dst: &Descriptor, q: usize) -> Result<PositionOrder, Order
         let Some(i) = ready else {
             return Err(err(
                 "its ordering rules' conditions name no component of the order".into(),
+                None,
             ));
         };
         let (component, _, _) = pending.remove(i);

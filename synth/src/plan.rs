@@ -86,10 +86,26 @@ pub fn usable(c: &Candidate) -> bool {
         Some(SynthesisCase::Min | SynthesisCase::Max) => {
             let mut varies = false;
             c.value.for_each_var(&mut |_| varies = true);
-            !c.needs_positions.is_empty() && varies
+            (!c.needs_positions.is_empty() && varies) || bound_by_array(c)
         }
         Some(_) => true,
     }
+}
+
+/// A max of another unknown array at the entries (`NNZ_out >= sky(ii +
+/// 1)`): where the array is a profile's prefix sums, the last entry's
+/// attains its total. Usable, at a higher cost than a max over positions,
+/// for a size no position gives.
+fn bound_by_array(c: &Candidate) -> bool {
+    let mut terms = c.value.terms();
+    let bare = match (terms.next(), terms.next()) {
+        (Some((iegen::Atom::Uf(name, _), 1)), None) => c.reads_unknowns.contains(name),
+        _ => false,
+    };
+    c.case == Some(SynthesisCase::Max)
+        && c.needs_positions.is_empty()
+        && bare
+        && c.value.constant_term() == 0
 }
 
 /// The estimated cost of running one candidate's statement.
@@ -100,13 +116,20 @@ fn cost(c: &Candidate) -> f64 {
         Some(SynthesisCase::Assign) => 0.0,
         Some(SynthesisCase::InsertFromInput) => 1.0,
         Some(SynthesisCase::InsertOrdered) => 2.0,
-        Some(SynthesisCase::Max) => 3.0,
+        Some(SynthesisCase::Max) if bound_by_array(c) => 5.0,
+        Some(SynthesisCase::Max | SynthesisCase::Profile) => 3.0,
         Some(SynthesisCase::Min) => 4.0,
         None => 1e6,
     };
     // Every statement visits the source entries once; reads of other
-    // unknowns and positions cost a little more.
-    ENTRY_COST + case + 0.5 * (c.reads_unknowns.len() + c.needs_positions.len()) as f64
+    // unknowns and positions cost a little more, and a call a little
+    // (`col_out(k) = jj` over `= col(n)`: the loop has `jj` at hand).
+    let mut calls = 0;
+    c.value.for_each_call(&mut |_, _| calls += 1);
+    ENTRY_COST
+        + case
+        + 0.5 * (c.reads_unknowns.len() + c.needs_positions.len()) as f64
+        + 0.1 * f64::from(calls)
 }
 
 /// Chooses a plan for `conv` from its candidates.
@@ -281,10 +304,23 @@ pub fn choose_excluding(
     }
     let mut cost_total = 0.0;
     for (u, list) in &usable_by {
-        let chosen: Vec<Candidate> = (0..list.len())
+        let mut chosen: Vec<Candidate> = (0..list.len())
             .filter(|i| solution.value(pick[&(*u, *i)]) > 0.5)
             .map(|i| list[i].clone())
             .collect();
+        // A profile's increment is the largest of every lower bound the
+        // closure derives for it (`ii - jj + 1`, but also `1` and weaker
+        // ones): all of them, so that their maximum is the tight one.
+        if chosen
+            .iter()
+            .any(|c| c.case == Some(SynthesisCase::Profile))
+        {
+            for c in list {
+                if c.case == Some(SynthesisCase::Profile) && !chosen.contains(c) {
+                    chosen.push((*c).clone());
+                }
+            }
+        }
         cost_total += chosen.iter().map(cost).sum::<f64>();
         steps.push((
             solution.value(slot[u]),

@@ -32,7 +32,8 @@ use codegen::ast::LoopProgram;
 
 use crate::descriptor::Descriptor;
 use crate::instance::{validate as validate_instance, Instance};
-use crate::oracle::{compare, entries, Mismatch};
+use crate::oracle::{compare, entries, stored_points, Mismatch};
+use crate::representable::{Representable, Unrepresentable};
 use crate::synthesized::Synthesized;
 use crate::tensor_io::Coordinates;
 
@@ -68,6 +69,9 @@ pub enum Problem {
         /// Why.
         error: String,
     },
+    /// The input has an entry the destination cannot store.
+    #[error("{0}")]
+    Unrepresentable(Unrepresentable),
     /// The result stores other entries than the input.
     #[error("the result stores other entries than the input: {0}")]
     Changed(Mismatch),
@@ -208,12 +212,19 @@ pub fn validate(s: &Synthesized, maker: &Maker<'_>) -> Result<Validated, Validat
             .map_err(|e| no_instances(format!("cannot be scanned: {e}")))?;
         Sources::Converted(Box::new((made, program)))
     };
+    // Entries one of the formats cannot store at all (above a lower
+    // skyline's diagonal) are left out: spf refuses such inputs before
+    // converting (`Representable`).
+    let storable = [Representable::of(src), Representable::of(dst)];
     let tensors = battery(order);
     for t in &tensors {
-        match check_tensor(s, &program, &sources, &t.coords) {
+        let coords = storable
+            .iter()
+            .fold(t.coords.clone(), |c, r| r.restrict(&c));
+        match check_tensor(s, &program, &sources, &coords) {
             Ok(()) => {}
             Err(first) => {
-                let (coords, failure) = shrink(s, &program, &sources, &t.coords, first);
+                let (coords, failure) = shrink(s, &program, &sources, &coords, first);
                 let text = coordinate_text(&coords);
                 return Err(match failure {
                     Failure::Source(p) => no_instances(format!(
@@ -253,6 +264,32 @@ pub fn run_checked(
 ) -> Result<Instance, Problem> {
     let from = &s.conversion.src;
     let to = &s.conversion.dst_given;
+    let want = entries(from, input).map_err(|e| Problem::Unreadable {
+        which: "input",
+        error: e.to_string(),
+    })?;
+    // An entry the destination cannot store is refused before the
+    // conversion runs (it would write outside the arrays). Every stored
+    // point counts, zeros too, unless the source's zeros are padding: the
+    // conversion visits them.
+    let storable = Representable::of(to);
+    if !storable.is_everything() {
+        let extent = |name: &str| {
+            let k = to.dense.iter().position(|d| d == name)?;
+            input.symbols.get(from.dense.get(k)?).copied()
+        };
+        let points = stored_points(from, input).map_err(|e| Problem::Unreadable {
+            which: "input",
+            error: e.to_string(),
+        })?;
+        for (at, value) in &points {
+            if *value != 0.0 || !from.padding {
+                storable
+                    .check(at, &extent)
+                    .map_err(Problem::Unrepresentable)?;
+            }
+        }
+    }
     let mut out = s
         .run_program(program, input)
         .map_err(|e| Problem::Run(e.to_string()))?;
@@ -268,10 +305,6 @@ pub fn run_checked(
     }
     validate_instance(to, &out).map_err(|e| Problem::Invalid {
         format: to.name.clone(),
-        error: e.to_string(),
-    })?;
-    let want = entries(from, input).map_err(|e| Problem::Unreadable {
-        which: "input",
         error: e.to_string(),
     })?;
     let got = entries(to, &out).map_err(|e| Problem::Unreadable {
@@ -704,7 +737,12 @@ mod tests {
                     }
                     let program = bad.program().expect("scans");
                     let coo = coordinate_format(2).expect("built-in");
+                    let storable = [
+                        Representable::of(&bad.conversion.src),
+                        Representable::of(&bad.conversion.dst_given),
+                    ];
                     for m in &matrices {
+                        let m = &storable.iter().fold(m.clone(), |c, r| r.restrict(&c));
                         let input = if coo == bad.conversion.src {
                             Instance::from_coordinates(m)
                         } else {

@@ -104,7 +104,7 @@ fn builtin_registry_matches_the_descriptor_files() {
         builtin_names(),
         [
             "coo", "scoo", "mcoo", "tcoo8", "coo3d", "mcoo3", "scoo3", "csf3", "csr", "ucsr",
-            "dcsr", "csc", "dia", "ell", "bcsr"
+            "dcsr", "csc", "dia", "ell", "bcsr", "skyl", "skyu"
         ]
     );
     assert!(builtin("nope").is_none());

@@ -139,6 +139,8 @@ proptest! {
         let f = load_format(format).expect("built-in");
         let make = synthesize(&coo, &f).expect("validated");
         let program = make.program().expect("scans");
+        // What the format can store (a skyline: one triangle).
+        let coords = synth::representable::Representable::of(&f).restrict(&coords);
         let original = run_checked(&make, &program, &Instance::from_coordinates(&coords))
             .map_err(|p| TestCaseError::fail(format!("{format}: {p}")))?;
         let mut mutant = original.clone();

@@ -13,6 +13,7 @@ use proptest::prelude::*;
 use synth::builtin::load_format;
 use synth::instance::{validate, Instance};
 use synth::oracle::{compare, entries};
+use synth::representable::Representable;
 use synth::synthesize::{synthesize, Synthesized};
 use synth::tensor_io::{read_file, Coordinates};
 use synth::Descriptor;
@@ -57,23 +58,39 @@ fn check_all_pairs(coords: &Coordinates, formats: &[&str], what: &str) {
         .iter()
         .map(|(k, v)| (k.clone(), v.program().expect("scans")))
         .collect();
-    let run = |s: &str, d: &str, input: &Instance| -> Instance {
-        let key = (s.to_string(), d.to_string());
-        let out = pairs()[&key]
-            .run_program(&programs[&key], input)
-            .unwrap_or_else(|e| panic!("{what}: {s} -> {d}: {e}"));
-        let dst = load_format(d).unwrap();
-        validate(&dst, &out)
-            .unwrap_or_else(|e| panic!("{what}: {s} -> {d} gives an invalid {d}: {e}"));
-        let got = entries(&dst, &out).unwrap();
-        compare(&expected, &got)
-            .unwrap_or_else(|m| panic!("{what}: {s} -> {d} differs from the input: {m:?}"));
-        out
-    };
+    let run =
+        |s: &str, d: &str, input: &Instance, expected: &BTreeMap<Vec<i64>, f64>| -> Instance {
+            let key = (s.to_string(), d.to_string());
+            let out = pairs()[&key]
+                .run_program(&programs[&key], input)
+                .unwrap_or_else(|e| panic!("{what}: {s} -> {d}: {e}"));
+            let dst = load_format(d).unwrap();
+            validate(&dst, &out)
+                .unwrap_or_else(|e| panic!("{what}: {s} -> {d} gives an invalid {d}: {e}"));
+            let got = entries(&dst, &out).unwrap();
+            compare(expected, &got)
+                .unwrap_or_else(|m| panic!("{what}: {s} -> {d} differs from the input: {m:?}"));
+            out
+        };
+    let storable = |f: &str| Representable::of(&load_format(f).unwrap());
     for s in formats {
-        let src_inst = run(coo_name, s, &coo_inst);
+        let src_inst = storable(s)
+            .is_everything()
+            .then(|| run(coo_name, s, &coo_inst, &expected));
         for d in formats {
-            run(s, d, &src_inst);
+            // Each pair on the entries both formats can store (a skyline
+            // stores one triangle).
+            let kept = storable(d).restrict(&storable(s).restrict(coords));
+            if kept == *coords {
+                if let Some(src_inst) = &src_inst {
+                    run(s, d, src_inst, &expected);
+                    continue;
+                }
+            }
+            let coo_kept = Instance::from_coordinates(&kept);
+            let want = entries(&coo, &coo_kept).unwrap();
+            let src_kept = run(coo_name, s, &coo_kept, &want);
+            run(s, d, &src_kept, &want);
         }
     }
 }

@@ -37,3 +37,25 @@ pub fn test_data(path: &str) -> PathBuf {
 pub fn s(p: &Path) -> &str {
     p.to_str().expect("utf-8 path")
 }
+
+/// `matrix` restricted to the entries both built-in formats `src` and
+/// `dst` can store (a skyline stores one triangle): the file itself when
+/// nothing is left out, else a Matrix Market file in `dir` with the rest.
+/// The pair tests run each pair on what it can convert; the refusal of
+/// the rest is tested on its own.
+pub fn storable(matrix: &Path, src: &str, dst: &str, dir: &Path) -> PathBuf {
+    use spf::synth::representable::Representable;
+    let coords = spf::synth::tensor_io::read_file(matrix, None).expect("readable");
+    let mut kept = coords.clone();
+    for f in [src, dst] {
+        let d = spf::synth::builtin::load_format(f).expect("built-in");
+        kept = Representable::of(&d).restrict(&kept);
+    }
+    if kept == coords {
+        return matrix.to_path_buf();
+    }
+    let stem = matrix.file_stem().and_then(|s| s.to_str()).unwrap_or("m");
+    let path = dir.join(format!("{stem}.{src}.{dst}.storable.mtx"));
+    std::fs::write(&path, spf::synth::validate::coordinate_text(&kept)).expect("write");
+    path
+}

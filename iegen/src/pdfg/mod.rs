@@ -1,80 +1,91 @@
 //! The extended polyhedral dataflow graph (PDFG) of a [`Computation`]
 //! (dissertation §3.7–3.9).
 //!
-//! The graph has four kinds of nodes and four kinds of edges:
+//! The graph has two kinds of nodes and four kinds of edges:
 //!
 //! - **statement** nodes (rounded boxes) labelled with the statement's name
 //!   and body, printed with the iterator names of its domain
-//!   (`S1: tmp(i) -= A(i, j) * u(j)`);
-//! - **data** nodes (plain boxes): the data spaces, and the runtime objects
-//!   (dashed boxes) that statements call methods on;
-//! - **domain** nodes (shaded boxes) holding the iteration domain of one
-//!   statement, connected to it;
+//!   (`S1: tmp(i) -= A(i, j) * u(j)`), its domain's constraints
+//!   (`0 <= j < i`), and the scalars local to it (`local jj_out`: a
+//!   temporary without dimensions that only this statement uses, writing
+//!   it before reading it, is part of the statement, not a data node);
+//! - **data** nodes: the data spaces and the runtime objects that
+//!   statements call methods on, classed as inputs, outputs and
+//!   intermediates ([`DataClass`]; the sizes an inspector computes, such as
+//!   `NP = P.size()`, are intermediates);
 //! - **read** edges data → statement and **write** edges statement → data,
 //!   labelled with the access (`u(j)`, `tmp(i)`; `P.insert(i, j)` for a call
 //!   on a runtime object: a call made for its effect is a write, a call whose
 //!   value is used is a read). An update other than `=` both reads and
-//!   writes its target;
-//! - **carried-dependence** edges writer → reader (red, dashed,
-//!   `u: carried by i`) for every loop-carried dependence found.
+//!   writes its target. Every index array and scalar an index expression
+//!   reads is a read too: in the domain (`row(n)` in `ii = row(n)`, `NP` in
+//!   `p < NP`: a loop bound, `let` or guard; [`AccessEdge::in_domain`]) and
+//!   inside an access's index (`col(k)` in `x(col(k))`);
+//! - **carried-dependence** edges writer → reader (`u: carried by i`) for
+//!   every loop-carried dependence found, and **fused-dependence** edges
+//!   writer → reader (`x: fused in i`) where a statement reads, in the same
+//!   iteration of the loops it shares with an earlier statement, what that
+//!   statement wrote (the two were fused into one loop).
 //!
-//! **Loops.** The loops of a statement are the iterator dimensions of its
-//! schedule ([`schedule_dims`]); two statements share a loop when their
-//! schedules agree on every dimension before it (equal constants, loops at
-//! the same positions). The loops form a tree ([`Loop`]); the DOT output
-//! draws it as nested clusters labelled `for i`, so an imperfect nest (the
-//! forward solve's S0 and S2 in the `i` loop, S1 in the nested `j` loop) is
-//! visible.
+//! **Loops.** The loops are those polyhedra scanning emits (module
+//! `loops`, the rule of `codegen`'s scanner): statements share a loop when
+//! their schedules agree on every dimension before it; an iterator fixed by
+//! an equality over the enclosing iterators (`ii = row(n)`) is a `let`
+//! ([`StatementNode::lets`]), not a loop. The loops form a tree ([`Loop`]);
+//! the DOT and SVG outputs draw it as nested clusters labelled `for i`, so
+//! an imperfect nest (the forward solve's S0 and S2 in the `i` loop, S1 in
+//! the nested `j` loop) is visible, and a conversion's graph has one
+//! cluster per loop of its generated code.
 //!
 //! **Loop-carried dependences.** For a write `(Sw, D, Aw)` and a read
 //! `(Sr, D, Ar)` of the same data space by statements sharing a loop `L`, the
 //! dependence is carried by `L` when the set of pairs of iterations
 //! `[Iw, Ir]` (the two tuples renamed apart and concatenated) with
 //! `Iw ∈ domain(Sw)`, `Ir ∈ domain(Sr)`, `Aw(Iw) = Ar(Ir)`, the iterators of
-//! the shared loops outside `L` equal and the iterators of `L` different is
-//! not proved empty by the [`Prover`] (under the UF environment's facts). The
-//! "different" is split into write-first (`Iw[L] < Ir[L]`, a flow
-//! dependence) and read-first (`Ir[L] < Iw[L]`, an anti dependence), each
-//! tested on its own. Only write/read pairs of data spaces are analyzed:
-//! write/write (output) dependences and calls on runtime objects (which have
-//! no index relation) are not.
+//! the shared loops and `let`s outside `L` equal and the iterators of `L`
+//! different is not proved empty by the [`Prover`] (under the UF
+//! environment's facts). The "different" is split into write-first
+//! (`Iw[L] < Ir[L]`, a flow dependence) and read-first (`Ir[L] < Iw[L]`, an
+//! anti dependence), each tested on its own. A fused dependence is the same
+//! test with every shared iterator equal, for a writer that runs before the
+//! reader in the iteration. Only write/read pairs of data spaces are
+//! analyzed (index reads included): write/write (output) dependences, calls
+//! on runtime objects (which have no index relation) and scalars local to a
+//! statement are not. A temporary scalar that every statement reading it
+//! finds written earlier in the same iteration (by itself, or by a
+//! statement in the same loops that runs first whenever it runs) has a
+//! value per iteration: nothing on it is carried, its fused edges show
+//! where the values flow.
 //!
-//! **SVG.** [`Pdfg::to_svg`] renders without graphviz, with the `layout-rs`
-//! crate, which cannot draw clusters (nested subgraphs). The SVG is therefore
-//! an equivalent flat graph: every loop is an ellipse node `for i`, with a
-//! gray dotted edge to each loop nested in it and to each statement directly
-//! inside it. Everything else (shapes, fills, labels, red dashed dependence
-//! edges) is as in the DOT output, except that runtime objects are drawn
-//! with a gray border (layout-rs has no dashed node borders) and dotted
-//! lines come out dashed. layout-rs asserts its invariants and some graphs
-//! trip them; `to_svg` then retries without layout-rs's crossing
-//! optimizations, then without its placement passes, and reports
-//! [`PdfgError::Layout`] only if every attempt fails (never seen in the
-//! property tests).
+//! **Drawing.** [`Pdfg::to_dot`] prints graphviz DOT with nested clusters
+//! and a legend; [`Pdfg::to_svg`] lays the graph out itself (no graphviz):
+//! the program in execution order down the middle, loops as nested
+//! rectangles, inputs on the left, intermediates and outputs on the right
+//! (see `svg.rs`).
 
+mod deps;
 mod dot;
+mod loops;
 mod svg;
 mod text;
+mod uses;
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{HashMap, HashSet};
 
 use petgraph::graph::{DiGraph, EdgeIndex, NodeIndex};
 use petgraph::visit::EdgeRef;
 use petgraph::Direction;
 
 use crate::computation::{
-    schedule_dims, Access, Body, Computation, ElemType, Role, ScheduleDim, ScheduleError, Stmt,
-    ValueExpr,
+    schedule_dims, Computation, ElemType, Role, ScheduleDim, ScheduleError, Stmt,
 };
-use crate::conjunction::Conjunction;
-use crate::constraint::{Constraint, Normalized};
-use crate::expr::{Expr, Var};
-use crate::formula::Formula;
 use crate::set::Set;
 use crate::solver::{Prover, Verdict};
 use crate::uf_env::UfEnvironment;
 
+use loops::Nest;
 use text::Namer;
+use uses::{Use, UseKind};
 
 /// Why a computation has no PDFG.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -132,9 +143,6 @@ pub enum PdfgError {
         /// The statement of the later access.
         stmt: String,
     },
-    /// The layout engine of [`Pdfg::to_svg`] failed.
-    #[error("the SVG layout failed: {0}")]
-    Layout(String),
 }
 
 /// A statement node.
@@ -146,16 +154,42 @@ pub struct StatementNode {
     pub body: String,
     /// Its iteration domain, as text.
     pub domain: String,
+    /// The domain's constraints, without the tuple (`0 <= j < i`; empty
+    /// for an unconstrained domain such as `{[]}`).
+    pub constraints: String,
     /// The iterator names of its domain.
     pub iterators: Vec<String>,
     /// The loops around it, outermost first (indices into [`Pdfg::loops`]).
     pub loops: Vec<usize>,
+    /// The iterators fixed by an equality (`ii = row(n)`), bound by a `let`
+    /// rather than a loop, outermost first.
+    pub lets: Vec<String>,
+    /// The scalars local to this statement (no data node of their own).
+    pub locals: Vec<String>,
+    /// Whether it ever runs: false when its domain is empty.
+    pub runs: bool,
 }
 
 impl StatementNode {
     /// `S1: tmp(i) -= A(i, j) * u(j)`.
     pub fn label(&self) -> String {
         format!("{}: {}", self.name, self.body)
+    }
+
+    /// What its box shows, one line each: the label, the domain's
+    /// constraints (when there are any), the local scalars (when there are
+    /// any).
+    pub fn lines(&self) -> Vec<String> {
+        let mut out = vec![self.label()];
+        if !self.runs {
+            out.push("(empty domain: never runs)".to_string());
+        } else if !self.constraints.is_empty() {
+            out.push(self.constraints.clone());
+        }
+        if !self.locals.is_empty() {
+            out.push(format!("local {}", self.locals.join(", ")));
+        }
+        out
     }
 }
 
@@ -178,6 +212,18 @@ pub enum DataKind {
     },
 }
 
+/// How a data node is drawn: what the caller passes in, what it gets
+/// back, or what the computation keeps to itself.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum DataClass {
+    /// An input (`in`).
+    Input,
+    /// An intermediate: a temporary data space or a runtime object.
+    Intermediate,
+    /// An output (`out` or `inout`).
+    Output,
+}
+
 /// A data node: a data space or a runtime object.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DataNode {
@@ -195,15 +241,21 @@ impl DataNode {
             DataKind::Object { kind } => format!("{}: {kind}", self.name),
         }
     }
-}
 
-/// A domain node: the iteration domain of one statement.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct DomainNode {
-    /// The statement whose domain this is.
-    pub stmt: String,
-    /// The set, as text.
-    pub set: String,
+    /// Input, output or intermediate.
+    pub fn class(&self) -> DataClass {
+        match &self.kind {
+            DataKind::Space { role: Role::In, .. } => DataClass::Input,
+            DataKind::Space {
+                role: Role::Out | Role::InOut,
+                ..
+            } => DataClass::Output,
+            DataKind::Space {
+                role: Role::Temp, ..
+            }
+            | DataKind::Object { .. } => DataClass::Intermediate,
+        }
+    }
 }
 
 /// A node of the PDFG.
@@ -213,26 +265,30 @@ pub enum PdfgNode {
     Statement(StatementNode),
     /// A data space or runtime object (plain box).
     Data(DataNode),
-    /// A statement's iteration domain (shaded box).
-    Domain(DomainNode),
 }
 
 impl PdfgNode {
-    /// The text drawn in the node.
+    /// The first line of text drawn in the node.
     pub fn label(&self) -> String {
         match self {
             PdfgNode::Statement(s) => s.label(),
             PdfgNode::Data(d) => d.label(),
-            PdfgNode::Domain(d) => d.set.clone(),
         }
     }
 
-    /// The statement, data space, object, or (for a domain) statement name.
+    /// Every line of text drawn in the node.
+    pub fn lines(&self) -> Vec<String> {
+        match self {
+            PdfgNode::Statement(s) => s.lines(),
+            PdfgNode::Data(d) => vec![d.label()],
+        }
+    }
+
+    /// The statement, data space or object name.
     pub fn name(&self) -> &str {
         match self {
             PdfgNode::Statement(s) => &s.name,
             PdfgNode::Data(d) => &d.name,
-            PdfgNode::Domain(d) => &d.stmt,
         }
     }
 }
@@ -244,13 +300,18 @@ pub struct AccessEdge {
     pub stmt: String,
     /// The data space or runtime object.
     pub data: String,
-    /// The access, with the statement's iterator names: `u(j)`, `P.get(i, j)`.
+    /// The access, with the statement's iterator names: `u(j)`, `P.get(i, j)`,
+    /// `row(n)` for an index array read by the domain.
     pub label: String,
+    /// Whether the read is in the statement's domain (a loop bound, `let`
+    /// or guard) rather than its body.
+    pub in_domain: bool,
 }
 
-/// A loop-carried dependence.
+/// The two ends of a dependence between statements, and the loop it is
+/// about.
 #[derive(Clone, Debug, PartialEq)]
-pub struct CarriedDependence {
+pub struct DependenceEnds {
     /// The data space.
     pub space: String,
     /// The writing statement.
@@ -261,10 +322,35 @@ pub struct CarriedDependence {
     pub write: String,
     /// The read access (`u(j)`), with the reader's iterator names.
     pub read: String,
-    /// The loop that carries it (index into [`Pdfg::loops`]).
+    /// The loop (index into [`Pdfg::loops`]): the one that carries a
+    /// carried dependence, the innermost shared one of a fused dependence.
     pub loop_id: usize,
     /// The loop's iterator name, as in its label.
     pub iterator: String,
+    /// [`Verdict::NotProved`] when z3 found a model of a dependence set,
+    /// [`Verdict::Unknown`] when it only gave up (the dependence is then
+    /// assumed, conservatively).
+    pub verdict: Verdict,
+}
+
+impl DependenceEnds {
+    /// `u: carried by i` / `x: fused in i`, with `?` when the solver gave up.
+    fn label(&self, relation: &str) -> String {
+        let doubt = if self.verdict == Verdict::Unknown {
+            "?"
+        } else {
+            ""
+        };
+        format!("{}: {relation} {}{doubt}", self.space, self.iterator)
+    }
+}
+
+/// A loop-carried dependence: its ends (`dep.space`, `dep.writer`, … read
+/// through to [`DependenceEnds`]), directions and pairs of iterations.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CarriedDependence {
+    /// Data space, statements, accesses, carrying loop, verdict.
+    pub ends: DependenceEnds,
     /// Whether an instance of the write may come in an earlier iteration of
     /// the loop than an instance of the read touching the same element (a
     /// flow dependence): the write-first set was not proved empty.
@@ -272,24 +358,44 @@ pub struct CarriedDependence {
     /// Whether a read may come in an earlier iteration than a write touching
     /// the same element (an anti dependence).
     pub anti: bool,
-    /// [`Verdict::NotProved`] when z3 found a model of a dependence set,
-    /// [`Verdict::Unknown`] when it only gave up (the dependence is then
-    /// assumed, conservatively).
-    pub verdict: Verdict,
     /// The pairs of iterations `[writer's tuple, reader's tuple]` tested:
     /// both directions that were not proved empty.
     pub pairs: Set,
 }
 
+impl std::ops::Deref for CarriedDependence {
+    type Target = DependenceEnds;
+    fn deref(&self) -> &DependenceEnds {
+        &self.ends
+    }
+}
+
 impl CarriedDependence {
     /// `u: carried by i` (`carried by i?` when the solver gave up).
     pub fn label(&self) -> String {
-        let doubt = if self.verdict == Verdict::Unknown {
-            "?"
-        } else {
-            ""
-        };
-        format!("{}: carried by {}{doubt}", self.space, self.iterator)
+        self.ends.label("carried by")
+    }
+}
+
+/// A fused dependence: in one iteration of the loops two statements share,
+/// the later statement (the reader) reads an element the earlier one wrote.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FusedDependence {
+    /// Data space, statements, accesses, innermost shared loop, verdict.
+    pub ends: DependenceEnds,
+}
+
+impl std::ops::Deref for FusedDependence {
+    type Target = DependenceEnds;
+    fn deref(&self) -> &DependenceEnds {
+        &self.ends
+    }
+}
+
+impl FusedDependence {
+    /// `x: fused in i` (`fused in i?` when the solver gave up).
+    pub fn label(&self) -> String {
+        self.ends.label("fused in")
     }
 }
 
@@ -300,14 +406,15 @@ pub enum PdfgEdge {
     Read(AccessEdge),
     /// Statement → data.
     Write(AccessEdge),
-    /// Domain → its statement.
-    Domain,
-    /// Writer → reader.
+    /// Writer → reader, a dependence carried by a loop.
     Carried(CarriedDependence),
+    /// Writer → reader, a dependence within one iteration.
+    Fused(FusedDependence),
 }
 
-/// A loop of the computation: one iterator dimension of the schedules of
-/// the statements inside it.
+/// A loop of the computation, as the scanner emits it: one iterator
+/// dimension of the schedules of the statements inside it that no
+/// equality fixes.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Loop {
     /// Its index in [`Pdfg::loops`].
@@ -317,7 +424,8 @@ pub struct Loop {
     /// The iterator name (names, joined by `/`, when the statements inside
     /// name it differently).
     pub iterator: String,
-    /// The position of the loop's dimension in the schedules' time tuples.
+    /// The position of the loop's dimension in the schedules' time tuples
+    /// (the tuples' length for an iterator the schedule leaves out).
     pub time_dim: usize,
     /// Nesting depth: 0 for an outermost loop.
     pub depth: usize,
@@ -339,30 +447,9 @@ pub struct Pdfg {
     graph: DiGraph<PdfgNode, PdfgEdge>,
     loops: Vec<Loop>,
     carried: Vec<CarriedDependence>,
-}
-
-/// One step of a schedule, for grouping statements into loops: loops at
-/// the same position are the same loop whatever their iterator.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-enum Step {
-    Const(i64),
-    Loop,
-}
-
-fn step(d: ScheduleDim) -> Step {
-    match d {
-        ScheduleDim::Const(c) => Step::Const(c),
-        ScheduleDim::Iter(_) => Step::Loop,
-    }
-}
-
-/// A use of a data node by a statement, before it becomes an edge.
-struct Use {
-    data: String,
-    label: String,
-    /// The index of an access to a data space; `None` for a method call.
-    index: Option<Vec<Expr>>,
-    write: bool,
+    fused: Vec<FusedDependence>,
+    /// The statements in execution order (schedule order).
+    order: Vec<String>,
 }
 
 /// What the builder knows of one statement.
@@ -372,6 +459,7 @@ struct Info<'c> {
     dims: Vec<ScheduleDim>,
     node: NodeIndex,
     uses: Vec<Use>,
+    nest: Nest,
 }
 
 impl Pdfg {
@@ -428,39 +516,6 @@ impl Pdfg {
     pub fn build_with(comp: &Computation, prover: &Prover<'_>) -> Result<Pdfg, PdfgError> {
         let mut graph = DiGraph::new();
         let mut data: HashMap<String, NodeIndex> = HashMap::new();
-        let mut add_data = |graph: &mut DiGraph<PdfgNode, PdfgEdge>, node: DataNode| {
-            if data.contains_key(&node.name) {
-                return Err(PdfgError::DuplicateData(node.name));
-            }
-            let name = node.name.clone();
-            let ix = graph.add_node(PdfgNode::Data(node));
-            data.insert(name, ix);
-            Ok(())
-        };
-        for d in &comp.spaces {
-            add_data(
-                &mut graph,
-                DataNode {
-                    name: d.name.clone(),
-                    kind: DataKind::Space {
-                        elem: d.elem,
-                        role: d.role,
-                        dims: d.extents.len(),
-                    },
-                },
-            )?;
-        }
-        for o in &comp.objects {
-            add_data(
-                &mut graph,
-                DataNode {
-                    name: o.name.clone(),
-                    kind: DataKind::Object {
-                        kind: o.kind.clone(),
-                    },
-                },
-            )?;
-        }
         let objects: HashSet<&str> = comp.objects.iter().map(|o| o.name.as_str()).collect();
         let spaces: HashSet<&str> = comp.spaces.iter().map(|d| d.name.as_str()).collect();
 
@@ -468,7 +523,7 @@ impl Pdfg {
         let mut infos: Vec<Info<'_>> = Vec::new();
         let mut seen: HashSet<&str> = HashSet::new();
         let mut arity: HashMap<String, usize> = HashMap::new();
-        for stmt in &comp.stmts {
+        for (index, stmt) in comp.stmts.iter().enumerate() {
             if !seen.insert(stmt.name.as_str()) {
                 return Err(PdfgError::DuplicateStatement(stmt.name.clone()));
             }
@@ -479,59 +534,87 @@ impl Pdfg {
                 }
             })?;
             let iterators = stmt.iterators();
-            let uses = uses_of(stmt, &iterators);
-            check_uses(stmt, &uses, &spaces, &objects, &mut arity)?;
-            let namer = Namer::new(&iterators);
-            let node = graph.add_node(PdfgNode::Statement(StatementNode {
-                name: stmt.name.clone(),
-                body: namer.body(&stmt.body),
-                domain: stmt.domain.to_string(),
-                iterators: iterators.clone(),
-                loops: Vec::new(),
-            }));
+            let mut uses = uses::uses_of(stmt, &iterators, &spaces);
+            uses::check_uses(stmt, &mut uses, &spaces, &objects, &mut arity)?;
+            let nest = loops::nest_of(index, stmt, &dims, &iterators);
             infos.push(Info {
                 stmt,
                 iterators,
                 dims,
-                node,
+                node: NodeIndex::end(),
                 uses,
+                nest,
             });
         }
+        for info in &mut infos {
+            uses::drop_unfit_indices(&mut info.uses, &arity, comp);
+        }
+        let all_uses: Vec<Vec<Use>> = infos
+            .iter_mut()
+            .map(|i| std::mem::take(&mut i.uses))
+            .collect();
+        let locals = uses::locals(comp, &all_uses);
+        for (info, u) in infos.iter_mut().zip(all_uses) {
+            info.uses = u;
+        }
+        let local_names: HashSet<&str> = locals.iter().flatten().map(String::as_str).collect();
 
-        // Loops.
-        let tree = loop_tree(&infos);
-        let loop_of_key: HashMap<Vec<Step>, usize> =
-            tree.iter().map(|(key, l)| (key.clone(), l.id)).collect();
-        // Keys are numbered in order, so the values come sorted by id.
-        let mut loops: Vec<Loop> = tree.into_values().collect();
-        for info in &infos {
-            let nest: Vec<usize> = loop_keys(&info.dims)
-                .iter()
-                .filter_map(|k| loop_of_key.get(k).copied())
-                .collect();
-            if let Some(&inner) = nest.last() {
-                loops[inner].statements.push(info.stmt.name.clone());
-            }
-            if let PdfgNode::Statement(s) = &mut graph[info.node] {
-                s.loops = nest;
-            }
+        // Data nodes: every data space but the locals, and the objects.
+        for d in comp
+            .spaces
+            .iter()
+            .filter(|d| !local_names.contains(d.name.as_str()))
+        {
+            let kind = DataKind::Space {
+                elem: d.elem,
+                role: d.role,
+                dims: d.extents.len(),
+            };
+            add_data(&mut graph, &mut data, &d.name, kind)?;
+        }
+        for o in &comp.objects {
+            let kind = DataKind::Object {
+                kind: o.kind.clone(),
+            };
+            add_data(&mut graph, &mut data, &o.name, kind)?;
         }
 
-        // Domains and accesses.
-        for info in &infos {
-            let domain = graph.add_node(PdfgNode::Domain(DomainNode {
-                stmt: info.stmt.name.clone(),
-                set: info.stmt.domain.to_string(),
+        // Loops, as the scanner emits them.
+        let mut nests: Vec<Nest> = infos
+            .iter_mut()
+            .map(|i| std::mem::replace(&mut i.nest, Nest::empty()))
+            .collect();
+        loops::decide(&mut nests);
+        let names: Vec<Vec<String>> = infos.iter().map(|i| i.iterators.clone()).collect();
+        let stmts: Vec<&Stmt> = infos.iter().map(|i| i.stmt).collect();
+        let (loops, around, loop_of_key) = loops::loop_tree(&nests, &names, &stmts);
+
+        // Statement nodes and accesses.
+        for (((info, nest), nest_loops), locals) in
+            infos.iter_mut().zip(nests).zip(around).zip(&locals)
+        {
+            let namer = Namer::new(&info.iterators);
+            info.node = graph.add_node(PdfgNode::Statement(StatementNode {
+                name: info.stmt.name.clone(),
+                body: namer.body(&info.stmt.body),
+                domain: info.stmt.domain.to_string(),
+                constraints: constraints_text(&info.stmt.domain),
+                iterators: info.iterators.clone(),
+                loops: nest_loops,
+                lets: nest.lets(),
+                locals: locals.clone(),
+                runs: nest.runs,
             }));
-            graph.add_edge(domain, info.node, PdfgEdge::Domain);
+            info.nest = nest;
             for u in &info.uses {
                 let Some(&d) = data.get(&u.data) else {
-                    continue;
+                    continue; // a local
                 };
                 let edge = AccessEdge {
                     stmt: info.stmt.name.clone(),
                     data: u.data.clone(),
                     label: u.label.clone(),
+                    in_domain: u.kind == UseKind::Index { in_domain: true },
                 };
                 if u.write {
                     graph.add_edge(info.node, d, PdfgEdge::Write(edge));
@@ -541,19 +624,28 @@ impl Pdfg {
             }
         }
 
-        // Loop-carried dependences.
-        let found = carried_dependences(comp, &infos, &loops, &loop_of_key, prover);
-        let mut carried = Vec::with_capacity(found.len());
-        for (writer, reader, dep) in found {
+        // Dependences.
+        let found = deps::dependences(comp, &infos, &loops, &loop_of_key, &local_names, prover);
+        let mut carried = Vec::with_capacity(found.carried.len());
+        for (writer, reader, dep) in found.carried {
             graph.add_edge(writer, reader, PdfgEdge::Carried(dep.clone()));
             carried.push(dep);
         }
+        let mut fused = Vec::with_capacity(found.fused.len());
+        for (writer, reader, dep) in found.fused {
+            graph.add_edge(writer, reader, PdfgEdge::Fused(dep.clone()));
+            fused.push(dep);
+        }
 
+        let mut order: Vec<&Info<'_>> = infos.iter().collect();
+        order.sort_by_key(|i| i.dims.iter().map(|&d| loops::step(d)).collect::<Vec<_>>());
         Ok(Pdfg {
             name: comp.name.clone(),
             graph,
             loops,
             carried,
+            fused,
+            order: order.iter().map(|i| i.stmt.name.clone()).collect(),
         })
     }
 
@@ -578,6 +670,13 @@ impl Pdfg {
         &self.carried
     }
 
+    /// The fused dependences found (a statement reading in the same
+    /// iteration what an earlier statement of the loop wrote), in the
+    /// order of [`Pdfg::carried_dependences`].
+    pub fn fused_dependences(&self) -> &[FusedDependence] {
+        &self.fused
+    }
+
     /// The node of the statement called `name`.
     pub fn statement(&self, name: &str) -> Option<NodeIndex> {
         self.graph
@@ -598,14 +697,6 @@ impl Pdfg {
         self.graph
             .node_indices()
             .find(|&i| matches!(&self.graph[i], PdfgNode::Data(d) if d.name == name))
-    }
-
-    /// The domain node of the statement called `stmt`.
-    pub fn domain_of(&self, stmt: &str) -> Option<&DomainNode> {
-        self.graph.node_weights().find_map(|n| match n {
-            PdfgNode::Domain(d) if d.stmt == stmt => Some(d),
-            _ => None,
-        })
     }
 
     /// The statements (`Statement` nodes) in graph order.
@@ -684,395 +775,60 @@ impl Pdfg {
         dot::to_dot(self)
     }
 
-    /// The graph as SVG, laid out by `layout-rs` (no graphviz needed).
-    /// Loops are drawn as `for i` nodes rather than clusters; see the module
-    /// documentation.
-    pub fn to_svg(&self) -> Result<String, PdfgError> {
+    /// The graph as SVG, laid out here (no graphviz needed): loops as
+    /// nested rectangles; see the module documentation.
+    pub fn to_svg(&self) -> String {
         svg::to_svg(self)
     }
-}
 
-/// The reads and writes of a statement, deduplicated, in body order:
-/// data-space accesses first, then method calls on runtime objects.
-fn uses_of(stmt: &Stmt, iterators: &[String]) -> Vec<Use> {
-    let namer = Namer::new(iterators);
-    let mut out: Vec<Use> = Vec::new();
-    let mut push = |u: Use| {
-        if !out
-            .iter()
-            .any(|o| o.write == u.write && o.data == u.data && o.label == u.label)
-        {
-            out.push(u);
-        }
-    };
-    let access = |a: &Access, write: bool| Use {
-        data: a.space.clone(),
-        label: namer.access(a),
-        index: Some(a.index.clone()),
-        write,
-    };
-    let mut reads = Vec::new();
-    stmt.body
-        .for_each_read(&mut |a| reads.push(access(a, false)));
-    let mut writes = Vec::new();
-    stmt.body
-        .for_each_write(&mut |a| writes.push(access(a, true)));
-    reads.into_iter().chain(writes).for_each(&mut push);
-    let mut calls = Vec::new();
-    body_calls(&stmt.body, &namer, &mut calls);
-    calls.into_iter().for_each(push);
-    out
-}
-
-/// Method calls on runtime objects: a call made for its effect writes the
-/// object, a call whose value is used reads it.
-fn body_calls(b: &Body, namer: &Namer<'_>, out: &mut Vec<Use>) {
-    match b {
-        Body::Update { value, .. } => value_calls(value, namer, out),
-        Body::If { conditions, then } => {
-            for c in conditions {
-                value_calls(&c.lhs, namer, out);
-                value_calls(&c.rhs, namer, out);
-            }
-            body_calls(then, namer, out);
-        }
-        Body::Call {
-            object,
-            method,
-            args,
-        } => {
-            args.iter().for_each(|a| value_calls(a, namer, out));
-            out.push(Use {
-                data: object.clone(),
-                label: namer.call(object, method, args),
-                index: None,
-                write: true,
-            });
-        }
-        Body::Seq(bs) => bs.iter().for_each(|b| body_calls(b, namer, out)),
+    /// The statements in execution order (by schedule).
+    pub fn execution_order(&self) -> &[String] {
+        &self.order
     }
 }
 
-fn value_calls(v: &ValueExpr, namer: &Namer<'_>, out: &mut Vec<Use>) {
-    match v {
-        ValueExpr::Int(_) | ValueExpr::Real(_) | ValueExpr::Index(_) | ValueExpr::Read(_) => {}
-        ValueExpr::Neg(inner) => value_calls(inner, namer, out),
-        ValueExpr::Binary(_, a, b) => {
-            value_calls(a, namer, out);
-            value_calls(b, namer, out);
-        }
-        ValueExpr::Call {
-            object,
-            method,
-            args,
-        } => {
-            args.iter().for_each(|a| value_calls(a, namer, out));
-            out.push(Use {
-                data: object.clone(),
-                label: namer.call(object, method, args),
-                index: None,
-                write: false,
-            });
-        }
-    }
-}
-
-/// Every access names a declared data space with a consistent number of
-/// indices over the statement's tuple; every call names a declared object.
-fn check_uses(
-    stmt: &Stmt,
-    uses: &[Use],
-    spaces: &HashSet<&str>,
-    objects: &HashSet<&str>,
-    arity: &mut HashMap<String, usize>,
+/// Adds the data node `name` (an error if the name is taken).
+fn add_data(
+    graph: &mut DiGraph<PdfgNode, PdfgEdge>,
+    data: &mut HashMap<String, NodeIndex>,
+    name: &str,
+    kind: DataKind,
 ) -> Result<(), PdfgError> {
-    for u in uses {
-        match &u.index {
-            Some(index) => {
-                if !spaces.contains(u.data.as_str()) {
-                    return Err(PdfgError::UnknownSpace {
-                        stmt: stmt.name.clone(),
-                        space: u.data.clone(),
-                    });
-                }
-                check_index(stmt, &u.data, index)?;
-                let first = *arity.entry(u.data.clone()).or_insert(index.len());
-                if first != index.len() {
-                    return Err(PdfgError::AccessArity {
-                        space: u.data.clone(),
-                        first,
-                        second: index.len(),
-                        stmt: stmt.name.clone(),
-                    });
-                }
-            }
-            None => {
-                if !objects.contains(u.data.as_str()) {
-                    return Err(PdfgError::UnknownObject {
-                        stmt: stmt.name.clone(),
-                        object: u.data.clone(),
-                    });
-                }
-            }
-        }
+    if data.contains_key(name) {
+        return Err(PdfgError::DuplicateData(name.to_string()));
     }
+    let ix = graph.add_node(PdfgNode::Data(DataNode {
+        name: name.to_string(),
+        kind,
+    }));
+    data.insert(name.to_string(), ix);
     Ok(())
 }
 
-/// Index expressions may only use the statement's tuple variables.
-fn check_index(stmt: &Stmt, space: &str, index: &[Expr]) -> Result<(), PdfgError> {
-    let n = stmt.domain.arity();
-    let mut ok = true;
-    for e in index {
-        e.for_each_var(&mut |v| {
-            ok &= matches!(v, Var::Tuple(p) if p < n);
-        });
+/// A domain's constraints without its tuple: `0 <= p < NP` for
+/// `{[p] : 0 <= p < NP}`, empty for `{[]}`; a union stays whole.
+fn constraints_text(domain: &Set) -> String {
+    let text = domain.to_string();
+    if domain.conjunctions().len() != 1 {
+        return text;
     }
-    if ok {
-        Ok(())
-    } else {
-        Err(PdfgError::IndexVariable {
-            stmt: stmt.name.clone(),
-            space: space.to_string(),
-        })
-    }
-}
-
-/// The keys of the loops around a statement, outermost first: each is the
-/// schedule prefix ending with the loop's dimension.
-fn loop_keys(dims: &[ScheduleDim]) -> Vec<Vec<Step>> {
-    dims.iter()
-        .enumerate()
-        .filter(|(_, d)| matches!(d, ScheduleDim::Iter(_)))
-        .map(|(t, _)| dims[..=t].iter().copied().map(step).collect())
-        .collect()
-}
-
-/// Every loop of the computation, by key, numbered in schedule order (so a
-/// loop comes before the loops nested in it).
-fn loop_tree(infos: &[Info<'_>]) -> BTreeMap<Vec<Step>, Loop> {
-    let mut names: BTreeMap<Vec<Step>, Vec<String>> = BTreeMap::new();
-    for info in infos {
-        for (t, d) in info.dims.iter().enumerate() {
-            if let ScheduleDim::Iter(p) = d {
-                let key: Vec<Step> = info.dims[..=t].iter().copied().map(step).collect();
-                let name = tuple_name(&info.iterators, *p);
-                let entry = names.entry(key).or_default();
-                if !entry.contains(&name) {
-                    entry.push(name);
-                }
-            }
-        }
-    }
-    let ids: HashMap<Vec<Step>, usize> = names
-        .keys()
-        .enumerate()
-        .map(|(id, k)| (k.clone(), id))
-        .collect();
-    names
-        .into_iter()
-        .enumerate()
-        .map(|(id, (key, iters))| {
-            let parent = (0..key.len().saturating_sub(1))
-                .rev()
-                .find_map(|end| ids.get(&key[..=end]).copied());
-            let depth = key.iter().filter(|s| **s == Step::Loop).count() - 1;
-            let l = Loop {
-                id,
-                parent,
-                iterator: iters.join("/"),
-                time_dim: key.len() - 1,
-                depth,
-                statements: Vec::new(),
-            };
-            (key, l)
-        })
-        .collect()
-}
-
-/// A loop shared by two statements: its key and the positions of its
-/// iterator in each statement's tuple.
-struct SharedLoop {
-    key: Vec<Step>,
-    writer_pos: usize,
-    reader_pos: usize,
-}
-
-/// The loops two statements share, outermost first: the iterator
-/// dimensions of the longest common prefix of their schedules.
-fn shared_loops(w: &[ScheduleDim], r: &[ScheduleDim]) -> Vec<SharedLoop> {
-    let mut out = Vec::new();
-    for (t, (a, b)) in w.iter().zip(r).enumerate() {
-        match (a, b) {
-            (ScheduleDim::Const(x), ScheduleDim::Const(y)) if x == y => {}
-            (ScheduleDim::Iter(p), ScheduleDim::Iter(q)) => out.push(SharedLoop {
-                key: w[..=t].iter().copied().map(step).collect(),
-                writer_pos: *p,
-                reader_pos: *q,
-            }),
-            _ => break,
-        }
-    }
-    out
-}
-
-/// The loop-carried dependences with the nodes of their writer and reader:
-/// data space by data space (declaration order), then writer, write,
-/// reader, read, and loop (outermost first).
-fn carried_dependences(
-    comp: &Computation,
-    infos: &[Info<'_>],
-    loops: &[Loop],
-    loop_of_key: &HashMap<Vec<Step>, usize>,
-    prover: &Prover<'_>,
-) -> Vec<(NodeIndex, NodeIndex, CarriedDependence)> {
-    let mut out = Vec::new();
-    for space in &comp.spaces {
-        // The accesses (not method calls) of this space that write or read.
-        let accesses = |write: bool| {
-            infos.iter().flat_map(move |info| {
-                info.uses
-                    .iter()
-                    .filter(move |u| u.write == write && u.data == space.name)
-                    .filter_map(move |u| Some((info, u, u.index.as_deref()?)))
-            })
-        };
-        for (w, wu, windex) in accesses(true) {
-            for (r, ru, rindex) in accesses(false) {
-                let shared = shared_loops(&w.dims, &r.dims);
-                for k in 0..shared.len() {
-                    let Some(l) = loop_of_key
-                        .get(&shared[k].key)
-                        .and_then(|&id| loops.get(id))
-                    else {
-                        continue;
-                    };
-                    let test = DependenceTest {
-                        writer: w,
-                        reader: r,
-                        windex,
-                        rindex,
-                        shared: &shared[..=k],
-                    };
-                    if let Some(dep) = test.run(prover, &space.name, (wu, ru), l) {
-                        out.push((w.node, r.node, dep));
-                    }
-                }
-            }
-        }
-    }
-    out
-}
-
-/// One question: is the dependence of a read on a write carried by the last
-/// of `shared`?
-struct DependenceTest<'a, 'c> {
-    writer: &'a Info<'c>,
-    reader: &'a Info<'c>,
-    windex: &'a [Expr],
-    rindex: &'a [Expr],
-    shared: &'a [SharedLoop],
-}
-
-impl DependenceTest<'_, '_> {
-    /// The pairs `[Iw, Ir]` of the dependence set where, at the carrying
-    /// loop, the writer's iteration comes first (`write_first`) or the
-    /// reader's does.
-    fn pairs(&self, write_first: bool) -> Set {
-        let wd = &self.writer.stmt.domain;
-        let rd = &self.reader.stmt.domain;
-        let (nw, nr) = (wd.arity(), rd.arity());
-        let mut names: Vec<String> = (0..nw)
-            .map(|p| tuple_name(&self.writer.iterators, p))
-            .collect();
-        names.extend((0..nr).map(|p| format!("{}'", tuple_name(&self.reader.iterators, p))));
-        let reader_var = |p: usize| Var::Tuple(nw + p);
-        let shift = |e: &Expr| {
-            e.rename_vars(&mut |v| match v {
-                Var::Tuple(p) => reader_var(p),
-                other => other,
-            })
-        };
-        let wvar = |p: usize| Expr::var(Var::Tuple(p));
-        let rvar = |p: usize| Expr::var(reader_var(p));
-
-        let mut linking: Vec<Normalized> = Vec::new();
-        for (a, b) in self.windex.iter().zip(self.rindex) {
-            linking.push(Constraint::equal(a, &shift(b)));
-        }
-        let (outer, carrier) = match self.shared.split_last() {
-            Some((c, o)) => (o, c),
-            None => return Set::empty(nw + nr),
-        };
-        for l in outer {
-            linking.push(Constraint::equal(&wvar(l.writer_pos), &rvar(l.reader_pos)));
-        }
-        let (wi, ri) = (wvar(carrier.writer_pos), rvar(carrier.reader_pos));
-        linking.push(if write_first {
-            Constraint::lt(&wi, &ri)
-        } else {
-            Constraint::lt(&ri, &wi)
-        });
-
-        let mut conjunctions = Vec::new();
-        for cw in wd.conjunctions() {
-            for cr in rd.conjunctions() {
-                let mut constraints = cw.embedded_constraints(&Var::Tuple, 0);
-                constraints.extend(cr.embedded_constraints(&reader_var, cw.num_exists()));
-                constraints.extend(linking.iter().cloned());
-                let mut exists = cw.exist_names().to_vec();
-                exists.extend(cr.exist_names().iter().cloned());
-                if let Some(c) = Conjunction::from_parts(names.clone(), exists, constraints) {
-                    conjunctions.push(c);
-                }
-            }
-        }
-        Set::from_formula(Formula::from_conjunctions(nw + nr, conjunctions))
-    }
-
-    /// The dependence carried by `carrier` (the last shared loop), unless
-    /// the prover rules it out.
-    fn run(
-        &self,
-        prover: &Prover<'_>,
-        space: &str,
-        (wu, ru): (&Use, &Use),
-        carrier: &Loop,
-    ) -> Option<CarriedDependence> {
-        let flow_set = self.pairs(true);
-        let anti_set = self.pairs(false);
-        let flow = prover.is_empty(&flow_set);
-        let anti = prover.is_empty(&anti_set);
-        if flow == Verdict::Proved && anti == Verdict::Proved {
-            return None;
-        }
-        let verdict = if flow == Verdict::NotProved || anti == Verdict::NotProved {
-            Verdict::NotProved
-        } else {
-            Verdict::Unknown
-        };
-        let pairs = match (flow, anti) {
-            (Verdict::Proved, _) => anti_set,
-            (_, Verdict::Proved) => flow_set,
-            _ => flow_set.union(&anti_set).unwrap_or(flow_set),
-        };
-        Some(CarriedDependence {
-            space: space.to_string(),
-            writer: self.writer.stmt.name.clone(),
-            reader: self.reader.stmt.name.clone(),
-            write: wu.label.clone(),
-            read: ru.label.clone(),
-            loop_id: carrier.id,
-            iterator: carrier.iterator.clone(),
-            flow: flow != Verdict::Proved,
-            anti: anti != Verdict::Proved,
-            verdict,
-            pairs,
-        })
+    let inner = text
+        .strip_prefix('{')
+        .and_then(|t| t.strip_suffix('}'))
+        .unwrap_or(&text);
+    // The tuple ends at the first `]` (tuples hold no brackets).
+    match inner.find(']') {
+        Some(end) => inner[end + 1..]
+            .trim_start()
+            .strip_prefix(':')
+            .unwrap_or("")
+            .trim()
+            .to_string(),
+        None => text.clone(),
     }
 }
 
-fn tuple_name(iterators: &[String], p: usize) -> String {
+pub(super) fn tuple_name(iterators: &[String], p: usize) -> String {
     iterators
         .get(p)
         .filter(|n| !n.is_empty())

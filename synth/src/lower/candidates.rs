@@ -7,10 +7,13 @@
 use iegen::computation::{Access, UpdateOp, ValueExpr};
 use iegen::Expr;
 
-use crate::candidate::{Candidate, Relation as CandRelation};
+use crate::candidate::{Candidate, Relation as CandRelation, SynthesisCase};
+use crate::descriptor::Construct;
+use crate::synthesized::Side;
 
 use super::bounds::mentions_any_var;
 use super::contexts::Ctx;
+use super::refusal::Refusal;
 use super::scalars::Prologue;
 use super::{update, Lowering, Pending};
 
@@ -22,7 +25,11 @@ impl Lowering<'_> {
         &mut self,
         c: &Candidate,
         phase: u32,
-    ) -> Result<bool, String> {
+    ) -> Result<bool, Refusal> {
+        if c.case == Some(SynthesisCase::Profile) {
+            self.profile_statements(c)?;
+            return Ok(false);
+        }
         let mut all: Vec<&Expr> = c.args.iter().collect();
         all.push(&c.value);
         let ctx = self.context_of(&all);
@@ -30,10 +37,15 @@ impl Lowering<'_> {
             CandRelation::Eq => UpdateOp::Assign,
             CandRelation::Ge => UpdateOp::Max,
             CandRelation::Le => {
-                return Err(format!(
-                "`{}` would be computed by `min=`, which needs an initialization not implemented",
-                c.unknown
-            ))
+                return Err(Refusal::about(
+                    Side::Destination,
+                    Construct::Uf(c.unknown.clone()),
+                    format!(
+                        "`{}` would be computed by `min=`, which needs an initialization not \
+                         implemented",
+                        c.unknown
+                    ),
+                ))
             }
         };
         // A pointer array over the sort's or the scatter's key: its prefix sums.

@@ -8,6 +8,7 @@ use std::collections::BTreeSet;
 use iegen::{Conjunction, Constraint, Expr, Formula, Monotonicity, Set, Var};
 
 use super::ranks::PermMode;
+use super::refusal::Refusal;
 use super::{Lowering, Pending};
 
 /// Where a statement iterates.
@@ -71,7 +72,7 @@ impl Lowering<'_> {
         }
     }
 
-    pub(super) fn domain_of(&self, ctx: &Ctx) -> Result<(Set, Vec<String>), String> {
+    pub(super) fn domain_of(&self, ctx: &Ctx) -> Result<(Set, Vec<String>), Refusal> {
         let range = |name: &str, size: &str| {
             let v = Expr::var(Var::Tuple(0));
             let conj = Conjunction::from_parts(

@@ -7,12 +7,13 @@ use std::collections::BTreeSet;
 use iegen::computation::{Access, UpdateOp, ValueExpr};
 use iegen::Expr;
 
+use super::refusal::Refusal;
 use super::scalars::Prologue;
 use super::{phase, update, Lowering};
 
 impl Lowering<'_> {
     /// `A_out(dst index) = A(src index)` (Algorithm 4).
-    pub(super) fn copy_statement(&mut self, fixups: &BTreeSet<String>) -> Result<(), String> {
+    pub(super) fn copy_statement(&mut self, fixups: &BTreeSet<String>) -> Result<(), Refusal> {
         let dst_index: Vec<Expr> = self
             .conv
             .dst

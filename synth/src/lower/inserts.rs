@@ -10,13 +10,14 @@ use crate::order::KeyComponent;
 
 use super::contexts::Ctx;
 use super::ranks::PermMode;
+use super::refusal::Refusal;
 use super::scalars::Prologue;
 use super::{call, phase, update, Lowering, Pending};
 
 impl Lowering<'_> {
     /// The inserts into the permutation and the ordered sets, their sorts
     /// and sizes (phases 0 and 1).
-    pub(super) fn insert_statements(&mut self) -> Result<(), String> {
+    pub(super) fn insert_statements(&mut self) -> Result<(), Refusal> {
         let mut sets: Vec<(usize, String, Expr, String)> = self
             .sets
             .iter()

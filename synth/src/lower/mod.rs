@@ -68,6 +68,7 @@ use iegen::{Expr, Set};
 
 use crate::candidate::{Candidate, SynthesisCase};
 use crate::conversion::Conversion;
+use crate::descriptor::Construct;
 use crate::error::SynthError;
 use crate::plan::{Plan, Step};
 use crate::synthesized::{Binding, BindingKind, Side};
@@ -76,6 +77,7 @@ use self::bounds::box_extents;
 use self::contexts::Ctx;
 use self::ordered_sets::OrderedSet;
 use self::ranks::Permutation;
+use self::refusal::Refusal;
 use self::scalars::Prologue;
 
 mod bounds;
@@ -89,6 +91,7 @@ mod phase;
 mod pointers;
 mod ranks;
 mod reductions;
+mod refusal;
 mod scalars;
 mod schedule;
 mod sort_keys;
@@ -102,11 +105,24 @@ mod translate;
 /// does not provide (two permutations, a comparator that is not a Morton
 /// interleaving, an index array whose domain is not a box from 0).
 pub fn lower(conv: &Conversion, plan: &Plan) -> Result<(Computation, Vec<Binding>), SynthError> {
-    let fail = |message: String| SynthError::Lowering {
+    // The message names the descriptor item it is about, with its line.
+    let fail = |r: Refusal| SynthError::Lowering {
         src: conv.src.name.clone(),
         dst: conv.dst.name.clone(),
-        message,
+        message: match &r.at {
+            Some((side, construct)) => {
+                let d = match side {
+                    Side::Source => &conv.src,
+                    Side::Destination => &conv.dst,
+                };
+                format!("{} ({})", r.message, d.locate(construct))
+            }
+            None => r.message,
+        },
     };
+    // Positions defined through the destination's arrays are computed
+    // from them (the plan orders the arrays first).
+    let conv = &conv.with_defined_positions();
     // Gustavson's scatter where it applies; the sorted permutation otherwise.
     let mut l = Lowering::new(conv, true).map_err(fail)?;
     if l.lower(plan).is_ok() {
@@ -153,13 +169,15 @@ struct Lowering<'a> {
     group_iter: String,
     /// How many chosen candidates write each unknown.
     writers: BTreeMap<String, usize>,
+    /// Arrays computed as profiles, whose prefix sums are queued.
+    profiles: BTreeSet<String>,
 }
 
 impl<'a> Lowering<'a> {
     /// The computation's symbols and data spaces (the source's arrays in,
     /// the destination's out) with their bindings; `allow_streaming` lets
     /// positions be placed by a scatter.
-    fn new(conv: &'a Conversion, allow_streaming: bool) -> Result<Self, String> {
+    fn new(conv: &'a Conversion, allow_streaming: bool) -> Result<Self, Refusal> {
         let src = &conv.src;
         let dst = &conv.dst;
         let n_in = src.sparse_arity();
@@ -168,7 +186,11 @@ impl<'a> Lowering<'a> {
         let dst_tuple = dst.map.conjunctions()[0].tuple_names()[..n_out].to_vec();
         let source_domain = src.map.domain().simplify();
         if source_domain.conjunctions().len() != 1 {
-            return Err("the source's iteration space is not one conjunction".into());
+            return Err(Refusal::about(
+                Side::Source,
+                Construct::Map,
+                "the source's iteration space is not one conjunction",
+            ));
         }
         let name = format!("{}_to_{}", src.name.to_lowercase(), dst.name.to_lowercase());
         let mut comp = Computation {
@@ -187,7 +209,11 @@ impl<'a> Lowering<'a> {
                 name: u.name.clone(),
                 elem: ElemType::Int,
                 extents: box_extents(&u.domain).ok_or_else(|| {
-                    format!("the domain of `{}` is not a box starting at 0", u.name)
+                    Refusal::about(
+                        Side::Source,
+                        Construct::Uf(u.name.clone()),
+                        format!("the domain of `{}` is not a box starting at 0", u.name),
+                    )
                 })?,
                 role: Role::In,
             });
@@ -236,9 +262,13 @@ impl<'a> Lowering<'a> {
                 name: u.name.clone(),
                 elem: ElemType::Int,
                 extents: box_extents(&u.domain).ok_or_else(|| {
-                    format!(
-                        "the domain of `{}` is not a box starting at 0",
-                        original(&u.name)
+                    Refusal::about(
+                        Side::Destination,
+                        Construct::Uf(u.name.clone()),
+                        format!(
+                            "the domain of `{}` is not a box starting at 0",
+                            original(&u.name)
+                        ),
                     )
                 })?,
                 role: Role::Out,
@@ -285,6 +315,7 @@ impl<'a> Lowering<'a> {
             allow_streaming,
             group_iter: String::new(),
             writers: BTreeMap::new(),
+            profiles: BTreeSet::new(),
         };
         l.sorted_iter = l.fresh("p");
         l.group_iter = l.fresh("g");
@@ -310,7 +341,7 @@ impl<'a> Lowering<'a> {
 
     /// Plans the positions, then queues every statement: sizes, index
     /// arrays, the ordered sets' values, the copy, fix-ups and inserts.
-    fn lower(&mut self, plan: &Plan) -> Result<(), String> {
+    fn lower(&mut self, plan: &Plan) -> Result<(), Refusal> {
         // Positions: permutations and ordered sets.
         let mut unknown_steps = Vec::new();
         let mut permutations = Vec::new();
@@ -335,9 +366,13 @@ impl<'a> Lowering<'a> {
                 && !self.prefix_ranks.contains_key(&q)
                 && !self.sets.contains_key(&q)
             {
-                return Err(format!(
-                    "no permutation or ordered set gives position `{}`",
-                    self.dst_tuple[q]
+                return Err(Refusal::about(
+                    Side::Destination,
+                    Construct::Map,
+                    format!(
+                        "no permutation or ordered set gives position `{}`",
+                        self.dst_tuple[q]
+                    ),
                 ));
             }
         }
@@ -359,9 +394,13 @@ impl<'a> Lowering<'a> {
                 .iter()
                 .find(|r| !self.conv.unknown_symbols.contains(r))
             {
-                return Err(format!(
-                    "`{}` would be computed from `{r}`, another index array being computed",
-                    c.unknown
+                return Err(Refusal::about(
+                    Side::Destination,
+                    Construct::Uf(c.unknown.clone()),
+                    format!(
+                        "`{}` would be computed from `{r}`, another index array being computed",
+                        c.unknown
+                    ),
                 ));
             }
             if self.candidate_statement(c, phase::ARRAYS)? {

@@ -9,7 +9,10 @@ use iegen::{Atom, Expr, Monotonicity, Set, Var};
 use crate::candidate::Candidate;
 
 use super::contexts::Ctx;
+use super::refusal::Refusal;
 use super::{call, phase, update, Lowering, Pending};
+use crate::descriptor::Construct;
+use crate::synthesized::Side;
 
 /// The ordered set that gives one destination position.
 pub(super) struct OrderedSet {
@@ -27,15 +30,23 @@ pub(super) struct OrderedSet {
 }
 
 impl Lowering<'_> {
-    pub(super) fn plan_ordered_set(&mut self, uf: &str, c: &Candidate) -> Result<(), String> {
+    pub(super) fn plan_ordered_set(&mut self, uf: &str, c: &Candidate) -> Result<(), Refusal> {
         let q = match c.args.as_slice() {
             [a] => match a.as_var() {
                 Some(Var::Tuple(t)) if t >= self.n_in => t - self.n_in,
-                _ => return Err(format!("`{uf}` is inserted at `{a}`, not at a position")),
+                _ => {
+                    return Err(Refusal::about(
+                        Side::Destination,
+                        Construct::Uf(uf.to_string()),
+                        format!("`{uf}` is inserted at `{a}`, not at a position"),
+                    ))
+                }
             },
             _ => {
-                return Err(format!(
-                    "`{uf}` takes several arguments; an ordered set gives one"
+                return Err(Refusal::about(
+                    Side::Destination,
+                    Construct::Uf(uf.to_string()),
+                    format!("`{uf}` takes several arguments; an ordered set gives one"),
                 ))
             }
         };
@@ -45,8 +56,12 @@ impl Lowering<'_> {
             .uf(uf)
             .ok_or_else(|| format!("`{uf}` is not an index array"))?;
         if !decl.monotonicity.contains(&Monotonicity::Increasing) {
-            return Err(format!(
-                "`{uf}` is not declared `increasing`; an ordered set of distinct values needs it"
+            return Err(Refusal::about(
+                Side::Destination,
+                Construct::Uf(uf.to_string()),
+                format!(
+                    "`{uf}` is not declared `increasing`; an ordered set of distinct values needs it"
+                ),
             ));
         }
         let (lo, hi) = range_bounds(&decl.range);

@@ -11,6 +11,9 @@ pub const INSERT: u32 = 0;
 /// Inserts whose keys read an ordered set's index, a second pass after
 /// the sets' sorts; their sorts, sizes and ranks come in the next phase.
 pub const INSERT_AFTER_SETS: u32 = 2;
+/// Prefix sums of profiles, whose increments the inserts' pass computed:
+/// before the sizes that read them.
+pub const PREFIX_SUMS: u32 = 3;
 /// Destination sizes.
 pub const SIZES: u32 = 4;
 /// Index arrays, the placing pass and the copy.

@@ -4,7 +4,7 @@
 //! fix-up `f(x + 1) max= f(x)` for the rows without entries.
 
 use iegen::computation::{Access, Body, UpdateOp, ValueExpr};
-use iegen::{Expr, Monotonicity, Var};
+use iegen::{Atom, Expr, Monotonicity, Var};
 
 use crate::candidate::{Candidate, Relation as CandRelation};
 use crate::order::KeyComponent;
@@ -13,7 +13,11 @@ use super::contexts::Ctx;
 #[cfg(test)]
 use super::faults;
 use super::ranks::PermMode;
+use super::refusal::Refusal;
+use super::scalars::Prologue;
 use super::{call, phase, update, Lowering, Pending};
+use crate::descriptor::Construct;
+use crate::synthesized::Side;
 
 impl Lowering<'_> {
     /// `f(key + 1) max= q + 1` with `q` the position a scatter places or a
@@ -66,10 +70,64 @@ impl Lowering<'_> {
         Some((extent, body))
     }
 
+    /// A profile `f(a) >= f(a - 1) + e` ([`SynthesisCase::Profile`]): the
+    /// increments `f(a) max= e` over the source entries (with the inserts,
+    /// before anything reads `f`), then, once per array, their prefix sums
+    /// `f(x + 1) += f(x)` in increasing `x`: the least nondecreasing `f`
+    /// from 0 with every bound.
+    ///
+    /// [`SynthesisCase::Profile`]: crate::candidate::SynthesisCase::Profile
+    pub(super) fn profile_statements(&mut self, c: &Candidate) -> Result<(), Refusal> {
+        let [a] = c.args.as_slice() else {
+            return Err(Refusal::about(
+                Side::Destination,
+                Construct::Uf(c.unknown.clone()),
+                format!("the profile of `{}` has several arguments", c.unknown),
+            ));
+        };
+        let previous = Atom::Uf(c.unknown.clone(), vec![a.plus(&Expr::constant(-1))]);
+        let mut increment = c.value.clone();
+        increment.add_term(previous, -1);
+        let ctx = self.context_of(&[a, &increment]);
+        let mut pro = Prologue::new();
+        let index = self.translate(a, &ctx, &mut pro)?;
+        let value = self.translate(&increment, &ctx, &mut pro)?;
+        let body = update(
+            Access {
+                space: c.unknown.clone(),
+                index: vec![index],
+            },
+            UpdateOp::Max,
+            ValueExpr::Index(value),
+        );
+        self.push(phase::INSERT, ctx, pro, body);
+        if !self.profiles.insert(c.unknown.clone()) {
+            return Ok(());
+        }
+        let x = Expr::var(Var::Tuple(0));
+        self.pending.push(Pending {
+            phase: phase::PREFIX_SUMS,
+            ctx: Ctx::Fixup(c.unknown.clone()),
+            guard: Vec::new(),
+            body: update(
+                Access {
+                    space: c.unknown.clone(),
+                    index: vec![x.plus(&Expr::constant(1))],
+                },
+                UpdateOp::Add,
+                ValueExpr::Read(Access {
+                    space: c.unknown.clone(),
+                    index: vec![x],
+                }),
+            ),
+        });
+        Ok(())
+    }
+
     /// Algorithm 3: `f(x + 1) max= f(x)` in increasing `x`, so that a
     /// nondecreasing pointer array computed by `max=` at the entries' rows
     /// also holds at the rows without entries.
-    pub(super) fn fixup_statement(&mut self, f: &str) -> Result<(), String> {
+    pub(super) fn fixup_statement(&mut self, f: &str) -> Result<(), Refusal> {
         let decl = self
             .conv
             .dst

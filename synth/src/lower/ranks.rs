@@ -15,7 +15,10 @@ use crate::order::{position_order, KeyComponent, PositionOrder};
 use super::bounds::{definition, unit_range};
 #[cfg(test)]
 use super::faults;
+use super::refusal::Refusal;
 use super::Lowering;
+use crate::descriptor::Construct;
+use crate::synthesized::Side;
 
 /// How the permutation of a position is realized.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -85,7 +88,7 @@ impl Lowering<'_> {
     /// by that position's own order, is a prefix of the next, so one sort
     /// by the longest key gives the deepest position and each shallower
     /// one is the distinct rank of its prefix ([`PrefixRank`]).
-    pub(super) fn plan_permutations(&mut self, positions: &[usize]) -> Result<(), String> {
+    pub(super) fn plan_permutations(&mut self, positions: &[usize]) -> Result<(), Refusal> {
         match positions {
             [] => return Ok(()),
             [q] => return self.plan_permutation(*q),
@@ -93,15 +96,16 @@ impl Lowering<'_> {
         }
         let mut orders = BTreeMap::new();
         for &q in positions {
-            orders.insert(
-                q,
-                position_order(&self.conv.dst, q).map_err(|e| e.to_string())?,
-            );
+            orders.insert(q, position_order(&self.conv.dst, q).map_err(order_refusal)?);
         }
         let refuse = |a: usize, b: usize, why: &str| {
-            format!(
-                "positions `{}` and `{}` both need a permutation, and {why}",
-                self.dst_tuple[a], self.dst_tuple[b]
+            Refusal::about(
+                Side::Destination,
+                Construct::Map,
+                format!(
+                    "positions `{}` and `{}` both need a permutation, and {why}",
+                    self.dst_tuple[a], self.dst_tuple[b]
+                ),
             )
         };
         let mut expanded: Vec<(usize, Vec<KeyComponent>)> = Vec::new();
@@ -158,8 +162,8 @@ impl Lowering<'_> {
         }
     }
 
-    pub(super) fn plan_permutation(&mut self, q: usize) -> Result<(), String> {
-        let order = position_order(&self.conv.dst, q).map_err(|e| e.to_string())?;
+    pub(super) fn plan_permutation(&mut self, q: usize) -> Result<(), Refusal> {
+        let order = position_order(&self.conv.dst, q).map_err(order_refusal)?;
         self.plan_permutation_with(q, order, false)
     }
 
@@ -171,7 +175,7 @@ impl Lowering<'_> {
         q: usize,
         #[allow(unused_mut)] mut order: PositionOrder,
         sorted: bool,
-    ) -> Result<(), String> {
+    ) -> Result<(), Refusal> {
         #[cfg(test)]
         if faults::injected(faults::Fault::DropLastKeyComponent) && order.key.len() > 1 {
             order.key.pop();
@@ -375,4 +379,11 @@ fn expand_key(
     }
     seen.pop();
     Some(out)
+}
+
+/// An order the descriptor's rules do not give, about the rule when one is
+/// named, else the map.
+fn order_refusal(e: crate::order::OrderError) -> Refusal {
+    let construct = e.rule.map_or(Construct::Map, Construct::Rule);
+    Refusal::about(Side::Destination, construct, e.to_string())
 }

@@ -8,13 +8,14 @@ use iegen::computation::{schedule_relation, Body, ScheduleDim, Stmt};
 use iegen::{Conjunction, Constraint, Formula, Set, Var};
 
 use super::contexts::Ctx;
+use super::refusal::Refusal;
 use super::scalars::reuse_scalars;
 use super::{phase, Lowering, Pending};
 
 impl Lowering<'_> {
     /// Names, domains and schedules: one top-level loop per (phase,
     /// context), statements in a loop in creation order.
-    pub(super) fn finish(&mut self) -> Result<(), String> {
+    pub(super) fn finish(&mut self) -> Result<(), Refusal> {
         if self
             .pending
             .iter()

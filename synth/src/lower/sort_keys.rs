@@ -13,8 +13,11 @@ use crate::order::KeyComponent;
 
 use super::bounds::box_extent;
 use super::ranks::PermMode;
+use super::refusal::Refusal;
 use super::scalars::Prologue;
 use super::{call, Lowering};
+use crate::descriptor::Construct;
+use crate::synthesized::Side;
 
 impl Lowering<'_> {
     /// The permutation's order argument and its number of compared
@@ -25,7 +28,7 @@ impl Lowering<'_> {
         &self,
         key: &[KeyComponent],
         mode: &PermMode,
-    ) -> Result<String, String> {
+    ) -> Result<String, Refusal> {
         if *mode == PermMode::Unsorted || key.is_empty() {
             return Ok("lex(1)".into());
         }
@@ -41,8 +44,13 @@ impl Lowering<'_> {
             if interleaves_params {
                 return Ok(format!("morton({})", args.len()));
             }
-            return Err(format!(
-                "comparator `{name}` is not an interleaving of its parameters; only Morton orders are lowered"
+            return Err(Refusal::about(
+                Side::Destination,
+                Construct::Comparator(name.clone()),
+                format!(
+                    "comparator `{name}` is not an interleaving of its parameters; only Morton \
+                     orders are lowered"
+                ),
             ));
         }
         let mut extents = Vec::new();

@@ -11,8 +11,11 @@ use crate::order::KeyComponent;
 
 use super::contexts::Ctx;
 use super::ranks::PermMode;
+use super::refusal::Refusal;
 use super::scalars::Prologue;
 use super::{call, Lowering};
+use crate::descriptor::Construct;
+use crate::synthesized::Side;
 
 impl Lowering<'_> {
     /// `e` over the composed relation's variables, rewritten for `ctx`;
@@ -22,7 +25,7 @@ impl Lowering<'_> {
         e: &Expr,
         ctx: &Ctx,
         pro: &mut Prologue,
-    ) -> Result<Expr, String> {
+    ) -> Result<Expr, Refusal> {
         let mut out = Expr::constant(e.constant_term());
         for (atom, coef) in e.terms() {
             let t = match atom {
@@ -38,7 +41,7 @@ impl Lowering<'_> {
                 Atom::Var(Var::Tuple(t)) => self.destination_var(t - self.n_in, ctx, pro)?,
                 Atom::Div(x, m) => Expr::floor_div(&self.translate(x, ctx, pro)?, *m),
                 Atom::Var(v) => {
-                    return Err(format!("an existential variable {v:?} in a statement"))
+                    return Err(format!("an existential variable {v:?} in a statement").into())
                 }
             };
             out = out.add_scaled(&t, coef);
@@ -46,7 +49,7 @@ impl Lowering<'_> {
         Ok(out)
     }
 
-    fn source_var(&mut self, i: usize, ctx: &Ctx, pro: &mut Prologue) -> Result<Expr, String> {
+    fn source_var(&mut self, i: usize, ctx: &Ctx, pro: &mut Prologue) -> Result<Expr, Refusal> {
         match ctx {
             Ctx::Source | Ctx::Placed => Ok(Expr::var(Var::Tuple(i))),
             Ctx::Sorted => {
@@ -84,14 +87,23 @@ impl Lowering<'_> {
                 self.read_key(pro, &name, &object, compared + j);
                 Ok(Expr::sym(name))
             }
-            _ => Err(format!(
-                "source variable `{}` is needed where only destination positions are known",
-                self.src_tuple[i]
+            _ => Err(Refusal::about(
+                Side::Source,
+                Construct::Map,
+                format!(
+                    "source variable `{}` is needed where only destination positions are known",
+                    self.src_tuple[i]
+                ),
             )),
         }
     }
 
-    fn destination_var(&mut self, q: usize, ctx: &Ctx, pro: &mut Prologue) -> Result<Expr, String> {
+    fn destination_var(
+        &mut self,
+        q: usize,
+        ctx: &Ctx,
+        pro: &mut Prologue,
+    ) -> Result<Expr, Refusal> {
         if let (Some(prefix), Ctx::Sorted) = (self.prefix_ranks.get(&q), ctx) {
             // A shallower level: the distinct rank of its key prefix.
             let len = prefix.len as i64;
@@ -170,9 +182,13 @@ impl Lowering<'_> {
                     return Ok(Expr::var(Var::Tuple(*var)).minus(lo))
                 }
                 _ => {
-                    return Err(format!(
-                        "position `{}` is needed outside the permutation's loop",
-                        self.dst_tuple[q]
+                    return Err(Refusal::about(
+                        Side::Destination,
+                        Construct::Map,
+                        format!(
+                            "position `{}` is needed outside the permutation's loop",
+                            self.dst_tuple[q]
+                        ),
                     ))
                 }
             }
@@ -203,9 +219,13 @@ impl Lowering<'_> {
                     }
                     Ok(Expr::sym(name))
                 }
-                _ => Err(format!(
-                    "position `{}` of the ordered set is needed outside its loops",
-                    self.dst_tuple[q]
+                _ => Err(Refusal::about(
+                    Side::Destination,
+                    Construct::Map,
+                    format!(
+                        "position `{}` of the ordered set is needed outside its loops",
+                        self.dst_tuple[q]
+                    ),
                 )),
             };
         }

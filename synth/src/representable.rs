@@ -1,0 +1,290 @@
+//! Which coordinates a format can store at all.
+//!
+//! Most formats store any entry inside the dense shape, but not every one:
+//! a lower skyline stores row `i`'s columns from its first nonzero up to the
+//! diagonal, so an entry above the diagonal has no place in it. The
+//! constraints that say so are read off the format's map: every sparse
+//! position that an equality defines (`k = jj - ii + sky(ii + 1) - 1`) is
+//! substituted, and what remains over the dense coordinates alone, with no
+//! index array, is a condition on each entry (`k < sky(ii + 1)` becomes
+//! `j <= i`). A conversion into the format refuses an input with an entry
+//! that breaks one, naming the entry, instead of writing outside its arrays.
+
+use std::fmt;
+
+use iegen::{Conjunction, Constraint, Expr, Prover, UfEnvironment, Var};
+
+use crate::descriptor::Descriptor;
+use crate::tensor_io::Coordinates;
+
+/// The conditions every stored entry of a format satisfies, over its dense
+/// coordinates (tuple variable `d` is coordinate `d`) and its symbols.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Representable {
+    /// The format's name.
+    pub format: String,
+    /// The coordinates' names, as the map's output tuple gives them.
+    pub names: Vec<String>,
+    /// The dense extents' symbols, in order.
+    pub dense: Vec<String>,
+    /// The conditions, none implied by the dense shape alone.
+    pub conditions: Vec<Constraint>,
+}
+
+/// An entry a format cannot store.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "the entry at ({}) cannot be stored in {format}: {format} stores only entries with {condition}",
+    coordinates.iter().map(|c| (c + 1).to_string()).collect::<Vec<_>>().join(", ")
+)]
+pub struct Unrepresentable {
+    /// The destination format.
+    pub format: String,
+    /// The entry's coordinates, 0-based (printed 1-based, as in the files).
+    pub coordinates: Vec<i64>,
+    /// The condition it breaks, with the coordinates' names.
+    pub condition: String,
+}
+
+impl Representable {
+    /// The conditions of `d`'s map on single entries.
+    pub fn of(d: &Descriptor) -> Representable {
+        let dims = d.dense.len();
+        let inverse = d.map.inverse().simplify();
+        let names: Vec<String> = inverse
+            .conjunctions()
+            .first()
+            .map(|c| c.tuple_names()[..dims].to_vec())
+            .unwrap_or_else(|| (0..dims).map(|k| format!("x{k}")).collect());
+        let conditions = match inverse.conjunctions() {
+            [c] => conditions(c, dims, d),
+            _ => Vec::new(),
+        };
+        Representable {
+            format: d.name.clone(),
+            names,
+            dense: d.dense.clone(),
+            conditions,
+        }
+    }
+
+    /// Whether every entry inside the dense shape can be stored.
+    pub fn is_everything(&self) -> bool {
+        self.conditions.is_empty()
+    }
+
+    /// The first condition the entry at `coordinates` breaks, given the
+    /// symbols' values. A condition that cannot be evaluated (a symbol
+    /// without a value) counts as broken.
+    pub fn check(
+        &self,
+        coordinates: &[i64],
+        symbol: &dyn Fn(&str) -> Option<i64>,
+    ) -> Result<(), Unrepresentable> {
+        for c in &self.conditions {
+            let value = c.expr().evaluate(
+                &mut |v| match v {
+                    Var::Tuple(k) => coordinates.get(k).copied(),
+                    Var::Exist(_) => None,
+                },
+                &mut |s| symbol(s),
+                &mut |_, _| None,
+            );
+            let holds = match value {
+                Some(v) if c.is_eq() => v == 0,
+                Some(v) => v >= 0,
+                None => false,
+            };
+            if !holds {
+                return Err(Unrepresentable {
+                    format: self.format.clone(),
+                    coordinates: coordinates.to_vec(),
+                    condition: self.describe(c),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// The first entry of `c` the format cannot store (a listed zero
+    /// too: a conversion from coordinates visits it).
+    pub fn check_coordinates(&self, c: &Coordinates) -> Result<(), Unrepresentable> {
+        let symbol = |s: &str| self.dense.iter().position(|d| d == s).map(|k| c.dims[k]);
+        for (at, _) in &c.entries {
+            self.check(at, &symbol)?;
+        }
+        Ok(())
+    }
+
+    /// The entries of `c` the format can store.
+    pub fn restrict(&self, c: &Coordinates) -> Coordinates {
+        let symbol = |s: &str| self.dense.iter().position(|d| d == s).map(|k| c.dims[k]);
+        Coordinates {
+            dims: c.dims.clone(),
+            entries: c
+                .entries
+                .iter()
+                .filter(|(at, _)| self.check(at, &symbol).is_ok())
+                .cloned()
+                .collect(),
+        }
+    }
+
+    /// A condition as text over the coordinates' names (`j <= i`).
+    pub fn describe(&self, c: &Constraint) -> String {
+        let name = |v: Var| match v {
+            Var::Tuple(k) => self.names.get(k).cloned().unwrap_or_else(|| v.to_string()),
+            Var::Exist(_) => v.to_string(),
+        };
+        // e >= 0 or e = 0, printed as positive terms against negative ones.
+        let e = c.expr();
+        let mut lhs = Expr::constant(0);
+        let mut rhs = Expr::constant(0);
+        for (atom, coef) in e.terms() {
+            if coef > 0 {
+                lhs.add_term(atom.clone(), coef);
+            } else {
+                rhs.add_term(atom.clone(), -coef);
+            }
+        }
+        let k = e.constant_term();
+        if k > 0 {
+            lhs = lhs.plus(&Expr::constant(k));
+        } else {
+            rhs = rhs.plus(&Expr::constant(-k));
+        }
+        let op = if c.is_eq() { "=" } else { ">=" };
+        let (l, r) = (
+            iegen::print::expr_with_names(&lhs, &name),
+            iegen::print::expr_with_names(&rhs, &name),
+        );
+        if c.is_eq() {
+            format!("{l} {op} {r}")
+        } else {
+            format!("{r} <= {l}")
+        }
+    }
+}
+
+impl fmt::Display for Representable {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.conditions.is_empty() {
+            return write!(f, "every entry");
+        }
+        let parts: Vec<String> = self.conditions.iter().map(|c| self.describe(c)).collect();
+        write!(f, "{}", parts.join(" and "))
+    }
+}
+
+/// The constraints of `inverse` (coordinates first, then the sparse
+/// positions) over the coordinates alone once every position an equality
+/// defines is substituted, less those the dense shape implies.
+fn conditions(inverse: &Conjunction, dims: usize, d: &Descriptor) -> Vec<Constraint> {
+    let mut c = inverse.clone();
+    let is_position =
+        |v: Var| matches!(v, Var::Tuple(p) if p >= dims) || matches!(v, Var::Exist(_));
+    'substitute: loop {
+        let defining: Vec<Constraint> = c.constraints().filter(|k| k.is_eq()).cloned().collect();
+        for k in defining {
+            let mut target = None;
+            k.expr().for_each_var(&mut |v| {
+                if target.is_none()
+                    && is_position(v)
+                    && k.expr().coefficient_of_var(v).abs() == 1
+                    && !k.expr().mentions_in_uf_args(v)
+                {
+                    target = Some(v);
+                }
+            });
+            let Some(v) = target else { continue };
+            let coef = k.expr().coefficient_of_var(v);
+            let definition = k.expr().plus(&Expr::var(v).scale(-coef)).scale(-coef);
+            c.remove(&k);
+            if c.substitute(v, &definition).is_err() {
+                return Vec::new();
+            }
+            continue 'substitute;
+        }
+        break;
+    }
+    let shape = shape(d, dims);
+    let env = UfEnvironment::new();
+    let prover = Prover::new(&env);
+    c.constraints()
+        .filter(|k| {
+            let mut only_coordinates = true;
+            k.expr()
+                .for_each_var(&mut |v| only_coordinates &= !is_position(v));
+            let mut calls = false;
+            k.expr().for_each_call(&mut |_, _| calls = true);
+            only_coordinates && !calls
+        })
+        .filter(|k| !prover.implies(&shape, k).holds())
+        .cloned()
+        .collect()
+}
+
+/// `0 <= x_d < N_d` for every dense dimension, and every symbol positive.
+fn shape(d: &Descriptor, dims: usize) -> Conjunction {
+    let mut c = Conjunction::universe_of_arity(dims);
+    for (k, n) in d.dense.iter().enumerate() {
+        let x = Expr::var(Var::Tuple(k));
+        let n = Expr::sym(n.clone());
+        let _ = c.add(Constraint::le(&Expr::constant(0), &x));
+        let _ = c.add(Constraint::lt(&x, &n));
+    }
+    c
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::builtin::{builtin_names, load_format};
+    use crate::descriptor_file::parse_descriptor;
+
+    fn skyline(text: &str) -> Representable {
+        Representable::of(&parse_descriptor(text).expect("parses"))
+    }
+
+    #[test]
+    fn every_builtin_but_the_skylines_stores_every_entry_of_its_shape() {
+        for name in builtin_names() {
+            let r = Representable::of(&load_format(name).expect("built-in"));
+            assert_eq!(r.is_everything(), !name.starts_with("sky"), "{name}: {r}");
+        }
+    }
+
+    #[test]
+    fn a_skyline_stores_one_triangle() {
+        let lower = skyline(include_str!("../../descriptors/skyl.desc"));
+        assert_eq!(lower.to_string(), "j <= i");
+        let upper = skyline(include_str!("../../descriptors/skyu.desc"));
+        assert_eq!(upper.to_string(), "i <= j");
+        let c = Coordinates {
+            dims: vec![3, 4],
+            entries: vec![
+                (vec![0, 0], 1.0),
+                (vec![0, 3], 0.0),
+                (vec![2, 1], 2.0),
+                (vec![1, 2], 3.0),
+            ],
+        };
+        // A listed zero counts: a conversion from coordinates visits it.
+        let err = lower.check_coordinates(&c).unwrap_err();
+        assert_eq!(err.coordinates, vec![0, 3]);
+        assert_eq!(
+            err.to_string(),
+            "the entry at (1, 4) cannot be stored in SKYL: SKYL stores only entries with j <= i"
+        );
+        assert_eq!(
+            lower.restrict(&c).entries,
+            vec![(vec![0, 0], 1.0), (vec![2, 1], 2.0)]
+        );
+        assert_eq!(
+            upper.check_coordinates(&c).unwrap_err().coordinates,
+            vec![2, 1]
+        );
+        let both = upper.restrict(&lower.restrict(&c));
+        assert_eq!(both.entries, vec![(vec![0, 0], 1.0)]);
+    }
+}
