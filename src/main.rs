@@ -70,11 +70,12 @@ enum Command {
         /// A second format: check the conversions between the two.
         other: Option<String>,
     },
-    /// Writes the entries a JSON instance of a format stores as coordinates.
+    /// Writes the entries an instance of a format stores as coordinates.
     Dump {
         /// The instance's format (built-in name or descriptor path).
         format: String,
-        /// The JSON instance: {"format": ..., "symbols": {...}, "arrays": {...}}.
+        /// The instance: JSON ({"format": ..., "symbols": {...}, "arrays":
+        /// {...}}) or `.npz`.
         input: PathBuf,
         /// The output: `.mtx` (Matrix Market) or `.tns` (FROSTT).
         #[arg(short, long)]
@@ -133,17 +134,20 @@ enum Command {
     /// Converts INPUT from SRC to DST (compiled with the C compiler, `$CC`
     /// or `cc`, and cached in `$XDG_CACHE_HOME/spf` or `~/.cache/spf`;
     /// in the interpreter without a compiler), checks the result with the
-    /// destination's descriptor and the oracle, and writes it as a JSON
-    /// instance of DST.
+    /// destination's descriptor and the oracle, and writes it as an
+    /// instance of DST: `.npz` (scipy's layout when DST has one),
+    /// `.mtx`/`.tns` (its entries) or JSON.
     Convert {
         /// The source format (built-in name or descriptor path).
         src: String,
         /// The destination format (built-in name or descriptor path).
         dst: String,
         /// A Matrix Market `.mtx` or FROSTT `.tns` file (converted to SRC
-        /// first when SRC is not COO), or a JSON instance of SRC.
+        /// first when SRC is not COO), or an instance of SRC: `.npz` (scipy's
+        /// `save_npz` or spf's generic layout) or JSON.
         input: PathBuf,
-        /// The JSON instance of DST; standard output when absent.
+        /// The instance of DST, by extension: `.npz`, `.mtx`, `.tns`, or
+        /// JSON; JSON on standard output when absent.
         #[arg(short, long)]
         output: Option<PathBuf>,
         /// Where the conversion runs: compiled when a C compiler works,
@@ -158,6 +162,10 @@ enum Command {
         /// conversion came from the cache.
         #[arg(long)]
         verbose: bool,
+        /// Keeps a symmetric Matrix Market input's entries as the file lists
+        /// them (one triangle) instead of adding their mirrors.
+        #[arg(long)]
+        keep_triangle: bool,
     },
     /// Compiles the conversion from SRC to DST into a program:
     /// `BIN INPUT [-o OUT.json] [--repeat N]` prints one JSON line with the
@@ -215,6 +223,7 @@ fn main() -> ExitCode {
             engine,
             no_verify,
             verbose,
+            keep_triangle,
         } => {
             let runner = Runner::new(
                 *engine,
@@ -222,7 +231,12 @@ fn main() -> ExitCode {
                 *verbose,
                 Progress::on_terminal(*verbose),
             );
-            conversion::convert(src, dst, input, path(output), &runner)
+            let symmetry = if *keep_triangle {
+                spf::synth::tensor_io::Symmetry::KeepTriangle
+            } else {
+                spf::synth::tensor_io::Symmetry::Expand
+            };
+            conversion::convert(src, dst, input, path(output), &runner, symmetry)
         }
         Command::Build {
             src,

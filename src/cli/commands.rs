@@ -203,47 +203,16 @@ pub fn check(format: &str, other: Option<&str>) -> Result<(), CliError> {
     Ok(())
 }
 
-/// `spf dump FMT IN.json -o OUT.mtx|OUT.tns`: writes the entries an instance
-/// of a format stores as Matrix Market or FROSTT coordinates.
+/// `spf dump FMT IN.json|IN.npz -o OUT.mtx|OUT.tns`: writes the entries an
+/// instance of a format stores as Matrix Market or FROSTT coordinates.
 pub fn dump(format: &str, input: &Path, output: &Path) -> Result<(), CliError> {
-    use spf::synth::instance::{validate, Instance, InstanceError};
-    use spf::synth::oracle::coordinates_from;
-    use spf::synth::tensor_io::{write_mtx, write_tns};
     let d = load_format(format)?;
-    let (name, text) = read_input(Some(input))?;
-    let problem = |message: String| CliError::Input {
-        file: name.clone(),
-        message,
-    };
-    let inst = Instance::from_json(&text).map_err(|e| match e {
-        InstanceError::Json {
-            line,
-            column,
-            message,
-        } => CliError::Located {
-            file: name.clone(),
-            error: spf::iegen::syntax::SyntaxError {
-                line,
-                column,
-                span: Default::default(),
-                message: format!("invalid JSON: {message}"),
-            },
-        },
-        other => problem(other.to_string()),
-    })?;
-    validate(&d, &inst).map_err(|e| problem(e.to_string()))?;
-    let coords = coordinates_from(&d, &inst).map_err(|e| problem(e.to_string()))?;
-    let mut bytes = Vec::new();
-    let written = match output.extension().and_then(|e| e.to_str()) {
-        Some("mtx") => write_mtx(&coords, &mut bytes),
-        Some("tns") => write_tns(&coords, &mut bytes),
-        _ => {
-            return Err(CliError::Usage(format!(
-                "{}: the output must end in .mtx or .tns",
-                output.display()
-            )))
-        }
-    };
-    written.map_err(|e| problem(e.to_string()))?;
-    write_atomically(output, &bytes)
+    if spf::synth::tensor_io::coordinate_kind(output).is_none() {
+        return Err(CliError::Usage(format!(
+            "{}: the output must end in .mtx or .tns",
+            output.display()
+        )));
+    }
+    let inst = super::instance_file::read_instance(&d, input)?;
+    super::instance_file::write_coordinates(&d, &inst, output)
 }

@@ -10,15 +10,18 @@ use std::path::Path;
 use spf::codegen::{c, rust};
 use spf::iegen::pdfg::Pdfg;
 use spf::iegen::syntax::SyntaxError;
-use spf::synth::instance::{validate, Instance, InstanceError, Values};
+use spf::synth::instance::{validate, Instance, Values};
 use spf::synth::synthesize::{synthesize, SynthError, Synthesized};
-use spf::synth::tensor_io::{read_file, Coordinates, FileError};
+use spf::synth::tensor_io::{
+    coordinate_kind, read_coo_file, CooTensor, FileError, ReadOptions, Symmetry,
+};
 use spf::synth::Descriptor;
 
 use super::commands::load_format;
 use super::driver::{self, CoordinateInput};
 use super::engine::Runner;
 use super::error::CliError;
+use super::instance_file::{read_instance, write_instance};
 use super::output::{emit, write_atomically};
 
 /// What `spf synth` prints.
@@ -125,24 +128,36 @@ pub fn pdfg(inputs: &[String], output: &Path) -> Result<(), CliError> {
     }
 }
 
-/// `spf convert SRC DST INPUT [-o OUT.json]`: converts INPUT (coordinates or
-/// a JSON instance of SRC) to DST as `runner` says (compiled or in the
-/// interpreter, [`super::engine`]), checks the result unless told not to,
-/// and writes it as JSON (standard output without `-o`).
+/// `spf convert SRC DST INPUT [-o OUT]`: converts INPUT (coordinates, or a
+/// JSON or `.npz` instance of SRC) to DST as `runner` says (compiled or in
+/// the interpreter, [`super::engine`]), checks the result unless told not
+/// to, and writes it as OUT's extension says (`.npz`, `.mtx`, `.tns`, JSON
+/// otherwise; JSON on standard output without `-o`). `symmetry` says what a
+/// symmetric Matrix Market input becomes.
 pub fn convert(
     src: &str,
     dst: &str,
     input: &Path,
     output: Option<&Path>,
     runner: &Runner,
+    symmetry: Symmetry,
 ) -> Result<(), CliError> {
     let sd = load_format(src)?;
     let dd = load_format(dst)?;
-    let result = convert_file(&sd, &dd, input, &synthesize_pair, runner)?;
+    let options = ReadOptions {
+        symmetry,
+        ..ReadOptions::default()
+    };
+    let result = convert_file_with(&sd, &dd, input, &synthesize_pair, runner, &options)?;
     let shown = output.map_or("the result".into(), |p| p.display().to_string());
-    runner.progress.step(&format!("writing {shown}"), || {
-        emit(output, &result.to_json())
-    })
+    let note = runner.progress.step(&format!("writing {shown}"), || {
+        write_instance(&dd, &result, output)
+    })?;
+    if let Some(note) = note {
+        let shown = output.map_or("<stdout>".into(), |p| p.display().to_string());
+        eprintln!("spf: note: {shown}: {note}");
+    }
+    Ok(())
 }
 
 /// [`convert`] with loaded formats and a given synthesizer: the destination
@@ -154,6 +169,7 @@ pub fn convert(
 /// Input errors (located for malformed files), synthesis errors, and an
 /// internal error when a synthesized conversion gives an invalid or wrong
 /// result.
+#[cfg(test)]
 pub fn convert_file(
     src: &Descriptor,
     dst: &Descriptor,
@@ -161,7 +177,19 @@ pub fn convert_file(
     synth: &Synthesizer<'_>,
     runner: &Runner,
 ) -> Result<Instance, CliError> {
-    let source = read_source(src, input, synth, runner)?;
+    convert_file_with(src, dst, input, synth, runner, &ReadOptions::default())
+}
+
+/// [`convert_file`] with the options of a coordinate input.
+pub fn convert_file_with(
+    src: &Descriptor,
+    dst: &Descriptor,
+    input: &Path,
+    synth: &Synthesizer<'_>,
+    runner: &Runner,
+    options: &ReadOptions,
+) -> Result<Instance, CliError> {
+    let source = read_source(src, input, synth, runner, options)?;
     let s = synth(src, dst)?;
     runner.run(&s, src, dst, &source)
 }
@@ -219,8 +247,9 @@ impl CooLayout {
         })
     }
 
-    /// The coordinates as an instance of the format, in their order.
-    pub fn instance(&self, c: &Coordinates) -> Instance {
+    /// The columns as an instance of the format, in their order (moved,
+    /// not copied).
+    pub fn instance_of(&self, c: CooTensor) -> Instance {
         let mut inst = Instance {
             format: self.format.clone(),
             ..Instance::default()
@@ -229,13 +258,11 @@ impl CooLayout {
             inst.symbols.insert(name.clone(), *extent);
         }
         inst.symbols.insert(self.count.clone(), c.len() as i64);
-        for (d, name) in self.index.iter().enumerate() {
-            let column = c.entries.iter().map(|(index, _)| index[d]).collect();
+        for (name, column) in self.index.iter().zip(c.indices) {
             inst.arrays.insert(name.clone(), Values::Int(column));
         }
-        let values = c.entries.iter().map(|(_, v)| *v).collect();
         inst.arrays
-            .insert(self.values.clone(), Values::Real(values));
+            .insert(self.values.clone(), Values::Real(c.values));
         inst
     }
 }
@@ -246,18 +273,9 @@ fn builtin(name: &str) -> Result<Descriptor, CliError> {
         .map_err(|e| CliError::Usage(format!("the built-in format {name}: {e}")))
 }
 
-/// Whether the input file holds coordinates (by its extension).
-fn is_coordinate_file(path: &Path) -> bool {
-    let ext = path
-        .extension()
-        .and_then(|e| e.to_str())
-        .map(str::to_ascii_lowercase);
-    matches!(ext.as_deref(), Some("mtx") | Some("tns"))
-}
-
-/// Reads INPUT as an instance of `src`: a JSON instance (validated), or a
-/// coordinate file made into COO and, when `src` is not that COO format,
-/// converted to `src` by synthesis.
+/// Reads INPUT as an instance of `src`: a JSON or `.npz` instance
+/// (validated), or a coordinate file made into COO and, when `src` is not
+/// that COO format, converted to `src` by synthesis.
 ///
 /// # Errors
 ///
@@ -268,6 +286,7 @@ pub fn read_source(
     input: &Path,
     synth: &Synthesizer<'_>,
     runner: &Runner,
+    options: &ReadOptions,
 ) -> Result<Instance, CliError> {
     let shown = input.display().to_string();
     let problem = |message: String| CliError::Input {
@@ -276,31 +295,10 @@ pub fn read_source(
     };
     // Shown while the input is read and checked (ends before a conversion).
     let reading = runner.progress.start(&format!("reading {shown}"));
-    if !is_coordinate_file(input) {
-        let bytes = std::fs::read(input).map_err(|source| CliError::Read {
-            path: shown.clone(),
-            source,
-        })?;
-        let inst = Instance::from_json_bytes(&bytes).map_err(|e| match e {
-            InstanceError::Json {
-                line,
-                column,
-                message,
-            } => CliError::Located {
-                file: shown.clone(),
-                error: SyntaxError {
-                    line,
-                    column,
-                    span: Default::default(),
-                    message: format!("invalid JSON: {message}"),
-                },
-            },
-            other => problem(other.to_string()),
-        })?;
-        validate(src, &inst).map_err(|e| problem(e.to_string()))?;
-        return Ok(inst);
+    if coordinate_kind(input).is_none() {
+        return read_instance(src, input);
     }
-    let coords = read_file(input, None).map_err(|e| match e {
+    let coords = read_coo_file(input, options).map_err(|e| match e {
         FileError::Io { source, .. } => CliError::Read {
             path: shown.clone(),
             source,
@@ -332,7 +330,7 @@ pub fn read_source(
             ))
         })?;
     let coo = builtin(coo_name)?;
-    let inst = CooLayout::of(&coo)?.instance(&coords);
+    let inst = CooLayout::of(&coo)?.instance_of(coords);
     validate(&coo, &inst).map_err(|e| problem(e.to_string()))?;
     if coo == *src {
         return Ok(inst);
@@ -586,6 +584,7 @@ mod tests {
 
     use spf::synth::oracle::{compare, coordinate_entries, entries};
     use spf::synth::synthesize::{BindingKind, Side};
+    use spf::synth::tensor_io::read_file;
 
     use super::testing::{hand_made, with_computation, COO_CSR};
     use super::*;
@@ -790,8 +789,8 @@ mod tests {
         assert_eq!(l.dims, ["NR", "NC", "NZ"]);
         assert_eq!(l.index, ["row", "col", "z"]);
         assert_eq!((l.count.as_str(), l.values.as_str()), ("NNZ", "A"));
-        let t = read_file(&data("small.tns"), None).expect("readable");
-        let inst = l.instance(&t);
+        let t = read_coo_file(&data("small.tns"), &ReadOptions::default()).expect("readable");
+        let inst = l.instance_of(t);
         validate(&format("coo3d"), &inst).expect("valid");
         assert!(CooLayout::of(&format("csr")).is_err());
     }

@@ -1485,6 +1485,22 @@ mod tests {
                 "%%MatrixMarket matrix coordinate real symmetric\n3 3 3\n2 1 1\n3 3 2\n1 2 3\n"
                     .into(),
             ),
+            (
+                "skew_diagonal",
+                "%%MatrixMarket matrix coordinate real skew-symmetric\n2 2 1\n2 2 1\n".into(),
+            ),
+            (
+                "array_short",
+                "%%MatrixMarket matrix array real general\n2 2\n1\n2\n3\n".into(),
+            ),
+            (
+                "array_pattern",
+                "%%MatrixMarket matrix array pattern general\n2 2\n".into(),
+            ),
+            (
+                "array_extra",
+                "%%MatrixMarket matrix array integer symmetric\n2 2\n1 2\n".into(),
+            ),
         ]
         .into_iter()
         .map(|(n, c)| (n.to_string(), c))
@@ -1546,6 +1562,25 @@ mod tests {
                     )
                 ),
             }
+        }
+        // Skew-symmetric and array files read as spf's reader reads them.
+        for (name, content) in [
+            (
+                "skew",
+                "%%MatrixMarket matrix coordinate real skew-symmetric\n3 3 2\n2 1 1.5\n3 1 -2\n",
+            ),
+            (
+                "array",
+                "%%MatrixMarket matrix array real symmetric\n3 3\n1\n0\n2\n4\n0\n5\n",
+            ),
+        ] {
+            let path = dir().join(format!("{name}.mtx"));
+            std::fs::write(&path, content).expect("write");
+            let (_, inst) = convert(&bin, &path, &[]);
+            let want = coordinate_entries(&read_mtx(content.as_bytes()).expect("valid"));
+            let csr = spf::synth::builtin::load_format("csr").expect("built-in");
+            let got = entries(&csr, &inst).expect("readable");
+            assert_eq!(got, want, "{name}");
         }
         // A 2-D FROSTT file is fine.
         let path = dir().join("two.tns");

@@ -718,25 +718,30 @@ static DRV_UNUSED int64_t drv_index_field(const char *path, int64_t line, drv_fi
     return 0;
 }
 
-#define DRV_BANNER_HELP "`%%%%MatrixMarket matrix coordinate real|integer|pattern general|symmetric`"
+#define DRV_BANNER_HELP                                                                   \
+    "`%%%%MatrixMarket matrix coordinate|array real|integer|pattern "                      \
+    "general|symmetric|skew-symmetric`"
 
 static DRV_UNUSED int drv_field_is(drv_field f, const char *word)
 {
     return strlen(word) == f.n && drv_same_name(drv_text(f), word);
 }
 
-/* Reads a Matrix Market coordinate file (real, integer or pattern; general
- * or symmetric, expanded to both triangles), as spf's reader does. */
+/* Reads a Matrix Market file (coordinate or array; real, integer or
+ * pattern; general, symmetric or skew-symmetric, expanded to both
+ * triangles, the mirror negated when skew), as spf's reader does. */
 static DRV_UNUSED void drv_read_mtx(const char *path, drv_coords *c)
 {
     size_t len;
     char *text = drv_slurp(path, &len);
     const char *p = text, *end = text + len, *s, *e;
-    int done = 0, field_kind = 0, symmetric = 0, fields_wanted;
-    int64_t number = 0, counts[3], read = 0, k;
+    /* field_kind: 0 real, 1 integer, 2 pattern; kind: 0 general, 1
+     * symmetric, 2 skew-symmetric */
+    int done = 0, field_kind = 0, kind = 0, array = 0, fields_wanted, nsize;
+    int64_t number = 0, counts[3], read = 0, k, ai = 0, aj = 0;
     drv_line l, size;
     drv_coords given; /* a symmetric file's off-diagonal entries as given, val = line */
-    const char *layout;
+    const char *layout, *what;
     memset(c, 0, sizeof *c);
     c->order = 2;
     memset(&given, 0, sizeof given);
@@ -757,13 +762,14 @@ static DRV_UNUSED void drv_read_mtx(const char *path, drv_coords *c)
                     drv_text(l.f[1]));
     if (l.count < 3)
         drv_located(path, 1, l.end_col,
-                    "the banner ends before the format (`coordinate`); expected " DRV_BANNER_HELP);
+                    "the banner ends before the format (`coordinate` or `array`); expected "
+                    DRV_BANNER_HELP);
     if (drv_field_is(l.f[2], "array"))
+        array = 1;
+    else if (!drv_field_is(l.f[2], "coordinate"))
         drv_located(path, 1, l.f[2].col,
-                    "the dense `array` format is not supported; only `coordinate` is");
-    if (!drv_field_is(l.f[2], "coordinate"))
-        drv_located(path, 1, l.f[2].col,
-                    "unknown Matrix Market format `%s`; expected `coordinate`", drv_text(l.f[2]));
+                    "unknown Matrix Market format `%s`; expected `coordinate` or `array`",
+                    drv_text(l.f[2]));
     if (l.count < 4)
         drv_located(path, 1, l.end_col,
                     "the banner ends before the field (real, integer or pattern); expected "
@@ -772,6 +778,10 @@ static DRV_UNUSED void drv_read_mtx(const char *path, drv_coords *c)
         field_kind = 0;
     else if (drv_field_is(l.f[3], "integer"))
         field_kind = 1;
+    else if (drv_field_is(l.f[3], "pattern") && array)
+        drv_located(path, 1, l.f[3].col,
+                    "a dense `array` file has a value for every position; `pattern` is for "
+                    "`coordinate` files");
     else if (drv_field_is(l.f[3], "pattern"))
         field_kind = 2;
     else if (drv_field_is(l.f[3], "complex"))
@@ -783,18 +793,24 @@ static DRV_UNUSED void drv_read_mtx(const char *path, drv_coords *c)
                     drv_text(l.f[3]));
     if (l.count < 5)
         drv_located(path, 1, l.end_col,
-                    "the banner ends before the symmetry (general or symmetric); expected "
-                    DRV_BANNER_HELP);
+                    "the banner ends before the symmetry (general, symmetric or "
+                    "skew-symmetric); expected " DRV_BANNER_HELP);
     if (drv_field_is(l.f[4], "general"))
-        symmetric = 0;
+        kind = 0;
     else if (drv_field_is(l.f[4], "symmetric"))
-        symmetric = 1;
-    else if (drv_field_is(l.f[4], "skew-symmetric") || drv_field_is(l.f[4], "hermitian"))
+        kind = 1;
+    else if (drv_field_is(l.f[4], "skew-symmetric") && field_kind == 2)
         drv_located(path, 1, l.f[4].col,
-                    "%s matrices are not supported; the symmetry must be general or symmetric",
-                    drv_field_is(l.f[4], "hermitian") ? "hermitian" : "skew-symmetric");
+                    "a `pattern` matrix cannot be skew-symmetric: it has no values to negate");
+    else if (drv_field_is(l.f[4], "skew-symmetric"))
+        kind = 2;
+    else if (drv_field_is(l.f[4], "hermitian"))
+        drv_located(path, 1, l.f[4].col,
+                    "hermitian matrices are not supported (they are complex); the symmetry must "
+                    "be general, symmetric or skew-symmetric");
     else
-        drv_located(path, 1, l.f[4].col, "unknown symmetry `%s`; expected general or symmetric",
+        drv_located(path, 1, l.f[4].col,
+                    "unknown symmetry `%s`; expected general, symmetric or skew-symmetric",
                     drv_text(l.f[4]));
     if (l.count > 5)
         drv_located(path, 1, l.f[5].col, "unexpected `%s` after the banner's symmetry",
@@ -804,20 +820,23 @@ static DRV_UNUSED void drv_read_mtx(const char *path, drv_coords *c)
         if (!drv_next_line(&p, end, &done, &s, &e)) {
             int64_t el, ec;
             drv_end_position(text, end, &el, &ec);
-            drv_located(path, el, ec, "the file ends before the size line (`rows columns entries`)");
+            drv_located(path, el, ec, "the file ends before the size line (%s)",
+                        array ? "`rows columns`" : "`rows columns entries`");
         }
         number++;
         drv_split(s, e, number, &size);
         if (size.count > 0 && size.f[0].p[0] != '%')
             break;
     }
+    nsize = array ? 2 : 3;
     {
         static const char *const names[3] = {"number of rows", "number of columns",
                                              "number of entries"};
-        for (k = 0; k < 3; k++) {
+        for (k = 0; k < nsize; k++) {
             if (k >= size.count)
-                drv_located(path, size.number, size.end_col,
-                            "the size line needs 3 fields (rows, columns, entries) but has %d",
+                drv_located(path, size.number, size.end_col, "the size line needs %s but has %d",
+                            array ? "2 fields (rows, columns)"
+                                  : "3 fields (rows, columns, entries)",
                             size.count);
             counts[k] = drv_int_field(path, size.number, size.f[k], names[k]);
             if (counts[k] < 0)
@@ -825,19 +844,34 @@ static DRV_UNUSED void drv_read_mtx(const char *path, drv_coords *c)
                             (long long)counts[k]);
         }
     }
-    if (size.count > 3)
-        drv_located(path, size.number, size.f[3].col,
-                    "unexpected `%s` after the number of entries; the size line of a coordinate "
-                    "matrix has 3 fields",
-                    drv_text(size.f[3]));
-    if (symmetric && counts[0] != counts[1])
+    if (size.count > nsize)
+        drv_located(path, size.number, size.f[nsize].col,
+                    "unexpected `%s` after the number of %s; the size line of %s fields",
+                    drv_text(size.f[nsize]), array ? "columns" : "entries",
+                    array ? "an array matrix has 2" : "a coordinate matrix has 3");
+    if (kind != 0 && counts[0] != counts[1])
         drv_located(path, size.number, size.f[0].col,
-                    "a symmetric matrix must be square, but this one is %lld \xC3\x97 %lld",
-                    (long long)counts[0], (long long)counts[1]);
+                    "a %s matrix must be square, but this one is %lld \xC3\x97 %lld",
+                    kind == 1 ? "symmetric" : "skew-symmetric", (long long)counts[0],
+                    (long long)counts[1]);
+    if (array) {
+        /* The values listed: all, or the lower triangle (strictly, when
+         * skew), column by column. */
+        int64_t r = counts[0], n2;
+        int over = kind == 0 ? __builtin_mul_overflow(r, counts[1], &n2)
+                             : __builtin_mul_overflow(r, kind == 1 ? r + 1 : (r > 0 ? r - 1 : 0), &n2);
+        if (over)
+            drv_located(path, size.number, size.f[0].col,
+                        "a dense %lld \xC3\x97 %lld matrix is too large to read",
+                        (long long)counts[0], (long long)counts[1]);
+        counts[2] = kind == 0 ? n2 : n2 / 2;
+        ai = kind == 2 ? 1 : 0;
+    }
     c->dims[0] = counts[0];
     c->dims[1] = counts[1];
     fields_wanted = field_kind == 2 ? 2 : 3;
     layout = field_kind == 2 ? "`row column`" : "`row column value`";
+    what = array ? "values" : "entries";
     while (drv_next_line(&p, end, &done, &s, &e)) {
         int64_t idx[2], mirror[2];
         double v;
@@ -846,35 +880,61 @@ static DRV_UNUSED void drv_read_mtx(const char *path, drv_coords *c)
         if (l.count == 0 || l.f[0].p[0] == '%')
             continue;
         if (read == counts[2])
-            drv_located(path, number, l.f[0].col,
-                        "more entries than the %lld announced on line %lld", (long long)counts[2],
-                        (long long)size.number);
-        idx[0] = drv_index_field(path, number, l.f[0], "row index", counts[0], "Matrix Market");
-        if (l.count < 2)
-            drv_located(path, number, l.end_col, "missing column index: an entry is %s", layout);
-        idx[1] = drv_index_field(path, number, l.f[1], "column index", counts[1],
-                                 "Matrix Market");
-        if (field_kind == 2) {
-            v = 1.0;
+            drv_located(path, number, l.f[0].col, "more %s than the %lld announced on line %lld",
+                        what, (long long)counts[2], (long long)size.number);
+        if (array) {
+            v = field_kind == 1 ? (double)drv_int_field(path, number, l.f[0], "integer value")
+                                : drv_real_field(path, number, l.f[0], "value");
+            if (l.count > 1)
+                drv_located(path, number, l.f[1].col,
+                            "unexpected field `%s`: a line of an array file holds one value",
+                            drv_text(l.f[1]));
+            idx[0] = ai;
+            idx[1] = aj;
+            read++;
+            ai++;
+            while (ai >= counts[0] && aj < counts[1]) {
+                aj++;
+                ai = kind == 0 ? 0 : (kind == 1 ? aj : aj + 1);
+            }
+            /* Explicit zeros of a dense matrix are not entries. */
+            if (v == 0.0)
+                continue;
         } else {
-            if (l.count < 3)
-                drv_located(path, number, l.end_col, "missing value: an entry is %s", layout);
-            if (field_kind == 0)
-                v = drv_real_field(path, number, l.f[2], "value");
-            else
-                v = (double)drv_int_field(path, number, l.f[2], "integer value");
+            idx[0] = drv_index_field(path, number, l.f[0], "row index", counts[0],
+                                     "Matrix Market");
+            if (l.count < 2)
+                drv_located(path, number, l.end_col, "missing column index: an entry is %s",
+                            layout);
+            idx[1] = drv_index_field(path, number, l.f[1], "column index", counts[1],
+                                     "Matrix Market");
+            if (field_kind == 2) {
+                v = 1.0;
+            } else {
+                if (l.count < 3)
+                    drv_located(path, number, l.end_col, "missing value: an entry is %s", layout);
+                if (field_kind == 0)
+                    v = drv_real_field(path, number, l.f[2], "value");
+                else
+                    v = (double)drv_int_field(path, number, l.f[2], "integer value");
+            }
+            if (l.count > fields_wanted)
+                drv_located(path, number, l.f[fields_wanted].col,
+                            "unexpected field `%s`: an entry is %s", drv_text(l.f[fields_wanted]),
+                            layout);
+            if (kind == 2 && idx[0] == idx[1])
+                drv_located(path, number, l.f[0].col,
+                            "entry (%lld, %lld) is on the diagonal, which a skew-symmetric matrix "
+                            "has zero and its file does not list",
+                            (long long)idx[0] + 1, (long long)idx[1] + 1);
+            read++;
         }
-        if (l.count > fields_wanted)
-            drv_located(path, number, l.f[fields_wanted].col,
-                        "unexpected field `%s`: an entry is %s", drv_text(l.f[fields_wanted]),
-                        layout);
-        if (symmetric && idx[0] != idx[1]) {
+        mirror[0] = idx[1];
+        mirror[1] = idx[0];
+        if (kind != 0 && idx[0] != idx[1] && !array) {
             /* A symmetric file lists one triangle; an entry whose mirror the
              * file also gives would be summed into both positions. */
-            int64_t at;
-            mirror[0] = idx[1];
-            mirror[1] = idx[0];
-            at = drv_coords_find(&given, mirror);
+            int64_t at = drv_coords_find(&given, mirror);
             if (at != 0)
                 drv_located(path, number, l.f[0].col,
                             "entry (%lld, %lld) mirrors the entry (%lld, %lld) of line %lld: a "
@@ -887,16 +947,15 @@ static DRV_UNUSED void drv_read_mtx(const char *path, drv_coords *c)
                 drv_coords_add(&given, idx, (double)number);
         }
         drv_coords_add(c, idx, v);
-        if (symmetric && idx[0] != idx[1])
-            drv_coords_add(c, mirror, v);
-        read++;
+        if (kind != 0 && idx[0] != idx[1])
+            drv_coords_add(c, mirror, kind == 2 ? -v : v);
     }
     drv_coords_free(&given);
     if (read < counts[2]) {
         int64_t el, ec;
         drv_end_position(text, end, &el, &ec);
-        drv_located(path, el, ec, "the file ends after %lld of the %lld entries announced on line %lld",
-                    (long long)read, (long long)counts[2], (long long)size.number);
+        drv_located(path, el, ec, "the file ends after %lld of the %lld %s announced on line %lld",
+                    (long long)read, (long long)counts[2], what, (long long)size.number);
     }
     free(text);
 }

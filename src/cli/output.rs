@@ -53,6 +53,15 @@ pub fn check_target(path: &Path) -> Result<(), CliError> {
 /// An existing special file (`/dev/null`, a pipe) is written in place: a
 /// rename would replace the device by a regular file.
 pub fn write_atomically(path: &Path, contents: &[u8]) -> Result<(), CliError> {
+    write_atomically_with(path, &mut |f| f.write_all(contents))
+}
+
+/// [`write_atomically`] for a writer that needs the file itself (to seek,
+/// as a zip archive's does): `write` fills the temporary file.
+pub fn write_atomically_with(
+    path: &Path,
+    write: &mut dyn FnMut(&mut std::fs::File) -> std::io::Result<()>,
+) -> Result<(), CliError> {
     check_target(path)?;
     let shown = path.display().to_string();
     let fail = |source| CliError::Write {
@@ -63,7 +72,7 @@ pub fn write_atomically(path: &Path, contents: &[u8]) -> Result<(), CliError> {
         return std::fs::OpenOptions::new()
             .write(true)
             .open(path)
-            .and_then(|mut f| f.write_all(contents))
+            .and_then(|mut f| write(&mut f))
             .map_err(fail);
     }
     let dir = match path.parent() {
@@ -77,7 +86,7 @@ pub fn write_atomically(path: &Path, contents: &[u8]) -> Result<(), CliError> {
     let tmp = dir.join(format!(".{name}.spf-tmp-{}", std::process::id()));
     let result = std::fs::File::create(&tmp)
         .and_then(|mut f| {
-            f.write_all(contents)?;
+            write(&mut f)?;
             f.sync_all()
         })
         .and_then(|()| std::fs::rename(&tmp, path));

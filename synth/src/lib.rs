@@ -14,6 +14,7 @@ mod error;
 mod flatten;
 pub mod instance;
 pub mod lower;
+pub mod npz;
 pub mod oracle;
 pub mod order;
 pub mod plan;

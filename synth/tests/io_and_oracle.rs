@@ -521,7 +521,8 @@ fn truncated_extra_and_garbage_files_fail_at_the_exact_position() {
 
 #[test]
 fn malformed_matrix_market_texts() {
-    let cases: Vec<(String, (usize, usize, String))> = vec![
+    let cases: Vec<(String, (usize, usize, String))> =
+        vec![
         (
             "%%MatrixMarket matrix coordinate real symmetric\n3 3 3\n2 1 1\n3 3 2\n1 2 3\n".into(),
             err(
@@ -538,7 +539,8 @@ fn malformed_matrix_market_texts() {
                 1,
                 1,
                 "the file does not start with the Matrix Market banner \
-                 `%%MatrixMarket matrix coordinate real|integer|pattern general|symmetric`",
+                 `%%MatrixMarket matrix coordinate|array real|integer|pattern \
+                 general|symmetric|skew-symmetric`",
             ),
         ),
         (
@@ -547,12 +549,30 @@ fn malformed_matrix_market_texts() {
                 1,
                 1,
                 "the file does not start with the Matrix Market banner \
-                 `%%MatrixMarket matrix coordinate real|integer|pattern general|symmetric`",
+                 `%%MatrixMarket matrix coordinate|array real|integer|pattern \
+                 general|symmetric|skew-symmetric`",
             ),
         ),
         (
-            "%%MatrixMarket matrix array real general\n2 2\n1\n2\n3\n4\n".into(),
-            err(1, 23, "the dense `array` format is not supported; only `coordinate` is"),
+            "%%MatrixMarket matrix array pattern general\n2 2\n".into(),
+            err(
+                1,
+                29,
+                "a dense `array` file has a value for every position; `pattern` is for \
+                 `coordinate` files",
+            ),
+        ),
+        (
+            "%%MatrixMarket matrix array real general\n2 2\n1\n2\n3\n".into(),
+            err(6, 1, "the file ends after 3 of the 4 values announced on line 2"),
+        ),
+        (
+            "%%MatrixMarket matrix array real general\n1 1\n1 2\n".into(),
+            err(3, 3, "unexpected field `2`: a line of an array file holds one value"),
+        ),
+        (
+            "%%MatrixMarket matrix array real symmetric\n2 2\n1\n2\n3\n4\n".into(),
+            err(6, 1, "more values than the 3 announced on line 2"),
         ),
         (
             "%%MatrixMarket matrix coordinate complex general\n1 1 1\n1 1 1 0\n".into(),
@@ -563,11 +583,20 @@ fn malformed_matrix_market_texts() {
             ),
         ),
         (
-            "%%MatrixMarket matrix coordinate real skew-symmetric\n2 2 1\n2 1 1\n".into(),
+            "%%MatrixMarket matrix coordinate real skew-symmetric\n2 2 1\n 2 2 1\n".into(),
+            err(
+                3,
+                2,
+                "entry (2, 2) is on the diagonal, which a skew-symmetric matrix has zero and its \
+                 file does not list",
+            ),
+        ),
+        (
+            "%%MatrixMarket matrix coordinate pattern skew-symmetric\n".into(),
             err(
                 1,
-                39,
-                "skew-symmetric matrices are not supported; the symmetry must be general or symmetric",
+                42,
+                "a `pattern` matrix cannot be skew-symmetric: it has no values to negate",
             ),
         ),
         (
@@ -575,7 +604,8 @@ fn malformed_matrix_market_texts() {
             err(
                 1,
                 39,
-                "hermitian matrices are not supported; the symmetry must be general or symmetric",
+                "hermitian matrices are not supported (they are complex); the symmetry must be \
+                 general, symmetric or skew-symmetric",
             ),
         ),
         (
@@ -583,8 +613,9 @@ fn malformed_matrix_market_texts() {
             err(
                 1,
                 38,
-                "the banner ends before the symmetry (general or symmetric); expected \
-                 `%%MatrixMarket matrix coordinate real|integer|pattern general|symmetric`",
+                "the banner ends before the symmetry (general, symmetric or skew-symmetric); \
+                 expected `%%MatrixMarket matrix coordinate|array real|integer|pattern \
+                 general|symmetric|skew-symmetric`",
             ),
         ),
         (

@@ -1,0 +1,320 @@
+//! The `.npy` members of an `.npz` archive, read and written with npyz: an
+//! array of any integer or real dtype, either byte order and either memory
+//! order, as `i64`s or `f64`s in C order; and arrays and scalars written as
+//! numpy writes them.
+
+use std::io::{Read, Seek, Write};
+
+use npyz::{DType, NpyFile, Order, TypeChar, TypeStr, WriterBuilder};
+use zip::write::SimpleFileOptions;
+use zip::{CompressionMethod, ZipArchive, ZipWriter};
+
+use super::NpzError;
+
+/// An array read from the archive: its shape (C order) and its values.
+pub(super) struct Array<T> {
+    pub(super) shape: Vec<u64>,
+    pub(super) values: Vec<T>,
+}
+
+/// Opens member `key.npy`; `None` when the archive has no such member.
+fn open<'a, R: Read + Seek>(
+    zip: &'a mut ZipArchive<R>,
+    key: &str,
+) -> Result<Option<NpyFile<zip::read::ZipFile<'a, R>>>, NpzError> {
+    let name = format!("{key}.npy");
+    let file = match zip.by_name(&name) {
+        Ok(f) => f,
+        Err(zip::result::ZipError::FileNotFound) => return Ok(None),
+        Err(e) => return Err(NpzError::archive(e)),
+    };
+    NpyFile::new(file)
+        .map(Some)
+        .map_err(|e| NpzError::member(key, format!("not a readable .npy array: {e}")))
+}
+
+/// Whether the archive has member `key.npy`.
+pub(super) fn has<R: Read + Seek>(zip: &ZipArchive<R>, key: &str) -> bool {
+    zip.index_for_name(&format!("{key}.npy")).is_some()
+}
+
+/// The dtype's type string, for plain (non-structured) arrays.
+fn type_str(key: &str, dtype: &DType) -> Result<TypeStr, NpzError> {
+    match dtype {
+        DType::Plain(t) => Ok(t.clone()),
+        other => Err(NpzError::member(
+            key,
+            format!(
+                "a structured array ({}) where numbers were expected",
+                other.descr()
+            ),
+        )),
+    }
+}
+
+/// Reorders values stored in Fortran order (first index fastest) into C order.
+fn to_c_order<T: Copy>(shape: &[u64], values: Vec<T>) -> Vec<T> {
+    if shape.len() < 2 {
+        return values;
+    }
+    let dims: Vec<usize> = shape.iter().map(|&d| d as usize).collect();
+    let mut out = values.clone();
+    let mut index = vec![0usize; dims.len()];
+    for v in out.iter_mut() {
+        // `index` walks C order; its Fortran position is read.
+        let mut f = 0;
+        for d in (0..dims.len()).rev() {
+            f = f * dims[d] + index[d];
+        }
+        *v = values[f];
+        for d in (0..dims.len()).rev() {
+            index[d] += 1;
+            if index[d] < dims[d] {
+                break;
+            }
+            index[d] = 0;
+        }
+    }
+    out
+}
+
+/// Reads the member's values as `T` (the caller checked the dtype).
+fn read_as<T, R>(npy: NpyFile<R>, key: &str) -> Result<Array<T>, NpzError>
+where
+    T: npyz::Deserialize + Copy,
+    R: Read,
+{
+    let shape = npy.shape().to_vec();
+    let fortran = npy.order() == Order::Fortran;
+    let values = npy
+        .into_vec::<T>()
+        .map_err(|e| NpzError::member(key, format!("cannot read its values: {e}")))?;
+    let values = if fortran {
+        to_c_order(&shape, values)
+    } else {
+        values
+    };
+    Ok(Array { shape, values })
+}
+
+fn convert<T: Copy, U>(
+    a: Array<T>,
+    f: impl Fn(T) -> Option<U>,
+    key: &str,
+) -> Result<Array<U>, NpzError> {
+    let values = a
+        .values
+        .into_iter()
+        .map(|v| {
+            f(v).ok_or_else(|| {
+                NpzError::member(key, "holds an integer beyond the 64-bit signed range")
+            })
+        })
+        .collect::<Result<_, _>>()?;
+    Ok(Array {
+        shape: a.shape,
+        values,
+    })
+}
+
+/// Reads member `key` as integers: any signed or unsigned integer dtype.
+pub(super) fn read_ints<R: Read + Seek>(
+    zip: &mut ZipArchive<R>,
+    key: &str,
+) -> Result<Array<i64>, NpzError> {
+    let npy = open(zip, key)?.ok_or_else(|| NpzError::missing(key))?;
+    let t = type_str(key, &npy.dtype())?;
+    let wrong = || {
+        NpzError::member(
+            key,
+            format!("has dtype `{t}`, but an index array holds integers (int32 or int64)"),
+        )
+    };
+    match (t.type_char(), t.size_field()) {
+        (TypeChar::Int, 1) => convert(read_as::<i8, _>(npy, key)?, |v| Some(i64::from(v)), key),
+        (TypeChar::Int, 2) => convert(read_as::<i16, _>(npy, key)?, |v| Some(i64::from(v)), key),
+        (TypeChar::Int, 4) => convert(read_as::<i32, _>(npy, key)?, |v| Some(i64::from(v)), key),
+        (TypeChar::Int, 8) => read_as::<i64, _>(npy, key),
+        (TypeChar::Uint, 1) => convert(read_as::<u8, _>(npy, key)?, |v| Some(i64::from(v)), key),
+        (TypeChar::Uint, 2) => convert(read_as::<u16, _>(npy, key)?, |v| Some(i64::from(v)), key),
+        (TypeChar::Uint, 4) => convert(read_as::<u32, _>(npy, key)?, |v| Some(i64::from(v)), key),
+        (TypeChar::Uint, 8) => {
+            convert(read_as::<u64, _>(npy, key)?, |v| i64::try_from(v).ok(), key)
+        }
+        _ => Err(wrong()),
+    }
+}
+
+/// Reads member `key` as reals: float64, float32, or an integer dtype
+/// (exact up to 2^53, like any reader into `f64`).
+pub(super) fn read_reals<R: Read + Seek>(
+    zip: &mut ZipArchive<R>,
+    key: &str,
+) -> Result<Array<f64>, NpzError> {
+    let npy = open(zip, key)?.ok_or_else(|| NpzError::missing(key))?;
+    let t = type_str(key, &npy.dtype())?;
+    match (t.type_char(), t.size_field()) {
+        (TypeChar::Float, 8) => read_as::<f64, _>(npy, key),
+        (TypeChar::Float, 4) => convert(read_as::<f32, _>(npy, key)?, |v| Some(f64::from(v)), key),
+        (TypeChar::Int | TypeChar::Uint, _) => {
+            drop(npy);
+            let ints = read_ints(zip, key)?;
+            Ok(Array {
+                shape: ints.shape,
+                values: ints.values.iter().map(|&v| v as f64).collect(),
+            })
+        }
+        (TypeChar::Bool, _) => convert(
+            read_as::<bool, _>(npy, key)?,
+            |v| Some(f64::from(u8::from(v))),
+            key,
+        ),
+        (TypeChar::Complex, _) => Err(NpzError::member(
+            key,
+            format!("has dtype `{t}`: complex values are not supported"),
+        )),
+        _ => Err(NpzError::member(
+            key,
+            format!("has dtype `{t}`, but values are numbers (float64)"),
+        )),
+    }
+}
+
+/// Reads member `key` as a text scalar (`|S` bytes or `<U` unicode).
+pub(super) fn read_text<R: Read + Seek>(
+    zip: &mut ZipArchive<R>,
+    key: &str,
+) -> Result<Option<String>, NpzError> {
+    let Some(npy) = open(zip, key)? else {
+        return Ok(None);
+    };
+    let t = type_str(key, &npy.dtype())?;
+    if !matches!(t.type_char(), TypeChar::ByteStr | TypeChar::UnicodeStr) || !npy.shape().is_empty()
+    {
+        return Err(NpzError::member(
+            key,
+            format!(
+                "must be a text scalar, not an array of dtype `{t}` and shape {:?}",
+                npy.shape()
+            ),
+        ));
+    }
+    let mut v = npy
+        .into_vec::<String>()
+        .map_err(|e| NpzError::member(key, format!("cannot read its text: {e}")))?;
+    Ok(v.pop())
+}
+
+/// The options of every member: stored (no compression, as
+/// `save_npz(..., compressed=False)`), zip64 when large.
+fn options(bytes: u64) -> SimpleFileOptions {
+    SimpleFileOptions::default()
+        .compression_method(CompressionMethod::Stored)
+        .large_file(bytes >= u64::from(u32::MAX) - 1024)
+}
+
+fn dtype(text: &str) -> DType {
+    // The type strings below are constants numpy writes.
+    DType::Plain(
+        text.parse()
+            .unwrap_or_else(|_| unreachable!("{text} is a dtype")),
+    )
+}
+
+fn write_err(key: &str, e: impl std::fmt::Display) -> NpzError {
+    NpzError::Write(format!("{key}.npy: {e}"))
+}
+
+/// Writes member `key` of dtype `dtype` and `shape` (`bytes` of data, for
+/// zip64), its elements pushed by `fill`.
+fn write_member<T, W>(
+    zip: &mut ZipWriter<W>,
+    key: &str,
+    dtype_text: &str,
+    shape: &[u64],
+    bytes: u64,
+    fill: impl FnOnce(&mut npyz::NpyWriter<T, &mut ZipWriter<W>>) -> std::io::Result<()>,
+) -> Result<(), NpzError>
+where
+    T: npyz::Serialize + ?Sized,
+    W: Write + Seek,
+{
+    zip.start_file(format!("{key}.npy"), options(bytes))
+        .map_err(|e| write_err(key, e))?;
+    let mut w = npyz::WriteOptions::<T>::new()
+        .dtype(dtype(dtype_text))
+        .shape(shape)
+        .writer(&mut *zip)
+        .begin_nd()
+        .map_err(|e| write_err(key, e))?;
+    fill(&mut w).map_err(|e| write_err(key, e))?;
+    w.finish().map_err(|e| write_err(key, e))
+}
+
+/// Writes integers as member `key`, int32 when `narrow`, else int64.
+pub(super) fn write_ints<W: Write + Seek>(
+    zip: &mut ZipWriter<W>,
+    key: &str,
+    shape: &[u64],
+    values: &[i64],
+    narrow: bool,
+) -> Result<(), NpzError> {
+    let n = values.len() as u64;
+    if narrow {
+        // `narrow` is chosen only when every value fits.
+        write_member::<i32, W>(zip, key, "<i4", shape, 4 * n, |w| {
+            values.iter().try_for_each(|&v| w.push(&(v as i32)))
+        })
+    } else {
+        write_member::<i64, W>(zip, key, "<i8", shape, 8 * n, |w| {
+            values.iter().try_for_each(|v| w.push(v))
+        })
+    }
+}
+
+/// Writes reals as member `key` (float64).
+pub(super) fn write_reals<W: Write + Seek>(
+    zip: &mut ZipWriter<W>,
+    key: &str,
+    shape: &[u64],
+    values: &[f64],
+) -> Result<(), NpzError> {
+    let n = values.len() as u64;
+    write_member::<f64, W>(zip, key, "<f8", shape, 8 * n, |w| {
+        values.iter().try_for_each(|v| w.push(v))
+    })
+}
+
+/// Writes a text scalar as member `key`, as numpy writes `b"csr"` (`|S3`).
+pub(super) fn write_text<W: Write + Seek>(
+    zip: &mut ZipWriter<W>,
+    key: &str,
+    text: &str,
+) -> Result<(), NpzError> {
+    let dtype_text = format!("|S{}", text.len().max(1));
+    write_member::<str, W>(zip, key, &dtype_text, &[], 0, |w| w.push(text))
+}
+
+/// Writes a boolean scalar as member `key` (`|b1`).
+pub(super) fn write_flag<W: Write + Seek>(
+    zip: &mut ZipWriter<W>,
+    key: &str,
+    flag: bool,
+) -> Result<(), NpzError> {
+    write_member::<bool, W>(zip, key, "|b1", &[], 0, |w| w.push(&flag))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::to_c_order;
+
+    #[test]
+    fn fortran_order_becomes_c_order() {
+        // [[1, 2, 3], [4, 5, 6]] stored column by column.
+        assert_eq!(
+            to_c_order(&[2, 3], vec![1, 4, 2, 5, 3, 6]),
+            vec![1, 2, 3, 4, 5, 6]
+        );
+        assert_eq!(to_c_order(&[3], vec![1, 2, 3]), vec![1, 2, 3]);
+    }
+}

@@ -1,0 +1,614 @@
+//! Instances in numpy's `.npz` archives: scipy.sparse's `save_npz` layout
+//! for the formats scipy has, a generic layout for every other.
+//!
+//! # scipy's layout
+//!
+//! A descriptor with the layout of one of scipy's `csr`, `csc`, `coo`
+//! (2-D, or 3-D with `coords`), `bsr` or `dia` (decided by shape, not by name: [`layout`]) is written
+//! as `scipy.sparse.save_npz(..., compressed=False)` writes that format:
+//! the arrays under scipy's keys (`indptr`, `indices`, `row`, `col`,
+//! `offsets`, `data`; a 3-D COO's `coords`), `shape` (int64), `format` (`b"csr"`, ...) and
+//! `_is_array` (so `load_npz` returns a sparse array). Index arrays are
+//! int32 when every index and extent fits, int64 otherwise, as scipy
+//! chooses; values are float64. Reading accepts what `save_npz` writes at
+//! any index width, compressed or not, and any integer or real dtype.
+//!
+//! # The generic layout
+//!
+//! Every other format (and a BSR whose extents are not multiples of its
+//! block) is written as: `spf_format`, the format's name (a byte string);
+//! each symbol as a 0-d int64 array under its name (`NR`, `W`, ...); each
+//! index array under its name, int32 or int64 as above; the value array
+//! under its name, float64. Arrays are flat, in the row-major order of
+//! JSON instances (docs/descriptors.md). `numpy.load` opens it:
+//! `f = np.load("a.npz"); f["spf_format"], f["NR"], f["col"]`.
+//!
+//! Reading either layout gives an [`Instance`] that the caller validates
+//! against the descriptor (lengths, ranges, rules), as a JSON instance.
+
+pub mod arrays;
+pub mod layout;
+
+use std::collections::BTreeMap;
+use std::io::{Read, Seek, Write};
+
+use zip::{ZipArchive, ZipWriter};
+
+use crate::descriptor::Descriptor;
+use crate::instance::{Instance, Values};
+use layout::{layout_of, match_layout, scipy_layout, ScipyLayout, Transform};
+
+/// The key of the format name in the generic layout.
+pub const GENERIC_FORMAT_KEY: &str = "spf_format";
+
+/// Why an `.npz` archive could not be read or written.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum NpzError {
+    /// Not a zip archive, or a damaged one (a truncated file).
+    #[error("not a readable .npz archive: {0}")]
+    Archive(String),
+    /// An array the layout needs is absent.
+    #[error("the archive has no array `{key}`{hint}")]
+    Missing {
+        /// The key.
+        key: String,
+        /// What the layout is, to explain why the key is needed.
+        hint: String,
+    },
+    /// An array that is there but wrong: dtype, shape, a damaged member.
+    #[error("array `{key}` {message}")]
+    Member {
+        /// The key.
+        key: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// The archive's layout is not the named format's.
+    #[error("{0}")]
+    Layout(String),
+    /// Writing failed.
+    #[error("cannot write the archive: {0}")]
+    Write(String),
+}
+
+impl NpzError {
+    fn archive(e: impl std::fmt::Display) -> NpzError {
+        NpzError::Archive(e.to_string())
+    }
+
+    fn missing(key: &str) -> NpzError {
+        NpzError::Missing {
+            key: key.to_string(),
+            hint: String::new(),
+        }
+    }
+
+    fn member(key: &str, message: impl Into<String>) -> NpzError {
+        NpzError::Member {
+            key: key.to_string(),
+            message: message.into(),
+        }
+    }
+}
+
+/// The layout an archive was written in.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Written {
+    /// scipy's layout of this format (`csr`, ...).
+    Scipy(&'static str),
+    /// The generic layout; the reason when the format has a scipy layout
+    /// that this instance cannot take.
+    Generic(Option<String>),
+}
+
+// ---------------------------------------------------------------------------
+// Reading
+
+/// Reads an instance of `d` from an `.npz` archive in scipy's or the
+/// generic layout (see the module documentation). The instance is not
+/// validated.
+///
+/// # Errors
+///
+/// A damaged archive, a missing array, a dtype or shape that cannot be
+/// the layout's, or an archive of a scipy format that `d` does not have.
+pub fn read_npz<R: Read + Seek>(reader: R, d: &Descriptor) -> Result<Instance, NpzError> {
+    let mut zip = ZipArchive::new(reader).map_err(NpzError::archive)?;
+    if let Some(format) = arrays::read_text(&mut zip, "format")? {
+        return read_scipy(&mut zip, &format.to_ascii_lowercase(), d);
+    }
+    if let Some(format) = arrays::read_text(&mut zip, GENERIC_FORMAT_KEY)? {
+        return read_generic(&mut zip, format, d);
+    }
+    Err(NpzError::Layout(format!(
+        "the archive is neither a scipy.sparse matrix (no `format` array) nor an spf instance \
+         (no `{GENERIC_FORMAT_KEY}` array)"
+    )))
+}
+
+/// A 1-d array's values; `what` names its role for the message.
+fn one_d(a: arrays::Array<i64>, key: &str) -> Result<Vec<i64>, NpzError> {
+    if a.shape.len() != 1 {
+        return Err(NpzError::member(
+            key,
+            format!("has shape {:?}, but it is a 1-d array", a.shape),
+        ));
+    }
+    Ok(a.values)
+}
+
+/// The built-in formats with scipy layout `format`, for messages.
+fn builtins_with(format: &str) -> Vec<&'static str> {
+    crate::builtin::builtin_names()
+        .iter()
+        .copied()
+        .filter(|n| {
+            crate::builtin::load_format(n)
+                .ok()
+                .and_then(|b| layout_of(&b))
+                .is_some_and(|(l, _)| l.format == format)
+        })
+        .collect()
+}
+
+fn read_scipy<R: Read + Seek>(
+    zip: &mut ZipArchive<R>,
+    format: &str,
+    d: &Descriptor,
+) -> Result<Instance, NpzError> {
+    let data = arrays::read_reals(zip, "data")?;
+    let block = match (format, data.shape.as_slice()) {
+        ("bsr", [_, r, c]) => Some((*r as i64, *c as i64)),
+        ("bsr", s) => {
+            return Err(NpzError::member(
+                "data",
+                format!("has shape {s:?}, but a bsr matrix's is (blocks, rows, columns)"),
+            ))
+        }
+        _ => None,
+    };
+    let shape = one_d(arrays::read_ints(zip, "shape")?, "shape")?;
+    if shape.iter().any(|&e| e < 0) {
+        return Err(NpzError::member("shape", "holds a negative extent"));
+    }
+    let layout = scipy_layout(format, block, shape.len()).ok_or_else(|| {
+        NpzError::Layout(format!(
+            "the archive holds a scipy `{format}` array of {} dimensions; spf reads csr, csc, \
+             coo, bsr and dia matrices and 3-D coo arrays",
+            shape.len()
+        ))
+    })?;
+    let pairs = match_layout(d, &layout.template).ok_or_else(|| {
+        let shape = block.map_or(String::new(), |(r, c)| format!(" of {r} × {c} blocks"));
+        let with = builtins_with(format);
+        let hint = if with.is_empty() {
+            String::new()
+        } else {
+            format!(
+                " (the built-in formats with that layout: {})",
+                with.join(", ")
+            )
+        };
+        NpzError::Layout(format!(
+            "the archive holds a scipy `{format}` matrix{shape}, but {} does not have scipy's \
+             `{format}` layout; name a source format that has it{hint}",
+            d.name
+        ))
+    })?;
+    let t = &layout.template;
+    let mut symbols: BTreeMap<String, i64> =
+        t.dense.iter().cloned().zip(shape.iter().copied()).collect();
+    let mut arrays: BTreeMap<String, Values> = BTreeMap::new();
+    if arrays::has(zip, "coords") && !arrays::has(zip, &t.ufs[0].name) {
+        // scipy's newer COO: one row of `coords` per dimension.
+        let coords = arrays::read_ints(zip, "coords")?;
+        let [rows, len] = coords.shape.as_slice() else {
+            return Err(NpzError::member(
+                "coords",
+                format!(
+                    "has shape {:?}, but it is (dimensions, entries)",
+                    coords.shape
+                ),
+            ));
+        };
+        if *rows as usize != t.ufs.len() {
+            return Err(NpzError::member(
+                "coords",
+                format!(
+                    "has {rows} rows, but a matrix has {} dimensions",
+                    t.ufs.len()
+                ),
+            ));
+        }
+        let len = *len as usize;
+        if coords.values.len() != t.ufs.len() * len {
+            return Err(NpzError::member(
+                "coords",
+                "holds fewer values than its shape says",
+            ));
+        }
+        for (k, uf) in t.ufs.iter().enumerate() {
+            let row = coords.values[k * len..(k + 1) * len].to_vec();
+            arrays.insert(uf.name.clone(), Values::Int(row));
+        }
+    }
+    for uf in &t.ufs {
+        if arrays.contains_key(&uf.name) {
+            continue;
+        }
+        let hint = format!(" (a scipy `{format}` matrix stores it)");
+        let a = arrays::read_ints(zip, &uf.name).map_err(|e| match e {
+            NpzError::Missing { key, .. } => NpzError::Missing { key, hint },
+            e => e,
+        })?;
+        arrays.insert(uf.name.clone(), Values::Int(one_d(a, &uf.name)?));
+    }
+    for (symbol, array) in &layout.counts {
+        let len = arrays.get(*array).map_or(0, Values::len);
+        symbols.insert(symbol.to_string(), len as i64);
+    }
+    let values = match layout.transform {
+        Transform::Copy => {
+            if block.is_none() && data.shape.len() != 1 {
+                return Err(NpzError::member(
+                    "data",
+                    format!("has shape {:?}, but it is a 1-d array", data.shape),
+                ));
+            }
+            data.values
+        }
+        Transform::DiaByColumn => dia_from_scipy(&layout, &mut arrays, data, shape[0])?,
+    };
+    arrays.insert(t.data_name.clone(), Values::Real(values));
+    // Template names -> the descriptor's.
+    let back = |name: &String| {
+        pairs
+            .iter()
+            .find(|(_, to)| to == name)
+            .map_or_else(|| name.clone(), |(from, _)| from.clone())
+    };
+    Ok(Instance {
+        format: d.name.clone(),
+        symbols: symbols.iter().map(|(k, v)| (back(k), *v)).collect(),
+        arrays: arrays.into_iter().map(|(k, v)| (back(&k), v)).collect(),
+    })
+}
+
+/// scipy's DIA (`data[k, j]` at row `j - offsets[k]`, offsets in any
+/// order) to spf's (`A(i, d)` at column `i + off(d)`, offsets increasing):
+/// sorts `offsets` in `arrays` and returns the `m × ndiag` values.
+fn dia_from_scipy(
+    layout: &ScipyLayout,
+    arrays: &mut BTreeMap<String, Values>,
+    data: arrays::Array<f64>,
+    m: i64,
+) -> Result<Vec<f64>, NpzError> {
+    let key = &layout.template.ufs[0].name;
+    let offsets = arrays
+        .get(key)
+        .and_then(Values::as_ints)
+        .unwrap_or(&[])
+        .to_vec();
+    let nd = offsets.len();
+    let [rows, l] = data.shape.as_slice() else {
+        return Err(NpzError::member(
+            "data",
+            format!(
+                "has shape {:?}, but a dia matrix's is (diagonals, columns)",
+                data.shape
+            ),
+        ));
+    };
+    if *rows as usize != nd {
+        return Err(NpzError::member(
+            "data",
+            format!("has {rows} rows, but `offsets` lists {nd} diagonals"),
+        ));
+    }
+    let l = *l as usize;
+    if data.values.len() != nd * l {
+        return Err(NpzError::member(
+            "data",
+            "holds fewer values than its shape says",
+        ));
+    }
+    let mut order: Vec<usize> = (0..nd).collect();
+    order.sort_by_key(|&k| offsets[k]);
+    if let Some(w) = order.windows(2).find(|w| offsets[w[0]] == offsets[w[1]]) {
+        return Err(NpzError::member(
+            key,
+            format!("lists the diagonal {} twice", offsets[w[0]]),
+        ));
+    }
+    let rows_n = usize::try_from(m).unwrap_or(0);
+    // The extents come from the file: allocate only what the machine has.
+    let too_large = || {
+        NpzError::member(
+            "shape",
+            format!("says {m} rows of {nd} diagonals, more values than memory holds"),
+        )
+    };
+    let len = rows_n.checked_mul(nd).ok_or_else(too_large)?;
+    let mut values = Vec::new();
+    values.try_reserve_exact(len).map_err(|_| too_large())?;
+    values.resize(len, 0.0);
+    for (d, &k) in order.iter().enumerate() {
+        let off = offsets[k];
+        for i in 0..rows_n {
+            let j = i as i64 + off;
+            if j >= 0 && (j as usize) < l {
+                values[i * nd + d] = data.values[k * l + j as usize];
+            }
+        }
+    }
+    let sorted = order.iter().map(|&k| offsets[k]).collect();
+    arrays.insert(key.clone(), Values::Int(sorted));
+    Ok(values)
+}
+
+fn read_generic<R: Read + Seek>(
+    zip: &mut ZipArchive<R>,
+    format: String,
+    d: &Descriptor,
+) -> Result<Instance, NpzError> {
+    if format != d.name {
+        return Err(NpzError::Layout(format!(
+            "the archive holds an instance of {format} (spf's generic layout), not of {}",
+            d.name
+        )));
+    }
+    let hint = |what: &str| format!(" ({what} of {}, in spf's generic layout)", d.name);
+    let mut inst = Instance {
+        format,
+        ..Instance::default()
+    };
+    for s in &d.symbols {
+        let a = arrays::read_ints(zip, s).map_err(|e| match e {
+            NpzError::Missing { key, .. } => NpzError::Missing {
+                key,
+                hint: hint("a symbol"),
+            },
+            e => e,
+        })?;
+        let [v] = a.values.as_slice() else {
+            return Err(NpzError::member(
+                s,
+                format!(
+                    "holds {} values, but a symbol is one integer",
+                    a.values.len()
+                ),
+            ));
+        };
+        inst.symbols.insert(s.clone(), *v);
+    }
+    for uf in &d.ufs {
+        let a = arrays::read_ints(zip, &uf.name).map_err(|e| match e {
+            NpzError::Missing { key, .. } => NpzError::Missing {
+                key,
+                hint: hint("an index array"),
+            },
+            e => e,
+        })?;
+        inst.arrays.insert(uf.name.clone(), Values::Int(a.values));
+    }
+    let a = arrays::read_reals(zip, &d.data_name).map_err(|e| match e {
+        NpzError::Missing { key, .. } => NpzError::Missing {
+            key,
+            hint: hint("the value array"),
+        },
+        e => e,
+    })?;
+    inst.arrays
+        .insert(d.data_name.clone(), Values::Real(a.values));
+    Ok(inst)
+}
+
+// ---------------------------------------------------------------------------
+// Writing
+
+/// Whether every index and symbol of the instance fits in an int32.
+fn narrow(inst: &Instance) -> bool {
+    let fits = |v: i64| i32::try_from(v).is_ok();
+    inst.symbols.values().all(|&v| fits(v))
+        && inst
+            .arrays
+            .values()
+            .filter_map(Values::as_ints)
+            .all(|a| a.iter().all(|&v| fits(v)))
+}
+
+fn ints<'a>(inst: &'a Instance, name: &str) -> Result<&'a [i64], NpzError> {
+    inst.arrays
+        .get(name)
+        .and_then(Values::as_ints)
+        .ok_or_else(|| NpzError::Write(format!("the instance has no index array `{name}`")))
+}
+
+fn symbol(inst: &Instance, name: &str) -> Result<i64, NpzError> {
+    inst.symbols
+        .get(name)
+        .copied()
+        .ok_or_else(|| NpzError::Write(format!("the instance has no symbol `{name}`")))
+}
+
+/// Writes a valid instance of `d` as an `.npz` archive: scipy's layout when
+/// `d` has one and the instance fits it, the generic layout otherwise
+/// (see the module documentation). Returns the layout written.
+///
+/// # Errors
+///
+/// [`NpzError::Write`] when the destination fails or the instance lacks an
+/// array or symbol of `d` (it was not validated).
+pub fn write_npz<W: Write + Seek>(
+    d: &Descriptor,
+    inst: &Instance,
+    out: W,
+) -> Result<Written, NpzError> {
+    let mut zip = ZipWriter::new(out);
+    let written = match layout_of(d) {
+        Some((layout, pairs)) => match unfit(&layout, &pairs, inst)? {
+            None => {
+                write_scipy(&mut zip, &layout, &pairs, inst)?;
+                Written::Scipy(layout.format)
+            }
+            Some(reason) => {
+                write_generic(&mut zip, d, inst)?;
+                Written::Generic(Some(reason))
+            }
+        },
+        None => {
+            write_generic(&mut zip, d, inst)?;
+            Written::Generic(None)
+        }
+    };
+    let mut out = zip.finish().map_err(|e| NpzError::Write(e.to_string()))?;
+    out.flush().map_err(|e| NpzError::Write(e.to_string()))?;
+    Ok(written)
+}
+
+/// The descriptor's name of a template name.
+fn from_template<'a>(pairs: &'a [(String, String)], name: &str) -> &'a str {
+    pairs
+        .iter()
+        .find(|(_, to)| to == name)
+        .map_or("", |(from, _)| from.as_str())
+}
+
+/// Why the instance cannot take scipy's layout, if it cannot: a BSR whose
+/// extents are not multiples of its block.
+fn unfit(
+    layout: &ScipyLayout,
+    pairs: &[(String, String)],
+    inst: &Instance,
+) -> Result<Option<String>, NpzError> {
+    let Some((r, c)) = layout.block else {
+        return Ok(None);
+    };
+    let t = &layout.template;
+    let m = symbol(inst, from_template(pairs, &t.dense[0]))?;
+    let n = symbol(inst, from_template(pairs, &t.dense[1]))?;
+    Ok((m % r != 0 || n % c != 0).then(|| {
+        format!(
+            "scipy's bsr needs the extents to be multiples of the {r} × {c} block, and this \
+             matrix is {m} × {n}"
+        )
+    }))
+}
+
+fn write_scipy<W: Write + Seek>(
+    zip: &mut ZipWriter<W>,
+    layout: &ScipyLayout,
+    pairs: &[(String, String)],
+    inst: &Instance,
+) -> Result<(), NpzError> {
+    let t = &layout.template;
+    let narrow = narrow(inst);
+    let dims = t
+        .dense
+        .iter()
+        .map(|s| symbol(inst, from_template(pairs, s)))
+        .collect::<Result<Vec<i64>, _>>()?;
+    let index = t
+        .ufs
+        .iter()
+        .map(|u| ints(inst, from_template(pairs, &u.name)))
+        .collect::<Result<Vec<&[i64]>, _>>()?;
+    match layout.stacked {
+        Some(key) => {
+            let len = index.first().map_or(0, |a| a.len());
+            let rows: Vec<i64> = index.concat();
+            arrays::write_ints(zip, key, &[index.len() as u64, len as u64], &rows, narrow)?;
+        }
+        None => {
+            for (uf, values) in t.ufs.iter().zip(&index) {
+                arrays::write_ints(zip, &uf.name, &[values.len() as u64], values, narrow)?;
+            }
+        }
+    }
+    let values = inst
+        .arrays
+        .get(from_template(pairs, &t.data_name))
+        .map(Values::to_reals)
+        .ok_or_else(|| NpzError::Write("the instance has no value array".into()))?;
+    match (layout.transform, layout.block) {
+        (Transform::DiaByColumn, _) => {
+            let offsets = ints(inst, from_template(pairs, &t.ufs[0].name))?;
+            let (nd, rows, cols) = (
+                offsets.len(),
+                dims[0].max(0) as usize,
+                dims[1].max(0) as usize,
+            );
+            let mut data = vec![0.0; nd * cols];
+            for (k, &off) in offsets.iter().enumerate() {
+                for j in 0..cols {
+                    let i = j as i64 - off;
+                    if i >= 0 && (i as usize) < rows {
+                        data[k * cols + j] =
+                            values.get(i as usize * nd + k).copied().unwrap_or(0.0);
+                    }
+                }
+            }
+            arrays::write_reals(zip, "data", &[nd as u64, cols as u64], &data)?;
+        }
+        (Transform::Copy, Some((r, c))) => {
+            let blocks = values.len() as u64 / (r * c) as u64;
+            arrays::write_reals(zip, "data", &[blocks, r as u64, c as u64], &values)?;
+        }
+        (Transform::Copy, None) => {
+            arrays::write_reals(zip, "data", &[values.len() as u64], &values)?;
+        }
+    }
+    arrays::write_ints(zip, "shape", &[dims.len() as u64], &dims, false)?;
+    arrays::write_text(zip, "format", layout.format)?;
+    arrays::write_flag(zip, "_is_array", true)
+}
+
+fn write_generic<W: Write + Seek>(
+    zip: &mut ZipWriter<W>,
+    d: &Descriptor,
+    inst: &Instance,
+) -> Result<(), NpzError> {
+    let names = d
+        .symbols
+        .iter()
+        .chain(d.ufs.iter().map(|u| &u.name))
+        .chain(std::iter::once(&d.data_name));
+    if names.clone().any(|n| n == GENERIC_FORMAT_KEY) {
+        return Err(NpzError::Write(format!(
+            "{} names an array or symbol `{GENERIC_FORMAT_KEY}`, the key of the format's name",
+            d.name
+        )));
+    }
+    let narrow = narrow(inst);
+    arrays::write_text(zip, GENERIC_FORMAT_KEY, &d.name)?;
+    for s in &d.symbols {
+        arrays::write_ints(zip, s, &[], &[symbol(inst, s)?], false)?;
+    }
+    for uf in &d.ufs {
+        let values = ints(inst, &uf.name)?;
+        arrays::write_ints(zip, &uf.name, &[values.len() as u64], values, narrow)?;
+    }
+    let values = inst
+        .arrays
+        .get(&d.data_name)
+        .map(Values::to_reals)
+        .ok_or_else(|| NpzError::Write("the instance has no value array".into()))?;
+    arrays::write_reals(zip, &d.data_name, &[values.len() as u64], &values)
+}
+
+/// Reads an instance of `d` from an `.npz` file ([`read_npz`]).
+pub fn read_npz_file(path: &std::path::Path, d: &Descriptor) -> Result<Instance, ReadFileError> {
+    let file = std::fs::File::open(path).map_err(ReadFileError::Io)?;
+    read_npz(std::io::BufReader::new(file), d).map_err(ReadFileError::Npz)
+}
+
+/// Why an `.npz` file could not be read: the file, or its content.
+#[derive(Debug, thiserror::Error)]
+pub enum ReadFileError {
+    /// The file could not be opened.
+    #[error(transparent)]
+    Io(std::io::Error),
+    /// The content is not an instance.
+    #[error(transparent)]
+    Npz(NpzError),
+}

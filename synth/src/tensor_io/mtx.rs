@@ -1,0 +1,640 @@
+//! The Matrix Market reader: banner, size line, and the coordinate or
+//! array body (see the module documentation of [`super`]).
+
+use std::collections::HashMap;
+
+use super::duplicates::{has_repeated_keys, merge_duplicates};
+use super::text::{
+    as_text, capacity, decode, end_position, fast_int, fast_real, fast_uint, line_of, parse_count,
+    parse_index, parse_int, parse_real, skip_spaces, Field, Line, Lines,
+};
+use super::{CooTensor, ReadOptions, Symmetry, TensorIoError};
+
+/// The banner's field: what a value is.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Field3 {
+    Real,
+    Integer,
+    Pattern,
+}
+
+/// The banner's symmetry.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    General,
+    Symmetric,
+    Skew,
+}
+
+/// What the banner says.
+struct Banner {
+    array: bool,
+    field: Field3,
+    kind: Kind,
+}
+
+const BANNER_HELP: &str = "`%%MatrixMarket matrix coordinate|array real|integer|pattern \
+     general|symmetric|skew-symmetric`";
+
+fn err(line: usize, column: usize, message: impl Into<String>) -> TensorIoError {
+    TensorIoError::new(line, column, message)
+}
+
+/// A banner word that is none of those expected.
+fn unknown(f: Field<'_>, what: &str, expected: &str) -> TensorIoError {
+    err(
+        1,
+        f.column,
+        format!("unknown {what} `{}`; expected {expected}", f.text),
+    )
+}
+
+/// Reads the banner line.
+fn read_banner(text: &str) -> Result<Banner, TensorIoError> {
+    let line = line_of(1, text);
+    let first = line.fields.first().copied();
+    if !first.is_some_and(|f| f.text.eq_ignore_ascii_case("%%MatrixMarket")) {
+        return Err(err(
+            1,
+            first.map_or(1, |f| f.column),
+            format!("the file does not start with the Matrix Market banner {BANNER_HELP}"),
+        ));
+    }
+    let word = |k: usize, what: &str| -> Result<Field<'_>, TensorIoError> {
+        line.fields.get(k).copied().ok_or_else(|| {
+            err(
+                1,
+                line.end_column,
+                format!("the banner ends before the {what}; expected {BANNER_HELP}"),
+            )
+        })
+    };
+    let object = word(1, "object (`matrix`)")?;
+    if !object.text.eq_ignore_ascii_case("matrix") {
+        return Err(err(
+            1,
+            object.column,
+            format!(
+                "unsupported Matrix Market object `{}`; only `matrix` is supported",
+                object.text
+            ),
+        ));
+    }
+    let format = word(2, "format (`coordinate` or `array`)")?;
+    let array = match format.text.to_ascii_lowercase().as_str() {
+        "coordinate" => false,
+        "array" => true,
+        _ => {
+            return Err(unknown(
+                format,
+                "Matrix Market format",
+                "`coordinate` or `array`",
+            ))
+        }
+    };
+    let f = word(3, "field (real, integer or pattern)")?;
+    let field =
+        match f.text.to_ascii_lowercase().as_str() {
+            "real" | "double" => Field3::Real,
+            "integer" => Field3::Integer,
+            "pattern" if array => {
+                return Err(err(
+                    1,
+                    f.column,
+                    "a dense `array` file has a value for every position; `pattern` is for \
+                 `coordinate` files",
+                ))
+            }
+            "pattern" => Field3::Pattern,
+            "complex" => return Err(err(
+                1,
+                f.column,
+                "complex matrices are not supported; the field must be real, integer or pattern",
+            )),
+            _ => return Err(unknown(f, "field", "real, integer or pattern")),
+        };
+    let symmetry = word(4, "symmetry (general, symmetric or skew-symmetric)")?;
+    let kind =
+        match symmetry.text.to_ascii_lowercase().as_str() {
+            "general" => Kind::General,
+            "symmetric" => Kind::Symmetric,
+            "skew-symmetric" if field == Field3::Pattern => {
+                return Err(err(
+                    1,
+                    symmetry.column,
+                    "a `pattern` matrix cannot be skew-symmetric: it has no values to negate",
+                ))
+            }
+            "skew-symmetric" => Kind::Skew,
+            "hermitian" => return Err(err(
+                1,
+                symmetry.column,
+                "hermitian matrices are not supported (they are complex); the symmetry must be \
+                 general, symmetric or skew-symmetric",
+            )),
+            _ => {
+                return Err(unknown(
+                    symmetry,
+                    "symmetry",
+                    "general, symmetric or skew-symmetric",
+                ))
+            }
+        };
+    if let Some(extra) = line.fields.get(5) {
+        return Err(err(
+            1,
+            extra.column,
+            format!("unexpected `{}` after the banner's symmetry", extra.text),
+        ));
+    }
+    Ok(Banner { array, field, kind })
+}
+
+/// Whether a line is a comment (`%` first) or blank.
+fn skipped(line: &[u8]) -> bool {
+    let p = skip_spaces(line, 0);
+    p == line.len() || line[p] == b'%'
+}
+
+/// The size line: the extents and, for coordinates, the number of entries.
+struct Size {
+    line: usize,
+    rows: i64,
+    cols: i64,
+    /// Entries (coordinate) or values (array) the file announces.
+    announced: i64,
+}
+
+fn read_size(lines: &mut Lines<'_>, text: &str, banner: &Banner) -> Result<Size, TensorIoError> {
+    let size = loop {
+        match lines.next() {
+            Some((_, raw)) if skipped(raw) => continue,
+            Some((number, raw)) => break line_of(number, as_text(raw)),
+            None => {
+                let (line, column) = end_position(text);
+                let wanted = if banner.array {
+                    "`rows columns`"
+                } else {
+                    "`rows columns entries`"
+                };
+                return Err(err(
+                    line,
+                    column,
+                    format!("the file ends before the size line ({wanted})"),
+                ));
+            }
+        }
+    };
+    let names: &[&str] = if banner.array {
+        &["number of rows", "number of columns"]
+    } else {
+        &["number of rows", "number of columns", "number of entries"]
+    };
+    let mut counts = [0i64; 3];
+    for (k, name) in names.iter().enumerate() {
+        let f = size.fields.get(k).copied().ok_or_else(|| {
+            let needs = if banner.array {
+                "2 fields (rows, columns)"
+            } else {
+                "3 fields (rows, columns, entries)"
+            };
+            err(
+                size.number,
+                size.end_column,
+                format!("the size line needs {needs} but has {}", size.fields.len()),
+            )
+        })?;
+        counts[k] = parse_count(f, size.number, name)?;
+    }
+    if let Some(extra) = size.fields.get(names.len()) {
+        let (after, kind) = if banner.array {
+            ("columns", "an array matrix has 2")
+        } else {
+            ("entries", "a coordinate matrix has 3")
+        };
+        return Err(err(
+            size.number,
+            extra.column,
+            format!(
+                "unexpected `{}` after the number of {after}; the size line of {kind} fields",
+                extra.text
+            ),
+        ));
+    }
+    let [rows, cols, mut announced] = counts;
+    if banner.kind != Kind::General && rows != cols {
+        let what = if banner.kind == Kind::Symmetric {
+            "symmetric"
+        } else {
+            "skew-symmetric"
+        };
+        return Err(err(
+            size.number,
+            size.fields[0].column,
+            format!("a {what} matrix must be square, but this one is {rows} × {cols}"),
+        ));
+    }
+    if banner.array {
+        // The values the body lists: all, the lower triangle with or
+        // without the diagonal, column by column.
+        let (r, c) = (i128::from(rows), i128::from(cols));
+        let values = match banner.kind {
+            Kind::General => r * c,
+            Kind::Symmetric => r * (r + 1) / 2,
+            Kind::Skew => r * (r - 1).max(0) / 2,
+        };
+        announced = i64::try_from(values).map_err(|_| {
+            err(
+                size.number,
+                size.fields[0].column,
+                format!("a dense {rows} × {cols} matrix is too large to read"),
+            )
+        })?;
+    }
+    Ok(Size {
+        line: size.number,
+        rows,
+        cols,
+        announced,
+    })
+}
+
+/// One coordinate entry on the fast path (see [`super::text`]): plain
+/// indices in range and a plain value, or `None`.
+fn fast_entry(raw: &[u8], field: Field3, rows: i64, cols: i64) -> Option<(i64, i64, f64)> {
+    let p = skip_spaces(raw, 0);
+    let (i, p) = fast_uint(raw, p)?;
+    let (j, p) = fast_uint(raw, skip_spaces(raw, p))?;
+    if !(1..=rows).contains(&i) || !(1..=cols).contains(&j) {
+        return None;
+    }
+    let p = skip_spaces(raw, p);
+    let (v, p) = match field {
+        Field3::Pattern => (1.0, p),
+        Field3::Real => fast_real(raw, p)?,
+        Field3::Integer => fast_int(raw, p).map(|(v, e)| (v as f64, e))?,
+    };
+    (skip_spaces(raw, p) == raw.len()).then_some((i - 1, j - 1, v))
+}
+
+/// One coordinate entry on the careful path: the entry, or where and why
+/// it is malformed.
+fn careful_entry(
+    line: &Line<'_>,
+    field: Field3,
+    rows: i64,
+    cols: i64,
+) -> Result<(i64, i64, f64), TensorIoError> {
+    let number = line.number;
+    let layout = if field == Field3::Pattern {
+        "`row column`"
+    } else {
+        "`row column value`"
+    };
+    let missing = |what: &str| {
+        err(
+            number,
+            line.end_column,
+            format!("missing {what}: an entry is {layout}"),
+        )
+    };
+    let i = parse_index(
+        line.fields[0],
+        number,
+        "row index",
+        Some(rows),
+        "Matrix Market",
+    )?;
+    let jf = line
+        .fields
+        .get(1)
+        .copied()
+        .ok_or_else(|| missing("column index"))?;
+    let j = parse_index(jf, number, "column index", Some(cols), "Matrix Market")?;
+    let (value, wanted) = match field {
+        Field3::Pattern => (1.0, 2),
+        Field3::Real | Field3::Integer => {
+            let vf = line
+                .fields
+                .get(2)
+                .copied()
+                .ok_or_else(|| missing("value"))?;
+            let v = if field == Field3::Real {
+                parse_real(vf, number, "value")?
+            } else {
+                // i64 -> f64 rounds beyond 2^53, like any reader into f64.
+                parse_int(vf, number, "integer value")? as f64
+            };
+            (v, 3)
+        }
+    };
+    if let Some(extra) = line.fields.get(wanted) {
+        return Err(err(
+            number,
+            extra.column,
+            format!("unexpected field `{}`: an entry is {layout}", extra.text),
+        ));
+    }
+    Ok((i, j, value))
+}
+
+/// One value of an array body, fast or careful.
+fn array_value(raw: &[u8], number: usize, field: Field3) -> Result<f64, TensorIoError> {
+    let p = skip_spaces(raw, 0);
+    let fast = match field {
+        Field3::Integer => fast_int(raw, p).map(|(v, e)| (v as f64, e)),
+        _ => fast_real(raw, p),
+    };
+    if let Some((v, e)) = fast {
+        if skip_spaces(raw, e) == raw.len() {
+            return Ok(v);
+        }
+    }
+    let line = line_of(number, as_text(raw));
+    let v = if field == Field3::Integer {
+        parse_int(line.fields[0], number, "integer value")? as f64
+    } else {
+        parse_real(line.fields[0], number, "value")?
+    };
+    if let Some(extra) = line.fields.get(1) {
+        return Err(err(
+            number,
+            extra.column,
+            format!(
+                "unexpected field `{}`: a line of an array file holds one value",
+                extra.text
+            ),
+        ));
+    }
+    Ok(v)
+}
+
+/// The parsed entries before symmetric expansion.
+struct Body {
+    rows: Vec<i64>,
+    cols: Vec<i64>,
+    values: Vec<f64>,
+}
+
+impl Body {
+    fn with_capacity(n: usize) -> Body {
+        Body {
+            rows: Vec::with_capacity(n),
+            cols: Vec::with_capacity(n),
+            values: Vec::with_capacity(n),
+        }
+    }
+
+    fn push(&mut self, i: i64, j: i64, v: f64) {
+        self.rows.push(i);
+        self.cols.push(j);
+        self.values.push(v);
+    }
+}
+
+/// The next line that lists an entry or value (comments and blank lines
+/// skipped), or `None` at the end; an error when `read` already is the
+/// number the size line announced.
+fn next_listed<'a>(
+    lines: &mut Lines<'a>,
+    read: i64,
+    size: &Size,
+    what: &str,
+) -> Result<Option<(usize, &'a [u8])>, TensorIoError> {
+    for (number, raw) in lines.by_ref() {
+        if skipped(raw) {
+            continue;
+        }
+        if read == size.announced {
+            let column = line_of(number, as_text(raw)).fields[0].column;
+            return Err(err(
+                number,
+                column,
+                format!(
+                    "more {what} than the {} announced on line {}",
+                    size.announced, size.line
+                ),
+            ));
+        }
+        return Ok(Some((number, raw)));
+    }
+    Ok(None)
+}
+
+fn too_few(text: &str, read: i64, what: &str, announced: i64, size_line: usize) -> TensorIoError {
+    let (line, column) = end_position(text);
+    err(
+        line,
+        column,
+        format!(
+            "the file ends after {read} of the {announced} {what} announced on line {size_line}"
+        ),
+    )
+}
+
+/// The entries of a coordinate body, in file order.
+fn coordinate_body(
+    lines: &mut Lines<'_>,
+    text: &str,
+    banner: &Banner,
+    size: &Size,
+    hint: usize,
+) -> Result<Body, TensorIoError> {
+    let mut body =
+        Body::with_capacity(capacity(size.announced).max(hint.min(size.announced as usize)));
+    let mut read: i64 = 0;
+    while let Some((number, raw)) = next_listed(lines, read, size, "entries")? {
+        let (i, j, v) = match fast_entry(raw, banner.field, size.rows, size.cols) {
+            Some(e) => e,
+            None => careful_entry(
+                &line_of(number, as_text(raw)),
+                banner.field,
+                size.rows,
+                size.cols,
+            )?,
+        };
+        if banner.kind == Kind::Skew && i == j {
+            return Err(err(
+                number,
+                line_of(number, as_text(raw)).fields[0].column,
+                format!(
+                    "entry ({}, {}) is on the diagonal, which a skew-symmetric matrix has zero \
+                     and its file does not list",
+                    i + 1,
+                    j + 1
+                ),
+            ));
+        }
+        body.push(i, j, v);
+        read += 1;
+    }
+    if read < size.announced {
+        return Err(too_few(text, read, "entries", size.announced, size.line));
+    }
+    Ok(body)
+}
+
+/// The nonzero values of an array body (column-major; a symmetric file
+/// lists the lower triangle, a skew-symmetric one without the diagonal).
+fn array_body(
+    lines: &mut Lines<'_>,
+    text: &str,
+    banner: &Banner,
+    size: &Size,
+) -> Result<Body, TensorIoError> {
+    let mut body = Body::with_capacity(capacity(size.announced));
+    let (mut i, mut j) = (0i64, 0i64);
+    let first_row = |j: i64| match banner.kind {
+        Kind::General => 0,
+        Kind::Symmetric => j,
+        Kind::Skew => j + 1,
+    };
+    i = i.max(first_row(0));
+    let mut read: i64 = 0;
+    while let Some((number, raw)) = next_listed(lines, read, size, "values")? {
+        let v = array_value(raw, number, banner.field)?;
+        // Explicit zeros of a dense matrix are not entries.
+        if v != 0.0 {
+            body.push(i, j, v);
+        }
+        read += 1;
+        i += 1;
+        while i >= size.rows && j < size.cols {
+            j += 1;
+            i = first_row(j);
+        }
+    }
+    if read < size.announced {
+        return Err(too_few(text, read, "values", size.announced, size.line));
+    }
+    Ok(body)
+}
+
+/// The line and first column of each of the entries `wanted` (numbered
+/// in file order) of a coordinate body that starts at `lines`: only for
+/// error messages, so a second pass over the file is fine.
+fn entry_positions(lines: Lines<'_>, wanted: &[usize]) -> Vec<(usize, usize)> {
+    let mut found = vec![(0, 1); wanted.len()];
+    let mut entry = 0;
+    for (number, raw) in lines {
+        if skipped(raw) {
+            continue;
+        }
+        for (k, &w) in wanted.iter().enumerate() {
+            if w == entry {
+                found[k] = (number, line_of(number, as_text(raw)).fields[0].column);
+            }
+        }
+        entry += 1;
+    }
+    found
+}
+
+/// Sums the duplicates of a symmetric file's entries (by their position in
+/// one triangle) and refuses an entry whose mirror the file also gives;
+/// `body_start` is the first line of the body, to locate that error.
+fn merge_symmetric(body: &mut Body, n: i64, body_start: &Lines<'_>) -> Result<(), TensorIoError> {
+    let fits = u64::try_from(n)
+        .ok()
+        .and_then(|m| m.checked_mul(m))
+        .is_some();
+    if fits {
+        let keys = body
+            .rows
+            .iter()
+            .zip(&body.cols)
+            .map(|(&i, &j)| (i.max(j) * n + i.min(j)) as u64)
+            .collect();
+        if !has_repeated_keys(keys) {
+            return Ok(());
+        }
+    }
+    // (triangle position) -> (kept position, entry number in the file)
+    let mut seen: HashMap<(i64, i64), (usize, usize)> = HashMap::new();
+    let mut kept = 0;
+    for e in 0..body.values.len() {
+        let (i, j) = (body.rows[e], body.cols[e]);
+        match seen.get(&(i.max(j), i.min(j))) {
+            Some(&(at, _)) if body.rows[at] == i => body.values[at] += body.values[e],
+            Some(&(_, first)) => {
+                let p = entry_positions(body_start.clone(), &[first, e]);
+                return Err(err(
+                    p[1].0,
+                    p[1].1,
+                    format!(
+                        "entry ({}, {}) mirrors the entry ({}, {}) of line {}: a symmetric file \
+                         lists one triangle, and expanding both would add them into both \
+                         positions; keep one of them, or declare the matrix general",
+                        i + 1,
+                        j + 1,
+                        j + 1,
+                        i + 1,
+                        p[0].0
+                    ),
+                ));
+            }
+            None => {
+                seen.insert((i.max(j), i.min(j)), (kept, e));
+                body.rows[kept] = i;
+                body.cols[kept] = j;
+                body.values[kept] = body.values[e];
+                kept += 1;
+            }
+        }
+    }
+    body.rows.truncate(kept);
+    body.cols.truncate(kept);
+    body.values.truncate(kept);
+    Ok(())
+}
+
+/// Reads a Matrix Market file into columns (see the module documentation
+/// of [`super`]).
+pub(super) fn parse(bytes: &[u8], options: &ReadOptions) -> Result<CooTensor, TensorIoError> {
+    let text = decode(bytes)?;
+    let mut lines = Lines::new(bytes, 0, 1);
+    let banner_line = lines.next().map_or("", |(_, raw)| as_text(raw));
+    let banner = read_banner(banner_line.strip_suffix('\r').unwrap_or(banner_line))?;
+    let size = read_size(&mut lines, text, &banner)?;
+    let body_start = lines.clone();
+    // No entry line is shorter than 4 bytes (`1 1\n`).
+    let hint = bytes.len() / 4;
+    let mut body = if banner.array {
+        array_body(&mut lines, text, &banner, &size)?
+    } else {
+        coordinate_body(&mut lines, text, &banner, &size, hint)?
+    };
+    let dims = vec![size.rows, size.cols];
+    if banner.kind == Kind::General {
+        let mut t = CooTensor {
+            dims,
+            indices: vec![body.rows, body.cols],
+            values: body.values,
+        };
+        merge_duplicates(&mut t);
+        return Ok(t);
+    }
+    if !banner.array {
+        merge_symmetric(&mut body, size.rows, &body_start)?;
+    }
+    if options.symmetry == Symmetry::KeepTriangle {
+        return Ok(CooTensor {
+            dims,
+            indices: vec![body.rows, body.cols],
+            values: body.values,
+        });
+    }
+    let sign = if banner.kind == Kind::Skew { -1.0 } else { 1.0 };
+    let mut out = Body::with_capacity(2 * body.values.len());
+    for ((&i, &j), &v) in body.rows.iter().zip(&body.cols).zip(&body.values) {
+        out.push(i, j, v);
+        if i != j {
+            out.push(j, i, sign * v);
+        }
+    }
+    Ok(CooTensor {
+        dims,
+        indices: vec![out.rows, out.cols],
+        values: out.values,
+    })
+}

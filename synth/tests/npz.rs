@@ -1,0 +1,294 @@
+//! `.npz` archives: which formats have scipy's layouts, the fixtures scipy
+//! wrote (tests/data/npz, made by make_fixtures.py) read as instances that
+//! store scipy's matrix, write-then-read round trips in both layouts, and
+//! damaged or mismatched archives refused with a reason.
+
+use std::collections::BTreeMap;
+use std::io::Cursor;
+use std::path::PathBuf;
+
+use synth::builtin::{builtin_names, load_format};
+use synth::instance::{validate, Instance, Values};
+use synth::npz::layout::layout_of;
+use synth::npz::{read_npz, write_npz, NpzError, Written};
+use synth::oracle::entries;
+use synth::Descriptor;
+
+fn format(name: &str) -> Descriptor {
+    load_format(name).expect("built-in")
+}
+
+fn fixture(name: &str) -> Vec<u8> {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/npz")
+        .join(name);
+    std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// The 4 × 6 matrix of make_fixtures.py.
+fn expected() -> BTreeMap<Vec<i64>, f64> {
+    [
+        ((0, 0), 1.5),
+        ((0, 3), 2.0),
+        ((1, 1), -3.0),
+        ((1, 5), 0.25),
+        ((3, 0), 4.0),
+        ((3, 2), 5.0),
+        ((3, 5), 1e-300),
+    ]
+    .into_iter()
+    .map(|((i, j), v)| (vec![i, j], v))
+    .collect()
+}
+
+fn read(bytes: &[u8], d: &Descriptor) -> Result<Instance, NpzError> {
+    read_npz(Cursor::new(bytes), d)
+}
+
+/// The nonzero entries an instance stores (padding zeros dropped).
+fn nonzeros(d: &Descriptor, inst: &Instance) -> BTreeMap<Vec<i64>, f64> {
+    let mut e = entries(d, inst).expect("readable");
+    e.retain(|_, v| *v != 0.0);
+    e
+}
+
+fn write(d: &Descriptor, inst: &Instance) -> (Vec<u8>, Written) {
+    let mut out = Cursor::new(Vec::new());
+    let written = write_npz(d, inst, &mut out).expect("written");
+    (out.into_inner(), written)
+}
+
+#[test]
+fn scipy_layouts_are_decided_by_shape() {
+    let layouts: BTreeMap<&str, Option<&str>> = builtin_names()
+        .iter()
+        .map(|n| (*n, layout_of(&format(n)).map(|(l, _)| l.format)))
+        .collect();
+    for (name, want) in [
+        ("csr", Some("csr")),
+        ("ucsr", Some("csr")),
+        ("csc", Some("csc")),
+        ("coo", Some("coo")),
+        ("bcsr", Some("bsr")),
+        ("dia", Some("dia")),
+        ("dcsr", None),
+        ("ell", None),
+        ("csf3", None),
+        ("coo3d", Some("coo")),
+        ("scoo3", Some("coo")),
+    ] {
+        assert_eq!(layouts[name], want, "{name}");
+    }
+    // A user's CSR with other names is scipy's csr too (the constraints
+    // equal CSR's after renaming).
+    let renamed = synth::descriptor_file::parse_descriptor(
+        "format MyCSR { dense [R, C];
+         map {[a, p, b] -> [i, j] : i = a && j = b && 0 <= a < R && ptr(a) <= p < ptr(a + 1) && j = idx(p)};
+         data V : {[a, p, b] -> [p]} size K;
+         uf ptr : {[x] : 0 <= x <= R} -> {[y] : 0 <= y <= K} nondecreasing;
+         uf idx : {[x] : 0 <= x < K} -> {[y] : 0 <= y < C}; }",
+    )
+    .expect("parses");
+    assert_eq!(layout_of(&renamed).map(|(l, _)| l.format), Some("csr"));
+}
+
+#[test]
+fn scipy_fixtures_read_as_the_matching_formats() {
+    for (file, name) in [
+        ("csr32.npz", "csr"),
+        ("csr64.npz", "csr"),
+        ("csr32.npz", "ucsr"),
+        ("csc.npz", "csc"),
+        ("coo.npz", "coo"),
+        ("bsr.npz", "bcsr"),
+        ("dia.npz", "dia"),
+    ] {
+        let d = format(name);
+        let inst = read(&fixture(file), &d).unwrap_or_else(|e| panic!("{file}: {e}"));
+        validate(&d, &inst).unwrap_or_else(|e| panic!("{file} as {name}: {e}"));
+        assert_eq!(nonzeros(&d, &inst), expected(), "{file} as {name}");
+        // Written back in scipy's layout, read again: the same instance.
+        let (bytes, written) = write(&d, &inst);
+        assert!(matches!(written, Written::Scipy(_)), "{written:?}");
+        assert_eq!(read(&bytes, &d).expect("reads back"), inst, "{file}");
+    }
+    // A 3-D COO array: `coords`, 3 × nnz.
+    let coo3d = format("coo3d");
+    let t = read(&fixture("coo3.npz"), &coo3d).expect("reads");
+    validate(&coo3d, &t).expect("a valid COO3D");
+    let want: BTreeMap<Vec<i64>, f64> = [
+        (vec![0, 1, 2], 1.5),
+        (vec![1, 2, 3], -2.0),
+        (vec![1, 0, 0], 7.0),
+    ]
+    .into_iter()
+    .collect();
+    assert_eq!(nonzeros(&coo3d, &t), want);
+    let (bytes, written) = write(&coo3d, &t);
+    assert_eq!(written, Written::Scipy("coo"));
+    assert_eq!(read(&bytes, &coo3d).expect("reads back"), t);
+    let csr = read(&fixture("csr32.npz"), &format("csr")).expect("reads");
+    assert_eq!(csr.arrays["rowptr"], Values::Int(vec![0, 2, 4, 4, 7]));
+    assert_eq!(csr.symbols["NNZ"], 7);
+}
+
+#[test]
+fn indices_are_written_at_32_bits_when_they_fit() {
+    let d = format("csr");
+    let inst = read(&fixture("csr64.npz"), &d).expect("reads");
+    let (bytes, _) = write(&d, &inst);
+    // The int32 dtype appears in the header of `indices.npy`.
+    let text = String::from_utf8_lossy(&bytes);
+    assert!(text.contains("'descr': '<i4'"), "int32 indices");
+    let mut wide = inst.clone();
+    wide.symbols.insert("NC".into(), 1 << 40);
+    let (bytes, _) = write(&d, &wide);
+    let text = String::from_utf8_lossy(&bytes);
+    assert!(!text.contains("'descr': '<i4'"), "int64 indices past 2^31");
+    assert_eq!(read(&bytes, &d).expect("reads back"), wide);
+}
+
+#[test]
+fn other_formats_use_the_generic_layout() {
+    let d = format("ell");
+    let inst = Instance {
+        format: "ELL".into(),
+        symbols: [("NR", 2), ("NC", 3), ("W", 2)]
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v))
+            .collect(),
+        arrays: [
+            ("col".to_string(), Values::Int(vec![0, 2, 1, 1])),
+            ("A".to_string(), Values::Real(vec![1.0, 2.0, 3.0, 0.0])),
+        ]
+        .into_iter()
+        .collect(),
+    };
+    validate(&d, &inst).expect("a valid ELL");
+    let (bytes, written) = write(&d, &inst);
+    assert_eq!(written, Written::Generic(None));
+    assert_eq!(read(&bytes, &d).expect("reads back"), inst);
+    // Read as another format: refused, naming both.
+    let e = read(&bytes, &format("csr")).unwrap_err().to_string();
+    assert_eq!(
+        e,
+        "the archive holds an instance of ELL (spf's generic layout), not of CSR"
+    );
+    // A BCSR of odd extents cannot be scipy's bsr: generic, with the reason.
+    let bcsr = format("bcsr");
+    let mut odd = read(&fixture("bsr.npz"), &bcsr).expect("reads");
+    odd.symbols.insert("NR".into(), 3);
+    let (bytes, written) = write(&bcsr, &odd);
+    assert!(
+        matches!(&written, Written::Generic(Some(r)) if r.contains("multiples of the 2 × 2 block")),
+        "{written:?}"
+    );
+    assert_eq!(read(&bytes, &bcsr).expect("reads back"), odd);
+}
+
+#[test]
+fn damaged_and_mismatched_archives_are_refused() {
+    let csr = format("csr");
+    let good = fixture("csr32.npz");
+    // Truncated: the zip directory is at the end.
+    let e = read(&good[..good.len() / 2], &csr).unwrap_err();
+    assert!(matches!(e, NpzError::Archive(_)), "{e}");
+    assert!(read(b"not a zip", &csr).is_err());
+    // Another scipy format than the named one.
+    let e = read(&fixture("csc.npz"), &csr).unwrap_err().to_string();
+    assert!(
+        e.contains("scipy `csc` matrix, but CSR does not have scipy's `csc` layout")
+            && e.contains("csc"),
+        "{e}"
+    );
+    let e = read(&fixture("csr32.npz"), &format("dcsr"))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("(the built-in formats with that layout: csr, ucsr)"),
+        "{e}"
+    );
+    // A bsr of 3 × 3 blocks is not BCSR's 2 × 2.
+    let e = read(&fixture("bsr3.npz"), &format("bcsr"))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("of 3 × 3 blocks"), "{e}");
+    // Real-valued indices: a dtype error naming the array.
+    let e = read(&fixture("float_indices.npz"), &csr)
+        .unwrap_err()
+        .to_string();
+    assert_eq!(
+        e,
+        "array `indices` has dtype `<f8`, but an index array holds integers (int32 or int64)"
+    );
+    let inst = read(&good, &csr).expect("reads");
+    let real_indices = {
+        let mut broken = inst.clone();
+        broken
+            .arrays
+            .insert("col".into(), Values::Real(vec![0.5; 7]));
+        broken
+    };
+    let mut out = Cursor::new(Vec::new());
+    assert!(write_npz(&csr, &real_indices, &mut out).is_err());
+    // Wrong lengths and out-of-range indices read, and validation refuses
+    // them (the CLI validates every instance it reads).
+    let mut short = inst.clone();
+    short
+        .arrays
+        .insert("rowptr".into(), Values::Int(vec![0, 2, 4, 7]));
+    let (bytes, _) = write(&csr, &short);
+    let back = read(&bytes, &csr).expect("reads");
+    assert!(validate(&csr, &back).is_err());
+    let mut far = inst;
+    far.arrays
+        .insert("col".into(), Values::Int(vec![0, 3, 1, 9, 0, 2, 5]));
+    let (bytes, _) = write(&csr, &far);
+    let e = validate(&csr, &read(&bytes, &csr).expect("reads")).unwrap_err();
+    assert!(
+        e.to_string().contains("col(3) = 9 is outside its range"),
+        "{e}"
+    );
+    // Not an archive of either layout.
+    let mut out = Cursor::new(Vec::new());
+    {
+        let mut zip = zip::ZipWriter::new(&mut out);
+        zip.start_file("x.npy", zip::write::SimpleFileOptions::default())
+            .expect("starts");
+        zip.finish().expect("finishes");
+    }
+    let e = read(out.get_ref(), &csr).unwrap_err().to_string();
+    assert!(e.contains("neither a scipy.sparse matrix"), "{e}");
+}
+
+mod damaged {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(200))]
+
+        /// Any byte changed or the archive cut anywhere: an error or an
+        /// instance (for the CLI to validate), never a panic.
+        #[test]
+        fn damaged_archives_never_panic(
+            file in 0usize..4,
+            at in any::<usize>(),
+            byte in any::<u8>(),
+            cut in any::<bool>(),
+        ) {
+            let (name, d) = [("csr32.npz", "csr"), ("dia.npz", "dia"), ("bsr.npz", "bcsr"), ("coo.npz", "coo")][file];
+            let mut bytes = fixture(name);
+            let at = at % bytes.len();
+            if cut {
+                bytes.truncate(at);
+            } else {
+                bytes[at] = byte;
+            }
+            let d = format(d);
+            if let Ok(inst) = read(&bytes, &d) {
+                let _ = validate(&d, &inst);
+            }
+        }
+    }
+}

@@ -1,0 +1,187 @@
+//! `.npz` through the `spf` command: scipy's files in, converted through
+//! formats scipy lacks, scipy's files out (checked by scipy itself when
+//! python3 has it, skipped with the reason otherwise), and damaged or
+//! mismatched archives refused with exit status 2 and no output file.
+
+mod common;
+
+use std::io::Cursor;
+use std::path::{Path, PathBuf};
+
+use common::{s, spf, text};
+use spf::synth::builtin::load_format;
+use spf::synth::instance::{Instance, Values};
+use spf::synth::npz::{read_npz, write_npz};
+use spf::synth::oracle::coordinate_entries;
+use spf::synth::tensor_io::read_file;
+
+fn temp(test: &str) -> PathBuf {
+    common::temp("cli-npz", test)
+}
+
+/// A fixture scipy wrote (synth/tests/data/npz/make_fixtures.py).
+fn fixture(name: &str) -> PathBuf {
+    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/synth/tests/data/npz")).join(name)
+}
+
+fn read(path: &Path, format: &str) -> Instance {
+    let bytes = std::fs::read(path).expect("readable");
+    read_npz(Cursor::new(bytes), &load_format(format).expect("built-in")).expect("an instance")
+}
+
+/// The files of a directory, temporaries included.
+fn listing(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .expect("readable")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn npz_converts_through_formats_scipy_lacks_and_back() {
+    let dir = temp("through");
+    let (dcsr, ell, back) = (
+        dir.join("a.dcsr.npz"),
+        dir.join("a.ell.npz"),
+        dir.join("b.npz"),
+    );
+    let src = fixture("csr32.npz");
+    for (args, what) in [
+        (
+            vec!["convert", "csr", "dcsr", s(&src), "-o", s(&dcsr)],
+            "to DCSR",
+        ),
+        (
+            vec!["convert", "dcsr", "ell", s(&dcsr), "-o", s(&ell)],
+            "to ELL",
+        ),
+        (
+            vec!["convert", "ell", "csr", s(&ell), "-o", s(&back)],
+            "back to CSR",
+        ),
+    ] {
+        let out = spf(&args);
+        assert!(out.status.success(), "{what}: {}", text(&out.stderr));
+    }
+    assert_eq!(read(&back, "csr"), read(&src, "csr"));
+    // The generic layout names the format.
+    assert_eq!(read(&dcsr, "dcsr").format, "DCSR");
+    // Coordinates out, and in again.
+    let mtx = dir.join("b.mtx");
+    let out = spf(&["convert", "csr", "csc", s(&back), "-o", s(&mtx)]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let again = dir.join("c.npz");
+    let out = spf(&["convert", "coo", "csr", s(&mtx), "-o", s(&again)]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(read(&again, "csr"), read(&src, "csr"));
+    // `spf dump` reads .npz.
+    let dumped = dir.join("d.mtx");
+    let out = spf(&["dump", "csr", s(&src), "-o", s(&dumped)]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let entries = |p: &Path| coordinate_entries(&read_file(p, None).expect("readable"));
+    assert_eq!(entries(&dumped), entries(&mtx));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn symmetric_inputs_keep_one_triangle_on_request() {
+    let dir = temp("triangle");
+    let m = dir.join("s.mtx");
+    std::fs::write(
+        &m,
+        "%%MatrixMarket matrix coordinate real symmetric\n3 3 2\n2 1 5\n3 3 1\n",
+    )
+    .expect("write");
+    let out_file = dir.join("s.npz");
+    for (flag, nnz) in [(None, 3), (Some("--keep-triangle"), 2)] {
+        let mut args = vec!["convert", "coo", "csr", s(&m), "-o", s(&out_file)];
+        args.extend(flag);
+        let out = spf(&args);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        assert_eq!(read(&out_file, "csr").symbols["NNZ"], nnz, "{flag:?}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// scipy's own check, when python3 has scipy.
+#[test]
+fn scipy_reads_what_spf_writes() {
+    let ready = std::process::Command::new("python3")
+        .args(["-c", "import numpy, scipy.sparse; print(scipy.__version__)"])
+        .output();
+    match &ready {
+        Ok(out) if out.status.success() => {}
+        Ok(_) => {
+            eprintln!("skipped: python3 has no scipy (pip install scipy numpy to run this test)");
+            return;
+        }
+        Err(e) => {
+            eprintln!("skipped: python3 cannot be run ({e})");
+            return;
+        }
+    }
+    let dir = temp("scipy");
+    let script = common::test_data("scipy_round_trip.py");
+    let out = std::process::Command::new("python3")
+        .args([s(&script), env!("CARGO_BIN_EXE_spf"), s(&dir)])
+        .output()
+        .expect("python3 runs");
+    let report = text(&out.stdout);
+    assert!(out.status.success(), "{report}{}", text(&out.stderr));
+    assert!(report.contains("all round trips agree"), "{report}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Each bad archive: exit status 2, a message naming the problem, and
+/// neither the output nor a temporary left in its directory.
+#[test]
+fn bad_archives_are_refused_without_output() {
+    let dir = temp("bad");
+    let csr = load_format("csr").expect("built-in");
+    let good = read(&fixture("csr32.npz"), "csr");
+    let write = |name: &str, inst: &Instance| {
+        let path = dir.join(name);
+        let mut bytes = Cursor::new(Vec::new());
+        write_npz(&csr, inst, &mut bytes).expect("written");
+        std::fs::write(&path, bytes.into_inner()).expect("write");
+        path
+    };
+    let truncated = dir.join("truncated.npz");
+    let bytes = std::fs::read(fixture("csr32.npz")).expect("readable");
+    std::fs::write(&truncated, &bytes[..bytes.len() - 40]).expect("write");
+    let mut short = good.clone();
+    short
+        .arrays
+        .insert("rowptr".into(), Values::Int(vec![0, 2, 4, 7]));
+    let mut far = good.clone();
+    far.arrays
+        .insert("col".into(), Values::Int(vec![0, 3, 1, 9, 0, 2, 5]));
+    let cases = [
+        (truncated, "not a readable .npz archive"),
+        (
+            fixture("float_indices.npz"),
+            "array `indices` has dtype `<f8`, but an index array holds integers",
+        ),
+        (write("short.npz", &short), "rowptr has 4 values but"),
+        (write("far.npz", &far), "col(3) = 9 is outside its range"),
+        (
+            fixture("csc.npz"),
+            "holds a scipy `csc` matrix, but CSR does not have scipy's `csc` layout",
+        ),
+    ];
+    let out_dir = dir.join("out");
+    std::fs::create_dir_all(&out_dir).expect("dir");
+    let target = out_dir.join("result.npz");
+    for (input, message) in &cases {
+        let out = spf(&["convert", "csr", "dcsr", s(input), "-o", s(&target)]);
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{}: {err}", input.display());
+        assert!(err.contains(message), "{}: {err}", input.display());
+        assert!(err.starts_with(s(input)), "names the input: {err}");
+        assert!(!err.contains("panicked"), "{err}");
+        assert!(listing(&out_dir).is_empty(), "{:?}", listing(&out_dir));
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
