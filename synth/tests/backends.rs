@@ -8,43 +8,75 @@ mod harness;
 
 use std::path::Path;
 
+use codegen::ast::LoopProgram;
 use codegen::interp::{run, Memory};
 use synth::builtin::load_format;
 use synth::instance::Instance;
 use synth::representable::Representable;
-use synth::synthesize::synthesize;
+use synth::synthesize::{synthesize, Synthesized};
 use synth::tensor_io::{read_file, Coordinates};
 
-/// Converts the inputs into `src` (in the interpreter), then checks `src ->
-/// dst` in C and Rust against the interpreter on each.
-fn check_pair(src: &str, dst: &str, inputs: &[Coordinates]) {
+/// The cases of `src -> dst` (its program and, per input, the memory and
+/// the interpreter's outputs): the inputs are converted into `src` (in the
+/// interpreter) by `to_src`, scanned into its program.
+fn pair_cases(
+    to_src: &(Synthesized, LoopProgram),
+    conv: &Synthesized,
+    program: &LoopProgram,
+    inputs: &[Coordinates],
+) -> Vec<(Memory, harness::Outputs)> {
+    let (src, dst) = (&conv.conversion.src.name, &conv.conversion.dst_given.name);
+    let keep_s = Representable::of(&conv.conversion.src);
+    let keep_d = Representable::of(&conv.conversion.dst_given);
+    let params = codegen::c::c_parameters(program).unwrap();
+    inputs
+        .iter()
+        .map(|coords| {
+            // The entries both formats can store (a skyline stores one triangle).
+            let coords = keep_d.restrict(&keep_s.restrict(coords));
+            let src_inst = to_src
+                .0
+                .run_program(&to_src.1, &Instance::from_coordinates(&coords))
+                .unwrap();
+            let mem: Memory = conv.memory(program, &src_inst).unwrap();
+            let mut reference = mem.clone();
+            run(program, &mut reference, None).unwrap_or_else(|e| panic!("{src} -> {dst}: {e}"));
+            let outputs: harness::Outputs = harness::live_out(&params)
+                .into_iter()
+                .map(|p| (p.source.clone(), reference.arrays[&p.source].clone()))
+                .collect();
+            (mem, outputs)
+        })
+        .collect()
+}
+
+/// Checks every ordered pair of `formats` in C and Rust against the
+/// interpreter on each input (converted into the source first): one C and
+/// one Rust program hold all the pairs.
+fn check_pairs(formats: &[&str], inputs: &[Coordinates]) {
     let coo_name = if inputs[0].order() == 3 {
         "coo3d"
     } else {
         "coo"
     };
     let coo = load_format(coo_name).unwrap();
-    let (s, d) = (load_format(src).unwrap(), load_format(dst).unwrap());
-    let to_src = synthesize(&coo, &s).unwrap();
-    let conv = synthesize(&s, &d).unwrap();
-    let program = conv.program().unwrap();
-    let mut cases = Vec::new();
-    let (keep_s, keep_d) = (Representable::of(&s), Representable::of(&d));
-    for coords in inputs {
-        // The entries both formats can store (a skyline stores one triangle).
-        let coords = keep_d.restrict(&keep_s.restrict(coords));
-        let src_inst = to_src.run(&Instance::from_coordinates(&coords)).unwrap();
-        let mem: Memory = conv.memory(&program, &src_inst).unwrap();
-        let mut reference = mem.clone();
-        run(&program, &mut reference, None).unwrap_or_else(|e| panic!("{src} -> {dst}: {e}"));
-        let params = codegen::c::c_parameters(&program).unwrap();
-        let outputs: harness::Outputs = harness::live_out(&params)
-            .into_iter()
-            .map(|p| (p.source.clone(), reference.arrays[&p.source].clone()))
-            .collect();
-        cases.push((mem, outputs));
+    let descriptors: Vec<_> = formats.iter().map(|f| load_format(f).unwrap()).collect();
+    let mut pairs = Vec::new();
+    for s in &descriptors {
+        let to_src = synthesize(&coo, s).unwrap();
+        let to_src = (to_src.clone(), to_src.program().unwrap());
+        for d in &descriptors {
+            let conv = synthesize(s, d).unwrap();
+            let program = conv.program().unwrap();
+            let cases = pair_cases(&to_src, &conv, &program, inputs);
+            pairs.push((program, cases));
+        }
     }
-    harness::check_cases(&program, &cases);
+    let batch: Vec<_> = pairs.iter().map(|(p, c)| (p, &c[..])).collect();
+    assert_eq!(
+        harness::check_batch(&batch).len(),
+        formats.len() * formats.len()
+    );
 }
 
 fn matrices() -> Vec<Coordinates> {
@@ -66,13 +98,7 @@ fn matrices() -> Vec<Coordinates> {
 
 #[test]
 fn every_2d_pair_compiles_and_agrees() {
-    let formats = synth::builtin::builtin_names_of_order(2);
-    let inputs = matrices();
-    for &s in &formats {
-        for &d in &formats {
-            check_pair(s, d, &inputs);
-        }
-    }
+    check_pairs(&synth::builtin::builtin_names_of_order(2), &matrices());
 }
 
 #[test]
@@ -92,9 +118,5 @@ fn every_3d_pair_compiles_and_agrees() {
             entries: Vec::new(),
         },
     ];
-    for s in ["coo3d", "mcoo3"] {
-        for d in ["coo3d", "mcoo3"] {
-            check_pair(s, d, &inputs);
-        }
-    }
+    check_pairs(&["coo3d", "mcoo3"], &inputs);
 }

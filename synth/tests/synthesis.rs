@@ -24,18 +24,20 @@ fn formats(order: usize) -> Vec<&'static str> {
     synth::builtin::builtin_names_of_order(order)
 }
 
-/// Every synthesized pair, computed once for all tests of this file.
-fn pairs() -> &'static BTreeMap<(String, String), Synthesized> {
-    static PAIRS: OnceLock<BTreeMap<(String, String), Synthesized>> = OnceLock::new();
+/// Every synthesized pair with its scanned program, computed once for all
+/// tests of this file.
+fn pairs() -> &'static BTreeMap<(String, String), (Synthesized, LoopProgram)> {
+    static PAIRS: OnceLock<BTreeMap<(String, String), (Synthesized, LoopProgram)>> =
+        OnceLock::new();
     PAIRS.get_or_init(|| {
         let mut out = BTreeMap::new();
         for set in [&formats(2)[..], &formats(3)[..]] {
             for s in set {
                 for d in set {
-                    let (src, dst) = (load_format(s).unwrap(), load_format(d).unwrap());
-                    let syn = synthesize(&src, &dst)
+                    let syn = synthesize(descriptor(s), descriptor(d))
                         .unwrap_or_else(|e| panic!("{s} -> {d} does not synthesize: {e}"));
-                    out.insert((s.to_string(), d.to_string()), syn);
+                    let program = syn.program().expect("scans");
+                    out.insert((s.to_string(), d.to_string()), (syn, program));
                 }
             }
         }
@@ -43,36 +45,45 @@ fn pairs() -> &'static BTreeMap<(String, String), Synthesized> {
     })
 }
 
+/// The built-in descriptor `name`, read once.
+fn descriptor(name: &str) -> &'static Descriptor {
+    static FORMATS: OnceLock<BTreeMap<String, Descriptor>> = OnceLock::new();
+    let all = FORMATS.get_or_init(|| {
+        [formats(2), formats(3)]
+            .concat()
+            .into_iter()
+            .map(|f| (f.to_string(), load_format(f).unwrap()))
+            .collect()
+    });
+    &all[name]
+}
+
 fn pair(s: &str, d: &str) -> &'static Synthesized {
-    &pairs()[&(s.to_string(), d.to_string())]
+    &pairs()[&(s.to_string(), d.to_string())].0
 }
 
 /// Converts `coords` into every format of `formats` and every one of those
 /// into every other, checking each result.
 fn check_all_pairs(coords: &Coordinates, formats: &[&str], what: &str) {
     let coo_name = if coords.order() == 3 { "coo3d" } else { "coo" };
-    let coo: Descriptor = load_format(coo_name).unwrap();
+    let coo = descriptor(coo_name);
     let coo_inst = Instance::from_coordinates(coords);
-    let expected = entries(&coo, &coo_inst).unwrap();
-    let programs: BTreeMap<(String, String), LoopProgram> = pairs()
-        .iter()
-        .map(|(k, v)| (k.clone(), v.program().expect("scans")))
-        .collect();
+    let expected = entries(coo, &coo_inst).unwrap();
     let run =
         |s: &str, d: &str, input: &Instance, expected: &BTreeMap<Vec<i64>, f64>| -> Instance {
-            let key = (s.to_string(), d.to_string());
-            let out = pairs()[&key]
-                .run_program(&programs[&key], input)
+            let (syn, program) = &pairs()[&(s.to_string(), d.to_string())];
+            let out = syn
+                .run_program(program, input)
                 .unwrap_or_else(|e| panic!("{what}: {s} -> {d}: {e}"));
-            let dst = load_format(d).unwrap();
-            validate(&dst, &out)
+            let dst = descriptor(d);
+            validate(dst, &out)
                 .unwrap_or_else(|e| panic!("{what}: {s} -> {d} gives an invalid {d}: {e}"));
-            let got = entries(&dst, &out).unwrap();
+            let got = entries(dst, &out).unwrap();
             compare(expected, &got)
                 .unwrap_or_else(|m| panic!("{what}: {s} -> {d} differs from the input: {m:?}"));
             out
         };
-    let storable = |f: &str| Representable::of(&load_format(f).unwrap());
+    let storable = |f: &str| Representable::of(descriptor(f));
     for s in formats {
         let src_inst = storable(s)
             .is_everything()
@@ -88,7 +99,7 @@ fn check_all_pairs(coords: &Coordinates, formats: &[&str], what: &str) {
                 }
             }
             let coo_kept = Instance::from_coordinates(&kept);
-            let want = entries(&coo, &coo_kept).unwrap();
+            let want = entries(coo, &coo_kept).unwrap();
             let src_kept = run(coo_name, s, &coo_kept, &want);
             run(s, d, &src_kept, &want);
         }

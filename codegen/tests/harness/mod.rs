@@ -136,15 +136,47 @@ fn c_length(program: &LoopProgram, params: &[Parameter], source: &str) -> String
     factors.join(" * ")
 }
 
+/// One program of a batch and the memories it runs on.
+pub type Item<'a> = (&'a LoopProgram, &'a [Memory]);
+
 /// A C program: the emitted function and a `main` that calls it once per
 /// memory and prints every live-out data space after each call. An array
 /// sized by the computation is received through a pointer, printed with the
 /// length its extents give, and freed; its memory in `mems` (an empty array
 /// will do) gives its element type only.
 pub fn c_driver(program: &LoopProgram, mems: &[Memory]) -> String {
-    let code = emit_c(program).expect("emit_c");
+    format!("{}\n{}", c_unit(0, program, mems), c_main(1))
+}
+
+/// A C translation unit: the emitted function and `spf_drv_K`, which
+/// prints `@program K` and runs it on each memory as [`c_driver`] does.
+/// Each program of a batch is its own unit, compiled as it would be alone.
+pub fn c_unit(k: usize, program: &LoopProgram, mems: &[Memory]) -> String {
+    format!(
+        "#include <stdio.h>\n#include <stdlib.h>\n{}\nvoid spf_drv_{k}(void);\nvoid spf_drv_{k}(void)\n{{\n    printf(\"@program {k}\\n\");\n{}}}\n",
+        emit_c(program).expect("emit_c"),
+        c_cases(program, mems)
+    )
+}
+
+/// The `main` of a batch of `n` [`c_unit`]s: runs each in turn.
+pub fn c_main(n: usize) -> String {
+    let mut m = String::new();
+    for k in 0..n {
+        let _ = writeln!(m, "void spf_drv_{k}(void);");
+    }
+    m.push_str("int main(void)\n{\n");
+    for k in 0..n {
+        let _ = writeln!(m, "    spf_drv_{k}();");
+    }
+    m.push_str("    return 0;\n}\n");
+    m
+}
+
+/// The blocks of a C driver that run `program` on each memory.
+fn c_cases(program: &LoopProgram, mems: &[Memory]) -> String {
     let params = c_parameters(program).expect("c_parameters");
-    let mut m = String::from("int main(void)\n{\n");
+    let mut m = String::new();
     for (case, mem) in mems.iter().enumerate() {
         m.push_str("    {\n");
         let mut args = Vec::new();
@@ -225,8 +257,7 @@ pub fn c_driver(program: &LoopProgram, mems: &[Memory]) -> String {
         }
         m.push_str("    }\n");
     }
-    m.push_str("    return 0;\n}\n");
-    format!("#include <stdio.h>\n#include <stdlib.h>\n{code}\n{m}")
+    m
 }
 
 fn rust_values(a: &Array) -> String {
@@ -246,10 +277,34 @@ fn rust_type(elem: ElemType) -> &'static str {
 
 /// A Rust program: the emitted function and a `main` like [`c_driver`]'s.
 pub fn rust_driver(program: &LoopProgram, mems: &[Memory]) -> String {
-    let code = emit_rust(program).expect("emit_rust");
+    rust_batch_driver(&[(program, mems)])
+}
+
+/// A Rust program holding every program of `items`, each in its own module
+/// (`p0`, `p1`, ...: the runtimes they print stay apart), and a `main` like
+/// [`c_main`]'s (each program after a line `@program K`).
+pub fn rust_batch_driver(items: &[Item<'_>]) -> String {
+    let mut code = String::new();
+    let mut main = String::from("fn main() {\n");
+    for (k, (program, mems)) in items.iter().enumerate() {
+        let emitted = emit_rust(program).expect("emit_rust");
+        let call = format!("p{k}::{}", emit_function_name(&emitted));
+        let _ = write!(
+            code,
+            "mod p{k} {{\n{emitted}}}\n\nfn drv_{k}() {{\n    println!(\"@program {k}\");\n{}}}\n\n",
+            rust_cases(program, mems, &call)
+        );
+        let _ = writeln!(main, "    drv_{k}();");
+    }
+    main.push_str("}\n");
+    format!("{code}{main}")
+}
+
+/// The blocks of a Rust driver that run `program` (its function called as
+/// `fname`) on each memory.
+fn rust_cases(program: &LoopProgram, mems: &[Memory], fname: &str) -> String {
     let params = rust_parameters(program).expect("rust_parameters");
-    let fname = emit_function_name(&code);
-    let mut m = String::from("fn main() {\n");
+    let mut m = String::new();
     for (case, mem) in mems.iter().enumerate() {
         m.push_str("    {\n");
         let mut args = Vec::new();
@@ -317,8 +372,7 @@ pub fn rust_driver(program: &LoopProgram, mems: &[Memory]) -> String {
         }
         m.push_str("    }\n");
     }
-    m.push_str("}\n");
-    format!("{code}\n{m}")
+    m
 }
 
 fn emit_function_name(code: &str) -> String {
@@ -359,6 +413,28 @@ fn parse_output(text: &str, mems: &[Memory]) -> Vec<Outputs> {
     out
 }
 
+/// Reads a batch driver's output back: one [`Outputs`] per case of each
+/// program of `items`.
+fn parse_batch(text: &str, items: &[Item<'_>]) -> Vec<Vec<Outputs>> {
+    let mut sections: Vec<String> = Vec::new();
+    for line in text.lines() {
+        if let Some(k) = line.strip_prefix("@program ") {
+            assert_eq!(k.parse::<usize>().ok(), Some(sections.len()), "{text}");
+            sections.push(String::new());
+        } else {
+            let section = sections.last_mut().expect("a program line first");
+            section.push_str(line);
+            section.push('\n');
+        }
+    }
+    assert_eq!(sections.len(), items.len(), "every program ran:\n{text}");
+    sections
+        .iter()
+        .zip(items)
+        .map(|(section, (_, mems))| parse_output(section, mems))
+        .collect()
+}
+
 /// Runs `cmd`, panicking with its output unless it succeeds; returns stdout.
 pub fn tool(cmd: &mut Command, what: &str) -> String {
     let out = cmd.output().unwrap_or_else(|e| {
@@ -387,40 +463,82 @@ pub const CFLAGS: &[&str] = &[
 /// Compiles `program` with a C driver for `mems`, runs it and returns the
 /// results of each case.
 pub fn run_c(dir: &Path, program: &LoopProgram, mems: &[Memory]) -> Vec<Outputs> {
-    let src = dir.join("driver.c");
-    std::fs::write(&src, c_driver(program, mems)).unwrap();
+    run_c_batch(dir, &[(program, mems)])
+        .pop()
+        .expect("one program")
+}
+
+/// Compiles every program of `items` into one C driver (each program its
+/// own translation unit, compiled as it would be alone; the units in two
+/// `cc -c` at once, then linked) and runs it; returns the results of each
+/// case of each program.
+pub fn run_c_batch(dir: &Path, items: &[Item<'_>]) -> Vec<Vec<Outputs>> {
+    let mut units = Vec::with_capacity(items.len() + 1);
+    for (k, (program, mems)) in items.iter().enumerate() {
+        let unit = format!("driver_{k}.c");
+        std::fs::write(dir.join(&unit), c_unit(k, program, mems)).unwrap();
+        units.push(unit);
+    }
+    std::fs::write(dir.join("driver_main.c"), c_main(items.len())).unwrap();
+    units.push("driver_main.c".to_string());
+    std::thread::scope(|s| {
+        for half in units.chunks(units.len().div_ceil(2)) {
+            s.spawn(move || {
+                tool(
+                    Command::new("cc")
+                        .current_dir(dir)
+                        .args(CFLAGS)
+                        .arg("-c")
+                        .args(half),
+                    "cc",
+                )
+            });
+        }
+    });
     let exe = dir.join("driver_c");
+    let objects = units.iter().map(|u| u.replace(".c", ".o"));
     tool(
         Command::new("cc")
-            .args(CFLAGS)
-            .arg(&src)
+            .current_dir(dir)
+            .args(objects)
             .arg("-o")
             .arg(&exe),
-        "cc",
+        "cc (linking)",
     );
     // glibc fills every malloc'd block with garbage (and calloc still
     // zeroes): generated code that skips the zero fill of an array must
     // write or zero every element itself, or the outputs differ.
     let mut run = Command::new(&exe);
     run.env("MALLOC_PERTURB_", "165");
-    parse_output(&tool(&mut run, "the C driver"), mems)
+    parse_batch(&tool(&mut run, "the C driver"), items)
 }
 
 /// Compiles `program` with a Rust driver for `mems` (`rustc -D warnings`),
 /// runs it and returns the results of each case.
 pub fn run_rust(dir: &Path, program: &LoopProgram, mems: &[Memory]) -> Vec<Outputs> {
+    run_rust_batch(dir, &[(program, mems)])
+        .pop()
+        .expect("one program")
+}
+
+/// Compiles every program of `items` into one Rust driver (one `rustc -D
+/// warnings`), runs it and returns the results of each case of each
+/// program.
+pub fn run_rust_batch(dir: &Path, items: &[Item<'_>]) -> Vec<Vec<Outputs>> {
     let src = dir.join("driver.rs");
-    std::fs::write(&src, rust_driver(program, mems)).unwrap();
+    std::fs::write(&src, rust_batch_driver(items)).unwrap();
     let exe = dir.join("driver_rs");
+    // Unoptimized: a fifth of opt-level 1's compile time, and the emitted
+    // arithmetic runs with overflow checks.
     tool(
         Command::new("rustc")
-            .args(["--edition", "2021", "-D", "warnings", "-C", "opt-level=1"])
+            .args(["--edition", "2021", "-D", "warnings", "-C", "opt-level=0"])
             .arg(&src)
             .arg("-o")
             .arg(&exe),
         "rustc",
     );
-    parse_output(&tool(&mut Command::new(&exe), "the Rust driver"), mems)
+    parse_batch(&tool(&mut Command::new(&exe), "the Rust driver"), items)
 }
 
 /// Runs `program` on every case's memory with the interpreter, the C and the
@@ -428,36 +546,58 @@ pub fn run_rust(dir: &Path, program: &LoopProgram, mems: &[Memory]) -> Vec<Outpu
 /// that all three agree with the case's reference on every live-out data
 /// space, and returns the interpreter's memories.
 pub fn check_cases(program: &LoopProgram, cases: &[(Memory, Outputs)]) -> Vec<Memory> {
-    let mems: Vec<Memory> = cases.iter().map(|(m, _)| m.clone()).collect();
+    check_batch(&[(program, cases)]).pop().expect("one program")
+}
+
+/// [`check_cases`] for every program of `batch` at once: one C and one Rust
+/// driver hold them all (their function names distinct), each built by one
+/// compiler invocation, the two in parallel; returns the interpreter's memories of each program.
+pub fn check_batch(batch: &[(&LoopProgram, &[(Memory, Outputs)])]) -> Vec<Vec<Memory>> {
+    let mems: Vec<Vec<Memory>> = batch
+        .iter()
+        .map(|(_, cases)| cases.iter().map(|(m, _)| m.clone()).collect())
+        .collect();
+    let items: Vec<Item<'_>> = batch
+        .iter()
+        .zip(&mems)
+        .map(|((p, _), m)| (*p, &m[..]))
+        .collect();
     let dir = tempfile::tempdir().unwrap();
     let (c_out, rust_out) = std::thread::scope(|s| {
-        let c = s.spawn(|| run_c(dir.path(), program, &mems));
-        let r = s.spawn(|| run_rust(dir.path(), program, &mems));
+        let c = s.spawn(|| run_c_batch(dir.path(), &items));
+        let r = s.spawn(|| run_rust_batch(dir.path(), &items));
         (c.join(), r.join())
     });
     let (c_out, rust_out) = match (c_out, rust_out) {
         (Ok(c), Ok(r)) => (c, r),
         (Err(e), _) | (_, Err(e)) => std::panic::resume_unwind(e),
     };
-    let params = c_parameters(program).unwrap();
-    let outs = live_out(&params);
-    assert!(!outs.is_empty());
-    let mut results = Vec::with_capacity(cases.len());
-    for (case, (mem, reference)) in cases.iter().enumerate() {
-        let mut interp = mem.clone();
-        run(program, &mut interp, None)
-            .unwrap_or_else(|e| panic!("case {case}: the interpreter fails: {e}"));
-        for p in &outs {
-            let name = &p.source;
-            let want = &reference[name];
-            let what = |backend: &str| format!("case {case}, {backend}");
-            assert_same(&what("interpreter"), name, &interp.arrays[name], want);
-            assert_same(&what("C"), name, &c_out[case][name], want);
-            assert_same(&what("Rust"), name, &rust_out[case][name], want);
-        }
-        results.push(interp);
-    }
-    results
+    batch
+        .iter()
+        .zip(c_out.iter().zip(&rust_out))
+        .map(|((program, cases), (c_out, rust_out))| {
+            let name = &program.computation.name;
+            let params = c_parameters(program).unwrap();
+            let outs = live_out(&params);
+            assert!(!outs.is_empty(), "{name}");
+            let mut results = Vec::with_capacity(cases.len());
+            for (case, (mem, reference)) in cases.iter().enumerate() {
+                let mut interp = mem.clone();
+                run(program, &mut interp, None)
+                    .unwrap_or_else(|e| panic!("{name}, case {case}: the interpreter fails: {e}"));
+                for p in &outs {
+                    let space = &p.source;
+                    let want = &reference[space];
+                    let what = |backend: &str| format!("{name}, case {case}, {backend}");
+                    assert_same(&what("interpreter"), space, &interp.arrays[space], want);
+                    assert_same(&what("C"), space, &c_out[case][space], want);
+                    assert_same(&what("Rust"), space, &rust_out[case][space], want);
+                }
+                results.push(interp);
+            }
+            results
+        })
+        .collect()
 }
 
 /// [`check_cases`] for one memory.
