@@ -51,12 +51,16 @@ pub fn s(p: &Path) -> &str {
 /// the rest is tested on its own.
 pub fn storable(matrix: &Path, src: &str, dst: &str, dir: &Path) -> PathBuf {
     use spf::synth::representable::Representable;
-    let coords = spf::synth::tensor_io::read_file(matrix, None).expect("readable");
-    let mut kept = coords.clone();
-    for f in [src, dst] {
-        let d = spf::synth::builtin::load_format(f).expect("built-in");
-        kept = Representable::of(&d).restrict(&kept);
+    let storable: Vec<Representable> = [src, dst]
+        .iter()
+        .map(|f| Representable::of(&spf::synth::builtin::load_format(f).expect("built-in")))
+        .filter(|r| !r.is_everything())
+        .collect();
+    if storable.is_empty() {
+        return matrix.to_path_buf();
     }
+    let coords = spf::synth::tensor_io::read_file(matrix, None).expect("readable");
+    let kept = storable.iter().fold(coords.clone(), |c, r| r.restrict(&c));
     if kept == coords {
         return matrix.to_path_buf();
     }
