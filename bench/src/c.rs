@@ -431,6 +431,16 @@ fn paired_name(conv: Conversion) -> &'static str {
     }
 }
 
+/// Whether `conv` has hand-written C that runs in this process (compiled
+/// into the bench by build.rs); the others exist only paired with their
+/// converter ([`paired_baseline`]).
+pub fn in_process(conv: Conversion) -> bool {
+    !matches!(
+        conv,
+        Conversion::CooUcsr | Conversion::CooDcsr | Conversion::CooTcoo8 | Conversion::Coo3dCsf3
+    )
+}
+
 /// Writes the paired baselines under `dir` (once per run) and returns the
 /// file of `conv`'s, for `spf build --baseline`.
 ///

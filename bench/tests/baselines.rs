@@ -11,11 +11,14 @@ use synth::instance::Instance;
 
 /// The C baseline of `conv` on `t` (entries in `t`'s order), as an
 /// instance; `None` for a conversion whose C exists only paired with its
-/// converter (`bench/c/paired/`, checked by
-/// `paired_baselines_agree_with_the_oracle`).
+/// converter (`bench/c/paired/`, checked by the root package's
+/// tests/bench_paired.rs).
 fn c_output(conv: Conversion, t: &Tensor) -> Option<Instance> {
     let csr = Compressed::from_coo(t, true);
     let csc = Compressed::from_coo(t, false);
+    if !c::in_process(conv) {
+        return None;
+    }
     let r: Result<(f64, COutput), String> = match conv {
         Conversion::CooCsrUnsorted | Conversion::CooCsrSorted => c::coo_to_compressed(t, true),
         // SCOO's entries are row-major: sort a copy first.
@@ -40,7 +43,7 @@ fn c_output(conv: Conversion, t: &Tensor) -> Option<Instance> {
         Conversion::CooUcsr
         | Conversion::CooDcsr
         | Conversion::CooTcoo8
-        | Conversion::Coo3dCsf3 => return None,
+        | Conversion::Coo3dCsf3 => unreachable!("{conv} has no in-process C"),
     };
     let (seconds, out) = r.unwrap_or_else(|e| panic!("{conv}: {e}"));
     assert!(seconds >= 0.0);
@@ -65,65 +68,6 @@ fn check_all_c(t: &Tensor) {
             check(conv, t, &out, "C");
         }
     }
-}
-
-/// The paired baselines of the conversions that have no in-process C
-/// (`c_output`'s `None`), run in their converters' programs (`spf build
-/// --baseline`) on generated matrices and tensors, with empty rows and
-/// columns: both outputs satisfy the destination and store the input.
-#[test]
-fn paired_baselines_agree_with_the_oracle() {
-    let spf = bench::spf::Spf::build_with_cargo().expect("spf builds");
-    let dir = std::env::temp_dir().join(format!("spf-bench-paired-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let tensors = [
-        input::generate(matgen::find("webbase-1M").unwrap(), 0.0005, 3, true),
-        input::generate(matgen::find("ecology1").unwrap(), 0.0005, 3, true),
-        input::generate(matgen::find("darpa").unwrap(), 0.0002, 3, true),
-        input::generate(matgen::find("freebase-music").unwrap(), 0.0002, 3, true),
-    ];
-    let mut checked = 0;
-    for conv in Conversion::ALL {
-        let Some(t) = tensors.iter().find(|t| t.dims.len() == conv.order()) else {
-            continue;
-        };
-        if c_output(conv, t).is_some() {
-            continue;
-        }
-        let baseline = c::paired_baseline(&dir, conv).unwrap();
-        let bin = dir.join(conv.slug());
-        spf.build(conv.src(), conv.dst(), &bin, Some(&baseline))
-            .unwrap_or_else(|e| panic!("{conv}: {e}"));
-        for (k, t) in tensors
-            .iter()
-            .filter(|t| t.dims.len() == conv.order())
-            .enumerate()
-        {
-            let input_file = dir.join(format!(
-                "{}_{k}.{}",
-                conv.slug(),
-                if conv.order() == 2 { "mtx" } else { "tns" }
-            ));
-            input::write(t, &input_file).unwrap();
-            let run = bench::spf::run(
-                &bin,
-                &input_file,
-                1,
-                &dir.join("out.json"),
-                Some(&dir.join("baseline.json")),
-            )
-            .unwrap_or_else(|e| panic!("{conv}: {e}"));
-            check(conv, t, &run.output, "spf");
-            let b = run
-                .baseline
-                .and_then(|b| b.output)
-                .expect("a baseline output");
-            check(conv, t, &b, "paired C");
-            checked += 1;
-        }
-    }
-    assert!(checked >= 6, "{checked} paired runs");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
