@@ -60,6 +60,7 @@ use iegen::constraint::Normalized;
 use iegen::eval::enumerate_conjunction;
 use iegen::{Atom, Bounds, Conjunction, ConstraintKind, EvalError, Expr, Interpretation, Var};
 
+use crate::coordinate_sort::coordinate_order;
 use crate::descriptor::Descriptor;
 use crate::instance::{self, domain_guards, Concrete, Instance, InstanceError};
 use crate::tensor_io::Coordinates;
@@ -330,7 +331,9 @@ fn stored(
             }
         }
     }
-    let limits = ordered::Limits::from(instance::work_bounds(work));
+    let mut limits = ordered::Limits::from(instance::work_bounds(work));
+    // A stored entry addresses a value: about as many points as values.
+    limits.expected = c.values.len();
     let mut points = Points::new(d.map.in_arity() + d.map.out_arity());
     for (k, conj) in guarded.iter().enumerate() {
         let found =
@@ -455,32 +458,15 @@ struct Nonzeros {
     order: Vec<usize>,
 }
 
-/// The indices of `coords` sorted by coordinate, ties by index.
+/// The indices of `coords` sorted by coordinate, ties by index (a
+/// counting sort, [`coordinate_order`], unless they already are).
 fn sort_by_coordinate(coords: &Points) -> Vec<usize> {
-    fn fixed<const N: usize>(coords: &Points) -> Vec<usize> {
-        let mut keys: Vec<([i64; N], usize)> = coords
-            .iter()
-            .enumerate()
-            .map(|(k, p)| (p.try_into().expect("points of arity N"), k))
-            .collect();
-        keys.sort_unstable();
-        keys.into_iter().map(|(_, k)| k).collect()
-    }
     let n = coords.len();
     if (1..n).all(|k| coords.get(k - 1) <= coords.get(k)) {
         return (0..n).collect();
     }
-    match coords.arity {
-        1 => fixed::<1>(coords),
-        2 => fixed::<2>(coords),
-        3 => fixed::<3>(coords),
-        4 => fixed::<4>(coords),
-        _ => {
-            let mut order: Vec<usize> = (0..n).collect();
-            order.sort_unstable_by(|&a, &b| (coords.get(a), a).cmp(&(coords.get(b), b)));
-            order
-        }
-    }
+    let arity = coords.arity;
+    coordinate_order(n, arity, |e, c| coords.data[e * arity + c])
 }
 
 /// The nonzero entries in sparse order, checking for coinciding ones.
@@ -495,8 +481,12 @@ fn nonzeros_of(
     inst: &Instance,
     every_value: bool,
 ) -> Result<Nonzeros, OracleError> {
-    let c = instance::prepare(d, inst)?;
-    let (all, linear) = stored(d, &c, &c.data_extents, c.work)?;
+    nonzeros_in(d, &instance::prepare(d, inst)?, every_value)
+}
+
+/// [`nonzeros_of`] an instance already prepared.
+fn nonzeros_in(d: &Descriptor, c: &Concrete, every_value: bool) -> Result<Nonzeros, OracleError> {
+    let (all, linear) = stored(d, c, &c.data_extents, c.work)?;
     if every_value {
         let mut addressed = vec![false; c.values.len()];
         for &at in &linear {
@@ -517,8 +507,9 @@ fn nonzeros_of(
     }
     let n_sparse = d.sparse_arity().min(all.arity);
     let mut coords = Points::new(all.arity - n_sparse);
-    let mut values = Vec::new();
-    let mut positions = Vec::new();
+    coords.data.reserve(linear.len() * coords.arity);
+    let mut values = Vec::with_capacity(linear.len());
+    let mut positions = Vec::with_capacity(linear.len());
     for (k, &at) in linear.iter().enumerate() {
         // `stored` checked the position against the array's extents, and
         // `prepare` the array's length against their product.
@@ -667,9 +658,25 @@ pub fn checked_sorted_entries(d: &Descriptor, inst: &Instance) -> Result<Entries
     Ok(flat_entries(nonzeros_of(d, inst, true)?))
 }
 
-/// The entries of `nz` in coordinate order.
+/// [`checked_sorted_entries`] of an instance already prepared (and
+/// checked by [`crate::instance`]): its arrays are not read again.
+pub(crate) fn checked_sorted_entries_in(
+    d: &Descriptor,
+    c: &Concrete,
+) -> Result<Entries, OracleError> {
+    Ok(flat_entries(nonzeros_in(d, c, true)?))
+}
+
+/// The entries of `nz` in coordinate order (moved when they already are).
 fn flat_entries(nz: Nonzeros) -> Entries {
     let arity = nz.coords.arity;
+    if nz.order.iter().enumerate().all(|(k, &i)| k == i) {
+        return Entries {
+            arity,
+            coords: nz.coords.data,
+            values: nz.values,
+        };
+    }
     let mut out = Entries {
         arity,
         coords: Vec::with_capacity(nz.order.len() * arity),
@@ -857,20 +864,22 @@ fn merge<'e, 'a>(
 /// [`Interpretation::evaluate`](iegen::Interpretation::evaluate) gives for
 /// the same values, errors included (the first failing leaf, in term order).
 pub(crate) mod fast {
+    use std::borrow::Cow;
     use std::cell::RefCell;
     use std::collections::HashMap;
 
     use iegen::{Atom, EvalError, Expr, Interpretation, UfTable, Var};
 
-    /// The values of one index array.
-    pub(crate) enum Table {
+    /// The values of one index array (borrowed from the instance, not
+    /// copied).
+    pub(crate) enum Table<'a> {
         /// Row-major values over `extents`; a point is defined when it lies
         /// inside `lo ..= extents - 1` in every dimension and, with a
         /// `mask`, where the mask is set. Elsewhere the value is 0.
         Dense {
             extents: Vec<i64>,
             lo: Vec<i64>,
-            values: Vec<i64>,
+            values: Cow<'a, [i64]>,
             mask: Option<Vec<bool>>,
         },
         /// Any table (the tests' interpretations).
@@ -878,7 +887,7 @@ pub(crate) mod fast {
         Map(UfTable),
     }
 
-    impl Table {
+    impl Table<'_> {
         fn arity(&self) -> usize {
             match self {
                 Table::Dense { extents, .. } => extents.len(),
@@ -947,16 +956,16 @@ pub(crate) mod fast {
 
     /// Symbols and index arrays, by name.
     #[derive(Default)]
-    pub(crate) struct Env {
+    pub(crate) struct Env<'a> {
         pub(crate) symbols: HashMap<String, i64>,
         names: HashMap<String, usize>,
-        tables: Vec<Table>,
+        tables: Vec<Table<'a>>,
     }
 
-    impl Env {
+    impl<'a> Env<'a> {
         /// The symbols and tables of an interpretation.
         #[cfg_attr(not(test), allow(dead_code))]
-        pub(crate) fn from_interpretation(interp: &Interpretation) -> Env {
+        pub(crate) fn from_interpretation(interp: &Interpretation) -> Env<'a> {
             let mut env = Env {
                 symbols: interp.symbols.clone(),
                 ..Env::default()
@@ -968,7 +977,7 @@ pub(crate) mod fast {
         }
 
         /// Adds (or replaces) the table `name`.
-        pub(crate) fn insert(&mut self, name: String, table: Table) {
+        pub(crate) fn insert(&mut self, name: String, table: Table<'a>) {
             match self.names.get(&name) {
                 Some(&k) => self.tables[k] = table,
                 None => {
@@ -979,7 +988,7 @@ pub(crate) mod fast {
         }
 
         /// The table `name`.
-        pub(crate) fn table(&self, name: &str) -> Option<&Table> {
+        pub(crate) fn table(&self, name: &str) -> Option<&Table<'a>> {
             self.names.get(name).map(|&k| &self.tables[k])
         }
 
@@ -1204,6 +1213,10 @@ pub(crate) mod ordered {
         pub max_points: usize,
         /// At most this many values tried; one more is `TooManySteps`.
         pub max_steps: u64,
+        /// About how many points to expect (room is made for them at
+        /// once, when the allocator gives it, instead of growing by
+        /// copies); 0 when unknown.
+        pub expected: usize,
     }
 
     impl From<iegen::Bounds> for Limits {
@@ -1211,6 +1224,7 @@ pub(crate) mod ordered {
             Limits {
                 max_points: b.max_points,
                 max_steps: b.max_steps,
+                expected: 0,
             }
         }
     }
@@ -1297,7 +1311,7 @@ pub(crate) mod ordered {
     }
 
     struct Search<'a> {
-        env: &'a Env,
+        env: &'a Env<'a>,
         limits: Limits,
         n_tuple: usize,
         values: Vec<Option<i64>>,
@@ -1306,7 +1320,8 @@ pub(crate) mod ordered {
         defined: Vec<Option<CExpr>>,
         /// Constraints, with the slots each mentions.
         constraints: Vec<(ConstraintKind, CExpr, Vec<usize>)>,
-        /// For each slot, the constraints that mention it.
+        /// For each slot, the constraints that mention it other than as
+        /// one of its bounds.
         by_slot: Vec<Vec<usize>>,
         bounds: Vec<Vec<Bound>>,
         steps: u64,
@@ -1351,7 +1366,12 @@ pub(crate) mod ordered {
         }
 
         /// Whether every constraint mentioning `s` whose slots are all
-        /// assigned holds.
+        /// assigned holds. The constraints that bound `s` are not
+        /// evaluated: `s` takes the values of [`Search::range`] only, which
+        /// applied every bound whose other slots were assigned, exactly
+        /// (a constraint whose only unassigned slot is `s` holds exactly at
+        /// the values in its bound), and the other slots do not change
+        /// while `s` runs through its range.
         fn consistent(&self, s: usize) -> Result<bool, EvalError> {
             for &i in &self.by_slot[s] {
                 if self.constraints[i]
@@ -1432,7 +1452,9 @@ pub(crate) mod ordered {
         fn search(&mut self, witness: bool) -> Result<bool, EvalError> {
             let tuple_done = (0..self.n_tuple).all(|s| !self.free(s));
             if tuple_done && !witness {
-                let found = self.search(true)?;
+                // Existentials left: one witness is searched for.
+                let found = (self.n_tuple..self.values.len()).all(|s| !self.free(s))
+                    || self.search(true)?;
                 if found {
                     let mark = self.out.data.len();
                     if let Err(e) = self.push_tuple() {
@@ -1579,10 +1601,13 @@ pub(crate) mod ordered {
         for (i, (kind, e)) in work.into_iter().enumerate() {
             let slots = slots_of(n_tuple, &e);
             for &s in &slots {
-                by_slot[s].push(i);
                 let v = var(n_tuple, s);
                 let a = e.coefficient_of_var(v);
-                if a != 0 && !e.mentions_in_uf_args(v) {
+                if a == 0 || e.mentions_in_uf_args(v) {
+                    // Checked once `s` is assigned; a bound of `s` holds
+                    // at every value of its range (`Search::consistent`).
+                    by_slot[s].push(i);
+                } else {
                     let mut rest = e.clone();
                     rest.add_term(Atom::Var(v), -a);
                     let needs = slots_of(n_tuple, &rest);
@@ -1608,6 +1633,12 @@ pub(crate) mod ordered {
             steps: 0,
             out: Points::new(n_tuple),
         };
+        let room = limits
+            .expected
+            .min(limits.max_points)
+            .saturating_mul(n_tuple);
+        // Only room: a failed reservation leaves the points to grow.
+        let _ = search.out.data.try_reserve_exact(room);
         for i in 0..search.constraints.len() {
             if search.constraints[i].2.is_empty() && !search.holds(i)? {
                 return Ok(Points::new(n_tuple));
@@ -1678,7 +1709,7 @@ mod tests {
                 let expected: Vec<Vec<i64>> =
                     enumerate_conjunction(c, &interp, &Bounds::unboxed()).unwrap().into_iter().collect();
 
-                let limits = Limits { max_points: 10_000, max_steps: 1_000_000 };
+                let limits = Limits { max_points: 10_000, max_steps: 1_000_000, expected: 0 };
                 prop_assert_eq!(points(c, &interp, limits).unwrap().to_vecs(), expected);
             }
         }
@@ -1692,6 +1723,7 @@ mod tests {
         let few = Limits {
             max_points: 10,
             max_steps: 1_000_000,
+            expected: 100,
         };
         assert!(matches!(
             points(c, &interp, few),
@@ -1700,6 +1732,7 @@ mod tests {
         let short = Limits {
             max_points: 1_000_000,
             max_steps: 50,
+            expected: 0,
         };
         assert!(matches!(
             points(c, &interp, short),
