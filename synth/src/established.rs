@@ -30,7 +30,7 @@
 use iegen::constraint::Normalized;
 use iegen::{Constraint, UfRule};
 
-use crate::coordinate_sort::coordinate_order;
+use crate::coordinate_sort::{coordinate_order, Linear};
 use crate::descriptor::Descriptor;
 use crate::descriptor_file::parse_descriptor;
 use crate::instance::{Instance, InstanceError, Values};
@@ -167,22 +167,7 @@ impl CoordinateFormat {
                 value,
             });
         }
-        let arity = c.indices.len();
-        let order = coordinate_order(c.len(), arity, |e, k| c.indices[k][e]);
-        let mut entries = Entries {
-            arity,
-            coords: Vec::with_capacity(c.len() * arity),
-            values: Vec::with_capacity(c.len()),
-        };
-        for e in order {
-            let v = c.values[e];
-            if v != 0.0 {
-                entries
-                    .coords
-                    .extend(c.indices.iter().map(|column| column[e]));
-                entries.values.push(v);
-            }
-        }
+        let entries = sorted_nonzeros(&c);
         Ok((self.instance_of(c), entries))
     }
 
@@ -204,6 +189,46 @@ impl CoordinateFormat {
             .insert(self.values.clone(), Values::Real(c.values));
         inst
     }
+}
+
+/// The nonzero entries of `c`, sorted by coordinate: the records
+/// (linearized coordinate, value) radix-sorted, when the coordinates'
+/// spans allow ([`Linear`]), else through [`coordinate_order`].
+fn sorted_nonzeros(c: &CooTensor) -> Entries {
+    let arity = c.indices.len();
+    let key = |e: usize, k: usize| c.indices[k][e];
+    let mut entries = Entries {
+        arity,
+        coords: Vec::with_capacity(c.len() * arity),
+        values: Vec::with_capacity(c.len()),
+    };
+    let Some(linear) = Linear::of(c.len(), arity, &key) else {
+        for e in coordinate_order(c.len(), arity, key) {
+            let v = c.values[e];
+            if v != 0.0 {
+                entries
+                    .coords
+                    .extend(c.indices.iter().map(|column| column[e]));
+                entries.values.push(v);
+            }
+        }
+        return entries;
+    };
+    let mut records: Vec<(u64, u64)> = (0..c.len())
+        .filter(|&e| c.values[e] != 0.0)
+        .map(|e| {
+            (
+                linear.key((0..arity).map(|k| key(e, k))),
+                c.values[e].to_bits(),
+            )
+        })
+        .collect();
+    linear.sort(&mut records);
+    for (k, v) in records {
+        linear.coordinate(k, &mut entries.coords);
+        entries.values.push(f64::from_bits(v));
+    }
+    entries
 }
 
 #[cfg(test)]
