@@ -97,6 +97,7 @@ use std::borrow::Cow;
 use std::cell::OnceCell;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
+use std::ops::ControlFlow;
 
 use iegen::constraint::Normalized;
 
@@ -1949,31 +1950,55 @@ fn run_check(
             continue; // trivially false premise
         };
         let mut limits = crate::oracle::ordered::Limits::from(bounds);
+        let too_expensive = || InstanceError::RuleTooExpensive {
+            rule: text(),
+            budget: bounds.max_points as u64,
+        };
+        let enumeration_failed = |e: EvalError| match e {
+            EvalError::TooManyPoints { .. } | EvalError::TooManySteps { .. } => too_expensive(),
+            e => eval_error(|| format!("rule `{}`", text()))(e),
+        };
+        let what = || format!("rule `{}`", text());
+        // Whether the rule holds at point `p`.
+        let mut check_point = |p: &[i64]| -> Result<bool, InstanceError> {
+            for f in &mut filters {
+                if !f.holds(d, env, p, &what)? {
+                    return Ok(true);
+                }
+            }
+            conclusion.holds(d, env, p, &what)
+        };
+        // The points streamed as the search finds them (none kept); when
+        // they do not come in order, or the rule fails somewhere, they are
+        // collected and checked in order, so that the first failing point
+        // (or the enumeration's error) is the one reported.
+        let mut failed = false;
+        let streamed =
+            crate::oracle::ordered::points_in_order(
+                &conj,
+                env,
+                limits,
+                &mut |p| match check_point(p) {
+                    Ok(true) => ControlFlow::Continue(()),
+                    _ => {
+                        failed = true;
+                        ControlFlow::Break(())
+                    }
+                },
+            )
+            .map_err(enumeration_failed)?;
+        if streamed == crate::oracle::ordered::Streamed::Done && !failed {
+            continue;
+        }
         if check.adjacent {
             // About one pair per value (`work` counts the index arrays' and
             // the value array's values): room made at once.
             limits.expected = usize::try_from(work / 2).unwrap_or(0);
         }
-        let points = match crate::oracle::ordered::points(&conj, env, limits) {
-            Ok(p) => p,
-            Err(EvalError::TooManyPoints { .. } | EvalError::TooManySteps { .. }) => {
-                return Err(InstanceError::RuleTooExpensive {
-                    rule: text(),
-                    budget: bounds.max_points as u64,
-                })
-            }
-            Err(e) => return Err(eval_error(|| format!("rule `{}`", text()))(e)),
-        };
-        let what = || format!("rule `{}`", text());
+        let points =
+            crate::oracle::ordered::points(&conj, env, limits).map_err(enumeration_failed)?;
         for p in points.iter() {
-            let mut premise_holds = true;
-            for f in &mut filters {
-                if !f.holds(d, env, p, &what)? {
-                    premise_holds = false;
-                    break;
-                }
-            }
-            if premise_holds && !conclusion.holds(d, env, p, &what)? {
+            if !check_point(p)? {
                 return Err(rule_violation(d, env, rule, p));
             }
         }

@@ -55,6 +55,7 @@
 
 use std::collections::BTreeMap;
 use std::fmt;
+use std::ops::ControlFlow;
 
 use iegen::constraint::Normalized;
 use iegen::eval::enumerate_conjunction;
@@ -304,14 +305,15 @@ fn delinearize(mut at: usize, extents: &[i64]) -> Vec<i64> {
 }
 
 /// Every stored entry, in the order of the sparse iteration space: the
-/// points `[sparse.., coordinate..]` and the linearized position of each.
+/// dense coordinate and the linearized position of each (the points of a
+/// map of one conjunction streamed, [`ordered::points_in_order`], when
+/// they come in order).
 fn stored(
     d: &Descriptor,
     c: &Concrete,
     extents: &[i64],
     work: u64,
 ) -> Result<(Points, Vec<usize>), OracleError> {
-    let n_sparse = d.sparse_arity();
     let env = &c.env;
     let mut guarded = Vec::new();
     for conj in d.map.conjunctions() {
@@ -332,6 +334,26 @@ fn stored(
         }
     }
     let mut limits = ordered::Limits::from(instance::work_bounds(work));
+    let f = data_fn(d, env);
+    let mut placed = Placed::new(d, c, &f, extents);
+    if let [conj] = guarded.as_slice() {
+        // Streamed: no point is kept but its coordinate.
+        let mut failed = None;
+        let streamed = ordered::points_in_order(conj, env, limits, &mut |p| match placed.add(p) {
+            Ok(()) => ControlFlow::Continue(()),
+            Err(e) => {
+                failed = Some(e);
+                ControlFlow::Break(())
+            }
+        })
+        .map_err(eval_err("the sparse-to-dense map"))?;
+        if streamed == ordered::Streamed::Done {
+            return Ok((placed.coords, placed.linear));
+        }
+        // Stopped at an error, or out of order: the collected points give
+        // the same entries, in order, and the same first error.
+        placed = Placed::new(d, c, &f, extents);
+    }
     // A stored entry addresses a value: about as many points as values.
     limits.expected = c.values.len();
     let mut points = Points::new(d.map.in_arity() + d.map.out_arity());
@@ -347,20 +369,61 @@ fn stored(
     if guarded.len() > 1 {
         points.sort_dedup();
     }
-    let f = data_fn(d, env);
-    let n_out = match &f {
-        DataFn::Direct { defs, .. } => defs.len(),
-        DataFn::General => 0,
-    };
-    let mut slots: Vec<Option<i64>> = vec![None; n_sparse + n_out];
-    let mut position: Vec<i64> = Vec::with_capacity(n_out);
-    let mut linear = Vec::with_capacity(points.len());
-    let what = "the data relation";
-    for k in 0..points.len() {
-        let point = points.get(k);
-        let (p, coord) = point.split_at(n_sparse.min(point.len()));
-        if k > 0 {
-            let (last, last_coord) = points.get(k - 1).split_at(p.len());
+    placed
+        .coords
+        .data
+        .reserve(points.len() * placed.coords.arity);
+    placed.linear.reserve(points.len());
+    for p in points.iter() {
+        placed.add(p)?;
+    }
+    Ok((placed.coords, placed.linear))
+}
+
+/// The stored entries found so far, in order: each point's dense
+/// coordinate and the linearized position of its value.
+struct Placed<'a> {
+    d: &'a Descriptor,
+    c: &'a Concrete<'a>,
+    f: &'a DataFn,
+    extents: &'a [i64],
+    n_sparse: usize,
+    /// The last point `[sparse.., coordinate..]`, if any.
+    last: Vec<i64>,
+    slots: Vec<Option<i64>>,
+    position: Vec<i64>,
+    coords: Points,
+    linear: Vec<usize>,
+}
+
+impl<'a> Placed<'a> {
+    fn new(d: &'a Descriptor, c: &'a Concrete<'a>, f: &'a DataFn, extents: &'a [i64]) -> Self {
+        let n_sparse = d.sparse_arity();
+        let n_out = match f {
+            DataFn::Direct { defs, .. } => defs.len(),
+            DataFn::General => 0,
+        };
+        Placed {
+            d,
+            c,
+            f,
+            extents,
+            n_sparse,
+            last: Vec::new(),
+            slots: vec![None; n_sparse + n_out],
+            position: Vec::with_capacity(n_out),
+            coords: Points::new(d.map.out_arity()),
+            linear: Vec::new(),
+        }
+    }
+
+    /// Places the next point (greater than the last): its position, or
+    /// why it has none.
+    fn add(&mut self, point: &[i64]) -> Result<(), OracleError> {
+        let (d, env) = (self.d, &self.c.env);
+        let (p, coord) = point.split_at(self.n_sparse.min(point.len()));
+        if !self.last.is_empty() {
+            let (last, last_coord) = self.last.split_at(p.len());
             if last == p {
                 return Err(OracleError::NotAFunction {
                     point: text(p),
@@ -369,7 +432,11 @@ fn stored(
                 });
             }
         }
-        let found: Option<Vec<Vec<i64>>> = match &f {
+        self.last.clear();
+        self.last.extend_from_slice(point);
+        let what = "the data relation";
+        let slots = &mut self.slots;
+        let found: Option<Vec<Vec<i64>>> = match self.f {
             DataFn::Direct { defs, checks } => {
                 for (slot, &x) in slots.iter_mut().zip(p) {
                     *slot = Some(x);
@@ -377,15 +444,16 @@ fn stored(
                 for slot in &mut slots[p.len()..] {
                     *slot = None;
                 }
-                position.clear();
+                self.position.clear();
                 for (rest, sign) in defs {
                     let v = rest.eval(env, &slots[..]).map_err(eval_err(what))?;
-                    position.push(v.checked_mul(*sign).ok_or(OracleError::Eval {
-                        what: what.into(),
-                        error: EvalError::Overflow,
-                    })?);
+                    self.position
+                        .push(v.checked_mul(*sign).ok_or(OracleError::Eval {
+                            what: what.into(),
+                            error: EvalError::Overflow,
+                        })?);
                 }
-                for (slot, &x) in slots[p.len()..].iter_mut().zip(&position) {
+                for (slot, &x) in slots[p.len()..].iter_mut().zip(&self.position) {
                     *slot = Some(x);
                 }
                 let mut inside = true;
@@ -403,9 +471,9 @@ fn stored(
                 (!inside).then(Vec::new)
             }
             DataFn::General => {
-                let mut pos = general_positions(d, c.interp(), p)?;
+                let mut pos = general_positions(d, self.c.interp(), p)?;
                 if pos.len() == 1 {
-                    position = pos.remove(0);
+                    self.position = pos.remove(0);
                     None
                 } else {
                     Some(pos)
@@ -431,21 +499,23 @@ fn stored(
                 detail,
             });
         }
-        let Some(at) = linearize(&position, extents) else {
+        let Some(at) = linearize(&self.position, self.extents) else {
             return Err(OracleError::OutOfBounds {
                 point: text(p),
                 array: d.data_name.clone(),
-                position: text(&position),
-                extents: extents
+                position: text(&self.position),
+                extents: self
+                    .extents
                     .iter()
                     .map(|e| e.to_string())
                     .collect::<Vec<_>>()
                     .join(" × "),
             });
         };
-        linear.push(at);
+        self.coords.push(coord);
+        self.linear.push(at);
+        Ok(())
     }
-    Ok((points, linear))
 }
 
 /// The nonzero entries of an instance.
@@ -486,10 +556,10 @@ fn nonzeros_of(
 
 /// [`nonzeros_of`] an instance already prepared.
 fn nonzeros_in(d: &Descriptor, c: &Concrete, every_value: bool) -> Result<Nonzeros, OracleError> {
-    let (all, linear) = stored(d, c, &c.data_extents, c.work)?;
+    let (mut coords, mut positions) = stored(d, c, &c.data_extents, c.work)?;
     if every_value {
         let mut addressed = vec![false; c.values.len()];
-        for &at in &linear {
+        for &at in &positions {
             addressed[at] = true;
         }
         let lost = addressed
@@ -505,23 +575,28 @@ fn nonzeros_in(d: &Descriptor, c: &Concrete, every_value: bool) -> Result<Nonzer
             });
         }
     }
-    let n_sparse = d.sparse_arity().min(all.arity);
-    let mut coords = Points::new(all.arity - n_sparse);
-    coords.data.reserve(linear.len() * coords.arity);
-    let mut values = Vec::with_capacity(linear.len());
-    let mut positions = Vec::with_capacity(linear.len());
-    for (k, &at) in linear.iter().enumerate() {
+    // The stored zeros left out, in place.
+    let arity = coords.arity;
+    let mut values = Vec::with_capacity(positions.len());
+    let mut kept = 0;
+    for k in 0..positions.len() {
         // `stored` checked the position against the array's extents, and
         // `prepare` the array's length against their product.
+        let at = positions[k];
         let value = c.values[at];
         if value == 0.0 {
             continue;
         }
-        coords.push(&all.get(k)[n_sparse..]);
+        coords
+            .data
+            .copy_within(k * arity..(k + 1) * arity, kept * arity);
+        positions[kept] = at;
         values.push(value);
-        positions.push(at);
+        kept += 1;
     }
-    drop(all);
+    coords.data.truncate(kept * arity);
+    coords.len = kept;
+    positions.truncate(kept);
     let order = sort_by_coordinate(&coords);
     // The first entry (in sparse order) whose coordinate an earlier one
     // has: the second of its group of equal coordinates.
@@ -578,12 +653,11 @@ pub fn check_storage(d: &Descriptor, inst: &Instance) -> Result<(), OracleError>
 /// format visits (one whose source declares `padding` skips the zeros).
 pub fn stored_points(d: &Descriptor, inst: &Instance) -> Result<Vec<(Vec<i64>, f64)>, OracleError> {
     let c = instance::prepare(d, inst)?;
-    let (all, linear) = stored(d, &c, &c.data_extents, c.work)?;
-    let n_sparse = d.sparse_arity().min(all.arity);
+    let (coords, linear) = stored(d, &c, &c.data_extents, c.work)?;
     Ok(linear
         .iter()
         .enumerate()
-        .map(|(k, &at)| (all.get(k)[n_sparse..].to_vec(), c.values[at]))
+        .map(|(k, &at)| (coords.get(k).to_vec(), c.values[at]))
         .collect())
 }
 
@@ -1202,6 +1276,8 @@ pub(crate) mod fast {
 /// witness per tuple). The values come from the same [`Interpretation`] as
 /// `iegen::eval`'s, and the result is the same set of points, sorted.
 pub(crate) mod ordered {
+    use std::ops::ControlFlow;
+
     use iegen::{Atom, Conjunction, ConstraintKind, EvalError, Expr, Var};
 
     use super::fast::{CExpr, Env, Slot};
@@ -1310,7 +1386,35 @@ pub(crate) mod ordered {
         needs: Vec<usize>,
     }
 
-    struct Search<'a> {
+    /// What a streamed enumeration ([`points_in_order`]) did.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub(crate) enum Streamed {
+        /// Every point was handed over, in increasing order, once.
+        Done,
+        /// The visitor asked to stop.
+        Stopped,
+        /// A point came that was not greater than the one before (the
+        /// search order is not the points' order here): the caller
+        /// enumerates with [`points`] instead.
+        Unordered,
+    }
+
+    /// Why a search ended early.
+    enum Abort {
+        Eval(EvalError),
+        Stream(Streamed),
+    }
+
+    impl From<EvalError> for Abort {
+        fn from(e: EvalError) -> Abort {
+            Abort::Eval(e)
+        }
+    }
+
+    /// A visitor of streamed points.
+    type Visitor<'v> = &'v mut dyn FnMut(&[i64]) -> ControlFlow<()>;
+
+    struct Search<'a, 'v> {
         env: &'a Env<'a>,
         limits: Limits,
         n_tuple: usize,
@@ -1325,7 +1429,13 @@ pub(crate) mod ordered {
         by_slot: Vec<Vec<usize>>,
         bounds: Vec<Vec<Bound>>,
         steps: u64,
+        /// The points found (collected, or handed to `visit` in order).
         out: Points,
+        /// Where points go when streamed, with the last one and the count.
+        visit: Option<Visitor<'v>>,
+        last: Vec<i64>,
+        current: Vec<i64>,
+        count: usize,
     }
 
     fn slot(n_tuple: usize, v: Var) -> usize {
@@ -1351,7 +1461,7 @@ pub(crate) mod ordered {
         s
     }
 
-    impl Search<'_> {
+    impl Search<'_, '_> {
         fn eval(&self, e: &CExpr) -> Result<i64, EvalError> {
             e.eval(self.env, &self.values[..])
         }
@@ -1429,8 +1539,10 @@ pub(crate) mod ordered {
             self.values[s].is_none() && self.defined[s].is_none()
         }
 
-        /// Appends the current tuple, defined slots computed.
-        fn push_tuple(&mut self) -> Result<(), EvalError> {
+        /// Appends the current tuple, defined slots computed, or hands it
+        /// to the visitor.
+        fn push_tuple(&mut self) -> Result<(), Abort> {
+            self.current.clear();
             for s in 0..self.n_tuple {
                 let x = match (&self.defined[s], self.values[s]) {
                     (Some(def), _) => self.eval(def)?,
@@ -1438,33 +1550,46 @@ pub(crate) mod ordered {
                     (None, None) => {
                         return Err(EvalError::UnassignedVariable(format!(
                             "tuple variable at position {s}"
-                        )))
+                        ))
+                        .into())
                     }
                 };
-                self.out.data.push(x);
+                self.current.push(x);
             }
-            self.out.len += 1;
+            self.count += 1;
+            match &mut self.visit {
+                None => {
+                    self.out.data.extend_from_slice(&self.current);
+                    self.out.len += 1;
+                }
+                Some(visit) => {
+                    if self.count > 1 && self.current <= self.last {
+                        return Err(Abort::Stream(Streamed::Unordered));
+                    }
+                    if visit(&self.current).is_break() {
+                        return Err(Abort::Stream(Streamed::Stopped));
+                    }
+                    std::mem::swap(&mut self.last, &mut self.current);
+                }
+            }
             Ok(())
         }
 
         /// Assigns the remaining slots; in witness mode stops at the first
         /// complete assignment. Returns whether one was found.
-        fn search(&mut self, witness: bool) -> Result<bool, EvalError> {
+        fn search(&mut self, witness: bool) -> Result<bool, Abort> {
             let tuple_done = (0..self.n_tuple).all(|s| !self.free(s));
             if tuple_done && !witness {
                 // Existentials left: one witness is searched for.
                 let found = (self.n_tuple..self.values.len()).all(|s| !self.free(s))
                     || self.search(true)?;
                 if found {
-                    let mark = self.out.data.len();
-                    if let Err(e) = self.push_tuple() {
-                        self.out.data.truncate(mark);
-                        return Err(e);
-                    }
-                    if self.out.len() > self.limits.max_points {
+                    self.push_tuple()?;
+                    if self.count > self.limits.max_points {
                         return Err(EvalError::TooManyPoints {
                             limit: self.limits.max_points,
-                        });
+                        }
+                        .into());
                     }
                 }
                 return Ok(found);
@@ -1496,7 +1621,8 @@ pub(crate) mod ordered {
                         } else {
                             "an existential variable".to_string()
                         },
-                    }),
+                    }
+                    .into()),
                 };
             };
             let mut any = false;
@@ -1506,7 +1632,8 @@ pub(crate) mod ordered {
                 if self.steps > self.limits.max_steps {
                     return Err(EvalError::TooManySteps {
                         limit: self.limits.max_steps,
-                    });
+                    }
+                    .into());
                 }
                 self.values[s] = Some(x);
                 if self.consistent(s)? && self.search(witness)? {
@@ -1583,6 +1710,56 @@ pub(crate) mod ordered {
         limits: Limits,
     ) -> Result<Points, EvalError> {
         let n_tuple = conj.arity();
+        let Some(mut search) = prepared(conj, env, limits, None)? else {
+            return Ok(Points::new(n_tuple));
+        };
+        let room = limits
+            .expected
+            .min(limits.max_points)
+            .saturating_mul(n_tuple);
+        // Only room: a failed reservation leaves the points to grow.
+        let _ = search.out.data.try_reserve_exact(room);
+        match search.search(false) {
+            Ok(_) => {}
+            Err(Abort::Eval(e)) => return Err(e),
+            Err(Abort::Stream(_)) => unreachable!("points are collected, not streamed"),
+        }
+        let mut out = search.out;
+        out.sort_dedup();
+        Ok(out)
+    }
+
+    /// The points of `conj`, handed to `visit` one at a time as the search
+    /// finds them, without collecting them, as long as they come in
+    /// increasing order (as [`points`] would give them): then
+    /// [`Streamed::Done`]. [`Streamed::Unordered`] when one does not (the
+    /// points after it are not visited), [`Streamed::Stopped`] when `visit`
+    /// breaks. Limits and errors are [`points`]'.
+    pub(crate) fn points_in_order(
+        conj: &Conjunction,
+        env: &Env,
+        limits: Limits,
+        visit: &mut dyn FnMut(&[i64]) -> ControlFlow<()>,
+    ) -> Result<Streamed, EvalError> {
+        let Some(mut search) = prepared(conj, env, limits, Some(visit))? else {
+            return Ok(Streamed::Done);
+        };
+        match search.search(false) {
+            Ok(_) => Ok(Streamed::Done),
+            Err(Abort::Eval(e)) => Err(e),
+            Err(Abort::Stream(how)) => Ok(how),
+        }
+    }
+
+    /// The search of `conj`'s points; `None` when a constraint without
+    /// variables fails (no point).
+    fn prepared<'a, 'v>(
+        conj: &Conjunction,
+        env: &'a Env<'a>,
+        limits: Limits,
+        visit: Option<Visitor<'v>>,
+    ) -> Result<Option<Search<'a, 'v>>, EvalError> {
+        let n_tuple = conj.arity();
         let n_slots = n_tuple + conj.num_exists();
         let mut work: Vec<(ConstraintKind, Expr)> = conj
             .constraints()
@@ -1621,7 +1798,7 @@ pub(crate) mod ordered {
             }
             constraints.push((kind, compile(&e), slots));
         }
-        let mut search = Search {
+        let search = Search {
             env,
             limits,
             n_tuple,
@@ -1632,29 +1809,24 @@ pub(crate) mod ordered {
             bounds,
             steps: 0,
             out: Points::new(n_tuple),
+            visit,
+            last: Vec::with_capacity(n_tuple),
+            current: Vec::with_capacity(n_tuple),
+            count: 0,
         };
-        let room = limits
-            .expected
-            .min(limits.max_points)
-            .saturating_mul(n_tuple);
-        // Only room: a failed reservation leaves the points to grow.
-        let _ = search.out.data.try_reserve_exact(room);
         for i in 0..search.constraints.len() {
             if search.constraints[i].2.is_empty() && !search.holds(i)? {
-                return Ok(Points::new(n_tuple));
+                return Ok(None);
             }
         }
-        search.search(false)?;
-        let mut out = search.out;
-        out.sort_dedup();
-        Ok(out)
+        Ok(Some(search))
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::fast::Env;
-    use super::ordered::{Limits, Points};
+    use super::ordered::{Limits, Points, Streamed};
     use iegen::eval::{enumerate_conjunction, Bounds, Interpretation, UfTable};
     use iegen::Set;
     use proptest::prelude::*;
@@ -1710,7 +1882,27 @@ mod tests {
                     enumerate_conjunction(c, &interp, &Bounds::unboxed()).unwrap().into_iter().collect();
 
                 let limits = Limits { max_points: 10_000, max_steps: 1_000_000, expected: 0 };
-                prop_assert_eq!(points(c, &interp, limits).unwrap().to_vecs(), expected);
+                prop_assert_eq!(&points(c, &interp, limits).unwrap().to_vecs(), &expected);
+                // Streamed: the same points when they come in order; a
+                // strictly increasing prefix of them otherwise.
+                let mut streamed: Vec<Vec<i64>> = Vec::new();
+                let how = super::ordered::points_in_order(
+                    c,
+                    &Env::from_interpretation(&interp),
+                    limits,
+                    &mut |p| {
+                        streamed.push(p.to_vec());
+                        std::ops::ControlFlow::Continue(())
+                    },
+                )
+                .unwrap();
+                match how {
+                    Streamed::Done => prop_assert_eq!(&streamed, &expected),
+                    Streamed::Unordered => {
+                        prop_assert!(streamed.windows(2).all(|w| w[0] < w[1]));
+                    }
+                    Streamed::Stopped => prop_assert!(false, "the visitor never stops"),
+                }
             }
         }
     }
