@@ -519,7 +519,10 @@ pub(crate) mod testing {
     }
 
     /// The bindings of a COO ↔ CSR conversion's source or destination side.
-    fn side(format: &str, side: Side) -> Vec<(Side, &'static str, &'static str, BindingKind)> {
+    pub(crate) fn side(
+        format: &str,
+        side: Side,
+    ) -> Vec<(Side, &'static str, &'static str, BindingKind)> {
         use BindingKind::*;
         let out = side == Side::Destination;
         let (nnz, col, a) = if out {
@@ -569,7 +572,7 @@ mod tests {
     use spf::synth::tensor_io::read_coo_file;
     use spf::synth::tensor_io::read_file;
 
-    use super::testing::{hand_made, with_computation, COO_CSR};
+    use super::testing::{hand_made, side, with_computation, COO_CSR, CSR_COO};
     use super::*;
 
     fn format(name: &str) -> Descriptor {
@@ -751,6 +754,27 @@ mod tests {
                  this input: the result stores other entries than the input"
             ),
             "{text}"
+        );
+        // From an instance file: the result is compared with the entries
+        // its validation read.
+        let wrong_values = CSR_COO.replace("A_out(k) = A(k)", "A_out(k) = A(0)");
+        let mut csr_coo = side("CSR", Side::Source);
+        csr_coo.extend(side("COO", Side::Destination));
+        let synth = |s: &Descriptor, d: &Descriptor| -> Result<Synthesized, CliError> {
+            Ok(with_computation(s, d, &wrong_values, &csr_coo))
+        };
+        let e = convert_file(
+            &csr,
+            &coo,
+            &data("csr_small.json"),
+            &synth,
+            &Runner::interp(),
+        )
+        .unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("passed validation, but on this input: the result stores other entries"),
+            "{e}"
         );
         // A conversion that leaves an output unsorted is invalid.
         let unsorted = COO_CSR.replace("P.key(1, p)", "P.key(1, NNZ_out - 1 - p)");

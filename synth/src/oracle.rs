@@ -337,6 +337,8 @@ fn stored(
     let f = data_fn(d, env);
     let mut placed = Placed::new(d, c, &f, extents);
     if let [conj] = guarded.as_slice() {
+        // A stored entry addresses a value: about as many as values.
+        placed.reserve(c.values.len());
         // Streamed: no point is kept but its coordinate.
         let mut failed = None;
         let streamed = ordered::points_in_order(conj, env, limits, &mut |p| match placed.add(p) {
@@ -369,11 +371,7 @@ fn stored(
     if guarded.len() > 1 {
         points.sort_dedup();
     }
-    placed
-        .coords
-        .data
-        .reserve(points.len() * placed.coords.arity);
-    placed.linear.reserve(points.len());
+    placed.reserve(points.len());
     for p in points.iter() {
         placed.add(p)?;
     }
@@ -415,6 +413,16 @@ impl<'a> Placed<'a> {
             coords: Points::new(d.map.out_arity()),
             linear: Vec::new(),
         }
+    }
+
+    /// Makes room for about `n` entries at once, when the allocator gives
+    /// it.
+    fn reserve(&mut self, n: usize) {
+        let _ = self
+            .coords
+            .data
+            .try_reserve_exact(n.saturating_mul(self.coords.arity));
+        let _ = self.linear.try_reserve_exact(n);
     }
 
     /// Places the next point (greater than the last): its position, or
