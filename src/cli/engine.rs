@@ -106,7 +106,7 @@ impl Runner {
         source: Source,
     ) -> Result<Source, CliError> {
         let Source {
-            instance: input,
+            instance: mut input,
             entries,
         } = source;
         let pair = format!("{} -> {}", from.name, to.name);
@@ -134,7 +134,7 @@ impl Runner {
             Some(lib) => {
                 self.say(&format!("spf: converting {pair} natively"));
                 self.progress.step(&format!("converting {pair}"), || {
-                    lib.run(s, &program, &input)
+                    lib.run(s, &program, &mut input)
                 })?
             }
             None => {
