@@ -44,14 +44,18 @@
 //!
 //! Each step is cheap (`fast`): the expressions of the map, the data
 //! relation and the rules are compiled once per instance, symbols become
-//! constants and index arrays dense tables (no hashing, no allocation per
-//! evaluation), and points are stored flat. Coinciding entries are found by
-//! sorting the coordinates (skipped when the sparse order already sorts
-//! them, as CSR's and DIA's does), and [`sorted_entries`] gives the entries
-//! in that order without an allocation per entry, for [`compare_sorted`].
-//! In a release build, [`crate::instance::validate`] and [`sorted_entries`]
-//! together take about 0.5 µs per stored slot (CSR, CSC, DIA, ELL of a
-//! 2-million-entry matrix: 1–1.5 s; `bench/tests/verify_perf.rs`).
+//! constants and index arrays tables borrowed from the instance (no
+//! hashing, no copy, no allocation per evaluation), and points are stored
+//! flat, or not at all: a map of one conjunction and a rule check take
+//! their points from the search as it finds them while they come in order
+//! (`ordered::points_in_order`; they are collected and sorted otherwise,
+//! which also gives the first error in order). Coinciding entries are found
+//! by sorting the coordinates (a radix sort, [`crate::coordinate_sort`];
+//! skipped when the sparse order already sorts them, as CSR's and DIA's
+//! does), and [`sorted_entries`] gives the entries in that order without an
+//! allocation per entry, for [`compare_sorted`]. In a release build,
+//! checking a 2.37-million-entry CSR result against its descriptor and the
+//! input's entries takes about 0.45 s (`bench --end-to-end`).
 
 use std::collections::BTreeMap;
 use std::fmt;
