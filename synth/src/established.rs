@@ -150,14 +150,28 @@ impl CoordinateFormat {
     ///
     /// [`InstanceError::NonFinite`] for a value that is not finite (a sum
     /// of duplicates can overflow), [`InstanceError::Length`] when the
-    /// coordinates have another number of dimensions.
+    /// coordinates have another number of dimensions (or columns of
+    /// different lengths), [`InstanceError::NegativeExtent`].
     pub fn instance(&self, read: ReadCoordinates) -> Result<(Instance, Entries), InstanceError> {
         let c = read.into_tensor();
-        if c.indices.len() != self.index.len() || c.dims.len() != self.dims.len() {
+        // The readers build the columns together and the extents from the
+        // file; checked anyway, as they cost nothing.
+        if c.indices.len() != self.index.len()
+            || c.dims.len() != self.dims.len()
+            || c.indices
+                .iter()
+                .any(|column| column.len() != c.values.len())
+        {
             return Err(InstanceError::Length {
                 array: self.index.join(", "),
                 found: c.indices.len(),
                 why: format!("{} has {} dimensions", self.format, self.dims.len()),
+            });
+        }
+        if let Some((name, &value)) = self.dims.iter().zip(&c.dims).find(|(_, &v)| v < 0) {
+            return Err(InstanceError::NegativeExtent {
+                name: name.clone(),
+                value,
             });
         }
         if let Some((index, &value)) = c.values.iter().enumerate().find(|(_, v)| !v.is_finite()) {
