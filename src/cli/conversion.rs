@@ -10,18 +10,19 @@ use std::path::Path;
 use spf::codegen::{c, rust};
 use spf::iegen::pdfg::Pdfg;
 use spf::iegen::syntax::SyntaxError;
-use spf::synth::instance::{validate, Instance, Values};
+use spf::synth::established::CoordinateFormat;
+use spf::synth::instance::{validate_entries, Instance};
 use spf::synth::synthesize::{synthesize, SynthError, Synthesized};
 use spf::synth::tensor_io::{
-    coordinate_kind, read_coo_file, CooTensor, FileError, ReadOptions, Symmetry,
+    coordinate_kind, read_checked_coo_file, FileError, ReadOptions, Symmetry,
 };
 use spf::synth::Descriptor;
 
 use super::commands::load_format;
 use super::driver::{self, CoordinateInput};
-use super::engine::Runner;
+use super::engine::{Runner, Source};
 use super::error::CliError;
-use super::instance_file::{read_instance, write_instance};
+use super::instance_file::{read_instance_entries, write_instance};
 use super::output::{emit, write_atomically};
 
 /// What `spf synth` prints.
@@ -191,80 +192,48 @@ pub fn convert_file_with(
 ) -> Result<Instance, CliError> {
     let source = read_source(src, input, synth, runner, options)?;
     let s = synth(src, dst)?;
-    runner.run(&s, src, dst, &source)
+    runner.run(&s, src, dst, source).map(|r| r.instance)
 }
 
 /// The names a COO-like format gives to coordinates: one dense symbol and
 /// one index array per dimension (in order), the number of entries, and the
-/// value array.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct CooLayout {
-    /// The format's name.
-    pub format: String,
-    /// The dense symbols: the extents.
-    pub dims: Vec<String>,
-    /// The index arrays: the coordinates of each dimension.
-    pub index: Vec<String>,
-    /// The number of entries.
-    pub count: String,
-    /// The value array.
-    pub values: String,
-}
+/// value array ([`coo_layout`] reads them off a descriptor).
+pub type CooLayout = CoordinateFormat;
 
-impl CooLayout {
-    /// The layout of a COO format: one symbol besides the dense ones (the
-    /// number of entries `count`), and one index array per dense dimension
-    /// `d`, in order, from `{[x] : 0 <= x < count}` to
-    /// `{[y] : 0 <= y < dense[d]}`.
-    ///
-    /// # Errors
-    ///
-    /// [`CliError::Usage`] when the descriptor does not have that shape.
-    pub fn of(d: &Descriptor) -> Result<CooLayout, CliError> {
-        use spf::iegen::Set;
-        let others: Vec<&String> = d.symbols.iter().filter(|s| !d.dense.contains(s)).collect();
-        let set = |text: String| text.parse::<Set>().ok();
-        let shaped = d.ufs.len() == d.dense.len()
-            && others.len() == 1
-            && d.ufs.iter().zip(&d.dense).all(|(u, extent)| {
-                let domain = set(format!("{{[x] : 0 <= x < {}}}", others[0]));
-                let range = set(format!("{{[y] : 0 <= y < {extent}}}"));
-                domain.as_ref() == Some(&u.domain) && range.as_ref() == Some(&u.range)
-            });
-        if !shaped {
-            return Err(CliError::Usage(format!(
-                "{} is not a coordinate format: it needs one index array per dimension and one \
-                 symbol for the number of entries",
-                d.name
-            )));
-        }
-        Ok(CooLayout {
-            format: d.name.clone(),
-            dims: d.dense.clone(),
-            index: d.ufs.iter().map(|u| u.name.clone()).collect(),
-            count: others[0].clone(),
-            values: d.data_name.clone(),
-        })
+/// The layout of a COO format: one symbol besides the dense ones (the
+/// number of entries `count`), and one index array per dense dimension
+/// `d`, in order, from `{[x] : 0 <= x < count}` to
+/// `{[y] : 0 <= y < dense[d]}` (its rules are not looked at:
+/// [`CoordinateFormat::of`] says when they hold by construction).
+///
+/// # Errors
+///
+/// [`CliError::Usage`] when the descriptor does not have that shape.
+pub fn coo_layout(d: &Descriptor) -> Result<CooLayout, CliError> {
+    use spf::iegen::Set;
+    let others: Vec<&String> = d.symbols.iter().filter(|s| !d.dense.contains(s)).collect();
+    let set = |text: String| text.parse::<Set>().ok();
+    let shaped = d.ufs.len() == d.dense.len()
+        && others.len() == 1
+        && d.ufs.iter().zip(&d.dense).all(|(u, extent)| {
+            let domain = set(format!("{{[x] : 0 <= x < {}}}", others[0]));
+            let range = set(format!("{{[y] : 0 <= y < {extent}}}"));
+            domain.as_ref() == Some(&u.domain) && range.as_ref() == Some(&u.range)
+        });
+    if !shaped {
+        return Err(CliError::Usage(format!(
+            "{} is not a coordinate format: it needs one index array per dimension and one \
+             symbol for the number of entries",
+            d.name
+        )));
     }
-
-    /// The columns as an instance of the format, in their order (moved,
-    /// not copied).
-    pub fn instance_of(&self, c: CooTensor) -> Instance {
-        let mut inst = Instance {
-            format: self.format.clone(),
-            ..Instance::default()
-        };
-        for (name, extent) in self.dims.iter().zip(&c.dims) {
-            inst.symbols.insert(name.clone(), *extent);
-        }
-        inst.symbols.insert(self.count.clone(), c.len() as i64);
-        for (name, column) in self.index.iter().zip(c.indices) {
-            inst.arrays.insert(name.clone(), Values::Int(column));
-        }
-        inst.arrays
-            .insert(self.values.clone(), Values::Real(c.values));
-        inst
-    }
+    Ok(CooLayout {
+        format: d.name.clone(),
+        dims: d.dense.clone(),
+        index: d.ufs.iter().map(|u| u.name.clone()).collect(),
+        count: others[0].clone(),
+        values: d.data_name.clone(),
+    })
 }
 
 /// Loads a built-in format (never fails for the built-in names).
@@ -273,9 +242,12 @@ fn builtin(name: &str) -> Result<Descriptor, CliError> {
         .map_err(|e| CliError::Usage(format!("the built-in format {name}: {e}")))
 }
 
-/// Reads INPUT as an instance of `src`: a JSON or `.npz` instance
-/// (validated), or a coordinate file made into COO and, when `src` is not
-/// that COO format, converted to `src` by synthesis.
+/// Reads INPUT as an instance of `src`, with its entries: a JSON or `.npz`
+/// instance (validated), or a coordinate file made into COO (what the
+/// reader guarantees is not checked again, [`CoordinateFormat`]) and, when
+/// `src` is not that COO format, converted to `src` by synthesis (the
+/// conversion's check compares its result with the coordinates' entries,
+/// which are then the result's).
 ///
 /// # Errors
 ///
@@ -287,7 +259,7 @@ pub fn read_source(
     synth: &Synthesizer<'_>,
     runner: &Runner,
     options: &ReadOptions,
-) -> Result<Instance, CliError> {
+) -> Result<Source, CliError> {
     let shown = input.display().to_string();
     let problem = |message: String| CliError::Input {
         file: shown.clone(),
@@ -296,9 +268,10 @@ pub fn read_source(
     // Shown while the input is read and checked (ends before a conversion).
     let reading = runner.progress.start(&format!("reading {shown}"));
     if coordinate_kind(input).is_none() {
-        return read_instance(src, input);
+        let (instance, entries) = read_instance_entries(src, input)?;
+        return Ok(Source { instance, entries });
     }
-    let coords = read_coo_file(input, options).map_err(|e| match e {
+    let coords = read_checked_coo_file(input, options).map_err(|e| match e {
         FileError::Io { source, .. } => CliError::Read {
             path: shown.clone(),
             source,
@@ -314,30 +287,38 @@ pub fn read_source(
         },
         other => problem(other.to_string()),
     })?;
-    if coords.order() != src.dense.len() {
+    let order = coords.tensor().order();
+    if order != src.dense.len() {
         return Err(problem(format!(
             "the input has {} dimensions but {} has {}",
-            coords.order(),
+            order,
             src.name,
             src.dense.len()
         )));
     }
-    let coo_name =
-        spf::synth::builtin::coordinate_format_name(coords.order()).ok_or_else(|| {
-            problem(format!(
-                "coordinates of {} dimensions are not supported (2 or 3 are)",
-                coords.order()
-            ))
-        })?;
+    let coo_name = spf::synth::builtin::coordinate_format_name(order).ok_or_else(|| {
+        problem(format!(
+            "coordinates of {order} dimensions are not supported (2 or 3 are)"
+        ))
+    })?;
     let coo = builtin(coo_name)?;
-    let inst = CooLayout::of(&coo)?.instance_of(coords);
-    validate(&coo, &inst).map_err(|e| problem(e.to_string()))?;
+    let source = match CoordinateFormat::of(&coo) {
+        Some(f) => {
+            let (instance, entries) = f.instance(coords).map_err(|e| problem(e.to_string()))?;
+            Source { instance, entries }
+        }
+        None => {
+            let instance = coo_layout(&coo)?.instance_of(coords.into_tensor());
+            let entries = validate_entries(&coo, &instance).map_err(|e| problem(e.to_string()))?;
+            Source { instance, entries }
+        }
+    };
     if coo == *src {
-        return Ok(inst);
+        return Ok(source);
     }
     drop(reading);
     let s = synth(&coo, src)?;
-    runner.run(&s, &coo, src, &inst)
+    runner.run(&s, &coo, src, source)
 }
 
 /// `spf build SRC DST -o BIN [--emit-source FILE.c] [--baseline B.c]`:
@@ -399,7 +380,7 @@ pub fn build_source(
         };
         to_coo = (convert(src)?, convert(dst)?);
         Some(driver::Verifier {
-            coo: CooLayout::of(&coo)?,
+            coo: coo_layout(&coo)?,
             src_to_coo: to_coo.0.as_ref(),
             dst_to_coo: to_coo.1.as_ref(),
         })
@@ -417,7 +398,7 @@ pub fn build_source(
         )),
         Some(name) => {
             let coo = builtin(name)?;
-            let layout = CooLayout::of(&coo)?;
+            let layout = coo_layout(&coo)?;
             if coo == *src {
                 CoordinateInput::Direct(layout)
             } else {
@@ -538,7 +519,10 @@ pub(crate) mod testing {
     }
 
     /// The bindings of a COO ↔ CSR conversion's source or destination side.
-    fn side(format: &str, side: Side) -> Vec<(Side, &'static str, &'static str, BindingKind)> {
+    pub(crate) fn side(
+        format: &str,
+        side: Side,
+    ) -> Vec<(Side, &'static str, &'static str, BindingKind)> {
         use BindingKind::*;
         let out = side == Side::Destination;
         let (nnz, col, a) = if out {
@@ -582,11 +566,13 @@ pub(crate) mod testing {
 mod tests {
     use std::path::PathBuf;
 
+    use spf::synth::instance::{validate, Values};
     use spf::synth::oracle::{compare, coordinate_entries, entries};
     use spf::synth::synthesize::{BindingKind, Side};
+    use spf::synth::tensor_io::read_coo_file;
     use spf::synth::tensor_io::read_file;
 
-    use super::testing::{hand_made, with_computation, COO_CSR};
+    use super::testing::{hand_made, side, with_computation, COO_CSR, CSR_COO};
     use super::*;
 
     fn format(name: &str) -> Descriptor {
@@ -769,6 +755,27 @@ mod tests {
             ),
             "{text}"
         );
+        // From an instance file: the result is compared with the entries
+        // its validation read.
+        let wrong_values = CSR_COO.replace("A_out(k) = A(k)", "A_out(k) = A(0)");
+        let mut csr_coo = side("CSR", Side::Source);
+        csr_coo.extend(side("COO", Side::Destination));
+        let synth = |s: &Descriptor, d: &Descriptor| -> Result<Synthesized, CliError> {
+            Ok(with_computation(s, d, &wrong_values, &csr_coo))
+        };
+        let e = convert_file(
+            &csr,
+            &coo,
+            &data("csr_small.json"),
+            &synth,
+            &Runner::interp(),
+        )
+        .unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("passed validation, but on this input: the result stores other entries"),
+            "{e}"
+        );
         // A conversion that leaves an output unsorted is invalid.
         let unsorted = COO_CSR.replace("P.key(1, p)", "P.key(1, NNZ_out - 1 - p)");
         let synth = |s: &Descriptor, d: &Descriptor| -> Result<Synthesized, CliError> {
@@ -785,13 +792,13 @@ mod tests {
 
     #[test]
     fn coo_layouts() {
-        let l = CooLayout::of(&format("coo3d")).expect("a coordinate format");
+        let l = coo_layout(&format("coo3d")).expect("a coordinate format");
         assert_eq!(l.dims, ["NR", "NC", "NZ"]);
         assert_eq!(l.index, ["row", "col", "z"]);
         assert_eq!((l.count.as_str(), l.values.as_str()), ("NNZ", "A"));
         let t = read_coo_file(&data("small.tns"), &ReadOptions::default()).expect("readable");
         let inst = l.instance_of(t);
         validate(&format("coo3d"), &inst).expect("valid");
-        assert!(CooLayout::of(&format("csr")).is_err());
+        assert!(coo_layout(&format("csr")).is_err());
     }
 }

@@ -6,22 +6,36 @@
 //! C compiler works and in the interpreter otherwise, after a one-line
 //! notice on standard error. Whatever ran, the result is checked before it
 //! is handed out (the destination's descriptor and the oracle,
-//! [`spf::synth::validate::check_result`], `O(n log n)`) unless
-//! verification is off (`--no-verify`). The input is always checked: the
-//! compiled code trusts it.
+//! [`spf::synth::validate::check_result_against`], compared with the
+//! input's entries that the input's own check read) unless verification is
+//! off (`--no-verify`). The input is always checked (what a reader of spf
+//! guarantees counts, [`spf::synth::established`]): the compiled code
+//! trusts it.
 
 use std::cell::Cell;
 
 use spf::codegen::ast::LoopProgram;
 use spf::synth::instance::Instance;
+use spf::synth::oracle::Entries;
 use spf::synth::synthesize::Synthesized;
-use spf::synth::validate::{check_result, check_storable, finish, Problem};
+use spf::synth::validate::{check_result_against, check_storable, finish, Problem};
 use spf::synth::Descriptor;
 
 use super::error::CliError;
 use super::native::{library_source, Library};
 use super::native_cache::{obtain, Origin};
 use super::progress::Progress;
+
+/// A conversion's input: a valid instance of the source format and its
+/// entries sorted by coordinate, which the result is compared with (read
+/// once, by the input's validation or straight off a reader's coordinates,
+/// [`spf::synth::established`]).
+pub struct Source {
+    /// The instance.
+    pub instance: Instance,
+    /// Its entries ([`spf::synth::oracle::sorted_entries`]).
+    pub entries: Entries,
+}
 
 /// Where a conversion runs.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
@@ -71,9 +85,12 @@ impl Runner {
         Runner::new(Engine::Interp, true, false, Progress::hidden())
     }
 
-    /// Runs the synthesized conversion from `from` to `to` on `input` (an
-    /// instance of `from`, already validated) and checks the result when
-    /// verification is on.
+    /// Runs the synthesized conversion from `from` to `to` on `source` (an
+    /// instance of `from`, already validated) and checks the result against
+    /// the input's entries when verification is on: the result with those
+    /// entries (its own, once checked; unchecked, with verification off,
+    /// and then unused). The input instance is dropped
+    /// before the check, which holds the result's arrays several times.
     ///
     /// # Errors
     ///
@@ -86,14 +103,18 @@ impl Runner {
         s: &Synthesized,
         from: &Descriptor,
         to: &Descriptor,
-        input: &Instance,
-    ) -> Result<Instance, CliError> {
+        source: Source,
+    ) -> Result<Source, CliError> {
+        let Source {
+            instance: mut input,
+            entries,
+        } = source;
         let pair = format!("{} -> {}", from.name, to.name);
         let program = s.program().map_err(|e| {
             CliError::Usage(format!("scanning the synthesized conversion {pair}: {e}"))
         })?;
         // An entry the destination cannot store: refused before any code runs.
-        check_storable(s, input).map_err(|p| problem_error(&pair, p))?;
+        check_storable(s, &input).map_err(|p| problem_error(&pair, p))?;
         let library = match self.engine {
             Engine::Interp => None,
             Engine::Native => Some(self.library(s, &program, from, to)?),
@@ -113,29 +134,33 @@ impl Runner {
             Some(lib) => {
                 self.say(&format!("spf: converting {pair} natively"));
                 self.progress.step(&format!("converting {pair}"), || {
-                    lib.run(s, &program, input)
+                    lib.run(s, &program, &mut input)
                 })?
             }
             None => {
                 self.say(&format!("spf: converting {pair} in the interpreter"));
                 self.progress
                     .step(&format!("converting {pair} (interpreter)"), || {
-                        s.run_program(&program, input)
+                        s.run_program(&program, &input)
                     })
                     .map_err(|e| {
                         CliError::Usage(format!("the synthesized conversion {pair}: {e}"))
                     })?
             }
         };
-        let out = finish(s, input, out);
+        let out = finish(s, &input, out);
+        drop(input);
         if self.verify {
             self.progress
                 .step(&format!("verifying the {} result", to.name), || {
-                    check_result(s, input, &out)
+                    check_result_against(s, &entries, &out)
                 })
                 .map_err(|p| problem_error(&pair, p))?;
         }
-        Ok(out)
+        Ok(Source {
+            instance: out,
+            entries,
+        })
     }
 
     /// The compiled library of `s`, from the cache or compiled now.

@@ -6,9 +6,9 @@
 use std::path::Path;
 
 use spf::iegen::syntax::SyntaxError;
-use spf::synth::instance::{validate, Instance, InstanceError};
+use spf::synth::instance::{validate, validate_entries, Instance, InstanceError};
 use spf::synth::npz::{read_npz_file, write_npz, ReadFileError, Written};
-use spf::synth::oracle::coordinates_from;
+use spf::synth::oracle::{coordinates_from, Entries};
 use spf::synth::tensor_io::{coordinate_kind, write_mtx, write_tns};
 use spf::synth::Descriptor;
 
@@ -31,6 +31,40 @@ pub fn is_npz(path: &Path) -> bool {
 /// archive that cannot be read as `d` and for an instance that violates
 /// `d`, [`CliError::Read`] when the file cannot be read.
 pub fn read_instance(d: &Descriptor, input: &Path) -> Result<Instance, CliError> {
+    let inst = load_instance(d, input)?;
+    validate(d, &inst).map_err(|e| invalid(input, e))?;
+    Ok(inst)
+}
+
+/// [`read_instance`], and the instance's entries sorted by coordinate,
+/// from the one enumeration of its validation
+/// ([`validate_entries`]): what a conversion's check compares its result
+/// with.
+///
+/// # Errors
+///
+/// As [`read_instance`].
+pub fn read_instance_entries(
+    d: &Descriptor,
+    input: &Path,
+) -> Result<(Instance, Entries), CliError> {
+    let inst = load_instance(d, input)?;
+    let entries = validate_entries(d, &inst).map_err(|e| invalid(input, e))?;
+    Ok((inst, entries))
+}
+
+/// The error for an instance read from `input` that violates its
+/// descriptor.
+fn invalid(input: &Path, e: InstanceError) -> CliError {
+    CliError::Input {
+        file: input.display().to_string(),
+        message: e.to_string(),
+    }
+}
+
+/// An instance of `d` from a JSON file or an `.npz` archive, not yet
+/// validated.
+fn load_instance(d: &Descriptor, input: &Path) -> Result<Instance, CliError> {
     let shown = input.display().to_string();
     let problem = |message: String| CliError::Input {
         file: shown.clone(),
@@ -64,7 +98,6 @@ pub fn read_instance(d: &Descriptor, input: &Path) -> Result<Instance, CliError>
             other => problem(other.to_string()),
         })?
     };
-    validate(d, &inst).map_err(|e| problem(e.to_string()))?;
     Ok(inst)
 }
 

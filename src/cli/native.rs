@@ -222,8 +222,9 @@ impl Library {
     }
 
     /// Runs the conversion on `input` (an instance of the source format,
-    /// already validated): the destination's instance, as
-    /// [`Synthesized::run_program`] gives it.
+    /// already validated; its arrays are moved into the call, its symbols
+    /// stay): the destination's instance, as [`Synthesized::run_program`]
+    /// gives it.
     ///
     /// # Errors
     ///
@@ -234,7 +235,7 @@ impl Library {
         &self,
         s: &Synthesized,
         program: &LoopProgram,
-        input: &Instance,
+        input: &mut Instance,
     ) -> Result<Instance, CliError> {
         let pair = format!("{} -> {}", s.conversion.src.name, s.conversion.dst.name);
         let fail = |e: String| CliError::Usage(format!("the compiled conversion {pair}: {e}"));
@@ -246,7 +247,9 @@ impl Library {
                 params.len()
             )));
         }
-        let mut memory = s.memory(program, input).map_err(|e| fail(e.to_string()))?;
+        let mut memory = s
+            .memory_taking(program, input)
+            .map_err(|e| fail(e.to_string()))?;
         let comp = &program.computation;
         // Every array the function reads or writes must have the length
         // its extents give: the C trusts them.

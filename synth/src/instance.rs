@@ -93,9 +93,11 @@
 //! lexicographically; a comparator with a one-component key may also appear
 //! in ordinary arithmetic.
 
+use std::borrow::Cow;
 use std::cell::OnceCell;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
+use std::ops::ControlFlow;
 
 use iegen::constraint::Normalized;
 
@@ -107,6 +109,7 @@ use iegen::{
     Monotonicity, Set, UfRule, Var,
 };
 
+use crate::coordinate_sort::coordinate_order;
 use crate::descriptor::{Comparator, Descriptor, KeyExpr};
 use crate::oracle::fast::{CExpr, Env, Slot, Table};
 use crate::oracle::ordered::Points;
@@ -1157,9 +1160,10 @@ impl Domain {
 /// An instance checked for shape, ready for evaluation: the symbols and
 /// index arrays (as dense tables), the value array, and each UF's domain
 /// points.
-pub(crate) struct Concrete {
-    pub env: Env,
-    pub values: Vec<f64>,
+pub(crate) struct Concrete<'a> {
+    pub env: Env<'a>,
+    /// The value array (borrowed when it holds reals).
+    pub values: Cow<'a, [f64]>,
     pub data_extents: Vec<i64>,
     /// The number of values of the instance, plus one (see [`work_bounds`]).
     pub work: u64,
@@ -1169,7 +1173,7 @@ pub(crate) struct Concrete {
     interp: OnceCell<Interpretation>,
 }
 
-impl Concrete {
+impl Concrete<'_> {
     /// The symbols and index arrays as an [`Interpretation`] (for the
     /// paths that enumerate with `iegen::eval`).
     pub fn interp(&self) -> &Interpretation {
@@ -1258,7 +1262,10 @@ fn box_domain(s: &Set, interp: &Interpretation) -> Option<(Vec<i64>, Vec<i64>)> 
 }
 
 /// Checks names, types and lengths, and builds the interpretation.
-pub(crate) fn prepare(d: &Descriptor, inst: &Instance) -> Result<Concrete, InstanceError> {
+pub(crate) fn prepare<'a>(
+    d: &Descriptor,
+    inst: &'a Instance,
+) -> Result<Concrete<'a>, InstanceError> {
     if !inst.format.eq_ignore_ascii_case(&d.name) {
         return Err(InstanceError::Format {
             instance: inst.format.clone(),
@@ -1440,7 +1447,7 @@ pub(crate) fn prepare(d: &Descriptor, inst: &Instance) -> Result<Concrete, Insta
             Table::Dense {
                 extents,
                 lo,
-                values: ints.to_vec(),
+                values: Cow::Borrowed(ints),
                 mask,
             },
         ));
@@ -1490,7 +1497,10 @@ pub(crate) fn prepare(d: &Descriptor, inst: &Instance) -> Result<Concrete, Insta
             why,
         });
     }
-    let values = data.to_reals();
+    let values = match data {
+        Values::Real(v) => Cow::Borrowed(&v[..]),
+        other => Cow::Owned(other.to_reals()),
+    };
     if let Some((index, value)) = values.iter().enumerate().find(|(_, v)| !v.is_finite()) {
         return Err(InstanceError::NonFinite {
             array: d.data_name.clone(),
@@ -1574,7 +1584,7 @@ fn validate_entries_with_budget(
     for rule in &d.rules {
         check_rule(d, &c, rule, budget, c.work)?;
     }
-    crate::oracle::checked_sorted_entries(d, inst).map_err(|e| match e {
+    crate::oracle::checked_sorted_entries_in(d, &c).map_err(|e| match e {
         crate::oracle::OracleError::Instance(e) => e,
         other => InstanceError::Storage(other.to_string()),
     })
@@ -1703,33 +1713,10 @@ fn keys_in_order(
 }
 
 /// The indices `0..n` of the keys in `keys` (`nk` components each, flat)
-/// sorted by key, ties by index. Short keys are sorted as contiguous
-/// `(key, index)` records: sorting indices through a comparison that
-/// reads the keys misses the cache on each compare at millions of keys.
+/// sorted by key, ties by index ([`coordinate_order`]: a counting sort
+/// when the keys' spans allow).
 fn sorted_by_key(keys: &[i64], nk: usize, n: usize) -> Vec<usize> {
-    fn fixed<const N: usize>(keys: &[i64], n: usize) -> Vec<usize> {
-        let mut records: Vec<([i64; N], usize)> = (0..n)
-            .map(|i| {
-                let mut k = [0; N];
-                k.copy_from_slice(&keys[i * N..(i + 1) * N]);
-                (k, i)
-            })
-            .collect();
-        records.sort_unstable();
-        records.into_iter().map(|(_, i)| i).collect()
-    }
-    match nk {
-        1 => fixed::<1>(keys, n),
-        2 => fixed::<2>(keys, n),
-        3 => fixed::<3>(keys, n),
-        4 => fixed::<4>(keys, n),
-        _ => {
-            let at = |i: usize| &keys[i * nk..(i + 1) * nk];
-            let mut order: Vec<usize> = (0..n).collect();
-            order.sort_unstable_by(|&x, &y| at(x).cmp(at(y)).then(x.cmp(&y)));
-            order
-        }
-    }
+    coordinate_order(n, nk, |e, c| keys[e * nk + c])
 }
 
 fn run_join(
@@ -1761,8 +1748,11 @@ fn run_join(
             let Some(conj) = Conjunction::from_parts(names.clone(), Vec::new(), constraints) else {
                 continue;
             };
-            let points = crate::oracle::ordered::points(&conj, env, work_bounds(work).into())
-                .map_err(eval_error(what))?;
+            let mut limits = crate::oracle::ordered::Limits::from(work_bounds(work));
+            // Each side has about one point per stored entry.
+            limits.expected = usize::try_from(work / 2).unwrap_or(0);
+            let points =
+                crate::oracle::ordered::points(&conj, env, limits).map_err(eval_error(what))?;
             side.append(&points);
             guards += 1;
         }
@@ -1959,26 +1949,56 @@ fn run_check(
         let Some(conj) = Conjunction::from_parts(rule.vars.clone(), Vec::new(), constraints) else {
             continue; // trivially false premise
         };
-        let points = match crate::oracle::ordered::points(&conj, env, bounds.into()) {
-            Ok(p) => p,
-            Err(EvalError::TooManyPoints { .. } | EvalError::TooManySteps { .. }) => {
-                return Err(InstanceError::RuleTooExpensive {
-                    rule: text(),
-                    budget: bounds.max_points as u64,
-                })
-            }
-            Err(e) => return Err(eval_error(|| format!("rule `{}`", text()))(e)),
+        let mut limits = crate::oracle::ordered::Limits::from(bounds);
+        let too_expensive = || InstanceError::RuleTooExpensive {
+            rule: text(),
+            budget: bounds.max_points as u64,
+        };
+        let enumeration_failed = |e: EvalError| match e {
+            EvalError::TooManyPoints { .. } | EvalError::TooManySteps { .. } => too_expensive(),
+            e => eval_error(|| format!("rule `{}`", text()))(e),
         };
         let what = || format!("rule `{}`", text());
-        for p in points.iter() {
-            let mut premise_holds = true;
+        // Whether the rule holds at point `p`.
+        let mut check_point = |p: &[i64]| -> Result<bool, InstanceError> {
             for f in &mut filters {
                 if !f.holds(d, env, p, &what)? {
-                    premise_holds = false;
-                    break;
+                    return Ok(true);
                 }
             }
-            if premise_holds && !conclusion.holds(d, env, p, &what)? {
+            conclusion.holds(d, env, p, &what)
+        };
+        // The points streamed as the search finds them (none kept); when
+        // they do not come in order, or the rule fails somewhere, they are
+        // collected and checked in order, so that the first failing point
+        // (or the enumeration's error) is the one reported.
+        let mut failed = false;
+        let streamed =
+            crate::oracle::ordered::points_in_order(
+                &conj,
+                env,
+                limits,
+                &mut |p| match check_point(p) {
+                    Ok(true) => ControlFlow::Continue(()),
+                    _ => {
+                        failed = true;
+                        ControlFlow::Break(())
+                    }
+                },
+            )
+            .map_err(enumeration_failed)?;
+        if streamed == crate::oracle::ordered::Streamed::Done && !failed {
+            continue;
+        }
+        if check.adjacent {
+            // About one pair per value (`work` counts the index arrays' and
+            // the value array's values): room made at once.
+            limits.expected = usize::try_from(work / 2).unwrap_or(0);
+        }
+        let points =
+            crate::oracle::ordered::points(&conj, env, limits).map_err(enumeration_failed)?;
+        for p in points.iter() {
+            if !check_point(p)? {
                 return Err(rule_violation(d, env, rule, p));
             }
         }

@@ -44,22 +44,28 @@
 //!
 //! Each step is cheap (`fast`): the expressions of the map, the data
 //! relation and the rules are compiled once per instance, symbols become
-//! constants and index arrays dense tables (no hashing, no allocation per
-//! evaluation), and points are stored flat. Coinciding entries are found by
-//! sorting the coordinates (skipped when the sparse order already sorts
-//! them, as CSR's and DIA's does), and [`sorted_entries`] gives the entries
-//! in that order without an allocation per entry, for [`compare_sorted`].
-//! In a release build, [`crate::instance::validate`] and [`sorted_entries`]
-//! together take about 0.5 µs per stored slot (CSR, CSC, DIA, ELL of a
-//! 2-million-entry matrix: 1–1.5 s; `bench/tests/verify_perf.rs`).
+//! constants and index arrays tables borrowed from the instance (no
+//! hashing, no copy, no allocation per evaluation), and points are stored
+//! flat, or not at all: a map of one conjunction and a rule check take
+//! their points from the search as it finds them while they come in order
+//! (`ordered::points_in_order`; they are collected and sorted otherwise,
+//! which also gives the first error in order). Coinciding entries are found
+//! by sorting the coordinates (a radix sort, [`crate::coordinate_sort`];
+//! skipped when the sparse order already sorts them, as CSR's and DIA's
+//! does), and [`sorted_entries`] gives the entries in that order without an
+//! allocation per entry, for [`compare_sorted`]. In a release build,
+//! checking a 2.37-million-entry CSR result against its descriptor and the
+//! input's entries takes about 0.45 s (`bench --end-to-end`).
 
 use std::collections::BTreeMap;
 use std::fmt;
+use std::ops::ControlFlow;
 
 use iegen::constraint::Normalized;
 use iegen::eval::enumerate_conjunction;
 use iegen::{Atom, Bounds, Conjunction, ConstraintKind, EvalError, Expr, Interpretation, Var};
 
+use crate::coordinate_sort::coordinate_order;
 use crate::descriptor::Descriptor;
 use crate::instance::{self, domain_guards, Concrete, Instance, InstanceError};
 use crate::tensor_io::Coordinates;
@@ -303,14 +309,15 @@ fn delinearize(mut at: usize, extents: &[i64]) -> Vec<i64> {
 }
 
 /// Every stored entry, in the order of the sparse iteration space: the
-/// points `[sparse.., coordinate..]` and the linearized position of each.
+/// dense coordinate and the linearized position of each (the points of a
+/// map of one conjunction streamed, [`ordered::points_in_order`], when
+/// they come in order).
 fn stored(
     d: &Descriptor,
     c: &Concrete,
     extents: &[i64],
     work: u64,
 ) -> Result<(Points, Vec<usize>), OracleError> {
-    let n_sparse = d.sparse_arity();
     let env = &c.env;
     let mut guarded = Vec::new();
     for conj in d.map.conjunctions() {
@@ -330,7 +337,31 @@ fn stored(
             }
         }
     }
-    let limits = ordered::Limits::from(instance::work_bounds(work));
+    let mut limits = ordered::Limits::from(instance::work_bounds(work));
+    let f = data_fn(d, env);
+    let mut placed = Placed::new(d, c, &f, extents);
+    if let [conj] = guarded.as_slice() {
+        // A stored entry addresses a value: about as many as values.
+        placed.reserve(c.values.len());
+        // Streamed: no point is kept but its coordinate.
+        let mut failed = None;
+        let streamed = ordered::points_in_order(conj, env, limits, &mut |p| match placed.add(p) {
+            Ok(()) => ControlFlow::Continue(()),
+            Err(e) => {
+                failed = Some(e);
+                ControlFlow::Break(())
+            }
+        })
+        .map_err(eval_err("the sparse-to-dense map"))?;
+        if streamed == ordered::Streamed::Done {
+            return Ok((placed.coords, placed.linear));
+        }
+        // Stopped at an error, or out of order: the collected points give
+        // the same entries, in order, and the same first error.
+        placed = Placed::new(d, c, &f, extents);
+    }
+    // A stored entry addresses a value: about as many points as values.
+    limits.expected = c.values.len();
     let mut points = Points::new(d.map.in_arity() + d.map.out_arity());
     for (k, conj) in guarded.iter().enumerate() {
         let found =
@@ -344,20 +375,67 @@ fn stored(
     if guarded.len() > 1 {
         points.sort_dedup();
     }
-    let f = data_fn(d, env);
-    let n_out = match &f {
-        DataFn::Direct { defs, .. } => defs.len(),
-        DataFn::General => 0,
-    };
-    let mut slots: Vec<Option<i64>> = vec![None; n_sparse + n_out];
-    let mut position: Vec<i64> = Vec::with_capacity(n_out);
-    let mut linear = Vec::with_capacity(points.len());
-    let what = "the data relation";
-    for k in 0..points.len() {
-        let point = points.get(k);
-        let (p, coord) = point.split_at(n_sparse.min(point.len()));
-        if k > 0 {
-            let (last, last_coord) = points.get(k - 1).split_at(p.len());
+    placed.reserve(points.len());
+    for p in points.iter() {
+        placed.add(p)?;
+    }
+    Ok((placed.coords, placed.linear))
+}
+
+/// The stored entries found so far, in order: each point's dense
+/// coordinate and the linearized position of its value.
+struct Placed<'a> {
+    d: &'a Descriptor,
+    c: &'a Concrete<'a>,
+    f: &'a DataFn,
+    extents: &'a [i64],
+    n_sparse: usize,
+    /// The last point `[sparse.., coordinate..]`, if any.
+    last: Vec<i64>,
+    slots: Vec<Option<i64>>,
+    position: Vec<i64>,
+    coords: Points,
+    linear: Vec<usize>,
+}
+
+impl<'a> Placed<'a> {
+    fn new(d: &'a Descriptor, c: &'a Concrete<'a>, f: &'a DataFn, extents: &'a [i64]) -> Self {
+        let n_sparse = d.sparse_arity();
+        let n_out = match f {
+            DataFn::Direct { defs, .. } => defs.len(),
+            DataFn::General => 0,
+        };
+        Placed {
+            d,
+            c,
+            f,
+            extents,
+            n_sparse,
+            last: Vec::new(),
+            slots: vec![None; n_sparse + n_out],
+            position: Vec::with_capacity(n_out),
+            coords: Points::new(d.map.out_arity()),
+            linear: Vec::new(),
+        }
+    }
+
+    /// Makes room for about `n` entries at once, when the allocator gives
+    /// it.
+    fn reserve(&mut self, n: usize) {
+        let _ = self
+            .coords
+            .data
+            .try_reserve_exact(n.saturating_mul(self.coords.arity));
+        let _ = self.linear.try_reserve_exact(n);
+    }
+
+    /// Places the next point (greater than the last): its position, or
+    /// why it has none.
+    fn add(&mut self, point: &[i64]) -> Result<(), OracleError> {
+        let (d, env) = (self.d, &self.c.env);
+        let (p, coord) = point.split_at(self.n_sparse.min(point.len()));
+        if !self.last.is_empty() {
+            let (last, last_coord) = self.last.split_at(p.len());
             if last == p {
                 return Err(OracleError::NotAFunction {
                     point: text(p),
@@ -366,7 +444,11 @@ fn stored(
                 });
             }
         }
-        let found: Option<Vec<Vec<i64>>> = match &f {
+        self.last.clear();
+        self.last.extend_from_slice(point);
+        let what = "the data relation";
+        let slots = &mut self.slots;
+        let found: Option<Vec<Vec<i64>>> = match self.f {
             DataFn::Direct { defs, checks } => {
                 for (slot, &x) in slots.iter_mut().zip(p) {
                     *slot = Some(x);
@@ -374,15 +456,16 @@ fn stored(
                 for slot in &mut slots[p.len()..] {
                     *slot = None;
                 }
-                position.clear();
+                self.position.clear();
                 for (rest, sign) in defs {
                     let v = rest.eval(env, &slots[..]).map_err(eval_err(what))?;
-                    position.push(v.checked_mul(*sign).ok_or(OracleError::Eval {
-                        what: what.into(),
-                        error: EvalError::Overflow,
-                    })?);
+                    self.position
+                        .push(v.checked_mul(*sign).ok_or(OracleError::Eval {
+                            what: what.into(),
+                            error: EvalError::Overflow,
+                        })?);
                 }
-                for (slot, &x) in slots[p.len()..].iter_mut().zip(&position) {
+                for (slot, &x) in slots[p.len()..].iter_mut().zip(&self.position) {
                     *slot = Some(x);
                 }
                 let mut inside = true;
@@ -400,9 +483,9 @@ fn stored(
                 (!inside).then(Vec::new)
             }
             DataFn::General => {
-                let mut pos = general_positions(d, c.interp(), p)?;
+                let mut pos = general_positions(d, self.c.interp(), p)?;
                 if pos.len() == 1 {
-                    position = pos.remove(0);
+                    self.position = pos.remove(0);
                     None
                 } else {
                     Some(pos)
@@ -428,21 +511,23 @@ fn stored(
                 detail,
             });
         }
-        let Some(at) = linearize(&position, extents) else {
+        let Some(at) = linearize(&self.position, self.extents) else {
             return Err(OracleError::OutOfBounds {
                 point: text(p),
                 array: d.data_name.clone(),
-                position: text(&position),
-                extents: extents
+                position: text(&self.position),
+                extents: self
+                    .extents
                     .iter()
                     .map(|e| e.to_string())
                     .collect::<Vec<_>>()
                     .join(" × "),
             });
         };
-        linear.push(at);
+        self.coords.push(coord);
+        self.linear.push(at);
+        Ok(())
     }
-    Ok((points, linear))
 }
 
 /// The nonzero entries of an instance.
@@ -455,32 +540,15 @@ struct Nonzeros {
     order: Vec<usize>,
 }
 
-/// The indices of `coords` sorted by coordinate, ties by index.
+/// The indices of `coords` sorted by coordinate, ties by index (a
+/// counting sort, [`coordinate_order`], unless they already are).
 fn sort_by_coordinate(coords: &Points) -> Vec<usize> {
-    fn fixed<const N: usize>(coords: &Points) -> Vec<usize> {
-        let mut keys: Vec<([i64; N], usize)> = coords
-            .iter()
-            .enumerate()
-            .map(|(k, p)| (p.try_into().expect("points of arity N"), k))
-            .collect();
-        keys.sort_unstable();
-        keys.into_iter().map(|(_, k)| k).collect()
-    }
     let n = coords.len();
     if (1..n).all(|k| coords.get(k - 1) <= coords.get(k)) {
         return (0..n).collect();
     }
-    match coords.arity {
-        1 => fixed::<1>(coords),
-        2 => fixed::<2>(coords),
-        3 => fixed::<3>(coords),
-        4 => fixed::<4>(coords),
-        _ => {
-            let mut order: Vec<usize> = (0..n).collect();
-            order.sort_unstable_by(|&a, &b| (coords.get(a), a).cmp(&(coords.get(b), b)));
-            order
-        }
-    }
+    let arity = coords.arity;
+    coordinate_order(n, arity, |e, c| coords.data[e * arity + c])
 }
 
 /// The nonzero entries in sparse order, checking for coinciding ones.
@@ -495,11 +563,15 @@ fn nonzeros_of(
     inst: &Instance,
     every_value: bool,
 ) -> Result<Nonzeros, OracleError> {
-    let c = instance::prepare(d, inst)?;
-    let (all, linear) = stored(d, &c, &c.data_extents, c.work)?;
+    nonzeros_in(d, &instance::prepare(d, inst)?, every_value)
+}
+
+/// [`nonzeros_of`] an instance already prepared.
+fn nonzeros_in(d: &Descriptor, c: &Concrete, every_value: bool) -> Result<Nonzeros, OracleError> {
+    let (mut coords, mut positions) = stored(d, c, &c.data_extents, c.work)?;
     if every_value {
         let mut addressed = vec![false; c.values.len()];
-        for &at in &linear {
+        for &at in &positions {
             addressed[at] = true;
         }
         let lost = addressed
@@ -515,22 +587,28 @@ fn nonzeros_of(
             });
         }
     }
-    let n_sparse = d.sparse_arity().min(all.arity);
-    let mut coords = Points::new(all.arity - n_sparse);
-    let mut values = Vec::new();
-    let mut positions = Vec::new();
-    for (k, &at) in linear.iter().enumerate() {
+    // The stored zeros left out, in place.
+    let arity = coords.arity;
+    let mut values = Vec::with_capacity(positions.len());
+    let mut kept = 0;
+    for k in 0..positions.len() {
         // `stored` checked the position against the array's extents, and
         // `prepare` the array's length against their product.
+        let at = positions[k];
         let value = c.values[at];
         if value == 0.0 {
             continue;
         }
-        coords.push(&all.get(k)[n_sparse..]);
+        coords
+            .data
+            .copy_within(k * arity..(k + 1) * arity, kept * arity);
+        positions[kept] = at;
         values.push(value);
-        positions.push(at);
+        kept += 1;
     }
-    drop(all);
+    coords.data.truncate(kept * arity);
+    coords.len = kept;
+    positions.truncate(kept);
     let order = sort_by_coordinate(&coords);
     // The first entry (in sparse order) whose coordinate an earlier one
     // has: the second of its group of equal coordinates.
@@ -587,12 +665,11 @@ pub fn check_storage(d: &Descriptor, inst: &Instance) -> Result<(), OracleError>
 /// format visits (one whose source declares `padding` skips the zeros).
 pub fn stored_points(d: &Descriptor, inst: &Instance) -> Result<Vec<(Vec<i64>, f64)>, OracleError> {
     let c = instance::prepare(d, inst)?;
-    let (all, linear) = stored(d, &c, &c.data_extents, c.work)?;
-    let n_sparse = d.sparse_arity().min(all.arity);
+    let (coords, linear) = stored(d, &c, &c.data_extents, c.work)?;
     Ok(linear
         .iter()
         .enumerate()
-        .map(|(k, &at)| (all.get(k)[n_sparse..].to_vec(), c.values[at]))
+        .map(|(k, &at)| (coords.get(k).to_vec(), c.values[at]))
         .collect())
 }
 
@@ -667,9 +744,25 @@ pub fn checked_sorted_entries(d: &Descriptor, inst: &Instance) -> Result<Entries
     Ok(flat_entries(nonzeros_of(d, inst, true)?))
 }
 
-/// The entries of `nz` in coordinate order.
+/// [`checked_sorted_entries`] of an instance already prepared (and
+/// checked by [`crate::instance`]): its arrays are not read again.
+pub(crate) fn checked_sorted_entries_in(
+    d: &Descriptor,
+    c: &Concrete,
+) -> Result<Entries, OracleError> {
+    Ok(flat_entries(nonzeros_in(d, c, true)?))
+}
+
+/// The entries of `nz` in coordinate order (moved when they already are).
 fn flat_entries(nz: Nonzeros) -> Entries {
     let arity = nz.coords.arity;
+    if nz.order.iter().enumerate().all(|(k, &i)| k == i) {
+        return Entries {
+            arity,
+            coords: nz.coords.data,
+            values: nz.values,
+        };
+    }
     let mut out = Entries {
         arity,
         coords: Vec::with_capacity(nz.order.len() * arity),
@@ -857,20 +950,22 @@ fn merge<'e, 'a>(
 /// [`Interpretation::evaluate`](iegen::Interpretation::evaluate) gives for
 /// the same values, errors included (the first failing leaf, in term order).
 pub(crate) mod fast {
+    use std::borrow::Cow;
     use std::cell::RefCell;
     use std::collections::HashMap;
 
     use iegen::{Atom, EvalError, Expr, Interpretation, UfTable, Var};
 
-    /// The values of one index array.
-    pub(crate) enum Table {
+    /// The values of one index array (borrowed from the instance, not
+    /// copied).
+    pub(crate) enum Table<'a> {
         /// Row-major values over `extents`; a point is defined when it lies
         /// inside `lo ..= extents - 1` in every dimension and, with a
         /// `mask`, where the mask is set. Elsewhere the value is 0.
         Dense {
             extents: Vec<i64>,
             lo: Vec<i64>,
-            values: Vec<i64>,
+            values: Cow<'a, [i64]>,
             mask: Option<Vec<bool>>,
         },
         /// Any table (the tests' interpretations).
@@ -878,7 +973,7 @@ pub(crate) mod fast {
         Map(UfTable),
     }
 
-    impl Table {
+    impl Table<'_> {
         fn arity(&self) -> usize {
             match self {
                 Table::Dense { extents, .. } => extents.len(),
@@ -947,16 +1042,16 @@ pub(crate) mod fast {
 
     /// Symbols and index arrays, by name.
     #[derive(Default)]
-    pub(crate) struct Env {
+    pub(crate) struct Env<'a> {
         pub(crate) symbols: HashMap<String, i64>,
         names: HashMap<String, usize>,
-        tables: Vec<Table>,
+        tables: Vec<Table<'a>>,
     }
 
-    impl Env {
+    impl<'a> Env<'a> {
         /// The symbols and tables of an interpretation.
         #[cfg_attr(not(test), allow(dead_code))]
-        pub(crate) fn from_interpretation(interp: &Interpretation) -> Env {
+        pub(crate) fn from_interpretation(interp: &Interpretation) -> Env<'a> {
             let mut env = Env {
                 symbols: interp.symbols.clone(),
                 ..Env::default()
@@ -968,7 +1063,7 @@ pub(crate) mod fast {
         }
 
         /// Adds (or replaces) the table `name`.
-        pub(crate) fn insert(&mut self, name: String, table: Table) {
+        pub(crate) fn insert(&mut self, name: String, table: Table<'a>) {
             match self.names.get(&name) {
                 Some(&k) => self.tables[k] = table,
                 None => {
@@ -979,7 +1074,7 @@ pub(crate) mod fast {
         }
 
         /// The table `name`.
-        pub(crate) fn table(&self, name: &str) -> Option<&Table> {
+        pub(crate) fn table(&self, name: &str) -> Option<&Table<'a>> {
             self.names.get(name).map(|&k| &self.tables[k])
         }
 
@@ -1193,6 +1288,8 @@ pub(crate) mod fast {
 /// witness per tuple). The values come from the same [`Interpretation`] as
 /// `iegen::eval`'s, and the result is the same set of points, sorted.
 pub(crate) mod ordered {
+    use std::ops::ControlFlow;
+
     use iegen::{Atom, Conjunction, ConstraintKind, EvalError, Expr, Var};
 
     use super::fast::{CExpr, Env, Slot};
@@ -1204,6 +1301,10 @@ pub(crate) mod ordered {
         pub max_points: usize,
         /// At most this many values tried; one more is `TooManySteps`.
         pub max_steps: u64,
+        /// About how many points to expect (room is made for them at
+        /// once, when the allocator gives it, instead of growing by
+        /// copies); 0 when unknown.
+        pub expected: usize,
     }
 
     impl From<iegen::Bounds> for Limits {
@@ -1211,6 +1312,7 @@ pub(crate) mod ordered {
             Limits {
                 max_points: b.max_points,
                 max_steps: b.max_steps,
+                expected: 0,
             }
         }
     }
@@ -1296,8 +1398,36 @@ pub(crate) mod ordered {
         needs: Vec<usize>,
     }
 
-    struct Search<'a> {
-        env: &'a Env,
+    /// What a streamed enumeration ([`points_in_order`]) did.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub(crate) enum Streamed {
+        /// Every point was handed over, in increasing order, once.
+        Done,
+        /// The visitor asked to stop.
+        Stopped,
+        /// A point came that was not greater than the one before (the
+        /// search order is not the points' order here): the caller
+        /// enumerates with [`points`] instead.
+        Unordered,
+    }
+
+    /// Why a search ended early.
+    enum Abort {
+        Eval(EvalError),
+        Stream(Streamed),
+    }
+
+    impl From<EvalError> for Abort {
+        fn from(e: EvalError) -> Abort {
+            Abort::Eval(e)
+        }
+    }
+
+    /// A visitor of streamed points.
+    type Visitor<'v> = &'v mut dyn FnMut(&[i64]) -> ControlFlow<()>;
+
+    struct Search<'a, 'v> {
+        env: &'a Env<'a>,
         limits: Limits,
         n_tuple: usize,
         values: Vec<Option<i64>>,
@@ -1306,11 +1436,18 @@ pub(crate) mod ordered {
         defined: Vec<Option<CExpr>>,
         /// Constraints, with the slots each mentions.
         constraints: Vec<(ConstraintKind, CExpr, Vec<usize>)>,
-        /// For each slot, the constraints that mention it.
+        /// For each slot, the constraints that mention it other than as
+        /// one of its bounds.
         by_slot: Vec<Vec<usize>>,
         bounds: Vec<Vec<Bound>>,
         steps: u64,
+        /// The points found (collected, or handed to `visit` in order).
         out: Points,
+        /// Where points go when streamed, with the last one and the count.
+        visit: Option<Visitor<'v>>,
+        last: Vec<i64>,
+        current: Vec<i64>,
+        count: usize,
     }
 
     fn slot(n_tuple: usize, v: Var) -> usize {
@@ -1336,7 +1473,7 @@ pub(crate) mod ordered {
         s
     }
 
-    impl Search<'_> {
+    impl Search<'_, '_> {
         fn eval(&self, e: &CExpr) -> Result<i64, EvalError> {
             e.eval(self.env, &self.values[..])
         }
@@ -1351,7 +1488,12 @@ pub(crate) mod ordered {
         }
 
         /// Whether every constraint mentioning `s` whose slots are all
-        /// assigned holds.
+        /// assigned holds. The constraints that bound `s` are not
+        /// evaluated: `s` takes the values of [`Search::range`] only, which
+        /// applied every bound whose other slots were assigned, exactly
+        /// (a constraint whose only unassigned slot is `s` holds exactly at
+        /// the values in its bound), and the other slots do not change
+        /// while `s` runs through its range.
         fn consistent(&self, s: usize) -> Result<bool, EvalError> {
             for &i in &self.by_slot[s] {
                 if self.constraints[i]
@@ -1409,8 +1551,10 @@ pub(crate) mod ordered {
             self.values[s].is_none() && self.defined[s].is_none()
         }
 
-        /// Appends the current tuple, defined slots computed.
-        fn push_tuple(&mut self) -> Result<(), EvalError> {
+        /// Appends the current tuple, defined slots computed, or hands it
+        /// to the visitor.
+        fn push_tuple(&mut self) -> Result<(), Abort> {
+            self.current.clear();
             for s in 0..self.n_tuple {
                 let x = match (&self.defined[s], self.values[s]) {
                     (Some(def), _) => self.eval(def)?,
@@ -1418,31 +1562,46 @@ pub(crate) mod ordered {
                     (None, None) => {
                         return Err(EvalError::UnassignedVariable(format!(
                             "tuple variable at position {s}"
-                        )))
+                        ))
+                        .into())
                     }
                 };
-                self.out.data.push(x);
+                self.current.push(x);
             }
-            self.out.len += 1;
+            self.count += 1;
+            match &mut self.visit {
+                None => {
+                    self.out.data.extend_from_slice(&self.current);
+                    self.out.len += 1;
+                }
+                Some(visit) => {
+                    if self.count > 1 && self.current <= self.last {
+                        return Err(Abort::Stream(Streamed::Unordered));
+                    }
+                    if visit(&self.current).is_break() {
+                        return Err(Abort::Stream(Streamed::Stopped));
+                    }
+                    std::mem::swap(&mut self.last, &mut self.current);
+                }
+            }
             Ok(())
         }
 
         /// Assigns the remaining slots; in witness mode stops at the first
         /// complete assignment. Returns whether one was found.
-        fn search(&mut self, witness: bool) -> Result<bool, EvalError> {
+        fn search(&mut self, witness: bool) -> Result<bool, Abort> {
             let tuple_done = (0..self.n_tuple).all(|s| !self.free(s));
             if tuple_done && !witness {
-                let found = self.search(true)?;
+                // Existentials left: one witness is searched for.
+                let found = (self.n_tuple..self.values.len()).all(|s| !self.free(s))
+                    || self.search(true)?;
                 if found {
-                    let mark = self.out.data.len();
-                    if let Err(e) = self.push_tuple() {
-                        self.out.data.truncate(mark);
-                        return Err(e);
-                    }
-                    if self.out.len() > self.limits.max_points {
+                    self.push_tuple()?;
+                    if self.count > self.limits.max_points {
                         return Err(EvalError::TooManyPoints {
                             limit: self.limits.max_points,
-                        });
+                        }
+                        .into());
                     }
                 }
                 return Ok(found);
@@ -1474,7 +1633,8 @@ pub(crate) mod ordered {
                         } else {
                             "an existential variable".to_string()
                         },
-                    }),
+                    }
+                    .into()),
                 };
             };
             let mut any = false;
@@ -1484,7 +1644,8 @@ pub(crate) mod ordered {
                 if self.steps > self.limits.max_steps {
                     return Err(EvalError::TooManySteps {
                         limit: self.limits.max_steps,
-                    });
+                    }
+                    .into());
                 }
                 self.values[s] = Some(x);
                 if self.consistent(s)? && self.search(witness)? {
@@ -1561,6 +1722,56 @@ pub(crate) mod ordered {
         limits: Limits,
     ) -> Result<Points, EvalError> {
         let n_tuple = conj.arity();
+        let Some(mut search) = prepared(conj, env, limits, None)? else {
+            return Ok(Points::new(n_tuple));
+        };
+        let room = limits
+            .expected
+            .min(limits.max_points)
+            .saturating_mul(n_tuple);
+        // Only room: a failed reservation leaves the points to grow.
+        let _ = search.out.data.try_reserve_exact(room);
+        match search.search(false) {
+            Ok(_) => {}
+            Err(Abort::Eval(e)) => return Err(e),
+            Err(Abort::Stream(_)) => unreachable!("points are collected, not streamed"),
+        }
+        let mut out = search.out;
+        out.sort_dedup();
+        Ok(out)
+    }
+
+    /// The points of `conj`, handed to `visit` one at a time as the search
+    /// finds them, without collecting them, as long as they come in
+    /// increasing order (as [`points`] would give them): then
+    /// [`Streamed::Done`]. [`Streamed::Unordered`] when one does not (the
+    /// points after it are not visited), [`Streamed::Stopped`] when `visit`
+    /// breaks. Limits and errors are [`points`]'.
+    pub(crate) fn points_in_order(
+        conj: &Conjunction,
+        env: &Env,
+        limits: Limits,
+        visit: &mut dyn FnMut(&[i64]) -> ControlFlow<()>,
+    ) -> Result<Streamed, EvalError> {
+        let Some(mut search) = prepared(conj, env, limits, Some(visit))? else {
+            return Ok(Streamed::Done);
+        };
+        match search.search(false) {
+            Ok(_) => Ok(Streamed::Done),
+            Err(Abort::Eval(e)) => Err(e),
+            Err(Abort::Stream(how)) => Ok(how),
+        }
+    }
+
+    /// The search of `conj`'s points; `None` when a constraint without
+    /// variables fails (no point).
+    fn prepared<'a, 'v>(
+        conj: &Conjunction,
+        env: &'a Env<'a>,
+        limits: Limits,
+        visit: Option<Visitor<'v>>,
+    ) -> Result<Option<Search<'a, 'v>>, EvalError> {
+        let n_tuple = conj.arity();
         let n_slots = n_tuple + conj.num_exists();
         let mut work: Vec<(ConstraintKind, Expr)> = conj
             .constraints()
@@ -1579,10 +1790,13 @@ pub(crate) mod ordered {
         for (i, (kind, e)) in work.into_iter().enumerate() {
             let slots = slots_of(n_tuple, &e);
             for &s in &slots {
-                by_slot[s].push(i);
                 let v = var(n_tuple, s);
                 let a = e.coefficient_of_var(v);
-                if a != 0 && !e.mentions_in_uf_args(v) {
+                if a == 0 || e.mentions_in_uf_args(v) {
+                    // Checked once `s` is assigned; a bound of `s` holds
+                    // at every value of its range (`Search::consistent`).
+                    by_slot[s].push(i);
+                } else {
                     let mut rest = e.clone();
                     rest.add_term(Atom::Var(v), -a);
                     let needs = slots_of(n_tuple, &rest);
@@ -1596,7 +1810,7 @@ pub(crate) mod ordered {
             }
             constraints.push((kind, compile(&e), slots));
         }
-        let mut search = Search {
+        let search = Search {
             env,
             limits,
             n_tuple,
@@ -1607,23 +1821,24 @@ pub(crate) mod ordered {
             bounds,
             steps: 0,
             out: Points::new(n_tuple),
+            visit,
+            last: Vec::with_capacity(n_tuple),
+            current: Vec::with_capacity(n_tuple),
+            count: 0,
         };
         for i in 0..search.constraints.len() {
             if search.constraints[i].2.is_empty() && !search.holds(i)? {
-                return Ok(Points::new(n_tuple));
+                return Ok(None);
             }
         }
-        search.search(false)?;
-        let mut out = search.out;
-        out.sort_dedup();
-        Ok(out)
+        Ok(Some(search))
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::fast::Env;
-    use super::ordered::{Limits, Points};
+    use super::ordered::{Limits, Points, Streamed};
     use iegen::eval::{enumerate_conjunction, Bounds, Interpretation, UfTable};
     use iegen::Set;
     use proptest::prelude::*;
@@ -1678,8 +1893,28 @@ mod tests {
                 let expected: Vec<Vec<i64>> =
                     enumerate_conjunction(c, &interp, &Bounds::unboxed()).unwrap().into_iter().collect();
 
-                let limits = Limits { max_points: 10_000, max_steps: 1_000_000 };
-                prop_assert_eq!(points(c, &interp, limits).unwrap().to_vecs(), expected);
+                let limits = Limits { max_points: 10_000, max_steps: 1_000_000, expected: 0 };
+                prop_assert_eq!(&points(c, &interp, limits).unwrap().to_vecs(), &expected);
+                // Streamed: the same points when they come in order; a
+                // strictly increasing prefix of them otherwise.
+                let mut streamed: Vec<Vec<i64>> = Vec::new();
+                let how = super::ordered::points_in_order(
+                    c,
+                    &Env::from_interpretation(&interp),
+                    limits,
+                    &mut |p| {
+                        streamed.push(p.to_vec());
+                        std::ops::ControlFlow::Continue(())
+                    },
+                )
+                .unwrap();
+                match how {
+                    Streamed::Done => prop_assert_eq!(&streamed, &expected),
+                    Streamed::Unordered => {
+                        prop_assert!(streamed.windows(2).all(|w| w[0] < w[1]));
+                    }
+                    Streamed::Stopped => prop_assert!(false, "the visitor never stops"),
+                }
             }
         }
     }
@@ -1692,6 +1927,7 @@ mod tests {
         let few = Limits {
             max_points: 10,
             max_steps: 1_000_000,
+            expected: 100,
         };
         assert!(matches!(
             points(c, &interp, few),
@@ -1700,6 +1936,7 @@ mod tests {
         let short = Limits {
             max_points: 1_000_000,
             max_steps: 50,
+            expected: 0,
         };
         assert!(matches!(
             points(c, &interp, short),

@@ -125,40 +125,50 @@ impl Synthesized {
     /// space of a fixed size zero-filled (the dynamically sized ones are
     /// allocated by the run).
     pub fn memory(&self, program: &LoopProgram, input: &Instance) -> Result<Memory, ExecError> {
+        self.fill_memory(program, &input.symbols, |name| {
+            input.arrays.get(name).cloned()
+        })
+    }
+
+    /// [`Synthesized::memory`], the source's arrays moved out of `input`
+    /// instead of copied (its symbols stay, for [`Synthesized::output`]).
+    pub fn memory_taking(
+        &self,
+        program: &LoopProgram,
+        input: &mut Instance,
+    ) -> Result<Memory, ExecError> {
+        let arrays = &mut input.arrays;
+        self.fill_memory(program, &input.symbols, |name| arrays.remove(name))
+    }
+
+    /// The memory of a run on the source's `symbols` and the arrays `array`
+    /// gives by name.
+    fn fill_memory(
+        &self,
+        program: &LoopProgram,
+        symbols: &BTreeMap<String, i64>,
+        mut array: impl FnMut(&str) -> Option<Values>,
+    ) -> Result<Memory, ExecError> {
         let src = &self.conversion.src;
         let mut memory = Memory::new();
         for b in self.bindings.iter().filter(|b| b.side == Side::Source) {
+            let missing = |what| ExecError::Missing {
+                format: src.name.clone(),
+                what,
+                name: b.name.clone(),
+            };
             match b.kind {
                 BindingKind::Symbol => {
-                    let v = input
-                        .symbols
-                        .get(&b.name)
-                        .ok_or_else(|| ExecError::Missing {
-                            format: src.name.clone(),
-                            what: "symbol",
-                            name: b.name.clone(),
-                        })?;
+                    let v = symbols.get(&b.name).ok_or_else(|| missing("symbol"))?;
                     memory.symbols.insert(b.ir_name.clone(), *v);
                 }
                 BindingKind::IndexArray | BindingKind::Values => {
-                    let v = input
-                        .arrays
-                        .get(&b.name)
-                        .ok_or_else(|| ExecError::Missing {
-                            format: src.name.clone(),
-                            what: "array",
-                            name: b.name.clone(),
-                        })?;
+                    let v = array(&b.name).ok_or_else(|| missing("array"))?;
                     let array = match (b.kind, v) {
+                        (BindingKind::Values, Values::Real(v)) => Array::Real(v),
                         (BindingKind::Values, v) => Array::Real(v.to_reals()),
-                        (_, Values::Int(v)) => Array::Int(v.clone()),
-                        (_, Values::Real(_)) => {
-                            return Err(ExecError::Missing {
-                                format: src.name.clone(),
-                                what: "integer array",
-                                name: b.name.clone(),
-                            })
-                        }
+                        (_, Values::Int(v)) => Array::Int(v),
+                        (_, Values::Real(_)) => return Err(missing("integer array")),
                     };
                     memory.arrays.insert(b.ir_name.clone(), array);
                 }

@@ -32,7 +32,7 @@ use codegen::ast::LoopProgram;
 
 use crate::descriptor::Descriptor;
 use crate::instance::{validate_entries, Instance};
-use crate::oracle::{compare_entries, sorted_entries, stored_points, Mismatch};
+use crate::oracle::{compare_entries, sorted_entries, stored_points, Entries, Mismatch};
 use crate::representable::{Representable, Unrepresentable};
 use crate::synthesized::Synthesized;
 use crate::tensor_io::Coordinates;
@@ -334,18 +334,33 @@ pub fn finish(s: &Synthesized, input: &Instance, mut out: Instance) -> Instance 
 ///
 /// The first [`Problem`].
 pub fn check_result(s: &Synthesized, input: &Instance, out: &Instance) -> Result<(), Problem> {
-    let from = &s.conversion.src;
+    let want = sorted_entries(&s.conversion.src, input).map_err(|e| Problem::Unreadable {
+        which: "input",
+        error: e.to_string(),
+    })?;
+    check_result_against(s, &want, out)
+}
+
+/// [`check_result`] with the input's entries already read (sorted by
+/// coordinate, as [`sorted_entries`] or the input's own validation,
+/// [`crate::instance::validate_entries`], gives them): a caller that
+/// validated the input does not enumerate it again.
+///
+/// # Errors
+///
+/// The first [`Problem`].
+pub fn check_result_against(
+    s: &Synthesized,
+    want: &Entries,
+    out: &Instance,
+) -> Result<(), Problem> {
     let to = &s.conversion.dst_given;
     // The destination's storage check enumerates its entries: kept.
     let got = validate_entries(to, out).map_err(|e| Problem::Invalid {
         format: to.name.clone(),
         error: e.to_string(),
     })?;
-    let want = sorted_entries(from, input).map_err(|e| Problem::Unreadable {
-        which: "input",
-        error: e.to_string(),
-    })?;
-    compare_entries(&want, &got).map_err(Problem::Changed)
+    compare_entries(want, &got).map_err(Problem::Changed)
 }
 
 /// How source instances are made from coordinates.

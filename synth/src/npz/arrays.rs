@@ -17,18 +17,21 @@ pub(super) struct Array<T> {
     pub(super) values: Vec<T>,
 }
 
+/// A member being read, buffered: values are read one at a time.
+type Member<'a, R> = std::io::BufReader<zip::read::ZipFile<'a, R>>;
+
 /// Opens member `key.npy`; `None` when the archive has no such member.
 fn open<'a, R: Read + Seek>(
     zip: &'a mut ZipArchive<R>,
     key: &str,
-) -> Result<Option<NpyFile<zip::read::ZipFile<'a, R>>>, NpzError> {
+) -> Result<Option<NpyFile<Member<'a, R>>>, NpzError> {
     let name = format!("{key}.npy");
     let file = match zip.by_name(&name) {
         Ok(f) => f,
         Err(zip::result::ZipError::FileNotFound) => return Ok(None),
         Err(e) => return Err(NpzError::archive(e)),
     };
-    NpyFile::new(file)
+    NpyFile::new(std::io::BufReader::with_capacity(1 << 16, file))
         .map(Some)
         .map_err(|e| NpzError::member(key, format!("not a readable .npy array: {e}")))
 }
@@ -226,14 +229,17 @@ fn write_err(key: &str, e: impl std::fmt::Display) -> NpzError {
 }
 
 /// Writes member `key` of dtype `dtype` and `shape` (`bytes` of data, for
-/// zip64), its elements pushed by `fill`.
+/// zip64), its elements pushed by `fill` (the writer's `finish` flushes
+/// the buffer, errors included).
 fn write_member<T, W>(
     zip: &mut ZipWriter<W>,
     key: &str,
     dtype_text: &str,
     shape: &[u64],
     bytes: u64,
-    fill: impl FnOnce(&mut npyz::NpyWriter<T, &mut ZipWriter<W>>) -> std::io::Result<()>,
+    fill: impl FnOnce(
+        &mut npyz::NpyWriter<T, std::io::BufWriter<&mut ZipWriter<W>>>,
+    ) -> std::io::Result<()>,
 ) -> Result<(), NpzError>
 where
     T: npyz::Serialize + ?Sized,
@@ -244,7 +250,9 @@ where
     let mut w = npyz::WriteOptions::<T>::new()
         .dtype(dtype(dtype_text))
         .shape(shape)
-        .writer(&mut *zip)
+        // Elements are pushed one at a time: buffered, the archive (which
+        // updates its checksum on every write) sees large writes.
+        .writer(std::io::BufWriter::with_capacity(1 << 16, &mut *zip))
         .begin_nd()
         .map_err(|e| write_err(key, e))?;
     fill(&mut w).map_err(|e| write_err(key, e))?;

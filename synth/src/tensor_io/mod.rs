@@ -269,6 +269,30 @@ impl CooTensor {
     }
 }
 
+/// Coordinates as spf's readers make them, with what the readers
+/// guarantee: every index lies in `0..dims[d]` (a file's index outside its
+/// extent is an error) and no two entries share a coordinate (duplicates
+/// are summed, a symmetric file that lists a mirror twice is an error).
+/// Only [`read_checked_coo_file`] makes one, so a check that receives it
+/// may take both facts as established ([`crate::established`]). Values are
+/// not covered: a sum of duplicates may overflow to infinity.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ReadCoordinates {
+    tensor: CooTensor,
+}
+
+impl ReadCoordinates {
+    /// The coordinates.
+    pub fn tensor(&self) -> &CooTensor {
+        &self.tensor
+    }
+
+    /// The coordinates, giving up the guarantee.
+    pub fn into_tensor(self) -> CooTensor {
+        self.tensor
+    }
+}
+
 /// What a symmetric Matrix Market file becomes.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Symmetry {
@@ -395,6 +419,14 @@ fn file_bytes(path: &Path) -> std::io::Result<FileBytes> {
 /// Reads a `.mtx` or `.tns` file, chosen by its extension, into columns.
 /// Content errors display as `PATH:LINE:COL: message`.
 pub fn read_coo_file(path: &Path, options: &ReadOptions) -> Result<CooTensor, FileError> {
+    read_checked_coo_file(path, options).map(ReadCoordinates::into_tensor)
+}
+
+/// [`read_coo_file`], with the readers' guarantee ([`ReadCoordinates`]).
+pub fn read_checked_coo_file(
+    path: &Path,
+    options: &ReadOptions,
+) -> Result<ReadCoordinates, FileError> {
     let tns = coordinate_kind(path).ok_or_else(|| FileError::UnknownKind {
         path: path.to_path_buf(),
     })?;
@@ -407,10 +439,12 @@ pub fn read_coo_file(path: &Path, options: &ReadOptions) -> Result<CooTensor, Fi
     } else {
         parse_mtx(&bytes, options)
     };
-    result.map_err(|error| FileError::Parse {
-        path: path.to_path_buf(),
-        error,
-    })
+    result
+        .map(|tensor| ReadCoordinates { tensor })
+        .map_err(|error| FileError::Parse {
+            path: path.to_path_buf(),
+            error,
+        })
 }
 
 /// Reads a `.mtx` or `.tns` file, chosen by its extension (`dims` applies

@@ -1,0 +1,294 @@
+//! Validation that consumes what a reader established: an instance made
+//! from [`ReadCoordinates`] is not checked again for what the reader
+//! guarantees.
+//!
+//! [`crate::instance::validate`] checks an instance against its descriptor
+//! from nothing: lengths, ranges, monotonicity, rules, storage. Coordinates
+//! that spf's readers made come with two facts ([`ReadCoordinates`]):
+//! every index lies inside its extent, and no two entries share a
+//! coordinate. For a descriptor that *is* a coordinate format, those facts
+//! are every check validation would make, except that values are finite:
+//!
+//! - its layout, after renaming, is the template below ([`match_layout`]:
+//!   map, data relation, value extent, index arrays' domains and ranges,
+//!   no monotonicity, no padding): so the instance's arrays have the
+//!   lengths the domains give (one entry per position `0 <= n < NNZ`), the
+//!   ranges are the extents the reader checked, and every value is
+//!   addressed by exactly its entry;
+//! - each of its rules, renamed, is the template's rule (the same premise
+//!   and conclusion constraints): "two entries with the same coordinates
+//!   are the same entry", which distinct coordinates make true.
+//!
+//! A descriptor with any other rule, or another layout, is not recognized
+//! ([`CoordinateFormat::of`] is `None`) and the caller validates the
+//! instance in full: a check whose guarantee is not established is never
+//! skipped. Values are checked here (finite), and the entries the oracle
+//! would read off the instance (nonzero values, sorted by coordinate) are
+//! read straight off the columns, in `O(n + extents)`
+//! ([`coordinate_order`]).
+
+use iegen::constraint::Normalized;
+use iegen::{Constraint, UfRule};
+
+use crate::coordinate_sort::{coordinate_order, Linear};
+use crate::descriptor::Descriptor;
+use crate::descriptor_file::parse_descriptor;
+use crate::instance::{Instance, InstanceError, Values};
+use crate::npz::layout::match_layout;
+use crate::oracle::Entries;
+use crate::tensor_io::{CooTensor, ReadCoordinates};
+
+/// A descriptor recognized as a coordinate format: its names, in the
+/// template's order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CoordinateFormat {
+    /// The format's name.
+    pub format: String,
+    /// The dense extents.
+    pub dims: Vec<String>,
+    /// The index array of each dimension.
+    pub index: Vec<String>,
+    /// The number of entries.
+    pub count: String,
+    /// The value array.
+    pub values: String,
+}
+
+/// The template of a coordinate format of `order` dimensions: extents
+/// `D0..`, index arrays `c0..`, `NNZ` entries, values `A`, and the rule
+/// that distinct positions have distinct coordinates.
+fn template(order: usize) -> Option<Descriptor> {
+    let list =
+        |f: &dyn Fn(usize) -> String, sep: &str| (0..order).map(f).collect::<Vec<_>>().join(sep);
+    let dense = list(&|k| format!("D{k}"), ", ");
+    let sparse = list(&|k| format!("t{k}"), ", ");
+    let dense_vars = list(&|k| format!("o{k}"), ", ");
+    let map = format!(
+        "{} && 0 <= n < NNZ && {}",
+        list(&|k| format!("o{k} = t{k}"), " && "),
+        list(&|k| format!("t{k} = c{k}(n)"), " && ")
+    );
+    let ufs = list(
+        &|k| format!("uf c{k} : {{[x] : 0 <= x < NNZ}} -> {{[y] : 0 <= y < D{k}}};"),
+        "\n",
+    );
+    let rule = format!(
+        "forall n1, n2 : 0 <= n1 < NNZ && 0 <= n2 < NNZ && {} => n1 = n2;",
+        list(&|k| format!("c{k}(n1) = c{k}(n2)"), " && ")
+    );
+    let text = format!(
+        "format coordinates {{\n dense [{dense}];\n map {{[n, {sparse}] -> [{dense_vars}] : {map}}};\n \
+         data A : {{[n, {sparse}] -> [n]}} size NNZ;\n{ufs}\n{rule}\n}}"
+    );
+    parse_descriptor(&text).ok()
+}
+
+/// A rule's constraints as sorted lists (premise, conclusion): two rules
+/// with the same lists state the same thing.
+fn constraint_sets(r: &UfRule) -> (Vec<Constraint>, Vec<Constraint>) {
+    let mut premise = r.premise.clone();
+    premise.sort();
+    premise.dedup();
+    let mut conclusion = r.conclusion.clone();
+    conclusion.sort();
+    conclusion.dedup();
+    (premise, conclusion)
+}
+
+impl CoordinateFormat {
+    /// `d`'s names when `d` is a coordinate format whose every check the
+    /// readers' guarantee establishes (see the module documentation);
+    /// `None` otherwise.
+    pub fn of(d: &Descriptor) -> Option<CoordinateFormat> {
+        let t = template(d.dense.len())?;
+        let pairs = match_layout(d, &t)?;
+        let rename = |s: &str| {
+            pairs
+                .iter()
+                .find(|(from, _)| from == s)
+                .map(|(_, to)| to.clone())
+        };
+        let renamed = |c: &Constraint| match c.map_expr(|e| e.rename_names(&rename)) {
+            Normalized::Constraint(c) => Some(c),
+            _ => None,
+        };
+        let wanted: Vec<_> = t.rules.iter().map(constraint_sets).collect();
+        for r in &d.rules {
+            let premise: Option<Vec<Constraint>> = r.premise.iter().map(renamed).collect();
+            let conclusion: Option<Vec<Constraint>> = r.conclusion.iter().map(renamed).collect();
+            let rule = UfRule {
+                vars: r.vars.clone(),
+                premise: premise?,
+                conclusion: conclusion?,
+            };
+            if r.vars.len() != 2 || !wanted.contains(&constraint_sets(&rule)) {
+                return None;
+            }
+        }
+        let back = |name: &str| {
+            pairs
+                .iter()
+                .find(|(_, to)| to == name)
+                .map(|(from, _)| from.clone())
+        };
+        Some(CoordinateFormat {
+            format: d.name.clone(),
+            dims: d.dense.clone(),
+            index: (0..d.dense.len())
+                .map(|k| back(&format!("c{k}")))
+                .collect::<Option<_>>()?,
+            count: back("NNZ")?,
+            values: d.data_name.clone(),
+        })
+    }
+
+    /// The instance holding `read` (its columns moved, not copied) and its
+    /// entries sorted by coordinate (stored zeros left out, as the oracle
+    /// reads them), checking what the readers do not guarantee.
+    ///
+    /// # Errors
+    ///
+    /// [`InstanceError::NonFinite`] for a value that is not finite (a sum
+    /// of duplicates can overflow), [`InstanceError::Length`] when the
+    /// coordinates have another number of dimensions (or columns of
+    /// different lengths), [`InstanceError::NegativeExtent`].
+    pub fn instance(&self, read: ReadCoordinates) -> Result<(Instance, Entries), InstanceError> {
+        let c = read.into_tensor();
+        // The readers build the columns together and the extents from the
+        // file; checked anyway, as they cost nothing.
+        if c.indices.len() != self.index.len()
+            || c.dims.len() != self.dims.len()
+            || c.indices
+                .iter()
+                .any(|column| column.len() != c.values.len())
+        {
+            return Err(InstanceError::Length {
+                array: self.index.join(", "),
+                found: c.indices.len(),
+                why: format!("{} has {} dimensions", self.format, self.dims.len()),
+            });
+        }
+        if let Some((name, &value)) = self.dims.iter().zip(&c.dims).find(|(_, &v)| v < 0) {
+            return Err(InstanceError::NegativeExtent {
+                name: name.clone(),
+                value,
+            });
+        }
+        if let Some((index, &value)) = c.values.iter().enumerate().find(|(_, v)| !v.is_finite()) {
+            return Err(InstanceError::NonFinite {
+                array: self.values.clone(),
+                index,
+                value,
+            });
+        }
+        let entries = sorted_nonzeros(&c);
+        Ok((self.instance_of(c), entries))
+    }
+
+    /// The columns as an instance of the format, in their order (moved,
+    /// not copied), checked for nothing.
+    pub fn instance_of(&self, c: CooTensor) -> Instance {
+        let mut inst = Instance {
+            format: self.format.clone(),
+            ..Instance::default()
+        };
+        for (name, extent) in self.dims.iter().zip(&c.dims) {
+            inst.symbols.insert(name.clone(), *extent);
+        }
+        inst.symbols.insert(self.count.clone(), c.len() as i64);
+        for (name, column) in self.index.iter().zip(c.indices) {
+            inst.arrays.insert(name.clone(), Values::Int(column));
+        }
+        inst.arrays
+            .insert(self.values.clone(), Values::Real(c.values));
+        inst
+    }
+}
+
+/// The nonzero entries of `c`, sorted by coordinate: the records
+/// (linearized coordinate, value) radix-sorted, when the coordinates'
+/// spans allow ([`Linear`]), else through [`coordinate_order`].
+fn sorted_nonzeros(c: &CooTensor) -> Entries {
+    let arity = c.indices.len();
+    let key = |e: usize, k: usize| c.indices[k][e];
+    let mut entries = Entries {
+        arity,
+        coords: Vec::with_capacity(c.len() * arity),
+        values: Vec::with_capacity(c.len()),
+    };
+    let Some(linear) = Linear::of(c.len(), arity, &key) else {
+        for e in coordinate_order(c.len(), arity, key) {
+            let v = c.values[e];
+            if v != 0.0 {
+                entries
+                    .coords
+                    .extend(c.indices.iter().map(|column| column[e]));
+                entries.values.push(v);
+            }
+        }
+        return entries;
+    };
+    let mut records: Vec<(u64, u64)> = (0..c.len())
+        .filter(|&e| c.values[e] != 0.0)
+        .map(|e| {
+            (
+                linear.key((0..arity).map(|k| key(e, k))),
+                c.values[e].to_bits(),
+            )
+        })
+        .collect();
+    linear.sort(&mut records);
+    for (k, v) in records {
+        linear.coordinate(k, &mut entries.coords);
+        entries.values.push(f64::from_bits(v));
+    }
+    entries
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::builtin::load_format;
+    use crate::instance::validate_entries;
+    use crate::tensor_io::{read_checked_coo_file, ReadOptions};
+
+    fn format(name: &str) -> Descriptor {
+        load_format(name).expect("built-in")
+    }
+
+    #[test]
+    fn the_coordinate_formats_are_recognized_and_no_other() {
+        let coo = CoordinateFormat::of(&format("coo")).expect("COO is one");
+        assert_eq!(coo.index, ["row", "col"]);
+        assert_eq!((coo.count.as_str(), coo.values.as_str()), ("NNZ", "A"));
+        let coo3 = CoordinateFormat::of(&format("coo3d")).expect("COO3D is one");
+        assert_eq!(coo3.index, ["row", "col", "z"]);
+        // Sorted coordinate formats have rules the readers do not establish.
+        for name in ["scoo", "csr", "csc", "dia", "ell"] {
+            assert!(CoordinateFormat::of(&format(name)).is_none(), "{name}");
+        }
+        // COO with one more rule (its entries sorted by row) is not one.
+        let mut sorted = format("coo");
+        let extra = format("scoo").rules;
+        sorted.rules.extend(extra);
+        assert!(CoordinateFormat::of(&sorted).is_none());
+        // Nor is COO without its range on the columns.
+        let mut loose = format("coo");
+        loose.ufs[1].range = "{[y] : 0 <= y}".parse().expect("a set");
+        assert!(CoordinateFormat::of(&loose).is_none());
+    }
+
+    #[test]
+    fn the_instance_and_its_entries_are_what_validation_gives() {
+        let coo = format("coo");
+        let f = CoordinateFormat::of(&coo).expect("COO");
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/data/matrices");
+        for m in ["jgl009.mtx", "lund_a.mtx", "pores_1.mtx"] {
+            let path = std::path::Path::new(dir).join(m);
+            let read = read_checked_coo_file(&path, &ReadOptions::default()).expect("readable");
+            let (inst, entries) = f.instance(read).expect("an instance");
+            let full = validate_entries(&coo, &inst).expect("valid in full");
+            assert_eq!(entries, full, "{m}");
+        }
+    }
+}
