@@ -509,6 +509,30 @@ impl Instance {
         })
     }
 
+    /// Every size an index width must hold to store the instance
+    /// ([`codegen::width`]), described: each symbol, each array's length,
+    /// and the value of largest magnitude (`col[17]`) of each index array
+    /// (each array but `value_array`, the format's values).
+    pub fn sizes(&self, value_array: &str) -> Vec<(String, i128)> {
+        let mut out: Vec<(String, i128)> = self
+            .symbols
+            .iter()
+            .map(|(name, &v)| (format!("the symbol {name}"), i128::from(v)))
+            .collect();
+        for (name, values) in &self.arrays {
+            let len = i128::try_from(values.len()).unwrap_or(i128::MAX);
+            out.push((format!("the length of {name}"), len));
+            let widest = values
+                .as_ints()
+                .filter(|_| name != value_array)
+                .and_then(|v| v.iter().enumerate().max_by_key(|(_, x)| x.unsigned_abs()));
+            if let Some((k, &v)) = widest {
+                out.push((format!("{name}[{k}]"), i128::from(v)));
+            }
+        }
+        out
+    }
+
     /// The instance as JSON: `format`, `symbols`, `arrays`, keys sorted, one
     /// array per line. Reals print with a decimal point or an exponent, so
     /// they read back as reals, exactly; non-finite reals (which
