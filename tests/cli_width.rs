@@ -55,6 +55,20 @@ fn built_programs_refuse_or_widen_what_does_not_fit() {
     let written = std::fs::read_to_string(&from_auto).unwrap();
     assert!(written.contains("2999999999"), "{written}");
 
+    // An instance that records 32-bit indices must fit them.
+    let recorded = dir.join("recorded.json");
+    std::fs::write(&recorded, WIDE.replace("}}", "}, \"index_width\": 32}")).unwrap();
+    let out = std::process::Command::new(&auto)
+        .arg(&recorded)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("the instance records 32-bit indices, but the symbol NC"),
+        "{}",
+        text(&out.stderr)
+    );
+
     // A matrix that fits: both at 32 bits, with one result.
     let mut results = Vec::new();
     for (bin, file) in [(&narrow, &from_narrow), (&auto, &from_auto)] {
@@ -71,6 +85,38 @@ fn built_programs_refuse_or_widen_what_does_not_fit() {
         results.push(std::fs::read_to_string(file).unwrap());
     }
     assert_eq!(results[0], results[1]);
+    assert!(results[0].contains("\"index_width\": 32"), "{}", results[0]);
+}
+
+#[test]
+fn json_instances_record_their_width() {
+    let dir = common::temp("cli-width", "record");
+    let matrix = test_data("matrices/jgl009.mtx");
+    let (csr, coo) = (dir.join("a.json"), dir.join("b.json"));
+    for (src, dst, input, output) in [("coo", "csr", &matrix, &csr), ("csr", "coo", &csr, &coo)] {
+        let out = spf(&[
+            "convert",
+            src,
+            dst,
+            s(input),
+            "-o",
+            s(output),
+            "--engine",
+            "interp",
+        ]);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        let written = std::fs::read_to_string(output).unwrap();
+        assert!(written.contains("\"index_width\": 32"), "{written}");
+    }
+    let recorded = dir.join("recorded.json");
+    std::fs::write(&recorded, WIDE.replace("}}", "}, \"index_width\": 32}")).unwrap();
+    let out = spf(&["convert", "coo", "csr", s(&recorded), "--engine", "interp"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("the instance records 32-bit indices, but the symbol NC"),
+        "{}",
+        text(&out.stderr)
+    );
 }
 
 #[test]

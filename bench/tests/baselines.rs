@@ -5,6 +5,7 @@
 use bench::c::{self, COutput};
 use bench::input::{self, Compressed, Tensor};
 use bench::{rustlibs, scipy, verify, Conversion};
+use codegen::width::IndexWidth;
 use proptest::prelude::*;
 use synth::builtin::load_format;
 use synth::instance::Instance;
@@ -90,9 +91,15 @@ fn paired_baselines_agree_with_the_oracle() {
         if c_output(conv, t).is_some() {
             continue;
         }
-        let baseline = c::paired_baseline(&dir, conv).unwrap();
+        // Both widths, alternating: the C compiles with either index type.
+        let width = if checked % 2 == 0 {
+            IndexWidth::W32
+        } else {
+            IndexWidth::W64
+        };
+        let baseline = c::paired_baseline(&dir, conv, width).unwrap();
         let bin = dir.join(conv.slug());
-        spf.build(conv.src(), conv.dst(), &bin, Some(&baseline))
+        spf.build(conv.src(), conv.dst(), &bin, Some(&baseline), width)
             .unwrap_or_else(|e| panic!("{conv}: {e}"));
         for (k, t) in tensors
             .iter()

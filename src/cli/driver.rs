@@ -1415,6 +1415,7 @@ mod tests {
             .into_iter()
             .map(|(k, v)| (k.to_string(), v))
             .collect(),
+            index_width: None,
         };
         for input in [data("csr_small.json"), compact, pretty] {
             let (line, inst) = convert(&bin, &input, &[]);

@@ -150,7 +150,12 @@ int main(int argc, char **argv)
         /* The index width: 32 when the instance fits it (auto), or as built. */
         char what[256];
         int64_t v = 0;
-        const int fits = DRV_WIDTH == 64 || drv_fits_32(&src, what, sizeof what, &v);
+        const int fits = (DRV_WIDTH == 64 && src.width != 32) ||
+                         drv_fits_32(&src, what, sizeof what, &v);
+        if (src.width == 32 && !fits)
+            drv_die("%s: the instance records 32-bit indices, but %s is %lld: more than 32-bit "
+                    "indices hold (2147483647)",
+                    input, what, (long long)v);
         if (DRV_WIDTH == 32 && !fits)
             drv_die("%s: %s is %lld: more than 32-bit indices hold (2147483647); build with "
                     "--index-width 64 or auto",

@@ -112,6 +112,7 @@ typedef struct {
     int64_t *sym_val;
     int64_t narr, caparr;
     drv_array *arr;
+    int width; /* the index width a JSON instance records (32, 64), or 0 */
 } drv_inst;
 
 static DRV_UNUSED void drv_inst_init(drv_inst *x, const char *format)
@@ -1499,10 +1500,18 @@ static DRV_UNUSED void drv_read_json(const char *path, drv_inst *x)
                         break;
                     }
                 }
+            } else if (strcmp(key, "index_width") == 0) {
+                int64_t v = 0;
+                double r;
+                if (x->width != 0)
+                    drv_json_error(&j, "duplicate key \"index_width\"");
+                if (!drv_json_number(&j, &v, &r) || (v != 32 && v != 64))
+                    drv_json_error(&j, "at `index_width`: expected 32 or 64");
+                x->width = (int)v;
             } else {
                 drv_json_error(&j,
-                               "at `%s`: unknown key; an instance has \"format\", \"symbols\" and "
-                               "\"arrays\"",
+                               "at `%s`: unknown key; an instance has \"format\", \"symbols\", "
+                               "\"arrays\" and optionally \"index_width\"",
                                key);
             }
             free(key);
@@ -1629,7 +1638,8 @@ static DRV_UNUSED void drv_write_json(const drv_inst *x, const char *path)
     }
     if (x->narr > 0)
         fputs("\n  ", f);
-    fputs("}\n}\n", f);
+    /* the width the conversion ran at (spf build --index-width) */
+    fprintf(f, "},\n  \"index_width\": %d\n}\n", drv_width);
     free(keys);
     failed = ferror(f) != 0;
     failed |= fflush(f) != 0;

@@ -140,7 +140,9 @@ impl Runner {
                     })?
             }
         };
-        let out = finish(s, input, out);
+        let mut out = finish(s, input, out);
+        // The result records the width it was computed at.
+        out.index_width = Some(width);
         if self.verify {
             self.progress
                 .step(&format!("verifying the {} result", to.name), || {

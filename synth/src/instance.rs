@@ -107,6 +107,8 @@ use iegen::{
     Monotonicity, Set, UfRule, Var,
 };
 
+use codegen::width::IndexWidth;
+
 use crate::descriptor::{Comparator, Descriptor, KeyExpr};
 use crate::oracle::fast::{CExpr, Env, Slot, Table};
 use crate::oracle::ordered::Points;
@@ -162,6 +164,10 @@ pub struct Instance {
     pub symbols: BTreeMap<String, i64>,
     /// The index arrays and the value array, by name.
     pub arrays: BTreeMap<String, Values>,
+    /// The index width the instance records (JSON's `"index_width"`, an
+    /// `.npz` written from it), when it records one: a 32-bit instance's
+    /// sizes and index values must fit 32 bits ([`validate`] checks).
+    pub index_width: Option<IndexWidth>,
 }
 
 /// What is wrong with an instance: its JSON, or its content.
@@ -185,6 +191,10 @@ pub enum InstanceError {
         /// What is wrong.
         message: String,
     },
+    /// A size or an index value that does not fit the index width the
+    /// instance records.
+    #[error("the instance records 32-bit indices, but {0}")]
+    Width(String),
     /// The instance names another format.
     #[error("the instance is of format `{instance}`, not `{descriptor}`")]
     Format {
@@ -411,13 +421,27 @@ impl Instance {
             )
         })?;
         for key in object.keys() {
-            if !["format", "symbols", "arrays"].contains(&key.as_str()) {
+            if !["format", "symbols", "arrays", "index_width"].contains(&key.as_str()) {
                 return Err(structure(
                     key.clone(),
-                    "unknown key; an instance has \"format\", \"symbols\" and \"arrays\"",
+                    "unknown key; an instance has \"format\", \"symbols\", \"arrays\" \
+                     and optionally \"index_width\"",
                 ));
             }
         }
+        let index_width = match object.get("index_width") {
+            None => None,
+            Some(v) => Some(
+                v.as_i64()
+                    .and_then(|w| w.to_string().parse::<IndexWidth>().ok())
+                    .ok_or_else(|| {
+                        structure(
+                            "index_width",
+                            format!("expected 32 or 64, found {}", describe(v)),
+                        )
+                    })?,
+            ),
+        };
         let format = match object.get("format") {
             Some(serde_json::Value::String(s)) => s.clone(),
             Some(other) => {
@@ -506,6 +530,7 @@ impl Instance {
             format,
             symbols,
             arrays,
+            index_width,
         })
     }
 
@@ -577,7 +602,11 @@ impl Instance {
         if !self.arrays.is_empty() {
             out.push_str("\n  ");
         }
-        out.push_str("}\n}\n");
+        out.push('}');
+        if let Some(w) = self.index_width {
+            let _ = write!(out, ",\n  \"index_width\": {w}");
+        }
+        out.push_str("\n}\n");
         out
     }
 }
@@ -1588,6 +1617,13 @@ fn validate_entries_with_budget(
     budget: u64,
 ) -> Result<Entries, InstanceError> {
     let c = prepare(d, inst)?;
+    // An instance that records 32-bit indices holds only what fits them.
+    if let Some(w) = inst.index_width {
+        for (what, v) in inst.sizes(&d.data_name) {
+            w.check(what, v)
+                .map_err(|e| InstanceError::Width(e.to_string()))?;
+        }
+    }
     for (u, domain) in d.ufs.iter().zip(&c.domains) {
         let table = c.env.table(&u.name).expect("a table per index array");
         check_range(u, table, domain, &c)?;

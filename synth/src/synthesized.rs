@@ -206,6 +206,7 @@ impl Synthesized {
             format: dst.name.clone(),
             symbols: BTreeMap::new(),
             arrays: BTreeMap::new(),
+            index_width: None,
         };
         // Dense extents are shared: the destination's take the source's values.
         for (d, s) in dst.dense.iter().zip(&src.dense) {
