@@ -118,8 +118,8 @@ pub fn emit_c(program: &LoopProgram) -> Result<String, EmitError> {
 /// (`spf_fits_i32(what, n)`: `SPF_INDEX_OVERFLOW(what, n)`, which must
 /// not return, when it does not fit; by default a message and `abort`).
 /// Its runtime objects keep 64-bit keys: a permutation copies 32-bit keys
-/// (no `spf_perm_view`), and a scatter's prefix sums are copied into a
-/// 32-bit pointer array (no `spf_scatter_sort_into`).
+/// (no `spf_perm_view`), and a scatter sorted into a 32-bit pointer array
+/// writes it beside its own sums (`spf_scatter_sort_into_i32`).
 ///
 /// # Errors
 ///
@@ -222,9 +222,7 @@ pub fn emit_c_with(program: &LoopProgram, widths: &Widths) -> Result<String, Emi
     let mut filled_by_sort = Vec::new();
     for (o, init) in &objects {
         if let ObjectInit::Scatter { extent } = init {
-            let into = low.scatter_starts_into(*o, extent);
-            // The scatter's prefix sums are 64-bit: a 32-bit array gets a copy.
-            if let Some((array, node)) = into.filter(|(array, _)| !low.narrow(*array)) {
+            if let Some((array, node)) = low.scatter_starts_into(*o, extent) {
                 let whole = [lin(vec![(1, extent.clone())], 1)];
                 if outs
                     .iter()
@@ -232,8 +230,10 @@ pub fn emit_c_with(program: &LoopProgram, widths: &Widths) -> Result<String, Emi
                 {
                     filled_by_sort.push(array);
                 }
+                // A 32-bit array is written beside the scatter's own sums.
+                let suffix = if low.narrow(array) { "_i32" } else { "" };
                 let (array, object) = (&low.spaces[array], &low.objects[*o]);
-                sort_into.insert(*o, array.clone());
+                sort_into.insert(*o, (array.clone(), suffix));
                 left_out.insert(
                     node,
                     format!(
@@ -967,8 +967,9 @@ struct Writer<'d, 'l> {
     out: String,
     depth: usize,
     /// Scatters sorted into an `out` array (`Lowered::scatter_starts_into`):
-    /// object -> the array's name.
-    sort_into: HashMap<usize, String>,
+    /// object -> the array's name and the sort's suffix (`_i32` for a
+    /// 32-bit array).
+    sort_into: HashMap<usize, (String, &'static str)>,
     /// While a placing loop is printed looking ahead
     /// ([`lookahead_versions`]): the scatter, the method that hands out,
     /// and the lines printed before the statement that calls it.
@@ -1123,9 +1124,10 @@ impl Writer<'_, '_> {
                     );
                     let text = if perm && *method == Method::Insert {
                         format!("{f}(&{name}, {});", int_array(self.d, args))
-                    } else if let (Method::Sort, Some(array)) = (method, self.sort_into.get(object))
+                    } else if let (Method::Sort, Some((array, suffix))) =
+                        (method, self.sort_into.get(object))
                     {
-                        format!("spf_scatter_sort_into(&{name}, {array});")
+                        format!("spf_scatter_sort_into{suffix}(&{name}, {array});")
                     } else {
                         let mut all = vec![format!("&{name}")];
                         all.extend(args.iter().map(|a| self.expr(a)));

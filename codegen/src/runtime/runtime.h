@@ -1879,6 +1879,32 @@ static inline void spf_scatter_sort_into(spf_scatter *s, int64_t *start)
     spf_scatter_sort_to(s, start);
 }
 
+/* sort(), with the prefix sums also written to the caller's 32-bit array
+ * start32 (e + 1 elements) in the same pass: a 32-bit pointer array of a
+ * transposition without a copy loop (the scatter keeps its own 64-bit
+ * sums). At most 2^31 - 1 entries (checked: a sum never wraps). */
+static inline void spf_scatter_sort_into_i32(spf_scatter *s, int32_t *start32)
+{
+    int64_t v, sum = 0, *start;
+    if (s->sorted)
+        return;
+    if (SPF_UNLIKELY(s->n > INT32_MAX))
+        spf_die("a 32-bit pointer array holds at most 2^31 - 1 entries", s->n);
+    start = (int64_t *)spf_alloc(s->e + 1, sizeof *start);
+    spf_scatter_close(s, SPF_SCATTER_SORTED);
+    s->sorted = 1;
+    s->start = start;
+    for (v = 0; v < s->e; v++) {
+        const uint32_t c = s->next[v];
+        start[v] = sum;
+        start32[v] = (int32_t)sum;
+        s->next[v] = (uint32_t)sum;
+        sum += c;
+    }
+    start[s->e] = sum;
+    start32[s->e] = (int32_t)sum;
+}
+
 /* The number of entries inserted. */
 static inline int64_t spf_scatter_size(const spf_scatter *s)
 {
