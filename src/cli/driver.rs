@@ -1204,7 +1204,9 @@ mod tests {
     use super::{CliError, WidthChoice};
     use crate::cli::conversion::build_source;
 
-    const W64: WidthChoice = WidthChoice::Fixed(spf::codegen::width::IndexWidth::W64);
+    use spf::codegen::width::IndexWidth;
+
+    const W64: WidthChoice = WidthChoice::Fixed(IndexWidth::W64);
     use crate::cli::conversion::testing::hand_made;
 
     /// Flags that keep the driver honest: the program must compile without
@@ -1353,7 +1355,7 @@ mod tests {
             assert_eq!(line["dst"], "CSR");
             // The interpreter gives exactly the same instance.
             if std::fs::metadata(&m).expect("exists").len() < 50_000 {
-                let interpreted = crate::cli::conversion::convert_file(
+                let mut interpreted = crate::cli::conversion::convert_file(
                     &coo,
                     &csr,
                     &m,
@@ -1361,6 +1363,9 @@ mod tests {
                     &crate::cli::engine::Runner::interp(),
                 )
                 .expect("converted");
+                // The interpreter ran at 64 bits, the program (auto) at 32.
+                assert_eq!(inst.index_width, Some(IndexWidth::W32));
+                interpreted.index_width = inst.index_width;
                 assert_eq!(interpreted, inst, "{}", m.display());
             }
         }
@@ -1418,7 +1423,10 @@ mod tests {
             index_width: None,
         };
         for input in [data("csr_small.json"), compact, pretty] {
-            let (line, inst) = convert(&bin, &input, &[]);
+            let (line, mut inst) = convert(&bin, &input, &[]);
+            // The program (auto) ran at 32 bits and says so.
+            assert_eq!(inst.index_width, Some(IndexWidth::W32));
+            inst.index_width = None;
             assert_eq!(inst, want, "{}", input.display());
             assert_eq!(line["nnz"], 5);
         }
