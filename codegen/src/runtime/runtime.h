@@ -1842,9 +1842,10 @@ static inline int64_t spf_scatter_count(const spf_scatter *s, int64_t v)
 }
 
 /* Freezes the scatter: the prefix sums of the counts into start (e + 1
- * elements), each key's next free position into next, O(e); a second call
- * does nothing. */
-static inline void spf_scatter_sort_to(spf_scatter *s, int64_t *start)
+ * elements) and, unless NULL, into start32 (a caller's 32-bit array, whose
+ * sums then fit: spf_scatter_sort_into_i32), each key's next free position
+ * into next, O(e); a second call does nothing. */
+static inline void spf_scatter_sort_to(spf_scatter *s, int64_t *start, int32_t *start32)
 {
     int64_t v, sum = 0;
     spf_scatter_close(s, SPF_SCATTER_SORTED);
@@ -1853,10 +1854,14 @@ static inline void spf_scatter_sort_to(spf_scatter *s, int64_t *start)
     for (v = 0; v < s->e; v++) {
         const uint32_t c = s->next[v];
         start[v] = sum;
+        if (start32 != NULL)
+            start32[v] = (int32_t)sum;
         s->next[v] = (uint32_t)sum;
         sum += c;
     }
     start[s->e] = sum;
+    if (start32 != NULL)
+        start32[s->e] = (int32_t)sum;
 }
 
 /* Freezes the scatter: the prefix sums of the counts, O(e) (a second call
@@ -1864,7 +1869,7 @@ static inline void spf_scatter_sort_to(spf_scatter *s, int64_t *start)
 static inline void spf_scatter_sort(spf_scatter *s)
 {
     if (!s->sorted)
-        spf_scatter_sort_to(s, (int64_t *)spf_alloc(s->e + 1, sizeof *s->start));
+        spf_scatter_sort_to(s, (int64_t *)spf_alloc(s->e + 1, sizeof *s->start), NULL);
 }
 
 /* sort(), with the prefix sums written to the caller's array start (e + 1
@@ -1876,7 +1881,7 @@ static inline void spf_scatter_sort_into(spf_scatter *s, int64_t *start)
     if (s->sorted)
         return;
     s->own_start = 0;
-    spf_scatter_sort_to(s, start);
+    spf_scatter_sort_to(s, start, NULL);
 }
 
 /* sort(), with the prefix sums also written to the caller's 32-bit array
@@ -1885,24 +1890,11 @@ static inline void spf_scatter_sort_into(spf_scatter *s, int64_t *start)
  * sums). At most 2^31 - 1 entries (checked: a sum never wraps). */
 static inline void spf_scatter_sort_into_i32(spf_scatter *s, int32_t *start32)
 {
-    int64_t v, sum = 0, *start;
     if (s->sorted)
         return;
     if (SPF_UNLIKELY(s->n > INT32_MAX))
         spf_die("a 32-bit pointer array holds at most 2^31 - 1 entries", s->n);
-    start = (int64_t *)spf_alloc(s->e + 1, sizeof *start);
-    spf_scatter_close(s, SPF_SCATTER_SORTED);
-    s->sorted = 1;
-    s->start = start;
-    for (v = 0; v < s->e; v++) {
-        const uint32_t c = s->next[v];
-        start[v] = sum;
-        start32[v] = (int32_t)sum;
-        s->next[v] = (uint32_t)sum;
-        sum += c;
-    }
-    start[s->e] = sum;
-    start32[s->e] = (int32_t)sum;
+    spf_scatter_sort_to(s, (int64_t *)spf_alloc(s->e + 1, sizeof *s->start), start32);
 }
 
 /* The number of entries inserted. */
