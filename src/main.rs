@@ -14,6 +14,7 @@ use cli::conversion;
 use cli::engine::{Engine, Runner};
 use cli::error::CliError;
 use cli::progress::Progress;
+use spf::codegen::width::WidthChoice;
 
 /// Synthesizes sparse tensor format conversions with the Sparse Polyhedral Framework.
 #[derive(Parser)]
@@ -130,6 +131,10 @@ enum Command {
         /// Where to write it; standard output when absent.
         #[arg(short, long)]
         output: Option<PathBuf>,
+        /// The width of the index arrays the printed function takes and
+        /// returns: 32 or 64 bits (auto: 64, there is no input to decide by).
+        #[arg(long, value_name = "32|64|auto", default_value_t = WidthChoice::Auto)]
+        index_width: WidthChoice,
     },
     /// Converts INPUT from SRC to DST (compiled with the C compiler, `$CC`
     /// or `cc`, and cached in `$XDG_CACHE_HOME/spf` or `~/.cache/spf`;
@@ -166,6 +171,10 @@ enum Command {
         /// them (one triangle) instead of adding their mirrors.
         #[arg(long)]
         keep_triangle: bool,
+        /// The width of the index arrays: 32 or 64 bits, or auto (32 when
+        /// every size of the input fits, decided when it is read).
+        #[arg(long, value_name = "32|64|auto", default_value_t = WidthChoice::Auto)]
+        index_width: WidthChoice,
     },
     /// Compiles the conversion from SRC to DST into a program:
     /// `BIN INPUT [-o OUT.json] [--repeat N]` prints one JSON line with the
@@ -194,6 +203,11 @@ enum Command {
         /// program exits with status 3 before writing anything.
         #[arg(long)]
         verify: bool,
+        /// The width of the index arrays: 32 or 64 bits, or auto (the
+        /// program holds both and picks 32 when every size of the input
+        /// fits; with --baseline, auto is 64).
+        #[arg(long, value_name = "32|64|auto", default_value_t = WidthChoice::Auto)]
+        index_width: WidthChoice,
     },
 }
 
@@ -214,7 +228,8 @@ fn main() -> ExitCode {
             dst,
             emit,
             output,
-        } => conversion::synth(src, dst, *emit, path(output)),
+            index_width,
+        } => conversion::synth(src, dst, *emit, path(output), *index_width),
         Command::Convert {
             src,
             dst,
@@ -224,13 +239,15 @@ fn main() -> ExitCode {
             no_verify,
             verbose,
             keep_triangle,
+            index_width,
         } => {
-            let runner = Runner::new(
+            let mut runner = Runner::new(
                 *engine,
                 !no_verify,
                 *verbose,
                 Progress::on_terminal(*verbose),
             );
+            runner.width = *index_width;
             let symmetry = if *keep_triangle {
                 spf::synth::tensor_io::Symmetry::KeepTriangle
             } else {
@@ -245,7 +262,16 @@ fn main() -> ExitCode {
             emit_source,
             baseline,
             verify,
-        } => conversion::build(src, dst, output, path(emit_source), path(baseline), *verify),
+            index_width,
+        } => conversion::build(
+            src,
+            dst,
+            output,
+            path(emit_source),
+            path(baseline),
+            *verify,
+            *index_width,
+        ),
         Command::Check { format, other } => commands::check(format, other.as_deref()),
         Command::Dump {
             format,

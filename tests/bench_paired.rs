@@ -10,6 +10,7 @@ use bench::c;
 use bench::input::{self, Tensor};
 use bench::spf::Spf;
 use bench::{verify, Conversion};
+use spf::codegen::width::IndexWidth;
 use spf::synth::builtin::load_format;
 use spf::synth::instance::Instance;
 
@@ -43,9 +44,15 @@ fn paired_baselines_agree_with_the_oracle() {
         if c::in_process(conv) || !tensors.iter().any(|t| t.dims.len() == conv.order()) {
             continue;
         }
-        let baseline = c::paired_baseline(&dir, conv).unwrap();
+        // Both widths, alternating: the C compiles with either index type.
+        let width = if checked % 2 == 0 {
+            IndexWidth::W32
+        } else {
+            IndexWidth::W64
+        };
+        let baseline = c::paired_baseline(&dir, conv, width).unwrap();
         let bin = dir.join(conv.slug());
-        spf.build(conv.src(), conv.dst(), &bin, Some(&baseline))
+        spf.build(conv.src(), conv.dst(), &bin, Some(&baseline), width)
             .unwrap_or_else(|e| panic!("{conv}: {e}"));
         for (k, t) in tensors
             .iter()

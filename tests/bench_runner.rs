@@ -32,6 +32,7 @@ fn config(work: PathBuf, matrices: &[&str], conversions: &[Conversion]) -> Confi
         python: None,
         max_padding: 16.0,
         progress: false,
+        index_width: spf::codegen::width::IndexWidth::W32,
     }
 }
 

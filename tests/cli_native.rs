@@ -117,12 +117,15 @@ fn the_second_conversion_of_a_pair_does_not_compile() {
     let err = text(&out.stderr);
     assert!(out.status.success(), "{err}");
     assert!(err.contains("spf: compiled library "), "{err}");
-    assert!(err.contains("converting COO -> CSC natively"), "{err}");
+    assert!(
+        err.contains("converting COO -> CSC natively (32-bit indices)"),
+        "{err}"
+    );
     let (libs, others) = cached(&dir);
     assert_eq!(libs.len(), 1, "{libs:?}");
     assert!(others.is_empty(), "{others:?}");
     let name = libs[0].file_name().unwrap().to_string_lossy().into_owned();
-    assert!(name.starts_with("COO-CSC-i64-"), "{name}");
+    assert!(name.starts_with("COO-CSC-i32-"), "{name}");
     let modified = std::fs::metadata(&libs[0]).unwrap().modified().unwrap();
 
     let out = convert(&dir, ("coo", "csc"), &m, &second, &["--verbose"], &[]);

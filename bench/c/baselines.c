@@ -4,8 +4,8 @@
  * (-O3 -march=native -std=c99) by bench/build.rs and called from Rust
  * through bench/src/c.rs.
  *
- * Conventions: indices are int64_t and values double, as in spf's
- * generated code; every function allocates its outputs (and temporaries)
+ * Conventions: indices are bl_idx (int64_t, or int32_t with BL_INDEX) and
+ * values double, as in spf's generated code; every function allocates its outputs (and temporaries)
  * itself, so a caller timing the call times the allocation too; outputs are
  * released with bl_free. A function returns 0, or -1 when it cannot handle
  * the input (out of memory, a Morton code wider than 64 bits). Layouts are
@@ -19,9 +19,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The index type: int64_t, or what BL_INDEX names when it is defined
+ * first (int32_t: the 32-bit baselines, beside `spf build --index-width
+ * 32`; bench/src/c.rs, paired_baseline). Counters and sizes stay int64_t. */
+#ifndef BL_INDEX
+#define BL_INDEX int64_t
+#endif
+typedef BL_INDEX bl_idx;
+
 /* Outputs: up to three index arrays and the values. */
 typedef struct {
-    int64_t *idx[3];
+    bl_idx *idx[3];
     int64_t idx_len[3];
     double *val;
     int64_t val_len;
@@ -58,10 +66,10 @@ static void *bl_calloc(int64_t n, size_t size)
 
 /* A zeroed pointer array of n elements: `given` (the caller's, as a
  * converter's driver passes it) cleared, or a new one when NULL. */
-static int64_t *bl_pointers(int64_t *given, int64_t n)
+static bl_idx *bl_pointers(bl_idx *given, int64_t n)
 {
     if (given == NULL)
-        return (int64_t *)bl_calloc(n, sizeof *given);
+        return (bl_idx *)bl_calloc(n, sizeof *given);
     memset(given, 0, (size_t)n * sizeof *given);
     return given;
 }
@@ -69,7 +77,7 @@ static int64_t *bl_pointers(int64_t *given, int64_t n)
 /* ----- sorting a segment of (index, value) pairs by index ---------------- */
 
 /* Insertion sort: O(len) on a sorted segment, fast on short ones. */
-static void bl_insertion(int64_t *idx, double *val, int64_t len)
+static void bl_insertion(bl_idx *idx, double *val, int64_t len)
 {
     int64_t a, b;
     for (a = 1; a < len; a++) {
@@ -90,10 +98,11 @@ static void bl_insertion(int64_t *idx, double *val, int64_t len)
 
 /* Bottom-up merge sort of a long segment, runs of 32 by insertion sort;
  * tmp_i/tmp_v hold len elements. */
-static void bl_merge_sort(int64_t *idx, double *val, int64_t len, int64_t *tmp_i,
+static void bl_merge_sort(bl_idx *idx, double *val, int64_t len, bl_idx *tmp_i,
                           double *tmp_v)
 {
-    int64_t w, lo, *si = idx, *di = tmp_i;
+    int64_t w, lo;
+    bl_idx *si = idx, *di = tmp_i;
     double *sv = val, *dv = tmp_v;
     for (lo = 0; lo < len; lo += 32)
         bl_insertion(idx + lo, val + lo, len - lo < 32 ? len - lo : 32);
@@ -121,7 +130,7 @@ static void bl_merge_sort(int64_t *idx, double *val, int64_t len, int64_t *tmp_i
             }
         }
         {
-            int64_t *ti = si;
+            bl_idx *ti = si;
             double *tv = sv;
             si = di;
             sv = dv;
@@ -137,10 +146,10 @@ static void bl_merge_sort(int64_t *idx, double *val, int64_t len, int64_t *tmp_i
 
 /* Sorts every segment ptr[i] .. ptr[i+1] of (idx, val) by idx. Returns -1
  * when the scratch for a long segment cannot be allocated. */
-static int bl_sort_segments(int64_t n, const int64_t *ptr, int64_t *idx, double *val)
+static int bl_sort_segments(int64_t n, const bl_idx *ptr, bl_idx *idx, double *val)
 {
     int64_t i, longest = 0;
-    int64_t *tmp_i = NULL;
+    bl_idx *tmp_i = NULL;
     double *tmp_v = NULL;
     for (i = 0; i < n; i++) {
         const int64_t lo = ptr[i], len = ptr[i + 1] - lo;
@@ -159,7 +168,7 @@ static int bl_sort_segments(int64_t n, const int64_t *ptr, int64_t *idx, double 
             free(tmp_i);
             free(tmp_v);
             longest = len;
-            tmp_i = (int64_t *)bl_malloc(len, sizeof *tmp_i);
+            tmp_i = (bl_idx *)bl_malloc(len, sizeof *tmp_i);
             tmp_v = (double *)bl_malloc(len, sizeof *tmp_v);
             if (tmp_i == NULL || tmp_v == NULL) {
                 free(tmp_i);
@@ -182,14 +191,15 @@ static int bl_sort_segments(int64_t n, const int64_t *ptr, int64_t *idx, double 
  * with `sorted`, sort each segment by `minor` (insertion sort; no work on a
  * sorted segment); without, the segments keep the input's order (UCSR).
  * idx[0] = ptr (nmajor + 1), idx[1] = minor indices, val. */
-int bl_coo_scatter(int64_t nmajor, int64_t nnz, const int64_t *major, const int64_t *minor,
-                   const double *A, int64_t *given, int sorted, bl_out *o)
+int bl_coo_scatter(int64_t nmajor, int64_t nnz, const bl_idx *major, const bl_idx *minor,
+                   const double *A, bl_idx *given, int sorted, bl_out *o)
 {
-    int64_t e, i, *ptr, *out_minor;
+    int64_t e, i;
+    bl_idx *ptr, *out_minor;
     double *out_val;
     bl_clear(o);
     ptr = bl_pointers(given, nmajor + 1);
-    out_minor = (int64_t *)bl_malloc(nnz, sizeof *out_minor);
+    out_minor = (bl_idx *)bl_malloc(nnz, sizeof *out_minor);
     out_val = (double *)bl_malloc(nnz, sizeof *out_val);
     if (ptr == NULL || out_minor == NULL || out_val == NULL)
         goto fail;
@@ -225,8 +235,8 @@ fail:
 }
 
 /* COO -> CSR / CSC: bl_coo_scatter with each segment sorted. */
-int bl_coo_to_compressed(int64_t nmajor, int64_t nnz, const int64_t *major,
-                         const int64_t *minor, const double *A, int64_t *given, bl_out *o)
+int bl_coo_to_compressed(int64_t nmajor, int64_t nnz, const bl_idx *major,
+                         const bl_idx *minor, const double *A, bl_idx *given, bl_out *o)
 {
     return bl_coo_scatter(nmajor, nnz, major, minor, A, given, 1, o);
 }
@@ -234,14 +244,15 @@ int bl_coo_to_compressed(int64_t nmajor, int64_t nnz, const int64_t *major,
 /* SCOO -> CSR: the entries are already in row-major order (the source
  * format guarantees it), so the columns and values are copied as they are
  * and only the row pointers are computed (count, prefix sum). */
-int bl_sorted_coo_to_csr(int64_t NR, int64_t nnz, const int64_t *row, const int64_t *col,
-                         const double *A, int64_t *given, bl_out *o)
+int bl_sorted_coo_to_csr(int64_t NR, int64_t nnz, const bl_idx *row, const bl_idx *col,
+                         const double *A, bl_idx *given, bl_out *o)
 {
-    int64_t e, i, *ptr, *out_col;
+    int64_t e, i;
+    bl_idx *ptr, *out_col;
     double *out_val;
     bl_clear(o);
     ptr = bl_pointers(given, NR + 1);
-    out_col = (int64_t *)bl_malloc(nnz, sizeof *out_col);
+    out_col = (bl_idx *)bl_malloc(nnz, sizeof *out_col);
     out_val = (double *)bl_malloc(nnz, sizeof *out_val);
     if (ptr == NULL || out_col == NULL || out_val == NULL) {
         if (ptr != given)
@@ -271,15 +282,16 @@ int bl_sorted_coo_to_csr(int64_t NR, int64_t nnz, const int64_t *row, const int6
 /* Counting sort by minor index, scattering segment by segment: the output
  * segments come out sorted without a sort. idx[0] = ptr (nminor + 1),
  * idx[1] = the major indices, val. */
-int bl_transpose(int64_t nmajor, int64_t nminor, const int64_t *ptr, const int64_t *idx,
-                 const double *A, int64_t *given, bl_out *o)
+int bl_transpose(int64_t nmajor, int64_t nminor, const bl_idx *ptr, const bl_idx *idx,
+                 const double *A, bl_idx *given, bl_out *o)
 {
     const int64_t nnz = ptr[nmajor];
-    int64_t i, k, *tptr, *tidx;
+    int64_t i, k;
+    bl_idx *tptr, *tidx;
     double *tval;
     bl_clear(o);
     tptr = bl_pointers(given, nminor + 1);
-    tidx = (int64_t *)bl_malloc(nnz, sizeof *tidx);
+    tidx = (bl_idx *)bl_malloc(nnz, sizeof *tidx);
     tval = (double *)bl_malloc(nnz, sizeof *tval);
     if (tptr == NULL || tidx == NULL || tval == NULL) {
         if (tptr != given)
@@ -317,14 +329,14 @@ int bl_transpose(int64_t nmajor, int64_t nminor, const int64_t *ptr, const int64
 /* The diagonal table: marks[j - i + NR - 1] = 1 for every occupied
  * diagonal; numbered in increasing offset (the position of each offset in
  * off), written into `off`. Returns ND, or -1 when out of memory. */
-static int64_t bl_number_diagonals(int64_t NR, int64_t NC, int64_t *table, int64_t **off)
+static int64_t bl_number_diagonals(int64_t NR, int64_t NC, bl_idx *table, bl_idx **off)
 {
     const int64_t span = NR + NC - 1;
     int64_t t, nd = 0;
     for (t = 0; t < span; t++)
         if (table[t])
             table[t] = ++nd; /* 1-based while counting */
-    *off = (int64_t *)bl_malloc(nd, sizeof **off);
+    *off = (bl_idx *)bl_malloc(nd, sizeof **off);
     if (*off == NULL)
         return -1;
     for (t = 0; t < span; t++)
@@ -335,7 +347,7 @@ static int64_t bl_number_diagonals(int64_t NR, int64_t NC, int64_t *table, int64
     return nd;
 }
 
-static int bl_dia_finish(int64_t NR, int64_t nd, int64_t *off, double *A, bl_out *o)
+static int bl_dia_finish(int64_t NR, int64_t nd, bl_idx *off, double *A, bl_out *o)
 {
     o->idx[0] = off;
     o->idx_len[0] = nd;
@@ -347,13 +359,14 @@ static int bl_dia_finish(int64_t NR, int64_t nd, int64_t *off, double *A, bl_out
 
 /* COO -> DIA: mark the offsets in a table over -NR+1 .. NC-1, number them,
  * then scatter every entry to A[i * ND + table[j - i]]. */
-int bl_coo_to_dia(int64_t NR, int64_t NC, int64_t nnz, const int64_t *row, const int64_t *col,
+int bl_coo_to_dia(int64_t NR, int64_t NC, int64_t nnz, const bl_idx *row, const bl_idx *col,
                   const double *A, bl_out *o)
 {
-    int64_t e, nd, *table, *off = NULL;
+    int64_t e, nd;
+    bl_idx *table, *off = NULL;
     double *out;
     bl_clear(o);
-    table = (int64_t *)bl_calloc(NR + NC - 1, sizeof *table);
+    table = (bl_idx *)bl_calloc(NR + NC - 1, sizeof *table);
     if (table == NULL)
         return -1;
     for (e = 0; e < nnz; e++)
@@ -376,14 +389,15 @@ int bl_coo_to_dia(int64_t NR, int64_t NC, int64_t nnz, const int64_t *row, const
 }
 
 /* A compressed format (CSR when `by_rows`, else CSC) -> DIA, the same way. */
-int bl_compressed_to_dia(int by_rows, int64_t NR, int64_t NC, const int64_t *ptr,
-                         const int64_t *idx, const double *A, bl_out *o)
+int bl_compressed_to_dia(int by_rows, int64_t NR, int64_t NC, const bl_idx *ptr,
+                         const bl_idx *idx, const double *A, bl_out *o)
 {
     const int64_t nmajor = by_rows ? NR : NC;
-    int64_t a, k, nd, *table, *off = NULL;
+    int64_t a, k, nd;
+    bl_idx *table, *off = NULL;
     double *out;
     bl_clear(o);
-    table = (int64_t *)bl_calloc(NR + NC - 1, sizeof *table);
+    table = (bl_idx *)bl_calloc(NR + NC - 1, sizeof *table);
     if (table == NULL)
         return -1;
     for (a = 0; a < nmajor; a++)
@@ -415,7 +429,7 @@ int bl_compressed_to_dia(int by_rows, int64_t NR, int64_t NC, const int64_t *ptr
 
 static int bl_ell_alloc(int64_t NR, int64_t w, bl_out *o)
 {
-    o->idx[0] = (int64_t *)bl_calloc(NR * w, sizeof *o->idx[0]);
+    o->idx[0] = (bl_idx *)bl_calloc(NR * w, sizeof *o->idx[0]);
     o->val = (double *)bl_calloc(NR * w, sizeof *o->val);
     if (o->idx[0] == NULL || o->val == NULL) {
         bl_free(o);
@@ -428,7 +442,7 @@ static int bl_ell_alloc(int64_t NR, int64_t w, bl_out *o)
 }
 
 /* CSR -> ELL: W is the longest row; rows are copied into zeroed slots. */
-int bl_csr_to_ell(int64_t NR, const int64_t *rowptr, const int64_t *col, const double *A,
+int bl_csr_to_ell(int64_t NR, const bl_idx *rowptr, const bl_idx *col, const double *A,
                   bl_out *o)
 {
     int64_t i, k, w = 0;
@@ -439,7 +453,7 @@ int bl_csr_to_ell(int64_t NR, const int64_t *rowptr, const int64_t *col, const d
     if (bl_ell_alloc(NR, w, o) != 0)
         return -1;
     for (i = 0; i < NR; i++) {
-        int64_t *c = o->idx[0] + i * w;
+        bl_idx *c = o->idx[0] + i * w;
         double *v = o->val + i * w;
         for (k = rowptr[i]; k < rowptr[i + 1]; k++) {
             c[k - rowptr[i]] = col[k];
@@ -451,7 +465,7 @@ int bl_csr_to_ell(int64_t NR, const int64_t *rowptr, const int64_t *col, const d
 
 /* CSC -> ELL: count the row lengths (W, the longest), then walk the columns
  * in order, appending each entry to its row (columns come out increasing). */
-int bl_csc_to_ell(int64_t NR, int64_t NC, const int64_t *colptr, const int64_t *row,
+int bl_csc_to_ell(int64_t NR, int64_t NC, const bl_idx *colptr, const bl_idx *row,
                   const double *A, bl_out *o)
 {
     const int64_t nnz = colptr[NC];
@@ -507,11 +521,11 @@ static int bl_bits(int64_t extent)
  * histogram pass for all digits, constant digits skipped); entries with
  * equal codes keep their input order. Returns -1 when the code needs more
  * than 64 bits or memory runs out. */
-int bl_coo3_to_mcoo3(int64_t NR, int64_t NC, int64_t NZ, int64_t nnz, const int64_t *row,
-                     const int64_t *col, const int64_t *z, const double *A, bl_out *o)
+int bl_coo3_to_mcoo3(int64_t NR, int64_t NC, int64_t NZ, int64_t nnz, const bl_idx *row,
+                     const bl_idx *col, const bl_idx *z, const double *A, bl_out *o)
 {
     const int64_t extent[3] = {NR, NC, NZ};
-    const int64_t *coord[3] = {row, col, z};
+    const bl_idx *coord[3] = {row, col, z};
     int width[3], total = 0, level, d, nbytes[3], digits, pass;
     uint64_t(*spread)[8][256];
     int64_t e, (*hist)[BL_BUCKETS] = NULL;
@@ -581,7 +595,7 @@ int bl_coo3_to_mcoo3(int64_t NR, int64_t NC, int64_t NZ, int64_t nnz, const int6
     free(hist);
     hist = NULL;
     for (d = 0; d < 3; d++) {
-        o->idx[d] = (int64_t *)bl_malloc(nnz, sizeof *o->idx[d]);
+        o->idx[d] = (bl_idx *)bl_malloc(nnz, sizeof *o->idx[d]);
         o->idx_len[d] = nnz;
     }
     o->val = (double *)bl_malloc(nnz, sizeof *o->val);

@@ -14,6 +14,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+use codegen::width::IndexWidth;
 use synth::instance::{Instance, Values};
 
 use crate::input::{Compressed, Tensor};
@@ -198,6 +199,7 @@ impl COutput {
             format: format.to_string(),
             symbols,
             arrays,
+            index_width: None,
         }
     }
 }
@@ -447,7 +449,7 @@ pub fn in_process(conv: Conversion) -> bool {
 /// # Errors
 ///
 /// When a file cannot be written.
-pub fn paired_baseline(dir: &Path, conv: Conversion) -> Result<PathBuf, String> {
+pub fn paired_baseline(dir: &Path, conv: Conversion, width: IndexWidth) -> Result<PathBuf, String> {
     for (name, text) in PAIRED {
         let path = dir.join(name);
         if let Some(parent) = path.parent() {
@@ -457,5 +459,24 @@ pub fn paired_baseline(dir: &Path, conv: Conversion) -> Result<PathBuf, String> 
             std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))?;
         }
     }
-    Ok(dir.join(paired_name(conv)))
+    let name = paired_name(conv);
+    if width == IndexWidth::W64 {
+        return Ok(dir.join(name));
+    }
+    // The same C with BL_INDEX set: `paired/w32/NAME.c` includes `../NAME.c`.
+    let file = name.trim_start_matches("paired/");
+    let path = dir.join("paired").join(format!("w{width}")).join(file);
+    let text = format!(
+        "/* {file} with {}-bit indices (bench/src/c.rs, paired_baseline). */\n\
+         #define BL_INDEX {}\n#include \"../{file}\"\n",
+        width.bits(),
+        width.c_type()
+    );
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
+    }
+    if std::fs::read_to_string(&path).ok().as_deref() != Some(text.as_str()) {
+        std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))?;
+    }
+    Ok(path)
 }

@@ -130,6 +130,7 @@ pub fn compressed_instance(
         format: format.to_string(),
         symbols,
         arrays,
+        index_width: None,
     }
 }
 

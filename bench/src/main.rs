@@ -7,6 +7,7 @@ use std::process::ExitCode;
 use bench::runner::{self, Config};
 use bench::{end_to_end, report, scipy, spf, Conversion};
 use clap::Parser;
+use codegen::width::IndexWidth;
 
 /// Generates the papers' matrices with matgen, builds every conversion with
 /// `spf build`, and measures it side by side with hand-written C, sprs,
@@ -74,6 +75,10 @@ struct Args {
     /// No progress bar.
     #[arg(long)]
     quiet: bool,
+    /// The index width of the converters and of the hand-written C timed
+    /// in their process (32 or 64 bits).
+    #[arg(long, default_value_t = IndexWidth::W32)]
+    index_width: IndexWidth,
     /// Instead of the conversions: `spf convert` end to end on files
     /// (.mtx -> .npz, .npz -> .npz) against scipy reading, converting and
     /// saving, on `--only` (default rma10, ecology1, webbase-1M) at
@@ -133,6 +138,7 @@ fn run(args: Args) -> Result<(), String> {
         python: (!args.no_scipy).then_some(args.python),
         max_padding: args.max_padding,
         progress: !args.quiet,
+        index_width: args.index_width,
     };
     let results = runner::run(&config)?;
     if !args.keep_work {
@@ -162,7 +168,7 @@ fn end_to_end(args: &Args) -> Result<(), String> {
     let python = if args.no_scipy {
         None
     } else {
-        match scipy::detect(&args.python) {
+        match scipy::detect_or_install(&args.python) {
             Ok(version) => {
                 println!("scipy {version} ({})", args.python);
                 Some(args.python.as_str())

@@ -84,10 +84,10 @@ pub struct Target {
     pub worst: Option<f64>,
 }
 
-/// Issue 5's targets: at least as fast as the hand-written C on every
-/// conversion (no matrix below 0.85); 2x sprs and nalgebra-sparse on
-/// COO→CSR and CSR→CSC; scipy: 1.0x on CSR→CSC, 1.5x on COO→CSR, 10x on
-/// COO→DIA.
+/// Issue 5's targets, with issue 22's (at 32-bit indices): at least as
+/// fast as the hand-written C on every conversion (no matrix below 0.85);
+/// 2x sprs and nalgebra-sparse on COO→CSR and CSR→CSC; scipy: 1.0x on
+/// CSR→CSC, 1.5x on COO→CSR and COO→CSC, 10x on COO→DIA.
 pub fn targets() -> Vec<Target> {
     let t = |baseline, conversions: Vec<Conversion>, geomean, worst| Target {
         baseline,
@@ -101,7 +101,7 @@ pub fn targets() -> Vec<Target> {
         t(Baseline::Sprs, vec![CooCsrUnsorted, CsrCsc], 2.0, None),
         t(Baseline::Nalgebra, vec![CooCsrUnsorted, CsrCsc], 2.0, None),
         t(Baseline::Scipy, vec![CsrCsc], 1.0, None),
-        t(Baseline::Scipy, vec![CooCsrUnsorted], 1.5, None),
+        t(Baseline::Scipy, vec![CooCsrUnsorted, CooCsc], 1.5, None),
         t(Baseline::Scipy, vec![CooDia], 10.0, None),
     ]
 }
@@ -198,6 +198,7 @@ pub fn to_json(r: &Results) -> Value {
         "min_time": r.min_time,
         "rounds": r.rounds,
         "seed": r.seed,
+        "index_width": r.index_width.bits(),
         "cores": std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
         "notes": r.notes,
         "rows": rows,
@@ -292,13 +293,15 @@ pub fn summary_md(r: &Results) -> String {
         s,
         "# spf conversion benchmark: scale {}, median of at least {} runs per measurement \
          and of {} s at least (up to {} runs), {} rounds (the C timed in the converter's process, \
-         the round fastest for both kept; the other baselines: the fastest round), seed {}\n",
+         the round fastest for both kept; the other baselines: the fastest round), seed {}, \
+         {}-bit indices (the converters and the hand-written C)\n",
         r.scale,
         r.repeat,
         r.min_time,
         crate::runner::MAX_RUNS,
         r.rounds,
-        r.seed
+        r.seed,
+        r.index_width.bits()
     );
     let _ = writeln!(
         s,
@@ -324,7 +327,7 @@ pub fn summary_md(r: &Results) -> String {
         let missed = checked.iter().filter(|c| !c.2).count();
         let _ = writeln!(
             s,
-            "\nTargets (issue 5): {} of {} met{}.\n",
+            "\nTargets (issues 5 and 22): {} of {} met{}.\n",
             checked.len() - missed,
             checked.len(),
             if missed > 0 {
@@ -362,6 +365,7 @@ pub fn summary_md(r: &Results) -> String {
              is near 1."
         );
     }
+    let _ = writeln!(s, "\n{}", traffic_md(r));
     let _ = writeln!(
         s,
         "\nSame work: sprs, nalgebra-sparse and scipy return compressed rows \
@@ -400,6 +404,42 @@ pub fn summary_md(r: &Results) -> String {
         for k in &r.skipped {
             let _ = writeln!(s, "- {} on {}: {}", k.conversion, k.matrix, k.reason);
         }
+    }
+    s
+}
+
+/// Per conversion, on its largest matrix: the bytes it must move (read
+/// the input's arrays, write the output's, at the run's index width) and
+/// the fraction of the memory bandwidth it reaches (memcpy of those bytes
+/// in the same run over spf's time).
+fn traffic_md(r: &Results) -> String {
+    let mut s = String::from(
+        "Bytes moved and bandwidth (each conversion's largest matrix; bandwidth: a copy \
+         of the same bytes timed in the same run, over spf's time):\n\n\
+         | conversion | matrix | nnz | bytes read | bytes written | spf ms | fraction of bandwidth |\n\
+         |---|---|---|---|---|---|---|\n",
+    );
+    for conv in Conversion::ALL {
+        let Some(row) = r
+            .rows
+            .iter()
+            .filter(|x| x.conversion == conv && x.spf.median().is_some())
+            .max_by_key(|x| x.input_bytes + x.output_bytes)
+        else {
+            continue;
+        };
+        let fraction = row
+            .ratio(Baseline::Memcpy)
+            .map_or("-".to_string(), |x| format!("{x:.2}"));
+        let _ = writeln!(
+            s,
+            "| {conv} | {} | {} | {} | {} | {:.3} | {fraction} |",
+            row.matrix,
+            row.nnz,
+            row.input_bytes,
+            row.output_bytes,
+            row.spf.median().unwrap_or(0.0) * 1e3
+        );
     }
     s
 }
@@ -646,6 +686,7 @@ mod tests {
             min_time: 0.0,
             rounds: 1,
             seed: 1,
+            index_width: codegen::width::IndexWidth::W64,
             notes: Vec::new(),
             // sprs takes 1x and 4x the C's time: geometric mean 2.
             rows: vec![row("a", 1.0, 2.0, 2.0), row("b", 3.0, 1.0, 4.0)],

@@ -5,6 +5,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use codegen::width::IndexWidth;
 use indicatif::{ProgressBar, ProgressStyle};
 use synth::instance::Instance;
 use synth::Descriptor;
@@ -51,6 +52,9 @@ pub struct Config {
     pub max_padding: f64,
     /// Show a progress bar on standard error.
     pub progress: bool,
+    /// The width of the index arrays of the converters and of the
+    /// hand-written C timed in their process.
+    pub index_width: IndexWidth,
 }
 
 /// How one measurement went.
@@ -137,6 +141,8 @@ pub struct Results {
     pub rounds: usize,
     /// The seed.
     pub seed: u64,
+    /// The index width of the converters and the hand-written C.
+    pub index_width: IndexWidth,
     /// What the reader should know: skipped baselines, their different work.
     pub notes: Vec<String>,
     /// The measurements.
@@ -592,9 +598,10 @@ pub fn run(config: &Config) -> Result<Results, String> {
     let mut notes = Vec::new();
     match &config.python {
         None => notes.push("scipy: skipped (not requested)".to_string()),
-        Some(py) => match scipy::detect(py) {
+        Some(py) => match scipy::detect_or_install(py) {
             Ok(v) => notes.push(format!(
-                "scipy {v}: indices stored as int32 where they fit (spf and the other baselines move 8-byte indices)"
+                "scipy {v}: indices stored as int32 where they fit (spf and the hand-written C here: {}-bit; sprs and nalgebra-sparse: 64-bit)",
+                config.index_width
             )),
             Err(e) => notes.push(format!("scipy: skipped ({e})")),
         },
@@ -631,10 +638,15 @@ pub fn run(config: &Config) -> Result<Results, String> {
     for conv in work.iter().flat_map(|(_, cs)| cs.iter().copied()) {
         if let std::collections::btree_map::Entry::Vacant(v) = bins.entry(conv) {
             let bin = bin_dir.join(format!("{}_{}", conv.src(), conv.dst()));
-            let baseline = c::paired_baseline(&config.work_dir.join("c"), conv)?;
-            config
-                .spf
-                .build(conv.src(), conv.dst(), &bin, Some(&baseline))?;
+            let baseline =
+                c::paired_baseline(&config.work_dir.join("c"), conv, config.index_width)?;
+            config.spf.build(
+                conv.src(),
+                conv.dst(),
+                &bin,
+                Some(&baseline),
+                config.index_width,
+            )?;
             v.insert(bin);
         }
     }
@@ -709,6 +721,7 @@ pub fn run(config: &Config) -> Result<Results, String> {
         min_time: config.min_time,
         rounds: config.rounds,
         seed: config.seed,
+        index_width: config.index_width,
         notes,
         rows,
         skipped,
@@ -735,6 +748,7 @@ mod tests {
             python: None,
             max_padding: 16.0,
             progress: false,
+            index_width: IndexWidth::W64,
         }
     }
 

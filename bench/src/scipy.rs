@@ -1,11 +1,12 @@
 //! scipy.sparse, what most users pick, when `python3` (or the interpreter
-//! given with `--python`) can import numpy and scipy; otherwise the
-//! benchmark skips it with a note. The script (`bench/scipy_baseline.py`)
+//! given with `--python`) can import numpy and scipy (installed with pip
+//! when absent, [`detect_or_install`]); otherwise the benchmark skips it
+//! with a note that says why. The script (`bench/scipy_baseline.py`)
 //! builds the input matrix before its timer starts and times each
 //! conversion call alone.
 //!
 //! Different work, said in the summary: scipy stores indices as int32 when
-//! they fit (spf and the other baselines use 8-byte indices), and its DIA
+//! they fit (as spf does at `--index-width 32`), and its DIA
 //! layout is column-indexed (`data[d, j]`), which is rearranged into spf's
 //! row-major NR x ND layout outside the timed region for verification.
 
@@ -30,6 +31,27 @@ pub fn detect(python: &str) -> Result<String, String> {
         return Err(format!("{python} has no scipy (import failed)"));
     }
     Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
+}
+
+/// [`detect`], after installing scipy with `PYTHON -m pip install --user
+/// scipy` when it is absent; the error says plainly why it cannot be had.
+pub fn detect_or_install(python: &str) -> Result<String, String> {
+    let absent = match detect(python) {
+        Ok(v) => return Ok(v),
+        Err(e) => e,
+    };
+    let out = Command::new(python)
+        .args(["-m", "pip", "install", "--user", "--quiet", "scipy"])
+        .output()
+        .map_err(|e| format!("{absent}, and pip cannot be run: {e}"))?;
+    if !out.status.success() {
+        let why = String::from_utf8_lossy(&out.stderr);
+        let why = why.lines().last().unwrap_or("no message").trim();
+        return Err(format!(
+            "{absent}, and `{python} -m pip install --user scipy` failed: {why}"
+        ));
+    }
+    detect(python).map_err(|e| format!("{e}, even after `pip install --user scipy`"))
 }
 
 /// A scipy input, written to a directory once and converted from there.
@@ -172,5 +194,6 @@ pub fn dia_instance(nr: i64, nc: i64, offsets: &[i64], data: &[f64], width: i64)
             ),
             ("A".to_string(), Values::Real(a)),
         ]),
+        index_width: None,
     }
 }

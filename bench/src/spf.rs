@@ -7,6 +7,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use codegen::width::IndexWidth;
 use synth::instance::Instance;
 
 use crate::timing::Summary;
@@ -103,16 +104,18 @@ impl Spf {
         Spf::sibling().ok_or_else(|| "cargo built spf, but not next to this executable".into())
     }
 
-    /// `spf build SRC DST -o BIN [--baseline B.c]`.
+    /// `spf build SRC DST -o BIN --index-width W [--baseline B.c]`.
     pub fn build(
         &self,
         src: &str,
         dst: &str,
         bin: &Path,
         baseline: Option<&Path>,
+        width: IndexWidth,
     ) -> Result<(), String> {
         let mut cmd = Command::new(&self.exe);
         cmd.args(["build", src, dst, "-o"]).arg(bin);
+        cmd.args(["--index-width", &width.to_string()]);
         if let Some(b) = baseline {
             cmd.arg("--baseline").arg(b);
         }

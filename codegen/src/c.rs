@@ -32,11 +32,12 @@ use iegen::computation::{BinOp, ElemType, Role, UpdateOp};
 
 use crate::ast::LoopProgram;
 use crate::emit::{
-    lin, lower, print, print_conds, reads_any, stores_rising, Action, Code, Dialect, EmitError,
-    InitOrder, LNode, Lang, Lookahead, Lowered, Namer, ObjectInit, ParamKind, Parameter, Prec, Ty,
-    Used, P,
+    lin, lower, print, print_conds, print_place, reads_any, stores_rising, Action, Code, Dialect,
+    EmitError, InitOrder, LNode, Lang, Lookahead, Lowered, Namer, ObjectInit, ParamKind, Parameter,
+    Prec, Ty, Used, P,
 };
 use crate::runtime::{Method, ObjectKind, C_RUNTIME};
+use crate::width::Widths;
 
 /// Prints `program` as a C99 function named after the computation.
 ///
@@ -106,7 +107,25 @@ use crate::runtime::{Method, ObjectKind, C_RUNTIME};
 /// [`EmitError`]s for programs that do not fit their computation (unknown
 /// names, writes to inputs, ...).
 pub fn emit_c(program: &LoopProgram) -> Result<String, EmitError> {
-    let mut low = lower(program, Lang::C)?;
+    emit_c_with(program, &Widths::default())
+}
+
+/// [`emit_c`] with the index arrays the function takes and returns stored
+/// at `widths` (`int32_t` or `int64_t`, [`crate::width`]). A 32-bit element
+/// is read as `(int64_t)a[i]` and stored by C's conversion; a function with
+/// 32-bit arrays first checks that each symbol fits 32 bits, and the
+/// length of each array it sizes before it allocates it
+/// (`spf_fits_i32(what, n)`: `SPF_INDEX_OVERFLOW(what, n)`, which must
+/// not return, when it does not fit; by default a message and `abort`).
+/// Its runtime objects keep 64-bit keys: a permutation copies 32-bit keys
+/// (no `spf_perm_view`), and a scatter sorted into a 32-bit pointer array
+/// writes it beside its own sums (`spf_scatter_sort_into_i32`).
+///
+/// # Errors
+///
+/// As [`emit_c`].
+pub fn emit_c_with(program: &LoopProgram, widths: &Widths) -> Result<String, EmitError> {
+    let mut low = lower(program, Lang::C, widths)?;
 
     // Temporaries: extents first (their symbols count as used).
     let mut temps = Vec::new();
@@ -211,8 +230,10 @@ pub fn emit_c(program: &LoopProgram) -> Result<String, EmitError> {
                 {
                     filled_by_sort.push(array);
                 }
+                // A 32-bit array is written beside the scatter's own sums.
+                let suffix = if low.narrow(array) { "_i32" } else { "" };
                 let (array, object) = (&low.spaces[array], &low.objects[*o]);
-                sort_into.insert(*o, array.clone());
+                sort_into.insert(*o, (array.clone(), suffix));
                 left_out.insert(
                     node,
                     format!(
@@ -273,7 +294,11 @@ pub fn emit_c(program: &LoopProgram) -> Result<String, EmitError> {
     for (o, init) in &objects {
         let line = object_init(&dialect, *o, init);
         w.line(&line);
-        if let Some(arrays) = low.perm_views(*o) {
+        // The runtime's keys are 64-bit: 32-bit arrays are copied by insert.
+        let views = low
+            .perm_views(*o)
+            .filter(|a| a.iter().all(|&s| !low.narrow(s)));
+        if let Some(arrays) = views {
             // The inserted key components are these arrays' elements at
             // the entry numbers: the runtime reads them there.
             let names: Vec<&str> = arrays.iter().map(|&s| low.spaces[s].as_str()).collect();
@@ -305,6 +330,14 @@ pub fn emit_c(program: &LoopProgram) -> Result<String, EmitError> {
             }
             dialect.used.add("spf_len");
             let (len, place, size) = sized(*s, extents);
+            if low.any_narrow() && low.comp.spaces[*s].role == Role::Out {
+                // Its positions are below its length: they must fit too.
+                dialect.used.add("spf_fits_i32");
+                w.line(&format!(
+                    "spf_fits_i32(\"the length of the output {}\", {len});",
+                    low.comp.spaces[*s].name
+                ));
+            }
             // No zero fill where the next loop writes the positions a
             // scatter hands out (the others are zeroed after it), or
             // zeroes each row's padding after its entries.
@@ -395,6 +428,19 @@ pub fn emit_c(program: &LoopProgram) -> Result<String, EmitError> {
         }
     }
 
+    // 32-bit arrays: the sizes their values are bounded by fit 32 bits.
+    let mut entry_checks = String::new();
+    if low.any_narrow() {
+        dialect.used.add("spf_fits_i32");
+        for p in params.iter().filter(|p| p.kind == ParamKind::Symbol) {
+            let _ = writeln!(
+                entry_checks,
+                "    spf_fits_i32(\"the symbol {}\", {});",
+                p.source, p.name
+            );
+        }
+    }
+
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -410,6 +456,9 @@ pub fn emit_c(program: &LoopProgram) -> Result<String, EmitError> {
     }
     if dialect.used.contains("spf_alloc_prefix") {
         out.push_str("#include <string.h>\n");
+    }
+    if dialect.used.contains("spf_fits_i32") {
+        out.push_str("#include <stdio.h>\n#include <stdlib.h>\n");
     }
     out.push('\n');
     if !objects.is_empty() {
@@ -430,6 +479,7 @@ pub fn emit_c(program: &LoopProgram) -> Result<String, EmitError> {
     }
     out.push_str(&signature(&low.function, &params));
     out.push_str("\n{\n");
+    out.push_str(&entry_checks);
     out.push_str(&unused);
     out.push_str(&body);
     out.push_str("}\n");
@@ -446,7 +496,19 @@ pub fn emit_c(program: &LoopProgram) -> Result<String, EmitError> {
 ///
 /// As [`emit_c`].
 pub fn c_parameters(program: &LoopProgram) -> Result<Vec<Parameter>, EmitError> {
-    Ok(lower(program, Lang::C)?.parameters())
+    c_parameters_with(program, &Widths::default())
+}
+
+/// The parameters of the function [`emit_c_with`] prints at `widths`.
+///
+/// # Errors
+///
+/// As [`emit_c`].
+pub fn c_parameters_with(
+    program: &LoopProgram,
+    widths: &Widths,
+) -> Result<Vec<Parameter>, EmitError> {
+    Ok(lower(program, Lang::C, widths)?.parameters())
 }
 
 const HELPERS: &[(&str, &str)] = &[
@@ -489,6 +551,23 @@ const HELPERS: &[(&str, &str)] = &[
          #define SPF_SCALAR_STORES_BEGIN\n\
          #define SPF_SCALAR_STORES_END\n\
          #endif",
+    ),
+    (
+        "spf_fits_i32",
+        "/* A size a 32-bit index array's values are bounded by: more than\n\
+         \x20* 2^31 - 1 in magnitude is SPF_INDEX_OVERFLOW(what, n), which must not\n\
+         \x20* return (by default a message and abort; a program may define it\n\
+         \x20* first). */\n\
+         #ifndef SPF_INDEX_OVERFLOW\n\
+         #define SPF_INDEX_OVERFLOW(what, n) \\\n\
+         \x20   (fprintf(stderr, \"spf: %s is %lld: more than 32-bit indices hold (2147483647); \" \\\n\
+         \x20            \"use 64-bit indices\\n\", (what), (long long)(n)), abort())\n\
+         #endif\n\
+         static inline void spf_fits_i32(const char *what, int64_t n)\n\
+         {\n\
+         \x20   if (n > INT32_MAX || n < -INT32_MAX)\n\
+         \x20       SPF_INDEX_OVERFLOW(what, n);\n\
+         }",
     ),
     (
         "spf_min_i64",
@@ -617,13 +696,14 @@ fn signature(name: &str, params: &[Parameter]) -> String {
             ParamKind::Array {
                 elem,
                 role: Role::In,
-            } => format!("const {} *restrict {}", c_type(*elem), p.name),
+            } => format!("const {} *restrict {}", elem.c_type(), p.name),
             ParamKind::Scalar {
                 elem,
                 role: Role::In,
             } => format!("{} {}", c_type(*elem), p.name),
-            ParamKind::DynArray { elem } => format!("{} **{}", c_type(*elem), p.name),
-            ParamKind::Array { elem, .. } | ParamKind::Scalar { elem, .. } => {
+            ParamKind::DynArray { elem } => format!("{} **{}", elem.c_type(), p.name),
+            ParamKind::Array { elem, .. } => format!("{} *restrict {}", elem.c_type(), p.name),
+            ParamKind::Scalar { elem, .. } => {
                 format!("{} *restrict {}", c_type(*elem), p.name)
             }
         })
@@ -711,6 +791,15 @@ impl Dialect for CDialect<'_> {
     }
 
     fn elem(&self, space: usize, index: Option<&Code>) -> P {
+        let place = self.place(space, index);
+        if self.low.narrow(space) {
+            // Widened: arithmetic on 32-bit elements stays 64-bit.
+            return P::new(format!("(int64_t){}", place.at(Prec::Unary)), Prec::Unary);
+        }
+        place
+    }
+
+    fn place(&self, space: usize, index: Option<&Code>) -> P {
         let name = &self.low.spaces[space];
         let role = self.low.comp.spaces[space].role;
         match index {
@@ -803,13 +892,15 @@ fn lookahead_versions(
         ("spf_scatter_ahead", "spf_scatter_peek")
     };
     let (name, k) = (&low.spaces[plan.keys], &plan.var);
+    // The runtime's readers of the keys at their width.
+    let keys_at = if low.narrow(plan.keys) { "_i32" } else { "" };
     let len = product(d, keys);
     let (key, ahead) = (w.namer.fresh("ahead_key"), w.namer.fresh("ahead"));
     let mut prelude = vec![
         "/* looking ahead: the counter of the key 2 * SPF_LOOKAHEAD entries on, the targets of the key SPF_LOOKAHEAD entries on */".to_string(),
-        format!("{counter}(&{object}, spf_ahead_key({name}, {len}, {k} + 2 * SPF_LOOKAHEAD));"),
+        format!("{counter}(&{object}, spf_ahead_key{keys_at}({name}, {len}, {k} + 2 * SPF_LOOKAHEAD));"),
         "{".to_string(),
-        format!("    const int64_t {key} = spf_ahead_key({name}, {len}, {k} + SPF_LOOKAHEAD);"),
+        format!("    const int64_t {key} = spf_ahead_key{keys_at}({name}, {len}, {k} + SPF_LOOKAHEAD);"),
         format!("    const int64_t {ahead} = {peek}(&{object}, {key});"),
     ];
     for (s, extents) in targets {
@@ -856,7 +947,7 @@ fn lookahead_versions(
     // the prefetches: with both versions equally likely, it spilled a
     // target's pointer in CSC -> ELL's plain loop (12-15% slower in cache).
     w.open(&format!(
-        "if (SPF_UNLIKELY(spf_scatter_far(&{object}, {}, {name}, {len}, {spread}, sizeof {}))) {{",
+        "if (SPF_UNLIKELY(spf_scatter_far{keys_at}(&{object}, {}, {name}, {len}, {spread}, sizeof {}))) {{",
         bytes.join(" + "),
         named(*first).1
     ));
@@ -876,8 +967,9 @@ struct Writer<'d, 'l> {
     out: String,
     depth: usize,
     /// Scatters sorted into an `out` array (`Lowered::scatter_starts_into`):
-    /// object -> the array's name.
-    sort_into: HashMap<usize, String>,
+    /// object -> the array's name and the sort's suffix (`_i32` for a
+    /// 32-bit array).
+    sort_into: HashMap<usize, (String, &'static str)>,
     /// While a placing loop is printed looking ahead
     /// ([`lookahead_versions`]): the scatter, the method that hands out,
     /// and the lines printed before the statement that calls it.
@@ -994,7 +1086,7 @@ impl Writer<'_, '_> {
         for a in actions {
             match a {
                 Action::Update { target, op, value } => {
-                    let t = self.expr(target);
+                    let t = print_place(self.d, target).text;
                     let v = self.expr(value);
                     let text = match op {
                         UpdateOp::Assign | UpdateOp::Rise => format!("{t} = {v};"),
@@ -1032,9 +1124,10 @@ impl Writer<'_, '_> {
                     );
                     let text = if perm && *method == Method::Insert {
                         format!("{f}(&{name}, {});", int_array(self.d, args))
-                    } else if let (Method::Sort, Some(array)) = (method, self.sort_into.get(object))
+                    } else if let (Method::Sort, Some((array, suffix))) =
+                        (method, self.sort_into.get(object))
                     {
-                        format!("spf_scatter_sort_into(&{name}, {array});")
+                        format!("spf_scatter_sort_into{suffix}(&{name}, {array});")
                     } else {
                         let mut all = vec![format!("&{name}")];
                         all.extend(args.iter().map(|a| self.expr(a)));

@@ -27,6 +27,7 @@ use crate::ast::{Guard, GuardOp, IndexExpr, LoopProgram, Node};
 use crate::runtime::{
     self, check_call_at, CallError, CallSite, Method, ObjectKind, ObjectSpec, Order, SpecError,
 };
+use crate::width::{Elem, IndexWidth, Widths};
 
 /// Where in a loop program an [`EmitError`] was found.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -214,8 +215,8 @@ pub enum ParamKind {
     /// A data space with at least one dimension, passed as a pointer (C) or
     /// a slice (Rust) of its elements, row-major.
     Array {
-        /// Element type.
-        elem: ElemType,
+        /// Element type, with an index array's width.
+        elem: Elem,
         /// `In` (read-only), `Out` or `InOut` (written).
         role: Role,
     },
@@ -224,8 +225,8 @@ pub enum ParamKind {
     /// returned through a `T **` parameter in C (the caller frees it), a
     /// `&mut Vec<T>` in Rust (cleared, then resized).
     DynArray {
-        /// Element type.
-        elem: ElemType,
+        /// Element type, with an index array's width.
+        elem: Elem,
     },
     /// A data space without dimensions: by value when its role is `In`,
     /// by pointer (C) or `&mut` (Rust) otherwise.
@@ -289,6 +290,7 @@ const HELPERS: &[&str] = &[
     "spf_floord",
     "spf_ceild",
     "spf_len",
+    "spf_fits_i32",
 ];
 
 /// `rowPtr` → `row_ptr`, `NNZ` → `nnz`, `A` → `a`, `Acoo` → `acoo`.
@@ -1206,6 +1208,9 @@ pub(crate) struct Lowered<'a> {
     /// Per data space: for one sized by the computation, the top-level node
     /// before which it is allocated ([`crate::dynamic::allocation_points`]).
     pub alloc_at: Vec<Option<usize>>,
+    /// Per data space: the width its elements are stored at (64 but for an
+    /// index array the function takes or returns, [`Widths`]).
+    pub widths: Vec<IndexWidth>,
 }
 
 impl Lowered<'_> {
@@ -1627,7 +1632,7 @@ impl Lowered<'_> {
                     role: d.role,
                 }
             } else if self.alloc_at[s].is_some() {
-                ParamKind::DynArray { elem: d.elem }
+                ParamKind::DynArray { elem: self.elem(s) }
             } else if d.extents.is_empty() {
                 ParamKind::Scalar {
                     elem: d.elem,
@@ -1635,7 +1640,7 @@ impl Lowered<'_> {
                 }
             } else {
                 ParamKind::Array {
-                    elem: d.elem,
+                    elem: self.elem(s),
                     role: d.role,
                 }
             };
@@ -1646,6 +1651,23 @@ impl Lowered<'_> {
             });
         }
         out
+    }
+
+    /// How data space `space`'s elements are stored.
+    pub(crate) fn elem(&self, space: usize) -> Elem {
+        Elem::of(self.comp.spaces[space].elem, self.widths[space])
+    }
+
+    /// Whether data space `space` is stored 32 bits an element: its reads
+    /// are widened and its stores narrowed.
+    pub(crate) fn narrow(&self, space: usize) -> bool {
+        self.widths[space] == IndexWidth::W32
+    }
+
+    /// Whether any data space is stored 32 bits an element: the function
+    /// checks its sizes ([`crate::width`]).
+    pub(crate) fn any_narrow(&self) -> bool {
+        self.widths.contains(&IndexWidth::W32)
     }
 
     /// Lowers the extents of data space `space` (they may use symbols and
@@ -1713,8 +1735,25 @@ impl Lowered<'_> {
 
 /// Lowers `program` for `lang`: names every symbol, data space and variable,
 /// and checks everything the printers rely on.
-pub(crate) fn lower(program: &LoopProgram, lang: Lang) -> Result<Lowered<'_>, EmitError> {
+pub(crate) fn lower<'p>(
+    program: &'p LoopProgram,
+    lang: Lang,
+    widths: &Widths,
+) -> Result<Lowered<'p>, EmitError> {
     let comp = &program.computation;
+    // Index arrays the function takes or returns, at their width.
+    let space_widths = comp
+        .spaces
+        .iter()
+        .map(|d| {
+            let array = !d.extents.is_empty() && d.role != Role::Temp && d.elem == ElemType::Int;
+            if array {
+                widths.of(&d.name)
+            } else {
+                IndexWidth::W64
+            }
+        })
+        .collect();
     let function = function_name(comp, lang)?;
     let mut namer = Namer::new(lang);
     let symbols: Vec<String> = comp.symbols.iter().map(|s| namer.fresh(s)).collect();
@@ -1745,6 +1784,7 @@ pub(crate) fn lower(program: &LoopProgram, lang: Lang) -> Result<Lowered<'_>, Em
         objects,
         specs,
         alloc_at: crate::dynamic::allocation_points(program),
+        widths: space_widths,
     };
     // Variables: one generated name per distinct source name.
     let mut vars = HashMap::new();
@@ -2404,7 +2444,10 @@ impl P {
 pub(crate) trait Dialect {
     fn int(&self, k: i64) -> P;
     fn real(&self, x: f64) -> P;
+    /// An element read: a 32-bit index array's widened to 64 bits.
     fn elem(&self, space: usize, index: Option<&Code>) -> P;
+    /// An element stored to (the place an update writes).
+    fn place(&self, space: usize, index: Option<&Code>) -> P;
     fn to_real(&self, inner: &Code) -> P;
     fn min_max(&self, op: BinOp, ty: Ty, a: &Code, b: &Code) -> P;
     fn floor_div(&self, a: &Code, d: i64) -> P;
@@ -2414,6 +2457,15 @@ pub(crate) trait Dialect {
     /// A comparison's left operand, where Rust must not leave `x as T <`.
     fn cmp_lhs(&self, p: P, _op: CmpOp) -> String {
         p.at(Prec::Add)
+    }
+}
+
+/// Prints the target of an update in dialect `d`: an element's place, or
+/// `c` as [`print`] prints it.
+pub(crate) fn print_place<D: Dialect + ?Sized>(d: &D, c: &Code) -> P {
+    match c {
+        Code::Elem { space, index, .. } => d.place(*space, index.as_deref()),
+        c => print(d, c),
     }
 }
 

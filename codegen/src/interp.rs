@@ -50,6 +50,7 @@ use crate::runtime::{
     check_call_at, CallError, CallSite, Method, ObjectFault, ObjectKind, ObjectSpec, Order,
     SpecError,
 };
+use crate::width::{IndexWidth, TooWide, Widths};
 
 /// The contents of one data space.
 #[derive(Clone, Debug, PartialEq)]
@@ -254,6 +255,10 @@ impl fmt::Display for Site {
 /// are all still there).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum RunError {
+    /// A size or an index value does not fit the index width asked for
+    /// ([`run_at`]).
+    #[error(transparent)]
+    TooWide(Box<TooWide>),
     /// A symbol the program needs has no value.
     #[error("{site}: symbol `{name}` has no value in the memory")]
     MissingSymbol {
@@ -504,6 +509,65 @@ pub enum RunError {
         /// What went wrong.
         fault: ObjectFault,
     },
+}
+
+impl From<TooWide> for RunError {
+    fn from(e: TooWide) -> RunError {
+        RunError::TooWide(Box::new(e))
+    }
+}
+
+/// [`run`] with the index arrays the program takes and returns stored at
+/// `widths`, as the C and Rust backends store them ([`crate::width`]):
+/// every symbol and every input index array must fit its width before the
+/// run, and every output index array (its length, and each value stored)
+/// after it, or the run is a [`RunError::TooWide`] naming the size. The
+/// interpreter computes with 64 bits as the backends do, so the results
+/// are [`run`]'s.
+///
+/// # Errors
+///
+/// As [`run`], and [`RunError::TooWide`].
+pub fn run_at(
+    program: &LoopProgram,
+    memory: &mut Memory,
+    trace: Option<&mut Trace>,
+    widths: &Widths,
+) -> Result<(), RunError> {
+    let comp = &program.computation;
+    let narrow = |d: &iegen::computation::DataSpace| {
+        let w = widths.of(&d.name);
+        let array = !d.extents.is_empty() && d.role != Role::Temp && d.elem == ElemType::Int;
+        (array && w == IndexWidth::W32).then_some(w)
+    };
+    let fits = |memory: &Memory, live_out: bool| -> Result<(), TooWide> {
+        for d in comp
+            .spaces
+            .iter()
+            .filter(|d| d.role.is_live_out() == live_out)
+        {
+            let (Some(w), Some(Array::Int(v))) = (narrow(d), memory.arrays.get(&d.name)) else {
+                continue;
+            };
+            let len = i128::try_from(v.len()).unwrap_or(i128::MAX);
+            w.check(format_args!("the length of {}", d.name), len)?;
+            for (k, &x) in v.iter().enumerate() {
+                w.check(format_args!("{}[{k}]", d.name), i128::from(x))?;
+            }
+        }
+        Ok(())
+    };
+    if comp.spaces.iter().any(|d| narrow(d).is_some()) {
+        for name in &comp.symbols {
+            if let Some(&v) = memory.symbols.get(name) {
+                IndexWidth::W32.check(format_args!("the symbol {name}"), i128::from(v))?;
+            }
+        }
+        fits(memory, false)?;
+    }
+    run(program, memory, trace)?;
+    fits(memory, true)?;
+    Ok(())
 }
 
 /// Runs `program` on `memory`, recording the executed statement instances

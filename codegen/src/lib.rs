@@ -14,5 +14,6 @@ pub mod interp;
 pub mod runtime;
 pub mod rust;
 pub mod scan;
+pub mod width;
 
 pub use scan::{scan, ScanError};

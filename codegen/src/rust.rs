@@ -32,10 +32,11 @@ use iegen::computation::{BinOp, ElemType, Role, UpdateOp};
 
 use crate::ast::LoopProgram;
 use crate::emit::{
-    lower, print, print_conds, Action, CmpOp, Code, Dialect, EmitError, InitOrder, LNode, Lang,
-    Lowered, ObjectInit, ParamKind, Parameter, Prec, RowFill, Ty, Used, P,
+    lower, print, print_conds, print_place, Action, CmpOp, Code, Dialect, EmitError, InitOrder,
+    LNode, Lang, Lowered, ObjectInit, ParamKind, Parameter, Prec, RowFill, Ty, Used, P,
 };
 use crate::runtime::{Method, ObjectKind, RUST_RUNTIME};
+use crate::width::{Elem, Widths};
 
 /// Prints `program` as a `pub fn` named after the computation (in snake case).
 ///
@@ -84,7 +85,20 @@ use crate::runtime::{Method, ObjectKind, RUST_RUNTIME};
 /// [`EmitError`]s for programs that do not fit their computation (unknown
 /// names, writes to inputs, ...).
 pub fn emit_rust(program: &LoopProgram) -> Result<String, EmitError> {
-    let mut low = lower(program, Lang::Rust)?;
+    emit_rust_with(program, &Widths::default())
+}
+
+/// [`emit_rust`] with the index arrays the function takes and returns
+/// stored at `widths` (`i32` or `i64`, [`crate::width`]): a 32-bit element
+/// is read as `i64::from(a[i])` and stored as `v as i32`, after the
+/// function has checked (a panic naming the size otherwise) that each
+/// symbol, and the length of each array it sizes, fits 32 bits.
+///
+/// # Errors
+///
+/// As [`emit_rust`].
+pub fn emit_rust_with(program: &LoopProgram, widths: &Widths) -> Result<String, EmitError> {
+    let mut low = lower(program, Lang::Rust, widths)?;
     let params = low.parameters();
 
     // Length assertions for the arrays with static extents.
@@ -144,6 +158,16 @@ pub fn emit_rust(program: &LoopProgram) -> Result<String, EmitError> {
         path: Vec::new(),
         pushed: Vec::new(),
     };
+    // 32-bit arrays: the sizes their values are bounded by fit 32 bits.
+    if low.any_narrow() {
+        dialect.used.add("spf_fits_i32");
+        for p in params.iter().filter(|p| p.kind == ParamKind::Symbol) {
+            w.line(&format!(
+                "spf_fits_i32(\"the symbol {}\", {});",
+                p.source, p.name
+            ));
+        }
+    }
     for (s, extents) in &asserts {
         let name = &low.spaces[*s];
         let len = length(&dialect, extents);
@@ -196,10 +220,7 @@ pub fn emit_rust(program: &LoopProgram) -> Result<String, EmitError> {
             continue;
         }
         let name = &low.spaces[s];
-        let zero = match d.elem {
-            ElemType::Int => "0_i64",
-            ElemType::Real => "0.0_f64",
-        };
+        let zero = zero(&low, s);
         if d.extents.is_empty() {
             w.line(&format!("*{name} = {zero};"));
         } else {
@@ -218,12 +239,18 @@ pub fn emit_rust(program: &LoopProgram) -> Result<String, EmitError> {
                 continue;
             }
             let name = &low.spaces[*s];
-            let zero = match low.comp.spaces[*s].elem {
-                ElemType::Int => "0_i64",
-                ElemType::Real => "0.0_f64",
-            };
+            let zero = zero(&low, *s);
             let len = length(&dialect, extents);
             w.line("// sized by the computation");
+            if low.any_narrow() && low.comp.spaces[*s].role == Role::Out {
+                // Its positions are below its length: they must fit too.
+                dialect.used.add("spf_fits_i32");
+                let n = print(&dialect, &product(extents)).text;
+                w.line(&format!(
+                    "spf_fits_i32(\"the length of the output {}\", {n});",
+                    low.comp.spaces[*s].name
+                ));
+            }
             w.line(&format!("{name}.clear();"));
             if fills.iter().any(|(_, _, spaces)| spaces.contains(s)) {
                 w.line(&format!("{name}.reserve({len}); // filled row by row"));
@@ -263,13 +290,16 @@ pub fn emit_rust(program: &LoopProgram) -> Result<String, EmitError> {
         let what = match &p.kind {
             ParamKind::Symbol => "symbol".to_string(),
             ParamKind::Array { elem, role } => {
-                format!("{} array, {}", elem_name(*elem), role_name(*role))
+                format!("{} array, {}", array_elem_name(*elem), role_name(*role))
             }
             ParamKind::Scalar { elem, role } => {
                 format!("{} scalar, {}", elem_name(*elem), role_name(*role))
             }
             ParamKind::DynArray { elem } => {
-                format!("{} array, out, sized by the computation", elem_name(*elem))
+                format!(
+                    "{} array, out, sized by the computation",
+                    array_elem_name(*elem)
+                )
             }
         };
         let _ = writeln!(out, "/// * `{}` → `{}`: {what}", p.source, p.name);
@@ -297,7 +327,19 @@ pub fn emit_rust(program: &LoopProgram) -> Result<String, EmitError> {
 ///
 /// As [`emit_rust`].
 pub fn rust_parameters(program: &LoopProgram) -> Result<Vec<Parameter>, EmitError> {
-    Ok(lower(program, Lang::Rust)?.parameters())
+    rust_parameters_with(program, &Widths::default())
+}
+
+/// The parameters of the function [`emit_rust_with`] prints at `widths`.
+///
+/// # Errors
+///
+/// As [`emit_rust`].
+pub fn rust_parameters_with(
+    program: &LoopProgram,
+    widths: &Widths,
+) -> Result<Vec<Parameter>, EmitError> {
+    Ok(lower(program, Lang::Rust, widths)?.parameters())
 }
 
 const HELPERS: &[(&str, &str)] = &[
@@ -308,6 +350,14 @@ const HELPERS: &[(&str, &str)] = &[
     (
         "spf_max_f64",
         "    fn spf_max_f64(a: f64, b: f64) -> f64 {\n        if a > b { a } else { b }\n    }",
+    ),
+    (
+        "spf_fits_i32",
+        "    // A size a 32-bit index array's values are bounded by fits 32 bits.\n    \
+         fn spf_fits_i32(what: &str, n: i64) {\n        \
+         assert!(\n            n.unsigned_abs() <= i32::MAX as u64,\n            \
+         \"{what} is {n}: more than 32-bit indices hold (2147483647); use 64-bit indices\"\n        \
+         );\n    }",
     ),
     (
         "spf_ceild",
@@ -365,6 +415,21 @@ fn elem_name(e: ElemType) -> &'static str {
     }
 }
 
+fn array_elem_name(e: Elem) -> String {
+    match e {
+        Elem::Int(w) => format!("{w}-bit integer"),
+        Elem::Real => "real".into(),
+    }
+}
+
+/// The zero of data space `s`'s elements, typed (`0_i32`, `0_i64`, `0.0_f64`).
+fn zero(low: &Lowered<'_>, s: usize) -> String {
+    match low.elem(s) {
+        Elem::Real => "0.0_f64".into(),
+        e => format!("0_{}", e.rust_type()),
+    }
+}
+
 fn role_name(r: Role) -> &'static str {
     match r {
         Role::In => "in",
@@ -390,14 +455,14 @@ fn signature(name: &str, params: &[Parameter]) -> String {
                 ParamKind::Array {
                     elem,
                     role: Role::In,
-                } => format!("&[{}]", rust_type(*elem)),
-                ParamKind::Array { elem, .. } => format!("&mut [{}]", rust_type(*elem)),
+                } => format!("&[{}]", elem.rust_type()),
+                ParamKind::Array { elem, .. } => format!("&mut [{}]", elem.rust_type()),
                 ParamKind::Scalar {
                     elem,
                     role: Role::In,
                 } => rust_type(*elem).to_string(),
                 ParamKind::Scalar { elem, .. } => format!("&mut {}", rust_type(*elem)),
-                ParamKind::DynArray { elem } => format!("&mut Vec<{}>", rust_type(*elem)),
+                ParamKind::DynArray { elem } => format!("&mut Vec<{}>", elem.rust_type()),
             };
             format!("{}: {ty}", p.name)
         })
@@ -409,8 +474,8 @@ fn signature(name: &str, params: &[Parameter]) -> String {
     format!("pub fn {name}(\n    {},\n)", decls.join(",\n    "))
 }
 
-/// `(e0 * e1 * ...) as usize`.
-fn length(d: &RustDialect<'_>, extents: &[Code]) -> String {
+/// `e0 * e1 * ...`.
+fn product(extents: &[Code]) -> Code {
     let mut acc: Option<Code> = None;
     for e in extents {
         acc = Some(match acc {
@@ -418,7 +483,12 @@ fn length(d: &RustDialect<'_>, extents: &[Code]) -> String {
             Some(a) => Code::Bin(BinOp::Mul, Ty::Int, Box::new(a), Box::new(e.clone())),
         });
     }
-    match acc.unwrap_or(Code::Int(1)) {
+    acc.unwrap_or(Code::Int(1))
+}
+
+/// `(e0 * e1 * ...) as usize`.
+fn length(d: &RustDialect<'_>, extents: &[Code]) -> String {
+    match product(extents) {
         Code::Int(k) => format!("{}", k.max(0)),
         c => format!("{} as usize", print(d, &c).at(Prec::Cast)),
     }
@@ -461,6 +531,14 @@ impl Dialect for RustDialect<'_> {
     }
 
     fn elem(&self, space: usize, index: Option<&Code>) -> P {
+        let place = self.place(space, index);
+        if self.low.narrow(space) {
+            return P::atom(format!("i64::from({})", place.text));
+        }
+        place
+    }
+
+    fn place(&self, space: usize, index: Option<&Code>) -> P {
         let name = &self.low.spaces[space];
         let d = &self.low.comp.spaces[space];
         match index {
@@ -589,6 +667,16 @@ impl<'d> Writer<'d, '_> {
         print(self.d, c).text
     }
 
+    /// `value` as stored into data space `space`: narrowed to `i32` for a
+    /// 32-bit array (the function's size checks make it fit).
+    fn stored(&self, space: usize, value: &Code) -> String {
+        if self.d.low.narrow(space) {
+            format!("{} as i32", print(self.d, value).at(Prec::Cast))
+        } else {
+            self.expr(value)
+        }
+    }
+
     fn nodes(&mut self, nodes: &[LNode]) {
         for (k, n) in nodes.iter().enumerate() {
             self.path.push(k);
@@ -640,10 +728,7 @@ impl<'d> Writer<'d, '_> {
                     let end = format!("({}) as usize", self.expr(&fill.row_end()));
                     for &s in spaces {
                         let name = &self.d.low.spaces[s];
-                        let zero = match self.d.low.comp.spaces[s].elem {
-                            ElemType::Int => "0_i64",
-                            ElemType::Real => "0.0_f64",
-                        };
+                        let zero = zero(self.d.low, s);
                         self.line(&format!("assert!({name}.len() <= {end});"));
                         self.line(&format!("for _ in {name}.len()..{end} {{"));
                         self.line(&format!("    {name}.push({zero});"));
@@ -706,13 +791,22 @@ impl<'d> Writer<'d, '_> {
                     // The element the row is at: every earlier one is written.
                     let name = &self.d.low.spaces[*space];
                     let at = self.expr(index);
-                    let v = self.expr(value);
+                    let v = self.stored(*space, value);
                     self.line(&format!("debug_assert_eq!({name}.len(), ({at}) as usize);"));
                     self.line(&format!("{name}.push({v});"));
                 }
                 Action::Update { target, op, value } => {
-                    let t = self.expr(target);
-                    let v = self.expr(value);
+                    let t = print_place(self.d, target).text;
+                    let narrow = match target {
+                        Code::Elem { space, .. } => Some(*space).filter(|&s| self.d.low.narrow(s)),
+                        _ => None,
+                    };
+                    let v = match narrow {
+                        Some(s) if !matches!(op, UpdateOp::Min | UpdateOp::Max) => {
+                            self.stored(s, value)
+                        }
+                        _ => self.expr(value),
+                    };
                     let text = match op {
                         UpdateOp::Assign | UpdateOp::Rise => format!("{t} = {v};"),
                         UpdateOp::Add => format!("{t} += {v};"),
@@ -724,8 +818,11 @@ impl<'d> Writer<'d, '_> {
                             } else {
                                 BinOp::Max
                             };
-                            let call = self.d.min_max(bin, target.ty(), target, value).text;
-                            format!("{t} = {call};")
+                            let call = self.d.min_max(bin, target.ty(), target, value);
+                            match narrow {
+                                Some(_) => format!("{t} = {} as i32;", call.at(Prec::Cast)),
+                                None => format!("{t} = {};", call.text),
+                            }
                         }
                     };
                     self.line(&text);

@@ -12,7 +12,8 @@ use codegen::c::{c_parameters, emit_c};
 use codegen::emit::ParamKind;
 use codegen::interp::{run, Array, Memory, RunError, Site};
 use codegen::rust::{emit_rust, rust_parameters};
-use iegen::computation::{parse_computation, Computation, ElemType};
+use codegen::width::{Elem, IndexWidth};
+use iegen::computation::{parse_computation, Computation};
 use iegen::UfEnvironment;
 
 use harness::{check_cases, Outputs, Rng};
@@ -124,7 +125,7 @@ fn signatures_return_computed_arrays_through_pointers_and_vectors() {
     assert!(kinds.contains(&(
         "kept".into(),
         ParamKind::DynArray {
-            elem: ElemType::Int
+            elem: Elem::Int(IndexWidth::W64)
         }
     )));
     let c = emit_c(&p).unwrap();

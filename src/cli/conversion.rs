@@ -7,6 +7,7 @@
 
 use std::path::Path;
 
+use spf::codegen::width::{IndexWidth, WidthChoice, Widths};
 use spf::codegen::{c, rust};
 use spf::iegen::pdfg::Pdfg;
 use spf::iegen::syntax::SyntaxError;
@@ -67,8 +68,19 @@ pub fn synthesize_pair(src: &Descriptor, dst: &Descriptor) -> Result<Synthesized
     })
 }
 
-/// `spf synth SRC DST --emit c|rust|ir|dot [-o OUT]`.
-pub fn synth(src: &str, dst: &str, what: SynthEmit, output: Option<&Path>) -> Result<(), CliError> {
+/// `spf synth SRC DST --emit c|rust|ir|dot [-o OUT] [--index-width W]`
+/// (auto prints 64-bit code: there is no input to decide by).
+pub fn synth(
+    src: &str,
+    dst: &str,
+    what: SynthEmit,
+    output: Option<&Path>,
+    width: WidthChoice,
+) -> Result<(), CliError> {
+    let widths = Widths::uniform(match width {
+        WidthChoice::Fixed(w) => w,
+        WidthChoice::Auto => IndexWidth::W64,
+    });
     let sd = load_format(src)?;
     let dd = load_format(dst)?;
     let s = synthesize_pair(&sd, &dd)?;
@@ -84,9 +96,9 @@ pub fn synth(src: &str, dst: &str, what: SynthEmit, output: Option<&Path>) -> Re
         SynthEmit::C | SynthEmit::Rust => {
             let program = s.program().map_err(|e| failed("scanning", e.to_string()))?;
             let code = if what == SynthEmit::C {
-                c::emit_c(&program)
+                c::emit_c_with(&program, &widths)
             } else {
-                rust::emit_rust(&program)
+                rust::emit_rust_with(&program, &widths)
             };
             code.map_err(|e| failed("printing", e.to_string()))?
         }
@@ -332,11 +344,13 @@ pub fn build(
     emit_source: Option<&Path>,
     baseline: Option<&Path>,
     verify: bool,
+    width: WidthChoice,
 ) -> Result<(), CliError> {
     let baseline = baseline.map(driver::Baseline::new).transpose()?;
     let sd = load_format(src)?;
     let dd = load_format(dst)?;
-    let (source, note) = build_source(&sd, &dd, &synthesize_pair, baseline.as_ref(), verify)?;
+    let (source, note) =
+        build_source(&sd, &dd, &synthesize_pair, baseline.as_ref(), verify, width)?;
     if let Some(note) = note {
         eprintln!("spf: note: {}: {note}", output.display());
     }
@@ -358,6 +372,7 @@ pub fn build_source(
     synth: &Synthesizer<'_>,
     baseline: Option<&driver::Baseline>,
     verify: bool,
+    width: WidthChoice,
 ) -> Result<(String, Option<String>), CliError> {
     let main = synth(src, dst)?;
     let to_coo;
@@ -425,7 +440,7 @@ pub fn build_source(
         _ => None,
     };
     Ok((
-        driver::driver_source(&main, dst, &coordinates, baseline, verifier.as_ref())?,
+        driver::driver_source(&main, dst, &coordinates, baseline, verifier.as_ref(), width)?,
         note,
     ))
 }
@@ -627,10 +642,12 @@ mod tests {
             &Runner::interp(),
         )
         .expect("converted");
-        let want = Instance::from_json(
+        let mut want = Instance::from_json(
             &std::fs::read_to_string(data("csr_small.json")).expect("readable"),
         )
         .expect("an instance");
+        // The result records the width it was computed at.
+        want.index_width = Some(spf::codegen::width::IndexWidth::W64);
         assert_eq!(out, want);
     }
 

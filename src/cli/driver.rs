@@ -68,8 +68,9 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use spf::codegen::ast::LoopProgram;
-use spf::codegen::c::{c_parameters, emit_c};
+use spf::codegen::c::{c_parameters_with, emit_c_with};
 use spf::codegen::emit::ParamKind;
+use spf::codegen::width::{Elem, IndexWidth, WidthChoice, Widths};
 use spf::iegen::computation::{ElemType, Role};
 use spf::iegen::{Atom, ConstraintKind, Expr, Monotonicity, Var};
 use spf::synth::synthesize::{BindingKind, Side, Synthesized};
@@ -182,8 +183,16 @@ pub fn driver_source(
     coordinates: &CoordinateInput<'_>,
     baseline: Option<&Baseline>,
     verify: Option<&Verifier<'_>>,
+    width: WidthChoice,
 ) -> Result<String, CliError> {
     let src = &main.conversion.src;
+    // The widths `convert` is compiled at: with a baseline, whose
+    // parameters have one width, auto is 64.
+    let widths: Vec<IndexWidth> = match width {
+        WidthChoice::Fixed(w) => vec![w],
+        WidthChoice::Auto if baseline.is_some() => vec![IndexWidth::W64],
+        WidthChoice::Auto => vec![IndexWidth::W64, IndexWidth::W32],
+    };
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -201,7 +210,11 @@ pub fn driver_source(
         "/* An allocation the runtime cannot make is the input's size, not a crash:\n \
          * drv_too_large reports it and exits with status 2. */\n\
          static void drv_too_large(int64_t n, size_t size);\n\
-         #define SPF_OUT_OF_MEMORY(n, size) drv_too_large((n), (size))\n\n",
+         #define SPF_OUT_OF_MEMORY(n, size) drv_too_large((n), (size))\n\n\
+         /* A size a 32-bit conversion computes that does not fit its indices:\n \
+         * drv_index_overflow reports it and exits with status 2. */\n\
+         static void drv_index_overflow(const char *what, int64_t n);\n\
+         #define SPF_INDEX_OVERFLOW(what, n) drv_index_overflow((what), (n))\n\n",
     );
     let (check, complete) = source_check(src)?;
     if complete {
@@ -215,15 +228,25 @@ pub fn driver_source(
     let pre = match coordinates {
         CoordinateInput::Through { to_source, .. } => {
             let program = renamed_program(to_source, "convert_to_source")?;
-            out.push_str(&c_code(to_source, &program)?);
+            out.push_str(&c_code(to_source, &program, IndexWidth::W64)?);
             out.push('\n');
             Some((*to_source, program))
         }
         _ => None,
     };
-    let program = renamed_program(main, "convert")?;
-    out.push_str(&c_code(main, &program)?);
-    out.push('\n');
+    // `convert` at the first width, `convert_w32` beside it with auto.
+    let mut programs = Vec::new();
+    for (k, &w) in widths.iter().enumerate() {
+        let name = if k == 0 {
+            "convert".to_string()
+        } else {
+            format!("convert_w{w}")
+        };
+        let program = renamed_program(main, &name)?;
+        out.push_str(&c_code(main, &program, w)?);
+        out.push('\n');
+        programs.push((program, w));
+    }
     if let Some(b) = baseline {
         out.push_str(&b.declaration());
         out.push('\n');
@@ -233,7 +256,7 @@ pub fn driver_source(
         for (s, name) in [(v.src_to_coo, "src"), (v.dst_to_coo, "dst")] {
             if let Some(s) = s {
                 let program = renamed_program(s, &format!("verify_{name}_to_coo"))?;
-                out.push_str(&c_code(s, &program)?);
+                out.push_str(&c_code(s, &program, IndexWidth::W64)?);
                 out.push('\n');
                 verify_functions.push((s, program, format!("drv_{name}_to_coo")));
             }
@@ -318,6 +341,7 @@ pub fn driver_source(
             program,
             &dense_names(s, src),
             false,
+            IndexWidth::W64,
         )?);
         out.push('\n');
     }
@@ -326,13 +350,47 @@ pub fn driver_source(
         "#define DRV_HAS_BASELINE {}",
         i32::from(baseline.is_some())
     );
-    out.push_str(&wrapper(
-        "drv_convert",
-        main,
-        &program,
-        &dense_names(main, dst),
-        baseline.is_some(),
-    )?);
+    let _ = writeln!(
+        out,
+        "#define DRV_WIDTH {}",
+        match width {
+            WidthChoice::Fixed(w) => w.bits(),
+            WidthChoice::Auto if baseline.is_some() => 64,
+            WidthChoice::Auto => 0,
+        }
+    );
+    if let [(program, w)] = &programs[..] {
+        out.push_str(&wrapper(
+            "drv_convert",
+            main,
+            program,
+            &dense_names(main, dst),
+            baseline.is_some(),
+            *w,
+        )?);
+    } else {
+        // Auto: a wrapper per width, and the one main picked (drv_width).
+        for (program, w) in &programs {
+            out.push_str(&wrapper(
+                &format!("drv_convert_w{w}"),
+                main,
+                program,
+                &dense_names(main, dst),
+                false,
+                *w,
+            )?);
+            out.push('\n');
+        }
+        out.push_str(
+            "static void drv_convert(drv_inst *in, drv_inst *out, double *seconds, const char *ctx)\n\
+             {\n    \
+             if (drv_width == 32)\n        \
+             drv_convert_w32(in, out, seconds, ctx);\n    \
+             else\n        \
+             drv_convert_w64(in, out, seconds, ctx);\n\
+             }\n",
+        );
+    }
     out.push('\n');
     for (s, program, name) in &verify_functions {
         out.push_str(&wrapper(
@@ -341,6 +399,7 @@ pub fn driver_source(
             program,
             &dense_names(s, &s.conversion.dst_given),
             false,
+            IndexWidth::W64,
         )?);
         out.push('\n');
     }
@@ -442,8 +501,8 @@ fn renamed_program(s: &Synthesized, name: &str) -> Result<LoopProgram, CliError>
     Ok(program)
 }
 
-fn c_code(s: &Synthesized, program: &LoopProgram) -> Result<String, CliError> {
-    emit_c(program).map_err(|e| {
+fn c_code(s: &Synthesized, program: &LoopProgram, width: IndexWidth) -> Result<String, CliError> {
+    emit_c_with(program, &Widths::uniform(width)).map_err(|e| {
         CliError::Usage(format!(
             "printing the synthesized {} -> {} conversion as C: {e}",
             s.conversion.src.name, s.conversion.dst.name
@@ -628,9 +687,9 @@ enum Slot {
     /// An input array.
     Input(String),
     /// A statically sized output array, allocated by the wrapper.
-    Static { local: String, elem: ElemType },
+    Static { local: String, elem: Elem },
     /// An array the function allocates.
-    Dynamic { local: String, elem: ElemType },
+    Dynamic { local: String, elem: Elem },
     /// An output scalar.
     Scalar { local: String },
 }
@@ -647,11 +706,16 @@ fn wrapper(
     program: &LoopProgram,
     dense: &[(String, String)],
     with_baseline: bool,
+    width: IndexWidth,
 ) -> Result<String, CliError> {
     let comp = &program.computation;
     let what = format!("{} -> {}", s.conversion.src.name, s.conversion.dst.name);
     let fail = |message: String| CliError::Usage(format!("the synthesized {what}: {message}"));
-    let params = c_parameters(program).map_err(|e| fail(e.to_string()))?;
+    let params =
+        c_parameters_with(program, &Widths::uniform(width)).map_err(|e| fail(e.to_string()))?;
+    // 32-bit index arrays: copies of the instance's, made and freed outside
+    // the timed region.
+    let mut narrowed = Vec::new();
     let binding = |ir: &str| s.bindings.iter().find(|b| b.ir_name == ir);
 
     let mut f = String::new();
@@ -716,7 +780,7 @@ fn wrapper(
             }
             ParamKind::DynArray { elem } => {
                 let local = format!("v{k}");
-                let _ = writeln!(f, "    {} *{local} = NULL;", c_type(*elem));
+                let _ = writeln!(f, "    {} *{local} = NULL;", elem.c_type());
                 slots[k] = Some(Slot::Dynamic { local, elem: *elem });
             }
             _ => {}
@@ -740,7 +804,7 @@ fn wrapper(
                 Role::Out => {
                     // Sized by symbols only; allocated in the timed region.
                     let local = format!("v{k}");
-                    let _ = writeln!(f, "    {} *{local} = NULL;", c_type(*elem));
+                    let _ = writeln!(f, "    {} *{local} = NULL;", elem.c_type());
                     slots[k] = Some(Slot::Static { local, elem: *elem });
                     continue;
                 }
@@ -763,22 +827,32 @@ fn wrapper(
                         p.source, s.conversion.src.name
                     ))
                 })?;
-            let (local, n) = (format!("v{k}"), format!("n{k}"));
+            let (wide, local, n) = (format!("w{k}"), format!("v{k}"), format!("n{k}"));
             let _ = writeln!(f, "    const int64_t {n} = {len};");
             let _ = match elem {
-                ElemType::Int => writeln!(
+                Elem::Int(_) => writeln!(
                     f,
-                    "    const int64_t *{local} = drv_ints(in, ctx, {}, {n});",
+                    "    const int64_t *{wide} = drv_ints(in, ctx, {}, {n});",
                     c_str(&b.name)
                 ),
-                ElemType::Real => writeln!(
+                Elem::Real => writeln!(
                     f,
                     "    const double *{local} = drv_reals(in, ctx, {}, {n});",
                     c_str(&b.name)
                 ),
             };
-            if *elem == ElemType::Int {
-                loaded.insert(p.source.clone(), (local.clone(), n.clone()));
+            match elem {
+                Elem::Int(IndexWidth::W32) => {
+                    let _ = writeln!(f, "    int32_t *{local} = drv_to_i32({wide}, {n});");
+                    narrowed.push(local.clone());
+                }
+                Elem::Int(IndexWidth::W64) => {
+                    let _ = writeln!(f, "    const int64_t *{local} = {wide};");
+                }
+                Elem::Real => {}
+            }
+            if let Elem::Int(_) = elem {
+                loaded.insert(p.source.clone(), (wide.clone(), n.clone()));
             }
             slots[k] = Some(Slot::Input(local));
             progress = true;
@@ -836,6 +910,9 @@ fn wrapper(
     }
     f.push_str("    *seconds = drv_now() - t0;\n");
     f.push_str("    (void)in;\n");
+    for local in &narrowed {
+        let _ = writeln!(f, "    free({local});");
+    }
 
     // The destination instance.
     let _ = writeln!(
@@ -895,7 +972,7 @@ fn wrapper(
             BindingKind::IndexArray,
         ) = (&slots[k], b.kind)
         {
-            if *elem != ElemType::Int {
+            if *elem == Elem::Real {
                 return Err(fail(format!(
                     "the destination's index array `{}` is real",
                     b.name
@@ -929,13 +1006,17 @@ fn c_type(elem: ElemType) -> &'static str {
     }
 }
 
-/// `drv_put_ints(out, "name", local, len)` or the reals' version.
-fn put(elem: ElemType, name: &str, local: &str, len: &str) -> String {
-    let f = match elem {
-        ElemType::Int => "drv_put_ints",
-        ElemType::Real => "drv_put_reals",
-    };
-    format!("{f}(out, {}, {local}, {len})", c_str(name))
+/// `drv_put_ints(out, "name", local, len)` or the reals' version; a 32-bit
+/// index array widened first (`drv_to_i64`, outside the timed region).
+fn put(elem: Elem, name: &str, local: &str, len: &str) -> String {
+    let name = c_str(name);
+    match elem {
+        Elem::Int(IndexWidth::W32) => {
+            format!("drv_put_ints(out, {name}, drv_to_i64({local}, {len}), {len})")
+        }
+        Elem::Int(IndexWidth::W64) => format!("drv_put_ints(out, {name}, {local}, {len})"),
+        Elem::Real => format!("drv_put_reals(out, {name}, {local}, {len})"),
+    }
 }
 
 /// The number of elements of data space `space`, as a C expression over the
@@ -1120,8 +1201,12 @@ mod tests {
     use spf::synth::tensor_io::{read_file, read_mtx};
     use spf::synth::Descriptor;
 
-    use super::CliError;
+    use super::{CliError, WidthChoice};
     use crate::cli::conversion::build_source;
+
+    use spf::codegen::width::IndexWidth;
+
+    const W64: WidthChoice = WidthChoice::Fixed(IndexWidth::W64);
     use crate::cli::conversion::testing::hand_made;
 
     /// Flags that keep the driver honest: the program must compile without
@@ -1161,6 +1246,7 @@ mod tests {
             &crate::cli::conversion::synthesize_pair,
             None,
             false,
+            WidthChoice::Auto,
         )
         .expect("a program")
         .0
@@ -1176,7 +1262,8 @@ mod tests {
             return p.clone();
         }
         let (sd, dd) = (format(src), format(dst));
-        let (source, note) = build_source(&sd, &dd, &hand_made, None, false).expect("a program");
+        let (source, note) =
+            build_source(&sd, &dd, &hand_made, None, false, WidthChoice::Auto).expect("a program");
         assert!(note.is_none(), "{note:?}");
         std::fs::write(dir().join(format!("{key}.c")), &source).expect("write");
         let bin = dir().join(&key);
@@ -1268,7 +1355,7 @@ mod tests {
             assert_eq!(line["dst"], "CSR");
             // The interpreter gives exactly the same instance.
             if std::fs::metadata(&m).expect("exists").len() < 50_000 {
-                let interpreted = crate::cli::conversion::convert_file(
+                let mut interpreted = crate::cli::conversion::convert_file(
                     &coo,
                     &csr,
                     &m,
@@ -1276,6 +1363,9 @@ mod tests {
                     &crate::cli::engine::Runner::interp(),
                 )
                 .expect("converted");
+                // The interpreter ran at 64 bits, the program (auto) at 32.
+                assert_eq!(inst.index_width, Some(IndexWidth::W32));
+                interpreted.index_width = inst.index_width;
                 assert_eq!(interpreted, inst, "{}", m.display());
             }
         }
@@ -1330,9 +1420,13 @@ mod tests {
             .into_iter()
             .map(|(k, v)| (k.to_string(), v))
             .collect(),
+            index_width: None,
         };
         for input in [data("csr_small.json"), compact, pretty] {
-            let (line, inst) = convert(&bin, &input, &[]);
+            let (line, mut inst) = convert(&bin, &input, &[]);
+            // The program (auto) ran at 32 bits and says so.
+            assert_eq!(inst.index_width, Some(IndexWidth::W32));
+            inst.index_width = None;
             assert_eq!(inst, want, "{}", input.display());
             assert_eq!(line["nnz"], 5);
         }
@@ -1769,7 +1863,7 @@ mod tests {
             }
         };
         let (source, note) =
-            build_source(&format("csr"), &format("coo"), &no_coo, None, false).expect("ok");
+            build_source(&format("csr"), &format("coo"), &no_coo, None, false, W64).expect("ok");
         let note = note.expect("a note");
         assert!(note.contains("no COO today"), "{note}");
         let bin = dir().join("json_only");
@@ -1807,8 +1901,8 @@ mod tests {
             ),
             ("verify_wrong", &wrong, true),
         ] {
-            let (source, _) =
-                build_source(&format("coo"), &format("csr"), synth, None, true).expect("a program");
+            let (source, _) = build_source(&format("coo"), &format("csr"), synth, None, true, W64)
+                .expect("a program");
             assert!(source.contains("drv_dst_to_coo"), "CSR is converted back");
             let bin = dir().join(name);
             super::compile(&source, &bin, STRICT).expect("compiles without warnings");
@@ -1868,6 +1962,7 @@ void baseline(int64_t NR, int64_t NC, int64_t NNZ, const int64_t *row, const int
             &hand_made,
             Some(&baseline),
             false,
+            WidthChoice::Auto,
         )?;
         assert!(source.contains(&format!("#include \"{}\"", baseline.path.display())));
         let bin = dir().join(format!("{name}-program"));
@@ -1982,11 +2077,12 @@ void baseline(int64_t NR, int64_t NC, int64_t NNZ, const int64_t *row, const int
         let odd = spf::synth::descriptor_file::parse_descriptor(&text).expect("parses");
         let (check, complete) = super::source_check(&odd).expect("a check");
         assert!(!complete, "{check}");
-        let (source, _) = build_source(&format("csr"), &format("coo"), &hand_made, None, false)
-            .expect("a program");
+        let (source, _) =
+            build_source(&format("csr"), &format("coo"), &hand_made, None, false, W64)
+                .expect("a program");
         assert!(source.contains("#define SPF_INPUT_VALIDATED 1"));
         let (source, _) =
-            build_source(&odd, &format("coo"), &hand_made, None, false).expect("a program");
+            build_source(&odd, &format("coo"), &hand_made, None, false, W64).expect("a program");
         assert!(!source.contains("SPF_INPUT_VALIDATED 1"), "{source}");
     }
 

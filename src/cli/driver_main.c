@@ -146,6 +146,22 @@ int main(int argc, char **argv)
     /* Checked or not: an entry the destination cannot store would be
        written outside its arrays. */
     drv_check_representable(&src, input);
+    {
+        /* The index width: 32 when the instance fits it (auto), or as built. */
+        char what[256];
+        int64_t v = 0;
+        const int fits = (DRV_WIDTH == 64 && src.width != 32) ||
+                         drv_fits_32(&src, what, sizeof what, &v);
+        if (src.width == 32 && !fits)
+            drv_die("%s: the instance records 32-bit indices, but %s is %lld: more than 32-bit "
+                    "indices hold (2147483647)",
+                    input, what, (long long)v);
+        if (DRV_WIDTH == 32 && !fits)
+            drv_die("%s: %s is %lld: more than 32-bit indices hold (2147483647); build with "
+                    "--index-width 64 or auto",
+                    input, what, (long long)v);
+        drv_width = fits && DRV_WIDTH != 64 ? 32 : 64;
+    }
 
     times = drv_alloc(repeat, sizeof *times);
 #if DRV_HAS_BASELINE
@@ -194,8 +210,9 @@ int main(int argc, char **argv)
     printf(", \"nnz\": %lld, \"runs\": %lld, \"median_seconds\": %.9g, \"min_seconds\": %.9g, "
            "\"max_seconds\": %.9g, \"input_bytes\": %lld, \"output_bytes\": %lld",
            (long long)drv_nonzeros(&src, drv_src_values), (long long)repeat,
-           drv_median(times, repeat), times[0], times[repeat - 1], (long long)drv_bytes(&src),
-           (long long)drv_bytes(&dst));
+           drv_median(times, repeat), times[0], times[repeat - 1], (long long)drv_bytes(&src, drv_width),
+           (long long)drv_bytes(&dst, drv_width));
+    printf(", \"index_width\": %d", drv_width);
     if (DRV_VERIFY)
         fputs(", \"verified\": true", stdout);
 #if DRV_HAS_BASELINE
@@ -203,7 +220,7 @@ int main(int argc, char **argv)
     printf(", \"baseline_median_seconds\": %.9g, \"baseline_min_seconds\": %.9g, "
            "\"baseline_max_seconds\": %.9g, \"baseline_output_bytes\": %lld",
            drv_median(btimes, repeat), btimes[0], btimes[repeat - 1],
-           (long long)drv_bytes(&bdst));
+           (long long)drv_bytes(&bdst, drv_width));
     free(btimes);
     drv_inst_free(&bdst);
 #endif

@@ -112,6 +112,7 @@ typedef struct {
     int64_t *sym_val;
     int64_t narr, caparr;
     drv_array *arr;
+    int width; /* the index width a JSON instance records (32, 64), or 0 */
 } drv_inst;
 
 static DRV_UNUSED void drv_inst_init(drv_inst *x, const char *format)
@@ -346,12 +347,85 @@ static DRV_UNUSED int64_t drv_nonzeros(const drv_inst *x, const char *name)
     return n;
 }
 
-static DRV_UNUSED int64_t drv_bytes(const drv_inst *x)
+/* The bytes of x's arrays as the conversion holds them: 8 per real, `width`
+ * bits per index. */
+static DRV_UNUSED int64_t drv_bytes(const drv_inst *x, int width)
 {
     int64_t k, n = 0;
     for (k = 0; k < x->narr; k++)
-        n += x->arr[k].len * 8;
+        n += x->arr[k].len * (x->arr[k].real ? 8 : width / 8);
     return n;
+}
+
+/* ----- index widths ------------------------------------------------------- */
+
+/* The width of the index arrays the conversion takes and returns (spf build
+ * --index-width): 32 or 64, set by main before the first conversion. */
+static DRV_UNUSED int drv_width = 64;
+
+#define DRV_FITS_32(v) ((v) <= INT32_MAX && (v) >= -INT32_MAX)
+
+/* 1 when every size of instance x fits 32-bit indices: each symbol, each
+ * array's length and each index value at most 2^31 - 1 in magnitude;
+ * otherwise 0, with the first that does not described in what[0..size)
+ * and its value in *value. */
+static DRV_UNUSED int drv_fits_32(const drv_inst *x, char *what, size_t size, int64_t *value)
+{
+    int64_t k, e;
+    for (k = 0; k < x->nsym; k++)
+        if (!DRV_FITS_32(x->sym_val[k])) {
+            snprintf(what, size, "the symbol %s", x->sym_name[k]);
+            *value = x->sym_val[k];
+            return 0;
+        }
+    for (k = 0; k < x->narr; k++) {
+        const drv_array *a = &x->arr[k];
+        if (!DRV_FITS_32(a->len)) {
+            snprintf(what, size, "the length of %s", a->name);
+            *value = a->len;
+            return 0;
+        }
+        for (e = 0; !a->real && e < a->len; e++)
+            if (!DRV_FITS_32(a->i[e])) {
+                snprintf(what, size, "%s[%lld]", a->name, (long long)e);
+                *value = a->i[e];
+                return 0;
+            }
+    }
+    return 1;
+}
+
+/* A copy of index array a[0..len) at 32 bits (its values fit:
+ * drv_fits_32). */
+static DRV_UNUSED int32_t *drv_to_i32(const int64_t *a, int64_t len)
+{
+    int32_t *b = drv_alloc(len, sizeof *b);
+    int64_t k;
+    for (k = 0; k < len; k++)
+        b[k] = (int32_t)a[k];
+    return b;
+}
+
+/* 32-bit index array a[0..len) at 64 bits; a is freed. */
+static DRV_UNUSED int64_t *drv_to_i64(int32_t *a, int64_t len)
+{
+    int64_t *b = drv_alloc(len, sizeof *b);
+    int64_t k;
+    for (k = 0; k < len; k++)
+        b[k] = a[k];
+    free(a);
+    return b;
+}
+
+/* SPF_INDEX_OVERFLOW: a size the 32-bit conversion computes (an output's
+ * length) does not fit its indices. */
+static DRV_UNUSED void drv_index_overflow(const char *what, int64_t n)
+{
+    fprintf(stderr,
+            "%s: %s is %lld: more than 32-bit indices hold (2147483647); build with "
+            "--index-width 64\n",
+            drv_prog, what, (long long)n);
+    exit(2);
 }
 
 /* ----- files and fields --------------------------------------------------- */
@@ -1426,10 +1500,18 @@ static DRV_UNUSED void drv_read_json(const char *path, drv_inst *x)
                         break;
                     }
                 }
+            } else if (strcmp(key, "index_width") == 0) {
+                int64_t v = 0;
+                double r;
+                if (x->width != 0)
+                    drv_json_error(&j, "duplicate key \"index_width\"");
+                if (!drv_json_number(&j, &v, &r) || (v != 32 && v != 64))
+                    drv_json_error(&j, "at `index_width`: expected 32 or 64");
+                x->width = (int)v;
             } else {
                 drv_json_error(&j,
-                               "at `%s`: unknown key; an instance has \"format\", \"symbols\" and "
-                               "\"arrays\"",
+                               "at `%s`: unknown key; an instance has \"format\", \"symbols\", "
+                               "\"arrays\" and optionally \"index_width\"",
                                key);
             }
             free(key);
@@ -1556,7 +1638,8 @@ static DRV_UNUSED void drv_write_json(const drv_inst *x, const char *path)
     }
     if (x->narr > 0)
         fputs("\n  ", f);
-    fputs("}\n}\n", f);
+    /* the width the conversion ran at (spf build --index-width) */
+    fprintf(f, "},\n  \"index_width\": %d\n}\n", drv_width);
     free(keys);
     failed = ferror(f) != 0;
     failed |= fflush(f) != 0;

@@ -15,6 +15,7 @@
 use std::cell::Cell;
 
 use spf::codegen::ast::LoopProgram;
+use spf::codegen::width::{IndexWidth, WidthChoice};
 use spf::synth::instance::Instance;
 use spf::synth::oracle::Entries;
 use spf::synth::synthesize::Synthesized;
@@ -57,6 +58,8 @@ pub struct Runner {
     pub engine: Engine,
     /// Whether results are checked.
     pub verify: bool,
+    /// The index width conversions run at (`auto`: decided per input).
+    pub width: WidthChoice,
     /// Whether to say on standard error which engine ran and whether the
     /// library was compiled or found in the cache.
     pub verbose: bool,
@@ -68,11 +71,12 @@ pub struct Runner {
 }
 
 impl Runner {
-    /// A runner with these settings.
+    /// A runner with these settings, at 64-bit indices.
     pub fn new(engine: Engine, verify: bool, verbose: bool, progress: Progress) -> Runner {
         Runner {
             engine,
             verify,
+            width: WidthChoice::Fixed(IndexWidth::W64),
             verbose,
             progress,
             fell_back: Cell::new(false),
@@ -115,11 +119,16 @@ impl Runner {
         })?;
         // An entry the destination cannot store: refused before any code runs.
         check_storable(s, &input).map_err(|p| problem_error(&pair, p))?;
+        // The width: the input's sizes decide, or must fit the one asked for.
+        let width = self
+            .width
+            .resolve(input.sizes(&from.data_name))
+            .map_err(|e| CliError::Usage(format!("{pair}: {e}")))?;
         let library = match self.engine {
             Engine::Interp => None,
-            Engine::Native => Some(self.library(s, &program, from, to)?),
+            Engine::Native => Some(self.library(s, &program, from, to, width)?),
             Engine::Auto if self.fell_back.get() => None,
-            Engine::Auto => match self.library(s, &program, from, to) {
+            Engine::Auto => match self.library(s, &program, from, to, width) {
                 Ok(lib) => Some(lib),
                 Err(e) => {
                     let first = e.to_string();
@@ -132,24 +141,30 @@ impl Runner {
         };
         let out = match &library {
             Some(lib) => {
-                self.say(&format!("spf: converting {pair} natively"));
+                self.say(&format!(
+                    "spf: converting {pair} natively ({width}-bit indices)"
+                ));
                 self.progress.step(&format!("converting {pair}"), || {
-                    lib.run(s, &program, &mut input)
+                    lib.run(s, &program, &mut input, width)
                 })?
             }
             None => {
-                self.say(&format!("spf: converting {pair} in the interpreter"));
+                self.say(&format!(
+                    "spf: converting {pair} in the interpreter ({width}-bit indices)"
+                ));
                 self.progress
                     .step(&format!("converting {pair} (interpreter)"), || {
-                        s.run_program(&program, &input)
+                        s.run_program_at(&program, &input, width)
                     })
                     .map_err(|e| {
                         CliError::Usage(format!("the synthesized conversion {pair}: {e}"))
                     })?
             }
         };
-        let out = finish(s, &input, out);
+        let mut out = finish(s, &input, out);
         drop(input);
+        // The result records the width it was computed at.
+        out.index_width = Some(width);
         if self.verify {
             self.progress
                 .step(&format!("verifying the {} result", to.name), || {
@@ -170,9 +185,10 @@ impl Runner {
         program: &LoopProgram,
         from: &Descriptor,
         to: &Descriptor,
+        width: IndexWidth,
     ) -> Result<Library, CliError> {
-        let source = library_source(s, program)?;
-        let (lib, path, origin) = obtain(from, to, &source, &self.progress)?;
+        let source = library_source(s, program, width)?;
+        let (lib, path, origin) = obtain(from, to, width, &source, &self.progress)?;
         match origin {
             Origin::Cached => self.say(&format!("spf: cached library {}", path.display())),
             Origin::Compiled(took) => self.say(&format!(

@@ -26,18 +26,22 @@
 //!
 //! The input is validated before the call (`spf convert` checks every input
 //! against its descriptor), so the library is compiled with
-//! `SPF_INPUT_VALIDATED` as `spf build`'s programs are. Indices are 64-bit
-//! (`int64_t`), values `double`.
+//! `SPF_INPUT_VALIDATED` as `spf build`'s programs are. Indices are 32-bit
+//! (`int32_t`) or 64-bit (`int64_t`) as the library was printed
+//! ([`codegen::width`](spf::codegen::width): a size the 32-bit function
+//! computes that does not fit stops it with a message), values `double`;
+//! symbols are `int64_t` at both widths.
 
 use std::ffi::{c_char, c_int, c_void};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use spf::codegen::ast::LoopProgram;
-use spf::codegen::c::{c_parameters, emit_c};
+use spf::codegen::c::{c_parameters_with, emit_c_with};
 use spf::codegen::emit::{ParamKind, Parameter};
 use spf::codegen::interp::{space_len, Array, Memory};
-use spf::iegen::computation::{ElemType, Role};
+use spf::codegen::width::{Elem, IndexWidth, Widths};
+use spf::iegen::computation::Role;
 use spf::synth::instance::Instance;
 use spf::synth::synthesize::Synthesized;
 
@@ -51,13 +55,17 @@ pub const ABI_VERSION: i32 = 1;
 const FUNCTION: &str = "spf_conversion";
 
 /// The C source of the shared library of conversion `s` (its scanned
-/// `program`).
+/// `program`), its index arrays at `width`.
 ///
 /// # Errors
 ///
 /// [`CliError::Usage`] when the program cannot be printed as C or has a
 /// parameter the ABI does not pass (an `inout` one).
-pub fn library_source(s: &Synthesized, program: &LoopProgram) -> Result<String, CliError> {
+pub fn library_source(
+    s: &Synthesized,
+    program: &LoopProgram,
+    width: IndexWidth,
+) -> Result<String, CliError> {
     let fail = |e: String| {
         CliError::Usage(format!(
             "printing the synthesized {} -> {} conversion as C: {e}",
@@ -66,29 +74,26 @@ pub fn library_source(s: &Synthesized, program: &LoopProgram) -> Result<String, 
     };
     let mut program = program.clone();
     program.computation.name = FUNCTION.to_string();
-    let params = c_parameters(&program).map_err(|e| fail(e.to_string()))?;
-    let code = emit_c(&program).map_err(|e| fail(e.to_string()))?;
+    let widths = Widths::uniform(width);
+    let params = c_parameters_with(&program, &widths).map_err(|e| fail(e.to_string()))?;
+    let code = emit_c_with(&program, &widths).map_err(|e| fail(e.to_string()))?;
     let mut args = Vec::new();
     for (k, p) in params.iter().enumerate() {
-        let ty = |elem: &ElemType| match elem {
-            ElemType::Int => "int64_t",
-            ElemType::Real => "double",
-        };
         args.push(match &p.kind {
             ParamKind::Symbol => format!("*(const int64_t *)args[{k}]"),
             ParamKind::Scalar {
                 elem,
                 role: Role::In,
-            } => format!("*(const {} *)args[{k}]", ty(elem)),
+            } => format!("*(const {} *)args[{k}]", Elem::of(*elem, width).c_type()),
             ParamKind::Scalar {
                 elem,
                 role: Role::Out,
-            }
-            | ParamKind::Array {
+            } => format!("({} *)args[{k}]", Elem::of(*elem, IndexWidth::W64).c_type()),
+            ParamKind::Array {
                 elem,
                 role: Role::In | Role::Out,
-            } => format!("({} *)args[{k}]", ty(elem)),
-            ParamKind::DynArray { elem } => format!("({} **)args[{k}]", ty(elem)),
+            } => format!("({} *)args[{k}]", elem.c_type()),
+            ParamKind::DynArray { elem } => format!("({} **)args[{k}]", elem.c_type()),
             other => return Err(fail(format!("its parameter `{}` is {other:?}", p.source))),
         });
     }
@@ -155,6 +160,14 @@ static SPF_ABI_NORETURN void spf_abi_fail(const char *message)
     longjmp(spf_abi_jump, 1);
 }
 
+static SPF_ABI_NORETURN void spf_abi_index_overflow(const char *what, long long n)
+{
+    snprintf(spf_abi_message, sizeof spf_abi_message,
+             "%s is %lld: more than 32-bit indices hold (2147483647); use --index-width 64",
+             what, n);
+    longjmp(spf_abi_jump, 1);
+}
+
 static SPF_ABI_NORETURN void spf_abi_too_large(long long n, size_t size)
 {
     snprintf(spf_abi_message, sizeof spf_abi_message,
@@ -168,6 +181,7 @@ static SPF_ABI_NORETURN void spf_abi_too_large(long long n, size_t size)
  * standard error before it calls abort()) return to the entry point. */
 #define SPF_DIE(what, value) spf_abi_stop((what), (long long)(value))
 #define SPF_OUT_OF_MEMORY(n, size) spf_abi_too_large((long long)(n), (size))
+#define SPF_INDEX_OVERFLOW(what, n) spf_abi_index_overflow((what), (long long)(n))
 #define abort() spf_abi_fail("too large: `an array the conversion allocates` would need more " \
                             "than this machine can allocate, or a check failed (see above)")
 /* spf convert validates every input before the call. */
@@ -223,8 +237,10 @@ impl Library {
 
     /// Runs the conversion on `input` (an instance of the source format,
     /// already validated; its arrays are moved into the call, its symbols
-    /// stay): the destination's instance, as [`Synthesized::run_program`]
-    /// gives it.
+    /// stay) with the library printed at `width`: the destination's
+    /// instance, as [`Synthesized::run_program`] gives it. 32-bit arrays
+    /// are narrowed copies of the instance's (a value that does not fit is
+    /// an error), and outputs are widened back.
     ///
     /// # Errors
     ///
@@ -236,10 +252,12 @@ impl Library {
         s: &Synthesized,
         program: &LoopProgram,
         input: &mut Instance,
+        width: IndexWidth,
     ) -> Result<Instance, CliError> {
         let pair = format!("{} -> {}", s.conversion.src.name, s.conversion.dst.name);
         let fail = |e: String| CliError::Usage(format!("the compiled conversion {pair}: {e}"));
-        let params = c_parameters(program).map_err(|e| fail(e.to_string()))?;
+        let params =
+            c_parameters_with(program, &Widths::uniform(width)).map_err(|e| fail(e.to_string()))?;
         let expected = self.int_function("spf_abi_parameters").map_err(fail)?;
         if usize::try_from(expected).ok() != Some(params.len()) {
             return Err(fail(format!(
@@ -268,6 +286,30 @@ impl Library {
                 }
             }
         }
+        // The 32-bit arrays: narrowed copies (outputs too, written back after).
+        let mut narrow: Vec<Option<Vec<i32>>> = vec![None; params.len()];
+        for (k, p) in params.iter().enumerate() {
+            if let ParamKind::Array {
+                elem: Elem::Int(IndexWidth::W32),
+                ..
+            } = p.kind
+            {
+                let Some(Array::Int(v)) = memory.arrays.get(&p.source) else {
+                    return Err(fail(format!("no index array `{}`", p.source)));
+                };
+                let copy = v
+                    .iter()
+                    .map(|&x| i32::try_from(x))
+                    .collect::<Result<Vec<i32>, _>>()
+                    .map_err(|_| {
+                        fail(format!(
+                            "`{}` holds a value that does not fit 32-bit indices",
+                            p.source
+                        ))
+                    })?;
+                narrow[k] = Some(copy);
+            }
+        }
         let mut values: Vec<Scalar> = Vec::with_capacity(params.len());
         let mut returned: Vec<*mut c_void> = vec![std::ptr::null_mut(); params.len()];
         let mut args: Vec<*mut c_void> = Vec::with_capacity(params.len());
@@ -288,6 +330,9 @@ impl Library {
                     }
                 }
                 ParamKind::DynArray { .. } => (&mut returned[k] as *mut *mut c_void).cast(),
+                _ if narrow[k].is_some() => narrow[k]
+                    .as_mut()
+                    .map_or(std::ptr::null_mut(), |v| v.as_mut_ptr().cast()),
                 _ => match memory.arrays.get_mut(&p.source) {
                     Some(Array::Int(v)) => v.as_mut_ptr().cast(),
                     Some(Array::Real(v)) => v.as_mut_ptr().cast(),
@@ -300,7 +345,7 @@ impl Library {
         // SAFETY: the arguments are what `library_source` documents for
         // this program's parameters (checked in number above, each array of
         // the length its extents give); the pointers stay valid during the
-        // call (nothing touches `memory`, `values` or `returned`).
+        // call (nothing touches `memory`, `narrow`, `values` or `returned`).
         let status = unsafe {
             let f = self
                 .lib
@@ -342,6 +387,18 @@ impl Library {
         if let Some(e) = copy_error {
             return Err(fail(e));
         }
+        for (k, p) in params.iter().enumerate() {
+            if let (
+                Some(v),
+                ParamKind::Array {
+                    role: Role::Out, ..
+                },
+            ) = (&narrow[k], &p.kind)
+            {
+                let wide = v.iter().map(|&x| i64::from(x)).collect();
+                memory.arrays.insert(p.source.clone(), Array::Int(wide));
+            }
+        }
         Ok(s.output(&mut memory, input))
     }
 
@@ -359,7 +416,7 @@ impl Library {
         &self,
         comp: &spf::iegen::computation::Computation,
         p: &Parameter,
-        elem: ElemType,
+        elem: Elem,
         ptr: *mut c_void,
         memory: &Memory,
     ) -> Result<Array, String> {
@@ -370,8 +427,8 @@ impl Library {
         if ptr.is_null() {
             return if len == 0 {
                 Ok(match elem {
-                    ElemType::Int => Array::Int(Vec::new()),
-                    ElemType::Real => Array::Real(Vec::new()),
+                    Elem::Int(_) => Array::Int(Vec::new()),
+                    Elem::Real => Array::Real(Vec::new()),
                 })
             } else {
                 Err(format!("`{}` was not returned", p.source))
@@ -382,10 +439,16 @@ impl Library {
         // extents over the same values.
         Ok(unsafe {
             match elem {
-                ElemType::Int => {
+                Elem::Int(IndexWidth::W64) => {
                     Array::Int(std::slice::from_raw_parts(ptr.cast::<i64>(), len).to_vec())
                 }
-                ElemType::Real => {
+                Elem::Int(IndexWidth::W32) => Array::Int(
+                    std::slice::from_raw_parts(ptr.cast::<i32>(), len)
+                        .iter()
+                        .map(|&x| i64::from(x))
+                        .collect(),
+                ),
+                Elem::Real => {
                     Array::Real(std::slice::from_raw_parts(ptr.cast::<f64>(), len).to_vec())
                 }
             }

@@ -5,11 +5,11 @@
 //! * **Where**: `$SPF_CACHE_DIR` when set (tests use a temporary
 //!   directory), else `$XDG_CACHE_HOME/spf`, else `~/.cache/spf`.
 //! * **Key**: a SHA-256 of the spf version, the library ABI's version, the
-//!   index width (64 bits; the file name carries it, `-i64`, for a 32-bit
-//!   build to sit beside), the compiler command and flags, both
-//!   descriptors, and the library's C source itself (so that any change of
-//!   the synthesized code is another key). The file is
-//!   `SRC-DST-i64-HASH.so`, the hash's first 20 hex digits.
+//!   index width (32 or 64 bits; the file name carries it, `-i32` or
+//!   `-i64`, so that both builds sit side by side), the compiler command
+//!   and flags, both descriptors, and the library's C source itself (so
+//!   that any change of the synthesized code is another key). The file is
+//!   `SRC-DST-iW-HASH.so`, the hash's first 20 hex digits.
 //! * **Concurrency**: the compiler writes into a work directory of its own
 //!   inside the cache directory and the library is renamed into place, an
 //!   atomic step: two processes building one key at once both succeed, and
@@ -19,6 +19,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use sha2::{Digest, Sha256};
+use spf::codegen::width::IndexWidth;
 use spf::synth::Descriptor;
 
 use super::driver::{compile_with, find_compiler, C_FLAGS};
@@ -28,9 +29,6 @@ use super::progress::Progress;
 
 /// The flags a library is compiled with besides [`C_FLAGS`].
 const SHARED_FLAGS: &[&str] = &["-shared", "-fPIC", "-fvisibility=hidden"];
-
-/// The width of the indices the libraries take, in bits.
-const INDEX_BITS: u32 = 64;
 
 /// The cache directory: `$SPF_CACHE_DIR`, `$XDG_CACHE_HOME/spf` or
 /// `~/.cache/spf` (relative XDG paths are ignored, as the XDG
@@ -62,6 +60,7 @@ pub enum Origin {
 pub fn library_name(
     src: &Descriptor,
     dst: &Descriptor,
+    width: IndexWidth,
     compiler: &[String],
     source: &str,
 ) -> String {
@@ -69,7 +68,7 @@ pub fn library_name(
     for part in [
         format!("spf {}", env!("CARGO_PKG_VERSION")),
         format!("abi {ABI_VERSION}"),
-        format!("index {INDEX_BITS}"),
+        format!("index {width}"),
         format!("compiler {}", compiler.join(" ")),
         format!("flags {} {}", C_FLAGS.join(" "), SHARED_FLAGS.join(" ")),
         format!("src {src:?}"),
@@ -86,7 +85,7 @@ pub fn library_name(
         .map(|b| format!("{b:02x}"))
         .collect();
     format!(
-        "{}-{}-i{INDEX_BITS}-{hash}.so",
+        "{}-{}-i{width}-{hash}.so",
         file_safe(&src.name),
         file_safe(&dst.name)
     )
@@ -109,6 +108,7 @@ fn file_safe(name: &str) -> String {
 pub fn obtain(
     src: &Descriptor,
     dst: &Descriptor,
+    width: IndexWidth,
     source: &str,
     progress: &Progress,
 ) -> Result<(Library, PathBuf, Origin), CliError> {
@@ -116,7 +116,7 @@ pub fn obtain(
         CliError::Usage("no cache directory (set SPF_CACHE_DIR, XDG_CACHE_HOME or HOME)".into())
     })?;
     let compiler = find_compiler()?;
-    let path = dir.join(library_name(src, dst, &compiler, source));
+    let path = dir.join(library_name(src, dst, width, &compiler, source));
     if path.is_file() {
         if let Ok(lib) = Library::load(&path) {
             return Ok((lib, path, Origin::Cached));
@@ -147,21 +147,25 @@ mod tests {
     fn the_key_covers_formats_compiler_and_source() {
         let (coo, csr, csc) = (format("coo"), format("csr"), format("csc"));
         let cc = vec!["cc".to_string()];
-        let name = library_name(&coo, &csr, &cc, "int x;");
+        let w = IndexWidth::W64;
+        let name = library_name(&coo, &csr, w, &cc, "int x;");
         assert!(name.starts_with("COO-CSR-i64-"), "{name}");
         assert!(name.ends_with(".so"), "{name}");
         assert_eq!(name.len(), "COO-CSR-i64-".len() + 20 + ".so".len());
-        assert_eq!(name, library_name(&coo, &csr, &cc, "int x;"));
+        assert_eq!(name, library_name(&coo, &csr, w, &cc, "int x;"));
+        let narrow = library_name(&coo, &csr, IndexWidth::W32, &cc, "int x;");
+        assert!(narrow.starts_with("COO-CSR-i32-"), "{narrow}");
         for other in [
-            library_name(&coo, &csc, &cc, "int x;"),
-            library_name(&coo, &csr, &["clang".to_string()], "int x;"),
-            library_name(&coo, &csr, &cc, "int y;"),
+            narrow,
+            library_name(&coo, &csc, w, &cc, "int x;"),
+            library_name(&coo, &csr, w, &["clang".to_string()], "int x;"),
+            library_name(&coo, &csr, w, &cc, "int y;"),
         ] {
             assert_ne!(name, other);
         }
         // A descriptor's name is kept to file-name characters.
         let mut odd = coo.clone();
         odd.name = "my/fmt x".into();
-        assert!(library_name(&odd, &csr, &cc, "").starts_with("my_fmt_x-CSR-"));
+        assert!(library_name(&odd, &csr, w, &cc, "").starts_with("my_fmt_x-CSR-"));
     }
 }

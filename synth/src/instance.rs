@@ -109,6 +109,8 @@ use iegen::{
     Monotonicity, Set, UfRule, Var,
 };
 
+use codegen::width::IndexWidth;
+
 use crate::coordinate_sort::coordinate_order;
 use crate::descriptor::{Comparator, Descriptor, KeyExpr};
 use crate::oracle::fast::{CExpr, Env, Slot, Table};
@@ -165,6 +167,10 @@ pub struct Instance {
     pub symbols: BTreeMap<String, i64>,
     /// The index arrays and the value array, by name.
     pub arrays: BTreeMap<String, Values>,
+    /// The index width the instance records (JSON's `"index_width"`, an
+    /// `.npz` written from it), when it records one: a 32-bit instance's
+    /// sizes and index values must fit 32 bits ([`validate`] checks).
+    pub index_width: Option<IndexWidth>,
 }
 
 /// What is wrong with an instance: its JSON, or its content.
@@ -188,6 +194,10 @@ pub enum InstanceError {
         /// What is wrong.
         message: String,
     },
+    /// A size or an index value that does not fit the index width the
+    /// instance records.
+    #[error("the instance records 32-bit indices, but {0}")]
+    Width(String),
     /// The instance names another format.
     #[error("the instance is of format `{instance}`, not `{descriptor}`")]
     Format {
@@ -414,13 +424,27 @@ impl Instance {
             )
         })?;
         for key in object.keys() {
-            if !["format", "symbols", "arrays"].contains(&key.as_str()) {
+            if !["format", "symbols", "arrays", "index_width"].contains(&key.as_str()) {
                 return Err(structure(
                     key.clone(),
-                    "unknown key; an instance has \"format\", \"symbols\" and \"arrays\"",
+                    "unknown key; an instance has \"format\", \"symbols\", \"arrays\" \
+                     and optionally \"index_width\"",
                 ));
             }
         }
+        let index_width = match object.get("index_width") {
+            None => None,
+            Some(v) => Some(
+                v.as_i64()
+                    .and_then(|w| w.to_string().parse::<IndexWidth>().ok())
+                    .ok_or_else(|| {
+                        structure(
+                            "index_width",
+                            format!("expected 32 or 64, found {}", describe(v)),
+                        )
+                    })?,
+            ),
+        };
         let format = match object.get("format") {
             Some(serde_json::Value::String(s)) => s.clone(),
             Some(other) => {
@@ -509,7 +533,32 @@ impl Instance {
             format,
             symbols,
             arrays,
+            index_width,
         })
+    }
+
+    /// Every size an index width must hold to store the instance
+    /// ([`codegen::width`]), described: each symbol, each array's length,
+    /// and the value of largest magnitude (`col[17]`) of each index array
+    /// (each array but `value_array`, the format's values).
+    pub fn sizes(&self, value_array: &str) -> Vec<(String, i128)> {
+        let mut out: Vec<(String, i128)> = self
+            .symbols
+            .iter()
+            .map(|(name, &v)| (format!("the symbol {name}"), i128::from(v)))
+            .collect();
+        for (name, values) in &self.arrays {
+            let len = i128::try_from(values.len()).unwrap_or(i128::MAX);
+            out.push((format!("the length of {name}"), len));
+            let widest = values
+                .as_ints()
+                .filter(|_| name != value_array)
+                .and_then(|v| v.iter().enumerate().max_by_key(|(_, x)| x.unsigned_abs()));
+            if let Some((k, &v)) = widest {
+                out.push((format!("{name}[{k}]"), i128::from(v)));
+            }
+        }
+        out
     }
 
     /// The instance as JSON: `format`, `symbols`, `arrays`, keys sorted, one
@@ -556,7 +605,11 @@ impl Instance {
         if !self.arrays.is_empty() {
             out.push_str("\n  ");
         }
-        out.push_str("}\n}\n");
+        out.push('}');
+        if let Some(w) = self.index_width {
+            let _ = write!(out, ",\n  \"index_width\": {w}");
+        }
+        out.push_str("\n}\n");
         out
     }
 }
@@ -1574,6 +1627,13 @@ fn validate_entries_with_budget(
     budget: u64,
 ) -> Result<Entries, InstanceError> {
     let c = prepare(d, inst)?;
+    // An instance that records 32-bit indices holds only what fits them.
+    if let Some(w) = inst.index_width {
+        for (what, v) in inst.sizes(&d.data_name) {
+            w.check(what, v)
+                .map_err(|e| InstanceError::Width(e.to_string()))?;
+        }
+    }
     for (u, domain) in d.ufs.iter().zip(&c.domains) {
         let table = c.env.table(&u.name).expect("a table per index array");
         check_range(u, table, domain, &c)?;

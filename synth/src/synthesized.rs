@@ -11,6 +11,7 @@ use std::collections::BTreeMap;
 use codegen::ast::LoopProgram;
 use codegen::interp::{Array, Memory, RunError};
 use codegen::scan::ScanError;
+use codegen::width::{IndexWidth, Widths};
 use iegen::computation::Computation;
 use iegen::UfEnvironment;
 
@@ -184,8 +185,24 @@ impl Synthesized {
         program: &LoopProgram,
         input: &Instance,
     ) -> Result<Instance, ExecError> {
+        self.run_program_at(program, input, IndexWidth::W64)
+    }
+
+    /// [`Synthesized::run_program`] with the index arrays at `width`
+    /// ([`codegen::interp::run_at`]: a size or value that does not fit is
+    /// an error).
+    ///
+    /// # Errors
+    ///
+    /// As [`Synthesized::run_program`].
+    pub fn run_program_at(
+        &self,
+        program: &LoopProgram,
+        input: &Instance,
+        width: IndexWidth,
+    ) -> Result<Instance, ExecError> {
         let mut memory = self.memory(program, input)?;
-        codegen::interp::run(program, &mut memory, None)?;
+        codegen::interp::run_at(program, &mut memory, None, &Widths::uniform(width))?;
         Ok(self.output(&mut memory, input))
     }
 
@@ -199,6 +216,7 @@ impl Synthesized {
             format: dst.name.clone(),
             symbols: BTreeMap::new(),
             arrays: BTreeMap::new(),
+            index_width: None,
         };
         // Dense extents are shared: the destination's take the source's values.
         for (d, s) in dst.dense.iter().zip(&src.dense) {

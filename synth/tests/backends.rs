@@ -2,6 +2,12 @@
 //! `-Wall -Wextra -pedantic -Werror`, Rust with `-D warnings`) and agree
 //! with the interpreter, whose results the oracle checks (tests/synthesis.rs),
 //! for every ordered pair of the 2-D and of the 3-D formats.
+//!
+//! Index widths: the pairs alternate between 32-bit and 64-bit index
+//! arrays in a checkerboard over (source, destination), so that each
+//! source and each destination meets both widths, which costs no compilation more than one
+//! width; with `SPF_EXHAUSTIVE` set, every pair runs at both widths (twice
+//! the compilation).
 
 #[path = "../../codegen/tests/harness/mod.rs"]
 mod harness;
@@ -10,6 +16,7 @@ use std::path::Path;
 
 use codegen::ast::LoopProgram;
 use codegen::interp::{run, Memory};
+use codegen::width::IndexWidth;
 use synth::builtin::load_format;
 use synth::instance::Instance;
 use synth::representable::Representable;
@@ -61,21 +68,36 @@ fn check_pairs(formats: &[&str], inputs: &[Coordinates]) {
     };
     let coo = load_format(coo_name).unwrap();
     let descriptors: Vec<_> = formats.iter().map(|f| load_format(f).unwrap()).collect();
+    let both = std::env::var_os("SPF_EXHAUSTIVE").is_some();
     let mut pairs = Vec::new();
-    for s in &descriptors {
+    for (i, s) in descriptors.iter().enumerate() {
         let to_src = synthesize(&coo, s).unwrap();
         let to_src = (to_src.clone(), to_src.program().unwrap());
-        for d in &descriptors {
+        for (j, d) in descriptors.iter().enumerate() {
             let conv = synthesize(s, d).unwrap();
             let program = conv.program().unwrap();
             let cases = pair_cases(&to_src, &conv, &program, inputs);
-            pairs.push((program, cases));
+            pairs.push((program, cases, (i + j) % 2));
         }
     }
-    let batch: Vec<_> = pairs.iter().map(|(p, c)| (p, &c[..])).collect();
+    // Widths in a checkerboard over (source, destination).
+    let mut batch = Vec::new();
+    for (p, c, parity) in &pairs {
+        let widths: &[IndexWidth] = if both {
+            &IndexWidth::ALL
+        } else if *parity == 0 {
+            &[IndexWidth::W32]
+        } else {
+            &[IndexWidth::W64]
+        };
+        for &w in widths {
+            batch.push((p, &c[..], w));
+        }
+    }
+    let per_pair = if both { 2 } else { 1 };
     assert_eq!(
         harness::check_batch(&batch).len(),
-        formats.len() * formats.len()
+        formats.len() * formats.len() * per_pair
     );
 }
 

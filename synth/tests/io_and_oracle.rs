@@ -187,6 +187,7 @@ fn instance(format: &str, symbols: &[(&str, i64)], arrays: Vec<(&str, Values)>) 
             .into_iter()
             .map(|(k, v)| (k.to_string(), v))
             .collect(),
+        index_width: None,
     }
 }
 
@@ -995,7 +996,12 @@ fn json_errors_are_located_or_named() {
     );
     assert_eq!(
         structure(r#"{"format": "csr", "array": {}}"#),
-        "at `array`: unknown key; an instance has \"format\", \"symbols\" and \"arrays\""
+        "at `array`: unknown key; an instance has \"format\", \"symbols\", \"arrays\" and \
+         optionally \"index_width\""
+    );
+    assert_eq!(
+        structure(r#"{"format": "csr", "index_width": 16}"#),
+        "at `index_width`: expected 32 or 64, found the number 16"
     );
     assert_eq!(
         structure(r#"{"symbols": {}}"#),

@@ -163,6 +163,7 @@ fn other_formats_use_the_generic_layout() {
         ]
         .into_iter()
         .collect(),
+        index_width: None,
     };
     validate(&d, &inst).expect("a valid ELL");
     let (bytes, written) = write(&d, &inst);

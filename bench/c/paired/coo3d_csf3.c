@@ -6,8 +6,8 @@
 #include "paired.h"
 
 /* Entry numbers `in` stably sorted by key[in[.]] (in 0..extent) into `out`. */
-static int bl_counting_pass(int64_t n, const int64_t *key, int64_t extent, const int64_t *in,
-                            int64_t *out)
+static int bl_counting_pass(int64_t n, const bl_idx *key, int64_t extent, const bl_idx *in,
+                            bl_idx *out)
 {
     int64_t e, v, *count = (int64_t *)bl_calloc(extent + 1, sizeof *count);
     if (count == NULL)
@@ -22,20 +22,21 @@ static int bl_counting_pass(int64_t n, const int64_t *key, int64_t extent, const
     return 0;
 }
 
-void baseline(int64_t NR, int64_t NC, int64_t NZ, int64_t NNZ, const int64_t *row,
-              const int64_t *col, const int64_t *z, const double *A, int64_t *N0,
-              int64_t *NNZ_out, int64_t *N1, int64_t **idx0, int64_t **ptr1, int64_t **idx1,
-              int64_t **ptr2, int64_t **idx2, double **A_out)
+void baseline(int64_t NR, int64_t NC, int64_t NZ, int64_t NNZ, const bl_idx *row,
+              const bl_idx *col, const bl_idx *z, const double *A, int64_t *N0,
+              int64_t *NNZ_out, int64_t *N1, bl_idx **idx0, bl_idx **ptr1, bl_idx **idx1,
+              bl_idx **ptr2, bl_idx **idx2, double **A_out)
 {
-    int64_t e, n0 = 0, n1 = 0, *a, *b, *i0, *p1, *i1, *p2, *i2;
+    int64_t e, n0 = 0, n1 = 0;
+    bl_idx *a, *b, *i0, *p1, *i1, *p2, *i2;
     double *val;
-    a = (int64_t *)bl_malloc(NNZ, sizeof *a);
-    b = (int64_t *)bl_malloc(NNZ, sizeof *b);
-    i0 = (int64_t *)bl_malloc(NNZ < NR ? NNZ : NR, sizeof *i0);
-    p1 = (int64_t *)bl_malloc((NNZ < NR ? NNZ : NR) + 1, sizeof *p1);
-    i1 = (int64_t *)bl_malloc(NNZ, sizeof *i1);
-    p2 = (int64_t *)bl_malloc(NNZ + 1, sizeof *p2);
-    i2 = (int64_t *)bl_malloc(NNZ, sizeof *i2);
+    a = (bl_idx *)bl_malloc(NNZ, sizeof *a);
+    b = (bl_idx *)bl_malloc(NNZ, sizeof *b);
+    i0 = (bl_idx *)bl_malloc(NNZ < NR ? NNZ : NR, sizeof *i0);
+    p1 = (bl_idx *)bl_malloc((NNZ < NR ? NNZ : NR) + 1, sizeof *p1);
+    i1 = (bl_idx *)bl_malloc(NNZ, sizeof *i1);
+    p2 = (bl_idx *)bl_malloc(NNZ + 1, sizeof *p2);
+    i2 = (bl_idx *)bl_malloc(NNZ, sizeof *i2);
     val = (double *)bl_malloc(NNZ, sizeof *val);
     if (a == NULL || b == NULL || i0 == NULL || p1 == NULL || i1 == NULL || p2 == NULL ||
         i2 == NULL || val == NULL)

@@ -2,9 +2,9 @@
  * (bl_coo3_to_mcoo3). */
 #include "paired.h"
 
-void baseline(int64_t NR, int64_t NC, int64_t NZ, int64_t NNZ, const int64_t *row,
-              const int64_t *col, const int64_t *z, const double *A, int64_t *NNZ_out,
-              int64_t **row_out, int64_t **col_out, int64_t **z_out, double **A_out)
+void baseline(int64_t NR, int64_t NC, int64_t NZ, int64_t NNZ, const bl_idx *row,
+              const bl_idx *col, const bl_idx *z, const double *A, int64_t *NNZ_out,
+              bl_idx **row_out, bl_idx **col_out, bl_idx **z_out, double **A_out)
 {
     bl_out o;
     if (bl_coo3_to_mcoo3(NR, NC, NZ, NNZ, row, col, z, A, &o) != 0)

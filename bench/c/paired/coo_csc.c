@@ -2,8 +2,8 @@
  * column sorted by row (bl_coo_to_compressed). */
 #include "paired.h"
 
-void baseline(int64_t NR, int64_t NC, int64_t NNZ, const int64_t *row, const int64_t *col,
-              const double *A, int64_t *NNZ_out, int64_t *colptr, int64_t **row_out,
+void baseline(int64_t NR, int64_t NC, int64_t NNZ, const bl_idx *row, const bl_idx *col,
+              const double *A, int64_t *NNZ_out, bl_idx *colptr, bl_idx **row_out,
               double **A_out)
 {
     bl_out o;

@@ -2,8 +2,8 @@
  * program's rowptr, then each row sorted by column (bl_coo_to_compressed). */
 #include "paired.h"
 
-void baseline(int64_t NR, int64_t NC, int64_t NNZ, const int64_t *row, const int64_t *col,
-              const double *A, int64_t *NNZ_out, int64_t *rowptr, int64_t **col_out,
+void baseline(int64_t NR, int64_t NC, int64_t NNZ, const bl_idx *row, const bl_idx *col,
+              const double *A, int64_t *NNZ_out, bl_idx *rowptr, bl_idx **col_out,
               double **A_out)
 {
     bl_out o;

@@ -1,8 +1,8 @@
 /* COO -> DIA: a lookup table of the occupied diagonals (bl_coo_to_dia). */
 #include "paired.h"
 
-void baseline(int64_t NR, int64_t NC, int64_t NNZ, const int64_t *row, const int64_t *col,
-              const double *A, int64_t *ND, int64_t **off, double **A_out)
+void baseline(int64_t NR, int64_t NC, int64_t NNZ, const bl_idx *row, const bl_idx *col,
+              const double *A, int64_t *ND, bl_idx **off, double **A_out)
 {
     bl_out o;
     if (bl_coo_to_dia(NR, NC, NNZ, row, col, A, &o) != 0)

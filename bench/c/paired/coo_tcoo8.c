@@ -5,12 +5,13 @@
  * cursors. O(nnz + NR + 8 x tiles) after the CSR. */
 #include "paired.h"
 
-void baseline(int64_t NR, int64_t NC, int64_t NNZ, const int64_t *row, const int64_t *col,
-              const double *A, int64_t *NNZ_out, int64_t **row_out, int64_t **col_out,
+void baseline(int64_t NR, int64_t NC, int64_t NNZ, const bl_idx *row, const bl_idx *col,
+              const double *A, int64_t *NNZ_out, bl_idx **row_out, bl_idx **col_out,
               double **A_out)
 {
     bl_out o;
-    int64_t band, q = 0, *ptr, *cidx, *orow, *ocol;
+    int64_t band, q = 0;
+    bl_idx *ptr, *cidx, *orow, *ocol;
     double *val, *oval;
     (void)NC;
     if (bl_coo_to_compressed(NR, NNZ, row, col, A, NULL, &o) != 0)
@@ -18,8 +19,8 @@ void baseline(int64_t NR, int64_t NC, int64_t NNZ, const int64_t *row, const int
     ptr = o.idx[0];
     cidx = o.idx[1];
     val = o.val;
-    orow = (int64_t *)bl_malloc(NNZ, sizeof *orow);
-    ocol = (int64_t *)bl_malloc(NNZ, sizeof *ocol);
+    orow = (bl_idx *)bl_malloc(NNZ, sizeof *orow);
+    ocol = (bl_idx *)bl_malloc(NNZ, sizeof *ocol);
     oval = (double *)bl_malloc(NNZ, sizeof *oval);
     if (orow == NULL || ocol == NULL || oval == NULL)
         bl_fail("COO -> TCOO8");

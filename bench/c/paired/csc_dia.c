@@ -2,8 +2,8 @@
  * (bl_compressed_to_dia). */
 #include "paired.h"
 
-void baseline(int64_t NR, int64_t NC, int64_t NNZ, const int64_t *colptr, const int64_t *row,
-              const double *A, int64_t *ND, int64_t **off, double **A_out)
+void baseline(int64_t NR, int64_t NC, int64_t NNZ, const bl_idx *colptr, const bl_idx *row,
+              const double *A, int64_t *ND, bl_idx **off, double **A_out)
 {
     bl_out o;
     (void)NNZ;

@@ -2,8 +2,8 @@
  * appended to its row (bl_csc_to_ell). */
 #include "paired.h"
 
-void baseline(int64_t NR, int64_t NC, int64_t NNZ, const int64_t *colptr, const int64_t *row,
-              const double *A, int64_t *W, int64_t **col, double **A_out)
+void baseline(int64_t NR, int64_t NC, int64_t NNZ, const bl_idx *colptr, const bl_idx *row,
+              const double *A, int64_t *W, bl_idx **col, double **A_out)
 {
     bl_out o;
     (void)NNZ;

@@ -2,8 +2,8 @@
  * (bl_transpose). */
 #include "paired.h"
 
-void baseline(int64_t NR, int64_t NC, int64_t NNZ, const int64_t *rowptr, const int64_t *col,
-              const double *A, int64_t *NNZ_out, int64_t *colptr, int64_t **row,
+void baseline(int64_t NR, int64_t NC, int64_t NNZ, const bl_idx *rowptr, const bl_idx *col,
+              const double *A, int64_t *NNZ_out, bl_idx *colptr, bl_idx **row,
               double **A_out)
 {
     bl_out o;

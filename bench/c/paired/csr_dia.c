@@ -2,8 +2,8 @@
  * (bl_compressed_to_dia). */
 #include "paired.h"
 
-void baseline(int64_t NR, int64_t NC, int64_t NNZ, const int64_t *rowptr, const int64_t *col,
-              const double *A, int64_t *ND, int64_t **off, double **A_out)
+void baseline(int64_t NR, int64_t NC, int64_t NNZ, const bl_idx *rowptr, const bl_idx *col,
+              const double *A, int64_t *ND, bl_idx **off, double **A_out)
 {
     bl_out o;
     (void)NNZ;

@@ -1,8 +1,8 @@
 /* CSR -> ELL: rows copied into zeroed slots (bl_csr_to_ell). */
 #include "paired.h"
 
-void baseline(int64_t NR, int64_t NC, int64_t NNZ, const int64_t *rowptr, const int64_t *col,
-              const double *A, int64_t *W, int64_t **col_out, double **A_out)
+void baseline(int64_t NR, int64_t NC, int64_t NNZ, const bl_idx *rowptr, const bl_idx *col,
+              const double *A, int64_t *W, bl_idx **col_out, double **A_out)
 {
     bl_out o;
     (void)NC;

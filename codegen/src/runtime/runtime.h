@@ -1842,9 +1842,10 @@ static inline int64_t spf_scatter_count(const spf_scatter *s, int64_t v)
 }
 
 /* Freezes the scatter: the prefix sums of the counts into start (e + 1
- * elements), each key's next free position into next, O(e); a second call
- * does nothing. */
-static inline void spf_scatter_sort_to(spf_scatter *s, int64_t *start)
+ * elements) and, unless NULL, into start32 (a caller's 32-bit array, whose
+ * sums then fit: spf_scatter_sort_into_i32), each key's next free position
+ * into next, O(e); a second call does nothing. */
+static inline void spf_scatter_sort_to(spf_scatter *s, int64_t *start, int32_t *start32)
 {
     int64_t v, sum = 0;
     spf_scatter_close(s, SPF_SCATTER_SORTED);
@@ -1853,10 +1854,14 @@ static inline void spf_scatter_sort_to(spf_scatter *s, int64_t *start)
     for (v = 0; v < s->e; v++) {
         const uint32_t c = s->next[v];
         start[v] = sum;
+        if (start32 != NULL)
+            start32[v] = (int32_t)sum;
         s->next[v] = (uint32_t)sum;
         sum += c;
     }
     start[s->e] = sum;
+    if (start32 != NULL)
+        start32[s->e] = (int32_t)sum;
 }
 
 /* Freezes the scatter: the prefix sums of the counts, O(e) (a second call
@@ -1864,7 +1869,7 @@ static inline void spf_scatter_sort_to(spf_scatter *s, int64_t *start)
 static inline void spf_scatter_sort(spf_scatter *s)
 {
     if (!s->sorted)
-        spf_scatter_sort_to(s, (int64_t *)spf_alloc(s->e + 1, sizeof *s->start));
+        spf_scatter_sort_to(s, (int64_t *)spf_alloc(s->e + 1, sizeof *s->start), NULL);
 }
 
 /* sort(), with the prefix sums written to the caller's array start (e + 1
@@ -1876,7 +1881,20 @@ static inline void spf_scatter_sort_into(spf_scatter *s, int64_t *start)
     if (s->sorted)
         return;
     s->own_start = 0;
-    spf_scatter_sort_to(s, start);
+    spf_scatter_sort_to(s, start, NULL);
+}
+
+/* sort(), with the prefix sums also written to the caller's 32-bit array
+ * start32 (e + 1 elements) in the same pass: a 32-bit pointer array of a
+ * transposition without a copy loop (the scatter keeps its own 64-bit
+ * sums). At most 2^31 - 1 entries (checked: a sum never wraps). */
+static inline void spf_scatter_sort_into_i32(spf_scatter *s, int32_t *start32)
+{
+    if (s->sorted)
+        return;
+    if (SPF_UNLIKELY(s->n > INT32_MAX))
+        spf_die("a 32-bit pointer array holds at most 2^31 - 1 entries", s->n);
+    spf_scatter_sort_to(s, (int64_t *)spf_alloc(s->e + 1, sizeof *s->start), start32);
 }
 
 /* The number of entries inserted. */
@@ -1940,70 +1958,83 @@ static inline int64_t spf_scatter_place_inserted(spf_scatter *s, int64_t v)
 #define SPF_LOOKAHEAD_LINES 48
 #endif
 
-/* The cache lines a window of 64 consecutive entries of the loop writes,
- * on average over 32 windows spread across keys[0..len): the loop's
- * concurrent write streams. An entry with key v writes at element
- * next[v] (spread 0: a place() after sort()) or about v * spread / e (a
- * slot() into a target of spread elements, e keys), of elem bytes. 0 for
- * fewer than 64 keys. */
-static inline int64_t spf_scatter_lines(const spf_scatter *s, const int64_t *keys, int64_t len,
-                                        int64_t spread, size_t elem)
-{
-    enum { WINDOW = 64, WINDOWS = 32 };
-    const int64_t per_key = s->e > 0 ? spread / s->e : 0;
-    uint64_t line[WINDOW];
-    int64_t total = 0, w, i, j;
-    if (len < WINDOW)
-        return 0;
-    for (w = 0; w < WINDOWS; w++) {
-        const int64_t at = (len - WINDOW) / WINDOWS * w;
-        for (i = 0; i < WINDOW; i++) {
-            const int64_t v = keys[at + i];
-            uint64_t x;
-            if ((uint64_t)v >= (uint64_t)s->e)
-                x = 0;
-            else if (spread > 0)
-                x = (uint64_t)v * (uint64_t)per_key;
-            else
-                x = (uint64_t)s->next[v];
-            x = x * elem / 64;
-            for (j = i; j > 0 && line[j - 1] > x; j--)
-                line[j] = line[j - 1];
-            line[j] = x;
-        }
-        for (i = 0; i < WINDOW; i++)
-            total += i == 0 || line[i] != line[i - 1];
+/* The readers of a placing loop's keys, defined once per key width by
+ * SPF_KEY_READERS(T, S): spf_scatter_lines, spf_scatter_far and
+ * spf_ahead_key for int64_t keys, the same with the suffix _i32 for the
+ * int32_t keys of a 32-bit index array.
+ *
+ * spf_scatter_lines: the cache lines a window of 64 consecutive entries
+ * of the loop writes, on average over 32 windows spread across
+ * keys[0..len): the loop's concurrent write streams. An entry with key v
+ * writes at element next[v] (spread 0: a place() after sort()) or about
+ * v * spread / e (a slot() into a target of spread elements, e keys), of
+ * elem bytes. 0 for fewer than 64 keys.
+ *
+ * spf_scatter_far: whether the loop placing the entries (entry_bytes
+ * written per entry, the keys keys[0..len), spread and elem as for
+ * spf_scatter_lines) should look ahead: the entries' writes reach
+ * SPF_LOOKAHEAD_BYTES and go to SPF_LOOKAHEAD_LINES lines at a time or
+ * more. The hardware prefetchers follow a few dozen sequential streams: a
+ * banded matrix's transposition writes to 26-42 lines in 64 entries
+ * (ecology1, atmosmodd: looking ahead costs 3-6%), a power-law or block
+ * matrix's to 54-64 (webbase-1M, pwtk: looking ahead gains 20-45%). 0
+ * disables either test.
+ *
+ * spf_ahead_key: keys[i], i clamped into 0..len-1 (0 when len is 0): the
+ * key of an entry placed further on, read in bounds near the end of the
+ * keys. */
+#define SPF_KEY_READERS(T, S)                                                                   \
+    static inline int64_t spf_scatter_lines##S(const spf_scatter *s, const T *keys, int64_t len, \
+                                               int64_t spread, size_t elem)                     \
+    {                                                                                           \
+        enum { WINDOW = 64, WINDOWS = 32 };                                                     \
+        const int64_t per_key = s->e > 0 ? spread / s->e : 0;                                   \
+        uint64_t line[WINDOW];                                                                  \
+        int64_t total = 0, w, i, j;                                                             \
+        if (len < WINDOW)                                                                       \
+            return 0;                                                                           \
+        for (w = 0; w < WINDOWS; w++) {                                                         \
+            const int64_t at = (len - WINDOW) / WINDOWS * w;                                    \
+            for (i = 0; i < WINDOW; i++) {                                                      \
+                const int64_t v = keys[at + i];                                                 \
+                uint64_t x;                                                                     \
+                if ((uint64_t)v >= (uint64_t)s->e)                                              \
+                    x = 0;                                                                      \
+                else if (spread > 0)                                                            \
+                    x = (uint64_t)v * (uint64_t)per_key;                                        \
+                else                                                                            \
+                    x = (uint64_t)s->next[v];                                                   \
+                x = x * elem / 64;                                                              \
+                for (j = i; j > 0 && line[j - 1] > x; j--)                                      \
+                    line[j] = line[j - 1];                                                      \
+                line[j] = x;                                                                    \
+            }                                                                                   \
+            for (i = 0; i < WINDOW; i++)                                                        \
+                total += i == 0 || line[i] != line[i - 1];                                      \
+        }                                                                                       \
+        return total / WINDOWS;                                                                 \
+    }                                                                                           \
+                                                                                                \
+    static inline int spf_scatter_far##S(const spf_scatter *s, size_t entry_bytes, const T *keys, \
+                                         int64_t len, int64_t spread, size_t elem)              \
+    {                                                                                           \
+        const uint64_t bytes = (uint64_t)s->n * (uint64_t)entry_bytes;                          \
+        if (bytes + 1 <= (uint64_t)SPF_LOOKAHEAD_BYTES) /* <, quiet when 0 */                   \
+            return 0;                                                                           \
+        if (SPF_LOOKAHEAD_LINES <= 0)                                                           \
+            return 1;                                                                           \
+        return spf_scatter_lines##S(s, keys, len, spread, elem) >= SPF_LOOKAHEAD_LINES;         \
+    }                                                                                           \
+                                                                                                \
+    static inline int64_t spf_ahead_key##S(const T *keys, int64_t len, int64_t i)               \
+    {                                                                                           \
+        if (SPF_UNLIKELY(len <= 0))                                                             \
+            return 0;                                                                           \
+        return keys[i < len ? (i > 0 ? i : 0) : len - 1];                                       \
     }
-    return total / WINDOWS;
-}
 
-/* Whether the loop placing the entries (entry_bytes written per entry,
- * the keys keys[0..len), spread and elem as for spf_scatter_lines) should
- * look ahead: the entries' writes reach SPF_LOOKAHEAD_BYTES and go to
- * SPF_LOOKAHEAD_LINES lines at a time or more. The hardware prefetchers
- * follow a few dozen sequential streams: a banded matrix's transposition
- * writes to 26-42 lines in 64 entries (ecology1, atmosmodd: looking ahead
- * costs 3-6%), a power-law or block matrix's to 54-64 (webbase-1M, pwtk:
- * looking ahead gains 20-45%). 0 disables either test. */
-static inline int spf_scatter_far(const spf_scatter *s, size_t entry_bytes, const int64_t *keys,
-                                  int64_t len, int64_t spread, size_t elem)
-{
-    const uint64_t bytes = (uint64_t)s->n * (uint64_t)entry_bytes;
-    if (bytes + 1 <= (uint64_t)SPF_LOOKAHEAD_BYTES) /* <, quiet when 0 */
-        return 0;
-    if (SPF_LOOKAHEAD_LINES <= 0)
-        return 1;
-    return spf_scatter_lines(s, keys, len, spread, elem) >= SPF_LOOKAHEAD_LINES;
-}
-
-/* keys[i], i clamped into 0..len-1 (0 when len is 0): the key of an entry
- * placed further on, read in bounds near the end of the keys. */
-static inline int64_t spf_ahead_key(const int64_t *keys, int64_t len, int64_t i)
-{
-    if (SPF_UNLIKELY(len <= 0))
-        return 0;
-    return keys[i < len ? (i > 0 ? i : 0) : len - 1];
-}
+SPF_KEY_READERS(int64_t, )
+SPF_KEY_READERS(int32_t, _i32)
 
 /* Prefetches key v's counter. With SPF_INPUT_VALIDATED, the keys are in
  * 0..e and unchecked; otherwise a key outside prefetches nothing. */

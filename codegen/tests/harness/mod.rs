@@ -16,10 +16,11 @@ use std::path::Path;
 use std::process::Command;
 
 use codegen::ast::LoopProgram;
-use codegen::c::{c_parameters, emit_c};
+use codegen::c::{c_parameters_with, emit_c_with};
 use codegen::emit::{ParamKind, Parameter};
-use codegen::interp::{run, Array, Memory};
-use codegen::rust::{emit_rust, rust_parameters};
+use codegen::interp::{run_at, Array, Memory};
+use codegen::rust::{emit_rust_with, rust_parameters_with};
+use codegen::width::{IndexWidth, Widths};
 use iegen::computation::{ElemType, Role};
 
 /// The results of one run: every live-out data space, by name.
@@ -136,8 +137,9 @@ fn c_length(program: &LoopProgram, params: &[Parameter], source: &str) -> String
     factors.join(" * ")
 }
 
-/// One program of a batch and the memories it runs on.
-pub type Item<'a> = (&'a LoopProgram, &'a [Memory]);
+/// One program of a batch, the memories it runs on, and the width of the
+/// index arrays it takes and returns.
+pub type Item<'a> = (&'a LoopProgram, &'a [Memory], IndexWidth);
 
 /// A C program: the emitted function and a `main` that calls it once per
 /// memory and prints every live-out data space after each call. An array
@@ -145,17 +147,22 @@ pub type Item<'a> = (&'a LoopProgram, &'a [Memory]);
 /// length its extents give, and freed; its memory in `mems` (an empty array
 /// will do) gives its element type only.
 pub fn c_driver(program: &LoopProgram, mems: &[Memory]) -> String {
-    format!("{}\n{}", c_unit(0, program, mems), c_main(1))
+    format!(
+        "{}\n{}",
+        c_unit(0, program, mems, IndexWidth::W64),
+        c_main(1)
+    )
 }
 
 /// A C translation unit: the emitted function and `spf_drv_K`, which
 /// prints `@program K` and runs it on each memory as [`c_driver`] does.
 /// Each program of a batch is its own unit, compiled as it would be alone.
-pub fn c_unit(k: usize, program: &LoopProgram, mems: &[Memory]) -> String {
+pub fn c_unit(k: usize, program: &LoopProgram, mems: &[Memory], width: IndexWidth) -> String {
+    let widths = Widths::uniform(width);
     format!(
         "#include <stdio.h>\n#include <stdlib.h>\n{}\nvoid spf_drv_{k}(void);\nvoid spf_drv_{k}(void)\n{{\n    printf(\"@program {k}\\n\");\n{}}}\n",
-        emit_c(program).expect("emit_c"),
-        c_cases(program, mems)
+        emit_c_with(program, &widths).expect("emit_c"),
+        c_cases(program, mems, &widths)
     )
 }
 
@@ -174,8 +181,8 @@ pub fn c_main(n: usize) -> String {
 }
 
 /// The blocks of a C driver that run `program` on each memory.
-fn c_cases(program: &LoopProgram, mems: &[Memory]) -> String {
-    let params = c_parameters(program).expect("c_parameters");
+fn c_cases(program: &LoopProgram, mems: &[Memory], widths: &Widths) -> String {
+    let params = c_parameters_with(program, widths).expect("c_parameters");
     let mut m = String::new();
     for (case, mem) in mems.iter().enumerate() {
         m.push_str("    {\n");
@@ -193,13 +200,13 @@ fn c_cases(program: &LoopProgram, mems: &[Memory]) -> String {
                     let _ = writeln!(
                         m,
                         "        static {cst}{} {n}[] = {{{}}};",
-                        c_type(*elem),
+                        elem.c_type(),
                         c_values(a)
                     );
                     args.push(n.clone());
                 }
                 ParamKind::DynArray { elem } => {
-                    let _ = writeln!(m, "        {} *{n} = NULL;", c_type(*elem));
+                    let _ = writeln!(m, "        {} *{n} = NULL;", elem.c_type());
                     args.push(format!("&{n}"));
                 }
                 ParamKind::Scalar { elem, role } => {
@@ -277,7 +284,7 @@ fn rust_type(elem: ElemType) -> &'static str {
 
 /// A Rust program: the emitted function and a `main` like [`c_driver`]'s.
 pub fn rust_driver(program: &LoopProgram, mems: &[Memory]) -> String {
-    rust_batch_driver(&[(program, mems)])
+    rust_batch_driver(&[(program, mems, IndexWidth::W64)])
 }
 
 /// A Rust program holding every program of `items`, each in its own module
@@ -286,13 +293,14 @@ pub fn rust_driver(program: &LoopProgram, mems: &[Memory]) -> String {
 pub fn rust_batch_driver(items: &[Item<'_>]) -> String {
     let mut code = String::new();
     let mut main = String::from("fn main() {\n");
-    for (k, (program, mems)) in items.iter().enumerate() {
-        let emitted = emit_rust(program).expect("emit_rust");
+    for (k, (program, mems, width)) in items.iter().enumerate() {
+        let widths = Widths::uniform(*width);
+        let emitted = emit_rust_with(program, &widths).expect("emit_rust");
         let call = format!("p{k}::{}", emit_function_name(&emitted));
         let _ = write!(
             code,
             "mod p{k} {{\n{emitted}}}\n\nfn drv_{k}() {{\n    println!(\"@program {k}\");\n{}}}\n\n",
-            rust_cases(program, mems, &call)
+            rust_cases(program, mems, &call, &widths)
         );
         let _ = writeln!(main, "    drv_{k}();");
     }
@@ -302,8 +310,8 @@ pub fn rust_batch_driver(items: &[Item<'_>]) -> String {
 
 /// The blocks of a Rust driver that run `program` (its function called as
 /// `fname`) on each memory.
-fn rust_cases(program: &LoopProgram, mems: &[Memory], fname: &str) -> String {
-    let params = rust_parameters(program).expect("rust_parameters");
+fn rust_cases(program: &LoopProgram, mems: &[Memory], fname: &str, widths: &Widths) -> String {
+    let params = rust_parameters_with(program, widths).expect("rust_parameters");
     let mut m = String::new();
     for (case, mem) in mems.iter().enumerate() {
         m.push_str("    {\n");
@@ -325,7 +333,7 @@ fn rust_cases(program: &LoopProgram, mems: &[Memory], fname: &str) -> String {
                     let _ = writeln!(
                         m,
                         "        let {mt}{n}: Vec<{}> = vec![{}];",
-                        rust_type(*elem),
+                        elem.rust_type(),
                         rust_values(a)
                     );
                     args.push(pass);
@@ -334,7 +342,7 @@ fn rust_cases(program: &LoopProgram, mems: &[Memory], fname: &str) -> String {
                     let _ = writeln!(
                         m,
                         "        let mut {n}: Vec<{}> = Vec::new();",
-                        rust_type(*elem)
+                        elem.rust_type()
                     );
                     args.push(format!("&mut {n}"));
                 }
@@ -431,7 +439,7 @@ fn parse_batch(text: &str, items: &[Item<'_>]) -> Vec<Vec<Outputs>> {
     sections
         .iter()
         .zip(items)
-        .map(|(section, (_, mems))| parse_output(section, mems))
+        .map(|(section, (_, mems, _))| parse_output(section, mems))
         .collect()
 }
 
@@ -463,7 +471,7 @@ pub const CFLAGS: &[&str] = &[
 /// Compiles `program` with a C driver for `mems`, runs it and returns the
 /// results of each case.
 pub fn run_c(dir: &Path, program: &LoopProgram, mems: &[Memory]) -> Vec<Outputs> {
-    run_c_batch(dir, &[(program, mems)])
+    run_c_batch(dir, &[(program, mems, IndexWidth::W64)])
         .pop()
         .expect("one program")
 }
@@ -474,9 +482,9 @@ pub fn run_c(dir: &Path, program: &LoopProgram, mems: &[Memory]) -> Vec<Outputs>
 /// case of each program.
 pub fn run_c_batch(dir: &Path, items: &[Item<'_>]) -> Vec<Vec<Outputs>> {
     let mut units = Vec::with_capacity(items.len() + 1);
-    for (k, (program, mems)) in items.iter().enumerate() {
+    for (k, (program, mems, width)) in items.iter().enumerate() {
         let unit = format!("driver_{k}.c");
-        std::fs::write(dir.join(&unit), c_unit(k, program, mems)).unwrap();
+        std::fs::write(dir.join(&unit), c_unit(k, program, mems, *width)).unwrap();
         units.push(unit);
     }
     std::fs::write(dir.join("driver_main.c"), c_main(items.len())).unwrap();
@@ -516,7 +524,7 @@ pub fn run_c_batch(dir: &Path, items: &[Item<'_>]) -> Vec<Vec<Outputs>> {
 /// Compiles `program` with a Rust driver for `mems` (`rustc -D warnings`),
 /// runs it and returns the results of each case.
 pub fn run_rust(dir: &Path, program: &LoopProgram, mems: &[Memory]) -> Vec<Outputs> {
-    run_rust_batch(dir, &[(program, mems)])
+    run_rust_batch(dir, &[(program, mems, IndexWidth::W64)])
         .pop()
         .expect("one program")
 }
@@ -546,21 +554,29 @@ pub fn run_rust_batch(dir: &Path, items: &[Item<'_>]) -> Vec<Vec<Outputs>> {
 /// that all three agree with the case's reference on every live-out data
 /// space, and returns the interpreter's memories.
 pub fn check_cases(program: &LoopProgram, cases: &[(Memory, Outputs)]) -> Vec<Memory> {
-    check_batch(&[(program, cases)]).pop().expect("one program")
+    check_batch(&[(program, cases, IndexWidth::W64)])
+        .pop()
+        .expect("one program")
 }
 
-/// [`check_cases`] for every program of `batch` at once: one C and one Rust
-/// driver hold them all (their function names distinct), each built by one
-/// compiler invocation, the two in parallel; returns the interpreter's memories of each program.
-pub fn check_batch(batch: &[(&LoopProgram, &[(Memory, Outputs)])]) -> Vec<Vec<Memory>> {
+/// A program of [`check_batch`], its cases (a memory and the expected
+/// outputs), and the width of its index arrays.
+pub type Checked<'a> = (&'a LoopProgram, &'a [(Memory, Outputs)], IndexWidth);
+
+/// [`check_cases`] for every program of `batch` at once, each with its
+/// index arrays at its width (in C, Rust and the interpreter): one C and
+/// one Rust driver hold them all (their function names distinct), each
+/// built by one compiler invocation, the two in parallel; returns the
+/// interpreter's memories of each program.
+pub fn check_batch(batch: &[Checked<'_>]) -> Vec<Vec<Memory>> {
     let mems: Vec<Vec<Memory>> = batch
         .iter()
-        .map(|(_, cases)| cases.iter().map(|(m, _)| m.clone()).collect())
+        .map(|(_, cases, _)| cases.iter().map(|(m, _)| m.clone()).collect())
         .collect();
     let items: Vec<Item<'_>> = batch
         .iter()
         .zip(&mems)
-        .map(|((p, _), m)| (*p, &m[..]))
+        .map(|((p, _, w), m)| (*p, &m[..], *w))
         .collect();
     let dir = tempfile::tempdir().unwrap();
     let (c_out, rust_out) = std::thread::scope(|s| {
@@ -575,15 +591,15 @@ pub fn check_batch(batch: &[(&LoopProgram, &[(Memory, Outputs)])]) -> Vec<Vec<Me
     batch
         .iter()
         .zip(c_out.iter().zip(&rust_out))
-        .map(|((program, cases), (c_out, rust_out))| {
-            let name = &program.computation.name;
-            let params = c_parameters(program).unwrap();
+        .map(|((program, cases, width), (c_out, rust_out))| {
+            let name = &format!("{} ({width}-bit)", program.computation.name);
+            let params = c_parameters_with(program, &Widths::uniform(*width)).unwrap();
             let outs = live_out(&params);
             assert!(!outs.is_empty(), "{name}");
             let mut results = Vec::with_capacity(cases.len());
             for (case, (mem, reference)) in cases.iter().enumerate() {
                 let mut interp = mem.clone();
-                run(program, &mut interp, None)
+                run_at(program, &mut interp, None, &Widths::uniform(*width))
                     .unwrap_or_else(|e| panic!("{name}, case {case}: the interpreter fails: {e}"));
                 for p in &outs {
                     let space = &p.source;

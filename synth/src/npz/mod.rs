@@ -32,6 +32,8 @@ pub mod layout;
 use std::collections::BTreeMap;
 use std::io::{Read, Seek, Write};
 
+use codegen::width::IndexWidth;
+
 use zip::{ZipArchive, ZipWriter};
 
 use crate::descriptor::Descriptor;
@@ -271,6 +273,7 @@ fn read_scipy<R: Read + Seek>(
         format: d.name.clone(),
         symbols: symbols.iter().map(|(k, v)| (back(k), *v)).collect(),
         arrays: arrays.into_iter().map(|(k, v)| (back(&k), v)).collect(),
+        index_width: None,
     })
 }
 
@@ -406,8 +409,12 @@ fn read_generic<R: Read + Seek>(
 // ---------------------------------------------------------------------------
 // Writing
 
-/// Whether every index and symbol of the instance fits in an int32.
+/// Whether the index arrays are written as int32: when every index and
+/// symbol fits, unless the instance records 64-bit indices.
 fn narrow(inst: &Instance) -> bool {
+    if inst.index_width == Some(IndexWidth::W64) {
+        return false;
+    }
     let fits = |v: i64| i32::try_from(v).is_ok();
     inst.symbols.values().all(|&v| fits(v))
         && inst

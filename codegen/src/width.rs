@@ -1,0 +1,381 @@
+//! Index widths: how many bits the generated code stores an index-array
+//! element in (MLIR's `posWidth` / `crdWidth`).
+//!
+//! Only the storage of the arrays a generated function takes and returns
+//! changes: symbols, loop variables and every computation stay 64-bit
+//! (`int64_t`, `i64`), a 32-bit element is widened where it is read and
+//! narrowed where it is stored. A narrowing store cannot wrap around: a
+//! 32-bit function is only called on an instance whose sizes fit
+//! ([`IndexWidth::check`]: every symbol, every array length and every
+//! index value at most `2^31 - 1` in magnitude), and the function itself
+//! checks its symbols on entry and the length of every array it sizes
+//! before it writes it. Every index value it stores is a coordinate
+//! (bounded by a dimension, a symbol) or a position (bounded by the length
+//! of the array it points into), so these checks cover them all.
+//! Temporaries stay 64-bit.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::str::FromStr;
+
+use iegen::computation::ElemType;
+
+/// The width of the integers an index array stores.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum IndexWidth {
+    /// `int32_t` / `i32`: half the bytes, for instances whose sizes fit.
+    W32,
+    /// `int64_t` / `i64`.
+    #[default]
+    W64,
+}
+
+/// A size that does not fit the width asked for.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{what} is {value}: more than {width}-bit indices hold ({max}); use 64-bit indices")]
+pub struct TooWide {
+    /// What the size is (`the symbol NNZ`, `the length of col`).
+    pub what: String,
+    /// Its value.
+    pub value: i128,
+    /// The width's bits.
+    pub width: u32,
+    /// The largest magnitude the width holds.
+    pub max: i64,
+}
+
+impl IndexWidth {
+    /// Both widths, narrowest first.
+    pub const ALL: [IndexWidth; 2] = [IndexWidth::W32, IndexWidth::W64];
+
+    /// 32 or 64.
+    pub fn bits(self) -> u32 {
+        match self {
+            IndexWidth::W32 => 32,
+            IndexWidth::W64 => 64,
+        }
+    }
+
+    /// The largest value an element holds (`2^31 - 1`, `2^63 - 1`).
+    pub fn max(self) -> i64 {
+        match self {
+            IndexWidth::W32 => i64::from(i32::MAX),
+            IndexWidth::W64 => i64::MAX,
+        }
+    }
+
+    /// Whether `value` fits, as a size or an index value: `|value| <=
+    /// max()` (the negated maximum too, so that an offset `j - i` of two
+    /// coordinates that fit fits as well).
+    pub fn fits(self, value: i128) -> bool {
+        let max = i128::from(self.max());
+        (-max..=max).contains(&value)
+    }
+
+    /// `Ok` when `value` fits ([`IndexWidth::fits`]), otherwise the error
+    /// that names `what`.
+    ///
+    /// # Errors
+    ///
+    /// [`TooWide`] naming the size.
+    pub fn check(self, what: impl fmt::Display, value: i128) -> Result<(), TooWide> {
+        if self.fits(value) {
+            return Ok(());
+        }
+        Err(TooWide {
+            what: what.to_string(),
+            value,
+            width: self.bits(),
+            max: self.max(),
+        })
+    }
+
+    /// The narrowest width every one of `sizes` fits (the `auto` choice).
+    pub fn narrowest(sizes: impl IntoIterator<Item = i128>) -> IndexWidth {
+        let mut width = IndexWidth::W32;
+        for s in sizes {
+            if !width.fits(s) {
+                width = IndexWidth::W64;
+            }
+        }
+        width
+    }
+
+    /// The C type of an element: `int32_t`, `int64_t`.
+    pub fn c_type(self) -> &'static str {
+        match self {
+            IndexWidth::W32 => "int32_t",
+            IndexWidth::W64 => "int64_t",
+        }
+    }
+
+    /// The Rust type of an element: `i32`, `i64`.
+    pub fn rust_type(self) -> &'static str {
+        match self {
+            IndexWidth::W32 => "i32",
+            IndexWidth::W64 => "i64",
+        }
+    }
+
+    /// Bytes per element.
+    pub fn bytes(self) -> usize {
+        self.bits() as usize / 8
+    }
+}
+
+impl fmt::Display for IndexWidth {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.bits())
+    }
+}
+
+impl FromStr for IndexWidth {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "32" => Ok(IndexWidth::W32),
+            "64" => Ok(IndexWidth::W64),
+            _ => Err(format!("an index width is 32 or 64, not `{s}`")),
+        }
+    }
+}
+
+/// The index width a command is asked for: one width, or `auto`, the
+/// narrowest the instance's sizes fit ([`IndexWidth::narrowest`]), decided
+/// when the instance is read.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum WidthChoice {
+    /// 32 when every size fits, else 64.
+    #[default]
+    Auto,
+    /// This width; an instance that does not fit it is an error.
+    Fixed(IndexWidth),
+}
+
+impl WidthChoice {
+    /// The width for an instance whose sizes are `sizes`.
+    ///
+    /// # Errors
+    ///
+    /// [`TooWide`] naming the first size (with its description) that does
+    /// not fit a fixed 32-bit width.
+    pub fn resolve<S: fmt::Display>(
+        self,
+        sizes: impl IntoIterator<Item = (S, i128)>,
+    ) -> Result<IndexWidth, TooWide> {
+        let mut sizes = sizes.into_iter();
+        match self {
+            WidthChoice::Fixed(IndexWidth::W64) => Ok(IndexWidth::W64),
+            WidthChoice::Fixed(w) => {
+                for (what, v) in sizes {
+                    w.check(what, v)?;
+                }
+                Ok(w)
+            }
+            WidthChoice::Auto => Ok(IndexWidth::narrowest(sizes.by_ref().map(|(_, v)| v))),
+        }
+    }
+}
+
+impl fmt::Display for WidthChoice {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            WidthChoice::Auto => f.write_str("auto"),
+            WidthChoice::Fixed(w) => write!(f, "{w}"),
+        }
+    }
+}
+
+impl FromStr for WidthChoice {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "auto" => Ok(WidthChoice::Auto),
+            _ => s
+                .parse()
+                .map(WidthChoice::Fixed)
+                .map_err(|_| format!("an index width is 32, 64 or auto, not `{s}`")),
+        }
+    }
+}
+
+/// How an array element is stored: an index of some width, or a real
+/// (`double`, `f64`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Elem {
+    /// An integer of this width.
+    Int(IndexWidth),
+    /// A 64-bit float.
+    Real,
+}
+
+impl Elem {
+    /// The element of an `elem` array stored at `width` (reals ignore it).
+    pub fn of(elem: ElemType, width: IndexWidth) -> Elem {
+        match elem {
+            ElemType::Int => Elem::Int(width),
+            ElemType::Real => Elem::Real,
+        }
+    }
+
+    /// The computation's element type.
+    pub fn elem_type(self) -> ElemType {
+        match self {
+            Elem::Int(_) => ElemType::Int,
+            Elem::Real => ElemType::Real,
+        }
+    }
+
+    /// The C type: `int32_t`, `int64_t`, `double`.
+    pub fn c_type(self) -> &'static str {
+        match self {
+            Elem::Int(w) => w.c_type(),
+            Elem::Real => "double",
+        }
+    }
+
+    /// The Rust type: `i32`, `i64`, `f64`.
+    pub fn rust_type(self) -> &'static str {
+        match self {
+            Elem::Int(w) => w.rust_type(),
+            Elem::Real => "f64",
+        }
+    }
+
+    /// Bytes per element.
+    pub fn bytes(self) -> usize {
+        match self {
+            Elem::Int(w) => w.bytes(),
+            Elem::Real => 8,
+        }
+    }
+}
+
+/// The index width of each index array a generated function takes or
+/// returns, by data-space name: positions and coordinates may differ (as
+/// MLIR's `posWidth` and `crdWidth`). Arrays not named take the default;
+/// temporaries and scalars are always 64-bit.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Widths {
+    default: IndexWidth,
+    spaces: BTreeMap<String, IndexWidth>,
+}
+
+impl Widths {
+    /// Every index array at `width`.
+    pub fn uniform(width: IndexWidth) -> Widths {
+        Widths {
+            default: width,
+            spaces: BTreeMap::new(),
+        }
+    }
+
+    /// Data space `space` at `width`.
+    #[must_use]
+    pub fn with(mut self, space: impl Into<String>, width: IndexWidth) -> Widths {
+        self.spaces.insert(space.into(), width);
+        self
+    }
+
+    /// The width of data space `space`'s elements (if it is an index array
+    /// parameter).
+    pub fn of(&self, space: &str) -> IndexWidth {
+        self.spaces.get(space).copied().unwrap_or(self.default)
+    }
+
+    /// The narrowest width of any array: 32 when some array is 32-bit.
+    pub fn narrowest(&self) -> IndexWidth {
+        self.spaces
+            .values()
+            .copied()
+            .chain([self.default])
+            .min()
+            .unwrap_or_default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn the_boundary_is_two_to_the_31_minus_one() {
+        let max = i128::from(i32::MAX);
+        assert!(IndexWidth::W32.fits(max));
+        assert!(IndexWidth::W32.fits(-max));
+        assert!(!IndexWidth::W32.fits(max + 1));
+        assert!(!IndexWidth::W32.fits(-max - 1));
+        assert!(IndexWidth::W64.fits(max + 1));
+        assert!(!IndexWidth::W64.fits(i128::from(i64::MAX) + 1));
+        let e = IndexWidth::W32
+            .check("the symbol NNZ", max + 1)
+            .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "the symbol NNZ is 2147483648: more than 32-bit indices hold (2147483647); \
+             use 64-bit indices"
+        );
+    }
+
+    #[test]
+    fn widths_by_name() {
+        let w = Widths::uniform(IndexWidth::W64).with("col", IndexWidth::W32);
+        assert_eq!(w.of("col"), IndexWidth::W32);
+        assert_eq!(w.of("rowptr"), IndexWidth::W64);
+        assert_eq!(w.narrowest(), IndexWidth::W32);
+        assert_eq!(Widths::default().narrowest(), IndexWidth::W64);
+        assert_eq!("32".parse::<IndexWidth>(), Ok(IndexWidth::W32));
+        assert!("16".parse::<IndexWidth>().is_err());
+    }
+
+    #[test]
+    fn choices_resolve_by_the_sizes() {
+        let big = i128::from(i32::MAX) + 1;
+        let fits = [("the symbol NR", 5), ("the length of col", 7)];
+        let too_big = [("the symbol NR", 5), ("the symbol NNZ", big)];
+        assert_eq!(WidthChoice::Auto.resolve(fits), Ok(IndexWidth::W32));
+        assert_eq!(WidthChoice::Auto.resolve(too_big), Ok(IndexWidth::W64));
+        let e = WidthChoice::Fixed(IndexWidth::W32)
+            .resolve(too_big)
+            .unwrap_err();
+        assert_eq!(e.what, "the symbol NNZ");
+        assert_eq!(
+            WidthChoice::Fixed(IndexWidth::W64).resolve(too_big),
+            Ok(IndexWidth::W64)
+        );
+        assert_eq!("auto".parse(), Ok(WidthChoice::Auto));
+        assert_eq!("32".parse(), Ok(WidthChoice::Fixed(IndexWidth::W32)));
+        assert!("128".parse::<WidthChoice>().is_err());
+    }
+
+    proptest! {
+        /// Symbolic sizes around 2^31 - 1 and 2^63 - 1: a size fits a
+        /// width exactly when its magnitude is at most the width's maximum,
+        /// and auto picks 32 exactly when every size fits 32 bits.
+        #[test]
+        fn sizes_at_the_boundary(
+            deltas in proptest::collection::vec((-3i128..=3, any::<bool>(), any::<bool>()), 0..6)
+        ) {
+            let sizes: Vec<i128> = deltas
+                .iter()
+                .map(|&(d, wide, neg)| {
+                    let base = if wide { i128::from(i64::MAX) } else { i128::from(i32::MAX) };
+                    if neg { -(base + d) } else { base + d }
+                })
+                .collect();
+            for &s in &sizes {
+                prop_assert_eq!(IndexWidth::W32.fits(s), s.abs() < (1 << 31));
+                prop_assert_eq!(IndexWidth::W64.fits(s), s.abs() < 1i128 << 63);
+                prop_assert_eq!(IndexWidth::W32.check("n", s).is_ok(), IndexWidth::W32.fits(s));
+            }
+            let all_fit = sizes.iter().all(|s| s.abs() < 1i128 << 31);
+            prop_assert_eq!(
+                IndexWidth::narrowest(sizes.iter().copied()) == IndexWidth::W32,
+                all_fit
+            );
+        }
+    }
+}
