@@ -15,7 +15,7 @@
 use std::cell::Cell;
 
 use spf::codegen::ast::LoopProgram;
-use spf::codegen::width::{IndexWidth, WidthChoice};
+use spf::codegen::width::{IndexWidth, IndexWidths, WidthChoice, WidthChoices};
 use spf::synth::instance::Instance;
 use spf::synth::oracle::Entries;
 use spf::synth::synthesize::Synthesized;
@@ -58,8 +58,9 @@ pub struct Runner {
     pub engine: Engine,
     /// Whether results are checked.
     pub verify: bool,
-    /// The index width conversions run at (`auto`: decided per input).
-    pub width: WidthChoice,
+    /// The index widths conversions run at, by kind (`auto`: decided per
+    /// input).
+    pub widths: WidthChoices,
     /// Whether to say on standard error which engine ran and whether the
     /// library was compiled or found in the cache.
     pub verbose: bool,
@@ -76,7 +77,7 @@ impl Runner {
         Runner {
             engine,
             verify,
-            width: WidthChoice::Fixed(IndexWidth::W64),
+            widths: WidthChoices::uniform(WidthChoice::Fixed(IndexWidth::W64)),
             verbose,
             progress,
             fell_back: Cell::new(false),
@@ -119,10 +120,10 @@ impl Runner {
         })?;
         // An entry the destination cannot store: refused before any code runs.
         check_storable(s, &input).map_err(|p| problem_error(&pair, p))?;
-        // The width: the input's sizes decide, or must fit the one asked for.
+        // The widths: the input's sizes decide, or must fit those asked for.
         let width = self
-            .width
-            .resolve(input.sizes(&from.data_name))
+            .widths
+            .resolve(input.sizes(from))
             .map_err(|e| CliError::Usage(format!("{pair}: {e}")))?;
         let library = match self.engine {
             Engine::Interp => None,
@@ -141,16 +142,14 @@ impl Runner {
         };
         let out = match &library {
             Some(lib) => {
-                self.say(&format!(
-                    "spf: converting {pair} natively ({width}-bit indices)"
-                ));
+                self.say(&format!("spf: converting {pair} natively ({width})"));
                 self.progress.step(&format!("converting {pair}"), || {
                     lib.run(s, &program, &mut input, width)
                 })?
             }
             None => {
                 self.say(&format!(
-                    "spf: converting {pair} in the interpreter ({width}-bit indices)"
+                    "spf: converting {pair} in the interpreter ({width})"
                 ));
                 self.progress
                     .step(&format!("converting {pair} (interpreter)"), || {
@@ -163,7 +162,7 @@ impl Runner {
         };
         let mut out = finish(s, &input, out);
         drop(input);
-        // The result records the width it was computed at.
+        // The result records the widths it was computed at.
         out.index_width = Some(width);
         if self.verify {
             self.progress
@@ -185,7 +184,7 @@ impl Runner {
         program: &LoopProgram,
         from: &Descriptor,
         to: &Descriptor,
-        width: IndexWidth,
+        width: IndexWidths,
     ) -> Result<Library, CliError> {
         let source = library_source(s, program, width)?;
         let (lib, path, origin) = obtain(from, to, width, &source, &self.progress)?;
