@@ -1,7 +1,7 @@
 //! A built program checks a JSON instance exactly as `spf convert` does:
 //! a differential test of the C checks `spf build` prints
 //! (`drv_check_source` and `drv_check_rules`) against the validator
-//! (`synth::instance::validate`), on valid instances of every built-in
+//! (`synth::instance_validation::validate`), on valid instances of every built-in
 //! format and on systematic one-number mutations of them. Every instance
 //! the validator refuses, the program refuses with exit status 2 and no
 //! output file; every instance it accepts, the program converts, and the
@@ -14,7 +14,8 @@ use std::process::Command;
 
 use common::{s, spf, temp, text};
 use spf::synth::builtin::{builtin_names_of_order, coordinate_format_name, load_format};
-use spf::synth::instance::{validate, Instance, Values};
+use spf::synth::instance::{Instance, Values};
+use spf::synth::instance_validation::validate;
 use spf::synth::oracle;
 use spf::synth::synthesize::synthesize;
 use spf::synth::tensor_io::Coordinates;

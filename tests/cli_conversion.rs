@@ -1,7 +1,7 @@
 //! `spf synth`, `spf convert`, `spf build` and `spf pdfg SRC DST` end to end.
 //!
 //! Every converted instance is checked against its descriptor
-//! (`synth::instance::validate`) and against the input's entries with the
+//! (`synth::instance_validation::validate`) and against the input's entries with the
 //! format-independent oracle. Each program is compiled once and run on
 //! several matrices.
 
@@ -9,7 +9,8 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use spf::synth::instance::{validate, Instance};
+use spf::synth::instance::Instance;
+use spf::synth::instance_validation::validate;
 use spf::synth::oracle::{compare, coordinate_entries, entries};
 use spf::synth::tensor_io::read_file;
 use spf::synth::Descriptor;
@@ -461,4 +462,50 @@ fn convert_every_format_both_ways() {
         }
     }
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A loose compressed source (LCSR) with slack between its rows: the slack
+/// is skipped in both engines (the same CSR); a nonzero value in the slack
+/// is refused (it belongs to no entry and would be lost), as are rows that
+/// overlap, each with the reason.
+#[test]
+fn loose_compressed_sources_skip_their_slack() {
+    let dir = temp("loose");
+    let slack = r#"{"format": "LCSR", "symbols": {"NR": 4, "NC": 5, "NNZ": 9},
+ "arrays": {"lo": [0, 4, 5, 7], "hi": [2, 4, 7, 8],
+            "col": [1, 3, 4, 0, 2, 0, 4, 2, 1],
+            "A": [1.0, 2.0, 0.0, 0.0, 0.0, 3.0, 4.0, 5.0, 0.0]}}"#;
+    let input = dir.join("slack.json");
+    std::fs::write(&input, slack).unwrap();
+    for engine in ["native", "interp"] {
+        let out = spf(&["convert", "lcsr", "csr", s(&input), "--engine", engine]);
+        assert!(out.status.success(), "{engine}: {}", text(&out.stderr));
+        let csr = Instance::from_json(&text(&out.stdout)).expect("a CSR");
+        validate(&format("csr"), &csr).expect("a valid CSR");
+        assert_eq!(
+            csr.arrays["rowptr"],
+            spf::synth::instance::Values::Int(vec![0, 2, 2, 4, 5])
+        );
+        assert_eq!(
+            csr.arrays["col"],
+            spf::synth::instance::Values::Int(vec![1, 3, 0, 4, 2])
+        );
+    }
+    for (from, to, why) in [
+        (
+            "0.0, 0.0, 0.0, 3.0",
+            "0.0, 7.0, 0.0, 3.0",
+            "A(3) = 7 belongs to no stored entry",
+        ),
+        (
+            r#""hi": [2, 4, 7, 8]"#,
+            r#""hi": [2, 6, 7, 8]"#,
+            "hi(1) = 6, lo(2) = 5",
+        ),
+    ] {
+        std::fs::write(&input, slack.replace(from, to)).unwrap();
+        let out = spf(&["convert", "lcsr", "csr", s(&input), "--engine", "interp"]);
+        assert_eq!(out.status.code(), Some(2));
+        assert!(text(&out.stderr).contains(why), "{}", text(&out.stderr));
+    }
 }

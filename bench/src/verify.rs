@@ -3,7 +3,7 @@
 //!
 //! [`check`] is the full check: the instance satisfies the destination's
 //! descriptor (names, lengths, ranges, monotonicity, ordering rules:
-//! `synth::instance::validate`) and stores exactly the input's entries
+//! `synth::instance_validation::validate`) and stores exactly the input's entries
 //! (`synth::oracle`). [`check_against`] first compares a baseline's arrays
 //! with a reference output that passed [`check`] (the generated
 //! converter's): equal arrays are equally correct, and anything else gets
@@ -22,7 +22,8 @@ pub fn check(
     expected: &BTreeMap<Vec<i64>, f64>,
     out: &Instance,
 ) -> Result<(), String> {
-    synth::instance::validate(dst, out).map_err(|e| format!("not a valid {}: {e}", dst.name))?;
+    synth::instance_validation::validate(dst, out)
+        .map_err(|e| format!("not a valid {}: {e}", dst.name))?;
     let got = synth::oracle::sorted_entries(dst, out).map_err(|e| format!("oracle: {e}"))?;
     synth::oracle::compare_sorted(expected, &got).map_err(|m| m.to_string())
 }

@@ -12,7 +12,8 @@ use spf::codegen::{c, rust};
 use spf::iegen::pdfg::Pdfg;
 use spf::iegen::syntax::SyntaxError;
 use spf::synth::established::CoordinateFormat;
-use spf::synth::instance::{validate_entries, Instance};
+use spf::synth::instance::Instance;
+use spf::synth::instance_validation::validate_entries;
 use spf::synth::synthesize::{synthesize, SynthError, Synthesized};
 use spf::synth::tensor_io::{
     coordinate_kind, read_checked_coo_file, FileError, ReadOptions, Symmetry,
@@ -593,7 +594,8 @@ pub(crate) mod testing {
 mod tests {
     use std::path::PathBuf;
 
-    use spf::synth::instance::{validate, Values};
+    use spf::synth::instance::Values;
+    use spf::synth::instance_validation::validate;
     use spf::synth::oracle::{compare, coordinate_entries, entries};
     use spf::synth::synthesize::{BindingKind, Side};
     use spf::synth::tensor_io::read_coo_file;

@@ -1196,7 +1196,8 @@ mod tests {
     use std::process::{Command, Output};
     use std::sync::OnceLock;
 
-    use spf::synth::instance::{validate, Instance};
+    use spf::synth::instance::Instance;
+    use spf::synth::instance_validation::validate;
     use spf::synth::oracle::{compare, coordinate_entries, entries};
     use spf::synth::tensor_io::{read_file, read_mtx};
     use spf::synth::Descriptor;

@@ -31,8 +31,10 @@ use spf::iegen::{
     Atom, Conjunction, Constraint, ConstraintKind, Expr, Formula, Relation, Set, UfDecl,
     UfEnvironment, UfRule, Var,
 };
+use spf::synth::concrete::domain_guards;
+use spf::synth::concrete::rule_text;
 use spf::synth::descriptor::{Comparator, KeyExpr};
-use spf::synth::instance::{domain_guards, rule_text, RULE_BUDGET};
+use spf::synth::instance_validation::RULE_BUDGET;
 use spf::synth::representable::Representable;
 use spf::synth::rule_plan::{rule_checks, Check, Join, RuleCheck};
 use spf::synth::Descriptor;

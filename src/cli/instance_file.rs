@@ -6,7 +6,8 @@
 use std::path::Path;
 
 use spf::iegen::syntax::SyntaxError;
-use spf::synth::instance::{validate, validate_entries, Instance, InstanceError};
+use spf::synth::instance::{Instance, InstanceError};
+use spf::synth::instance_validation::{validate, validate_entries};
 use spf::synth::npz::{read_npz_file, write_npz, ReadFileError, Written};
 use spf::synth::oracle::{coordinates_from, Entries};
 use spf::synth::tensor_io::{coordinate_kind, write_mtx, write_tns};

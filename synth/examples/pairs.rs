@@ -1,7 +1,8 @@
 //! Runs every ordered pair of the given formats on a matrix through the
 //! interpreter and checks it with the oracle:
 //! `cargo run -p synth --example pairs -- MATRIX.mtx coo csr csc ...`.
-use synth::instance::{validate, Instance};
+use synth::instance::Instance;
+use synth::instance_validation::validate;
 use synth::oracle::{compare, entries};
 use synth::synthesize::synthesize;
 

@@ -22,6 +22,7 @@ const BUILTINS: &[(&str, &str)] = &[
     ("csr", include_str!("../../descriptors/csr.desc")),
     ("ucsr", include_str!("../../descriptors/ucsr.desc")),
     ("dcsr", include_str!("../../descriptors/dcsr.desc")),
+    ("lcsr", include_str!("../../descriptors/lcsr.desc")),
     ("csc", include_str!("../../descriptors/csc.desc")),
     ("dia", include_str!("../../descriptors/dia.desc")),
     ("ell", include_str!("../../descriptors/ell.desc")),
@@ -33,7 +34,7 @@ const BUILTINS: &[(&str, &str)] = &[
 /// The names of the built-in formats, lower case, in a fixed order.
 const NAMES: &[&str] = &[
     "coo", "scoo", "mcoo", "tcoo8", "coo3d", "mcoo3", "scoo3", "csf3", "csr", "ucsr", "dcsr",
-    "csc", "dia", "ell", "bcsr", "skyl", "skyu",
+    "lcsr", "csc", "dia", "ell", "bcsr", "skyl", "skyu",
 ];
 
 /// The text of the built-in descriptor called `name` (case-insensitive:
@@ -52,8 +53,8 @@ pub fn builtin(name: &str) -> Option<&'static str> {
 }
 
 /// The names of the built-in formats, lower case:
-/// `coo, scoo, mcoo, tcoo8, coo3d, mcoo3, scoo3, csf3, csr, ucsr, dcsr, csc,
-/// dia, ell, bcsr, skyl, skyu`.
+/// `coo, scoo, mcoo, tcoo8, coo3d, mcoo3, scoo3, csf3, csr, ucsr, dcsr,
+/// lcsr, csc, dia, ell, bcsr, skyl, skyu`.
 pub fn builtin_names() -> &'static [&'static str] {
     NAMES
 }

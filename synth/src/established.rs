@@ -2,7 +2,7 @@
 //! from [`ReadCoordinates`] is not checked again for what the reader
 //! guarantees.
 //!
-//! [`crate::instance::validate`] checks an instance against its descriptor
+//! [`crate::instance_validation::validate`] checks an instance against its descriptor
 //! from nothing: lengths, ranges, monotonicity, rules, storage. Coordinates
 //! that spf's readers made come with two facts ([`ReadCoordinates`]):
 //! every index lies inside its extent, and no two entries share a
@@ -249,7 +249,7 @@ fn sorted_nonzeros(c: &CooTensor) -> Entries {
 mod tests {
     use super::*;
     use crate::builtin::load_format;
-    use crate::instance::validate_entries;
+    use crate::instance_validation::validate_entries;
     use crate::tensor_io::{read_checked_coo_file, ReadOptions};
 
     fn format(name: &str) -> Descriptor {

@@ -1,5 +1,5 @@
 //! How each rule of a descriptor is checked on an instance: the plan that
-//! [`crate::instance::validate`] runs and that `spf build`'s programs print
+//! [`crate::instance_validation::validate`] runs and that `spf build`'s programs print
 //! as C, so that both check exactly the same way.
 //!
 //! Each constraint `q` of a rule's conclusion gets a [`RuleCheck`]: adjacent

@@ -11,7 +11,7 @@
 //! coordinates, and the 3-D analogues — and each result was checked with
 //! the format-independent oracle (the same entries as the input) and
 //! against every rule of the destination descriptor
-//! ([`crate::instance::validate`]: lengths, ranges, monotonicity, orderings,
+//! ([`crate::instance_validation::validate`]: lengths, ranges, monotonicity, orderings,
 //! uniqueness). A rule the instance check cannot evaluate fails the check
 //! with the reason; nothing is skipped.
 //!
@@ -31,7 +31,8 @@ use std::sync::{Mutex, OnceLock};
 use codegen::ast::LoopProgram;
 
 use crate::descriptor::Descriptor;
-use crate::instance::{validate_entries, Instance};
+use crate::instance::Instance;
+use crate::instance_validation::validate_entries;
 use crate::oracle::{compare_entries, sorted_entries, stored_points, Entries, Mismatch};
 use crate::representable::{Representable, Unrepresentable};
 use crate::synthesized::Synthesized;
@@ -343,7 +344,7 @@ pub fn check_result(s: &Synthesized, input: &Instance, out: &Instance) -> Result
 
 /// [`check_result`] with the input's entries already read (sorted by
 /// coordinate, as [`sorted_entries`] or the input's own validation,
-/// [`crate::instance::validate_entries`], gives them): a caller that
+/// [`crate::instance_validation::validate_entries`], gives them): a caller that
 /// validated the input does not enumerate it again.
 ///
 /// # Errors

@@ -104,7 +104,7 @@ fn builtin_registry_matches_the_descriptor_files() {
         builtin_names(),
         [
             "coo", "scoo", "mcoo", "tcoo8", "coo3d", "mcoo3", "scoo3", "csf3", "csr", "ucsr",
-            "dcsr", "csc", "dia", "ell", "bcsr", "skyl", "skyu"
+            "dcsr", "lcsr", "csc", "dia", "ell", "bcsr", "skyl", "skyu"
         ]
     );
     assert!(builtin("nope").is_none());
@@ -614,7 +614,7 @@ fn deep_nesting_is_an_error_not_a_crash() {
 
 #[test]
 fn a_comparator_key_may_be_a_flat_sum_of_any_length() {
-    use synth::instance::comparator_key;
+    use synth::concrete::comparator_key;
     for n in [3, 64, 65, 1001, 100_000] {
         // `i + 2j - 1 + i + 2j - 1 + ...`, n terms.
         let pieces = ["i", "2j", "1"];

@@ -9,7 +9,8 @@
 
 use proptest::prelude::*;
 use synth::builtin::load_format;
-use synth::instance::{validate, Instance, Values};
+use synth::instance::{Instance, Values};
+use synth::instance_validation::validate;
 use synth::synthesize::synthesize;
 use synth::tensor_io::Coordinates;
 use synth::validate::{run_checked, Problem};

@@ -7,7 +7,8 @@ use std::time::Instant;
 use iegen::{Constraint, Expr, Monotonicity, Relation, Set, UfDecl, UfRule};
 use proptest::prelude::*;
 use synth::descriptor::{Comparator, Descriptor, KeyExpr};
-use synth::instance::{validate, validate_with_budget, Instance, InstanceError, Values};
+use synth::instance::{Instance, InstanceError, Values};
+use synth::instance_validation::{validate, validate_with_budget};
 use synth::oracle::{compare, coordinate_entries, coordinates_from, entries, OracleError};
 use synth::tensor_io::{
     read_file, read_mtx, read_tns, write_mtx, write_tns, Coordinates, FileError, TensorIoError,
@@ -1076,7 +1077,7 @@ fn valid_instances_validate() {
     validate(&dia(), &dia_instance(&m)).unwrap();
     // Morton order: sort the entries by their Morton codes.
     let morton = |i: &Vec<i64>| {
-        synth::instance::comparator_key(&mcoo().comparators[0], &[i[0], i[1]]).unwrap()
+        synth::concrete::comparator_key(&mcoo().comparators[0], &[i[0], i[1]]).unwrap()
     };
     let mut sorted = m.clone();
     sorted.entries.sort_by_key(|e| morton(&e.0));
@@ -1618,7 +1619,7 @@ fn builtin_instance(d: &Descriptor, name: &str, m: &Coordinates) -> Instance {
         "mcoo" => {
             let morton = d.comparator("MORTON").unwrap();
             let mut by_key = m.entries.clone();
-            by_key.sort_by_key(|e| synth::instance::comparator_key(morton, &e.0).unwrap());
+            by_key.sort_by_key(|e| synth::concrete::comparator_key(morton, &e.0).unwrap());
             coo_instance(&Coordinates {
                 dims: m.dims.clone(),
                 entries: by_key,
@@ -1649,6 +1650,35 @@ fn builtin_instance(d: &Descriptor, name: &str, m: &Coordinates) -> Instance {
                 }
             }
             u
+        }
+        "lcsr" => {
+            // CSR with one slot of slack after every row (column 0, value
+            // 0): row i at rowptr(i) + i .. rowptr(i + 1) + i.
+            let c = csr_instance(m);
+            let rowptr = c.arrays["rowptr"].as_ints().expect("ints").to_vec();
+            let (col, a) = (
+                c.arrays["col"].as_ints().expect("ints"),
+                c.arrays["A"].to_reals(),
+            );
+            let (mut lo, mut hi, mut cols, mut vals) = (vec![], vec![], vec![], vec![]);
+            for w in rowptr.windows(2) {
+                lo.push(cols.len() as i64);
+                cols.extend_from_slice(&col[w[0] as usize..w[1] as usize]);
+                vals.extend_from_slice(&a[w[0] as usize..w[1] as usize]);
+                hi.push(cols.len() as i64);
+                cols.push(0);
+                vals.push(0.0);
+            }
+            instance(
+                "lcsr",
+                &[("NR", nr), ("NC", nc), ("NNZ", cols.len() as i64)],
+                vec![
+                    ("lo", Values::Int(lo)),
+                    ("hi", Values::Int(hi)),
+                    ("col", Values::Int(cols)),
+                    ("A", Values::Real(vals)),
+                ],
+            )
         }
         "dcsr" => {
             // CSR with its empty rows left out: the stored rows and their

@@ -9,7 +9,8 @@ use std::path::PathBuf;
 
 use codegen::width::{IndexWidth, IndexWidths};
 use synth::builtin::{builtin_names, load_format};
-use synth::instance::{validate, Instance, Values};
+use synth::instance::{Instance, Values};
+use synth::instance_validation::validate;
 use synth::npz::layout::layout_of;
 use synth::npz::{read_npz, write_npz, NpzError, Written};
 use synth::oracle::entries;

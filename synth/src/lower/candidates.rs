@@ -1,5 +1,6 @@
 //! The statement of one chosen candidate (Cases 1, 3 and 4: `f(args) =
-//! e` or `max= e`): a pointer array from prefix sums ([`super::pointers`]),
+//! e`, `max= e` or `min= e`, the last from a start at the range's upper
+//! bound): a pointer array from prefix sums ([`super::pointers`]),
 //! a reduction to one statement ([`super::reductions`]), or an update in
 //! the context its expressions need, with `max=` turned into `rise=` when
 //! the value grows along the loop.
@@ -37,19 +38,12 @@ impl Lowering<'_> {
             CandRelation::Eq => UpdateOp::Assign,
             CandRelation::Ge => UpdateOp::Max,
             CandRelation::Le => {
-                return Err(Refusal::about(
-                    Side::Destination,
-                    Construct::Uf(c.unknown.clone()),
-                    format!(
-                        "`{}` would be computed by `min=`, which needs an initialization not \
-                         implemented",
-                        c.unknown
-                    ),
-                ))
+                self.minimum_start(c)?;
+                UpdateOp::Min
             }
         };
         // A pointer array over the sort's or the scatter's key: its prefix sums.
-        if let Some((extent, body)) = self.pointers_from_order(c) {
+        if let Some((extent, body)) = self.pointers_from_order(c).filter(|_| op == UpdateOp::Max) {
             self.pending.push(Pending {
                 phase,
                 ctx: Ctx::Groups(extent),
@@ -125,6 +119,64 @@ impl Lowering<'_> {
             ValueExpr::Index(value),
         );
         self.push(phase, ctx, pro, body);
-        Ok(op == UpdateOp::Max)
+        Ok(matches!(op, UpdateOp::Max | UpdateOp::Min))
+    }
+
+    /// The start of an index array `f` computed by `min=` (`lo(ii) <= k`
+    /// over the entries: a loose compressed level's begin pointers): every
+    /// element set to the upper bound of `f`'s range first, once the sizes
+    /// are known, so that the minimum over the entries is the least
+    /// element and the indices no entry writes keep the bound until the
+    /// fix-up ([`Lowering::fixup_statement`]) lowers them. A symbol has no
+    /// such start: refused.
+    fn minimum_start(&mut self, c: &Candidate) -> Result<(), Refusal> {
+        let refuse = |why: String| {
+            Refusal::about(
+                Side::Destination,
+                Construct::Uf(c.unknown.clone()),
+                format!("`{}` would be computed by `min=`, {why}", c.unknown),
+            )
+        };
+        if self.minimized.contains(&c.unknown) {
+            return Ok(());
+        }
+        let decl =
+            self.conv.dst.uf(&c.unknown).ok_or_else(|| {
+                refuse("which starts from a bound only an index array has".into())
+            })?;
+        let y = iegen::Var::Tuple(0);
+        let [range] = decl.range.conjunctions() else {
+            return Err(refuse("and its range is not one conjunction".into()));
+        };
+        // `e - y >= 0`: the range's upper bounds; one is needed.
+        let uppers: Vec<Expr> = range
+            .constraints()
+            .filter(|k| k.expr().coefficient_of_var(y) == -1)
+            .map(|k| {
+                let mut e = k.expr().clone();
+                e.add_term(iegen::Atom::Var(y), 1);
+                e
+            })
+            .collect();
+        let [upper] = &uppers[..] else {
+            return Err(refuse(format!(
+                "which starts from the upper bound of its range, and it has {}",
+                uppers.len()
+            )));
+        };
+        let ctx = Ctx::Whole(c.unknown.clone());
+        let mut pro = Prologue::new();
+        let value = self.translate(upper, &ctx, &mut pro)?;
+        let body = update(
+            Access {
+                space: c.unknown.clone(),
+                index: vec![Expr::var(iegen::Var::Tuple(0))],
+            },
+            UpdateOp::Assign,
+            ValueExpr::Index(value),
+        );
+        self.push(super::phase::STARTS, ctx, pro, body);
+        self.minimized.insert(c.unknown.clone());
+        Ok(())
     }
 }

@@ -28,6 +28,8 @@ pub(super) enum Ctx {
     Set(usize),
     /// The fix-up domain of a monotone index array.
     Fixup(String),
+    /// Every index of a destination index array (its initialization).
+    Whole(String),
 }
 
 impl Lowering<'_> {
@@ -107,6 +109,16 @@ impl Lowering<'_> {
             }
             Ctx::Set(q) => range(&self.sets[q].iterator, &self.sets[q].size),
             Ctx::Groups(extent) => range(&self.group_iter, extent),
+            Ctx::Whole(f) => {
+                let decl = self.conv.dst.uf(f).ok_or("no such array")?;
+                let name = self.fixup_iterator(f);
+                let mut conj = decl.domain.conjunctions()[0].clone();
+                conj.set_tuple_names(vec![name.clone()]);
+                (
+                    Set::from_formula(Formula::from_conjunctions(1, vec![conj])),
+                    vec![name],
+                )
+            }
             Ctx::Fixup(f) => {
                 let decl = self.conv.dst.uf(f).ok_or("no such array")?;
                 let dom = &decl.domain.conjunctions()[0];
@@ -118,12 +130,7 @@ impl Lowering<'_> {
                     .map(iegen::constraint::Normalized::Constraint)
                     .collect();
                 cs.extend(dom.constraints().map(|c| c.substitute_var(x, &shifted)));
-                let name = "i".to_string();
-                let name = if self.taken.contains(&name) {
-                    format!("{f}_i")
-                } else {
-                    name
-                };
+                let name = self.fixup_iterator(f);
                 let conj = Conjunction::from_parts(vec![name.clone()], Vec::new(), cs)
                     .ok_or("the fix-up domain is empty")?;
                 (
@@ -132,6 +139,16 @@ impl Lowering<'_> {
                 )
             }
         })
+    }
+
+    /// The iterator of a loop over index array `f`'s indices: `i`, or
+    /// `f_i` where `i` is taken.
+    fn fixup_iterator(&self, f: &str) -> String {
+        if self.taken.contains("i") {
+            format!("{f}_i")
+        } else {
+            "i".to_string()
+        }
     }
 
     /// The source's iteration space without a compressed loop's outer

@@ -171,6 +171,9 @@ struct Lowering<'a> {
     writers: BTreeMap<String, usize>,
     /// Arrays computed as profiles, whose prefix sums are queued.
     profiles: BTreeSet<String>,
+    /// Arrays computed by `min=` (initialized to their range's upper
+    /// bound, fixed up from the last index down).
+    minimized: BTreeSet<String>,
 }
 
 impl<'a> Lowering<'a> {
@@ -316,6 +319,7 @@ impl<'a> Lowering<'a> {
             group_iter: String::new(),
             writers: BTreeMap::new(),
             profiles: BTreeSet::new(),
+            minimized: BTreeSet::new(),
         };
         l.sorted_iter = l.fresh("p");
         l.group_iter = l.fresh("g");

@@ -16,6 +16,9 @@ pub const INSERT_AFTER_SETS: u32 = 2;
 pub const PREFIX_SUMS: u32 = 3;
 /// Destination sizes.
 pub const SIZES: u32 = 4;
+/// The starting values of index arrays computed by `min=` (their range's
+/// upper bound, which may be a size).
+pub const STARTS: u32 = 5;
 /// Index arrays, the placing pass and the copy.
 pub const ARRAYS: u32 = 6;
 /// Fix-ups of monotone index arrays.

@@ -124,9 +124,51 @@ impl Lowering<'_> {
         Ok(())
     }
 
+    /// The least and the greatest index of the one-dimensional index array
+    /// `f` (its domain `lo <= x <= hi`, one bound of each kind).
+    fn index_bounds(&self, f: &str) -> Result<(Expr, Expr), Refusal> {
+        let decl = self
+            .conv
+            .dst
+            .uf(f)
+            .ok_or_else(|| format!("`{f}` is not an index array"))?;
+        let x = Var::Tuple(0);
+        let bound = |sign: i64| -> Vec<Expr> {
+            decl.domain
+                .conjunctions()
+                .iter()
+                .flat_map(|c| c.constraints())
+                .filter(|k| k.expr().coefficient_of_var(x) == sign)
+                .map(|k| {
+                    // `x + e >= 0`: x >= -e; `e - x >= 0`: x <= e.
+                    let mut e = k.expr().clone();
+                    e.add_term(Atom::Var(x), -sign);
+                    if sign == 1 {
+                        e.scale(-1)
+                    } else {
+                        e
+                    }
+                })
+                .collect()
+        };
+        match (&bound(1)[..], &bound(-1)[..]) {
+            ([lo], [hi]) if decl.domain.conjunctions().len() == 1 => Ok((lo.clone(), hi.clone())),
+            _ => Err(Refusal::about(
+                Side::Destination,
+                Construct::Uf(f.to_string()),
+                format!(
+                    "`{f}` would be fixed up from its last index down, and its domain is not \
+                     one range `lo <= x <= hi`"
+                ),
+            )),
+        }
+    }
+
     /// Algorithm 3: `f(x + 1) max= f(x)` in increasing `x`, so that a
     /// nondecreasing pointer array computed by `max=` at the entries' rows
-    /// also holds at the rows without entries.
+    /// also holds at the rows without entries; for one computed by `min=`
+    /// (started at its range's upper bound), `f(x) min= f(x + 1)` in
+    /// decreasing `x`.
     pub(super) fn fixup_statement(&mut self, f: &str) -> Result<(), Refusal> {
         let decl = self
             .conv
@@ -137,17 +179,36 @@ impl Lowering<'_> {
             return Ok(());
         }
         let x = Expr::var(Var::Tuple(0));
-        let body = update(
-            Access {
-                space: f.to_string(),
-                index: vec![x.plus(&Expr::constant(1))],
-            },
-            UpdateOp::Max,
-            ValueExpr::Read(Access {
-                space: f.to_string(),
-                index: vec![x],
-            }),
-        );
+        let one = Expr::constant(1);
+        let body = if self.minimized.contains(f) {
+            // `f(x) min= f(x + 1)` from the last x down: the loop runs t
+            // over the same pairs, x = lo + hi - 1 - t.
+            let (lo, hi) = self.index_bounds(f)?;
+            let down = lo.plus(&hi).minus(&one).minus(&x);
+            update(
+                Access {
+                    space: f.to_string(),
+                    index: vec![down.clone()],
+                },
+                UpdateOp::Min,
+                ValueExpr::Read(Access {
+                    space: f.to_string(),
+                    index: vec![down.plus(&one)],
+                }),
+            )
+        } else {
+            update(
+                Access {
+                    space: f.to_string(),
+                    index: vec![x.plus(&one)],
+                },
+                UpdateOp::Max,
+                ValueExpr::Read(Access {
+                    space: f.to_string(),
+                    index: vec![x],
+                }),
+            )
+        };
         #[cfg(test)]
         let body = if faults::injected(faults::Fault::FixupOffByOne) {
             faults::off_by_one(body)
