@@ -389,3 +389,20 @@ fn a_lowering_refusal_names_the_construct_and_its_line() {
     assert!(err.contains("(PCOO's comparator `PROD`, line 8)"), "{err}");
     assert!(out.stdout.is_empty());
 }
+
+/// A descriptor of which no test tensor's entry is storable (here a
+/// symbol equality the stored-entry conditions cannot evaluate) is refused:
+/// validation on empty tensors would prove nothing.
+#[test]
+fn a_conversion_no_test_tensor_exercises_is_refused() {
+    let desc = data("descriptors/nm24_unchecked.desc");
+    let out = spf(&["synth", "coo", s(&desc), "--emit", "c"]);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("COO and NM24 can both store none"), "{err}");
+    assert!(
+        err.contains("too few to validate the conversion on"),
+        "{err}"
+    );
+    assert!(out.stdout.is_empty());
+}

@@ -218,10 +218,29 @@ pub fn validate(s: &Synthesized, maker: &Maker<'_>) -> Result<Validated, Validat
     // converting (`Representable`).
     let storable = [Representable::of(src), Representable::of(dst)];
     let tensors = battery(order);
-    for t in &tensors {
-        let coords = storable
-            .iter()
-            .fold(t.coords.clone(), |c, r| r.restrict(&c));
+    let restricted: Vec<Coordinates> = tensors
+        .iter()
+        .map(|t| {
+            storable
+                .iter()
+                .fold(t.coords.clone(), |c, r| r.restrict(&c))
+        })
+        .collect();
+    // A battery the formats can store almost nothing of proves nothing: a
+    // conversion is validated on tensors of two entries at least.
+    if restricted.iter().all(|c| c.len() < 2) {
+        return Err(unsupported(format!(
+            "of the test tensors' entries, {} and {} can both store {} (the conditions of \
+             their maps on a stored entry), too few to validate the conversion on",
+            src.name,
+            dst.name,
+            match restricted.iter().map(Coordinates::len).sum::<usize>() {
+                0 => "none".to_string(),
+                n => format!("only {n}, one per tensor at most"),
+            }
+        )));
+    }
+    for (t, coords) in tensors.iter().zip(restricted) {
         match check_tensor(s, &program, &sources, &coords) {
             Ok(()) => {}
             Err(first) => {

@@ -170,7 +170,9 @@ impl Lowering<'_> {
         let body = update(
             Access {
                 space: c.unknown.clone(),
-                index: vec![Expr::var(iegen::Var::Tuple(0))],
+                index: (0..decl.domain.arity())
+                    .map(|k| Expr::var(iegen::Var::Tuple(k)))
+                    .collect(),
             },
             UpdateOp::Assign,
             ValueExpr::Index(value),

@@ -111,12 +111,24 @@ impl Lowering<'_> {
             Ctx::Groups(extent) => range(&self.group_iter, extent),
             Ctx::Whole(f) => {
                 let decl = self.conv.dst.uf(f).ok_or("no such array")?;
-                let name = self.fixup_iterator(f);
-                let mut conj = decl.domain.conjunctions()[0].clone();
-                conj.set_tuple_names(vec![name.clone()]);
+                let [conj] = decl.domain.conjunctions() else {
+                    return Err(format!("`{f}`'s domain is not one conjunction").into());
+                };
+                let first = self.fixup_iterator(f);
+                let names: Vec<String> = (0..conj.arity())
+                    .map(|k| {
+                        if k == 0 {
+                            first.clone()
+                        } else {
+                            format!("{first}{k}")
+                        }
+                    })
+                    .collect();
+                let mut conj = conj.clone();
+                conj.set_tuple_names(names.clone());
                 (
-                    Set::from_formula(Formula::from_conjunctions(1, vec![conj])),
-                    vec![name],
+                    Set::from_formula(Formula::from_conjunctions(names.len(), vec![conj])),
+                    names,
                 )
             }
             Ctx::Fixup(f) => {
