@@ -176,7 +176,7 @@ fn synth_prints_each_width() {
 /// `--pos-width` and `--crd-width` (MLIR's `posWidth` and `crdWidth`):
 /// pointer arrays and coordinate arrays at their own widths in the printed
 /// code, in both engines (one result), recorded in the instance written,
-/// enforced when it is read; `spf build` takes one width and says so.
+/// enforced when it is read, by `spf convert` and by built programs.
 #[test]
 fn positions_and_coordinates_take_their_own_widths() {
     let dir = common::temp("cli-width", "kinds");
@@ -238,12 +238,37 @@ fn positions_and_coordinates_take_their_own_widths() {
         "{}",
         text(&out.stderr)
     );
-    // spf build: one width.
+    // spf build: the same widths in the built program, its JSON line and
+    // its result (one result with spf convert's); it reads the record too.
     let bin = dir.join("mixed-build");
-    let out = spf(&[&["build", "coo", "csr", "-o", s(&bin)][..], &mixed[..]].concat());
+    let out = spf(&[&["build", "coo", "dcsr", "-o", s(&bin)][..], &mixed[..]].concat());
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let built = dir.join("built.json");
+    let out = std::process::Command::new(&bin)
+        .args([s(&matrix), "-o", s(&built)])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let line = json_line(&out.stdout);
+    assert_eq!(line["index_width"]["positions"], 64, "{line}");
+    assert_eq!(line["index_width"]["coordinates"], 32, "{line}");
+    // COO's row and col are coordinates: 4 bytes each, and 8 a value.
+    let nnz = line["nnz"].as_i64().unwrap();
+    assert_eq!(line["input_bytes"].as_i64(), Some(nnz * (4 + 4 + 8)));
+    assert_eq!(std::fs::read_to_string(&built).unwrap(), results[0]);
+    let bin = dir.join("mixed-back");
+    let out = spf(&[&["build", "dcsr", "coo", "-o", s(&bin)][..], &mixed[..]].concat());
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let out = std::process::Command::new(&bin)
+        .arg(&built)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    // One kind fixed, the other auto: refused with the reason.
+    let out = spf(&["build", "coo", "csr", "-o", s(&bin), "--pos-width", "64"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(
-        text(&out.stderr).contains("spf build compiles one width"),
+        text(&out.stderr).contains("give both as 32 or 64"),
         "{}",
         text(&out.stderr)
     );

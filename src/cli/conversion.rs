@@ -350,15 +350,8 @@ pub fn build(
     emit_source: Option<&Path>,
     baseline: Option<&Path>,
     verify: bool,
-    widths: WidthChoices,
+    width: WidthChoices,
 ) -> Result<(), CliError> {
-    let width = widths.uniform_choice().ok_or_else(|| {
-        CliError::Usage(format!(
-            "spf build compiles one width for positions and coordinates (here \
-             --pos-width {} and --crd-width {}); `spf convert` and `spf synth` take them apart",
-            widths.positions, widths.coordinates
-        ))
-    })?;
     let baseline = baseline.map(driver::Baseline::new).transpose()?;
     let sd = load_format(src)?;
     let dd = load_format(dst)?;
@@ -385,7 +378,7 @@ pub fn build_source(
     synth: &Synthesizer<'_>,
     baseline: Option<&driver::Baseline>,
     verify: bool,
-    width: WidthChoice,
+    width: WidthChoices,
 ) -> Result<(String, Option<String>), CliError> {
     let main = synth(src, dst)?;
     let to_coo;

@@ -70,7 +70,7 @@ use std::process::Command;
 use spf::codegen::ast::LoopProgram;
 use spf::codegen::c::{c_parameters_with, emit_c_with};
 use spf::codegen::emit::ParamKind;
-use spf::codegen::width::{Elem, IndexWidth, WidthChoice, Widths};
+use spf::codegen::width::{Elem, IndexKind, IndexWidth, IndexWidths, WidthChoice, WidthChoices};
 use spf::iegen::computation::{ElemType, Role};
 use spf::iegen::{Atom, ConstraintKind, Expr, Monotonicity, Var};
 use spf::synth::synthesize::{BindingKind, Side, Synthesized};
@@ -183,15 +183,32 @@ pub fn driver_source(
     coordinates: &CoordinateInput<'_>,
     baseline: Option<&Baseline>,
     verify: Option<&Verifier<'_>>,
-    width: WidthChoice,
+    width: WidthChoices,
 ) -> Result<String, CliError> {
     let src = &main.conversion.src;
+    let uniform = |w| vec![IndexWidths::uniform(w)];
     // The widths `convert` is compiled at: with a baseline, whose
-    // parameters have one width, auto is 64.
-    let widths: Vec<IndexWidth> = match width {
-        WidthChoice::Fixed(w) => vec![w],
-        WidthChoice::Auto if baseline.is_some() => vec![IndexWidth::W64],
-        WidthChoice::Auto => vec![IndexWidth::W64, IndexWidth::W32],
+    // parameters have one width, auto is 64; positions and coordinates
+    // apart, both fixed.
+    let widths: Vec<IndexWidths> = match (width.positions, width.coordinates) {
+        (WidthChoice::Fixed(p), WidthChoice::Fixed(c)) => vec![IndexWidths {
+            positions: p,
+            coordinates: c,
+        }],
+        (WidthChoice::Auto, WidthChoice::Auto) if baseline.is_some() => uniform(IndexWidth::W64),
+        (WidthChoice::Auto, WidthChoice::Auto) => {
+            vec![
+                IndexWidths::uniform(IndexWidth::W64),
+                IndexWidths::uniform(IndexWidth::W32),
+            ]
+        }
+        (p, c) => {
+            return Err(CliError::Usage(format!(
+                "spf build compiles positions and coordinates at widths it knows, or picks one \
+                 width for both (auto): --pos-width {p} with --crd-width {c} mixes the two; give \
+                 both as 32 or 64"
+            )))
+        }
     };
     let mut out = String::new();
     let _ = writeln!(
@@ -228,7 +245,11 @@ pub fn driver_source(
     let pre = match coordinates {
         CoordinateInput::Through { to_source, .. } => {
             let program = renamed_program(to_source, "convert_to_source")?;
-            out.push_str(&c_code(to_source, &program, IndexWidth::W64)?);
+            out.push_str(&c_code(
+                to_source,
+                &program,
+                IndexWidths::uniform(IndexWidth::W64),
+            )?);
             out.push('\n');
             Some((*to_source, program))
         }
@@ -240,7 +261,7 @@ pub fn driver_source(
         let name = if k == 0 {
             "convert".to_string()
         } else {
-            format!("convert_w{w}")
+            format!("convert_w{}", w.narrowest())
         };
         let program = renamed_program(main, &name)?;
         out.push_str(&c_code(main, &program, w)?);
@@ -256,12 +277,42 @@ pub fn driver_source(
         for (s, name) in [(v.src_to_coo, "src"), (v.dst_to_coo, "dst")] {
             if let Some(s) = s {
                 let program = renamed_program(s, &format!("verify_{name}_to_coo"))?;
-                out.push_str(&c_code(s, &program, IndexWidth::W64)?);
+                out.push_str(&c_code(s, &program, IndexWidths::uniform(IndexWidth::W64))?);
                 out.push('\n');
                 verify_functions.push((s, program, format!("drv_{name}_to_coo")));
             }
         }
     }
+    // The position arrays of each format, by name (the bytes each side
+    // moves), and each kind's fixed width (0: the one main picks).
+    let positions = |d: &Descriptor| {
+        let names: Vec<String> = d
+            .ufs
+            .iter()
+            .filter(|u| d.index_kind(&u.name) == IndexKind::Position)
+            .map(|u| c_str(&u.name))
+            .chain(["NULL".to_string()])
+            .collect();
+        names.join(", ")
+    };
+    let _ = writeln!(
+        out,
+        "static const char *const drv_src_positions[] = {{{}}};\n\
+         static const char *const drv_dst_positions[] = {{{}}};",
+        positions(src),
+        positions(dst)
+    );
+    let fixed = |c: WidthChoice| match c {
+        WidthChoice::Fixed(w) => w.bits(),
+        WidthChoice::Auto if baseline.is_some() => 64,
+        WidthChoice::Auto => 0,
+    };
+    let _ = writeln!(
+        out,
+        "#define DRV_POS_WIDTH {}\n#define DRV_CRD_WIDTH {}\n",
+        fixed(width.positions),
+        fixed(width.coordinates)
+    );
     out.push_str(RUNTIME);
     out.push('\n');
 
@@ -341,7 +392,7 @@ pub fn driver_source(
             program,
             &dense_names(s, src),
             false,
-            IndexWidth::W64,
+            IndexWidths::uniform(IndexWidth::W64),
         )?);
         out.push('\n');
     }
@@ -353,10 +404,9 @@ pub fn driver_source(
     let _ = writeln!(
         out,
         "#define DRV_WIDTH {}",
-        match width {
-            WidthChoice::Fixed(w) => w.bits(),
-            WidthChoice::Auto if baseline.is_some() => 64,
-            WidthChoice::Auto => 0,
+        match &widths[..] {
+            [w] => w.narrowest().bits(),
+            _ => 0,
         }
     );
     if let [(program, w)] = &programs[..] {
@@ -372,7 +422,7 @@ pub fn driver_source(
         // Auto: a wrapper per width, and the one main picked (drv_width).
         for (program, w) in &programs {
             out.push_str(&wrapper(
-                &format!("drv_convert_w{w}"),
+                &format!("drv_convert_w{}", w.narrowest()),
                 main,
                 program,
                 &dense_names(main, dst),
@@ -399,7 +449,7 @@ pub fn driver_source(
             program,
             &dense_names(s, &s.conversion.dst_given),
             false,
-            IndexWidth::W64,
+            IndexWidths::uniform(IndexWidth::W64),
         )?);
         out.push('\n');
     }
@@ -501,8 +551,8 @@ fn renamed_program(s: &Synthesized, name: &str) -> Result<LoopProgram, CliError>
     Ok(program)
 }
 
-fn c_code(s: &Synthesized, program: &LoopProgram, width: IndexWidth) -> Result<String, CliError> {
-    emit_c_with(program, &Widths::uniform(width)).map_err(|e| {
+fn c_code(s: &Synthesized, program: &LoopProgram, width: IndexWidths) -> Result<String, CliError> {
+    emit_c_with(program, &s.widths(width)).map_err(|e| {
         CliError::Usage(format!(
             "printing the synthesized {} -> {} conversion as C: {e}",
             s.conversion.src.name, s.conversion.dst.name
@@ -706,13 +756,12 @@ fn wrapper(
     program: &LoopProgram,
     dense: &[(String, String)],
     with_baseline: bool,
-    width: IndexWidth,
+    width: IndexWidths,
 ) -> Result<String, CliError> {
     let comp = &program.computation;
     let what = format!("{} -> {}", s.conversion.src.name, s.conversion.dst.name);
     let fail = |message: String| CliError::Usage(format!("the synthesized {what}: {message}"));
-    let params =
-        c_parameters_with(program, &Widths::uniform(width)).map_err(|e| fail(e.to_string()))?;
+    let params = c_parameters_with(program, &s.widths(width)).map_err(|e| fail(e.to_string()))?;
     // 32-bit index arrays: copies of the instance's, made and freed outside
     // the timed region.
     let mut narrowed = Vec::new();
@@ -1202,12 +1251,19 @@ mod tests {
     use spf::synth::tensor_io::{read_file, read_mtx};
     use spf::synth::Descriptor;
 
-    use super::{CliError, WidthChoice};
+    use super::{CliError, WidthChoice, WidthChoices};
     use crate::cli::conversion::build_source;
 
     use spf::codegen::width::{IndexWidth, IndexWidths};
 
-    const W64: WidthChoice = WidthChoice::Fixed(IndexWidth::W64);
+    const W64: WidthChoices = WidthChoices {
+        positions: WidthChoice::Fixed(IndexWidth::W64),
+        coordinates: WidthChoice::Fixed(IndexWidth::W64),
+    };
+    const AUTO: WidthChoices = WidthChoices {
+        positions: WidthChoice::Auto,
+        coordinates: WidthChoice::Auto,
+    };
     use crate::cli::conversion::testing::hand_made;
 
     /// Flags that keep the driver honest: the program must compile without
@@ -1247,7 +1303,7 @@ mod tests {
             &crate::cli::conversion::synthesize_pair,
             None,
             false,
-            WidthChoice::Auto,
+            AUTO,
         )
         .expect("a program")
         .0
@@ -1264,7 +1320,7 @@ mod tests {
         }
         let (sd, dd) = (format(src), format(dst));
         let (source, note) =
-            build_source(&sd, &dd, &hand_made, None, false, WidthChoice::Auto).expect("a program");
+            build_source(&sd, &dd, &hand_made, None, false, AUTO).expect("a program");
         assert!(note.is_none(), "{note:?}");
         std::fs::write(dir().join(format!("{key}.c")), &source).expect("write");
         let bin = dir().join(&key);
@@ -1969,7 +2025,7 @@ void baseline(int64_t NR, int64_t NC, int64_t NNZ, const int64_t *row, const int
             &hand_made,
             Some(&baseline),
             false,
-            WidthChoice::Auto,
+            AUTO,
         )?;
         assert!(source.contains(&format!("#include \"{}\"", baseline.path.display())));
         let bin = dir().join(format!("{name}-program"));

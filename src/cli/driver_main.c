@@ -161,6 +161,8 @@ int main(int argc, char **argv)
                     "--index-width 64 or auto",
                     input, what, (long long)v);
         drv_width = fits && DRV_WIDTH != 64 ? 32 : 64;
+        drv_pos_width = DRV_POS_WIDTH != 0 ? DRV_POS_WIDTH : drv_width;
+        drv_crd_width = DRV_CRD_WIDTH != 0 ? DRV_CRD_WIDTH : drv_width;
     }
 
     times = drv_alloc(repeat, sizeof *times);
@@ -210,9 +212,13 @@ int main(int argc, char **argv)
     printf(", \"nnz\": %lld, \"runs\": %lld, \"median_seconds\": %.9g, \"min_seconds\": %.9g, "
            "\"max_seconds\": %.9g, \"input_bytes\": %lld, \"output_bytes\": %lld",
            (long long)drv_nonzeros(&src, drv_src_values), (long long)repeat,
-           drv_median(times, repeat), times[0], times[repeat - 1], (long long)drv_bytes(&src, drv_width),
-           (long long)drv_bytes(&dst, drv_width));
-    printf(", \"index_width\": %d", drv_width);
+           drv_median(times, repeat), times[0], times[repeat - 1], (long long)drv_bytes(&src, drv_src_positions),
+           (long long)drv_bytes(&dst, drv_dst_positions));
+    if (drv_pos_width == drv_crd_width)
+        printf(", \"index_width\": %d", drv_width);
+    else
+        printf(", \"index_width\": {\"positions\": %d, \"coordinates\": %d}", drv_pos_width,
+               drv_crd_width);
     if (DRV_VERIFY)
         fputs(", \"verified\": true", stdout);
 #if DRV_HAS_BASELINE
@@ -220,7 +226,7 @@ int main(int argc, char **argv)
     printf(", \"baseline_median_seconds\": %.9g, \"baseline_min_seconds\": %.9g, "
            "\"baseline_max_seconds\": %.9g, \"baseline_output_bytes\": %lld",
            drv_median(btimes, repeat), btimes[0], btimes[repeat - 1],
-           (long long)drv_bytes(&bdst, drv_width));
+           (long long)drv_bytes(&bdst, drv_dst_positions));
     free(btimes);
     drv_inst_free(&bdst);
 #endif

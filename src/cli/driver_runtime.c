@@ -347,21 +347,37 @@ static DRV_UNUSED int64_t drv_nonzeros(const drv_inst *x, const char *name)
     return n;
 }
 
-/* The bytes of x's arrays as the conversion holds them: 8 per real, `width`
- * bits per index. */
-static DRV_UNUSED int64_t drv_bytes(const drv_inst *x, int width)
-{
-    int64_t k, n = 0;
-    for (k = 0; k < x->narr; k++)
-        n += x->arr[k].len * (x->arr[k].real ? 8 : width / 8);
-    return n;
-}
-
 /* ----- index widths ------------------------------------------------------- */
 
 /* The width of the index arrays the conversion takes and returns (spf build
- * --index-width): 32 or 64, set by main before the first conversion. */
+ * --index-width): 32 or 64, set by main before the first conversion; with
+ * positions and coordinates apart (--pos-width, --crd-width), the narrower
+ * (what the instance's sizes must fit), and each kind's own below. */
 static DRV_UNUSED int drv_width = 64;
+static DRV_UNUSED int drv_pos_width = 64, drv_crd_width = 64;
+
+/* Whether `name` is one of the position (pointer) arrays `positions`
+ * (drv_src_positions or drv_dst_positions, from the glue; NULL-ended). */
+static DRV_UNUSED int drv_is_position(const char *const *positions, const char *name)
+{
+    for (; *positions != NULL; positions++)
+        if (strcmp(*positions, name) == 0)
+            return 1;
+    return 0;
+}
+
+/* The bytes of x's arrays as the conversion holds them: 8 per real, each
+ * index at its kind's width (`positions`: x's format's position arrays). */
+static DRV_UNUSED int64_t drv_bytes(const drv_inst *x, const char *const *positions)
+{
+    int64_t k, n = 0;
+    for (k = 0; k < x->narr; k++) {
+        const int bits =
+            drv_is_position(positions, x->arr[k].name) ? drv_pos_width : drv_crd_width;
+        n += x->arr[k].len * (x->arr[k].real ? 8 : bits / 8);
+    }
+    return n;
+}
 
 #define DRV_FITS_32(v) ((v) <= INT32_MAX && (v) >= -INT32_MAX)
 
@@ -1505,9 +1521,48 @@ static DRV_UNUSED void drv_read_json(const char *path, drv_inst *x)
                 double r;
                 if (x->width != 0)
                     drv_json_error(&j, "duplicate key \"index_width\"");
-                if (!drv_json_number(&j, &v, &r) || (v != 32 && v != 64))
-                    drv_json_error(&j, "at `index_width`: expected 32 or 64");
-                x->width = (int)v;
+                if (j.p < j.end && *j.p == '{') {
+                    /* {"positions": P, "coordinates": C}: the narrower is
+                       what the instance's symbols must fit (every symbol
+                       fits 32 bits as soon as one kind is 32-bit). */
+                    int seen = 0, narrowest = 64;
+                    j.p++;
+                    for (;;) {
+                        char *kind;
+                        int bit;
+                        drv_json_ws(&j);
+                        kind = drv_json_string(&j);
+                        bit = strcmp(kind, "positions") == 0     ? 1
+                              : strcmp(kind, "coordinates") == 0 ? 2
+                                                                 : 0;
+                        if (bit == 0 || (seen & bit))
+                            drv_json_error(&j, "at `index_width`: expected \"positions\" and "
+                                               "\"coordinates\", once each");
+                        free(kind);
+                        seen |= bit;
+                        drv_json_expect(&j, ':', "`:`");
+                        drv_json_ws(&j);
+                        if (!drv_json_number(&j, &v, &r) || (v != 32 && v != 64))
+                            drv_json_error(&j, "at `index_width`: expected 32 or 64");
+                        if (v < narrowest)
+                            narrowest = (int)v;
+                        drv_json_ws(&j);
+                        if (j.p < j.end && *j.p == ',') {
+                            j.p++;
+                            continue;
+                        }
+                        drv_json_expect(&j, '}', "`,` or `}`");
+                        break;
+                    }
+                    if (seen != 3)
+                        drv_json_error(&j, "at `index_width`: expected \"positions\" and "
+                                           "\"coordinates\", once each");
+                    x->width = narrowest;
+                } else {
+                    if (!drv_json_number(&j, &v, &r) || (v != 32 && v != 64))
+                        drv_json_error(&j, "at `index_width`: expected 32 or 64");
+                    x->width = (int)v;
+                }
             } else {
                 drv_json_error(&j,
                                "at `%s`: unknown key; an instance has \"format\", \"symbols\", "
@@ -1638,8 +1693,12 @@ static DRV_UNUSED void drv_write_json(const drv_inst *x, const char *path)
     }
     if (x->narr > 0)
         fputs("\n  ", f);
-    /* the width the conversion ran at (spf build --index-width) */
-    fprintf(f, "},\n  \"index_width\": %d\n}\n", drv_width);
+    /* the widths the conversion ran at (spf build --index-width) */
+    if (drv_pos_width == drv_crd_width)
+        fprintf(f, "},\n  \"index_width\": %d\n}\n", drv_width);
+    else
+        fprintf(f, "},\n  \"index_width\": {\"positions\": %d, \"coordinates\": %d}\n}\n",
+                drv_pos_width, drv_crd_width);
     free(keys);
     failed = ferror(f) != 0;
     failed |= fflush(f) != 0;
