@@ -6,6 +6,7 @@
 //! (permutations, ordered sets) that statements call, and the C and Rust
 //! runtimes the backends emit with the code (docs/runtime.md).
 
+pub mod allocation;
 pub mod ast;
 pub mod c;
 pub mod dynamic;

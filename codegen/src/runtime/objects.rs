@@ -220,15 +220,16 @@ impl Object {
             component: 0,
             extent,
         })?;
-        let too_large = |e: crate::interp::TooLarge| ObjectFault::TooLarge(e.to_string());
+        let too_large = |e: crate::allocation::TooLarge| ObjectFault::TooLarge(e.to_string());
         Ok(Object::Scatter(Scatter {
             extent,
-            counts: crate::interp::try_zeroed(len, 0, "a scatter's counts").map_err(too_large)?,
+            counts: crate::allocation::try_zeroed(len, 0, "a scatter's counts")
+                .map_err(too_large)?,
             size: 0,
             starts: None,
             placed: RefCell::new(Vec::new()),
             slotted: RefCell::new(
-                crate::interp::try_zeroed(len, 0, "a scatter's slots").map_err(too_large)?,
+                crate::allocation::try_zeroed(len, 0, "a scatter's slots").map_err(too_large)?,
             ),
             slots_open: std::cell::Cell::new(false),
         }))
