@@ -217,7 +217,16 @@ fn conditions(inverse: &Conjunction, dims: usize, d: &Descriptor) -> Vec<Constra
                 .for_each_var(&mut |v| only_coordinates &= !is_position(v));
             let mut calls = false;
             k.expr().for_each_call(&mut |_, _| calls = true);
-            only_coordinates && !calls
+            // A relation among symbols that the conversion computes (a
+            // group count `NB = floor((NC + 3) / 4)`) is no condition on
+            // an entry: the destination's sizes satisfy it.
+            let mut coordinate = false;
+            k.expr()
+                .for_each_var(&mut |v| coordinate |= matches!(v, Var::Tuple(p) if p < dims));
+            let mut computed = false;
+            k.expr()
+                .for_each_sym(&mut |s| computed |= !d.dense.iter().any(|e| e == s));
+            only_coordinates && !calls && (coordinate || !computed)
         })
         // A bound of the shape itself needs no solver (most formats' only
         // conditions are those; validation asks for every run).
