@@ -280,7 +280,8 @@ pub fn read_source(
     // Shown while the input is read and checked (ends before a conversion).
     let reading = runner.progress.start(&format!("reading {shown}"));
     if coordinate_kind(input).is_none() {
-        let (instance, entries) = read_instance_entries(src, input)?;
+        let (instance, entries) =
+            read_instance_entries(src, input, &|d, inst| runner.validate_entries(d, inst))?;
         return Ok(Source { instance, entries });
     }
     let coords = read_checked_coo_file(input, options).map_err(|e| match e {

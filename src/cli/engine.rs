@@ -17,14 +17,16 @@ use std::cell::Cell;
 use spf::codegen::ast::LoopProgram;
 use spf::codegen::width::{IndexWidth, WidthChoice};
 use spf::synth::instance::Instance;
+use spf::synth::instance::{validate_entries, InstanceError};
 use spf::synth::oracle::Entries;
 use spf::synth::synthesize::Synthesized;
-use spf::synth::validate::{check_result_against, check_storable, finish, Problem};
+use spf::synth::validate::{check_result_with, check_storable, finish, Problem};
 use spf::synth::Descriptor;
 
 use super::error::CliError;
 use super::native::{library_source, Library};
 use super::native_cache::{obtain, Origin};
+use super::native_check::{Checker, Failed};
 use super::progress::Progress;
 
 /// A conversion's input: a valid instance of the source format and its
@@ -168,7 +170,7 @@ impl Runner {
         if self.verify {
             self.progress
                 .step(&format!("verifying the {} result", to.name), || {
-                    check_result_against(s, &entries, &out)
+                    check_result_with(s, &entries, &out, &|d, inst| self.validate_entries(d, inst))
                 })
                 .map_err(|p| problem_error(&pair, p))?;
         }
@@ -176,6 +178,63 @@ impl Runner {
             instance: out,
             entries,
         })
+    }
+
+    /// Checks `inst` against `d` and gives its nonzero entries sorted by
+    /// coordinate ([`validate_entries`]): in the compiled check of `d`
+    /// ([`super::native_check`]) when conversions run natively, in spf's
+    /// own check otherwise, when the compiled one cannot be had or cannot
+    /// tell, and when it finds a problem (spf's check names it in its own
+    /// words; it is the reference).
+    ///
+    /// # Errors
+    ///
+    /// The first problem of `inst`.
+    pub fn validate_entries(
+        &self,
+        d: &Descriptor,
+        inst: &Instance,
+    ) -> Result<Entries, InstanceError> {
+        let native = match self.engine {
+            Engine::Interp => false,
+            Engine::Auto => !self.fell_back.get(),
+            Engine::Native => true,
+        };
+        // An instance that records 32-bit indices holds only what fits
+        // them: checked here, the compiled check holds 64-bit arrays.
+        if let (true, Some(w)) = (native, inst.index_width) {
+            for (what, v) in inst.sizes(&d.data_name) {
+                w.check(what, v)
+                    .map_err(|e| InstanceError::Width(e.to_string()))?;
+            }
+        }
+        if native {
+            match Checker::obtain(d, &self.progress) {
+                Ok((checker, path, origin)) => {
+                    self.said_library(&path, origin);
+                    match checker.entries(d, inst) {
+                        Ok(entries) => return Ok(entries),
+                        Err(Failed::Invalid(m) | Failed::Undecided(m)) => {
+                            self.say(&format!("spf: the compiled check of {}: {m}", d.name));
+                        }
+                    }
+                }
+                Err(e) => self.say(&format!("spf: checking {} in spf: {e}", d.name)),
+            }
+        }
+        validate_entries(d, inst)
+    }
+
+    /// The `--verbose` line for a library at `path`.
+    fn said_library(&self, path: &std::path::Path, origin: Origin) {
+        match origin {
+            Origin::Cached => self.say(&format!("spf: cached library {}", path.display())),
+            Origin::Compiled(took) => self.say(&format!(
+                "spf: compiled library {} ({:.2} s)",
+                path.display(),
+                took.as_secs_f64()
+            )),
+        }
     }
 
     /// The compiled library of `s`, from the cache or compiled now.
@@ -189,14 +248,7 @@ impl Runner {
     ) -> Result<Library, CliError> {
         let source = library_source(s, program, width)?;
         let (lib, path, origin) = obtain(from, to, width, &source, &self.progress)?;
-        match origin {
-            Origin::Cached => self.say(&format!("spf: cached library {}", path.display())),
-            Origin::Compiled(took) => self.say(&format!(
-                "spf: compiled library {} ({:.2} s)",
-                path.display(),
-                took.as_secs_f64()
-            )),
-        }
+        self.said_library(&path, origin);
         Ok(lib)
     }
 

@@ -37,9 +37,9 @@ pub fn read_instance(d: &Descriptor, input: &Path) -> Result<Instance, CliError>
 }
 
 /// [`read_instance`], and the instance's entries sorted by coordinate,
-/// from the one enumeration of its validation
-/// ([`validate_entries`]): what a conversion's check compares its result
-/// with.
+/// from the one enumeration of its validation by `check` (what
+/// [`validate_entries`] does; `spf convert` may pass a compiled check):
+/// what a conversion's check compares its result with.
 ///
 /// # Errors
 ///
@@ -47,9 +47,10 @@ pub fn read_instance(d: &Descriptor, input: &Path) -> Result<Instance, CliError>
 pub fn read_instance_entries(
     d: &Descriptor,
     input: &Path,
+    check: &dyn Fn(&Descriptor, &Instance) -> Result<Entries, InstanceError>,
 ) -> Result<(Instance, Entries), CliError> {
     let inst = load_instance(d, input)?;
-    let entries = validate_entries(d, &inst).map_err(|e| invalid(input, e))?;
+    let entries = check(d, &inst).map_err(|e| invalid(input, e))?;
     Ok((inst, entries))
 }
 

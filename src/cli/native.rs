@@ -402,6 +402,17 @@ impl Library {
         Ok(s.output(&mut memory, input))
     }
 
+    /// The exported symbol `name`, of type `T`.
+    ///
+    /// # Safety
+    ///
+    /// `T` must be the symbol's type.
+    pub(super) unsafe fn symbol<T>(&self, name: &str) -> Result<libloading::Symbol<'_, T>, String> {
+        // SAFETY: the caller vouches for the type.
+        unsafe { self.lib.get(name.as_bytes()) }
+            .map_err(|e| format!("{}: {e}", self.path.display()))
+    }
+
     /// The library's `spf_abi_free`.
     fn lib_free(
         &self,

@@ -64,17 +64,37 @@ pub fn library_name(
     compiler: &[String],
     source: &str,
 ) -> String {
+    let stem = format!("{}-{}-i{width}", file_safe(&src.name), file_safe(&dst.name));
+    keyed_name(
+        &stem,
+        &[
+            format!("index {width}"),
+            format!("src {src:?}"),
+            format!("dst {dst:?}"),
+        ],
+        compiler,
+        source,
+    )
+}
+
+/// The file name of the library of `d`'s compiled check
+/// ([`super::native_check`]): `check-NAME-HASH.so`.
+pub fn checker_name(d: &Descriptor, compiler: &[String], source: &str) -> String {
+    let stem = format!("check-{}", file_safe(&d.name));
+    keyed_name(&stem, &[format!("check {d:?}")], compiler, source)
+}
+
+/// `STEM-HASH.so`, the hash over the spf version, the ABI's, the compiler
+/// and flags, `parts` and the C source.
+fn keyed_name(stem: &str, parts: &[String], compiler: &[String], source: &str) -> String {
     let mut h = Sha256::new();
-    for part in [
+    let head = [
         format!("spf {}", env!("CARGO_PKG_VERSION")),
         format!("abi {ABI_VERSION}"),
-        format!("index {width}"),
         format!("compiler {}", compiler.join(" ")),
         format!("flags {} {}", C_FLAGS.join(" "), SHARED_FLAGS.join(" ")),
-        format!("src {src:?}"),
-        format!("dst {dst:?}"),
-        source.to_string(),
-    ] {
+    ];
+    for part in head.iter().chain(parts).map(String::as_str).chain([source]) {
         h.update((part.len() as u64).to_le_bytes());
         h.update(part.as_bytes());
     }
@@ -84,11 +104,7 @@ pub fn library_name(
         .take(10)
         .map(|b| format!("{b:02x}"))
         .collect();
-    format!(
-        "{}-{}-i{width}-{hash}.so",
-        file_safe(&src.name),
-        file_safe(&dst.name)
-    )
+    format!("{stem}-{hash}.so")
 }
 
 /// A format name as a file name part: letters, digits, `_` kept.
@@ -112,11 +128,47 @@ pub fn obtain(
     source: &str,
     progress: &Progress,
 ) -> Result<(Library, PathBuf, Origin), CliError> {
+    obtain_named(
+        &|compiler| library_name(src, dst, width, compiler, source),
+        &format!("compiling {} -> {}", src.name, dst.name),
+        source,
+        progress,
+    )
+}
+
+/// [`obtain`] for the library of `d`'s compiled check
+/// ([`super::native_check`]).
+///
+/// # Errors
+///
+/// As [`obtain`].
+pub fn obtain_checker(
+    d: &Descriptor,
+    source: &str,
+    progress: &Progress,
+) -> Result<(Library, PathBuf, Origin), CliError> {
+    obtain_named(
+        &|compiler| checker_name(d, compiler, source),
+        &format!("compiling the check of {}", d.name),
+        source,
+        progress,
+    )
+}
+
+/// The library of `source` under the file name `name` gives for the
+/// compiler, from the cache or compiled into it (a step of `progress`
+/// called `step`).
+fn obtain_named(
+    name: &dyn Fn(&[String]) -> String,
+    step: &str,
+    source: &str,
+    progress: &Progress,
+) -> Result<(Library, PathBuf, Origin), CliError> {
     let dir = cache_dir().ok_or_else(|| {
         CliError::Usage("no cache directory (set SPF_CACHE_DIR, XDG_CACHE_HOME or HOME)".into())
     })?;
     let compiler = find_compiler()?;
-    let path = dir.join(library_name(src, dst, width, &compiler, source));
+    let path = dir.join(name(&compiler));
     if path.is_file() {
         if let Ok(lib) = Library::load(&path) {
             return Ok((lib, path, Origin::Cached));
@@ -127,7 +179,7 @@ pub fn obtain(
         source,
     })?;
     let started = Instant::now();
-    progress.step(&format!("compiling {} -> {}", src.name, dst.name), || {
+    progress.step(step, || {
         compile_with(&compiler, source, &path, SHARED_FLAGS)
     })?;
     let took = started.elapsed();
