@@ -6,7 +6,7 @@
 use std::path::Path;
 
 use spf::iegen::syntax::SyntaxError;
-use spf::synth::instance::{validate, validate_entries, Instance, InstanceError};
+use spf::synth::instance::{validate, Instance, InstanceError};
 use spf::synth::npz::{read_npz_file, write_npz, ReadFileError, Written};
 use spf::synth::oracle::{coordinates_from, Entries};
 use spf::synth::tensor_io::{coordinate_kind, write_mtx, write_tns};
@@ -38,7 +38,7 @@ pub fn read_instance(d: &Descriptor, input: &Path) -> Result<Instance, CliError>
 
 /// [`read_instance`], and the instance's entries sorted by coordinate,
 /// from the one enumeration of its validation by `check` (what
-/// [`validate_entries`] does; `spf convert` may pass a compiled check):
+/// [`spf::synth::instance::validate_entries`] does; `spf convert` may pass a compiled check):
 /// what a conversion's check compares its result with.
 ///
 /// # Errors

@@ -24,10 +24,12 @@
 //! *arrays, int64_t narr, int64_t *coords, double *values, int64_t cap,
 //! int64_t *n, char *message, size_t message_cap)`: checks the instance
 //! (arrays borrowed, not copied; `spf_check_array` is [`AbiArray`]) and
-//! writes its `*n` nonzero entries, at most `cap`, into `coords` (`order`
-//! per entry) and `values`. It returns 0; 1 with the first problem in
-//! `message` (the caller re-runs spf's own check for the detailed error);
-//! 2 when there are more entries than `cap`.
+//! writes its `*n` nonzero entries, sorted by coordinate, into `coords`
+//! (one coordinate per dense dimension, entry after entry) and `values`,
+//! the caller's buffers with room for `cap` entries (the storage check
+//! writes them there as it finds them, and sorts them in place). It returns
+//! 0, or 1 with the first problem in `message` (more entries than `cap`
+//! among them): the caller re-runs spf's own check for the detailed error.
 //!
 //! The instance's index width is not the library's concern: spf holds
 //! every index array at 64 bits, and the sizes a 32-bit instance must fit
@@ -113,22 +115,22 @@ pub fn checker_source(d: &Descriptor) -> Result<String, String> {
     out.push_str(&source);
     out.push('\n');
     out.push_str(&rules);
-    let order = d.dense.len();
     let _ = write!(
         out,
         "\nSPF_ABI_EXPORT int spf_abi_version(void) {{ return {ABI_VERSION}; }}\n\n\
          typedef struct {{\n    const char *name;\n    int64_t len;\n    int real;\n    \
          const int64_t *i;\n    const double *r;\n}} spf_check_array;\n\n\
-         static drv_entries spf_check_kept;\nstatic drv_array *spf_check_arrays;\n\n\
+         static drv_kept spf_check_kept;\nstatic drv_array *spf_check_arrays;\n\n\
          SPF_ABI_EXPORT int spf_check_entries(const char *format, const char *const *symbols,\n    \
          const int64_t *symbol_values, int64_t nsym, const spf_check_array *arrays, int64_t narr,\n    \
          int64_t *coords, double *values, int64_t cap, int64_t *n, char *message, size_t message_cap)\n\
-         {{\n    drv_inst x;\n    int64_t k;\n    int d;\n    \
+         {{\n    drv_inst x;\n    int64_t k;\n    \
          memset(&x, 0, sizeof x);\n    \
-         memset(&spf_check_kept, 0, sizeof spf_check_kept);\n    \
+         spf_check_kept.coords = coords;\n    spf_check_kept.values = values;\n    \
+         spf_check_kept.n = 0;\n    spf_check_kept.cap = cap;\n    \
          spf_check_arrays = NULL;\n    \
          if (setjmp(drv_jump)) {{\n        \
-         drv_keep = NULL;\n        free(spf_check_kept.e);\n        free(spf_check_arrays);\n        \
+         drv_keep = NULL;\n        free(spf_check_arrays);\n        \
          if (message_cap > 0)\n            snprintf(message, message_cap, \"%s\", drv_message);\n        \
          return 1;\n    }}\n    \
          spf_check_arrays = drv_alloc(narr > 0 ? narr : 1, sizeof *spf_check_arrays);\n    \
@@ -146,12 +148,7 @@ pub fn checker_source(d: &Descriptor) -> Result<String, String> {
          drv_check_rules(&x, \"the instance\");\n    \
          drv_keep = NULL;\n    \
          free(spf_check_arrays);\n    spf_check_arrays = NULL;\n    \
-         if (spf_check_kept.n > cap) {{\n        free(spf_check_kept.e);\n        return 2;\n    }}\n    \
-         for (k = 0; k < spf_check_kept.n; k++) {{\n        \
-         for (d = 0; d < {order}; d++)\n            \
-         coords[k * {order} + d] = spf_check_kept.e[k].c[d];\n        \
-         values[k] = spf_check_kept.e[k].v;\n    }}\n    \
-         *n = spf_check_kept.n;\n    free(spf_check_kept.e);\n    (void)message;\n    return 0;\n}}\n"
+         *n = spf_check_kept.n;\n    (void)message;\n    return 0;\n}}\n"
     );
     Ok(out)
 }
@@ -193,7 +190,7 @@ pub struct Checker {
 pub enum Failed {
     /// The instance breaks something: the library's first message.
     Invalid(String),
-    /// The library cannot tell (more entries than values, a missing entry
+    /// The library cannot tell (a name C cannot hold, a missing entry
     /// point): spf's own check decides.
     Undecided(String),
 }
@@ -262,7 +259,7 @@ impl Checker {
             })
             .collect();
         // At most one entry per nonzero value (a map that addresses a value
-        // twice is the library's status 2: spf's own check decides).
+        // twice stops the library: spf's own check decides).
         let cap = match inst.arrays.get(&d.data_name) {
             Some(Values::Real(v)) => v.iter().filter(|&&x| x != 0.0).count(),
             Some(Values::Int(v)) => v.iter().filter(|&&x| x != 0).count(),
@@ -311,7 +308,7 @@ impl Checker {
                     values,
                 })
             }
-            1 => {
+            _ => {
                 let end = message
                     .iter()
                     .position(|&b| b == 0)
@@ -320,7 +317,6 @@ impl Checker {
                     String::from_utf8_lossy(&message[..end]).into_owned(),
                 ))
             }
-            _ => Err(Failed::Undecided("more entries than nonzero values".into())),
         }
     }
 }
