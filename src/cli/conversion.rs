@@ -760,52 +760,53 @@ mod tests {
             (Side::Destination, "col", "col_out", BindingKind::IndexArray),
             (Side::Destination, "A", "A_out", BindingKind::Values),
         ];
-        let synth = |s: &Descriptor, d: &Descriptor| -> Result<Synthesized, CliError> {
-            Ok(with_computation(s, d, &wrong, &bindings))
-        };
-        let e =
-            convert_file(&coo, &csr, &data("small.mtx"), &synth, &Runner::interp()).unwrap_err();
-        let text = e.to_string();
-        assert!(
-            text.starts_with(
-                "internal error: the synthesized conversion COO -> CSR passed validation, but on \
-                 this input: the result stores other entries than the input"
-            ),
-            "{text}"
-        );
-        // From an instance file: the result is compared with the entries
-        // its validation read.
-        let wrong_values = CSR_COO.replace("A_out(k) = A(k)", "A_out(k) = A(0)");
-        let mut csr_coo = side("CSR", Side::Source);
-        csr_coo.extend(side("COO", Side::Destination));
-        let synth = |s: &Descriptor, d: &Descriptor| -> Result<Synthesized, CliError> {
-            Ok(with_computation(s, d, &wrong_values, &csr_coo))
-        };
-        let e = convert_file(
-            &csr,
-            &coo,
-            &data("csr_small.json"),
-            &synth,
-            &Runner::interp(),
-        )
-        .unwrap_err();
-        assert!(
-            e.to_string()
-                .contains("passed validation, but on this input: the result stores other entries"),
-            "{e}"
-        );
-        // A conversion that leaves an output unsorted is invalid.
-        let unsorted = COO_CSR.replace("P.key(1, p)", "P.key(1, NNZ_out - 1 - p)");
-        let synth = |s: &Descriptor, d: &Descriptor| -> Result<Synthesized, CliError> {
-            Ok(with_computation(s, d, &unsorted, &bindings))
-        };
-        let e =
-            convert_file(&coo, &csr, &data("small.mtx"), &synth, &Runner::interp()).unwrap_err();
-        assert!(
-            e.to_string()
-                .contains("but on this input: the result breaks a rule of CSR"),
-            "{e}"
-        );
+        // Caught in the interpreter's checks and in the compiled ones
+        // (native_check.rs): a result the compiled check passed would not
+        // be checked again, so an unsorted CSR below is the compiled
+        // rule check's catch, and the changed values are found in the
+        // entries it enumerates.
+        let cache = temp("wrong-conversion-cache");
+        for runner in [&Runner::interp(), &Runner::native_in(&cache)] {
+            let synth = |s: &Descriptor, d: &Descriptor| -> Result<Synthesized, CliError> {
+                Ok(with_computation(s, d, &wrong, &bindings))
+            };
+            let e = convert_file(&coo, &csr, &data("small.mtx"), &synth, runner).unwrap_err();
+            let text = e.to_string();
+            assert!(
+                text.starts_with(
+                    "internal error: the synthesized conversion COO -> CSR passed validation, but on \
+                     this input: the result stores other entries than the input"
+                ),
+                "{text}"
+            );
+            // From an instance file: the result is compared with the entries
+            // its validation read.
+            let wrong_values = CSR_COO.replace("A_out(k) = A(k)", "A_out(k) = A(0)");
+            let mut csr_coo = side("CSR", Side::Source);
+            csr_coo.extend(side("COO", Side::Destination));
+            let synth = |s: &Descriptor, d: &Descriptor| -> Result<Synthesized, CliError> {
+                Ok(with_computation(s, d, &wrong_values, &csr_coo))
+            };
+            let e = convert_file(&csr, &coo, &data("csr_small.json"), &synth, runner).unwrap_err();
+            assert!(
+                e.to_string().contains(
+                    "passed validation, but on this input: the result stores other entries"
+                ),
+                "{e}"
+            );
+            // A conversion that leaves an output unsorted is invalid.
+            let unsorted = COO_CSR.replace("P.key(1, p)", "P.key(1, NNZ_out - 1 - p)");
+            let synth = |s: &Descriptor, d: &Descriptor| -> Result<Synthesized, CliError> {
+                Ok(with_computation(s, d, &unsorted, &bindings))
+            };
+            let e = convert_file(&coo, &csr, &data("small.mtx"), &synth, runner).unwrap_err();
+            assert!(
+                e.to_string()
+                    .contains("but on this input: the result breaks a rule of CSR"),
+                "{e}"
+            );
+        }
+        let _ = std::fs::remove_dir_all(&cache);
     }
 
     #[test]

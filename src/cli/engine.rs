@@ -6,13 +6,15 @@
 //! C compiler works and in the interpreter otherwise, after a one-line
 //! notice on standard error. Whatever ran, the result is checked before it
 //! is handed out (the destination's descriptor and the oracle,
-//! [`spf::synth::validate::check_result_against`], compared with the
+//! [`spf::synth::validate::check_result_with`], compared with the
 //! input's entries that the input's own check read) unless verification is
 //! off (`--no-verify`). The input is always checked (what a reader of spf
 //! guarantees counts, [`spf::synth::established`]): the compiled code
-//! trusts it.
+//! trusts it. Natively, both checks against a descriptor run compiled too
+//! ([`Runner::validate_entries`], [`super::native_check`]).
 
 use std::cell::Cell;
+use std::path::PathBuf;
 
 use spf::codegen::ast::LoopProgram;
 use spf::codegen::width::{IndexWidth, WidthChoice};
@@ -70,6 +72,9 @@ pub struct Runner {
     /// Set once the interpreter replaced a failed compile (the notice is
     /// printed once).
     fell_back: Cell<bool>,
+    /// Where compiled libraries are kept: `None`, the user's cache
+    /// ([`super::native_cache::cache_dir`]).
+    cache: Option<PathBuf>,
 }
 
 impl Runner {
@@ -82,6 +87,7 @@ impl Runner {
             verbose,
             progress,
             fell_back: Cell::new(false),
+            cache: None,
         }
     }
 
@@ -89,6 +95,17 @@ impl Runner {
     #[cfg(test)]
     pub fn interp() -> Runner {
         Runner::new(Engine::Interp, true, false, Progress::hidden())
+    }
+
+    /// Compiled conversions and checks, results checked, quietly, the
+    /// libraries kept in `cache`: what the library tests of the compiled
+    /// checks use.
+    #[cfg(test)]
+    pub fn native_in(cache: &std::path::Path) -> Runner {
+        Runner {
+            cache: Some(cache.to_path_buf()),
+            ..Runner::new(Engine::Native, true, false, Progress::hidden())
+        }
     }
 
     /// Runs the synthesized conversion from `from` to `to` on `source` (an
@@ -209,7 +226,7 @@ impl Runner {
             }
         }
         if native {
-            match Checker::obtain(d, &self.progress) {
+            match Checker::obtain(self.cache.as_deref(), d, &self.progress) {
                 Ok((checker, path, origin)) => {
                     self.said_library(&path, origin);
                     match checker.entries(d, inst) {
@@ -247,7 +264,14 @@ impl Runner {
         width: IndexWidth,
     ) -> Result<Library, CliError> {
         let source = library_source(s, program, width)?;
-        let (lib, path, origin) = obtain(from, to, width, &source, &self.progress)?;
+        let (lib, path, origin) = obtain(
+            self.cache.as_deref(),
+            from,
+            to,
+            width,
+            &source,
+            &self.progress,
+        )?;
         self.said_library(&path, origin);
         Ok(lib)
     }

@@ -15,7 +15,7 @@
 //!   atomic step: two processes building one key at once both succeed, and
 //!   a reader never sees half a library.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use sha2::{Digest, Sha256};
@@ -114,14 +114,16 @@ fn file_safe(name: &str) -> String {
         .collect()
 }
 
-/// The library of `source` from the cache, compiled into it first when it
-/// is not there (or does not load; the compile is a step of `progress`).
+/// The library of `source` from the cache (`cache`, else [`cache_dir`]),
+/// compiled into it first when it is not there (or does not load; the
+/// compile is a step of `progress`).
 ///
 /// # Errors
 ///
 /// [`CliError::Usage`] without a cache directory or a C compiler, or when
 /// compiling or loading fails (the first line of the compiler's messages).
 pub fn obtain(
+    cache: Option<&Path>,
     src: &Descriptor,
     dst: &Descriptor,
     width: IndexWidth,
@@ -129,6 +131,7 @@ pub fn obtain(
     progress: &Progress,
 ) -> Result<(Library, PathBuf, Origin), CliError> {
     obtain_named(
+        cache,
         &|compiler| library_name(src, dst, width, compiler, source),
         &format!("compiling {} -> {}", src.name, dst.name),
         source,
@@ -143,11 +146,13 @@ pub fn obtain(
 ///
 /// As [`obtain`].
 pub fn obtain_checker(
+    cache: Option<&Path>,
     d: &Descriptor,
     source: &str,
     progress: &Progress,
 ) -> Result<(Library, PathBuf, Origin), CliError> {
     obtain_named(
+        cache,
         &|compiler| checker_name(d, compiler, source),
         &format!("compiling the check of {}", d.name),
         source,
@@ -159,14 +164,18 @@ pub fn obtain_checker(
 /// compiler, from the cache or compiled into it (a step of `progress`
 /// called `step`).
 fn obtain_named(
+    cache: Option<&Path>,
     name: &dyn Fn(&[String]) -> String,
     step: &str,
     source: &str,
     progress: &Progress,
 ) -> Result<(Library, PathBuf, Origin), CliError> {
-    let dir = cache_dir().ok_or_else(|| {
-        CliError::Usage("no cache directory (set SPF_CACHE_DIR, XDG_CACHE_HOME or HOME)".into())
-    })?;
+    let dir = cache
+        .map(Path::to_path_buf)
+        .or_else(cache_dir)
+        .ok_or_else(|| {
+            CliError::Usage("no cache directory (set SPF_CACHE_DIR, XDG_CACHE_HOME or HOME)".into())
+        })?;
     let compiler = find_compiler()?;
     let path = dir.join(name(&compiler));
     if path.is_file() {

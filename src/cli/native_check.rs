@@ -37,7 +37,7 @@
 
 use std::ffi::{c_char, c_int, CString};
 use std::fmt::Write as _;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use spf::synth::instance::{Instance, Values};
 use spf::synth::oracle::Entries;
@@ -196,20 +196,22 @@ pub enum Failed {
 }
 
 impl Checker {
-    /// The check library of `d`, from the cache or compiled now, with its
-    /// path and origin.
+    /// The check library of `d`, from the cache (`cache`, else the
+    /// user's, [`super::native_cache::cache_dir`]) or compiled now, with
+    /// its path and origin.
     ///
     /// # Errors
     ///
     /// [`CliError::Usage`] when a check of `d` cannot be printed as C, or
     /// the library cannot be compiled or loaded.
     pub fn obtain(
+        cache: Option<&Path>,
         d: &Descriptor,
         progress: &Progress,
     ) -> Result<(Checker, PathBuf, Origin), CliError> {
         let source = checker_source(d)
             .map_err(|reason| CliError::Usage(format!("checking {} in C: {reason}", d.name)))?;
-        let (library, path, origin) = obtain_checker(d, &source, progress)?;
+        let (library, path, origin) = obtain_checker(cache, d, &source, progress)?;
         Ok((Checker { library }, path, origin))
     }
 
