@@ -12,7 +12,9 @@ use spf::codegen::{c, rust};
 use spf::iegen::pdfg::Pdfg;
 use spf::iegen::syntax::SyntaxError;
 use spf::synth::established::CoordinateFormat;
-use spf::synth::instance::{validate_entries, Instance};
+use spf::synth::instance::validate_entries;
+#[cfg(test)]
+use spf::synth::instance::Instance;
 use spf::synth::synthesize::{synthesize, SynthError, Synthesized};
 use spf::synth::tensor_io::{
     coordinate_kind, read_checked_coo_file, FileError, ReadOptions, Symmetry,
@@ -23,7 +25,7 @@ use super::commands::load_format;
 use super::driver::{self, CoordinateInput};
 use super::engine::{Runner, Source};
 use super::error::CliError;
-use super::instance_file::{read_instance_entries, write_instance};
+use super::instance_file::{read_instance_entries, write_instance_when};
 use super::output::{emit, write_atomically};
 
 /// What `spf synth` prints.
@@ -161,11 +163,26 @@ pub fn convert(
         symmetry,
         ..ReadOptions::default()
     };
-    let result = convert_file_with(&sd, &dd, input, &synthesize_pair, runner, &options)?;
+    let source = read_source(&sd, input, &synthesize_pair, runner, &options)?;
+    let s = synthesize_pair(&sd, &dd)?;
+    let result = runner.convert(&s, &sd, &dd, source)?;
     let shown = output.map_or("the result".into(), |p| p.display().to_string());
-    let note = runner.progress.step(&format!("writing {shown}"), || {
-        write_instance(&dd, &result, output)
-    })?;
+    // The result is written while it is checked, on a thread of its own,
+    // and kept only when the check passes.
+    let (verdict, written) = std::thread::scope(|scope| {
+        let (commit, decided) = std::sync::mpsc::channel::<bool>();
+        let (dd, out, progress) = (&dd, &result.instance, runner.progress);
+        let writer = scope.spawn(move || {
+            progress.step(&format!("writing {shown}"), || {
+                write_instance_when(dd, out, output, &|| decided.recv().unwrap_or(false))
+            })
+        });
+        let verdict = runner.verify(&s, dd, &result);
+        let _ = commit.send(verdict.is_ok());
+        (verdict, writer.join())
+    });
+    verdict?;
+    let note = written.unwrap_or_else(|panic| std::panic::resume_unwind(panic))?;
     if let Some(note) = note {
         let shown = output.map_or("<stdout>".into(), |p| p.display().to_string());
         eprintln!("spf: note: {shown}: {note}");
@@ -190,19 +207,7 @@ pub fn convert_file(
     synth: &Synthesizer<'_>,
     runner: &Runner,
 ) -> Result<Instance, CliError> {
-    convert_file_with(src, dst, input, synth, runner, &ReadOptions::default())
-}
-
-/// [`convert_file`] with the options of a coordinate input.
-pub fn convert_file_with(
-    src: &Descriptor,
-    dst: &Descriptor,
-    input: &Path,
-    synth: &Synthesizer<'_>,
-    runner: &Runner,
-    options: &ReadOptions,
-) -> Result<Instance, CliError> {
-    let source = read_source(src, input, synth, runner, options)?;
+    let source = read_source(src, input, synth, runner, &ReadOptions::default())?;
     let s = synth(src, dst)?;
     runner.run(&s, src, dst, source).map(|r| r.instance)
 }

@@ -110,18 +110,36 @@ impl Runner {
 
     /// Runs the synthesized conversion from `from` to `to` on `source` (an
     /// instance of `from`, already validated) and checks the result against
-    /// the input's entries when verification is on: the result with those
-    /// entries (its own, once checked; unchecked, with verification off,
-    /// and then unused). The input instance is dropped
-    /// before the check, which holds the result's arrays several times.
+    /// the input's entries when verification is on ([`Runner::convert`],
+    /// [`Runner::verify`]): the result with those entries (its own, once
+    /// checked; unchecked, with verification off, and then unused).
+    ///
+    /// # Errors
+    ///
+    /// As [`Runner::convert`] and [`Runner::verify`].
+    pub fn run(
+        &self,
+        s: &Synthesized,
+        from: &Descriptor,
+        to: &Descriptor,
+        source: Source,
+    ) -> Result<Source, CliError> {
+        let out = self.convert(s, from, to, source)?;
+        self.verify(s, to, &out)?;
+        Ok(out)
+    }
+
+    /// Runs the synthesized conversion from `from` to `to` on `source` (an
+    /// instance of `from`, already validated): the result, not checked yet,
+    /// with the input's entries ([`Runner::verify`] compares them). The
+    /// input instance is dropped before this returns: the check holds the
+    /// result's arrays several times.
     ///
     /// # Errors
     ///
     /// [`CliError::Usage`] when the conversion cannot run (or, with
-    /// [`Engine::Native`], cannot be compiled), and an internal error
-    /// naming the problem when the result is invalid or wrong (the
-    /// conversion passed validation, so that is a bug in spf).
-    pub fn run(
+    /// [`Engine::Native`], cannot be compiled).
+    pub fn convert(
         &self,
         s: &Synthesized,
         from: &Descriptor,
@@ -184,17 +202,32 @@ impl Runner {
         drop(input);
         // The result records the width it was computed at.
         out.index_width = Some(width);
-        if self.verify {
-            self.progress
-                .step(&format!("verifying the {} result", to.name), || {
-                    check_result_with(s, &entries, &out, &|d, inst| self.validate_entries(d, inst))
-                })
-                .map_err(|p| problem_error(&pair, p))?;
-        }
         Ok(Source {
             instance: out,
             entries,
         })
+    }
+
+    /// Checks a [`Runner::convert`]ed result of `s` (into `to`) when
+    /// verification is on: valid against `to` and storing exactly the
+    /// input's entries.
+    ///
+    /// # Errors
+    ///
+    /// An internal error naming the problem when the result is invalid or
+    /// wrong (the conversion passed validation, so that is a bug in spf).
+    pub fn verify(&self, s: &Synthesized, to: &Descriptor, out: &Source) -> Result<(), CliError> {
+        if !self.verify {
+            return Ok(());
+        }
+        let pair = format!("{} -> {}", s.conversion.src.name, to.name);
+        self.progress
+            .step(&format!("verifying the {} result", to.name), || {
+                check_result_with(s, &out.entries, &out.instance, &|d, inst| {
+                    self.validate_entries(d, inst)
+                })
+            })
+            .map_err(|p| problem_error(&pair, p))
     }
 
     /// Checks `inst` against `d` and gives its nonzero entries sorted by

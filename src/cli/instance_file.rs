@@ -13,7 +13,7 @@ use spf::synth::tensor_io::{coordinate_kind, write_mtx, write_tns};
 use spf::synth::Descriptor;
 
 use super::error::CliError;
-use super::output::{emit, write_atomically, write_atomically_with};
+use super::output::{emit, write_atomically, write_atomically_when};
 
 /// Whether a path names an `.npz` archive (by extension, any case).
 pub fn is_npz(path: &Path) -> bool {
@@ -135,23 +135,33 @@ pub fn write_coordinates(d: &Descriptor, inst: &Instance, output: &Path) -> Resu
 /// (its entries), JSON for any other name, standard output (JSON) without
 /// one. Returns a note when an `.npz` could not take scipy's layout.
 ///
+/// The output is kept only when `commit` says yes: an `.npz` is written
+/// while `commit` decides and renamed into place after
+/// ([`super::output::write_atomically_when`]); any other output is written
+/// after `commit` said yes, and nothing is written when it says no.
+///
 /// # Errors
 ///
 /// What the writers report; the output file is written whole or not at all.
-pub fn write_instance(
+pub fn write_instance_when(
     d: &Descriptor,
     inst: &Instance,
     output: Option<&Path>,
+    commit: &dyn Fn() -> bool,
 ) -> Result<Option<String>, CliError> {
     match output {
         Some(path) if is_npz(path) => {
             let mut written = None;
-            write_atomically_with(path, &mut |file| {
-                let w = write_npz(d, inst, std::io::BufWriter::new(file))
-                    .map_err(std::io::Error::other)?;
-                written = Some(w);
-                Ok(())
-            })?;
+            write_atomically_when(
+                path,
+                &mut |file| {
+                    let w = write_npz(d, inst, std::io::BufWriter::new(file))
+                        .map_err(std::io::Error::other)?;
+                    written = Some(w);
+                    Ok(())
+                },
+                commit,
+            )?;
             Ok(match written {
                 Some(Written::Generic(Some(reason))) => Some(format!(
                     "written in spf's generic .npz layout, which scipy.sparse.load_npz does not \
@@ -160,6 +170,7 @@ pub fn write_instance(
                 _ => None,
             })
         }
+        _ if !commit() => Ok(None),
         Some(path) if coordinate_kind(path).is_some() => {
             write_coordinates(d, inst, path)?;
             Ok(None)
