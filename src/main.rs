@@ -14,7 +14,7 @@ use cli::conversion;
 use cli::engine::{Engine, Runner};
 use cli::error::CliError;
 use cli::progress::Progress;
-use spf::codegen::width::WidthChoice;
+use spf::codegen::width::{WidthChoice, WidthChoices};
 
 /// Synthesizes sparse tensor format conversions with the Sparse Polyhedral Framework.
 #[derive(Parser)]
@@ -131,10 +131,8 @@ enum Command {
         /// Where to write it; standard output when absent.
         #[arg(short, long)]
         output: Option<PathBuf>,
-        /// The width of the index arrays the printed function takes and
-        /// returns: 32 or 64 bits (auto: 64, there is no input to decide by).
-        #[arg(long, value_name = "32|64|auto", default_value_t = WidthChoice::Auto)]
-        index_width: WidthChoice,
+        #[command(flatten)]
+        widths: WidthFlags,
     },
     /// Converts INPUT from SRC to DST (compiled with the C compiler, `$CC`
     /// or `cc`, and cached in `$XDG_CACHE_HOME/spf` or `~/.cache/spf`;
@@ -171,10 +169,8 @@ enum Command {
         /// them (one triangle) instead of adding their mirrors.
         #[arg(long)]
         keep_triangle: bool,
-        /// The width of the index arrays: 32 or 64 bits, or auto (32 when
-        /// every size of the input fits, decided when it is read).
-        #[arg(long, value_name = "32|64|auto", default_value_t = WidthChoice::Auto)]
-        index_width: WidthChoice,
+        #[command(flatten)]
+        widths: WidthFlags,
     },
     /// Compiles the conversion from SRC to DST into a program:
     /// `BIN INPUT [-o OUT.json] [--repeat N]` prints one JSON line with the
@@ -203,12 +199,35 @@ enum Command {
         /// program exits with status 3 before writing anything.
         #[arg(long)]
         verify: bool,
-        /// The width of the index arrays: 32 or 64 bits, or auto (the
-        /// program holds both and picks 32 when every size of the input
-        /// fits; with --baseline, auto is 64).
-        #[arg(long, value_name = "32|64|auto", default_value_t = WidthChoice::Auto)]
-        index_width: WidthChoice,
+        #[command(flatten)]
+        widths: WidthFlags,
     },
+}
+
+/// The index widths of a conversion's arrays (MLIR's `posWidth` and
+/// `crdWidth`): one for both kinds, each kind overridable.
+#[derive(clap::Args, Clone, Copy)]
+struct WidthFlags {
+    /// The width of the index arrays: 32 or 64 bits, or auto: 32 when
+    /// every size of the input fits (`spf convert` decides when it reads
+    /// the input; a program of `spf build` holds both widths and picks when
+    /// it reads; `spf synth`, with no input, prints 64).
+    #[arg(long, value_name = "32|64|auto", default_value_t = WidthChoice::Auto)]
+    index_width: WidthChoice,
+    /// The width of the position (pointer) arrays, such as CSR's
+    /// `rowptr`, instead of --index-width's.
+    #[arg(long, value_name = "32|64|auto")]
+    pos_width: Option<WidthChoice>,
+    /// The width of the coordinate arrays, such as CSR's `col`, instead of
+    /// --index-width's.
+    #[arg(long, value_name = "32|64|auto")]
+    crd_width: Option<WidthChoice>,
+}
+
+impl WidthFlags {
+    fn choices(self) -> WidthChoices {
+        WidthChoices::from_flags(self.index_width, self.pos_width, self.crd_width)
+    }
 }
 
 fn main() -> ExitCode {
@@ -228,8 +247,8 @@ fn main() -> ExitCode {
             dst,
             emit,
             output,
-            index_width,
-        } => conversion::synth(src, dst, *emit, path(output), *index_width),
+            widths,
+        } => conversion::synth(src, dst, *emit, path(output), widths.choices()),
         Command::Convert {
             src,
             dst,
@@ -239,7 +258,7 @@ fn main() -> ExitCode {
             no_verify,
             verbose,
             keep_triangle,
-            index_width,
+            widths,
         } => {
             let mut runner = Runner::new(
                 *engine,
@@ -247,7 +266,7 @@ fn main() -> ExitCode {
                 *verbose,
                 Progress::on_terminal(*verbose),
             );
-            runner.width = *index_width;
+            runner.widths = widths.choices();
             let symmetry = if *keep_triangle {
                 spf::synth::tensor_io::Symmetry::KeepTriangle
             } else {
@@ -262,7 +281,7 @@ fn main() -> ExitCode {
             emit_source,
             baseline,
             verify,
-            index_width,
+            widths,
         } => conversion::build(
             src,
             dst,
@@ -270,7 +289,7 @@ fn main() -> ExitCode {
             path(emit_source),
             path(baseline),
             *verify,
-            *index_width,
+            widths.choices(),
         ),
         Command::Check { format, other } => commands::check(format, other.as_deref()),
         Command::Dump {

@@ -172,3 +172,79 @@ fn synth_prints_each_width() {
     let out = spf(&["synth", "coo", "csr", "--emit", "c", "--index-width", "16"]);
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// `--pos-width` and `--crd-width` (MLIR's `posWidth` and `crdWidth`):
+/// pointer arrays and coordinate arrays at their own widths in the printed
+/// code, in both engines (one result), recorded in the instance written,
+/// enforced when it is read; `spf build` takes one width and says so.
+#[test]
+fn positions_and_coordinates_take_their_own_widths() {
+    let dir = common::temp("cli-width", "kinds");
+    let mixed = ["--pos-width", "64", "--crd-width", "32"];
+    let out = spf(&[&["synth", "coo", "dcsr", "--emit", "c"][..], &mixed[..]].concat());
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let code = text(&out.stdout);
+    for want in [
+        "const int32_t *restrict row",
+        "int32_t **rowidx,",
+        "int64_t **rp,",
+        "int32_t **col_out",
+    ] {
+        assert!(code.contains(want), "{want} not in\n{code}");
+    }
+    let matrix = test_data("matrices/jgl009.mtx");
+    let mut results = Vec::new();
+    for engine in ["native", "interp"] {
+        let file = dir.join(format!("{engine}.json"));
+        let args = [
+            &["convert", "coo", "dcsr", s(&matrix), "-o", s(&file)][..],
+            &["--engine", engine],
+            &mixed[..],
+        ]
+        .concat();
+        let out = spf(&args);
+        assert!(out.status.success(), "{engine}: {}", text(&out.stderr));
+        results.push(std::fs::read_to_string(&file).unwrap());
+    }
+    assert_eq!(results[0], results[1]);
+    assert!(
+        results[0].contains("\"index_width\": {\"positions\": 64, \"coordinates\": 32}"),
+        "{}",
+        results[0]
+    );
+    // Read back: the record is kept apart from the conversion's own widths.
+    let back = dir.join("back.json");
+    let out = spf(&[
+        "convert",
+        "dcsr",
+        "coo",
+        s(&dir.join("interp.json")),
+        "-o",
+        s(&back),
+        "--engine",
+        "interp",
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    // A record the sizes do not fit.
+    let recorded = dir.join("recorded.json");
+    let record = "}, \"index_width\": {\"positions\": 64, \"coordinates\": 32}}";
+    std::fs::write(&recorded, WIDE.replace("}}", record)).unwrap();
+    let out = spf(&["convert", "coo", "csr", s(&recorded), "--engine", "interp"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains(
+            "the instance records 64-bit positions and 32-bit coordinates, but the symbol NC"
+        ),
+        "{}",
+        text(&out.stderr)
+    );
+    // spf build: one width.
+    let bin = dir.join("mixed-build");
+    let out = spf(&[&["build", "coo", "csr", "-o", s(&bin)][..], &mixed[..]].concat());
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("spf build compiles one width"),
+        "{}",
+        text(&out.stderr)
+    );
+}

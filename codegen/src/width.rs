@@ -153,31 +153,6 @@ pub enum WidthChoice {
     Fixed(IndexWidth),
 }
 
-impl WidthChoice {
-    /// The width for an instance whose sizes are `sizes`.
-    ///
-    /// # Errors
-    ///
-    /// [`TooWide`] naming the first size (with its description) that does
-    /// not fit a fixed 32-bit width.
-    pub fn resolve<S: fmt::Display>(
-        self,
-        sizes: impl IntoIterator<Item = (S, i128)>,
-    ) -> Result<IndexWidth, TooWide> {
-        let mut sizes = sizes.into_iter();
-        match self {
-            WidthChoice::Fixed(IndexWidth::W64) => Ok(IndexWidth::W64),
-            WidthChoice::Fixed(w) => {
-                for (what, v) in sizes {
-                    w.check(what, v)?;
-                }
-                Ok(w)
-            }
-            WidthChoice::Auto => Ok(IndexWidth::narrowest(sizes.by_ref().map(|(_, v)| v))),
-        }
-    }
-}
-
 impl fmt::Display for WidthChoice {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -198,6 +173,185 @@ impl FromStr for WidthChoice {
                 .map(WidthChoice::Fixed)
                 .map_err(|_| format!("an index width is 32, 64 or auto, not `{s}`")),
         }
+    }
+}
+
+/// What an index array holds, which decides its width (MLIR's `posWidth`
+/// and `crdWidth`): positions (pointers into the arrays of the next level,
+/// bounded by a number of stored entries) or coordinates (bounded by a
+/// dimension).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum IndexKind {
+    /// Pointer arrays: `rowptr`, `ptr1`.
+    Position,
+    /// Coordinate arrays: `col`, `rowidx`, `off`.
+    Coordinate,
+}
+
+impl fmt::Display for IndexKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            IndexKind::Position => "positions",
+            IndexKind::Coordinate => "coordinates",
+        })
+    }
+}
+
+/// The widths of a conversion's index arrays, by kind.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct IndexWidths {
+    /// The pointer arrays' width.
+    pub positions: IndexWidth,
+    /// The coordinate arrays' width.
+    pub coordinates: IndexWidth,
+}
+
+impl IndexWidths {
+    /// Every index array at `width`.
+    pub fn uniform(width: IndexWidth) -> IndexWidths {
+        IndexWidths {
+            positions: width,
+            coordinates: width,
+        }
+    }
+
+    /// The width of arrays of `kind`.
+    pub fn of(self, kind: IndexKind) -> IndexWidth {
+        match kind {
+            IndexKind::Position => self.positions,
+            IndexKind::Coordinate => self.coordinates,
+        }
+    }
+
+    /// The one width of both kinds, when they agree.
+    pub fn uniform_width(self) -> Option<IndexWidth> {
+        (self.positions == self.coordinates).then_some(self.positions)
+    }
+
+    /// The narrower of the two.
+    pub fn narrowest(self) -> IndexWidth {
+        self.positions.min(self.coordinates)
+    }
+
+    /// A short tag for file names: `i32`, `i64`, `p64c32`.
+    pub fn tag(self) -> String {
+        match self.uniform_width() {
+            Some(w) => format!("i{w}"),
+            None => format!("p{}c{}", self.positions, self.coordinates),
+        }
+    }
+}
+
+impl fmt::Display for IndexWidths {
+    /// `32-bit indices`, or `64-bit positions and 32-bit coordinates`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.uniform_width() {
+            Some(w) => write!(f, "{w}-bit indices"),
+            None => write!(
+                f,
+                "{}-bit positions and {}-bit coordinates",
+                self.positions, self.coordinates
+            ),
+        }
+    }
+}
+
+/// One size of an instance that an index width must hold: what it is, its
+/// value, and the kind of array it belongs to (`None`: a symbol, which
+/// every 32-bit array needs to fit, since the generated code checks them
+/// all when any array is 32-bit).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Size<S> {
+    /// The array's kind, or `None` for a symbol.
+    pub kind: Option<IndexKind>,
+    /// What the size is (`the symbol NNZ`, `col[7]`).
+    pub what: S,
+    /// Its value.
+    pub value: i128,
+}
+
+/// The widths a command is asked for, by kind (`--index-width`, and
+/// `--pos-width` / `--crd-width` overriding it).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct WidthChoices {
+    /// The pointer arrays' width.
+    pub positions: WidthChoice,
+    /// The coordinate arrays' width.
+    pub coordinates: WidthChoice,
+}
+
+impl WidthChoices {
+    /// Both kinds chosen alike.
+    pub fn uniform(choice: WidthChoice) -> WidthChoices {
+        WidthChoices {
+            positions: choice,
+            coordinates: choice,
+        }
+    }
+
+    /// `index` for both kinds, each overridden by its own choice when
+    /// given.
+    pub fn from_flags(
+        index: WidthChoice,
+        positions: Option<WidthChoice>,
+        coordinates: Option<WidthChoice>,
+    ) -> WidthChoices {
+        WidthChoices {
+            positions: positions.unwrap_or(index),
+            coordinates: coordinates.unwrap_or(index),
+        }
+    }
+
+    /// The one choice of both kinds, when they agree.
+    pub fn uniform_choice(self) -> Option<WidthChoice> {
+        (self.positions == self.coordinates).then_some(self.positions)
+    }
+
+    /// The widths for an instance whose sizes are `sizes`: a fixed width
+    /// as asked (every size it must hold checked), `auto` 32 for a kind
+    /// when the symbols and that kind's arrays fit 32 bits, else 64. Lazy:
+    /// with both kinds fixed at 64 no size is looked at.
+    ///
+    /// # Errors
+    ///
+    /// [`TooWide`] naming the first size that does not fit a fixed 32-bit
+    /// width.
+    pub fn resolve<S: fmt::Display>(
+        self,
+        sizes: impl IntoIterator<Item = Size<S>>,
+    ) -> Result<IndexWidths, TooWide> {
+        let start = |c: WidthChoice| match c {
+            WidthChoice::Fixed(w) => w,
+            WidthChoice::Auto => IndexWidth::W32,
+        };
+        let mut out = IndexWidths {
+            positions: start(self.positions),
+            coordinates: start(self.coordinates),
+        };
+        if out == IndexWidths::uniform(IndexWidth::W64) {
+            return Ok(out);
+        }
+        for size in sizes {
+            let kinds: &[IndexKind] = match size.kind {
+                Some(IndexKind::Position) => &[IndexKind::Position],
+                Some(IndexKind::Coordinate) => &[IndexKind::Coordinate],
+                None => &[IndexKind::Position, IndexKind::Coordinate],
+            };
+            for &kind in kinds {
+                let (choice, width) = match kind {
+                    IndexKind::Position => (self.positions, &mut out.positions),
+                    IndexKind::Coordinate => (self.coordinates, &mut out.coordinates),
+                };
+                if *width == IndexWidth::W64 || IndexWidth::W32.fits(size.value) {
+                    continue;
+                }
+                match choice {
+                    WidthChoice::Auto => *width = IndexWidth::W64,
+                    WidthChoice::Fixed(w) => w.check(&size.what, size.value)?,
+                }
+            }
+        }
+        Ok(out)
     }
 }
 
@@ -331,23 +485,81 @@ mod tests {
         assert!("16".parse::<IndexWidth>().is_err());
     }
 
+    fn size(kind: Option<IndexKind>, what: &'static str, value: i128) -> Size<&'static str> {
+        Size { kind, what, value }
+    }
+
     #[test]
     fn choices_resolve_by_the_sizes() {
+        use IndexKind::{Coordinate, Position};
         let big = i128::from(i32::MAX) + 1;
-        let fits = [("the symbol NR", 5), ("the length of col", 7)];
-        let too_big = [("the symbol NR", 5), ("the symbol NNZ", big)];
-        assert_eq!(WidthChoice::Auto.resolve(fits), Ok(IndexWidth::W32));
-        assert_eq!(WidthChoice::Auto.resolve(too_big), Ok(IndexWidth::W64));
-        let e = WidthChoice::Fixed(IndexWidth::W32)
-            .resolve(too_big)
+        let (w32, w64) = (IndexWidth::W32, IndexWidth::W64);
+        let fits = [
+            size(None, "the symbol NR", 5),
+            size(Some(Coordinate), "col[3]", 7),
+        ];
+        let auto = WidthChoices::uniform(WidthChoice::Auto);
+        assert_eq!(auto.resolve(fits.clone()), Ok(IndexWidths::uniform(w32)));
+        // A symbol too big: every kind 64 under auto, an error for a fixed 32.
+        let too_big = [
+            size(None, "the symbol NR", 5),
+            size(None, "the symbol NNZ", big),
+        ];
+        assert_eq!(auto.resolve(too_big.clone()), Ok(IndexWidths::uniform(w64)));
+        let e = WidthChoices::uniform(WidthChoice::Fixed(w32))
+            .resolve(too_big.clone())
             .unwrap_err();
         assert_eq!(e.what, "the symbol NNZ");
+        // Fixed 64 looks at nothing.
+        let never = std::iter::from_fn(|| -> Option<Size<&str>> { panic!("looked at a size") });
         assert_eq!(
-            WidthChoice::Fixed(IndexWidth::W64).resolve(too_big),
-            Ok(IndexWidth::W64)
+            WidthChoices::uniform(WidthChoice::Fixed(w64)).resolve(never),
+            Ok(IndexWidths::uniform(w64))
+        );
+        // A large position decides the positions alone.
+        let wide_pos = [
+            size(Some(Position), "rowptr[9]", big),
+            size(Some(Coordinate), "col[0]", 3),
+        ];
+        assert_eq!(
+            auto.resolve(wide_pos.clone()),
+            Ok(IndexWidths {
+                positions: w64,
+                coordinates: w32
+            })
+        );
+        let mixed =
+            WidthChoices::from_flags(WidthChoice::Fixed(w32), Some(WidthChoice::Fixed(w64)), None);
+        assert_eq!(
+            mixed.resolve(wide_pos.clone()),
+            Ok(IndexWidths {
+                positions: w64,
+                coordinates: w32
+            })
+        );
+        let e = WidthChoices::uniform(WidthChoice::Fixed(w32))
+            .resolve(wide_pos)
+            .unwrap_err();
+        assert_eq!(e.what, "rowptr[9]");
+        assert_eq!(
+            IndexWidths {
+                positions: w64,
+                coordinates: w32
+            }
+            .tag(),
+            "p64c32"
+        );
+        assert_eq!(IndexWidths::uniform(w32).tag(), "i32");
+        assert_eq!(
+            IndexWidths {
+                positions: w64,
+                coordinates: w32
+            }
+            .to_string(),
+            "64-bit positions and 32-bit coordinates"
         );
         assert_eq!("auto".parse(), Ok(WidthChoice::Auto));
-        assert_eq!("32".parse(), Ok(WidthChoice::Fixed(IndexWidth::W32)));
+        assert_eq!("32".parse(), Ok(WidthChoice::Fixed(w32)));
         assert!("128".parse::<WidthChoice>().is_err());
     }
 

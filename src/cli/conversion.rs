@@ -7,7 +7,7 @@
 
 use std::path::Path;
 
-use spf::codegen::width::{IndexWidth, WidthChoice, Widths};
+use spf::codegen::width::{IndexWidth, IndexWidths, WidthChoice, WidthChoices};
 use spf::codegen::{c, rust};
 use spf::iegen::pdfg::Pdfg;
 use spf::iegen::syntax::SyntaxError;
@@ -70,22 +70,27 @@ pub fn synthesize_pair(src: &Descriptor, dst: &Descriptor) -> Result<Synthesized
     })
 }
 
-/// `spf synth SRC DST --emit c|rust|ir|dot [-o OUT] [--index-width W]`
-/// (auto prints 64-bit code: there is no input to decide by).
+/// `spf synth SRC DST --emit c|rust|ir|dot [-o OUT] [--index-width W]
+/// [--pos-width W] [--crd-width W]` (auto prints 64-bit code: there is no
+/// input to decide by).
 pub fn synth(
     src: &str,
     dst: &str,
     what: SynthEmit,
     output: Option<&Path>,
-    width: WidthChoice,
+    width: WidthChoices,
 ) -> Result<(), CliError> {
-    let widths = Widths::uniform(match width {
+    let fixed = |c: WidthChoice| match c {
         WidthChoice::Fixed(w) => w,
         WidthChoice::Auto => IndexWidth::W64,
-    });
+    };
     let sd = load_format(src)?;
     let dd = load_format(dst)?;
     let s = synthesize_pair(&sd, &dd)?;
+    let widths = s.widths(IndexWidths {
+        positions: fixed(width.positions),
+        coordinates: fixed(width.coordinates),
+    });
     let pair = format!("{} -> {}", sd.name, dd.name);
     let failed = |step: &str, e: String| {
         CliError::Usage(format!("{step} the synthesized conversion {pair}: {e}"))
@@ -350,8 +355,15 @@ pub fn build(
     emit_source: Option<&Path>,
     baseline: Option<&Path>,
     verify: bool,
-    width: WidthChoice,
+    widths: WidthChoices,
 ) -> Result<(), CliError> {
+    let width = widths.uniform_choice().ok_or_else(|| {
+        CliError::Usage(format!(
+            "spf build compiles one width for positions and coordinates (here \
+             --pos-width {} and --crd-width {}); `spf convert` and `spf synth` take them apart",
+            widths.positions, widths.coordinates
+        ))
+    })?;
     let baseline = baseline.map(driver::Baseline::new).transpose()?;
     let sd = load_format(src)?;
     let dd = load_format(dst)?;
@@ -653,7 +665,7 @@ mod tests {
         )
         .expect("an instance");
         // The result records the width it was computed at.
-        want.index_width = Some(spf::codegen::width::IndexWidth::W64);
+        want.index_width = Some(IndexWidths::uniform(IndexWidth::W64));
         assert_eq!(out, want);
     }
 

@@ -1204,7 +1204,7 @@ mod tests {
     use super::{CliError, WidthChoice};
     use crate::cli::conversion::build_source;
 
-    use spf::codegen::width::IndexWidth;
+    use spf::codegen::width::{IndexWidth, IndexWidths};
 
     const W64: WidthChoice = WidthChoice::Fixed(IndexWidth::W64);
     use crate::cli::conversion::testing::hand_made;
@@ -1364,7 +1364,10 @@ mod tests {
                 )
                 .expect("converted");
                 // The interpreter ran at 64 bits, the program (auto) at 32.
-                assert_eq!(inst.index_width, Some(IndexWidth::W32));
+                assert_eq!(
+                    inst.index_width,
+                    Some(IndexWidths::uniform(IndexWidth::W32))
+                );
                 interpreted.index_width = inst.index_width;
                 assert_eq!(interpreted, inst, "{}", m.display());
             }
@@ -1425,7 +1428,10 @@ mod tests {
         for input in [data("csr_small.json"), compact, pretty] {
             let (line, mut inst) = convert(&bin, &input, &[]);
             // The program (auto) ran at 32 bits and says so.
-            assert_eq!(inst.index_width, Some(IndexWidth::W32));
+            assert_eq!(
+                inst.index_width,
+                Some(IndexWidths::uniform(IndexWidth::W32))
+            );
             inst.index_width = None;
             assert_eq!(inst, want, "{}", input.display());
             assert_eq!(line["nnz"], 5);

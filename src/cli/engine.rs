@@ -17,9 +17,9 @@ use std::cell::Cell;
 use std::path::PathBuf;
 
 use spf::codegen::ast::LoopProgram;
-use spf::codegen::width::{IndexWidth, WidthChoice};
+use spf::codegen::width::{IndexWidth, IndexWidths, WidthChoice, WidthChoices};
 use spf::synth::instance::Instance;
-use spf::synth::instance::{validate_entries, InstanceError};
+use spf::synth::instance::{check_recorded_widths, validate_entries, InstanceError};
 use spf::synth::oracle::Entries;
 use spf::synth::synthesize::Synthesized;
 use spf::synth::validate::{check_result_with, check_storable, finish, Problem};
@@ -62,8 +62,9 @@ pub struct Runner {
     pub engine: Engine,
     /// Whether results are checked.
     pub verify: bool,
-    /// The index width conversions run at (`auto`: decided per input).
-    pub width: WidthChoice,
+    /// The index widths conversions run at, by kind (`auto`: decided per
+    /// input).
+    pub widths: WidthChoices,
     /// Whether to say on standard error which engine ran and whether the
     /// library was compiled or found in the cache.
     pub verbose: bool,
@@ -83,7 +84,7 @@ impl Runner {
         Runner {
             engine,
             verify,
-            width: WidthChoice::Fixed(IndexWidth::W64),
+            widths: WidthChoices::uniform(WidthChoice::Fixed(IndexWidth::W64)),
             verbose,
             progress,
             fell_back: Cell::new(false),
@@ -156,10 +157,10 @@ impl Runner {
         })?;
         // An entry the destination cannot store: refused before any code runs.
         check_storable(s, &input).map_err(|p| problem_error(&pair, p))?;
-        // The width: the input's sizes decide, or must fit the one asked for.
+        // The widths: the input's sizes decide, or must fit those asked for.
         let width = self
-            .width
-            .resolve(input.sizes(&from.data_name))
+            .widths
+            .resolve(input.sizes(from))
             .map_err(|e| CliError::Usage(format!("{pair}: {e}")))?;
         let library = match self.engine {
             Engine::Interp => None,
@@ -178,16 +179,14 @@ impl Runner {
         };
         let out = match &library {
             Some(lib) => {
-                self.say(&format!(
-                    "spf: converting {pair} natively ({width}-bit indices)"
-                ));
+                self.say(&format!("spf: converting {pair} natively ({width})"));
                 self.progress.step(&format!("converting {pair}"), || {
                     lib.run(s, &program, &mut input, width)
                 })?
             }
             None => {
                 self.say(&format!(
-                    "spf: converting {pair} in the interpreter ({width}-bit indices)"
+                    "spf: converting {pair} in the interpreter ({width})"
                 ));
                 self.progress
                     .step(&format!("converting {pair} (interpreter)"), || {
@@ -200,7 +199,7 @@ impl Runner {
         };
         let mut out = finish(s, &input, out);
         drop(input);
-        // The result records the width it was computed at.
+        // The result records the widths it was computed at.
         out.index_width = Some(width);
         Ok(Source {
             instance: out,
@@ -250,15 +249,9 @@ impl Runner {
             Engine::Auto => !self.fell_back.get(),
             Engine::Native => true,
         };
-        // An instance that records 32-bit indices holds only what fits
-        // them: checked here, the compiled check holds 64-bit arrays.
-        if let (true, Some(w)) = (native, inst.index_width) {
-            for (what, v) in inst.sizes(&d.data_name) {
-                w.check(what, v)
-                    .map_err(|e| InstanceError::Width(e.to_string()))?;
-            }
-        }
         if native {
+            // The compiled check holds every array at 64 bits.
+            check_recorded_widths(d, inst)?;
             match Checker::obtain(self.cache.as_deref(), d, &self.progress) {
                 Ok((checker, path, origin)) => {
                     self.said_library(&path, origin);
@@ -294,7 +287,7 @@ impl Runner {
         program: &LoopProgram,
         from: &Descriptor,
         to: &Descriptor,
-        width: IndexWidth,
+        width: IndexWidths,
     ) -> Result<Library, CliError> {
         let source = library_source(s, program, width)?;
         let (lib, path, origin) = obtain(

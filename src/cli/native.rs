@@ -40,7 +40,7 @@ use spf::codegen::ast::LoopProgram;
 use spf::codegen::c::{c_parameters_with, emit_c_with};
 use spf::codegen::emit::{ParamKind, Parameter};
 use spf::codegen::interp::{space_len, Array, Memory};
-use spf::codegen::width::{Elem, IndexWidth, Widths};
+use spf::codegen::width::{Elem, IndexWidth, IndexWidths};
 use spf::iegen::computation::Role;
 use spf::synth::instance::Instance;
 use spf::synth::synthesize::Synthesized;
@@ -55,7 +55,7 @@ pub const ABI_VERSION: i32 = 1;
 const FUNCTION: &str = "spf_conversion";
 
 /// The C source of the shared library of conversion `s` (its scanned
-/// `program`), its index arrays at `width`.
+/// `program`), its index arrays at `width` ([`Synthesized::widths`]).
 ///
 /// # Errors
 ///
@@ -64,7 +64,7 @@ const FUNCTION: &str = "spf_conversion";
 pub fn library_source(
     s: &Synthesized,
     program: &LoopProgram,
-    width: IndexWidth,
+    width: IndexWidths,
 ) -> Result<String, CliError> {
     let fail = |e: String| {
         CliError::Usage(format!(
@@ -74,7 +74,7 @@ pub fn library_source(
     };
     let mut program = program.clone();
     program.computation.name = FUNCTION.to_string();
-    let widths = Widths::uniform(width);
+    let widths = s.widths(width);
     let params = c_parameters_with(&program, &widths).map_err(|e| fail(e.to_string()))?;
     let code = emit_c_with(&program, &widths).map_err(|e| fail(e.to_string()))?;
     let mut args = Vec::new();
@@ -84,7 +84,10 @@ pub fn library_source(
             ParamKind::Scalar {
                 elem,
                 role: Role::In,
-            } => format!("*(const {} *)args[{k}]", Elem::of(*elem, width).c_type()),
+            } => format!(
+                "*(const {} *)args[{k}]",
+                Elem::of(*elem, widths.of(&p.source)).c_type()
+            ),
             ParamKind::Scalar {
                 elem,
                 role: Role::Out,
@@ -252,12 +255,12 @@ impl Library {
         s: &Synthesized,
         program: &LoopProgram,
         input: &mut Instance,
-        width: IndexWidth,
+        width: IndexWidths,
     ) -> Result<Instance, CliError> {
         let pair = format!("{} -> {}", s.conversion.src.name, s.conversion.dst.name);
         let fail = |e: String| CliError::Usage(format!("the compiled conversion {pair}: {e}"));
         let params =
-            c_parameters_with(program, &Widths::uniform(width)).map_err(|e| fail(e.to_string()))?;
+            c_parameters_with(program, &s.widths(width)).map_err(|e| fail(e.to_string()))?;
         let expected = self.int_function("spf_abi_parameters").map_err(fail)?;
         if usize::try_from(expected).ok() != Some(params.len()) {
             return Err(fail(format!(

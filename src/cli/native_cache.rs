@@ -5,11 +5,12 @@
 //! * **Where**: `$SPF_CACHE_DIR` when set (tests use a temporary
 //!   directory), else `$XDG_CACHE_HOME/spf`, else `~/.cache/spf`.
 //! * **Key**: a SHA-256 of the spf version, the library ABI's version, the
-//!   index width (32 or 64 bits; the file name carries it, `-i32` or
-//!   `-i64`, so that both builds sit side by side), the compiler command
+//!   index widths (32 or 64 bits, of positions and coordinates; the file
+//!   name carries them, `-i32`, `-i64` or `-p64c32`, so that the builds sit
+//!   side by side), the compiler command
 //!   and flags, both descriptors, and the library's C source itself (so
 //!   that any change of the synthesized code is another key). The file is
-//!   `SRC-DST-iW-HASH.so`, the hash's first 20 hex digits.
+//!   `SRC-DST-WIDTHS-HASH.so`, the hash's first 20 hex digits.
 //! * **Concurrency**: the compiler writes into a work directory of its own
 //!   inside the cache directory and the library is renamed into place, an
 //!   atomic step: two processes building one key at once both succeed, and
@@ -19,7 +20,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use sha2::{Digest, Sha256};
-use spf::codegen::width::IndexWidth;
+use spf::codegen::width::IndexWidths;
 use spf::synth::Descriptor;
 
 use super::driver::{compile_with, find_compiler, C_FLAGS};
@@ -60,15 +61,20 @@ pub enum Origin {
 pub fn library_name(
     src: &Descriptor,
     dst: &Descriptor,
-    width: IndexWidth,
+    width: IndexWidths,
     compiler: &[String],
     source: &str,
 ) -> String {
-    let stem = format!("{}-{}-i{width}", file_safe(&src.name), file_safe(&dst.name));
+    let stem = format!(
+        "{}-{}-{}",
+        file_safe(&src.name),
+        file_safe(&dst.name),
+        width.tag()
+    );
     keyed_name(
         &stem,
         &[
-            format!("index {width}"),
+            format!("index {}", width.tag()),
             format!("src {src:?}"),
             format!("dst {dst:?}"),
         ],
@@ -126,7 +132,7 @@ pub fn obtain(
     cache: Option<&Path>,
     src: &Descriptor,
     dst: &Descriptor,
-    width: IndexWidth,
+    width: IndexWidths,
     source: &str,
     progress: &Progress,
 ) -> Result<(Library, PathBuf, Origin), CliError> {
@@ -199,6 +205,7 @@ fn obtain_named(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use spf::codegen::width::IndexWidth;
 
     fn format(name: &str) -> Descriptor {
         spf::synth::builtin::load_format(name).expect("built-in format")
@@ -208,16 +215,24 @@ mod tests {
     fn the_key_covers_formats_compiler_and_source() {
         let (coo, csr, csc) = (format("coo"), format("csr"), format("csc"));
         let cc = vec!["cc".to_string()];
-        let w = IndexWidth::W64;
+        let w = IndexWidths::uniform(IndexWidth::W64);
         let name = library_name(&coo, &csr, w, &cc, "int x;");
         assert!(name.starts_with("COO-CSR-i64-"), "{name}");
         assert!(name.ends_with(".so"), "{name}");
         assert_eq!(name.len(), "COO-CSR-i64-".len() + 20 + ".so".len());
         assert_eq!(name, library_name(&coo, &csr, w, &cc, "int x;"));
-        let narrow = library_name(&coo, &csr, IndexWidth::W32, &cc, "int x;");
+        let narrow = IndexWidths::uniform(IndexWidth::W32);
+        let narrow = library_name(&coo, &csr, narrow, &cc, "int x;");
         assert!(narrow.starts_with("COO-CSR-i32-"), "{narrow}");
+        let mixed = IndexWidths {
+            positions: IndexWidth::W64,
+            coordinates: IndexWidth::W32,
+        };
+        let mixed = library_name(&coo, &csr, mixed, &cc, "int x;");
+        assert!(mixed.starts_with("COO-CSR-p64c32-"), "{mixed}");
         for other in [
             narrow,
+            mixed,
             library_name(&coo, &csc, w, &cc, "int x;"),
             library_name(&coo, &csr, w, &["clang".to_string()], "int x;"),
             library_name(&coo, &csr, w, &cc, "int y;"),

@@ -1,6 +1,7 @@
 //! Sparse format descriptors (dissertation 4.1.1): what a format stores and
 //! how its stored entries map to dense coordinates.
 
+use codegen::width::IndexKind;
 use iegen::{Atom, Expr, Relation, UfDecl, UfEnvironment, UfRule, Var};
 
 /// A key function of a user-defined comparator: `comparator MORTON(i, j) =
@@ -185,6 +186,26 @@ impl Descriptor {
         env
     }
 
+    /// What index array `name` holds, which decides its width
+    /// ([`IndexKind`]): positions when the map bounds an iteration
+    /// variable by it (`rowptr(ii) <= k < rowptr(ii + 1)`: pointers into
+    /// the next level), coordinates otherwise (`jj = col(k)`,
+    /// `jj = ii + off(d)`: it gives a coordinate's value).
+    pub fn index_kind(&self, name: &str) -> IndexKind {
+        let mut bounds = false;
+        for conj in self.map.conjunctions() {
+            for c in conj.constraints().filter(|c| !c.is_eq()) {
+                c.expr()
+                    .for_each_call(&mut |called, _| bounds |= called == name);
+            }
+        }
+        if bounds {
+            IndexKind::Position
+        } else {
+            IndexKind::Coordinate
+        }
+    }
+
     /// The index array (UF) called `name`.
     pub fn uf(&self, name: &str) -> Option<&UfDecl> {
         self.ufs.iter().find(|u| u.name == name)
@@ -226,5 +247,46 @@ impl Descriptor {
                 })
             })
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::builtin::{builtin_names, load_format};
+
+    /// Pointer arrays are positions, the arrays that give a coordinate
+    /// coordinates, in every built-in format; and the kinds come from the
+    /// map, not the names.
+    #[test]
+    fn index_kinds_of_the_built_ins() {
+        let mut kinds = Vec::new();
+        for name in builtin_names() {
+            let d = load_format(name).expect("a built-in");
+            for u in &d.ufs {
+                kinds.push(format!(
+                    "{}.{}: {:?}",
+                    d.name,
+                    u.name,
+                    d.index_kind(&u.name)
+                ));
+            }
+        }
+        let kinds = kinds.join("\n");
+        for want in [
+            "CSR.rowptr: Position",
+            "CSR.col: Coordinate",
+            "DCSR.rowidx: Coordinate",
+            "DCSR.rp: Position",
+            "CSF3.ptr1: Position",
+            "CSF3.idx2: Coordinate",
+            "DIA.off: Coordinate",
+            "BCSR.browptr: Position",
+            "BCSR.bcol: Coordinate",
+            "SKYL.sky: Position",
+            "ELL.col: Coordinate",
+            "COO.row: Coordinate",
+        ] {
+            assert!(kinds.contains(want), "{want} not in\n{kinds}");
+        }
     }
 }

@@ -109,7 +109,7 @@ use iegen::{
     Monotonicity, Set, UfRule, Var,
 };
 
-use codegen::width::IndexWidth;
+use codegen::width::{IndexKind, IndexWidth, IndexWidths, Size};
 
 use crate::coordinate_sort::coordinate_order;
 use crate::descriptor::{Comparator, Descriptor, KeyExpr};
@@ -167,10 +167,32 @@ pub struct Instance {
     pub symbols: BTreeMap<String, i64>,
     /// The index arrays and the value array, by name.
     pub arrays: BTreeMap<String, Values>,
-    /// The index width the instance records (JSON's `"index_width"`, an
-    /// `.npz` written from it), when it records one: a 32-bit instance's
-    /// sizes and index values must fit 32 bits ([`validate`] checks).
-    pub index_width: Option<IndexWidth>,
+    /// The index widths the instance records (JSON's `"index_width"`, an
+    /// `.npz`'s dtypes), when it records them: the sizes and index values
+    /// of a kind recorded 32-bit must fit 32 bits ([`validate`] checks).
+    pub index_width: Option<IndexWidths>,
+}
+
+/// What a size of an instance ([`Instance::sizes`]) is, displayed as an
+/// error names it: `the symbol NNZ`, `the length of col`, `col[17]`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SizeOf<'a> {
+    /// A symbol's value.
+    Symbol(&'a str),
+    /// An array's length.
+    Length(&'a str),
+    /// An element of an index array.
+    Element(&'a str, usize),
+}
+
+impl std::fmt::Display for SizeOf<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SizeOf::Symbol(name) => write!(f, "the symbol {name}"),
+            SizeOf::Length(name) => write!(f, "the length of {name}"),
+            SizeOf::Element(name, k) => write!(f, "{name}[{k}]"),
+        }
+    }
 }
 
 /// What is wrong with an instance: its JSON, or its content.
@@ -196,7 +218,7 @@ pub enum InstanceError {
     },
     /// A size or an index value that does not fit the index width the
     /// instance records.
-    #[error("the instance records 32-bit indices, but {0}")]
+    #[error("{0}")]
     Width(String),
     /// The instance names another format.
     #[error("the instance is of format `{instance}`, not `{descriptor}`")]
@@ -345,6 +367,22 @@ pub enum InstanceError {
 // ---------------------------------------------------------------------------
 // JSON
 
+/// An `"index_width"`: `32` or `64` for both kinds, or
+/// `{"positions": 64, "coordinates": 32}`.
+fn index_widths(v: &serde_json::Value) -> Option<IndexWidths> {
+    let width = |v: &serde_json::Value| v.as_i64()?.to_string().parse::<IndexWidth>().ok();
+    if let Some(map) = v.as_object() {
+        if map.len() != 2 {
+            return None;
+        }
+        return Some(IndexWidths {
+            positions: width(map.get("positions")?)?,
+            coordinates: width(map.get("coordinates")?)?,
+        });
+    }
+    width(v).map(IndexWidths::uniform)
+}
+
 fn describe(v: &serde_json::Value) -> String {
     match v {
         serde_json::Value::Null => "null".into(),
@@ -434,16 +472,16 @@ impl Instance {
         }
         let index_width = match object.get("index_width") {
             None => None,
-            Some(v) => Some(
-                v.as_i64()
-                    .and_then(|w| w.to_string().parse::<IndexWidth>().ok())
-                    .ok_or_else(|| {
-                        structure(
-                            "index_width",
-                            format!("expected 32 or 64, found {}", describe(v)),
-                        )
-                    })?,
-            ),
+            Some(v) => Some(index_widths(v).ok_or_else(|| {
+                structure(
+                    "index_width",
+                    format!(
+                        "expected 32 or 64, or {{\"positions\": 32|64, \"coordinates\": \
+                         32|64}}, found {}",
+                        describe(v)
+                    ),
+                )
+            })?),
         };
         let format = match object.get("format") {
             Some(serde_json::Value::String(s)) => s.clone(),
@@ -537,28 +575,47 @@ impl Instance {
         })
     }
 
-    /// Every size an index width must hold to store the instance
-    /// ([`codegen::width`]), described: each symbol, each array's length,
-    /// and the value of largest magnitude (`col[17]`) of each index array
-    /// (each array but `value_array`, the format's values).
-    pub fn sizes(&self, value_array: &str) -> Vec<(String, i128)> {
-        let mut out: Vec<(String, i128)> = self
-            .symbols
-            .iter()
-            .map(|(name, &v)| (format!("the symbol {name}"), i128::from(v)))
-            .collect();
-        for (name, values) in &self.arrays {
-            let len = i128::try_from(values.len()).unwrap_or(i128::MAX);
-            out.push((format!("the length of {name}"), len));
-            let widest = values
-                .as_ints()
-                .filter(|_| name != value_array)
-                .and_then(|v| v.iter().enumerate().max_by_key(|(_, x)| x.unsigned_abs()));
-            if let Some((k, &v)) = widest {
-                out.push((format!("{name}[{k}]"), i128::from(v)));
-            }
-        }
-        out
+    /// Every size an index width must hold to store the instance as an
+    /// instance of `d` ([`codegen::width`]), lazily (a caller that stops
+    /// early, or [`codegen::width::WidthChoices::resolve`] at 64 bits, does
+    /// not pay for the rest): each symbol, each array's length (of the
+    /// array's kind, [`Descriptor::index_kind`]; the value array's counts
+    /// as positions), and the value of largest magnitude (`col[17]`) of
+    /// each index array.
+    pub fn sizes<'a>(&'a self, d: &'a Descriptor) -> impl Iterator<Item = Size<SizeOf<'a>>> + 'a {
+        let symbols = self.symbols.iter().map(|(name, &v)| Size {
+            kind: None,
+            what: SizeOf::Symbol(name),
+            value: i128::from(v),
+        });
+        let arrays = self.arrays.iter().flat_map(move |(name, values)| {
+            let kind = if *name == d.data_name {
+                IndexKind::Position
+            } else {
+                d.index_kind(name)
+            };
+            let len = Size {
+                kind: Some(kind),
+                what: SizeOf::Length(name),
+                value: i128::try_from(values.len()).unwrap_or(i128::MAX),
+            };
+            // The widest value, looked for only when the length was looked at.
+            let widest = std::iter::once(()).filter_map(move |()| {
+                let (k, &v) = values
+                    .as_ints()
+                    .filter(|_| *name != d.data_name)?
+                    .iter()
+                    .enumerate()
+                    .max_by_key(|(_, x)| x.unsigned_abs())?;
+                Some(Size {
+                    kind: Some(kind),
+                    what: SizeOf::Element(name, k),
+                    value: i128::from(v),
+                })
+            });
+            std::iter::once(len).chain(widest)
+        });
+        symbols.chain(arrays)
     }
 
     /// The instance as JSON: `format`, `symbols`, `arrays`, keys sorted, one
@@ -606,8 +663,18 @@ impl Instance {
             out.push_str("\n  ");
         }
         out.push('}');
-        if let Some(w) = self.index_width {
-            let _ = write!(out, ",\n  \"index_width\": {w}");
+        match self.index_width.map(|w| (w, w.uniform_width())) {
+            None => {}
+            Some((_, Some(w))) => {
+                let _ = write!(out, ",\n  \"index_width\": {w}");
+            }
+            Some((w, None)) => {
+                let _ = write!(
+                    out,
+                    ",\n  \"index_width\": {{\"positions\": {}, \"coordinates\": {}}}",
+                    w.positions, w.coordinates
+                );
+            }
         }
         out.push_str("\n}\n");
         out
@@ -1621,19 +1688,32 @@ pub fn validate_entries(d: &Descriptor, inst: &Instance) -> Result<Entries, Inst
     validate_entries_with_budget(d, inst, RULE_BUDGET)
 }
 
+/// An instance that records 32-bit indices holds only what fits them:
+/// part of [`validate`], and what a compiled check of the rest (which
+/// holds every array at 64 bits) leaves to its caller.
+///
+/// # Errors
+///
+/// [`InstanceError::Width`] for the first size that does not fit.
+pub fn check_recorded_widths(d: &Descriptor, inst: &Instance) -> Result<(), InstanceError> {
+    if let Some(w) = inst.index_width {
+        for size in inst.sizes(d) {
+            let width = size.kind.map_or(w.narrowest(), |k| w.of(k));
+            width
+                .check(size.what, size.value)
+                .map_err(|e| InstanceError::Width(format!("the instance records {w}, but {e}")))?;
+        }
+    }
+    Ok(())
+}
+
 fn validate_entries_with_budget(
     d: &Descriptor,
     inst: &Instance,
     budget: u64,
 ) -> Result<Entries, InstanceError> {
     let c = prepare(d, inst)?;
-    // An instance that records 32-bit indices holds only what fits them.
-    if let Some(w) = inst.index_width {
-        for (what, v) in inst.sizes(&d.data_name) {
-            w.check(what, v)
-                .map_err(|e| InstanceError::Width(e.to_string()))?;
-        }
-    }
+    check_recorded_widths(d, inst)?;
     for (u, domain) in d.ufs.iter().zip(&c.domains) {
         let table = c.env.table(&u.name).expect("a table per index array");
         check_range(u, table, domain, &c)?;

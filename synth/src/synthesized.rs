@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 use codegen::ast::LoopProgram;
 use codegen::interp::{Array, Memory, RunError};
 use codegen::scan::ScanError;
-use codegen::width::{IndexWidth, Widths};
+use codegen::width::{IndexWidth, IndexWidths, Widths};
 use iegen::computation::Computation;
 use iegen::UfEnvironment;
 
@@ -185,10 +185,28 @@ impl Synthesized {
         program: &LoopProgram,
         input: &Instance,
     ) -> Result<Instance, ExecError> {
-        self.run_program_at(program, input, IndexWidth::W64)
+        self.run_program_at(program, input, IndexWidths::uniform(IndexWidth::W64))
     }
 
-    /// [`Synthesized::run_program`] with the index arrays at `width`
+    /// The width of each index array the conversion takes and returns
+    /// ([`Widths`], by data-space name) when positions and coordinates
+    /// are stored at `widths` (each array's kind from its descriptor,
+    /// [`crate::Descriptor::index_kind`]).
+    pub fn widths(&self, widths: IndexWidths) -> Widths {
+        let conv = &self.conversion;
+        self.bindings
+            .iter()
+            .filter(|b| b.kind == BindingKind::IndexArray)
+            .fold(Widths::uniform(widths.narrowest()), |w, b| {
+                let d = match b.side {
+                    Side::Source => &conv.src,
+                    Side::Destination => &conv.dst_given,
+                };
+                w.with(b.ir_name.clone(), widths.of(d.index_kind(&b.name)))
+            })
+    }
+
+    /// [`Synthesized::run_program`] with the index arrays at `widths`
     /// ([`codegen::interp::run_at`]: a size or value that does not fit is
     /// an error).
     ///
@@ -199,10 +217,10 @@ impl Synthesized {
         &self,
         program: &LoopProgram,
         input: &Instance,
-        width: IndexWidth,
+        widths: IndexWidths,
     ) -> Result<Instance, ExecError> {
         let mut memory = self.memory(program, input)?;
-        codegen::interp::run_at(program, &mut memory, None, &Widths::uniform(width))?;
+        codegen::interp::run_at(program, &mut memory, None, &self.widths(widths))?;
         Ok(self.output(&mut memory, input))
     }
 

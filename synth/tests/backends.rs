@@ -3,11 +3,12 @@
 //! with the interpreter, whose results the oracle checks (tests/synthesis.rs),
 //! for every ordered pair of the 2-D and of the 3-D formats.
 //!
-//! Index widths: the pairs alternate between 32-bit and 64-bit index
-//! arrays in a checkerboard over (source, destination), so that each
-//! source and each destination meets both widths, which costs no compilation more than one
-//! width; with `SPF_EXHAUSTIVE` set, every pair runs at both widths (twice
-//! the compilation).
+//! Index widths: the pairs take turns over (source, destination) among
+//! 32-bit and 64-bit index arrays and the two mixtures of 32-bit and 64-bit
+//! positions and coordinates, so that each source and each destination
+//! meets every width, which costs no compilation more than one width; with
+//! `SPF_EXHAUSTIVE` set, every pair runs at all four (four times the
+//! compilation).
 
 #[path = "../../codegen/tests/harness/mod.rs"]
 mod harness;
@@ -16,7 +17,7 @@ use std::path::Path;
 
 use codegen::ast::LoopProgram;
 use codegen::interp::{run, Memory};
-use codegen::width::IndexWidth;
+use codegen::width::{IndexWidth, IndexWidths};
 use synth::builtin::load_format;
 use synth::instance::Instance;
 use synth::representable::Representable;
@@ -77,24 +78,36 @@ fn check_pairs(formats: &[&str], inputs: &[Coordinates]) {
             let conv = synthesize(s, d).unwrap();
             let program = conv.program().unwrap();
             let cases = pair_cases(&to_src, &conv, &program, inputs);
-            pairs.push((program, cases, (i + j) % 2));
+            pairs.push((conv, program, cases, i + j));
         }
     }
-    // Widths in a checkerboard over (source, destination).
+    // Widths in turn over (source, destination): both kinds 32, both 64,
+    // positions 64 and coordinates 32, and the reverse.
+    let (w32, w64) = (IndexWidth::W32, IndexWidth::W64);
+    let states = [
+        IndexWidths::uniform(w32),
+        IndexWidths::uniform(w64),
+        IndexWidths {
+            positions: w64,
+            coordinates: w32,
+        },
+        IndexWidths {
+            positions: w32,
+            coordinates: w64,
+        },
+    ];
     let mut batch = Vec::new();
-    for (p, c, parity) in &pairs {
-        let widths: &[IndexWidth] = if both {
-            &IndexWidth::ALL
-        } else if *parity == 0 {
-            &[IndexWidth::W32]
+    for (conv, p, c, turn) in &pairs {
+        let widths: &[IndexWidths] = if both {
+            &states
         } else {
-            &[IndexWidth::W64]
+            std::slice::from_ref(&states[turn % states.len()])
         };
         for &w in widths {
-            batch.push((p, &c[..], w));
+            batch.push((p, &c[..], conv.widths(w)));
         }
     }
-    let per_pair = if both { 2 } else { 1 };
+    let per_pair = if both { states.len() } else { 1 };
     assert_eq!(
         harness::check_batch(&batch).len(),
         formats.len() * formats.len() * per_pair

@@ -1001,7 +1001,12 @@ fn json_errors_are_located_or_named() {
     );
     assert_eq!(
         structure(r#"{"format": "csr", "index_width": 16}"#),
-        "at `index_width`: expected 32 or 64, found the number 16"
+        "at `index_width`: expected 32 or 64, or {\"positions\": 32|64, \"coordinates\": \
+         32|64}, found the number 16"
+    );
+    assert!(
+        structure(r#"{"format": "csr", "index_width": {"positions": 64}}"#)
+            .starts_with("at `index_width`: expected 32 or 64")
     );
     assert_eq!(
         structure(r#"{"symbols": {}}"#),

@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 use std::io::Cursor;
 use std::path::PathBuf;
 
+use codegen::width::{IndexWidth, IndexWidths};
 use synth::builtin::{builtin_names, load_format};
 use synth::instance::{validate, Instance, Values};
 use synth::npz::layout::layout_of;
@@ -135,17 +136,67 @@ fn scipy_fixtures_read_as_the_matching_formats() {
 #[test]
 fn indices_are_written_at_32_bits_when_they_fit() {
     let d = format("csr");
+    let (w32, w64) = (IndexWidth::W32, IndexWidth::W64);
+    // The dtypes are the recorded widths, and writing keeps them.
     let inst = read(&fixture("csr64.npz"), &d).expect("reads");
+    assert_eq!(inst.index_width, Some(IndexWidths::uniform(w64)));
+    let narrow = read(&fixture("csr32.npz"), &d).expect("reads");
+    assert_eq!(narrow.index_width, Some(IndexWidths::uniform(w32)));
     let (bytes, _) = write(&d, &inst);
+    assert!(!String::from_utf8_lossy(&bytes).contains("'descr': '<i4'"));
+    // Without a record: 32 bits where every size fits.
+    let mut free = inst.clone();
+    free.index_width = None;
+    let (bytes, _) = write(&d, &free);
     // The int32 dtype appears in the header of `indices.npy`.
     let text = String::from_utf8_lossy(&bytes);
     assert!(text.contains("'descr': '<i4'"), "int32 indices");
-    let mut wide = inst.clone();
+    assert_eq!(
+        read(&bytes, &d).expect("reads back").index_width,
+        Some(IndexWidths::uniform(w32))
+    );
+    let mut wide = free.clone();
     wide.symbols.insert("NC".into(), 1 << 40);
     let (bytes, _) = write(&d, &wide);
     let text = String::from_utf8_lossy(&bytes);
     assert!(!text.contains("'descr': '<i4'"), "int64 indices past 2^31");
+    wide.index_width = Some(IndexWidths::uniform(w64));
     assert_eq!(read(&bytes, &d).expect("reads back"), wide);
+    // Positions and coordinates apart: each array at its kind's width,
+    // read back as recorded (scipy's layout and the generic one).
+    let mixed = IndexWidths {
+        positions: w64,
+        coordinates: w32,
+    };
+    for name in ["csr", "dcsr"] {
+        let d = format(name);
+        let mut inst = if name == "csr" {
+            free.clone()
+        } else {
+            let mut t = Instance {
+                format: "DCSR".into(),
+                ..Instance::default()
+            };
+            for (k, v) in [("NR", 4), ("NC", 4), ("NP", 2), ("NNZ", 3)] {
+                t.symbols.insert(k.into(), v);
+            }
+            for (k, v) in [
+                ("rowidx", vec![0, 3]),
+                ("rp", vec![0, 2, 3]),
+                ("col", vec![1, 2, 0]),
+            ] {
+                t.arrays.insert(k.into(), Values::Int(v));
+            }
+            t.arrays
+                .insert("A".into(), Values::Real(vec![1.0, 2.0, 3.0]));
+            t
+        };
+        validate(&d, &inst).expect("valid");
+        inst.index_width = Some(mixed);
+        let (bytes, _) = write(&d, &inst);
+        let back = read(&bytes, &d).expect("reads back");
+        assert_eq!(back, inst, "{name}");
+    }
 }
 
 #[test]
@@ -168,7 +219,18 @@ fn other_formats_use_the_generic_layout() {
     validate(&d, &inst).expect("a valid ELL");
     let (bytes, written) = write(&d, &inst);
     assert_eq!(written, Written::Generic(None));
-    assert_eq!(read(&bytes, &d).expect("reads back"), inst);
+    let back = read(&bytes, &d).expect("reads back");
+    assert_eq!(
+        back.index_width,
+        Some(IndexWidths::uniform(IndexWidth::W32))
+    );
+    assert_eq!(
+        Instance {
+            index_width: None,
+            ..back
+        },
+        inst
+    );
     // Read as another format: refused, naming both.
     let e = read(&bytes, &format("csr")).unwrap_err().to_string();
     assert_eq!(

@@ -139,7 +139,7 @@ fn c_length(program: &LoopProgram, params: &[Parameter], source: &str) -> String
 
 /// One program of a batch, the memories it runs on, and the width of the
 /// index arrays it takes and returns.
-pub type Item<'a> = (&'a LoopProgram, &'a [Memory], IndexWidth);
+pub type Item<'a> = (&'a LoopProgram, &'a [Memory], Widths);
 
 /// A C program: the emitted function and a `main` that calls it once per
 /// memory and prints every live-out data space after each call. An array
@@ -149,7 +149,7 @@ pub type Item<'a> = (&'a LoopProgram, &'a [Memory], IndexWidth);
 pub fn c_driver(program: &LoopProgram, mems: &[Memory]) -> String {
     format!(
         "{}\n{}",
-        c_unit(0, program, mems, IndexWidth::W64),
+        c_unit(0, program, mems, &Widths::uniform(IndexWidth::W64)),
         c_main(1)
     )
 }
@@ -157,12 +157,11 @@ pub fn c_driver(program: &LoopProgram, mems: &[Memory]) -> String {
 /// A C translation unit: the emitted function and `spf_drv_K`, which
 /// prints `@program K` and runs it on each memory as [`c_driver`] does.
 /// Each program of a batch is its own unit, compiled as it would be alone.
-pub fn c_unit(k: usize, program: &LoopProgram, mems: &[Memory], width: IndexWidth) -> String {
-    let widths = Widths::uniform(width);
+pub fn c_unit(k: usize, program: &LoopProgram, mems: &[Memory], widths: &Widths) -> String {
     format!(
         "#include <stdio.h>\n#include <stdlib.h>\n{}\nvoid spf_drv_{k}(void);\nvoid spf_drv_{k}(void)\n{{\n    printf(\"@program {k}\\n\");\n{}}}\n",
-        emit_c_with(program, &widths).expect("emit_c"),
-        c_cases(program, mems, &widths)
+        emit_c_with(program, widths).expect("emit_c"),
+        c_cases(program, mems, widths)
     )
 }
 
@@ -284,7 +283,7 @@ fn rust_type(elem: ElemType) -> &'static str {
 
 /// A Rust program: the emitted function and a `main` like [`c_driver`]'s.
 pub fn rust_driver(program: &LoopProgram, mems: &[Memory]) -> String {
-    rust_batch_driver(&[(program, mems, IndexWidth::W64)])
+    rust_batch_driver(&[(program, mems, Widths::uniform(IndexWidth::W64))])
 }
 
 /// A Rust program holding every program of `items`, each in its own module
@@ -293,14 +292,13 @@ pub fn rust_driver(program: &LoopProgram, mems: &[Memory]) -> String {
 pub fn rust_batch_driver(items: &[Item<'_>]) -> String {
     let mut code = String::new();
     let mut main = String::from("fn main() {\n");
-    for (k, (program, mems, width)) in items.iter().enumerate() {
-        let widths = Widths::uniform(*width);
-        let emitted = emit_rust_with(program, &widths).expect("emit_rust");
+    for (k, (program, mems, widths)) in items.iter().enumerate() {
+        let emitted = emit_rust_with(program, widths).expect("emit_rust");
         let call = format!("p{k}::{}", emit_function_name(&emitted));
         let _ = write!(
             code,
             "mod p{k} {{\n{emitted}}}\n\nfn drv_{k}() {{\n    println!(\"@program {k}\");\n{}}}\n\n",
-            rust_cases(program, mems, &call, &widths)
+            rust_cases(program, mems, &call, widths)
         );
         let _ = writeln!(main, "    drv_{k}();");
     }
@@ -471,7 +469,7 @@ pub const CFLAGS: &[&str] = &[
 /// Compiles `program` with a C driver for `mems`, runs it and returns the
 /// results of each case.
 pub fn run_c(dir: &Path, program: &LoopProgram, mems: &[Memory]) -> Vec<Outputs> {
-    run_c_batch(dir, &[(program, mems, IndexWidth::W64)])
+    run_c_batch(dir, &[(program, mems, Widths::uniform(IndexWidth::W64))])
         .pop()
         .expect("one program")
 }
@@ -482,9 +480,9 @@ pub fn run_c(dir: &Path, program: &LoopProgram, mems: &[Memory]) -> Vec<Outputs>
 /// case of each program.
 pub fn run_c_batch(dir: &Path, items: &[Item<'_>]) -> Vec<Vec<Outputs>> {
     let mut units = Vec::with_capacity(items.len() + 1);
-    for (k, (program, mems, width)) in items.iter().enumerate() {
+    for (k, (program, mems, widths)) in items.iter().enumerate() {
         let unit = format!("driver_{k}.c");
-        std::fs::write(dir.join(&unit), c_unit(k, program, mems, *width)).unwrap();
+        std::fs::write(dir.join(&unit), c_unit(k, program, mems, widths)).unwrap();
         units.push(unit);
     }
     std::fs::write(dir.join("driver_main.c"), c_main(items.len())).unwrap();
@@ -524,7 +522,7 @@ pub fn run_c_batch(dir: &Path, items: &[Item<'_>]) -> Vec<Vec<Outputs>> {
 /// Compiles `program` with a Rust driver for `mems` (`rustc -D warnings`),
 /// runs it and returns the results of each case.
 pub fn run_rust(dir: &Path, program: &LoopProgram, mems: &[Memory]) -> Vec<Outputs> {
-    run_rust_batch(dir, &[(program, mems, IndexWidth::W64)])
+    run_rust_batch(dir, &[(program, mems, Widths::uniform(IndexWidth::W64))])
         .pop()
         .expect("one program")
 }
@@ -554,14 +552,14 @@ pub fn run_rust_batch(dir: &Path, items: &[Item<'_>]) -> Vec<Vec<Outputs>> {
 /// that all three agree with the case's reference on every live-out data
 /// space, and returns the interpreter's memories.
 pub fn check_cases(program: &LoopProgram, cases: &[(Memory, Outputs)]) -> Vec<Memory> {
-    check_batch(&[(program, cases, IndexWidth::W64)])
+    check_batch(&[(program, cases, Widths::uniform(IndexWidth::W64))])
         .pop()
         .expect("one program")
 }
 
 /// A program of [`check_batch`], its cases (a memory and the expected
 /// outputs), and the width of its index arrays.
-pub type Checked<'a> = (&'a LoopProgram, &'a [(Memory, Outputs)], IndexWidth);
+pub type Checked<'a> = (&'a LoopProgram, &'a [(Memory, Outputs)], Widths);
 
 /// [`check_cases`] for every program of `batch` at once, each with its
 /// index arrays at its width (in C, Rust and the interpreter): one C and
@@ -576,7 +574,7 @@ pub fn check_batch(batch: &[Checked<'_>]) -> Vec<Vec<Memory>> {
     let items: Vec<Item<'_>> = batch
         .iter()
         .zip(&mems)
-        .map(|((p, _, w), m)| (*p, &m[..], *w))
+        .map(|((p, _, w), m)| (*p, &m[..], w.clone()))
         .collect();
     let dir = tempfile::tempdir().unwrap();
     let (c_out, rust_out) = std::thread::scope(|s| {
@@ -592,14 +590,14 @@ pub fn check_batch(batch: &[Checked<'_>]) -> Vec<Vec<Memory>> {
         .iter()
         .zip(c_out.iter().zip(&rust_out))
         .map(|((program, cases, width), (c_out, rust_out))| {
-            let name = &format!("{} ({width}-bit)", program.computation.name);
-            let params = c_parameters_with(program, &Widths::uniform(*width)).unwrap();
+            let name = &format!("{} ({width:?})", program.computation.name);
+            let params = c_parameters_with(program, width).unwrap();
             let outs = live_out(&params);
             assert!(!outs.is_empty(), "{name}");
             let mut results = Vec::with_capacity(cases.len());
             for (case, (mem, reference)) in cases.iter().enumerate() {
                 let mut interp = mem.clone();
-                run_at(program, &mut interp, None, &Widths::uniform(*width))
+                run_at(program, &mut interp, None, width)
                     .unwrap_or_else(|e| panic!("{name}, case {case}: the interpreter fails: {e}"));
                 for p in &outs {
                     let space = &p.source;

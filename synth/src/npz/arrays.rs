@@ -9,6 +9,8 @@ use npyz::{DType, NpyFile, Order, TypeChar, TypeStr, WriterBuilder};
 use zip::write::SimpleFileOptions;
 use zip::{CompressionMethod, ZipArchive, ZipWriter};
 
+use codegen::width::IndexWidth;
+
 use super::NpzError;
 
 /// An array read from the archive: its shape (C order) and its values.
@@ -122,6 +124,31 @@ fn convert<T: Copy, U>(
 
 /// Reads member `key` as integers: any signed or unsigned integer dtype.
 pub(super) fn read_ints<R: Read + Seek>(
+    zip: &mut ZipArchive<R>,
+    key: &str,
+) -> Result<Array<i64>, NpzError> {
+    read_index(zip, key).map(|(a, _)| a)
+}
+
+/// [`read_ints`], with the index width the member's dtype records: 32
+/// for integers of at most 32 bits that fit `int32` (int8 to int32, uint8
+/// and uint16), 64 otherwise.
+pub(super) fn read_index<R: Read + Seek>(
+    zip: &mut ZipArchive<R>,
+    key: &str,
+) -> Result<(Array<i64>, IndexWidth), NpzError> {
+    let npy = open(zip, key)?.ok_or_else(|| NpzError::missing(key))?;
+    let t = type_str(key, &npy.dtype())?;
+    drop(npy);
+    let width = match (t.type_char(), t.size_field()) {
+        (TypeChar::Int, 1 | 2 | 4) | (TypeChar::Uint, 1 | 2) => IndexWidth::W32,
+        _ => IndexWidth::W64,
+    };
+    Ok((read_any_int(zip, key)?, width))
+}
+
+/// Reads member `key` as integers of any integer dtype.
+fn read_any_int<R: Read + Seek>(
     zip: &mut ZipArchive<R>,
     key: &str,
 ) -> Result<Array<i64>, NpzError> {

@@ -32,7 +32,7 @@ pub mod layout;
 use std::collections::BTreeMap;
 use std::io::{Read, Seek, Write};
 
-use codegen::width::IndexWidth;
+use codegen::width::{IndexKind, IndexWidth, IndexWidths, WidthChoice, WidthChoices};
 
 use zip::{ZipArchive, ZipWriter};
 
@@ -201,9 +201,13 @@ fn read_scipy<R: Read + Seek>(
     let mut symbols: BTreeMap<String, i64> =
         t.dense.iter().cloned().zip(shape.iter().copied()).collect();
     let mut arrays: BTreeMap<String, Values> = BTreeMap::new();
+    let mut recorded = Recorded::default();
     if arrays::has(zip, "coords") && !arrays::has(zip, &t.ufs[0].name) {
         // scipy's newer COO: one row of `coords` per dimension.
-        let coords = arrays::read_ints(zip, "coords")?;
+        let (coords, width) = arrays::read_index(zip, "coords")?;
+        for uf in &t.ufs {
+            recorded.note(t.index_kind(&uf.name), width);
+        }
         let [rows, len] = coords.shape.as_slice() else {
             return Err(NpzError::member(
                 "coords",
@@ -239,10 +243,11 @@ fn read_scipy<R: Read + Seek>(
             continue;
         }
         let hint = format!(" (a scipy `{format}` matrix stores it)");
-        let a = arrays::read_ints(zip, &uf.name).map_err(|e| match e {
+        let (a, width) = arrays::read_index(zip, &uf.name).map_err(|e| match e {
             NpzError::Missing { key, .. } => NpzError::Missing { key, hint },
             e => e,
         })?;
+        recorded.note(t.index_kind(&uf.name), width);
         arrays.insert(uf.name.clone(), Values::Int(one_d(a, &uf.name)?));
     }
     for (symbol, array) in &layout.counts {
@@ -273,7 +278,7 @@ fn read_scipy<R: Read + Seek>(
         format: d.name.clone(),
         symbols: symbols.iter().map(|(k, v)| (back(k), *v)).collect(),
         arrays: arrays.into_iter().map(|(k, v)| (back(&k), v)).collect(),
-        index_width: None,
+        index_width: recorded.widths(),
     })
 }
 
@@ -384,16 +389,19 @@ fn read_generic<R: Read + Seek>(
         };
         inst.symbols.insert(s.clone(), *v);
     }
+    let mut recorded = Recorded::default();
     for uf in &d.ufs {
-        let a = arrays::read_ints(zip, &uf.name).map_err(|e| match e {
+        let (a, width) = arrays::read_index(zip, &uf.name).map_err(|e| match e {
             NpzError::Missing { key, .. } => NpzError::Missing {
                 key,
                 hint: hint("an index array"),
             },
             e => e,
         })?;
+        recorded.note(d.index_kind(&uf.name), width);
         inst.arrays.insert(uf.name.clone(), Values::Int(a.values));
     }
+    inst.index_width = recorded.widths();
     let a = arrays::read_reals(zip, &d.data_name).map_err(|e| match e {
         NpzError::Missing { key, .. } => NpzError::Missing {
             key,
@@ -409,19 +417,46 @@ fn read_generic<R: Read + Seek>(
 // ---------------------------------------------------------------------------
 // Writing
 
-/// Whether the index arrays are written as int32: when every index and
-/// symbol fits, unless the instance records 64-bit indices.
-fn narrow(inst: &Instance) -> bool {
-    if inst.index_width == Some(IndexWidth::W64) {
-        return false;
+/// The index widths the dtypes record, by kind, as an archive's members
+/// are read: a kind is 64-bit when any of its arrays is.
+#[derive(Default)]
+struct Recorded {
+    positions: Option<IndexWidth>,
+    coordinates: Option<IndexWidth>,
+}
+
+impl Recorded {
+    fn note(&mut self, kind: IndexKind, width: IndexWidth) {
+        let slot = match kind {
+            IndexKind::Position => &mut self.positions,
+            IndexKind::Coordinate => &mut self.coordinates,
+        };
+        *slot = Some(slot.map_or(width, |w| Ord::max(w, width)));
     }
-    let fits = |v: i64| i32::try_from(v).is_ok();
-    inst.symbols.values().all(|&v| fits(v))
-        && inst
-            .arrays
-            .values()
-            .filter_map(Values::as_ints)
-            .all(|a| a.iter().all(|&v| fits(v)))
+
+    /// The widths recorded (a kind without arrays takes the other's);
+    /// `None` without index arrays.
+    fn widths(&self) -> Option<IndexWidths> {
+        let (p, c) = (
+            self.positions.or(self.coordinates)?,
+            self.coordinates.or(self.positions)?,
+        );
+        Some(IndexWidths {
+            positions: p,
+            coordinates: c,
+        })
+    }
+}
+
+/// The widths the index arrays are written at: those the instance records
+/// (a conversion's result records the widths it was computed at), else
+/// per kind 32 bits when every symbol and every array of the kind fits.
+fn widths(d: &Descriptor, inst: &Instance) -> IndexWidths {
+    inst.index_width.unwrap_or_else(|| {
+        WidthChoices::uniform(WidthChoice::Auto)
+            .resolve(inst.sizes(d))
+            .unwrap_or(IndexWidths::uniform(IndexWidth::W64))
+    })
 }
 
 fn ints<'a>(inst: &'a Instance, name: &str) -> Result<&'a [i64], NpzError> {
@@ -455,7 +490,7 @@ pub fn write_npz<W: Write + Seek>(
     let written = match layout_of(d) {
         Some((layout, pairs)) => match unfit(&layout, &pairs, inst)? {
             None => {
-                write_scipy(&mut zip, &layout, &pairs, inst)?;
+                write_scipy(&mut zip, d, &layout, &pairs, inst)?;
                 Written::Scipy(layout.format)
             }
             Some(reason) => {
@@ -504,12 +539,14 @@ fn unfit(
 
 fn write_scipy<W: Write + Seek>(
     zip: &mut ZipWriter<W>,
+    d: &Descriptor,
     layout: &ScipyLayout,
     pairs: &[(String, String)],
     inst: &Instance,
 ) -> Result<(), NpzError> {
     let t = &layout.template;
-    let narrow = narrow(inst);
+    let widths = widths(d, inst);
+    let narrow = |uf: &str| widths.of(t.index_kind(uf)) == IndexWidth::W32;
     let dims = t
         .dense
         .iter()
@@ -524,10 +561,12 @@ fn write_scipy<W: Write + Seek>(
         Some(key) => {
             let len = index.first().map_or(0, |a| a.len());
             let rows: Vec<i64> = index.concat();
+            let narrow = t.ufs.iter().all(|u| narrow(&u.name));
             arrays::write_ints(zip, key, &[index.len() as u64, len as u64], &rows, narrow)?;
         }
         None => {
             for (uf, values) in t.ufs.iter().zip(&index) {
+                let narrow = narrow(&uf.name);
                 arrays::write_ints(zip, &uf.name, &[values.len() as u64], values, narrow)?;
             }
         }
@@ -586,13 +625,14 @@ fn write_generic<W: Write + Seek>(
             d.name
         )));
     }
-    let narrow = narrow(inst);
+    let widths = widths(d, inst);
     arrays::write_text(zip, GENERIC_FORMAT_KEY, &d.name)?;
     for s in &d.symbols {
         arrays::write_ints(zip, s, &[], &[symbol(inst, s)?], false)?;
     }
     for uf in &d.ufs {
         let values = ints(inst, &uf.name)?;
+        let narrow = widths.of(d.index_kind(&uf.name)) == IndexWidth::W32;
         arrays::write_ints(zip, &uf.name, &[values.len() as u64], values, narrow)?;
     }
     let values = inst
