@@ -113,6 +113,17 @@ fn keyed_name(stem: &str, parts: &[String], compiler: &[String], source: &str) -
     format!("{stem}-{hash}.so")
 }
 
+/// The compiler command ([`find_compiler`]), looked for once per process:
+/// a conversion obtains up to three libraries (the input's check, the
+/// conversion, the result's check), and each look runs `cc --version`.
+fn compiler() -> Result<Vec<String>, CliError> {
+    static FOUND: std::sync::OnceLock<Result<Vec<String>, String>> = std::sync::OnceLock::new();
+    FOUND
+        .get_or_init(|| find_compiler().map_err(|e| e.to_string()))
+        .clone()
+        .map_err(CliError::Usage)
+}
+
 /// A format name as a file name part: letters, digits, `_` kept.
 fn file_safe(name: &str) -> String {
     name.chars()
@@ -182,7 +193,7 @@ fn obtain_named(
         .ok_or_else(|| {
             CliError::Usage("no cache directory (set SPF_CACHE_DIR, XDG_CACHE_HOME or HOME)".into())
         })?;
-    let compiler = find_compiler()?;
+    let compiler = compiler()?;
     let path = dir.join(name(&compiler));
     if path.is_file() {
         if let Ok(lib) = Library::load(&path) {
