@@ -4,7 +4,9 @@
 //!
 //! The library holds the C that `spf build`'s programs check their JSON
 //! input with: `drv_check_source` (names, index arrays' types, ranges,
-//! monotonicity; [`super::driver`]) and `drv_check_rules` (lengths, every
+//! monotonicity; [`super::driver`]), `spf_check_scalars` (dense extents
+//! not negative, values finite: what [`spf::synth::instance::validate`]
+//! looks at besides the descriptor) and `drv_check_rules` (lengths, every
 //! rule by the validator's own plan, and the storage check, which
 //! enumerates the map's points: every nonzero value addressed, no two
 //! nonzero entries at one coordinate; [`super::driver_rules`]), over the
@@ -115,6 +117,27 @@ pub fn checker_source(d: &Descriptor) -> Result<String, String> {
     out.push_str(&source);
     out.push('\n');
     out.push_str(&rules);
+    // What spf's check looks at besides the descriptor's arrays: dense
+    // extents are sizes, values are finite.
+    let _ = writeln!(
+        out,
+        "\nstatic void spf_check_scalars(drv_inst *x, const char *ctx)\n{{\n    \
+         const drv_array *values = drv_array_named(x, ctx, {});\n    int64_t k;",
+        c_str(&d.data_name)
+    );
+    for s in &d.dense {
+        let _ = writeln!(
+            out,
+            "    if (drv_symbol(x, ctx, {0}) < 0)\n        \
+             drv_die(\"%s: the extent %s is negative\", ctx, {0});",
+            c_str(s)
+        );
+    }
+    out.push_str(
+        "    if (values->real) {\n        for (k = 0; k < values->len; k++)\n            \
+         if (!isfinite(values->r[k]))\n                \
+         drv_die(\"%s: %s holds a value that is not finite\", ctx, values->name);\n    }\n}\n",
+    );
     let _ = write!(
         out,
         "\nSPF_ABI_EXPORT int spf_abi_version(void) {{ return {ABI_VERSION}; }}\n\n\
@@ -144,6 +167,7 @@ pub fn checker_source(d: &Descriptor) -> Result<String, String> {
          x.sym_name = (char **)symbols;\n    x.sym_val = (int64_t *)symbol_values;\n    \
          x.narr = x.caparr = narr;\n    x.arr = spf_check_arrays;\n    \
          drv_check_source(&x, \"the instance\");\n    \
+         spf_check_scalars(&x, \"the instance\");\n    \
          drv_keep = &spf_check_kept;\n    \
          drv_check_rules(&x, \"the instance\");\n    \
          drv_keep = NULL;\n    \
@@ -320,5 +344,90 @@ impl Checker {
                 ))
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use spf::synth::instance::{validate_entries, Instance, InstanceError, Values};
+
+    use super::{Checker, Failed};
+    use crate::cli::engine::Runner;
+    use crate::cli::progress::Progress;
+
+    /// The compiled check of CSR agrees with spf's own: the same entries
+    /// of a valid instance, and each broken one refused with spf's error
+    /// (the compiled check finds the problem; spf's names it).
+    #[test]
+    fn the_compiled_check_agrees_with_spf() {
+        let csr = spf::synth::builtin::load_format("csr").expect("built-in");
+        let cache = std::env::temp_dir().join(format!("spf-native-check-{}", std::process::id()));
+        let runner = Runner::native_in(&cache);
+        let instance = |rowptr: Vec<i64>, col: Vec<i64>, a: Vec<f64>, nr: i64| {
+            let mut inst = Instance {
+                format: "CSR".into(),
+                ..Instance::default()
+            };
+            inst.symbols.insert("NR".into(), nr);
+            inst.symbols.insert("NC".into(), 4);
+            inst.symbols.insert("NNZ".into(), col.len() as i64);
+            inst.arrays.insert("rowptr".into(), Values::Int(rowptr));
+            inst.arrays.insert("col".into(), Values::Int(col));
+            inst.arrays.insert("A".into(), Values::Real(a));
+            inst
+        };
+        let good = instance(
+            vec![0, 2, 2, 4],
+            vec![0, 3, 1, 2],
+            vec![1.0, 0.0, -2.5, 4.0],
+            3,
+        );
+        let (checker, _, _) =
+            Checker::obtain(Some(&cache), &csr, &Progress::hidden()).expect("compiled");
+        let want = validate_entries(&csr, &good).expect("valid");
+        let got = checker.entries(&csr, &good).expect("valid");
+        assert_eq!((&got.coords, &got.values), (&want.coords, &want.values));
+        let got = runner.validate_entries(&csr, &good).expect("valid");
+        assert_eq!((got.coords, got.values), (want.coords, want.values));
+        for (broken, what) in [
+            (
+                instance(vec![0, 2, 2, 4], vec![3, 0, 1, 2], vec![1.0; 4], 3),
+                "columns out of order in a row",
+            ),
+            (
+                instance(vec![0, 2, 1, 4], vec![0, 3, 1, 2], vec![1.0; 4], 3),
+                "rowptr decreasing",
+            ),
+            (
+                instance(vec![0, 2, 2, 4], vec![0, 3, 1, 4], vec![1.0; 4], 3),
+                "a column outside NC",
+            ),
+            (
+                instance(vec![0, 2, 2, 3], vec![0, 3, 1, 2], vec![1.0; 4], 3),
+                "a value no entry addresses",
+            ),
+            (
+                instance(
+                    vec![0, 2, 2, 4],
+                    vec![0, 3, 1, 2],
+                    vec![1.0, f64::NAN, 1.0, 1.0],
+                    3,
+                ),
+                "a value that is not finite",
+            ),
+            (instance(vec![0], vec![], vec![], -1), "a negative extent"),
+        ] {
+            // The compiled check itself finds it (a pass would be final).
+            let found = checker.entries(&csr, &broken);
+            assert!(
+                matches!(found, Err(Failed::Invalid(_))),
+                "{what}: {found:?}"
+            );
+            let want: InstanceError = validate_entries(&csr, &broken).expect_err(what);
+            let got = runner.validate_entries(&csr, &broken).expect_err(what);
+            // (Compared as text: a NaN in the error is not equal to itself.)
+            assert_eq!(got.to_string(), want.to_string(), "{what}");
+        }
+        let _ = std::fs::remove_dir_all(&cache);
     }
 }
