@@ -52,18 +52,41 @@ fn command(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Command {
 
 /// The libraries in the cache directory, and whether anything else (a
 /// compiler's work directory) was left there.
+/// The conversion libraries of the cache in `dir` (sorted), and what else
+/// is there besides the formats' check libraries (`check-NAME-HASH.so`,
+/// [`checks`]).
 fn cached(dir: &Path) -> (Vec<PathBuf>, Vec<String>) {
     let mut libs = Vec::new();
     let mut others = Vec::new();
     for e in std::fs::read_dir(dir.join("cache")).expect("a cache directory") {
         let path = e.expect("an entry").path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
         if path.extension().is_some_and(|x| x == "so") {
-            libs.push(path);
+            if !name.starts_with("check-") {
+                libs.push(path);
+            }
         } else {
             others.push(path.display().to_string());
         }
     }
+    libs.sort();
     (libs, others)
+}
+
+/// The names of the check libraries of the cache in `dir`, sorted.
+fn checks(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir.join("cache"))
+        .expect("a cache directory")
+        .map(|e| {
+            e.expect("an entry")
+                .file_name()
+                .to_string_lossy()
+                .into_owned()
+        })
+        .filter(|n| n.starts_with("check-") && n.ends_with(".so"))
+        .collect();
+    names.sort();
+    names
 }
 
 fn converted(dir: &Path, name: &str, out: &Output) -> String {
@@ -126,6 +149,11 @@ fn the_second_conversion_of_a_pair_does_not_compile() {
     assert!(others.is_empty(), "{others:?}");
     let name = libs[0].file_name().unwrap().to_string_lossy().into_owned();
     assert!(name.starts_with("COO-CSC-i32-"), "{name}");
+    // The result's check, compiled once too (the .mtx input is not
+    // checked again: the reader's guarantee covers COO).
+    let check = checks(&dir);
+    assert_eq!(check.len(), 1, "{check:?}");
+    assert!(check[0].starts_with("check-CSC-"), "{check:?}");
     let modified = std::fs::metadata(&libs[0]).unwrap().modified().unwrap();
 
     let out = convert(&dir, ("coo", "csc"), &m, &second, &["--verbose"], &[]);
@@ -135,6 +163,7 @@ fn the_second_conversion_of_a_pair_does_not_compile() {
     assert!(!err.contains("compiled library"), "{err}");
     assert!(!err.contains("compiling"), "{err}");
     assert_eq!(cached(&dir).0, libs);
+    assert_eq!(checks(&dir), check);
     assert_eq!(
         std::fs::metadata(&libs[0]).unwrap().modified().unwrap(),
         modified
@@ -183,6 +212,7 @@ fn two_processes_building_one_library_both_succeed() {
     );
     let (libs, others) = cached(&dir);
     assert_eq!(libs.len(), 1, "{libs:?}");
+    assert_eq!(checks(&dir).len(), 1, "{:?}", checks(&dir));
     assert!(others.is_empty(), "work directories left: {others:?}");
     let _ = std::fs::remove_dir_all(&dir);
 }

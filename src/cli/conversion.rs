@@ -12,6 +12,7 @@ use spf::codegen::{c, rust};
 use spf::iegen::pdfg::Pdfg;
 use spf::iegen::syntax::SyntaxError;
 use spf::synth::established::CoordinateFormat;
+#[cfg(test)]
 use spf::synth::instance::Instance;
 use spf::synth::instance_validation::validate_entries;
 use spf::synth::synthesize::{synthesize, SynthError, Synthesized};
@@ -24,7 +25,7 @@ use super::commands::load_format;
 use super::driver::{self, CoordinateInput};
 use super::engine::{Runner, Source};
 use super::error::CliError;
-use super::instance_file::{read_instance_entries, write_instance};
+use super::instance_file::{read_instance_entries, write_instance_when};
 use super::output::{emit, write_atomically};
 
 /// What `spf synth` prints.
@@ -167,11 +168,26 @@ pub fn convert(
         symmetry,
         ..ReadOptions::default()
     };
-    let result = convert_file_with(&sd, &dd, input, &synthesize_pair, runner, &options)?;
+    let source = read_source(&sd, input, &synthesize_pair, runner, &options)?;
+    let s = synthesize_pair(&sd, &dd)?;
+    let result = runner.convert(&s, &sd, &dd, source)?;
     let shown = output.map_or("the result".into(), |p| p.display().to_string());
-    let note = runner.progress.step(&format!("writing {shown}"), || {
-        write_instance(&dd, &result, output)
-    })?;
+    // The result is written while it is checked, on a thread of its own,
+    // and kept only when the check passes.
+    let (verdict, written) = std::thread::scope(|scope| {
+        let (commit, decided) = std::sync::mpsc::channel::<bool>();
+        let (dd, out, progress) = (&dd, &result.instance, runner.progress);
+        let writer = scope.spawn(move || {
+            progress.step(&format!("writing {shown}"), || {
+                write_instance_when(dd, out, output, &|| decided.recv().unwrap_or(false))
+            })
+        });
+        let verdict = runner.verify(&s, dd, &result);
+        let _ = commit.send(verdict.is_ok());
+        (verdict, writer.join())
+    });
+    verdict?;
+    let note = written.unwrap_or_else(|panic| std::panic::resume_unwind(panic))?;
     if let Some(note) = note {
         let shown = output.map_or("<stdout>".into(), |p| p.display().to_string());
         eprintln!("spf: note: {shown}: {note}");
@@ -196,19 +212,7 @@ pub fn convert_file(
     synth: &Synthesizer<'_>,
     runner: &Runner,
 ) -> Result<Instance, CliError> {
-    convert_file_with(src, dst, input, synth, runner, &ReadOptions::default())
-}
-
-/// [`convert_file`] with the options of a coordinate input.
-pub fn convert_file_with(
-    src: &Descriptor,
-    dst: &Descriptor,
-    input: &Path,
-    synth: &Synthesizer<'_>,
-    runner: &Runner,
-    options: &ReadOptions,
-) -> Result<Instance, CliError> {
-    let source = read_source(src, input, synth, runner, options)?;
+    let source = read_source(src, input, synth, runner, &ReadOptions::default())?;
     let s = synth(src, dst)?;
     runner.run(&s, src, dst, source).map(|r| r.instance)
 }
@@ -286,7 +290,8 @@ pub fn read_source(
     // Shown while the input is read and checked (ends before a conversion).
     let reading = runner.progress.start(&format!("reading {shown}"));
     if coordinate_kind(input).is_none() {
-        let (instance, entries) = read_instance_entries(src, input)?;
+        let (instance, entries) =
+            read_instance_entries(src, input, &|d, inst| runner.validate_entries(d, inst))?;
         return Ok(Source { instance, entries });
     }
     let coords = read_checked_coo_file(input, options).map_err(|e| match e {
@@ -766,52 +771,53 @@ mod tests {
             (Side::Destination, "col", "col_out", BindingKind::IndexArray),
             (Side::Destination, "A", "A_out", BindingKind::Values),
         ];
-        let synth = |s: &Descriptor, d: &Descriptor| -> Result<Synthesized, CliError> {
-            Ok(with_computation(s, d, &wrong, &bindings))
-        };
-        let e =
-            convert_file(&coo, &csr, &data("small.mtx"), &synth, &Runner::interp()).unwrap_err();
-        let text = e.to_string();
-        assert!(
-            text.starts_with(
-                "internal error: the synthesized conversion COO -> CSR passed validation, but on \
-                 this input: the result stores other entries than the input"
-            ),
-            "{text}"
-        );
-        // From an instance file: the result is compared with the entries
-        // its validation read.
-        let wrong_values = CSR_COO.replace("A_out(k) = A(k)", "A_out(k) = A(0)");
-        let mut csr_coo = side("CSR", Side::Source);
-        csr_coo.extend(side("COO", Side::Destination));
-        let synth = |s: &Descriptor, d: &Descriptor| -> Result<Synthesized, CliError> {
-            Ok(with_computation(s, d, &wrong_values, &csr_coo))
-        };
-        let e = convert_file(
-            &csr,
-            &coo,
-            &data("csr_small.json"),
-            &synth,
-            &Runner::interp(),
-        )
-        .unwrap_err();
-        assert!(
-            e.to_string()
-                .contains("passed validation, but on this input: the result stores other entries"),
-            "{e}"
-        );
-        // A conversion that leaves an output unsorted is invalid.
-        let unsorted = COO_CSR.replace("P.key(1, p)", "P.key(1, NNZ_out - 1 - p)");
-        let synth = |s: &Descriptor, d: &Descriptor| -> Result<Synthesized, CliError> {
-            Ok(with_computation(s, d, &unsorted, &bindings))
-        };
-        let e =
-            convert_file(&coo, &csr, &data("small.mtx"), &synth, &Runner::interp()).unwrap_err();
-        assert!(
-            e.to_string()
-                .contains("but on this input: the result breaks a rule of CSR"),
-            "{e}"
-        );
+        // Caught in the interpreter's checks and in the compiled ones
+        // (native_check.rs): a result the compiled check passed would not
+        // be checked again, so an unsorted CSR below is the compiled
+        // rule check's catch, and the changed values are found in the
+        // entries it enumerates.
+        let cache = temp("wrong-conversion-cache");
+        for runner in [&Runner::interp(), &Runner::native_in(&cache)] {
+            let synth = |s: &Descriptor, d: &Descriptor| -> Result<Synthesized, CliError> {
+                Ok(with_computation(s, d, &wrong, &bindings))
+            };
+            let e = convert_file(&coo, &csr, &data("small.mtx"), &synth, runner).unwrap_err();
+            let text = e.to_string();
+            assert!(
+                text.starts_with(
+                    "internal error: the synthesized conversion COO -> CSR passed validation, but on \
+                     this input: the result stores other entries than the input"
+                ),
+                "{text}"
+            );
+            // From an instance file: the result is compared with the entries
+            // its validation read.
+            let wrong_values = CSR_COO.replace("A_out(k) = A(k)", "A_out(k) = A(0)");
+            let mut csr_coo = side("CSR", Side::Source);
+            csr_coo.extend(side("COO", Side::Destination));
+            let synth = |s: &Descriptor, d: &Descriptor| -> Result<Synthesized, CliError> {
+                Ok(with_computation(s, d, &wrong_values, &csr_coo))
+            };
+            let e = convert_file(&csr, &coo, &data("csr_small.json"), &synth, runner).unwrap_err();
+            assert!(
+                e.to_string().contains(
+                    "passed validation, but on this input: the result stores other entries"
+                ),
+                "{e}"
+            );
+            // A conversion that leaves an output unsorted is invalid.
+            let unsorted = COO_CSR.replace("P.key(1, p)", "P.key(1, NNZ_out - 1 - p)");
+            let synth = |s: &Descriptor, d: &Descriptor| -> Result<Synthesized, CliError> {
+                Ok(with_computation(s, d, &unsorted, &bindings))
+            };
+            let e = convert_file(&coo, &csr, &data("small.mtx"), &synth, runner).unwrap_err();
+            assert!(
+                e.to_string()
+                    .contains("but on this input: the result breaks a rule of CSR"),
+                "{e}"
+            );
+        }
+        let _ = std::fs::remove_dir_all(&cache);
     }
 
     #[test]

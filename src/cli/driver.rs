@@ -80,7 +80,7 @@ use super::conversion::CooLayout;
 use super::error::CliError;
 
 /// The driver's runtime: instances, readers, the JSON writer.
-const RUNTIME: &str = include_str!("driver_runtime.c");
+pub(super) const RUNTIME: &str = include_str!("driver_runtime.c");
 /// The driver's `main`.
 const MAIN: &str = include_str!("driver_main.c");
 
@@ -623,7 +623,7 @@ fn c_expr(e: &Expr, atom: &mut dyn FnMut(&Atom) -> Option<String>) -> Option<Str
 /// every index array's whole range (a range with existentials or a
 /// disjunction, or a term C cannot print, is not checked): only then may
 /// the program state `SPF_INPUT_VALIDATED`.
-fn source_check(src: &Descriptor) -> Result<(String, bool), CliError> {
+pub(super) fn source_check(src: &Descriptor) -> Result<(String, bool), CliError> {
     let mut complete = true;
     let mut f = String::new();
     f.push_str("static void drv_check_source(drv_inst *x, const char *ctx)\n{\n");

@@ -48,7 +48,7 @@ use super::driver::{c_str, c_str_list};
 /// helpers they call. When some check cannot be printed, the function
 /// refuses every instance with the reason (see the module documentation).
 pub(super) fn rules_check(d: &Descriptor, storable: &Representable) -> String {
-    match Emitter::new(d).emit(storable) {
+    match rules_check_exact(d, storable) {
         Ok(code) => code,
         Err(reason) => {
             let representable = if storable.is_everything() {
@@ -78,8 +78,18 @@ pub(super) fn rules_check(d: &Descriptor, storable: &Representable) -> String {
     }
 }
 
+/// [`rules_check`]'s C, or why some check cannot be printed (the library
+/// of a format's compiled check, [`super::native_check`], has no
+/// refusing stand-in: its caller checks in Rust instead).
+pub(super) fn rules_check_exact(
+    d: &Descriptor,
+    storable: &Representable,
+) -> Result<String, Unsupported> {
+    Emitter::new(d).emit(storable)
+}
+
 /// Why a check cannot be printed.
-type Unsupported = String;
+pub(super) type Unsupported = String;
 
 struct Emitter<'d> {
     d: &'d Descriptor,
@@ -820,7 +830,8 @@ impl<'d> Emitter<'d> {
              const int64_t ext[] = {{{}}};\n        unsigned char *addressed;\n        \
              drv_entries entries = {{NULL, 0, 0}};\n        \
              const int64_t total = drv_storage_total(ctx, values, ext, {n_pos});\n        \
-             addressed = drv_alloc(total > 0 ? total : 1, 1);\n        memset(addressed, 0, (size_t)(total > 0 ? total : 1));\n{loops}        \
+             addressed = drv_alloc(total > 0 ? total : 1, 1);\n        memset(addressed, 0, (size_t)(total > 0 ? total : 1));\n        \
+             drv_entries_reserve(&entries, values, total);\n{loops}        \
              drv_storage_finish(ctx, values, addressed, total, &entries, {n_dense}, ext, {n_pos}, {});\n    }}",
             c_str(&self.d.data_name),
             extents.join(", "),

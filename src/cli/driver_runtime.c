@@ -25,6 +25,22 @@ static void drv_die(const char *fmt, ...) DRV_NORETURN DRV_PRINTF(1, 2);
 static DRV_UNUSED void drv_located(const char *path, int64_t line, int64_t col, const char *fmt, ...)
     DRV_NORETURN DRV_PRINTF(4, 5);
 
+#ifdef DRV_JUMP
+/* In a library (spf convert's compiled checks, src/cli/native_check.rs), a
+ * stop is not the end of the process: the message is kept in drv_message
+ * and control jumps back to the entry point that set drv_jump. */
+static jmp_buf drv_jump;
+static char drv_message[1024];
+
+static DRV_UNUSED void drv_die(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(drv_message, sizeof drv_message, fmt, ap);
+    va_end(ap);
+    longjmp(drv_jump, 1);
+}
+#else
 static DRV_UNUSED void drv_die(const char *fmt, ...)
 {
     va_list ap;
@@ -34,18 +50,17 @@ static DRV_UNUSED void drv_die(const char *fmt, ...)
     fputc('\n', stderr);
     exit(2);
 }
+#endif
 
 static void drv_too_large(int64_t n, size_t size)
 {
     if (n < 0 || (uint64_t)n > SIZE_MAX / size)
-        fprintf(stderr, "%s: too large: an array of %lld elements of %zu bytes does not fit in "
-                        "memory's address range\n",
+        drv_die("%s: too large: an array of %lld elements of %zu bytes does not fit in "
+                "memory's address range",
                 drv_prog, (long long)n, size);
-    else
-        fprintf(stderr, "%s: too large: an array of %lld elements (%llu bytes) cannot be "
-                        "allocated on this machine\n",
-                drv_prog, (long long)n, (unsigned long long)((uint64_t)n * size));
-    exit(2);
+    drv_die("%s: too large: an array of %lld elements (%llu bytes) cannot be "
+            "allocated on this machine",
+            drv_prog, (long long)n, (unsigned long long)((uint64_t)n * size));
 }
 
 static DRV_UNUSED void *drv_alloc(int64_t n, size_t size)
@@ -2097,9 +2112,101 @@ typedef struct {
     int64_t n, cap;
 } drv_entries;
 
+/* Entries as a library's check hands them back (src/cli/native_check.rs):
+ * `order` coordinates per entry in `coords`, the values in `values`, room
+ * for `cap` (the caller's buffers). */
+typedef struct {
+    int64_t *coords;
+    double *values;
+    int64_t n, cap;
+} drv_kept;
+
+/* Where the storage check writes its entries when a library hands them
+ * back, or NULL: they go to drv_entries and are freed after the check. */
+static drv_kept *drv_keep = NULL;
+
+/* Whether e[0..n) is in order by coordinate d alone. */
+static DRV_UNUSED int drv_sorted_by(const drv_entry *e, int64_t n, int d)
+{
+    int64_t k;
+    for (k = 1; k < n; k++)
+        if (e[k - 1].c[d] > e[k].c[d])
+            return 0;
+    return 1;
+}
+
+/* Sorts entries by their coordinates (the first most significant), in
+ * linear time when every coordinate spans a range not far beyond the number
+ * of entries: a stable counting sort per coordinate, the last first, each
+ * pass skipped when the entries are in its order already (sorted input
+ * costs one scan); qsort otherwise. */
+static DRV_UNUSED void drv_sort_entries(drv_entry *e, int64_t n, int order)
+{
+    int64_t lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0}, k, span = 0;
+    drv_entry *from = e, *to, *tmp;
+    int64_t *count;
+    int d;
+    drv_entry_order = order;
+    if (n < 2)
+        return;
+    for (k = 1; k < n && drv_cmp_entry(&e[k - 1], &e[k]) <= 0; k++)
+        ;
+    if (k == n)
+        return;
+    for (d = 0; d < order; d++) {
+        lo[d] = hi[d] = e[0].c[d];
+        for (k = 1; k < n; k++) {
+            if (e[k].c[d] < lo[d])
+                lo[d] = e[k].c[d];
+            if (e[k].c[d] > hi[d])
+                hi[d] = e[k].c[d];
+        }
+        if ((uint64_t)hi[d] - (uint64_t)lo[d] >= (uint64_t)4 * (uint64_t)n + 65536) {
+            qsort(e, (size_t)n, sizeof *e, drv_cmp_entry);
+            return;
+        }
+        if (hi[d] - lo[d] + 1 > span)
+            span = hi[d] - lo[d] + 1;
+    }
+    tmp = drv_alloc(n, sizeof *e);
+    count = drv_alloc(span + 1, sizeof *count);
+    to = tmp;
+    for (d = order - 1; d >= 0; d--) {
+        int64_t sum = 0, width = hi[d] - lo[d] + 1;
+        if (drv_sorted_by(from, n, d))
+            continue;
+        memset(count, 0, (size_t)(width + 1) * sizeof *count);
+        for (k = 0; k < n; k++)
+            count[from[k].c[d] - lo[d] + 1]++;
+        for (k = 0; k <= width; k++) {
+            sum += count[k];
+            count[k] = sum;
+        }
+        for (k = 0; k < n; k++)
+            to[count[from[k].c[d] - lo[d]]++] = from[k];
+        {
+            drv_entry *t = from;
+            from = to;
+            to = t;
+        }
+    }
+    if (from != e)
+        memcpy(e, from, (size_t)n * sizeof *e);
+    free(tmp);
+    free(count);
+}
+
 static DRV_UNUSED void drv_storage_entry(drv_entries *s, int order, const int64_t *c, double v, int64_t at)
 {
     int d;
+    if (drv_keep != NULL) {
+        if (drv_keep->n == drv_keep->cap)
+            drv_die("more nonzero entries than nonzero values");
+        for (d = 0; d < order; d++)
+            drv_keep->coords[drv_keep->n * order + d] = c[d];
+        drv_keep->values[drv_keep->n++] = v;
+        return;
+    }
     if (s->n == s->cap) {
         s->cap = s->cap ? 2 * s->cap : 64;
         s->e = drv_grow(s->e, s->cap, sizeof *s->e);
@@ -2110,6 +2217,19 @@ static DRV_UNUSED void drv_storage_entry(drv_entries *s, int order, const int64_
     s->e[s->n].v = v;
     s->e[s->n].at = at;
     s->n++;
+}
+
+/* Room for one entry per nonzero value of `values` (its first `total`),
+ * the most a map that addresses each value once gives. */
+static DRV_UNUSED void drv_entries_reserve(drv_entries *s, const drv_array *values, int64_t total)
+{
+    int64_t k, nonzero = 0;
+    if (drv_keep != NULL)
+        return; /* the entries go to the caller's buffers */
+    for (k = 0; k < total && k < values->len; k++)
+        nonzero += drv_value_at(values, k) != 0.0;
+    s->cap = nonzero > 0 ? nonzero : 1;
+    s->e = drv_alloc(s->cap, sizeof *s->e);
 }
 
 /* "3, 1" of a position given row-major over `ext`. */
@@ -2177,6 +2297,110 @@ static DRV_UNUSED void drv_storage_outside(const char *ctx, const int64_t *v, in
     drv_die("%s: sparse point (%s) reads %s(%s), outside its extents %s", ctx, point, name, at, extents);
 }
 
+/* Sorts the kept entries by coordinate (the first most significant) and
+ * stops at two at one coordinate (the caller's own check then names them):
+ * a stable counting sort of a permutation per coordinate, the last first,
+ * each pass skipped when the entries are in its order already (sorted
+ * entries cost one scan), then each array permuted through one buffer; a
+ * comparison sort when a coordinate's span is far beyond the number of
+ * entries. */
+static DRV_UNUSED void drv_kept_sort(const char *ctx, drv_kept *kept, int order)
+{
+    int64_t n = kept->n, k, lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0}, span = 0, *count;
+    int64_t *c = kept->coords;
+    uint32_t *perm, *next;
+    double *buf;
+    int d, sorted = 1, compare = 0;
+    for (k = 1; k < n && sorted; k++)
+        for (d = 0; d < order; d++) {
+            if (c[(k - 1) * order + d] != c[k * order + d]) {
+                sorted = c[(k - 1) * order + d] < c[k * order + d];
+                break;
+            }
+            if (d == order - 1)
+                drv_die("%s: two nonzero entries at one coordinate", ctx);
+        }
+    if (sorted)
+        return;
+    for (d = 0; d < order; d++) {
+        lo[d] = hi[d] = c[d];
+        for (k = 1; k < n; k++) {
+            if (c[k * order + d] < lo[d])
+                lo[d] = c[k * order + d];
+            if (c[k * order + d] > hi[d])
+                hi[d] = c[k * order + d];
+        }
+        if ((uint64_t)hi[d] - (uint64_t)lo[d] >= (uint64_t)4 * (uint64_t)n + 65536)
+            compare = 1;
+        else if (hi[d] - lo[d] + 1 > span)
+            span = hi[d] - lo[d] + 1;
+    }
+    if (compare || (uint64_t)n > UINT32_MAX) {
+        drv_entry *e = drv_alloc(n, sizeof *e);
+        for (k = 0; k < n; k++) {
+            for (d = 0; d < order; d++)
+                e[k].c[d] = c[k * order + d];
+            e[k].v = kept->values[k];
+        }
+        drv_entry_order = order;
+        qsort(e, (size_t)n, sizeof *e, drv_cmp_entry);
+        for (k = 0; k < n; k++) {
+            for (d = 0; d < order; d++)
+                c[k * order + d] = e[k].c[d];
+            kept->values[k] = e[k].v;
+        }
+        free(e);
+    } else {
+        perm = drv_alloc(n, sizeof *perm);
+        next = drv_alloc(n, sizeof *next);
+        count = drv_alloc(span + 1, sizeof *count);
+        for (k = 0; k < n; k++)
+            perm[k] = (uint32_t)k;
+        for (d = order - 1; d >= 0; d--) {
+            int64_t sum = 0, width = hi[d] - lo[d] + 1;
+            uint32_t *t;
+            for (k = 1; k < n && c[(int64_t)perm[k - 1] * order + d] <= c[(int64_t)perm[k] * order + d]; k++)
+                ;
+            if (k >= n)
+                continue;
+            memset(count, 0, (size_t)(width + 1) * sizeof *count);
+            for (k = 0; k < n; k++)
+                count[c[(int64_t)perm[k] * order + d] - lo[d] + 1]++;
+            for (k = 0; k <= width; k++) {
+                sum += count[k];
+                count[k] = sum;
+            }
+            for (k = 0; k < n; k++)
+                next[count[c[(int64_t)perm[k] * order + d] - lo[d]]++] = perm[k];
+            t = perm;
+            perm = next;
+            next = t;
+        }
+        free(next);
+        free(count);
+        /* Each array through one buffer: the coordinates column by column. */
+        buf = drv_alloc(n, sizeof *buf);
+        for (k = 0; k < n; k++)
+            buf[k] = kept->values[perm[k]];
+        memcpy(kept->values, buf, (size_t)n * sizeof *buf);
+        for (d = 0; d < order; d++) {
+            int64_t *col = (int64_t *)buf;
+            for (k = 0; k < n; k++)
+                col[k] = c[(int64_t)perm[k] * order + d];
+            for (k = 0; k < n; k++)
+                c[k * order + d] = col[k];
+        }
+        free(buf);
+        free(perm);
+    }
+    for (k = 1; k < n; k++) {
+        for (d = 0; d < order && c[(k - 1) * order + d] == c[k * order + d]; d++)
+            ;
+        if (d == order)
+            drv_die("%s: two nonzero entries at one coordinate", ctx);
+    }
+}
+
 /* After the map's points: no two nonzero entries at one coordinate, and no
  * nonzero value that no point addressed (the messages of spf convert). */
 static DRV_UNUSED void drv_storage_finish(const char *ctx, const drv_array *values, unsigned char *addressed,
@@ -2185,9 +2409,9 @@ static DRV_UNUSED void drv_storage_finish(const char *ctx, const drv_array *valu
 {
     int64_t k;
     char a[256], b[256], c[256];
-    drv_entry_order = order;
-    if (s->n > 1)
-        qsort(s->e, (size_t)s->n, sizeof *s->e, drv_cmp_entry);
+    if (drv_keep != NULL)
+        drv_kept_sort(ctx, drv_keep, order);
+    drv_sort_entries(s->e, s->n, order);
     for (k = 1; k < s->n; k++)
         if (drv_cmp_entry(&s->e[k - 1], &s->e[k]) == 0) {
             const drv_entry *x = &s->e[k - 1], *y = &s->e[k];
@@ -2212,6 +2436,6 @@ static DRV_UNUSED void drv_storage_finish(const char *ctx, const drv_array *valu
                     padding ? "slots outside the stored entries must hold zero"
                             : "do the pointer arrays start at 0 and end at the number of stored values?");
         }
-    free(s->e);
     free(addressed);
+    free(s->e);
 }

@@ -6,25 +6,30 @@
 //! C compiler works and in the interpreter otherwise, after a one-line
 //! notice on standard error. Whatever ran, the result is checked before it
 //! is handed out (the destination's descriptor and the oracle,
-//! [`spf::synth::validate::check_result_against`], compared with the
+//! [`spf::synth::validate::check_result_with`], compared with the
 //! input's entries that the input's own check read) unless verification is
 //! off (`--no-verify`). The input is always checked (what a reader of spf
 //! guarantees counts, [`spf::synth::established`]): the compiled code
-//! trusts it.
+//! trusts it. Natively, both checks against a descriptor run compiled too
+//! ([`Runner::validate_entries`], [`super::native_check`]).
 
 use std::cell::Cell;
+use std::path::PathBuf;
 
 use spf::codegen::ast::LoopProgram;
 use spf::codegen::width::{IndexWidth, IndexWidths, WidthChoice, WidthChoices};
 use spf::synth::instance::Instance;
+use spf::synth::instance::InstanceError;
+use spf::synth::instance_validation::{check_recorded_widths, validate_entries};
 use spf::synth::oracle::Entries;
 use spf::synth::synthesize::Synthesized;
-use spf::synth::validate::{check_result_against, check_storable, finish, Problem};
+use spf::synth::validate::{check_result_with, check_storable, finish, Problem};
 use spf::synth::Descriptor;
 
 use super::error::CliError;
 use super::native::{library_source, Library};
 use super::native_cache::{obtain, Origin};
+use super::native_check::{Checker, Failed};
 use super::progress::Progress;
 
 /// A conversion's input: a valid instance of the source format and its
@@ -69,6 +74,9 @@ pub struct Runner {
     /// Set once the interpreter replaced a failed compile (the notice is
     /// printed once).
     fell_back: Cell<bool>,
+    /// Where compiled libraries are kept: `None`, the user's cache
+    /// ([`super::native_cache::cache_dir`]).
+    cache: Option<PathBuf>,
 }
 
 impl Runner {
@@ -81,6 +89,7 @@ impl Runner {
             verbose,
             progress,
             fell_back: Cell::new(false),
+            cache: None,
         }
     }
 
@@ -90,20 +99,49 @@ impl Runner {
         Runner::new(Engine::Interp, true, false, Progress::hidden())
     }
 
+    /// Compiled conversions and checks, results checked, quietly, the
+    /// libraries kept in `cache`: what the library tests of the compiled
+    /// checks use.
+    #[cfg(test)]
+    pub fn native_in(cache: &std::path::Path) -> Runner {
+        Runner {
+            cache: Some(cache.to_path_buf()),
+            ..Runner::new(Engine::Native, true, false, Progress::hidden())
+        }
+    }
+
     /// Runs the synthesized conversion from `from` to `to` on `source` (an
     /// instance of `from`, already validated) and checks the result against
-    /// the input's entries when verification is on: the result with those
-    /// entries (its own, once checked; unchecked, with verification off,
-    /// and then unused). The input instance is dropped
-    /// before the check, which holds the result's arrays several times.
+    /// the input's entries when verification is on ([`Runner::convert`],
+    /// [`Runner::verify`]): the result with those entries (its own, once
+    /// checked; unchecked, with verification off, and then unused).
+    ///
+    /// # Errors
+    ///
+    /// As [`Runner::convert`] and [`Runner::verify`].
+    pub fn run(
+        &self,
+        s: &Synthesized,
+        from: &Descriptor,
+        to: &Descriptor,
+        source: Source,
+    ) -> Result<Source, CliError> {
+        let out = self.convert(s, from, to, source)?;
+        self.verify(s, to, &out)?;
+        Ok(out)
+    }
+
+    /// Runs the synthesized conversion from `from` to `to` on `source` (an
+    /// instance of `from`, already validated): the result, not checked yet,
+    /// with the input's entries ([`Runner::verify`] compares them). The
+    /// input instance is dropped before this returns: the check holds the
+    /// result's arrays several times.
     ///
     /// # Errors
     ///
     /// [`CliError::Usage`] when the conversion cannot run (or, with
-    /// [`Engine::Native`], cannot be compiled), and an internal error
-    /// naming the problem when the result is invalid or wrong (the
-    /// conversion passed validation, so that is a bug in spf).
-    pub fn run(
+    /// [`Engine::Native`], cannot be compiled).
+    pub fn convert(
         &self,
         s: &Synthesized,
         from: &Descriptor,
@@ -164,17 +202,83 @@ impl Runner {
         drop(input);
         // The result records the widths it was computed at.
         out.index_width = Some(width);
-        if self.verify {
-            self.progress
-                .step(&format!("verifying the {} result", to.name), || {
-                    check_result_against(s, &entries, &out)
-                })
-                .map_err(|p| problem_error(&pair, p))?;
-        }
         Ok(Source {
             instance: out,
             entries,
         })
+    }
+
+    /// Checks a [`Runner::convert`]ed result of `s` (into `to`) when
+    /// verification is on: valid against `to` and storing exactly the
+    /// input's entries.
+    ///
+    /// # Errors
+    ///
+    /// An internal error naming the problem when the result is invalid or
+    /// wrong (the conversion passed validation, so that is a bug in spf).
+    pub fn verify(&self, s: &Synthesized, to: &Descriptor, out: &Source) -> Result<(), CliError> {
+        if !self.verify {
+            return Ok(());
+        }
+        let pair = format!("{} -> {}", s.conversion.src.name, to.name);
+        self.progress
+            .step(&format!("verifying the {} result", to.name), || {
+                check_result_with(s, &out.entries, &out.instance, &|d, inst| {
+                    self.validate_entries(d, inst)
+                })
+            })
+            .map_err(|p| problem_error(&pair, p))
+    }
+
+    /// Checks `inst` against `d` and gives its nonzero entries sorted by
+    /// coordinate ([`validate_entries`]): in the compiled check of `d`
+    /// ([`super::native_check`]) when conversions run natively, in spf's
+    /// own check otherwise, when the compiled one cannot be had or cannot
+    /// tell, and when it finds a problem (spf's check names it in its own
+    /// words; it is the reference).
+    ///
+    /// # Errors
+    ///
+    /// The first problem of `inst`.
+    pub fn validate_entries(
+        &self,
+        d: &Descriptor,
+        inst: &Instance,
+    ) -> Result<Entries, InstanceError> {
+        let native = match self.engine {
+            Engine::Interp => false,
+            Engine::Auto => !self.fell_back.get(),
+            Engine::Native => true,
+        };
+        if native {
+            // The compiled check holds every array at 64 bits.
+            check_recorded_widths(d, inst)?;
+            match Checker::obtain(self.cache.as_deref(), d, &self.progress) {
+                Ok((checker, path, origin)) => {
+                    self.said_library(&path, origin);
+                    match checker.entries(d, inst) {
+                        Ok(entries) => return Ok(entries),
+                        Err(Failed::Invalid(m) | Failed::Undecided(m)) => {
+                            self.say(&format!("spf: the compiled check of {}: {m}", d.name));
+                        }
+                    }
+                }
+                Err(e) => self.say(&format!("spf: checking {} in spf: {e}", d.name)),
+            }
+        }
+        validate_entries(d, inst)
+    }
+
+    /// The `--verbose` line for a library at `path`.
+    fn said_library(&self, path: &std::path::Path, origin: Origin) {
+        match origin {
+            Origin::Cached => self.say(&format!("spf: cached library {}", path.display())),
+            Origin::Compiled(took) => self.say(&format!(
+                "spf: compiled library {} ({:.2} s)",
+                path.display(),
+                took.as_secs_f64()
+            )),
+        }
     }
 
     /// The compiled library of `s`, from the cache or compiled now.
@@ -187,15 +291,15 @@ impl Runner {
         width: IndexWidths,
     ) -> Result<Library, CliError> {
         let source = library_source(s, program, width)?;
-        let (lib, path, origin) = obtain(from, to, width, &source, &self.progress)?;
-        match origin {
-            Origin::Cached => self.say(&format!("spf: cached library {}", path.display())),
-            Origin::Compiled(took) => self.say(&format!(
-                "spf: compiled library {} ({:.2} s)",
-                path.display(),
-                took.as_secs_f64()
-            )),
-        }
+        let (lib, path, origin) = obtain(
+            self.cache.as_deref(),
+            from,
+            to,
+            width,
+            &source,
+            &self.progress,
+        )?;
+        self.said_library(&path, origin);
         Ok(lib)
     }
 

@@ -7,14 +7,14 @@ use std::path::Path;
 
 use spf::iegen::syntax::SyntaxError;
 use spf::synth::instance::{Instance, InstanceError};
-use spf::synth::instance_validation::{validate, validate_entries};
+use spf::synth::instance_validation::validate;
 use spf::synth::npz::{read_npz_file, write_npz, ReadFileError, Written};
 use spf::synth::oracle::{coordinates_from, Entries};
 use spf::synth::tensor_io::{coordinate_kind, write_mtx, write_tns};
 use spf::synth::Descriptor;
 
 use super::error::CliError;
-use super::output::{emit, write_atomically, write_atomically_with};
+use super::output::{emit, write_atomically, write_atomically_when};
 
 /// Whether a path names an `.npz` archive (by extension, any case).
 pub fn is_npz(path: &Path) -> bool {
@@ -38,9 +38,9 @@ pub fn read_instance(d: &Descriptor, input: &Path) -> Result<Instance, CliError>
 }
 
 /// [`read_instance`], and the instance's entries sorted by coordinate,
-/// from the one enumeration of its validation
-/// ([`validate_entries`]): what a conversion's check compares its result
-/// with.
+/// from the one enumeration of its validation by `check` (what
+/// [`spf::synth::instance_validation::validate_entries`] does; `spf convert` may pass a compiled check):
+/// what a conversion's check compares its result with.
 ///
 /// # Errors
 ///
@@ -48,9 +48,10 @@ pub fn read_instance(d: &Descriptor, input: &Path) -> Result<Instance, CliError>
 pub fn read_instance_entries(
     d: &Descriptor,
     input: &Path,
+    check: &dyn Fn(&Descriptor, &Instance) -> Result<Entries, InstanceError>,
 ) -> Result<(Instance, Entries), CliError> {
     let inst = load_instance(d, input)?;
-    let entries = validate_entries(d, &inst).map_err(|e| invalid(input, e))?;
+    let entries = check(d, &inst).map_err(|e| invalid(input, e))?;
     Ok((inst, entries))
 }
 
@@ -135,23 +136,33 @@ pub fn write_coordinates(d: &Descriptor, inst: &Instance, output: &Path) -> Resu
 /// (its entries), JSON for any other name, standard output (JSON) without
 /// one. Returns a note when an `.npz` could not take scipy's layout.
 ///
+/// The output is kept only when `commit` says yes: an `.npz` is written
+/// while `commit` decides and renamed into place after
+/// ([`super::output::write_atomically_when`]); any other output is written
+/// after `commit` said yes, and nothing is written when it says no.
+///
 /// # Errors
 ///
 /// What the writers report; the output file is written whole or not at all.
-pub fn write_instance(
+pub fn write_instance_when(
     d: &Descriptor,
     inst: &Instance,
     output: Option<&Path>,
+    commit: &dyn Fn() -> bool,
 ) -> Result<Option<String>, CliError> {
     match output {
         Some(path) if is_npz(path) => {
             let mut written = None;
-            write_atomically_with(path, &mut |file| {
-                let w = write_npz(d, inst, std::io::BufWriter::new(file))
-                    .map_err(std::io::Error::other)?;
-                written = Some(w);
-                Ok(())
-            })?;
+            write_atomically_when(
+                path,
+                &mut |file| {
+                    let w = write_npz(d, inst, std::io::BufWriter::new(file))
+                        .map_err(std::io::Error::other)?;
+                    written = Some(w);
+                    Ok(())
+                },
+                commit,
+            )?;
             Ok(match written {
                 Some(Written::Generic(Some(reason))) => Some(format!(
                     "written in spf's generic .npz layout, which scipy.sparse.load_npz does not \
@@ -160,6 +171,7 @@ pub fn write_instance(
                 _ => None,
             })
         }
+        _ if !commit() => Ok(None),
         Some(path) if coordinate_kind(path).is_some() => {
             write_coordinates(d, inst, path)?;
             Ok(None)

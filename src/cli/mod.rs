@@ -12,5 +12,6 @@ pub mod generate;
 pub mod instance_file;
 pub mod native;
 pub mod native_cache;
+pub mod native_check;
 pub mod output;
 pub mod progress;

@@ -311,6 +311,22 @@ impl Library {
                         ))
                     })?;
                 narrow[k] = Some(copy);
+                // The call reads the copy: an input array no extent reads
+                // (the lengths of the arrays the function returns are
+                // evaluated after it) is freed now, not held through it.
+                let read_by_extents = comp.spaces.iter().any(|d| {
+                    d.extents.iter().any(|e| {
+                        let mut read = false;
+                        e.for_each_call(&mut |f, _| read |= f == p.source);
+                        e.for_each_sym(&mut |x| read |= x == p.source);
+                        read
+                    })
+                });
+                if matches!(p.kind, ParamKind::Array { role: Role::In, .. }) && !read_by_extents {
+                    memory
+                        .arrays
+                        .insert(p.source.clone(), Array::Int(Vec::new()));
+                }
             }
         }
         let mut values: Vec<Scalar> = Vec::with_capacity(params.len());
@@ -403,6 +419,17 @@ impl Library {
             }
         }
         Ok(s.output(&mut memory, input))
+    }
+
+    /// The exported symbol `name`, of type `T`.
+    ///
+    /// # Safety
+    ///
+    /// `T` must be the symbol's type.
+    pub(super) unsafe fn symbol<T>(&self, name: &str) -> Result<libloading::Symbol<'_, T>, String> {
+        // SAFETY: the caller vouches for the type.
+        unsafe { self.lib.get(name.as_bytes()) }
+            .map_err(|e| format!("{}: {e}", self.path.display()))
     }
 
     /// The library's `spf_abi_free`.

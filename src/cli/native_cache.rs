@@ -16,7 +16,7 @@
 //!   atomic step: two processes building one key at once both succeed, and
 //!   a reader never sees half a library.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use sha2::{Digest, Sha256};
@@ -65,17 +65,42 @@ pub fn library_name(
     compiler: &[String],
     source: &str,
 ) -> String {
+    let stem = format!(
+        "{}-{}-{}",
+        file_safe(&src.name),
+        file_safe(&dst.name),
+        width.tag()
+    );
+    keyed_name(
+        &stem,
+        &[
+            format!("index {}", width.tag()),
+            format!("src {src:?}"),
+            format!("dst {dst:?}"),
+        ],
+        compiler,
+        source,
+    )
+}
+
+/// The file name of the library of `d`'s compiled check
+/// ([`super::native_check`]): `check-NAME-HASH.so`.
+pub fn checker_name(d: &Descriptor, compiler: &[String], source: &str) -> String {
+    let stem = format!("check-{}", file_safe(&d.name));
+    keyed_name(&stem, &[format!("check {d:?}")], compiler, source)
+}
+
+/// `STEM-HASH.so`, the hash over the spf version, the ABI's, the compiler
+/// and flags, `parts` and the C source.
+fn keyed_name(stem: &str, parts: &[String], compiler: &[String], source: &str) -> String {
     let mut h = Sha256::new();
-    for part in [
+    let head = [
         format!("spf {}", env!("CARGO_PKG_VERSION")),
         format!("abi {ABI_VERSION}"),
-        format!("index {}", width.tag()),
         format!("compiler {}", compiler.join(" ")),
         format!("flags {} {}", C_FLAGS.join(" "), SHARED_FLAGS.join(" ")),
-        format!("src {src:?}"),
-        format!("dst {dst:?}"),
-        source.to_string(),
-    ] {
+    ];
+    for part in head.iter().chain(parts).map(String::as_str).chain([source]) {
         h.update((part.len() as u64).to_le_bytes());
         h.update(part.as_bytes());
     }
@@ -85,12 +110,18 @@ pub fn library_name(
         .take(10)
         .map(|b| format!("{b:02x}"))
         .collect();
-    format!(
-        "{}-{}-{}-{hash}.so",
-        file_safe(&src.name),
-        file_safe(&dst.name),
-        width.tag()
-    )
+    format!("{stem}-{hash}.so")
+}
+
+/// The compiler command ([`find_compiler`]), looked for once per process:
+/// a conversion obtains up to three libraries (the input's check, the
+/// conversion, the result's check), and each look runs `cc --version`.
+fn compiler() -> Result<Vec<String>, CliError> {
+    static FOUND: std::sync::OnceLock<Result<Vec<String>, String>> = std::sync::OnceLock::new();
+    FOUND
+        .get_or_init(|| find_compiler().map_err(|e| e.to_string()))
+        .clone()
+        .map_err(CliError::Usage)
 }
 
 /// A format name as a file name part: letters, digits, `_` kept.
@@ -100,25 +131,70 @@ fn file_safe(name: &str) -> String {
         .collect()
 }
 
-/// The library of `source` from the cache, compiled into it first when it
-/// is not there (or does not load; the compile is a step of `progress`).
+/// The library of `source` from the cache (`cache`, else [`cache_dir`]),
+/// compiled into it first when it is not there (or does not load; the
+/// compile is a step of `progress`).
 ///
 /// # Errors
 ///
 /// [`CliError::Usage`] without a cache directory or a C compiler, or when
 /// compiling or loading fails (the first line of the compiler's messages).
 pub fn obtain(
+    cache: Option<&Path>,
     src: &Descriptor,
     dst: &Descriptor,
     width: IndexWidths,
     source: &str,
     progress: &Progress,
 ) -> Result<(Library, PathBuf, Origin), CliError> {
-    let dir = cache_dir().ok_or_else(|| {
-        CliError::Usage("no cache directory (set SPF_CACHE_DIR, XDG_CACHE_HOME or HOME)".into())
-    })?;
-    let compiler = find_compiler()?;
-    let path = dir.join(library_name(src, dst, width, &compiler, source));
+    obtain_named(
+        cache,
+        &|compiler| library_name(src, dst, width, compiler, source),
+        &format!("compiling {} -> {}", src.name, dst.name),
+        source,
+        progress,
+    )
+}
+
+/// [`obtain`] for the library of `d`'s compiled check
+/// ([`super::native_check`]).
+///
+/// # Errors
+///
+/// As [`obtain`].
+pub fn obtain_checker(
+    cache: Option<&Path>,
+    d: &Descriptor,
+    source: &str,
+    progress: &Progress,
+) -> Result<(Library, PathBuf, Origin), CliError> {
+    obtain_named(
+        cache,
+        &|compiler| checker_name(d, compiler, source),
+        &format!("compiling the check of {}", d.name),
+        source,
+        progress,
+    )
+}
+
+/// The library of `source` under the file name `name` gives for the
+/// compiler, from the cache or compiled into it (a step of `progress`
+/// called `step`).
+fn obtain_named(
+    cache: Option<&Path>,
+    name: &dyn Fn(&[String]) -> String,
+    step: &str,
+    source: &str,
+    progress: &Progress,
+) -> Result<(Library, PathBuf, Origin), CliError> {
+    let dir = cache
+        .map(Path::to_path_buf)
+        .or_else(cache_dir)
+        .ok_or_else(|| {
+            CliError::Usage("no cache directory (set SPF_CACHE_DIR, XDG_CACHE_HOME or HOME)".into())
+        })?;
+    let compiler = compiler()?;
+    let path = dir.join(name(&compiler));
     if path.is_file() {
         if let Ok(lib) = Library::load(&path) {
             return Ok((lib, path, Origin::Cached));
@@ -129,7 +205,7 @@ pub fn obtain(
         source,
     })?;
     let started = Instant::now();
-    progress.step(&format!("compiling {} -> {}", src.name, dst.name), || {
+    progress.step(step, || {
         compile_with(&compiler, source, &path, SHARED_FLAGS)
     })?;
     let took = started.elapsed();

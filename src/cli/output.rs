@@ -62,6 +62,23 @@ pub fn write_atomically_with(
     path: &Path,
     write: &mut dyn FnMut(&mut std::fs::File) -> std::io::Result<()>,
 ) -> Result<(), CliError> {
+    write_atomically_when(path, write, &|| true).map(drop)
+}
+
+/// [`write_atomically_with`], the file renamed into place only when
+/// `commit` says yes once it is written (`spf convert` writes while it
+/// checks the result, and commits when the check passes); a special file,
+/// written in place, is written only after `commit` said yes. Whether the
+/// file was written.
+///
+/// # Errors
+///
+/// As [`write_atomically`].
+pub fn write_atomically_when(
+    path: &Path,
+    write: &mut dyn FnMut(&mut std::fs::File) -> std::io::Result<()>,
+    commit: &dyn Fn() -> bool,
+) -> Result<bool, CliError> {
     check_target(path)?;
     let shown = path.display().to_string();
     let fail = |source| CliError::Write {
@@ -69,10 +86,14 @@ pub fn write_atomically_with(
         source,
     };
     if std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
+        if !commit() {
+            return Ok(false);
+        }
         return std::fs::OpenOptions::new()
             .write(true)
             .open(path)
             .and_then(|mut f| write(&mut f))
+            .map(|()| true)
             .map_err(fail);
     }
     let dir = match path.parent() {
@@ -89,12 +110,17 @@ pub fn write_atomically_with(
             write(&mut f)?;
             f.sync_all()
         })
-        .and_then(|()| std::fs::rename(&tmp, path));
-    if let Err(e) = result {
+        .and_then(|()| {
+            if commit() {
+                std::fs::rename(&tmp, path).map(|()| true)
+            } else {
+                std::fs::remove_file(&tmp).map(|()| false)
+            }
+        });
+    if result.is_err() {
         let _ = std::fs::remove_file(&tmp);
-        return Err(fail(e));
     }
-    Ok(())
+    result.map_err(fail)
 }
 
 /// Writes `contents` to `path`, or to standard output without one.
@@ -184,6 +210,26 @@ mod tests {
             .filter(|n| n != "out.txt")
             .collect();
         assert!(leftovers.is_empty(), "{leftovers:?}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_refused_commit_writes_nothing() {
+        let dir = std::env::temp_dir().join(format!("spf-output-commit-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let p = dir.join("out.txt");
+        let mut write = |f: &mut std::fs::File| f.write_all(b"new");
+        assert!(!write_atomically_when(&p, &mut write, &|| false).unwrap());
+        assert!(
+            std::fs::read_dir(&dir).unwrap().next().is_none(),
+            "nothing left"
+        );
+        std::fs::write(&p, b"old").unwrap();
+        assert!(!write_atomically_when(&p, &mut write, &|| false).unwrap());
+        assert_eq!(std::fs::read(&p).unwrap(), b"old");
+        assert!(write_atomically_when(&p, &mut write, &|| true).unwrap());
+        assert_eq!(std::fs::read(&p).unwrap(), b"new");
+        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

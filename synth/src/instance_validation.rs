@@ -123,13 +123,14 @@ pub fn validate_entries(d: &Descriptor, inst: &Instance) -> Result<Entries, Inst
     validate_entries_with_budget(d, inst, RULE_BUDGET)
 }
 
-fn validate_entries_with_budget(
-    d: &Descriptor,
-    inst: &Instance,
-    budget: u64,
-) -> Result<Entries, InstanceError> {
-    let c = prepare(d, inst)?;
-    // An instance that records 32-bit indices holds only what fits them.
+/// An instance that records 32-bit indices holds only what fits them:
+/// part of [`validate`], and what a compiled check of the rest (which
+/// holds every array at 64 bits) leaves to its caller.
+///
+/// # Errors
+///
+/// [`InstanceError::Width`] for the first size that does not fit.
+pub fn check_recorded_widths(d: &Descriptor, inst: &Instance) -> Result<(), InstanceError> {
     if let Some(w) = inst.index_width {
         for size in inst.sizes(d) {
             let width = size.kind.map_or(w.narrowest(), |k| w.of(k));
@@ -138,6 +139,16 @@ fn validate_entries_with_budget(
                 .map_err(|e| InstanceError::Width(format!("the instance records {w}, but {e}")))?;
         }
     }
+    Ok(())
+}
+
+fn validate_entries_with_budget(
+    d: &Descriptor,
+    inst: &Instance,
+    budget: u64,
+) -> Result<Entries, InstanceError> {
+    let c = prepare(d, inst)?;
+    check_recorded_widths(d, inst)?;
     for (u, domain) in d.ufs.iter().zip(&c.domains) {
         let table = c.env.table(&u.name).expect("a table per index array");
         check_range(u, table, domain, &c)?;

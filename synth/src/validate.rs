@@ -374,9 +374,26 @@ pub fn check_result_against(
     want: &Entries,
     out: &Instance,
 ) -> Result<(), Problem> {
+    check_result_with(s, want, out, &validate_entries)
+}
+
+/// [`check_result_against`] with the destination's check given: `check`
+/// validates an instance against a descriptor and gives its entries sorted
+/// by coordinate, as [`validate_entries`] does (`spf convert` passes a
+/// compiled one). The comparison with `want` is the oracle's.
+///
+/// # Errors
+///
+/// The first [`Problem`].
+pub fn check_result_with(
+    s: &Synthesized,
+    want: &Entries,
+    out: &Instance,
+    check: &dyn Fn(&Descriptor, &Instance) -> Result<Entries, crate::instance::InstanceError>,
+) -> Result<(), Problem> {
     let to = &s.conversion.dst_given;
     // The destination's storage check enumerates its entries: kept.
-    let got = validate_entries(to, out).map_err(|e| Problem::Invalid {
+    let got = check(to, out).map_err(|e| Problem::Invalid {
         format: to.name.clone(),
         error: e.to_string(),
     })?;

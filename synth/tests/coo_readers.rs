@@ -237,3 +237,66 @@ proptest! {
         }
     }
 }
+
+/// A body of over a megabyte is read in two halves on two threads: the
+/// entries come back in file order, and a problem in either half is found
+/// where the file has it (the whole body read again line by line).
+#[test]
+fn large_bodies_read_in_two_halves_as_line_by_line() {
+    let n = 90_000usize;
+    let entries: Vec<(i64, i64, f64)> = (0..n)
+        .map(|k| {
+            let k = k as i64;
+            (
+                (k * 7919) % 1000 + 1,
+                (k * 104_729) % 997 + 1,
+                k as f64 * 0.5 - 3.0,
+            )
+        })
+        .collect();
+    let file = |kind: &str, lines: &[String]| {
+        let mut text = format!("%%MatrixMarket matrix coordinate real {kind}\n% a comment\n");
+        text.push_str(&format!("1000 1000 {}\n", lines.len()));
+        for l in lines {
+            text.push_str(l);
+            text.push('\n');
+        }
+        text.into_bytes()
+    };
+    let lines: Vec<String> = entries
+        .iter()
+        .map(|(i, j, v)| format!("{i} {j} {v}"))
+        .collect();
+    let text = file("general", &lines);
+    assert!(text.len() > 1 << 20, "{} bytes", text.len());
+    let t = parse_mtx(&text, &ReadOptions::default()).expect("a valid file");
+    let rows: Vec<i64> = entries.iter().map(|e| e.0 - 1).collect();
+    let cols: Vec<i64> = entries.iter().map(|e| e.1 - 1).collect();
+    let values: Vec<f64> = entries.iter().map(|e| e.2).collect();
+    assert_eq!(
+        (&t.indices[0], &t.indices[1], &t.values),
+        (&rows, &cols, &values)
+    );
+    // A damaged line late in the file: its line is named (3 header lines).
+    let mut damaged = lines.clone();
+    damaged[n - 10] = "5 x 1.0".into();
+    let e = parse_mtx(&file("general", &damaged), &ReadOptions::default()).unwrap_err();
+    assert_eq!((e.line, e.column), (n - 10 + 4, 3), "{e}");
+    // An index out of range in the first half, by the careful path.
+    let mut damaged = lines.clone();
+    damaged[10] = "1001 1 1.0".into();
+    let e = parse_mtx(&file("general", &damaged), &ReadOptions::default()).unwrap_err();
+    assert_eq!(e.line, 14, "{e}");
+    // A skew-symmetric diagonal entry late in the file.
+    let skew: Vec<String> = (0..n)
+        .map(|k| format!("{} {} 1.5", k % 999 + 2, k % 999 + 1))
+        .chain(["7 7 1.0".to_string()])
+        .collect();
+    let e = parse_mtx(&file("skew-symmetric", &skew), &ReadOptions::default()).unwrap_err();
+    assert_eq!(e.line, n + 4, "{e}");
+    // One entry more than announced.
+    let mut text = file("general", &lines);
+    text.extend_from_slice(b"1 1 1.0\n");
+    let e = parse_mtx(&text, &ReadOptions::default()).unwrap_err();
+    assert_eq!(e.line, n + 4, "{e}");
+}

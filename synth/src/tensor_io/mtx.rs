@@ -432,8 +432,68 @@ fn too_few(text: &str, read: i64, what: &str, announced: i64, size_line: usize) 
     )
 }
 
-/// The entries of a coordinate body, in file order.
+/// The smallest body [`coordinate_body`] splits between two threads.
+const PARALLEL_BYTES: usize = 1 << 20;
+
+/// The entries of a coordinate body, in file order: a large body is read
+/// in two halves on two threads ([`fast_half`]); when either half has a
+/// line the fast path does not read, or the count is not the announced
+/// one, the whole body is read again line by line, which finds the first
+/// problem and says where it is.
 fn coordinate_body(
+    lines: &mut Lines<'_>,
+    text: &str,
+    banner: &Banner,
+    size: &Size,
+    hint: usize,
+) -> Result<Body, TensorIoError> {
+    let rest = lines.rest();
+    if rest.len() >= PARALLEL_BYTES {
+        let middle = rest.len() / 2;
+        let cut = memchr::memchr(b'\n', &rest[middle..]).map_or(rest.len(), |k| middle + k + 1);
+        let (first, second) = rest.split_at(cut);
+        let announced = usize::try_from(size.announced).unwrap_or(0);
+        let room = capacity(size.announced).max(hint.min(announced));
+        let halves = std::thread::scope(|scope| {
+            let later =
+                scope.spawn(|| fast_half(second, banner, size, room.min(announced / 2 + 1024)));
+            let earlier = fast_half(first, banner, size, room);
+            (earlier, later.join().ok().flatten())
+        });
+        if let (Some(mut body), Some(more)) = halves {
+            if body.values.len() + more.values.len() == announced {
+                body.rows.extend_from_slice(&more.rows);
+                body.cols.extend_from_slice(&more.cols);
+                body.values.extend_from_slice(&more.values);
+                lines.finish();
+                return Ok(body);
+            }
+        }
+    }
+    careful_body(lines, text, banner, size, hint)
+}
+
+/// The entries of the lines in `bytes` when the fast path reads every one
+/// (comments and blank lines skipped; no skew-symmetric diagonal), room
+/// made for `capacity`; `None` otherwise.
+fn fast_half(bytes: &[u8], banner: &Banner, size: &Size, capacity: usize) -> Option<Body> {
+    let mut body = Body::with_capacity(capacity);
+    for (_, raw) in Lines::new(bytes, 0, 1) {
+        if skipped(raw) {
+            continue;
+        }
+        let (i, j, v) = fast_entry(raw, banner.field, size.rows, size.cols)?;
+        if banner.kind == Kind::Skew && i == j {
+            return None;
+        }
+        body.push(i, j, v);
+    }
+    Some(body)
+}
+
+/// [`coordinate_body`] line by line, each line the fast path does not
+/// read by the careful one.
+fn careful_body(
     lines: &mut Lines<'_>,
     text: &str,
     banner: &Banner,

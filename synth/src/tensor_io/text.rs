@@ -183,6 +183,16 @@ impl<'a> Lines<'a> {
     pub(super) fn new(bytes: &'a [u8], pos: usize, number: usize) -> Self {
         Lines { bytes, pos, number }
     }
+
+    /// The bytes not read yet.
+    pub(super) fn rest(&self) -> &'a [u8] {
+        &self.bytes[self.pos.min(self.bytes.len())..]
+    }
+
+    /// Skips the rest: no line is left.
+    pub(super) fn finish(&mut self) {
+        self.pos = self.bytes.len();
+    }
 }
 
 /// Each line's number and bytes (without its `\n`); a final newline does
