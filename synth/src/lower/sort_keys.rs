@@ -240,12 +240,12 @@ fn integer_combination(exprs: &[Expr], target: &Expr) -> Option<Vec<i64>> {
         for x in m[row].iter_mut() {
             *x = frac_div(*x, pivot)?;
         }
-        for r in 0..m.len() {
-            let f = m[r][col];
+        let pivot_row = m[row].clone();
+        for (r, line) in m.iter_mut().enumerate() {
+            let f = line[col];
             if r != row && f.0 != 0 {
-                for c in 0..=k {
-                    let sub = frac_mul(f, m[row][c])?;
-                    m[r][c] = frac_sub(m[r][c], sub)?;
+                for (x, &y) in line.iter_mut().zip(&pivot_row) {
+                    *x = frac_sub(*x, frac_mul(f, y)?)?;
                 }
             }
         }
@@ -301,4 +301,29 @@ fn frac_sub(a: (i128, i128), b: (i128, i128)) -> Option<(i128, i128)> {
         a.0.checked_mul(b.1)?.checked_sub(b.0.checked_mul(a.1)?)?,
         a.1.checked_mul(b.1)?,
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::integer_combination;
+    use iegen::{Atom, Expr, Var};
+
+    #[test]
+    fn integer_combinations_of_key_components() {
+        let x = Expr::var(Var::Tuple(0));
+        let y = Expr::var(Var::Tuple(1));
+        let tile = Expr::floor_div(&x, 8);
+        let offset = x.add_scaled(&tile, -8);
+        // x = 8 floor(x / 8) + (x - 8 floor(x / 8)), whatever y's part
+        let keys = [tile.clone(), Expr::floor_div(&y, 8), offset.clone()];
+        assert_eq!(integer_combination(&keys, &x), Some(vec![8, 0, 1]));
+        // y is not determined by them; a half is not an integer
+        assert_eq!(integer_combination(&keys, &y), None);
+        let double = [x.scale(2)];
+        assert_eq!(integer_combination(&double, &x), None);
+        // a constant term must match too
+        let shifted = [x.plus(&Expr::constant(1))];
+        assert_eq!(integer_combination(&shifted, &x), None);
+        assert!(matches!(tile.terms().next(), Some((Atom::Div(..), 1))));
+    }
 }
