@@ -1,6 +1,7 @@
 //! The fast paths of the C runtime's `Permutation` (keys already in order,
 //! MSD counting sort with bucket sorts, the LSD fallback, radix sorts of
-//! packed and unpacked Morton codes, the merge sort fallback, lazy counts)
+//! packed and unpacked Morton codes, the merge sort fallback, lazy counts,
+//! distinct ranks and prefix ranks, from the sorted words' bit fields or the keys)
 //! against a reference written here from docs/runtime.md: a stable sort by
 //! the compared components (lexicographic, or by the Morton code built bit
 //! by bit). The Rust runtime is checked against the same reference. Payloads

@@ -1548,6 +1548,15 @@ static inline SPF_INLINE int64_t spf_perm_key(const spf_perm *p, int64_t d, int6
     }
     if (d >= p->width)
         return p->entries != NULL ? (int64_t)(p->entries[i] & p->mask) : i;
+    if (p->entries == NULL) {
+        /* in insertion order (sorted input, or before sort): in place,
+           checked first (a copy loop after an empty sort reads the
+           caller's 32-bit array with one test: row-sorted COO -> CSR on
+           jnlbrng1 at 0.05, 32.3 -> 26.3 us) */
+        if (p->views32 != NULL)
+            return p->views32[d][i];
+        return spf_col_at(spf_perm_col(p, d), i);
+    }
     if (p->order == SPF_MORTON && p->lanes != NULL && d < p->j) {
         /* after the radix sort: the component's bits of the sorted code */
         const uint64_t code = p->codes != NULL ? p->codes[i] : p->entries[i] >> p->ebits;
@@ -1571,12 +1580,11 @@ static inline SPF_INLINE int64_t spf_perm_key(const spf_perm *p, int64_t d, int6
         }
     }
     col = spf_perm_col(p, d);
-    if (p->entries != NULL) {
+    {
         const uint64_t *e = p->entries + i;
         spf_col_prefetch(col, e[SPF_AHEAD] & p->mask);
         return spf_col_at(col, (int64_t)(e[0] & p->mask));
     }
-    return spf_col_at(col, i);
 }
 
 /* The number of entries. */
