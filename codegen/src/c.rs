@@ -117,9 +117,10 @@ pub fn emit_c(program: &LoopProgram) -> Result<String, EmitError> {
 /// length of each array it sizes before it allocates it
 /// (`spf_fits_i32(what, n)`: `SPF_INDEX_OVERFLOW(what, n)`, which must
 /// not return, when it does not fit; by default a message and `abort`).
-/// Its runtime objects keep 64-bit keys: a permutation copies 32-bit keys
-/// (no `spf_perm_view`), and a scatter sorted into a 32-bit pointer array
-/// writes it beside its own sums (`spf_scatter_sort_into_i32`).
+/// Its runtime objects keep 64-bit values: a permutation reads 32-bit keys
+/// in place as it reads 64-bit ones (`spf_perm_view32`, where all the
+/// viewed arrays are 32-bit), and a scatter sorted into a 32-bit pointer
+/// array writes it beside its own sums (`spf_scatter_sort_into_i32`).
 ///
 /// # Errors
 ///
@@ -294,16 +295,22 @@ pub fn emit_c_with(program: &LoopProgram, widths: &Widths) -> Result<String, Emi
     for (o, init) in &objects {
         let line = object_init(&dialect, *o, init);
         w.line(&line);
-        // The runtime's keys are 64-bit: 32-bit arrays are copied by insert.
-        let views = low
-            .perm_views(*o)
-            .filter(|a| a.iter().all(|&s| !low.narrow(s)));
-        if let Some(arrays) = views {
-            // The inserted key components are these arrays' elements at
-            // the entry numbers: the runtime reads them there.
+        // The inserted key components are these arrays' elements at the
+        // entry numbers: the runtime reads them there, all 64-bit
+        // (`spf_perm_view`) or all 32-bit (`spf_perm_view32`); arrays of
+        // both widths are copied by insert.
+        let views = low.perm_views(*o).and_then(|a| {
+            let narrow = a.iter().filter(|&&s| low.narrow(s)).count();
+            match narrow {
+                0 => Some((a, "spf_perm_view", "int64_t")),
+                n if n == a.len() => Some((a, "spf_perm_view32", "int32_t")),
+                _ => None,
+            }
+        });
+        if let Some((arrays, call, elem)) = views {
             let names: Vec<&str> = arrays.iter().map(|&s| low.spaces[s].as_str()).collect();
             w.line(&format!(
-                "spf_perm_view(&{}, {}, (const int64_t *const[]){{{}}});",
+                "{call}(&{}, {}, (const {elem} *const[]){{{}}});",
                 low.objects[*o],
                 names.len(),
                 names.join(", ")

@@ -1086,6 +1086,42 @@ fn loop_from_zero(node: &LNode) -> Option<(&String, &Code, &Vec<LNode>)> {
     }
 }
 
+/// The arguments of `object`'s only `insert` when every iteration of the
+/// loop over `var` whose body is `nodes` runs it once: the node of `nodes`
+/// that holds it is a statement with the call among its actions (not under
+/// an `if`), or a `let` (not of `var`) whose body holds it so; the `let`s
+/// on the way are pushed on `lets`, outermost first.
+fn insert_once<'n>(
+    nodes: &'n [LNode],
+    var: &str,
+    object: usize,
+    lets: &mut Vec<(&'n str, &'n Code)>,
+) -> Option<&'n [Code]> {
+    let node = nodes
+        .iter()
+        .find(|n| count_calls(std::slice::from_ref(*n), object, Method::Insert) > 0)?;
+    match node {
+        LNode::Let {
+            var: name,
+            value,
+            body,
+            ..
+        } if name != var => {
+            lets.push((name, value));
+            insert_once(body, var, object, lets)
+        }
+        LNode::Stmt { actions, .. } => actions.iter().find_map(|a| match a {
+            Action::Call {
+                object: o,
+                method: Method::Insert,
+                args,
+            } if *o == object => Some(args.as_slice()),
+            _ => None,
+        }),
+        _ => None,
+    }
+}
+
 /// Finds the first node of `nodes`, or of the bodies of their `let`s, that
 /// `found` accepts: the node and its path of child indices.
 fn find_through_lets<'n>(
@@ -1529,9 +1565,12 @@ impl Lowered<'_> {
     /// components, so that C need not store them (`spf_perm_view`,
     /// docs/runtime.md): `Some(arrays)` when array `arrays[d]` at `e` is
     /// component `d` of the entry inserted as number `e`, for every entry.
-    /// That holds when the permutation's only `insert` is the only action
-    /// of the only statement of a top-level loop `for v in 0..u` (reached
-    /// through `let`s only: no guard), so that the entry number is `v`, and
+    /// That holds when the permutation's only `insert` is an action (not
+    /// under an `if`) of a statement in the body of a top-level loop `for v
+    /// in 0..u`, reached through `let`s only (no guard, no inner loop;
+    /// other statements and actions beside it do not matter, as none
+    /// inserts), so that it runs once in every iteration and the entry
+    /// number is `v`, and
     /// each viewed component is a read `a[v]` of an `in` array of `int`s
     /// indexed by exactly the loop variable, directly or through a `let`
     /// bound to that read (the array is `const`: nothing changes it while
@@ -1553,32 +1592,7 @@ impl Lowered<'_> {
             let (var, _, body) = loop_from_zero(node)?;
             // The `let`s down to the statement, innermost last.
             let mut lets: Vec<(&str, &Code)> = Vec::new();
-            let mut nodes = body.as_slice();
-            let args = loop {
-                match nodes {
-                    [LNode::Let {
-                        var: name,
-                        value,
-                        body,
-                        ..
-                    }] => {
-                        if name == var {
-                            return None; // the loop variable shadowed
-                        }
-                        lets.push((name, value));
-                        nodes = body;
-                    }
-                    [LNode::Stmt { actions, .. }] => match actions.as_slice() {
-                        [Action::Call {
-                            object: o,
-                            method: Method::Insert,
-                            args,
-                        }] if *o == object => break args,
-                        _ => return None,
-                    },
-                    _ => return None,
-                }
-            };
+            let args = insert_once(body, var, object, &mut lets)?;
             // The `in` array a component reads at the loop variable.
             let read = |c: &Code| -> Option<usize> {
                 let c = match c {

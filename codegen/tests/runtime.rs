@@ -2408,6 +2408,32 @@ fn c_views_keys_only_where_they_are_inputs_read_at_the_entry_numbers() {
     let direct = coo_csr(COUNTING);
     let c = emit_c(&direct).unwrap();
     assert!(c.contains(&view_line(&["row", "col"])), "{c}");
+    // Beside other actions and statements in the loop (DCSR's ordered set
+    // of rows), which run once an iteration as the insert does.
+    for (what, text) in [
+        (
+            "other action",
+            SYNTH_COO_CSR.replace(
+                "S1: P.insert(ii, jj, n)",
+                "S1: { NP += 1; P.insert(ii, jj, n) }",
+            ),
+        ),
+        (
+            "other statement",
+            SYNTH_COO_CSR.replace(
+                "S1: P.insert(ii, jj, n)",
+                "S9: NP += ii domain {[n, ii, jj] : ii = row(n) && jj = col(n) && 0 <= n < NNZ} \
+                 schedule {[n, ii, jj] -> [1, n, 0, ii, 0, jj, 0]}; S1: P.insert(ii, jj, n)",
+            ),
+        ),
+    ] {
+        assert_ne!(text, SYNTH_COO_CSR, "{what}: nothing replaced");
+        let c = emit_c(&program(&text)).unwrap();
+        assert!(
+            c.contains(&view_line(&["row", "col"])),
+            "{what}: not viewed in\n{c}"
+        );
+    }
     let not_viewed = [
         // the insert under a guard: entry numbers are not the loop's
         (
@@ -2439,12 +2465,12 @@ fn c_views_keys_only_where_they_are_inputs_read_at_the_entry_numbers() {
             "second insert",
             SYNTH_COO_CSR.replace("S0: P.reserve(NNZ)", "S0: P.insert(0, 0, 0)"),
         ),
-        // another action in the statement
+        // the insert under a condition of its statement
         (
-            "other action",
+            "conditional action",
             SYNTH_COO_CSR.replace(
                 "S1: P.insert(ii, jj, n)",
-                "S1: { P.insert(ii, jj, n); NP += 1 }",
+                "S1: { NP += 1; if (jj > 0) P.insert(ii, jj, n) }",
             ),
         ),
         // a compared last component that is not an input

@@ -1,6 +1,7 @@
 //! The fast paths of the C runtime's `Permutation` (keys already in order,
 //! MSD counting sort with bucket sorts, the LSD fallback, radix sorts of
-//! packed and unpacked Morton codes, the merge sort fallback, lazy counts)
+//! packed and unpacked Morton codes, the merge sort fallback, lazy counts,
+//! distinct ranks and prefix ranks, from the sorted words' bit fields or the keys)
 //! against a reference written here from docs/runtime.md: a stable sort by
 //! the compared components (lexicographic, or by the Morton code built bit
 //! by bit). The Rust runtime is checked against the same reference. Payloads
@@ -8,7 +9,9 @@
 //! point only, are covered too, and every case again with its keys viewed
 //! in the caller's arrays (`spf_perm_view`: nothing stored; with the last
 //! component left out when it is a payload, which is stored from the first
-//! entry where it is not the entry number on, the views materialized).
+//! entry where it is not the entry number on, the views materialized), in
+//! `int64_t` arrays and, where the keys fit, in `int32_t` ones
+//! (`spf_perm_view32`).
 
 use std::fmt::Write as _;
 use std::process::Command;
@@ -34,6 +37,8 @@ struct Case {
     /// C: the number of leading components viewed in arrays
     /// (`spf_perm_view`), 0 for none.
     views: usize,
+    /// C, with views: the arrays are `int32_t` (`spf_perm_view32`).
+    narrow: bool,
 }
 
 /// A small deterministic generator (xorshift).
@@ -115,6 +120,25 @@ fn expected(case: &Case) -> String {
             let _ = writeln!(out, "start {v} {below}");
         }
     }
+    // distinct ranks by the compared components (any order: equal keys
+    // are adjacent), and by each prefix of them (lexicographic orders)
+    let prefixes = if case.kind == Kind::Morton { 0 } else { case.j };
+    let mut last: Option<&[i64]> = None;
+    let mut ranks = vec![-1i64; case.j + 1];
+    for &e in &order {
+        let key = &case.keys[e][..case.j];
+        for (c, r) in ranks.iter_mut().enumerate().skip(1) {
+            if last.is_none_or(|l| l[..c] != key[..c]) {
+                *r += 1;
+            }
+        }
+        last = Some(key);
+        let _ = write!(out, "rank {}", ranks[case.j]);
+        for r in &ranks[1..=prefixes] {
+            let _ = write!(out, " {r}");
+        }
+        out.push('\n');
+    }
     if case.kind == Kind::Counting {
         for d in 0..case.j {
             for v in 0..case.extents[d].min(40) {
@@ -137,13 +161,15 @@ fn start_probes(case: &Case) -> Vec<i64> {
 const DRIVER: &str = r#"
 int main(void)
 {
-    long long k, j, order, views, n, cases, c, i, d;
+    long long k, j, order, views, narrow, n, cases, c, i, d;
     if (scanf("%lld", &cases) != 1) return 2;
     for (c = 0; c < cases; c++) {
         int64_t ext[8] = {0}, key[8] = {0}, *cols[8];
+        int32_t *cols32[8];
         const int64_t *viewed[8];
+        const int32_t *viewed32[8];
         spf_perm P;
-        if (scanf("%lld %lld %lld %lld", &k, &j, &order, &views) != 4) return 2;
+        if (scanf("%lld %lld %lld %lld %lld", &k, &j, &order, &views, &narrow) != 5) return 2;
         if (order == SPF_COUNTING)
             for (d = 0; d < j; d++) {
                 long long x;
@@ -152,23 +178,30 @@ int main(void)
             }
         if (scanf("%lld", &n) != 1) return 2;
         /* the keys, one array per component (what views point into) */
-        for (d = 0; d < k; d++)
+        for (d = 0; d < k; d++) {
             viewed[d] = cols[d] = (int64_t *)malloc((size_t)(n + 1) * sizeof(int64_t));
+            viewed32[d] = cols32[d] = (int32_t *)malloc((size_t)(n + 1) * sizeof(int32_t));
+        }
         for (i = 0; i < n; i++)
             for (d = 0; d < k; d++) {
                 long long x;
                 if (scanf("%lld", &x) != 1) return 2;
                 cols[d][i] = x;
+                cols32[d][i] = (int32_t)x;
             }
         P = spf_perm_new_compared(k, j, (int)order, ext);
         /* views before the capacity hint, or after (the store it made is
            dropped) */
-        if (views > 0 && n % 2 == 0)
+        if (views > 0 && n % 2 == 0 && narrow)
+            spf_perm_view32(&P, views, viewed32);
+        else if (views > 0 && n % 2 == 0)
             spf_perm_view(&P, views, viewed);
         /* a capacity hint: all the entries, half of them (the store grows
            past it), or none */
         spf_perm_reserve(&P, n % 3 == 0 ? n : n % 3 == 1 ? n / 2 : -1);
-        if (views > 0 && n % 2 == 1)
+        if (views > 0 && n % 2 == 1 && narrow)
+            spf_perm_view32(&P, views, viewed32);
+        else if (views > 0 && n % 2 == 1)
             spf_perm_view(&P, views, viewed);
         for (i = 0; i < n; i++) {
             if (order == SPF_COUNTING && i == n / 2)
@@ -197,6 +230,12 @@ int main(void)
                 printf("start %lld %lld\n", v, (long long)spf_perm_start(&P, v));
             }
         }
+        for (i = 0; i < n; i++) {
+            printf("rank %lld", (long long)spf_perm_rank(&P, i));
+            for (d = 1; order != SPF_MORTON && d <= j; d++)
+                printf(" %lld", (long long)spf_perm_prefix_rank(&P, d, i));
+            printf("\n");
+        }
         if (order == SPF_COUNTING)
             for (d = 0; d < j; d++)
                 for (i = 0; i < ext[d] && i < 40; i++)
@@ -204,8 +243,10 @@ int main(void)
         printf("--\n");
         spf_perm_free(&P);
         /* the caller's arrays: not freed by spf_perm_free */
-        for (d = 0; d < k; d++)
+        for (d = 0; d < k; d++) {
             free(cols[d]);
+            free(cols32[d]);
+        }
     }
     return 0;
 }
@@ -219,7 +260,15 @@ fn input(cases: &[Case]) -> String {
             Kind::Counting => 1,
             Kind::Morton => 2,
         };
-        let _ = write!(s, "{} {} {} {}", case.k, case.j, order, case.views);
+        let _ = write!(
+            s,
+            "{} {} {} {} {}",
+            case.k,
+            case.j,
+            order,
+            case.views,
+            u8::from(case.narrow)
+        );
         if case.kind == Kind::Counting {
             for e in &case.extents {
                 let _ = write!(s, " {e}");
@@ -270,6 +319,7 @@ fn cases() -> Vec<Case> {
         extents,
         keys,
         views: 0,
+        narrow: false,
     };
     // MSD: short buckets (insertion sort), long ones (radix sort), sorted
     // buckets, ties (few columns), sorted input (nothing to move).
@@ -324,6 +374,7 @@ fn cases() -> Vec<Case> {
                     extents: Vec::new(),
                     keys: keys.clone(),
                     views: 0,
+                    narrow: false,
                 });
                 keys = order.into_iter().map(|e| keys[e].clone()).collect();
             }
@@ -334,6 +385,7 @@ fn cases() -> Vec<Case> {
                 extents: Vec::new(),
                 keys,
                 views: 0,
+                narrow: false,
             });
         }
     }
@@ -347,6 +399,7 @@ fn cases() -> Vec<Case> {
         extents: Vec::new(),
         keys: km,
         views: 0,
+        narrow: false,
     });
     // Lex: shuffled, sorted, with a payload.
     for sorted in [false, true] {
@@ -358,6 +411,7 @@ fn cases() -> Vec<Case> {
             extents: Vec::new(),
             keys: kl,
             views: 0,
+            narrow: false,
         });
     }
     // Keys in order, then out of order late (insert() tracks the order from
@@ -411,6 +465,7 @@ fn cases() -> Vec<Case> {
                 extents,
                 keys,
                 views: 0,
+                narrow: false,
             });
         }
     }
@@ -440,10 +495,21 @@ fn cases() -> Vec<Case> {
         if case.k > case.j {
             views.push(case.k - 1);
         }
+        // and in 32-bit arrays where the viewed components fit them
+        let fits = case
+            .keys
+            .iter()
+            .all(|k| k.iter().all(|&v| i32::try_from(v).is_ok()));
         for m in views {
-            let mut c = case.clone();
-            c.views = m;
-            viewed.push(c);
+            for narrow in [false, true] {
+                if narrow && !fits {
+                    continue;
+                }
+                let mut c = case.clone();
+                c.views = m;
+                c.narrow = narrow;
+                viewed.push(c);
+            }
         }
     }
     cases.extend(viewed);

@@ -36,12 +36,21 @@
 /* Prints `spf runtime: WHAT (VALUE)` and aborts. Out of line and cold, so
  * that a check in a hot loop costs a compare and a branch, not a call's
  * worth of code in the loop's layout. */
+/* SPF_INLINE: every function of a permutation (spf_perm_*, taking the
+ * permutation) is inlined into the generated function, whatever its size:
+ * a permutation whose address escapes into a call cannot keep its fields
+ * in registers through the generated loops (a copy loop after the sort
+ * took 1.5 times as long when GCC's size limits left one sort out of
+ * line); the large paths that run out of line take the fields instead
+ * (spf_msd_partitioned, spf_lsd_entries, spf_sorted_entries). */
 #if defined(__GNUC__)
 #define SPF_OUT_OF_LINE __attribute__((noinline, unused))
 #define SPF_COLD __attribute__((noinline, cold, noreturn, unused))
+#define SPF_INLINE __attribute__((always_inline))
 #else
 #define SPF_OUT_OF_LINE
 #define SPF_COLD
+#define SPF_INLINE
 #endif
 /* A program that must not end here (spf convert's shared libraries)
  * defines SPF_DIE(what, value), which must not return, first. */
@@ -152,6 +161,8 @@ typedef struct {
     const int64_t **views; /* after spf_perm_view: component d < width of
                            entry e is views[d][e] (the caller's arrays, not
                            stored, not freed); NULL otherwise */
+    const int32_t **views32; /* after spf_perm_view32: the same, of int32_t
+                           arrays (at most one of views, views32 is set) */
     spf_long reserved;  /* with views: the capacity reserve() asked for (the
                            key store, if widening needs one) */
     uint64_t *entries;  /* after sort: the entry at position i is
@@ -161,6 +172,13 @@ typedef struct {
                            is the compared components after the first, as
                            one mixed-radix number (key() decodes them from
                            it); 0 otherwise */
+    int64_t *field_at;  /* after a counting sort whose words hold every
+                           compared component in a bit field of its own
+                           (the first one too): j + 1 bit positions,
+                           component d in bits field_at[d + 1] ..
+                           field_at[d] - 1 of the sorted word (field_at[j]
+                           is ebits), so that key() extracts it and the
+                           ranks compare words; NULL otherwise */
     int64_t *positions; /* after sort: the position of each entry, computed
                            by the first map() (NULL until then) */
     int64_t *extents;   /* counting: the j extents */
@@ -220,10 +238,12 @@ static inline spf_perm spf_perm_new_compared(int64_t k, int64_t j, int order,
     p.width = p.stride = j < k ? k - 1 : k;
     p.keys = NULL;
     p.views = NULL;
+    p.views32 = NULL;
     p.reserved = 0;
     p.entries = NULL;
     p.mask = ~(uint64_t)0;
     p.ebits = 0;
+    p.field_at = NULL;
     p.positions = NULL;
     p.extents = NULL;
     p.counts = NULL;
@@ -338,33 +358,66 @@ static inline void spf_copy(int64_t *to, const int64_t *from, int64_t r)
     }
 }
 
-/* Where the kept components (d < width) are: component d of entry e is
- * spf_perm_base(p, d)[e * spf_perm_step(p)], in the caller's array
- * (viewed, step 1) or in the key store (step stride). Readers take both
- * once, before their loops. */
-static inline const int64_t *spf_perm_base(const spf_perm *p, int64_t d)
+/* Where a kept component (d < width) is: component d of entry e is
+ * spf_col_at(spf_perm_col(p, d), e), in the caller's array (viewed: int64_t
+ * or int32_t, step 1) or in the key store (step stride). Readers take the
+ * column once, before their loops (whose branch on the element width the
+ * compiler takes out of the loop). */
+typedef struct {
+    const int64_t *w;  /* 64-bit elements (the key store or an int64_t view) */
+    const int32_t *h;  /* or 32-bit elements (an int32_t view): w is NULL */
+    int64_t st;        /* the step between entries, in elements */
+} spf_col;
+
+static inline SPF_INLINE int spf_perm_viewed(const spf_perm *p)
 {
-    if (p->views != NULL)
-        return p->views[d];
-    return p->keys != NULL ? p->keys + d : NULL;
+    return p->views != NULL || p->views32 != NULL;
 }
 
-static inline int64_t spf_perm_step(const spf_perm *p)
+static inline SPF_INLINE spf_col spf_perm_col(const spf_perm *p, int64_t d)
 {
-    return p->views != NULL ? 1 : p->stride;
+    spf_col c;
+    c.w = NULL;
+    c.h = NULL;
+    c.st = 1;
+    if (p->views32 != NULL)
+        c.h = p->views32[d];
+    else if (p->views != NULL)
+        c.w = p->views[d];
+    else if (p->keys != NULL) {
+        c.w = p->keys + d;
+        c.st = p->stride;
+    }
+    return c;
+}
+
+static inline int64_t spf_col_at(spf_col c, int64_t e)
+{
+    return c.h != NULL ? (int64_t)c.h[e] : c.w[e * c.st];
+}
+
+static inline void spf_col_prefetch(spf_col c, uint64_t e)
+{
+    if (c.h != NULL)
+        SPF_PREFETCH(c.h + e);
+    else
+        SPF_PREFETCH(c.w + e * (uint64_t)c.st);
 }
 
 /* Counting: the counts of the components below `upto` from then on (those
  * of the components not counted yet from the keys inserted so far). */
-static inline void spf_perm_count_all(spf_perm *p, int64_t upto)
+static inline SPF_INLINE void spf_perm_count_all(spf_perm *p, int64_t upto)
 {
-    const int64_t st = spf_perm_step(p);
     int64_t d, i;
     for (d = p->counted; d < upto && p->n > 0; d++) {
-        const int64_t *col = spf_perm_base(p, d);
+        const spf_col col = spf_perm_col(p, d);
         int64_t *count = p->counts[d];
-        for (i = 0; i < p->n; i++)
-            count[col[i * st]]++;
+        if (col.h != NULL)
+            for (i = 0; i < p->n; i++)
+                count[col.h[i]]++;
+        else
+            for (i = 0; i < p->n; i++)
+                count[col.w[i * col.st]]++;
     }
     if (upto > p->counted)
         p->counted = upto;
@@ -377,11 +430,11 @@ static inline void spf_perm_count_all(spf_perm *p, int64_t upto)
  * components are materialized: copied from the caller's arrays into a key
  * store of stride k (the capacity reserve() asked for, if it can be had),
  * and the views dropped. */
-static inline void spf_perm_widen(spf_perm *p)
+static inline SPF_INLINE void spf_perm_widen(spf_perm *p)
 {
     const int64_t k = p->k, s = k - 1;
     int64_t i, c;
-    if (p->views != NULL) {
+    if (spf_perm_viewed(p)) {
         int64_t *keys = NULL;
         p->cap = p->n;
         if (p->reserved > p->n && (uint64_t)p->reserved <= SIZE_MAX / sizeof *keys / (uint64_t)k)
@@ -391,14 +444,16 @@ static inline void spf_perm_widen(spf_perm *p)
         else
             keys = (int64_t *)spf_alloc(p->cap * k, sizeof *keys);
         for (c = 0; c < s; c++) {
-            const int64_t *col = p->views[c];
+            const spf_col col = spf_perm_col(p, c);
             for (i = 0; i < p->n; i++)
-                keys[i * k + c] = col[i];
+                keys[i * k + c] = spf_col_at(col, i);
         }
         for (i = 0; i < p->n; i++)
             keys[i * k + s] = i;
         free(p->views);
+        free(p->views32);
         p->views = NULL;
+        p->views32 = NULL;
         p->keys = keys;
         p->width = p->stride = k;
         return;
@@ -419,12 +474,12 @@ static inline void spf_perm_widen(spf_perm *p)
  * upper bound is a good hint. A reservation that cannot be made (n too
  * large for memory) is not made; after sort() nothing is done. With views
  * nothing is allocated: the hint is kept for widening. */
-static inline void spf_perm_reserve(spf_perm *p, int64_t n)
+static inline SPF_INLINE void spf_perm_reserve(spf_perm *p, int64_t n)
 {
     int64_t *keys;
     if (p->sorted)
         return;
-    if (p->views != NULL) {
+    if (spf_perm_viewed(p)) {
         if (n > p->reserved)
             p->reserved = n;
         return;
@@ -448,11 +503,14 @@ static inline void spf_perm_reserve(spf_perm *p, int64_t n)
  * only counts and tracks the order, reserve() allocates nothing, the sorts
  * and key() read the arrays. Before the first insert (after one: aborts);
  * the arrays are not freed by spf_perm_free. Generated code calls it when
- * the permutation's only insert is the sole call of a loop over n from 0
- * (step 1, no guard), each viewed component a read a[n] of an input array
- * (docs/runtime.md). Unchecked: a key component that differs from its
- * array's element gives wrong results. */
-static inline void spf_perm_view(spf_perm *p, int64_t m, const int64_t *const *arrays)
+ * the permutation's only insert is reached once in every iteration of a
+ * loop over n from 0 (step 1, no guard), each viewed component a read a[n]
+ * of an input array (docs/runtime.md). Unchecked: a key component that
+ * differs from its array's element gives wrong results. spf_perm_view32:
+ * the same of int32_t arrays (generated code with 32-bit index arrays),
+ * read widened. */
+static inline SPF_INLINE void spf_perm_view_any(spf_perm *p, int64_t m, const void *const *arrays,
+                                     int narrow)
 {
     int64_t d;
     if (p->n > 0 || p->sorted)
@@ -460,9 +518,18 @@ static inline void spf_perm_view(spf_perm *p, int64_t m, const int64_t *const *a
     if (m < p->width || m > p->k)
         spf_die("views must cover every stored key component", m);
     free(p->views);
-    p->views = (const int64_t **)spf_alloc(m, sizeof *p->views);
-    for (d = 0; d < m; d++)
-        p->views[d] = arrays[d];
+    free(p->views32);
+    p->views = NULL;
+    p->views32 = NULL;
+    if (narrow) {
+        p->views32 = (const int32_t **)spf_alloc(m, sizeof *p->views32);
+        for (d = 0; d < m; d++)
+            p->views32[d] = (const int32_t *)arrays[d];
+    } else {
+        p->views = (const int64_t **)spf_alloc(m, sizeof *p->views);
+        for (d = 0; d < m; d++)
+            p->views[d] = (const int64_t *)arrays[d];
+    }
     if (p->keys != NULL) {
         /* reserved before: kept as the hint */
         if (p->cap > p->reserved)
@@ -475,17 +542,26 @@ static inline void spf_perm_view(spf_perm *p, int64_t m, const int64_t *const *a
     p->cap = INT64_MAX; /* no store to grow */
 }
 
+static inline SPF_INLINE void spf_perm_view(spf_perm *p, int64_t m, const int64_t *const *arrays)
+{
+    spf_perm_view_any(p, m, (const void *const *)arrays, 0);
+}
+
+static inline SPF_INLINE void spf_perm_view32(spf_perm *p, int64_t m, const int32_t *const *arrays)
+{
+    spf_perm_view_any(p, m, (const void *const *)arrays, 1);
+}
+
 /* <0, 0, >0 as entry e's compared components (stored or viewed) come
  * before, tie with, come after key[0..j), as spf_key_cmp. */
-static inline int spf_perm_cmp_entry(const spf_perm *p, int64_t e, const int64_t *key)
+static inline SPF_INLINE int spf_perm_cmp_entry(const spf_perm *p, int64_t e, const int64_t *key)
 {
-    const int64_t st = spf_perm_step(p);
     int64_t d;
     if (p->order == SPF_MORTON) {
         int64_t dim = 0, x = 0;
         uint64_t best = 0;
         for (d = 0; d < p->j; d++) {
-            const int64_t v = spf_perm_base(p, d)[e * st];
+            const int64_t v = spf_col_at(spf_perm_col(p, d), e);
             const uint64_t diff = (uint64_t)(v ^ key[d]);
             if (diff != 0 && !(diff < best && diff < (diff ^ best))) {
                 dim = d;
@@ -496,7 +572,7 @@ static inline int spf_perm_cmp_entry(const spf_perm *p, int64_t e, const int64_t
         return best == 0 ? 0 : (x > key[dim]) - (x < key[dim]);
     }
     for (d = 0; d < p->j; d++) {
-        const int64_t v = spf_perm_base(p, d)[e * st];
+        const int64_t v = spf_col_at(spf_perm_col(p, d), e);
         if (v != key[d])
             return v < key[d] ? -1 : 1;
     }
@@ -660,7 +736,7 @@ static inline uint64_t *spf_entries_alloc(int64_t n)
 }
 
 /* Sets the entries e (n of them, the SPF_AHEAD slots after them zeroed). */
-static inline void spf_perm_set_entries(spf_perm *p, uint64_t *e, uint64_t mask)
+static inline SPF_INLINE void spf_perm_set_entries(spf_perm *p, uint64_t *e, uint64_t mask)
 {
     memset(e + p->n, 0, SPF_AHEAD * sizeof *e);
     p->entries = e;
@@ -811,13 +887,33 @@ static inline void spf_msd_sort_buckets(uint64_t *out, const int64_t *starts, in
     }
 }
 
-/* The MSD passes' word for entry i: its compared components after the
- * first as one mixed-radix number c (component D of entry i: KEY(D); j and
- * the extents ext in scope). */
+/* The MSD passes' word for entry i: its compared components as one
+ * mixed-radix number c, component d in radix rad[d]; the first component
+ * only where keep0 is all ones (the word's bit fields, rad[d] a power of
+ * two), none of it where keep0 is 0 (then c is the components after the
+ * first). Component D of entry i: KEY(D); j, rad and keep0 in scope. */
 #define SPF_MSD_CODE(KEY)                                                                          \
-    uint64_t c = (uint64_t)KEY(1);                                                                 \
-    for (d = 2; d < j; d++)                                                                        \
-    c = c * (uint64_t)ext[d] + (uint64_t)KEY(d)
+    uint64_t c = (uint64_t)KEY(0) & keep0;                                                         \
+    for (d = 1; d < j; d++)                                                                        \
+    c = c * (uint64_t)rad[d] + (uint64_t)KEY(d)
+
+/* The views and the key store of a sort's loops: component D of entry i
+ * is views[D][i] (int64_t), views32[D][i] (int32_t), or keys[i * stride +
+ * D]. SPF_KEY_LOOPS(PASS) prints PASS(KEY) once for each (the hot passes'
+ * loops, each as tight as a single layout's: per-component pointers, or a
+ * branch on the width in the loop, cost them 10% in GCC's register
+ * allocation of the generated function). */
+#define SPF_KEY_LOOPS(PASS)                                                                        \
+    if (views32 != NULL) {                                                                         \
+        PASS(SPF_VIEWED32)                                                                         \
+    } else if (views != NULL) {                                                                    \
+        PASS(SPF_VIEWED)                                                                           \
+    } else {                                                                                       \
+        PASS(SPF_STORED)                                                                           \
+    }
+#define SPF_VIEWED32(D) views32[D][i]
+#define SPF_VIEWED(D) views[D][i]
+#define SPF_STORED(D) keys[i * stride + (D)]
 
 /* The partitioned scatter of spf_perm_counting_msd (which see), with the
  * buckets sorted: the n entries' words into out, partitioned by the first
@@ -826,39 +922,33 @@ static inline void spf_msd_sort_buckets(uint64_t *out, const int64_t *starts, in
  * costs nothing, and the generated function, into which the sorts are
  * inlined, stays small enough for GCC to inline them all (and to keep
  * vectorizing its copy loop's gather, which an escaping permutation
- * stops). Component D of entry i: views[D][i], or keys[i * stride + D]
- * without views. */
+ * stops). Component D of entry i: as SPF_KEY_LOOPS. With keep0 all ones
+ * the words hold the first component (bits low and up), and keep it. */
 SPF_OUT_OF_LINE static void spf_msd_partitioned(uint64_t *out, int64_t n, int64_t j,
-                                                const int64_t *ext, const int64_t *starts,
-                                                const int64_t *const *views, const int64_t *keys,
-                                                int64_t stride, int ebits, int cbits, int shift,
+                                                const int64_t *rad, const int64_t *starts,
+                                                const int64_t *const *views,
+                                                const int32_t *const *views32,
+                                                const int64_t *keys, int64_t stride, int ebits,
+                                                int cbits, uint64_t keep0, int shift,
                                                 int64_t longest)
 {
-    const int64_t e0 = ext[0], parts = ((e0 - 1) >> shift) + 1, span = (int64_t)1 << shift;
+    const int64_t e0 = rad[0], parts = ((e0 - 1) >> shift) + 1, span = (int64_t)1 << shift;
     const int low = ebits + cbits;
-    const uint64_t vmask = (uint64_t)span - 1, lmask = ((uint64_t)1 << low) - 1;
+    const uint64_t vmask = (uint64_t)span - 1, lmask = (((uint64_t)1 << low) - 1) | keep0;
     uint64_t *words = (uint64_t *)spf_alloc(n, sizeof *words), *tmp = NULL;
     int64_t *cur = (int64_t *)spf_alloc(parts > span ? parts : span, sizeof *cur), *hist = NULL;
     int64_t i, d, q, t;
     for (q = 0; q < parts; q++)
         cur[q] = starts[q << shift];
     /* each range's entries where its buckets will be, the first
-       component's low bits above the word */
+       component's low bits above the word (with keep0: in it already) */
 #define SPF_PARTITION_PASS(KEY)                                                                    \
     for (i = 0; i < n; i++) {                                                                      \
         const uint64_t v = (uint64_t)KEY(0);                                                       \
         SPF_MSD_CODE(KEY);                                                                         \
         words[cur[v >> shift]++] = (v & vmask) << low | c << ebits | (uint64_t)i;                  \
     }
-    if (views != NULL) {
-#define SPF_VIEWED(D) views[D][i]
-        SPF_PARTITION_PASS(SPF_VIEWED)
-#undef SPF_VIEWED
-    } else {
-#define SPF_STORED(D) keys[i * stride + (D)]
-        SPF_PARTITION_PASS(SPF_STORED)
-#undef SPF_STORED
-    }
+    SPF_KEY_LOOPS(SPF_PARTITION_PASS)
 #undef SPF_PARTITION_PASS
     /* each range into its buckets, in cache, and its buckets sorted */
     for (q = 0; q < parts; q++) {
@@ -866,7 +956,7 @@ SPF_OUT_OF_LINE static void spf_msd_partitioned(uint64_t *out, int64_t n, int64_
         memcpy(cur, starts + first, (size_t)(last - first) * sizeof *cur);
         for (t = starts[first]; t < starts[last]; t++) {
             const uint64_t w = words[t];
-            out[cur[w >> low]++] = w & lmask;
+            out[cur[(w >> low) & vmask]++] = w & lmask;
         }
         spf_msd_sort_buckets(out, starts, first, last, ebits, cbits, longest, &tmp, &hist);
     }
@@ -877,11 +967,14 @@ SPF_OUT_OF_LINE static void spf_msd_partitioned(uint64_t *out, int64_t n, int64_
 }
 
 /* Counting order, MSD, when the compared components after the first fit,
- * as one mixed-radix number c < 2^cbits, above the ebits bits of an entry
- * number: one counting pass scatters c << ebits | e into the buckets of the
- * first component (stable: entries in increasing order in each bucket),
- * then each bucket is sorted (spf_msd_sort_buckets). O(n + E1), the radix
- * sorts O(n).
+ * as one mixed-radix number c < 2^cbits (radix rad[d] for component d),
+ * above the ebits bits of an entry number: one counting pass scatters c <<
+ * ebits | e into the buckets of the first component (stable: entries in
+ * increasing order in each bucket), then each bucket is sorted
+ * (spf_msd_sort_buckets). O(n + E1), the radix sorts O(n). With keep0 all
+ * ones, c holds the first component too, above the others (constant in a
+ * bucket: the bucket sorts are unchanged), and the sorted words every
+ * compared component.
  *
  * Partitioned (spf_msd_partitioned) when the scatter's destination is out
  * of cache (SPF_PARTITION_BYTES of entries) and the first component has
@@ -901,38 +994,30 @@ SPF_OUT_OF_LINE static void spf_msd_partitioned(uint64_t *out, int64_t n, int64_
 #ifndef SPF_PARTITION_BITS
 #define SPF_PARTITION_BITS 10
 #endif
-static inline void spf_perm_counting_msd(spf_perm *p, int ebits, int cbits, int64_t longest)
+static inline SPF_INLINE void spf_perm_counting_msd(spf_perm *p, const int64_t *rad, int ebits, int cbits,
+                                         uint64_t keep0, int64_t longest)
 {
     const int64_t n = p->n, j = p->j, e0 = p->extents[0];
-    const int64_t *ext = p->extents, *starts = p->starts;
+    const int64_t *starts = p->starts;
     const int shift = spf_bit_length((uint64_t)(e0 - 1)) - SPF_PARTITION_BITS;
+    const int64_t *const *views = (const int64_t *const *)p->views;
+    const int32_t *const *views32 = (const int32_t *const *)p->views32;
+    const int64_t stride = p->stride, *keys = p->keys;
     uint64_t *out = spf_entries_alloc(n), *tmp = NULL;
     int64_t *hist = NULL, *cur, i, d;
     if (n >= (int64_t)(SPF_PARTITION_BYTES / sizeof(uint64_t)) && shift > 0 &&
         ebits + cbits + shift <= 64) {
-        spf_msd_partitioned(out, n, j, ext, starts, (const int64_t *const *)p->views, p->keys,
-                            p->stride, ebits, cbits, shift, longest);
+        spf_msd_partitioned(out, n, j, rad, starts, views, views32, keys, stride, ebits, cbits,
+                            keep0, shift, longest);
     } else {
         cur = (int64_t *)spf_alloc(e0, sizeof *cur);
         memcpy(cur, starts, (size_t)e0 * sizeof *cur);
-        /* component D of entry i: KEY(D); one loop for the views, one for
-           the key store (each as tight as a single layout's) */
 #define SPF_MSD_PASS(KEY)                                                                          \
     for (i = 0; i < n; i++) {                                                                      \
         SPF_MSD_CODE(KEY);                                                                         \
         out[cur[KEY(0)]++] = c << ebits | (uint64_t)i;                                             \
     }
-        if (p->views != NULL) {
-            const int64_t *const *views = (const int64_t *const *)p->views;
-#define SPF_VIEWED(D) views[D][i]
-            SPF_MSD_PASS(SPF_VIEWED)
-#undef SPF_VIEWED
-        } else {
-            const int64_t k = p->stride, *keys = p->keys;
-#define SPF_STORED(D) keys[i * k + (D)]
-            SPF_MSD_PASS(SPF_STORED)
-#undef SPF_STORED
-        }
+        SPF_KEY_LOOPS(SPF_MSD_PASS)
 #undef SPF_MSD_PASS
         free(cur);
         spf_msd_sort_buckets(out, starts, 0, e0, ebits, cbits, longest, &tmp, &hist);
@@ -945,29 +1030,34 @@ static inline void spf_perm_counting_msd(spf_perm *p, int ebits, int cbits, int6
 
 /* Counting order, LSD: one stable pass per compared component from the last
  * to the first, O(n + sum of extents) (when the compared components do not
- * fit one 64-bit word with the entry numbers, or only one is compared). */
-static inline void spf_perm_counting_lsd(spf_perm *p)
+ * fit one 64-bit word with the entry numbers, or only one is compared):
+ * the n entries in order (with the SPF_AHEAD slots after them), or NULL
+ * when no pass moved any (the identity). Component d of entry e:
+ * spf_col_at(cols[d], e); its values' counts: counts[d]. On the
+ * permutation's fields, not the permutation, and out of line (its loops
+ * are a copy for each width of the keys): the generated function's
+ * permutation does not escape into it (see spf_sorted_entries). */
+SPF_OUT_OF_LINE static uint64_t *spf_lsd_entries(int64_t n, int64_t j, const int64_t *extents,
+                                                 int64_t *const *counts, const spf_col *cols)
 {
-    const int64_t n = p->n, st = spf_perm_step(p), j = p->j;
     uint64_t *order = spf_entries_alloc(n), *tmp = NULL, *t;
     int64_t *off, i, d, v, max = 0, sum;
     int identity = 1; /* order is 0, 1, ..., n - 1, not stored yet */
-    spf_perm_count_all(p, j);
     for (d = 0; d < j; d++)
-        if (p->extents[d] > max)
-            max = p->extents[d];
+        if (extents[d] > max)
+            max = extents[d];
     off = (int64_t *)spf_alloc(max, sizeof *off);
     for (d = j - 1; d >= 0; d--) {
-        const int64_t *col = spf_perm_base(p, d);
-        if (p->extents[d] <= 1)
+        const spf_col col = cols[d];
+        if (extents[d] <= 1)
             continue; /* one value at most: the pass keeps the order */
-        for (v = 0, sum = 0; v < p->extents[d]; v++) {
+        for (v = 0, sum = 0; v < extents[d]; v++) {
             off[v] = sum;
-            sum += p->counts[d][v];
+            sum += counts[d][v];
         }
         if (identity) {
             for (i = 0; i < n; i++)
-                order[off[col[i * st]]++] = (uint64_t)i;
+                order[off[spf_col_at(col, i)]++] = (uint64_t)i;
             identity = 0;
             continue;
         }
@@ -976,8 +1066,8 @@ static inline void spf_perm_counting_lsd(spf_perm *p)
         for (i = 0; i < n; i++) {
             const uint64_t e = order[i];
             if (i + 16 < n)
-                SPF_PREFETCH(col + order[i + 16] * (uint64_t)st);
-            tmp[off[col[e * (uint64_t)st]]++] = e;
+                spf_col_prefetch(col, order[i + 16]);
+            tmp[off[spf_col_at(col, (int64_t)e)]++] = e;
         }
         t = order;
         order = tmp;
@@ -987,28 +1077,44 @@ static inline void spf_perm_counting_lsd(spf_perm *p)
     free(tmp);
     if (identity) {
         free(order);
-        return;
+        return NULL;
     }
-    spf_perm_set_entries(p, order, ~(uint64_t)0);
+    return order;
+}
+
+static inline SPF_INLINE void spf_perm_counting_lsd(spf_perm *p)
+{
+    spf_col *cols = (spf_col *)spf_alloc(p->j, sizeof *cols);
+    uint64_t *order;
+    int64_t d;
+    spf_perm_count_all(p, p->j);
+    for (d = 0; d < p->j; d++)
+        cols[d] = spf_perm_col(p, d);
+    order = spf_lsd_entries(p->n, p->j, p->extents, p->counts, cols);
+    free(cols);
+    if (order != NULL)
+        spf_perm_set_entries(p, order, ~(uint64_t)0);
 }
 
 /* Counting order of two compared components, LSD with the records moved:
  * the first pass scatters one word per entry, (first component << cbits |
  * second) << ebits | entry, by the second component; the second pass
- * scatters the words by the first, keeping second << ebits | entry. Every
- * read is sequential (no key is read through the order) and key() decodes
- * the second component from the sorted word, as after MSD. Two scatter
- * passes and no branch per entry: in cache, with short buckets, cheaper
- * than MSD's bucket sorts. One word, not a (code, entry) pair: the first
- * pass's buffer is half the size, and out of L2 the scatters miss half as
- * often (shuffled COO -> CSC on atmosmodd at 0.05, 434K entries: 0.89 of
- * the C with pairs, 1.01-1.07 with words). The caller checks that the
- * three fit below bit 64 (ebits + cbits + the first component's bits). */
-static inline void spf_perm_counting_lsd2(spf_perm *p, int ebits, int cbits)
+ * scatters the words by the first. Every read is sequential (no key is
+ * read through the order) and key() decodes both components from the
+ * sorted word, as after MSD. Two scatter passes and no branch per entry:
+ * in cache, with short buckets, cheaper than MSD's bucket sorts. One word,
+ * not a (code, entry) pair: the first pass's buffer is half the size, and
+ * out of L2 the scatters miss half as often (shuffled COO -> CSC on
+ * atmosmodd at 0.05, 434K entries: 0.89 of the C with pairs, 1.01-1.07
+ * with words). The caller checks that the three fit below bit 64 (ebits +
+ * cbits + the first component's bits). */
+static inline SPF_INLINE void spf_perm_counting_lsd2(spf_perm *p, int ebits, int cbits)
 {
     const int64_t n = p->n, e0 = p->extents[0], e1 = p->extents[1];
     const int low = ebits + cbits; /* < 64 */
-    const uint64_t lmask = ((uint64_t)1 << low) - 1;
+    const int64_t *const *views = (const int64_t *const *)p->views;
+    const int32_t *const *views32 = (const int32_t *const *)p->views32;
+    const int64_t stride = p->stride, *keys = p->keys;
     uint64_t *out = spf_entries_alloc(n);
     uint64_t *tmp = (uint64_t *)spf_alloc(n, sizeof *tmp);
     int64_t *cur = (int64_t *)spf_alloc(e1 > e0 ? e1 : e0, sizeof *cur);
@@ -1018,31 +1124,34 @@ static inline void spf_perm_counting_lsd2(spf_perm *p, int ebits, int cbits)
         cur[v] = sum;
         sum += p->counts[1][v];
     }
-    /* one loop for the views, one for the key store (each as tight as a
-       single layout's: per-component pointers cost the stored keys 10% in
-       GCC's register allocation of the generated function) */
-#define SPF_LSD2_PASS(KEY0, KEY1)                                                                  \
+#define SPF_LSD2_PASS(KEY)                                                                         \
     for (i = 0; i < n; i++) {                                                                      \
-        const uint64_t c1 = (uint64_t)KEY1;                                                        \
-        tmp[cur[c1]++] = (uint64_t)KEY0 << low | c1 << ebits | (uint64_t)i;                        \
+        const uint64_t c1 = (uint64_t)KEY(1);                                                      \
+        tmp[cur[c1]++] = (uint64_t)KEY(0) << low | c1 << ebits | (uint64_t)i;                      \
     }
-    if (p->views != NULL) {
-        const int64_t *k0 = p->views[0], *k1 = p->views[1];
-        SPF_LSD2_PASS(k0[i], k1[i])
-    } else {
-        const int64_t k = p->stride, *keys = p->keys;
-        SPF_LSD2_PASS(keys[i * k], keys[i * k + 1])
-    }
+    SPF_KEY_LOOPS(SPF_LSD2_PASS)
 #undef SPF_LSD2_PASS
     memcpy(cur, p->starts, (size_t)e0 * sizeof *cur);
     for (i = 0; i < n; i++) {
         const uint64_t w = tmp[i];
-        out[cur[w >> low]++] = w & lmask;
+        out[cur[w >> low]++] = w;
     }
     free(cur);
     free(tmp);
     spf_perm_set_entries(p, out, ((uint64_t)1 << ebits) - 1);
     p->ebits = ebits;
+}
+
+/* Where the sorted words hold each compared component d: bits
+ * field_at[d + 1] .. field_at[d] - 1, bits[d] of them, above the ebits of
+ * the entry number (spf_perm.field_at). */
+static inline SPF_INLINE void spf_perm_set_fields(spf_perm *p, const int *bits, int ebits)
+{
+    int64_t d;
+    p->field_at = (int64_t *)spf_alloc(p->j + 1, sizeof *p->field_at);
+    p->field_at[p->j] = ebits;
+    for (d = p->j - 1; d >= 0; d--)
+        p->field_at[d] = p->field_at[d + 1] + bits[d];
 }
 
 /* Counting sort: the prefix sums of the first component's counts, then
@@ -1057,8 +1166,13 @@ static inline void spf_perm_counting_lsd2(spf_perm *p, int ebits, int cbits)
  *     three parts of lsd2's word do not fit 64 bits (then MSD);
  *   - more, MSD when the first component's buckets are long
  *     (SPF_MSD_BUCKET), LSD otherwise.
- * LSD through the order when the components do not fit. */
-static inline void spf_perm_counting_sort(spf_perm *p)
+ * When every compared component fits a bit field of its own beside the
+ * entry number (bit_length(extent - 1) bits each), the words are those
+ * fields: key() extracts any compared component from the sorted word, and
+ * rank() and prefix_rank() compare words. Else the components after the
+ * first are one mixed-radix number. LSD through the order when they do not
+ * fit either. */
+static inline SPF_INLINE void spf_perm_counting_sort(spf_perm *p)
 {
     const int64_t n = p->n, j = p->j, e0 = p->extents[0];
     int64_t v, d, sum = 0, longest = 0;
@@ -1076,15 +1190,25 @@ static inline void spf_perm_counting_sort(spf_perm *p)
     if (j >= 2) {
         const int ebits = spf_bit_length((uint64_t)(n - 1));
         const uint64_t room = (uint64_t)1 << (64 - ebits);
+        int64_t *rad = (int64_t *)spf_alloc(j, sizeof *rad);
+        int *bits = (int *)spf_alloc(j, sizeof *bits);
+        int fbits = 0;
         uint64_t prod = 1;
+        for (d = 0; d < j; d++) {
+            bits[d] = p->extents[d] > 1 ? spf_bit_length((uint64_t)(p->extents[d] - 1)) : 0;
+            fbits += bits[d];
+        }
         for (d = 1; d < j && prod != 0; d++) {
             if ((uint64_t)p->extents[d] > room / prod)
                 prod = 0; /* does not fit */
             else if (p->extents[d] > 0)
                 prod *= (uint64_t)p->extents[d];
         }
-        if (prod != 0) {
-            const int cbits = spf_bit_length(prod - 1);
+        if (prod != 0 || ebits + fbits <= 64) {
+            /* bit fields, the first component's too, where they fit */
+            const int fields = ebits + fbits <= 64;
+            const int cbits = fields ? fbits - bits[0] : spf_bit_length(prod - 1);
+            const uint64_t keep0 = fields ? ~(uint64_t)0 : 0;
             /* MSD pays for its bucket sorts with mispredicted branches
              * where the buckets are short (a few entries per row): in
              * cache, LSD's passes are cheaper there. */
@@ -1093,17 +1217,28 @@ static inline void spf_perm_counting_sort(spf_perm *p)
                             (j > 2 && n >= SPF_MSD_BUCKET * e0) ||
                             (j == 2 && (n < SPF_MSD_SHORT * e0 ||
                                         ebits + cbits + spf_bit_length((uint64_t)(e0 - 1)) >= 64));
+            rad[0] = e0;
+            for (d = 1; d < j; d++)
+                rad[d] = fields ? (int64_t)1 << bits[d] : p->extents[d];
             /* One call of each: inlined into the generated function, where
              * k and j are constants (the MSD pass's loops over the
              * components fold; out of line it was 15% slower). */
-            if (msd)
-                spf_perm_counting_msd(p, ebits, cbits, longest);
-            else if (j == 2)
-                spf_perm_counting_lsd2(p, ebits, cbits);
-            else
+            if (msd || j == 2) {
+                if (msd)
+                    spf_perm_counting_msd(p, rad, ebits, cbits, keep0, longest);
+                else
+                    spf_perm_counting_lsd2(p, ebits, cbits);
+                if (fields)
+                    spf_perm_set_fields(p, bits, ebits);
+            } else {
                 spf_perm_counting_lsd(p);
+            }
+            free(rad);
+            free(bits);
             return;
         }
+        free(rad);
+        free(bits);
     }
     spf_perm_counting_lsd(p);
 }
@@ -1114,10 +1249,12 @@ static inline void spf_perm_counting_sort(spf_perm *p)
  * nothing done, otherwise). The codes are built by table: for component d,
  * spread[d][byte][v] puts the bits of value v of that byte of the component
  * where the code has them. Entries with equal codes keep their order. */
-static inline int spf_perm_morton_radix(spf_perm *p)
+static inline SPF_INLINE int spf_perm_morton_radix(spf_perm *p)
 {
-    const int64_t n = p->n, st = spf_perm_step(p), j = p->j;
-    const int64_t **col = (const int64_t **)spf_alloc(j, sizeof *col);
+    const int64_t n = p->n, j = p->j;
+    const int64_t *const *views = (const int64_t *const *)p->views;
+    const int32_t *const *views32 = (const int32_t *const *)p->views32;
+    const int64_t stride = p->stride, *keys = p->keys;
     int64_t *width = (int64_t *)spf_alloc(j, sizeof *width), i, d;
     int total = 0, level, pos = 0, ebits;
     uint64_t *spread;
@@ -1127,10 +1264,8 @@ static inline int spf_perm_morton_radix(spf_perm *p)
         total += (int)width[d];
         if (total > 64) {
             free(width);
-            free(col);
             return 0;
         }
-        col[d] = spf_perm_base(p, d);
     }
     spread = (uint64_t *)spf_alloc_zero(j * 8 * 256, sizeof *spread);
     p->lanes = (uint64_t *)spf_alloc_zero(j, sizeof *p->lanes);
@@ -1149,15 +1284,13 @@ static inline int spf_perm_morton_radix(spf_perm *p)
         width[d] = (width[d] + 7) / 8; /* now: bytes */
     hist = (int64_t *)spf_alloc(SPF_HIST, sizeof *hist);
     ebits = spf_bit_length((uint64_t)(n - 1));
-#define SPF_MORTON_CODE(e, code)                                                                   \
+#define SPF_MORTON_CODE(KEY, code)                                                                 \
     do {                                                                                           \
-        const int64_t at_ = (e) * st;                                                              \
         int64_t d_, b_;                                                                            \
         (code) = 0;                                                                                \
         for (d_ = 0; d_ < j; d_++)                                                                 \
             for (b_ = 0; b_ < width[d_]; b_++)                                                     \
-                (code) |= spread[(d_ * 8 + b_) * 256 +                                             \
-                                 (((uint64_t)col[d_][at_] >> (8 * b_)) & 255)];                    \
+                (code) |= spread[(d_ * 8 + b_) * 256 + (((uint64_t)KEY(d_) >> (8 * b_)) & 255)];   \
     } while (0)
     if (total == 0) {
         /* every key is 0: nothing to move (and nothing to extract) */
@@ -1165,11 +1298,14 @@ static inline int spf_perm_morton_radix(spf_perm *p)
         p->lanes = NULL;
     } else if (total + ebits <= 64) {
         uint64_t *a = spf_entries_alloc(n), *tmp = spf_entries_alloc(n), *s;
-        for (i = 0; i < n; i++) {
-            uint64_t code;
-            SPF_MORTON_CODE(i, code);
-            a[i] = code << ebits | (uint64_t)i;
-        }
+#define SPF_MORTON_WORDS(KEY)                                                                      \
+    for (i = 0; i < n; i++) {                                                                      \
+        uint64_t code;                                                                             \
+        SPF_MORTON_CODE(KEY, code);                                                                \
+        a[i] = code << ebits | (uint64_t)i;                                                        \
+    }
+        SPF_KEY_LOOPS(SPF_MORTON_WORDS)
+#undef SPF_MORTON_WORDS
         s = spf_radix_u64(a, tmp, n, ebits, ebits + total, SPF_DIGIT, hist);
         free(s == a ? tmp : a);
         spf_perm_set_entries(p, s, ((uint64_t)1 << ebits) - 1);
@@ -1179,10 +1315,13 @@ static inline int spf_perm_morton_radix(spf_perm *p)
         spf_pair *a = (spf_pair *)spf_alloc(n + SPF_AHEAD, sizeof *a);
         spf_pair *tmp = (spf_pair *)spf_alloc(n + SPF_AHEAD, sizeof *tmp), *s;
         uint64_t *entries;
-        for (i = 0; i < n; i++) {
-            SPF_MORTON_CODE(i, a[i].code);
-            a[i].entry = (uint64_t)i;
-        }
+#define SPF_MORTON_PAIRS(KEY)                                                                      \
+    for (i = 0; i < n; i++) {                                                                      \
+        SPF_MORTON_CODE(KEY, a[i].code);                                                           \
+        a[i].entry = (uint64_t)i;                                                                  \
+    }
+        SPF_KEY_LOOPS(SPF_MORTON_PAIRS)
+#undef SPF_MORTON_PAIRS
         s = spf_radix_pairs(a, tmp, n, total, hist);
         free(s == a ? tmp : a);
         /* The codes, and the entries compacted in place: word i is written
@@ -1199,13 +1338,12 @@ static inline int spf_perm_morton_radix(spf_perm *p)
     free(hist);
     free(spread);
     free(width);
-    free(col);
     return 1;
 }
 
 /* Comparison sort (lex; morton when the codes would not fit 64 bits) of n
- * entries whose compared components d < j are views[d][e] (views not NULL)
- * or keys[e * stride + d]: the records (compared components, entry) are
+ * entries whose compared components d < j are views[d][e] (views not NULL),
+ * views32[d][e] (views32 not NULL) or keys[e * stride + d]: the records (compared components, entry) are
  * merge sorted, then the entries taken out (returned, with the SPF_AHEAD
  * slots after them). It takes the permutation's fields, not the
  * permutation: where the compiler keeps it out of line (it is large, and
@@ -1213,7 +1351,8 @@ static inline int spf_perm_morton_radix(spf_perm *p)
  * fields stay in registers through the generated loops (COO3D -> MCOO3
  * was 25% slower when it took the permutation). */
 static inline uint64_t *spf_sorted_entries(int order, int64_t j, int64_t n, const int64_t *keys,
-                                           const int64_t *const *views, int64_t stride)
+                                           const int64_t *const *views,
+                                           const int32_t *const *views32, int64_t stride)
 {
     const int64_t r = j + 1;
     int64_t *rec = (int64_t *)spf_alloc(n * r, sizeof *rec);
@@ -1223,8 +1362,12 @@ static inline uint64_t *spf_sorted_entries(int order, int64_t j, int64_t n, cons
     for (d = 0; d < j; d++) {
         const int64_t *col = views != NULL ? views[d] : keys + d;
         const int64_t st = views != NULL ? 1 : stride;
-        for (i = 0; i < n; i++)
-            rec[i * r + d] = col[i * st];
+        if (views32 != NULL)
+            for (i = 0; i < n; i++)
+                rec[i * r + d] = views32[d][i];
+        else
+            for (i = 0; i < n; i++)
+                rec[i * r + d] = col[i * st];
     }
     for (i = 0; i < n; i++)
         rec[i * r + j] = i;
@@ -1237,12 +1380,21 @@ static inline uint64_t *spf_sorted_entries(int order, int64_t j, int64_t n, cons
     return entries;
 }
 
+/* The bits of the sorted words that hold compared component d (field_at
+ * set): 0 for a component of one value. */
+static inline uint64_t spf_field_mask(const spf_perm *p, int64_t d)
+{
+    const int64_t w = p->field_at[d] - p->field_at[d + 1]; /* < 64 */
+    return w == 0 ? 0 : (((uint64_t)1 << w) - 1) << p->field_at[d + 1];
+}
+
 /* Where key() finds each component below SPF_PERM_HOT in the sorted words
- * (word_bits): the entry number (not kept: d == width), the second
- * compared component of a counting sort that coded it above the entry
- * number (j == 2), and the compared components of a Morton radix sort
- * whose codes share the word. */
-static inline void spf_perm_decoders(spf_perm *p)
+ * (word_bits): the entry number (not kept: d == width), the compared
+ * components of a counting sort that put each in a bit field of the word
+ * (field_at), the second compared component of one that coded it above
+ * the entry number (j == 2), and the compared components of a Morton radix
+ * sort whose codes share the word. */
+static inline SPF_INLINE void spf_perm_decoders(spf_perm *p)
 {
     int64_t d;
     if (p->entries == NULL)
@@ -1251,6 +1403,8 @@ static inline void spf_perm_decoders(spf_perm *p)
         uint64_t bits = 0;
         if (d >= p->width)
             bits = p->mask;
+        else if (p->field_at != NULL && d < p->j)
+            bits = spf_field_mask(p, d);
         else if (p->order == SPF_COUNTING && p->ebits != 0 && p->j == 2 && d == 1)
             bits = ~(uint64_t)0 << p->ebits;
         else if (p->order == SPF_MORTON && p->lanes != NULL && p->codes == NULL && d < p->j)
@@ -1268,7 +1422,7 @@ static inline void spf_perm_decoders(spf_perm *p)
 
 /* Whether sort() has work: not sorted yet (then it is from now on), and
  * of the order its caller states (else aborts). */
-static inline int spf_perm_sorting(spf_perm *p, int order)
+static inline SPF_INLINE int spf_perm_sorting(spf_perm *p, int order)
 {
     if (p->sorted)
         return 0;
@@ -1279,13 +1433,14 @@ static inline int spf_perm_sorting(spf_perm *p, int order)
 }
 
 /* The comparison sort (lex, and Morton codes wider than a word). */
-static inline void spf_perm_comparison_sort(spf_perm *p)
+static inline SPF_INLINE void spf_perm_comparison_sort(spf_perm *p)
 {
     if (p->in_order || p->n < 2)
         return;
     spf_perm_set_entries(p,
                          spf_sorted_entries(p->order, p->j, p->n, p->keys,
-                                            (const int64_t *const *)p->views, p->stride),
+                                            (const int64_t *const *)p->views,
+                                            (const int32_t *const *)p->views32, p->stride),
                          ~(uint64_t)0);
 }
 
@@ -1295,7 +1450,7 @@ static inline void spf_perm_comparison_sort(spf_perm *p)
  * line, the permutation's address escaped into the call, and the copy loop
  * after a Morton sort took twice as long: COO3D -> MCOO3 on
  * freebase-music at scale 0.05, 0.79 of the C.) */
-static inline void spf_perm_sort_counting(spf_perm *p)
+static inline SPF_INLINE void spf_perm_sort_counting(spf_perm *p)
 {
     if (!spf_perm_sorting(p, SPF_COUNTING))
         return;
@@ -1303,7 +1458,7 @@ static inline void spf_perm_sort_counting(spf_perm *p)
     spf_perm_decoders(p);
 }
 
-static inline void spf_perm_sort_morton(spf_perm *p)
+static inline SPF_INLINE void spf_perm_sort_morton(spf_perm *p)
 {
     if (!spf_perm_sorting(p, SPF_MORTON))
         return;
@@ -1312,7 +1467,7 @@ static inline void spf_perm_sort_morton(spf_perm *p)
     spf_perm_decoders(p);
 }
 
-static inline void spf_perm_sort_lex(spf_perm *p)
+static inline SPF_INLINE void spf_perm_sort_lex(spf_perm *p)
 {
     if (!spf_perm_sorting(p, SPF_LEX))
         return;
@@ -1326,7 +1481,7 @@ static inline void spf_perm_sort_lex(spf_perm *p)
  * SPF_MORTON (merge sort when they do not fit 64 bits), merge sort for
  * SPF_LEX. The keys stay where insert() put them: key() reads them
  * through the entries; the positions wait for map(). */
-static inline void spf_perm_sort(spf_perm *p)
+static inline SPF_INLINE void spf_perm_sort(spf_perm *p)
 {
     if (p->order == SPF_COUNTING)
         spf_perm_sort_counting(p);
@@ -1337,14 +1492,14 @@ static inline void spf_perm_sort(spf_perm *p)
 }
 
 /* The entry at position i (the inverse of map; i itself before sort). */
-static inline int64_t spf_perm_entry(const spf_perm *p, int64_t i)
+static inline SPF_INLINE int64_t spf_perm_entry(const spf_perm *p, int64_t i)
 {
     return p->entries != NULL ? (int64_t)(p->entries[i] & p->mask) : i;
 }
 
 /* The position of entry e (e itself before sort). The first call after
  * sort inverts the permutation, O(n); the others are O(1). */
-static inline int64_t spf_perm_map(spf_perm *p, int64_t e)
+static inline SPF_INLINE int64_t spf_perm_map(spf_perm *p, int64_t e)
 {
     if (p->entries == NULL)
         return e;
@@ -1378,10 +1533,9 @@ static inline uint64_t spf_extract_bits(uint64_t x, uint64_t mask)
  * kept (d == width: a payload equal to the entry numbers), is the entry
  * number. Kept components are read where they are: the key store or the
  * caller's arrays (views). */
-static inline int64_t spf_perm_key(const spf_perm *p, int64_t d, int64_t i)
+static inline SPF_INLINE int64_t spf_perm_key(const spf_perm *p, int64_t d, int64_t i)
 {
-    const int64_t *col;
-    int64_t st;
+    spf_col col;
     if (d < SPF_PERM_HOT && SPF_LIKELY(p->word_bits[d] != 0)) {
 #if defined(__BMI2__) && defined(__x86_64__)
         return (int64_t)__builtin_ia32_pext_di(p->entries[i], (uint64_t)p->word_bits[d]);
@@ -1394,11 +1548,22 @@ static inline int64_t spf_perm_key(const spf_perm *p, int64_t d, int64_t i)
     }
     if (d >= p->width)
         return p->entries != NULL ? (int64_t)(p->entries[i] & p->mask) : i;
+    if (p->entries == NULL) {
+        /* in insertion order (sorted input, or before sort): in place,
+           checked first (a copy loop after an empty sort reads the
+           caller's 32-bit array with one test: row-sorted COO -> CSR on
+           jnlbrng1 at 0.05, 32.3 -> 26.3 us) */
+        if (p->views32 != NULL)
+            return p->views32[d][i];
+        return spf_col_at(spf_perm_col(p, d), i);
+    }
     if (p->order == SPF_MORTON && p->lanes != NULL && d < p->j) {
         /* after the radix sort: the component's bits of the sorted code */
         const uint64_t code = p->codes != NULL ? p->codes[i] : p->entries[i] >> p->ebits;
         return (int64_t)spf_extract_bits(code, p->lanes[d]);
     }
+    if (p->field_at != NULL && d < p->j)
+        return (int64_t)((p->entries[i] & spf_field_mask(p, d)) >> p->field_at[d + 1]);
     if (p->order == SPF_COUNTING && p->ebits != 0 && d >= 1 && d < p->j) {
         /* MSD: the component is in the sorted word itself (no read of the
          * keys, which are in insertion order) */
@@ -1414,24 +1579,22 @@ static inline int64_t spf_perm_key(const spf_perm *p, int64_t d, int64_t i)
             c /= e;
         }
     }
-    col = spf_perm_base(p, d);
-    st = spf_perm_step(p);
-    if (p->entries != NULL) {
+    col = spf_perm_col(p, d);
+    {
         const uint64_t *e = p->entries + i;
-        SPF_PREFETCH(col + (e[SPF_AHEAD] & p->mask) * (uint64_t)st);
-        return col[(int64_t)(e[0] & p->mask) * st];
+        spf_col_prefetch(col, e[SPF_AHEAD] & p->mask);
+        return spf_col_at(col, (int64_t)(e[0] & p->mask));
     }
-    return col[i * st];
 }
 
 /* The number of entries. */
-static inline int64_t spf_perm_size(const spf_perm *p)
+static inline SPF_INLINE int64_t spf_perm_size(const spf_perm *p)
 {
     return p->n;
 }
 
 /* Counting only: how many entries have component d (< j) equal to v. */
-static inline int64_t spf_perm_count(const spf_perm *p, int64_t d, int64_t v)
+static inline SPF_INLINE int64_t spf_perm_count(const spf_perm *p, int64_t d, int64_t v)
 {
     if (p->order != SPF_COUNTING)
         spf_die("count() needs a counting order", d);
@@ -1442,7 +1605,7 @@ static inline int64_t spf_perm_count(const spf_perm *p, int64_t d, int64_t v)
 
 /* After sort, counting and lex only: how many entries have a first component
  * below v (the position of the first entry whose first component is >= v). */
-static inline int64_t spf_perm_start(const spf_perm *p, int64_t v)
+static inline SPF_INLINE int64_t spf_perm_start(const spf_perm *p, int64_t v)
 {
     int64_t lo = 0, hi = p->n;
     if (!p->sorted)
@@ -1464,28 +1627,49 @@ static inline int64_t spf_perm_start(const spf_perm *p, int64_t v)
     return lo;
 }
 
+/* Numbers the positions by the distinct values of their first c key
+ * components into rank[0..n) (equal values are adjacent after sort, for c
+ * up to j), O(n); returns the number of distinct values. Where the sorted
+ * words hold the compared components (field_at) and c <= j, by the words'
+ * bits from component c - 1's field up. */
+static inline SPF_INLINE int64_t spf_perm_numbering(const spf_perm *p, int64_t c, int64_t *rank)
+{
+    int64_t i, d, r = -1;
+    if (p->field_at != NULL && c <= p->j) {
+        const int at = (int)p->field_at[c];
+        uint64_t last = 0;
+        for (i = 0; i < p->n; i++) {
+            const uint64_t w = p->entries[i] >> at;
+            r += i == 0 || w != last;
+            last = w;
+            rank[i] = r;
+        }
+        return r + 1;
+    }
+    for (i = 0; i < p->n; i++) {
+        int differs = i == 0;
+        for (d = 0; d < c && !differs; d++)
+            differs = spf_perm_key(p, d, i) != spf_perm_key(p, d, i - 1);
+        r += differs;
+        rank[i] = r;
+    }
+    return r + 1;
+}
+
 /* Numbers the distinct compared keys in sorted order (equal keys are
  * adjacent after sort), O(n). */
-static inline void spf_perm_number(spf_perm *p)
+static inline SPF_INLINE void spf_perm_number(spf_perm *p)
 {
-    int64_t i, d, rank = -1;
     if (!p->sorted)
         spf_die("rank() or ranks() before sort()", 0);
     p->ranks = (int64_t *)spf_alloc(p->n, sizeof *p->ranks);
-    for (i = 0; i < p->n; i++) {
-        int differs = i == 0;
-        for (d = 0; d < p->j && !differs; d++)
-            differs = spf_perm_key(p, d, i) != spf_perm_key(p, d, i - 1);
-        rank += differs;
-        p->ranks[i] = rank;
-    }
-    p->nranks = rank + 1;
+    p->nranks = spf_perm_numbering(p, p->j, p->ranks);
 }
 
 /* After sort: the distinct rank of position i, how many distinct compared
  * keys come before its key (equal keys share it). The first rank() or
  * ranks() numbers the keys, O(n); the others are O(1). */
-static inline int64_t spf_perm_rank(spf_perm *p, int64_t i)
+static inline SPF_INLINE int64_t spf_perm_rank(spf_perm *p, int64_t i)
 {
     if (p->ranks == NULL)
         spf_perm_number(p);
@@ -1493,7 +1677,7 @@ static inline int64_t spf_perm_rank(spf_perm *p, int64_t i)
 }
 
 /* After sort: the number of distinct compared keys (0 when empty). */
-static inline int64_t spf_perm_ranks(spf_perm *p)
+static inline SPF_INLINE int64_t spf_perm_ranks(spf_perm *p)
 {
     if (p->ranks == NULL)
         spf_perm_number(p);
@@ -1502,9 +1686,8 @@ static inline int64_t spf_perm_ranks(spf_perm *p)
 
 /* Numbers the distinct values of the first c key components in sorted
  * order, O(n): the positions of a nested level (CSF's fibers). */
-static inline void spf_perm_number_prefix(spf_perm *p, int64_t c)
+static inline SPF_INLINE void spf_perm_number_prefix(spf_perm *p, int64_t c)
 {
-    int64_t i, d, rank = -1;
     if (!p->sorted)
         spf_die("prefix_rank() or prefix_ranks() before sort()", 0);
     if (c < 1 || c > p->k)
@@ -1514,19 +1697,12 @@ static inline void spf_perm_number_prefix(spf_perm *p, int64_t c)
         p->nprefix = (int64_t *)spf_alloc_zero(p->k + 1, sizeof *p->nprefix);
     }
     p->prefix[c] = (int64_t *)spf_alloc(p->n > 0 ? p->n : 1, sizeof **p->prefix);
-    for (i = 0; i < p->n; i++) {
-        int differs = i == 0;
-        for (d = 0; d < c && !differs; d++)
-            differs = spf_perm_key(p, d, i) != spf_perm_key(p, d, i - 1);
-        rank += differs;
-        p->prefix[c][i] = rank;
-    }
-    p->nprefix[c] = rank + 1;
+    p->nprefix[c] = spf_perm_numbering(p, c, p->prefix[c]);
 }
 
 /* After sort: how many distinct values of the first c key components come
  * before position i's. The first call for a c numbers them, O(n). */
-static inline int64_t spf_perm_prefix_rank(spf_perm *p, int64_t c, int64_t i)
+static inline SPF_INLINE int64_t spf_perm_prefix_rank(spf_perm *p, int64_t c, int64_t i)
 {
     if (p->prefix == NULL || c < 1 || c > p->k || p->prefix[c] == NULL)
         spf_perm_number_prefix(p, c);
@@ -1534,14 +1710,14 @@ static inline int64_t spf_perm_prefix_rank(spf_perm *p, int64_t c, int64_t i)
 }
 
 /* After sort: the number of distinct values of the first c key components. */
-static inline int64_t spf_perm_prefix_ranks(spf_perm *p, int64_t c)
+static inline SPF_INLINE int64_t spf_perm_prefix_ranks(spf_perm *p, int64_t c)
 {
     if (p->prefix == NULL || c < 1 || c > p->k || p->prefix[c] == NULL)
         spf_perm_number_prefix(p, c);
     return p->nprefix[c];
 }
 
-static inline void spf_perm_free(spf_perm *p)
+static inline SPF_INLINE void spf_perm_free(spf_perm *p)
 {
     if (p->prefix != NULL) {
         int64_t c;
@@ -1553,6 +1729,8 @@ static inline void spf_perm_free(spf_perm *p)
     free(p->ranks);
     free(p->keys);
     free(p->views); /* the pointers; the arrays are the caller's */
+    free(p->views32);
+    free(p->field_at);
     free(p->entries);
     free(p->positions);
     free(p->extents);

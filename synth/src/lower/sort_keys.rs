@@ -163,3 +163,167 @@ impl Lowering<'_> {
         }
     }
 }
+
+impl Lowering<'_> {
+    /// Source variable `i` over sorted positions as an integer combination
+    /// of the compared key components the permutation holds, when it is
+    /// one (TCOO8's `ii = 8 floor(ii / 8) + (ii mod 8)`, from its tile row
+    /// and its row within the tile): the sorted position reads those
+    /// components (`P.key(c, p)`, which the C runtime decodes from its
+    /// sorted words) instead of a payload read through the order. `None`
+    /// when no combination gives it, or a component is not over the
+    /// source's variables.
+    pub(super) fn source_from_key(&mut self, i: usize, pro: &mut Prologue) -> Option<Expr> {
+        let perm = self.perm.as_ref()?;
+        if !matches!(perm.mode, PermMode::Sorted | PermMode::Unsorted) {
+            return None;
+        }
+        let compared = perm.compared.min(perm.order.key.len());
+        let exprs = perm.order.key[..compared]
+            .iter()
+            .flat_map(|k| match k {
+                KeyComponent::Value(e) => vec![e.clone()],
+                KeyComponent::Comparator { args, .. } => args.clone(),
+            })
+            .map(|e| self.over_source(&e))
+            .collect::<Option<Vec<Expr>>>()?;
+        let coefs = integer_combination(&exprs, &Expr::var(Var::Tuple(i)))?;
+        let object = perm.object.clone();
+        let mut out = Expr::constant(0);
+        for (c, &a) in coefs.iter().enumerate().filter(|(_, a)| **a != 0) {
+            let name = self.scalar(&format!("key component {c}"), &format!("key{c}"));
+            self.read_key(pro, &name, &object, c);
+            out = out.add_scaled(&Expr::sym(name), a);
+        }
+        Some(out)
+    }
+}
+
+/// Integer coefficients `a` with `Σ a[k] · exprs[k] == target` as linear
+/// expressions — every atom (variable, floor division, call) and the
+/// constant term alike, so that the identity holds whatever the atoms'
+/// values — when there are (Gaussian elimination over the rationals, free
+/// coefficients 0; the result checked).
+fn integer_combination(exprs: &[Expr], target: &Expr) -> Option<Vec<i64>> {
+    let columns: Vec<&Expr> = exprs.iter().chain([target]).collect();
+    let mut atoms: Vec<Option<&Atom>> = vec![None];
+    for e in &columns {
+        for (a, _) in e.terms() {
+            if !atoms.contains(&Some(a)) {
+                atoms.push(Some(a));
+            }
+        }
+    }
+    let k = exprs.len();
+    // One row per atom (None: the constant), the target last; fractions
+    // (numerator, positive denominator).
+    let mut m: Vec<Vec<(i128, i128)>> = atoms
+        .iter()
+        .map(|a| {
+            columns
+                .iter()
+                .map(|e| match a {
+                    None => (i128::from(e.constant_term()), 1),
+                    Some(a) => (i128::from(e.coefficient(a)), 1),
+                })
+                .collect()
+        })
+        .collect();
+    let mut pivots = Vec::new();
+    let mut row = 0;
+    for col in 0..k {
+        let Some(p) = (row..m.len()).find(|&r| m[r][col].0 != 0) else {
+            continue;
+        };
+        m.swap(row, p);
+        let pivot = m[row][col];
+        for x in m[row].iter_mut() {
+            *x = frac_div(*x, pivot)?;
+        }
+        let pivot_row = m[row].clone();
+        for (r, line) in m.iter_mut().enumerate() {
+            let f = line[col];
+            if r != row && f.0 != 0 {
+                for (x, &y) in line.iter_mut().zip(&pivot_row) {
+                    *x = frac_sub(*x, frac_mul(f, y)?)?;
+                }
+            }
+        }
+        pivots.push(col);
+        row += 1;
+    }
+    // Consistent: no row without a pivot asks for a nonzero target part.
+    if m[row..].iter().any(|r| r[k].0 != 0) {
+        return None;
+    }
+    let mut coefs = vec![0i64; k];
+    for (r, &col) in pivots.iter().enumerate() {
+        let (num, den) = m[r][k];
+        if num % den != 0 {
+            return None;
+        }
+        coefs[col] = i64::try_from(num / den).ok()?;
+    }
+    let sum = exprs
+        .iter()
+        .zip(&coefs)
+        .fold(Expr::constant(0), |acc, (e, &a)| acc.add_scaled(e, a));
+    (sum == *target).then_some(coefs)
+}
+
+fn frac(num: i128, den: i128) -> Option<(i128, i128)> {
+    if den == 0 {
+        return None;
+    }
+    let g = gcd128(num.abs(), den.abs()).max(1);
+    let s = if den < 0 { -1 } else { 1 };
+    Some((s * num / g, s * den / g))
+}
+
+fn gcd128(a: i128, b: i128) -> i128 {
+    if b == 0 {
+        a
+    } else {
+        gcd128(b, a % b)
+    }
+}
+
+fn frac_mul(a: (i128, i128), b: (i128, i128)) -> Option<(i128, i128)> {
+    frac(a.0.checked_mul(b.0)?, a.1.checked_mul(b.1)?)
+}
+
+fn frac_div(a: (i128, i128), b: (i128, i128)) -> Option<(i128, i128)> {
+    frac(a.0.checked_mul(b.1)?, a.1.checked_mul(b.0)?)
+}
+
+fn frac_sub(a: (i128, i128), b: (i128, i128)) -> Option<(i128, i128)> {
+    frac(
+        a.0.checked_mul(b.1)?.checked_sub(b.0.checked_mul(a.1)?)?,
+        a.1.checked_mul(b.1)?,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::integer_combination;
+    use iegen::{Atom, Expr, Var};
+
+    #[test]
+    fn integer_combinations_of_key_components() {
+        let x = Expr::var(Var::Tuple(0));
+        let y = Expr::var(Var::Tuple(1));
+        let tile = Expr::floor_div(&x, 8);
+        let offset = x.add_scaled(&tile, -8);
+        // x = 8 floor(x / 8) + (x - 8 floor(x / 8)), whatever y's part
+        let keys = [tile.clone(), Expr::floor_div(&y, 8), offset.clone()];
+        assert_eq!(integer_combination(&keys, &x), Some(vec![8, 0, 1]));
+        // y is not determined by them; a half is not an integer
+        assert_eq!(integer_combination(&keys, &y), None);
+        let double = [x.scale(2)];
+        assert_eq!(integer_combination(&double, &x), None);
+        // a constant term must match too
+        let shifted = [x.plus(&Expr::constant(1))];
+        assert_eq!(integer_combination(&shifted, &x), None);
+        assert!(matches!(tile.terms().next(), Some((Atom::Div(..), 1))));
+    }
+}

@@ -94,3 +94,23 @@ fn transpositions_look_ahead_in_their_placing_loops() {
         assert!(!c.contains("spf_scatter_far(&"), "{src} -> {dst}:\n{c}");
     }
 }
+
+/// A source coordinate the sort key determines is read back from the key
+/// over sorted positions, not carried as a payload: TCOO8's row and
+/// column are `8 * tile + offset` of its compared components, so only the
+/// source index rides along (`P.insert(.., n)`, five components); the
+/// key's components are read where the copy needs the coordinates.
+#[test]
+fn coordinates_the_key_determines_are_read_from_it() {
+    let s = synthesize(&load_format("coo").unwrap(), &load_format("tcoo8").unwrap()).unwrap();
+    let text = s.computation.to_string();
+    assert!(text.contains("Permutation(5, counting("), "{text}");
+    for c in 0..4 {
+        assert!(text.contains(&format!(".key({c}, p)")), "{text}");
+    }
+    // COO -> CSR: the column is a key component itself, the row pointers
+    // come from the counts; only the source index is a payload.
+    let s = synthesize(&load_format("coo").unwrap(), &load_format("csr").unwrap()).unwrap();
+    let text = s.computation.to_string();
+    assert!(text.contains("Permutation(3, counting("), "{text}");
+}

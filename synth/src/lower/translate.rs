@@ -61,6 +61,10 @@ impl Lowering<'_> {
                 if let Some(q) = key_position {
                     return self.destination_var(q, ctx, pro);
                 }
+                // One the key's components determine is computed from them.
+                if let Some(e) = self.source_from_key(i, pro) {
+                    return Ok(e);
+                }
                 let perm = self
                     .perm
                     .as_mut()
