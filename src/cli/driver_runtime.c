@@ -1204,6 +1204,20 @@ static DRV_UNUSED void drv_json_expect(drv_json *j, char ch, const char *what)
     j->p++;
 }
 
+/* After a member or an element: `,` (more follow: 1, the blanks after it
+ * skipped) or the closing `close` (the end: 0); anything else is an error. */
+static DRV_UNUSED int drv_json_more(drv_json *j, char close)
+{
+    drv_json_ws(j);
+    if (j->p < j->end && *j->p == ',') {
+        j->p++;
+        drv_json_ws(j);
+        return 1;
+    }
+    drv_json_expect(j, close, close == '}' ? "`,` or `}`" : "`,` or `]`");
+    return 0;
+}
+
 static DRV_UNUSED void drv_utf8(char **out, unsigned long cp)
 {
     char *o = *out;
@@ -1440,13 +1454,8 @@ static DRV_UNUSED void drv_read_json(const char *path, drv_inst *x)
                         }
                         drv_set_symbol(x, name, v);
                         free(name);
-                        drv_json_ws(&j);
-                        if (j.p < j.end && *j.p == ',') {
-                            j.p++;
-                            drv_json_ws(&j);
+                        if (drv_json_more(&j, '}'))
                             continue;
-                        }
-                        drv_json_expect(&j, '}', "`,` or `}`");
                         break;
                     }
                 }
@@ -1507,12 +1516,8 @@ static DRV_UNUSED void drv_read_json(const char *path, drv_inst *x)
                                     iv[n++] = v;
                                 else
                                     rv[n++] = is_int ? (double)v : r;
-                                drv_json_ws(&j);
-                                if (j.p < j.end && *j.p == ',') {
-                                    j.p++;
+                                if (drv_json_more(&j, ']'))
                                     continue;
-                                }
-                                drv_json_expect(&j, ']', "`,` or `]`");
                                 break;
                             }
                         }
@@ -1521,13 +1526,8 @@ static DRV_UNUSED void drv_read_json(const char *path, drv_inst *x)
                         else
                             drv_put_reals(x, name, rv, n);
                         free(name);
-                        drv_json_ws(&j);
-                        if (j.p < j.end && *j.p == ',') {
-                            j.p++;
-                            drv_json_ws(&j);
+                        if (drv_json_more(&j, '}'))
                             continue;
-                        }
-                        drv_json_expect(&j, '}', "`,` or `}`");
                         break;
                     }
                 }
@@ -1561,12 +1561,8 @@ static DRV_UNUSED void drv_read_json(const char *path, drv_inst *x)
                             drv_json_error(&j, "at `index_width`: expected 32 or 64");
                         if (v < narrowest)
                             narrowest = (int)v;
-                        drv_json_ws(&j);
-                        if (j.p < j.end && *j.p == ',') {
-                            j.p++;
+                        if (drv_json_more(&j, '}'))
                             continue;
-                        }
-                        drv_json_expect(&j, '}', "`,` or `}`");
                         break;
                     }
                     if (seen != 3)
@@ -1585,12 +1581,8 @@ static DRV_UNUSED void drv_read_json(const char *path, drv_inst *x)
                                key);
             }
             free(key);
-            drv_json_ws(&j);
-            if (j.p < j.end && *j.p == ',') {
-                j.p++;
+            if (drv_json_more(&j, '}'))
                 continue;
-            }
-            drv_json_expect(&j, '}', "`,` or `}`");
             break;
         }
     }
