@@ -45,9 +45,6 @@ pub struct TooWide {
 }
 
 impl IndexWidth {
-    /// Both widths, narrowest first.
-    pub const ALL: [IndexWidth; 2] = [IndexWidth::W32, IndexWidth::W64];
-
     /// 32 or 64.
     pub fn bits(self) -> u32 {
         match self {
@@ -88,17 +85,6 @@ impl IndexWidth {
             width: self.bits(),
             max: self.max(),
         })
-    }
-
-    /// The narrowest width every one of `sizes` fits (the `auto` choice).
-    pub fn narrowest(sizes: impl IntoIterator<Item = i128>) -> IndexWidth {
-        let mut width = IndexWidth::W32;
-        for s in sizes {
-            if !width.fits(s) {
-                width = IndexWidth::W64;
-            }
-        }
-        width
     }
 
     /// The C type of an element: `int32_t`, `int64_t`.
@@ -186,15 +172,6 @@ pub enum IndexKind {
     Position,
     /// Coordinate arrays: `col`, `rowidx`, `off`.
     Coordinate,
-}
-
-impl fmt::Display for IndexKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            IndexKind::Position => "positions",
-            IndexKind::Coordinate => "coordinates",
-        })
-    }
 }
 
 /// The widths of a conversion's index arrays, by kind.
@@ -300,11 +277,6 @@ impl WidthChoices {
             positions: positions.unwrap_or(index),
             coordinates: coordinates.unwrap_or(index),
         }
-    }
-
-    /// The one choice of both kinds, when they agree.
-    pub fn uniform_choice(self) -> Option<WidthChoice> {
-        (self.positions == self.coordinates).then_some(self.positions)
     }
 
     /// The widths for an instance whose sizes are `sizes`: a fixed width
@@ -438,16 +410,6 @@ impl Widths {
     pub fn of(&self, space: &str) -> IndexWidth {
         self.spaces.get(space).copied().unwrap_or(self.default)
     }
-
-    /// The narrowest width of any array: 32 when some array is 32-bit.
-    pub fn narrowest(&self) -> IndexWidth {
-        self.spaces
-            .values()
-            .copied()
-            .chain([self.default])
-            .min()
-            .unwrap_or_default()
-    }
 }
 
 #[cfg(test)]
@@ -479,8 +441,6 @@ mod tests {
         let w = Widths::uniform(IndexWidth::W64).with("col", IndexWidth::W32);
         assert_eq!(w.of("col"), IndexWidth::W32);
         assert_eq!(w.of("rowptr"), IndexWidth::W64);
-        assert_eq!(w.narrowest(), IndexWidth::W32);
-        assert_eq!(Widths::default().narrowest(), IndexWidth::W64);
         assert_eq!("32".parse::<IndexWidth>(), Ok(IndexWidth::W32));
         assert!("16".parse::<IndexWidth>().is_err());
     }
@@ -564,29 +524,51 @@ mod tests {
     }
 
     proptest! {
-        /// Symbolic sizes around 2^31 - 1 and 2^63 - 1: a size fits a
-        /// width exactly when its magnitude is at most the width's maximum,
-        /// and auto picks 32 exactly when every size fits 32 bits.
+        /// Symbolic sizes around 2^31 - 1 and 2^63 - 1, each a symbol or
+        /// of a kind of array: a size fits a width exactly when its
+        /// magnitude is at most the width's maximum; auto picks 32 for a
+        /// kind exactly when every symbol and every size of the kind fits,
+        /// and a fixed 32 is an error exactly when one of them does not.
         #[test]
         fn sizes_at_the_boundary(
-            deltas in proptest::collection::vec((-3i128..=3, any::<bool>(), any::<bool>()), 0..6)
+            deltas in proptest::collection::vec(
+                (-3i128..=3, any::<bool>(), any::<bool>(), 0usize..3),
+                0..6,
+            )
         ) {
-            let sizes: Vec<i128> = deltas
+            let kinds = [None, Some(IndexKind::Position), Some(IndexKind::Coordinate)];
+            let sizes: Vec<Size<&str>> = deltas
                 .iter()
-                .map(|&(d, wide, neg)| {
+                .map(|&(d, wide, neg, k)| {
                     let base = if wide { i128::from(i64::MAX) } else { i128::from(i32::MAX) };
-                    if neg { -(base + d) } else { base + d }
+                    let value = if neg { -(base + d) } else { base + d };
+                    Size { kind: kinds[k], what: "n", value }
                 })
                 .collect();
-            for &s in &sizes {
-                prop_assert_eq!(IndexWidth::W32.fits(s), s.abs() < (1 << 31));
-                prop_assert_eq!(IndexWidth::W64.fits(s), s.abs() < 1i128 << 63);
-                prop_assert_eq!(IndexWidth::W32.check("n", s).is_ok(), IndexWidth::W32.fits(s));
+            for s in &sizes {
+                let v = s.value;
+                prop_assert_eq!(IndexWidth::W32.fits(v), v.abs() < (1 << 31));
+                prop_assert_eq!(IndexWidth::W64.fits(v), v.abs() < 1i128 << 63);
+                prop_assert_eq!(IndexWidth::W32.check("n", v).is_ok(), IndexWidth::W32.fits(v));
             }
-            let all_fit = sizes.iter().all(|s| s.abs() < 1i128 << 31);
+            let fits = |kind: IndexKind| {
+                sizes
+                    .iter()
+                    .filter(|s| s.kind.is_none_or(|k| k == kind))
+                    .all(|s| s.value.abs() < 1i128 << 31)
+            };
+            let narrow = |kind| if fits(kind) { IndexWidth::W32 } else { IndexWidth::W64 };
             prop_assert_eq!(
-                IndexWidth::narrowest(sizes.iter().copied()) == IndexWidth::W32,
-                all_fit
+                WidthChoices::uniform(WidthChoice::Auto).resolve(sizes.clone()),
+                Ok(IndexWidths {
+                    positions: narrow(IndexKind::Position),
+                    coordinates: narrow(IndexKind::Coordinate),
+                })
+            );
+            let fixed = WidthChoices::uniform(WidthChoice::Fixed(IndexWidth::W32)).resolve(sizes.clone());
+            prop_assert_eq!(
+                fixed.is_ok(),
+                fits(IndexKind::Position) && fits(IndexKind::Coordinate)
             );
         }
     }

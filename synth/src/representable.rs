@@ -217,9 +217,11 @@ fn conditions(inverse: &Conjunction, dims: usize, d: &Descriptor) -> Vec<Constra
                 .for_each_var(&mut |v| only_coordinates &= !is_position(v));
             let mut calls = false;
             k.expr().for_each_call(&mut |_, _| calls = true);
-            // A relation among symbols that the conversion computes (a
+            // A relation among symbols other than the dense extents (a
             // group count `NB = floor((NC + 3) / 4)`) is no condition on
-            // an entry: the destination's sizes satisfy it.
+            // an entry: a destination's sizes are computed to satisfy it,
+            // and a source's are checked by its instance's validation.
+            // A relation among dense extents alone (a square shape) stays.
             let mut coordinate = false;
             k.expr()
                 .for_each_var(&mut |v| coordinate |= matches!(v, Var::Tuple(p) if p < dims));

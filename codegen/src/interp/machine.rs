@@ -263,24 +263,7 @@ impl Machine<'_, '_> {
             if d.role != Role::Temp || self.alloc_at[s].is_some() {
                 continue;
             }
-            let site = Site::Extent(d.name.clone());
-            let mut len: i64 = 1;
-            for e in &self.spaces[s].extents {
-                let k = match e {
-                    Ext::Static(k) => *k,
-                    Ext::Dynamic(ie) => self.ie(ie, &[]).map_err(|f| self.fail(f, site.clone()))?,
-                };
-                if k < 0 {
-                    return Err(RunError::NegativeExtent {
-                        space: d.name.clone(),
-                        extent: k,
-                    });
-                }
-                len = len
-                    .checked_mul(k)
-                    .ok_or_else(|| RunError::Overflow { site: site.clone() })?;
-            }
-            let len = usize::try_from(len).map_err(|_| RunError::Overflow { site })?;
+            let len = self.length(s)?;
             self.store[s] = Array::try_zeros(d.elem, len, &d.name)?;
         }
         Ok(())
