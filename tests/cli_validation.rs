@@ -390,24 +390,78 @@ fn a_lowering_refusal_names_the_construct_and_its_line() {
     assert!(out.stdout.is_empty());
 }
 
-/// 2:4 structured sparsity, stated with its group count as an equality on
-/// symbols: that equality is no condition on an entry (the conversion
-/// computes NB), so the test tensors exercise the conversion, and the slot
-/// within a group of four columns, a rank within a group of two positions
-/// (row and block) that the lowering does not give yet, makes it wrong on
-/// one: refused with the tensor, never handed out.
+/// Structured sparsity written by a user, 4:8 down the columns (the
+/// built-in NM24 is 2:4 along the rows): the slot is a rank within a group
+/// of two positions (column and block of eight rows), counted by one
+/// scatter; a matrix that fits converts there and back in both engines,
+/// and a fifth entry in a block is refused, naming it and the four that
+/// fill its block, with nothing written.
 #[test]
-fn a_slot_within_a_two_position_group_is_refused_by_validation() {
-    let desc = data("descriptors/nm24_unchecked.desc");
-    let out = spf(&["synth", "coo", s(&desc), "--emit", "c"]);
-    let err = text(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{err}");
-    assert!(
-        err.contains("the synthesized conversion COO -> NM24 is wrong on the test tensor"),
-        "{err}"
-    );
-    assert!(err.contains("is out of bounds for `crd`"), "{err}");
-    assert!(out.stdout.is_empty());
+fn a_user_structured_sparsity_converts_and_refuses_a_full_block() {
+    let dir = temp("nm48c");
+    let desc = data("descriptors/nm48c.desc");
+    // 10 x 3: column 1 (1-based) has four entries in rows 1..8 and one in
+    // row 9; column 3 has two; column 2 none.
+    let fits = dir.join("fits.mtx");
+    std::fs::write(
+        &fits,
+        "%%MatrixMarket matrix coordinate real general\n10 3 7\n\
+         8 1 1.5\n1 1 2.5\n3 1 3.5\n9 1 4.5\n5 1 5.5\n2 3 6.5\n10 3 7.5\n",
+    )
+    .expect("write");
+    for engine in ["native", "interp"] {
+        let stored = dir.join(format!("stored-{engine}.json"));
+        let back = dir.join(format!("back-{engine}.mtx"));
+        let out = spf(&[
+            "convert", "coo", s(&desc), s(&fits), "-o", s(&stored), "--engine", engine,
+        ]);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        let json = std::fs::read_to_string(&stored).expect("written");
+        assert!(json.contains("\"G\": 2"), "{json}");
+        let out = spf(&[
+            "convert", s(&desc), "coo", s(&stored), "-o", s(&back), "--engine", engine,
+        ]);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        let mut lines: Vec<String> = std::fs::read_to_string(&back)
+            .expect("written")
+            .lines()
+            .skip(2)
+            .map(str::to_string)
+            .collect();
+        lines.sort();
+        assert_eq!(
+            lines,
+            ["1 1 2.5", "10 3 7.5", "2 3 6.5", "3 1 3.5", "5 1 5.5", "8 1 1.5", "9 1 4.5"],
+            "{engine}"
+        );
+    }
+    let full = dir.join("full.mtx");
+    std::fs::write(
+        &full,
+        "%%MatrixMarket matrix coordinate real general\n10 3 5\n\
+         8 1 1.5\n1 1 2.5\n3 1 3.5\n5 1 5.5\n6 1 0.5\n",
+    )
+    .expect("write");
+    for engine in ["native", "interp"] {
+        let out_file = dir.join(format!("full-{engine}.json"));
+        let out = spf(&[
+            "convert", "coo", s(&desc), s(&full), "-o", s(&out_file), "--engine", engine,
+        ]);
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(
+            err.contains(
+                "the entry at (6, 1) cannot be stored in NM48C: NM48C stores at most 4 entries \
+                 with the same j and floor(i / 8)"
+            ),
+            "{err}"
+        );
+        assert!(
+            err.contains("the entries at (8, 1), (1, 1), (3, 1), (5, 1) already fill its group"),
+            "{err}"
+        );
+        assert!(!out_file.exists());
+    }
 }
 
 /// A format of which no test tensor keeps two storable entries cannot be

@@ -1723,9 +1723,16 @@ impl Lowered<'_> {
                     None => None,
                 },
             },
-            ObjectKind::Scatter { extent } => ObjectInit::Scatter {
-                extent: cx.expr(extent, &[])?,
-            },
+            ObjectKind::Scatter { extents } => {
+                // Several extents: the product, the number of linear keys.
+                let mut codes = extents.iter().map(|e| cx.expr(e, &[]));
+                let first = codes.next().expect("a scatter has an extent")?;
+                ObjectInit::Scatter {
+                    extent: codes.try_fold(first, |acc, e| {
+                        Ok::<_, EmitError>(Code::Bin(BinOp::Mul, Ty::Int, Box::new(acc), Box::new(e?)))
+                    })?,
+                }
+            }
         })
     }
 

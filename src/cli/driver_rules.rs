@@ -847,6 +847,12 @@ impl<'d> Emitter<'d> {
         if storable.is_everything() {
             return Ok(String::new());
         }
+        if let Some(c) = storable.capacities.first() {
+            return Err(format!(
+                "it limits the entries per group ({})",
+                storable.describe_capacity(c)
+            ));
+        }
         let n_sparse = self.d.map.in_arity();
         let coordinate = |i: usize| Some(format!("v[{}]", n_sparse + i));
         let mut holds = Vec::new();

@@ -99,6 +99,7 @@ pub fn checker_source(d: &Descriptor) -> Result<String, String> {
         names: Vec::new(),
         dense: d.dense.clone(),
         conditions: Vec::new(),
+        capacities: Vec::new(),
     };
     let rules = rules_check_exact(d, &everything)?;
     let mut out = String::new();

@@ -29,12 +29,13 @@ const BUILTINS: &[(&str, &str)] = &[
     ("bcsr", include_str!("../../descriptors/bcsr.desc")),
     ("skyl", include_str!("../../descriptors/skyl.desc")),
     ("skyu", include_str!("../../descriptors/skyu.desc")),
+    ("nm24", include_str!("../../descriptors/nm24.desc")),
 ];
 
 /// The names of the built-in formats, lower case, in a fixed order.
 const NAMES: &[&str] = &[
     "coo", "scoo", "mcoo", "tcoo8", "coo3d", "mcoo3", "scoo3", "csf3", "csr", "ucsr", "dcsr",
-    "lcsr", "csc", "dia", "ell", "bcsr", "skyl", "skyu",
+    "lcsr", "csc", "dia", "ell", "bcsr", "skyl", "skyu", "nm24",
 ];
 
 /// The text of the built-in descriptor called `name` (case-insensitive:
@@ -54,7 +55,7 @@ pub fn builtin(name: &str) -> Option<&'static str> {
 
 /// The names of the built-in formats, lower case:
 /// `coo, scoo, mcoo, tcoo8, coo3d, mcoo3, scoo3, csf3, csr, ucsr, dcsr,
-/// lcsr, csc, dia, ell, bcsr, skyl, skyu`.
+/// lcsr, csc, dia, ell, bcsr, skyl, skyu, nm24`.
 pub fn builtin_names() -> &'static [&'static str] {
     NAMES
 }

@@ -111,9 +111,7 @@ impl Conversion {
             .chain(&unknown_symbols)
             .map(String::as_str)
             .collect();
-        let mut resolved = resolve_positions(&conj, src.sparse_arity(), &unknown);
-        resolve_through_closure(&conj, src.sparse_arity(), &unknown, &mut resolved);
-        resolve_by_division(&conj, src.sparse_arity(), &unknown, &mut resolved);
+        let resolved = resolve_outputs(&conj, src.sparse_arity(), &unknown);
         let defined = define_through_arrays(&conj, src.sparse_arity(), &resolved);
         Ok(Conversion {
             src: src.clone(),
@@ -264,6 +262,21 @@ fn rename_constraints(
             _ => None,
         })
         .collect()
+}
+
+/// For each output position of `c` (inputs first, then outputs), the
+/// expression over the inputs, symbols and index arrays but `unknown` that
+/// its equalities give it, its closed constraint graph, or Euclidean
+/// division by a bounded remainder; `None` where none does.
+pub(crate) fn resolve_outputs(
+    c: &Conjunction,
+    n_in: usize,
+    unknown: &BTreeSet<&str>,
+) -> Vec<Option<Expr>> {
+    let mut resolved = resolve_positions(c, n_in, unknown);
+    resolve_through_closure(c, n_in, unknown, &mut resolved);
+    resolve_by_division(c, n_in, unknown, &mut resolved);
+    resolved
 }
 
 /// For each output position of the composed conjunction (inputs first, then

@@ -47,9 +47,10 @@ pub enum KeyComponent {
 pub struct PositionOrder {
     /// The destination tuple position.
     pub position: usize,
-    /// The tuple position the rank is relative to (ELL's `ii` for `w`);
-    /// `None` for a global rank (CSR's `k`, COO's `n`).
-    pub group: Option<usize>,
+    /// The tuple positions the rank is relative to, in tuple order (ELL's
+    /// `ii` for `w`; a 2:4 format's row and block of four columns for its
+    /// slot); empty for a global rank (CSR's `k`, COO's `n`).
+    pub group: Vec<usize>,
     /// The compared components, most significant first (the group, when
     /// there is one, first). Empty: any order will do.
     pub key: Vec<KeyComponent>,
@@ -81,13 +82,17 @@ pub fn position_order(dst: &Descriptor, q: usize) -> Result<PositionOrder, Order
     };
     let images = uf_images(dst, n_out);
     let mut key: Vec<KeyComponent> = Vec::new();
-    let mut group = None;
+    let mut group = Vec::new();
     let pointer = pointer_group(dst, q);
     if let Some(g) = pointer {
         key.push(KeyComponent::Value(Expr::var(Var::Tuple(g))));
-    } else if let Some(g) = rank_group(dst, q, n_out) {
-        group = Some(g);
-        key.push(KeyComponent::Value(Expr::var(Var::Tuple(g))));
+    } else {
+        group = rank_group(dst, q, n_out);
+        key.extend(
+            group
+                .iter()
+                .map(|&g| KeyComponent::Value(Expr::var(Var::Tuple(g)))),
+        );
     }
     // Rule components with their conditions.
     let mut pending: Vec<(KeyComponent, Vec<Expr>, bool)> = Vec::new();
@@ -380,9 +385,11 @@ fn pointer_group(dst: &Descriptor, q: usize) -> Option<usize> {
     None
 }
 
-/// The other tuple variable every index-array call and the value access
-/// taking `t_q` also takes (ELL's `ii` in `col(ii, w)` and `A(ii, w)`).
-fn rank_group(dst: &Descriptor, q: usize, n_out: usize) -> Option<usize> {
+/// The other tuple variables every index-array call and the value access
+/// taking `t_q` also take, in tuple order (ELL's `ii` in `col(ii, w)` and
+/// `A(ii, w)`; `ii` and `b` in a 2:4 format's `crd(ii, b, s)`); empty when
+/// none does.
+fn rank_group(dst: &Descriptor, q: usize, n_out: usize) -> Vec<usize> {
     let conj = &dst.map.conjunctions()[0];
     let mut accesses: Vec<BTreeSet<usize>> = Vec::new();
     let mut visit = |args: &[Expr]| {
@@ -405,11 +412,14 @@ fn rank_group(dst: &Descriptor, q: usize, n_out: usize) -> Option<usize> {
     }
     let data_out = dst.data_index().unwrap_or_default();
     visit(&data_out);
-    let mut common = accesses.first()?.clone();
+    let Some(first) = accesses.first() else {
+        return Vec::new();
+    };
+    let mut common = first.clone();
     for a in &accesses[1..] {
         common = common.intersection(a).copied().collect();
     }
-    (common.len() == 1).then(|| *common.iter().next().expect("one element"))
+    common.into_iter().collect()
 }
 
 /// The quantified variables `(a, b)` of a premise `a < b`.
@@ -508,9 +518,9 @@ mod tests {
     #[test]
     fn csr_positions_are_ranks_by_row_then_column() {
         let o = order("csr", 1);
-        assert_eq!((o.group, o.key), (None, vec![var(0), var(2)]));
+        assert_eq!((o.group, o.key), (vec![], vec![var(0), var(2)]));
         let o = order("csc", 1);
-        assert_eq!((o.group, o.key), (None, vec![var(0), var(2)]));
+        assert_eq!((o.group, o.key), (vec![], vec![var(0), var(2)]));
     }
 
     #[test]
@@ -529,7 +539,7 @@ mod tests {
     #[test]
     fn ell_slots_are_ranks_within_their_row() {
         let o = order("ell", 1);
-        assert_eq!((o.group, o.key), (Some(0), vec![var(0)]));
+        assert_eq!((o.group, o.key), (vec![0], vec![var(0)]));
     }
 
     #[test]
@@ -538,6 +548,6 @@ mod tests {
         // `bcol(kb)` read back as `floor(jj / 2)` from `jj = 2 bcol(kb) + c`.
         let o = order("bcsr", 1);
         let block_col = KeyComponent::Value(Expr::floor_div(&Expr::var(Var::Tuple(5)), 2));
-        assert_eq!((o.group, o.key), (None, vec![var(0), block_col]));
+        assert_eq!((o.group, o.key), (vec![], vec![var(0), block_col]));
     }
 }

@@ -9,7 +9,12 @@
 //! index array, is a condition on each entry (`k < sky(ii + 1)` becomes
 //! `j <= i`). A conversion into the format refuses an input with an entry
 //! that breaks one, naming the entry, instead of writing outside its arrays.
+//!
+//! A format can also limit how many entries share a group ([`Capacity`]):
+//! a 2:4 format's slot `0 <= s < 2` is a rank within the group of its row
+//! and block of four columns, so a third entry in a block has no place.
 
+use std::collections::{BTreeSet, HashMap};
 use std::fmt;
 
 use iegen::{Conjunction, Constraint, Expr, Prover, UfEnvironment, Var};
@@ -29,12 +34,32 @@ pub struct Representable {
     pub dense: Vec<String>,
     /// The conditions, none implied by the dense shape alone.
     pub conditions: Vec<Constraint>,
+    /// The limits on entries per group.
+    pub capacities: Vec<Capacity>,
+}
+
+/// At most `at_most` entries share a group: a sparse position bounded by
+/// constants (`0 <= s < 2`) that is a rank within the group of other
+/// positions (every index array and the value access that take it also
+/// take them, [`crate::order::PositionOrder::group`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Capacity {
+    /// The ranked position's name (`s`).
+    pub slot: String,
+    /// The group positions' names (`ii`, `b`).
+    pub names: Vec<String>,
+    /// The group positions over the dense coordinates (tuple variable `d`
+    /// is coordinate `d`: `i`, `floor(j / 4)`); `None` when the map does
+    /// not give them, and then no input can be checked.
+    pub group: Option<Vec<Expr>>,
+    /// How many entries a group holds.
+    pub at_most: i64,
 }
 
 /// An entry a format cannot store.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "the entry at ({}) cannot be stored in {format}: {format} stores only entries with {condition}",
+    "the entry at ({}) cannot be stored in {format}: {reason}",
     coordinates.iter().map(|c| (c + 1).to_string()).collect::<Vec<_>>().join(", ")
 )]
 pub struct Unrepresentable {
@@ -42,8 +67,9 @@ pub struct Unrepresentable {
     pub format: String,
     /// The entry's coordinates, 0-based (printed 1-based, as in the files).
     pub coordinates: Vec<i64>,
-    /// The condition it breaks, with the coordinates' names.
-    pub condition: String,
+    /// Why, with the coordinates' names: the condition it breaks, or the
+    /// capacity its group is at.
+    pub reason: String,
 }
 
 impl Representable {
@@ -56,21 +82,31 @@ impl Representable {
             .first()
             .map(|c| c.tuple_names()[..dims].to_vec())
             .unwrap_or_else(|| (0..dims).map(|k| format!("x{k}")).collect());
-        let conditions = match inverse.conjunctions() {
-            [c] => conditions(c, dims, d),
-            _ => Vec::new(),
+        let (conditions, capacities) = match inverse.conjunctions() {
+            [c] => (conditions(c, dims, d), capacities(c, dims, d)),
+            _ => (Vec::new(), Vec::new()),
         };
         Representable {
             format: d.name.clone(),
             names,
             dense: d.dense.clone(),
             conditions,
+            capacities,
         }
     }
 
     /// Whether every entry inside the dense shape can be stored.
     pub fn is_everything(&self) -> bool {
-        self.conditions.is_empty()
+        self.conditions.is_empty() && self.capacities.is_empty()
+    }
+
+    /// A check of a sequence of entries, one at a time: each entry's
+    /// conditions, and the groups' capacities over the entries so far.
+    pub fn checker(&self) -> StorableChecker<'_> {
+        StorableChecker {
+            storable: self,
+            groups: vec![HashMap::new(); self.capacities.len()],
+        }
     }
 
     /// The first condition the entry at `coordinates` breaks, given the
@@ -99,7 +135,11 @@ impl Representable {
                 return Err(Unrepresentable {
                     format: self.format.clone(),
                     coordinates: coordinates.to_vec(),
-                    condition: self.describe(c),
+                    reason: format!(
+                        "{} stores only entries with {}",
+                        self.format,
+                        self.describe(c)
+                    ),
                 });
             }
         }
@@ -110,21 +150,24 @@ impl Representable {
     /// too: a conversion from coordinates visits it).
     pub fn check_coordinates(&self, c: &Coordinates) -> Result<(), Unrepresentable> {
         let symbol = |s: &str| self.dense.iter().position(|d| d == s).map(|k| c.dims[k]);
+        let mut checker = self.checker();
         for (at, _) in &c.entries {
-            self.check(at, &symbol)?;
+            checker.check(at, &symbol)?;
         }
         Ok(())
     }
 
-    /// The entries of `c` the format can store.
+    /// The entries of `c` the format can store: those that meet the
+    /// conditions, and of a group over its capacity the first ones.
     pub fn restrict(&self, c: &Coordinates) -> Coordinates {
         let symbol = |s: &str| self.dense.iter().position(|d| d == s).map(|k| c.dims[k]);
+        let mut checker = self.checker();
         Coordinates {
             dims: c.dims.clone(),
             entries: c
                 .entries
                 .iter()
-                .filter(|(at, _)| self.check(at, &symbol).is_ok())
+                .filter(|(at, _)| checker.check(at, &symbol).is_ok())
                 .cloned()
                 .collect(),
         }
@@ -168,11 +211,112 @@ impl Representable {
 
 impl fmt::Display for Representable {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.conditions.is_empty() {
+        if self.is_everything() {
             return write!(f, "every entry");
         }
-        let parts: Vec<String> = self.conditions.iter().map(|c| self.describe(c)).collect();
+        let parts: Vec<String> = self
+            .conditions
+            .iter()
+            .map(|c| self.describe(c))
+            .chain(self.capacities.iter().map(|c| self.describe_capacity(c)))
+            .collect();
         write!(f, "{}", parts.join(" and "))
+    }
+}
+
+impl Representable {
+    /// A capacity as text: `at most 2 entries with the same i and floor(j
+    /// / 4) (the group of `ii` and `b`)`.
+    pub fn describe_capacity(&self, c: &Capacity) -> String {
+        let group = c.names.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>();
+        match &c.group {
+            Some(exprs) => {
+                let name = |v: Var| match v {
+                    Var::Tuple(k) => self.names.get(k).cloned().unwrap_or_else(|| v.to_string()),
+                    Var::Exist(_) => v.to_string(),
+                };
+                let over: Vec<String> = exprs
+                    .iter()
+                    .map(|e| iegen::print::expr_with_names(e, &name))
+                    .collect();
+                format!(
+                    "at most {} entries with the same {} (slot `{}` is a rank within the group of {})",
+                    c.at_most,
+                    over.join(" and "),
+                    c.slot,
+                    group.join(" and "),
+                )
+            }
+            None => format!(
+                "at most {} entries per group of {} (slot `{}`), which spf cannot compute from the \
+                 coordinates",
+                c.at_most,
+                group.join(" and "),
+                c.slot
+            ),
+        }
+    }
+}
+
+/// [`Representable::checker`]: the entries seen so far of each group.
+pub struct StorableChecker<'r> {
+    storable: &'r Representable,
+    /// Per capacity: a group's key → the coordinates of its entries, up to
+    /// the capacity.
+    groups: Vec<HashMap<Vec<i64>, Vec<Vec<i64>>>>,
+}
+
+impl StorableChecker<'_> {
+    /// Checks the next entry: its conditions ([`Representable::check`]),
+    /// then that its group has room; an entry refused takes no room.
+    pub fn check(
+        &mut self,
+        coordinates: &[i64],
+        symbol: &dyn Fn(&str) -> Option<i64>,
+    ) -> Result<(), Unrepresentable> {
+        let s = self.storable;
+        s.check(coordinates, symbol)?;
+        for (c, groups) in s.capacities.iter().zip(&mut self.groups) {
+            let refuse = |reason: String| Unrepresentable {
+                format: s.format.clone(),
+                coordinates: coordinates.to_vec(),
+                reason,
+            };
+            let stores = || format!("{} stores {}", s.format, s.describe_capacity(c));
+            let Some(exprs) = &c.group else {
+                return Err(refuse(stores()));
+            };
+            let key = exprs
+                .iter()
+                .map(|e| {
+                    e.evaluate(
+                        &mut |v| match v {
+                            Var::Tuple(k) => coordinates.get(k).copied(),
+                            Var::Exist(_) => None,
+                        },
+                        &mut |x| symbol(x),
+                        &mut |_, _| None,
+                    )
+                })
+                .collect::<Option<Vec<i64>>>()
+                .ok_or_else(|| refuse(stores()))?;
+            let members = groups.entry(key).or_default();
+            if members.len() as i64 >= c.at_most {
+                let at = |m: &Vec<i64>| {
+                    format!(
+                        "({})",
+                        m.iter().map(|x| (x + 1).to_string()).collect::<Vec<_>>().join(", ")
+                    )
+                };
+                return Err(refuse(format!(
+                    "{}, and the entries at {} already fill its group",
+                    stores(),
+                    members.iter().map(at).collect::<Vec<_>>().join(", ")
+                )));
+            }
+            members.push(coordinates.to_vec());
+        }
+        Ok(())
     }
 }
 
@@ -237,6 +381,74 @@ fn conditions(inverse: &Conjunction, dims: usize, d: &Descriptor) -> Vec<Constra
         .collect()
 }
 
+/// The capacities of `d`'s groups ([`Capacity`]), read off `inverse`
+/// (coordinates first, then the sparse positions).
+fn capacities(inverse: &Conjunction, dims: usize, d: &Descriptor) -> Vec<Capacity> {
+    let map = &d.map.conjunctions()[0];
+    let names = map.tuple_names();
+    let unknown: BTreeSet<&str> = d
+        .ufs
+        .iter()
+        .map(|u| u.name.as_str())
+        .chain(
+            d.symbols
+                .iter()
+                .filter(|s| !d.dense.contains(s))
+                .map(String::as_str),
+        )
+        .collect();
+    let resolved = crate::conversion::resolve_outputs(inverse, dims, &unknown);
+    let mut out = Vec::new();
+    for q in 0..d.sparse_arity() {
+        if resolved.get(q).is_some_and(Option::is_some) {
+            continue;
+        }
+        let Ok(order) = crate::order::position_order(d, q) else {
+            continue;
+        };
+        if order.group.is_empty() {
+            continue;
+        }
+        let Some(at_most) = constant_extent(map, q) else {
+            continue;
+        };
+        out.push(Capacity {
+            slot: names[q].clone(),
+            names: order.group.iter().map(|&g| names[g].clone()).collect(),
+            group: order
+                .group
+                .iter()
+                .map(|&g| resolved.get(g).cloned().flatten())
+                .collect(),
+            at_most,
+        });
+    }
+    out
+}
+
+/// `K` when `conj` bounds tuple variable `q` by `0 <= t_q` and `t_q < K`
+/// (or `t_q <= K - 1`) with `K` a constant.
+fn constant_extent(conj: &Conjunction, q: usize) -> Option<i64> {
+    let v = Var::Tuple(q);
+    let mut zero = false;
+    let mut upper = None;
+    for c in conj.constraints().filter(|c| !c.is_eq()) {
+        let e = c.expr();
+        if e.num_terms() != 1 || e.mentions_in_uf_args(v) {
+            continue;
+        }
+        match e.coefficient_of_var(v) {
+            1 if e.constant_term() == 0 => zero = true,
+            -1 => {
+                let k = e.constant_term() + 1;
+                upper = Some(upper.map_or(k, |u: i64| u.min(k)));
+            }
+            _ => {}
+        }
+    }
+    upper.filter(|_| zero)
+}
+
 /// `0 <= x_d < N_d` for every dense dimension, and every symbol positive.
 fn shape(d: &Descriptor, dims: usize) -> Conjunction {
     let mut c = Conjunction::universe_of_arity(dims);
@@ -260,11 +472,52 @@ mod tests {
     }
 
     #[test]
-    fn every_builtin_but_the_skylines_stores_every_entry_of_its_shape() {
+    fn every_builtin_but_the_skylines_and_nm24_stores_every_entry_of_its_shape() {
         for name in builtin_names() {
             let r = Representable::of(&load_format(name).expect("built-in"));
-            assert_eq!(r.is_everything(), !name.starts_with("sky"), "{name}: {r}");
+            let limited = name.starts_with("sky") || *name == "nm24";
+            assert_eq!(r.is_everything(), !limited, "{name}: {r}");
         }
+    }
+
+    /// A 2:4 format's slot ranks the entries of a row's block of four
+    /// columns: at most two per block, the group read off the map as the
+    /// row and the column's quotient by 4; a third entry is refused naming
+    /// the two before it, and `restrict` keeps the first two.
+    #[test]
+    fn nm24_holds_two_entries_per_block_of_four_columns() {
+        let r = Representable::of(&load_format("nm24").expect("built-in"));
+        assert!(r.conditions.is_empty(), "{r}");
+        let [c] = r.capacities.as_slice() else {
+            panic!("one capacity: {r}")
+        };
+        assert_eq!((c.slot.as_str(), c.at_most), ("s", 2));
+        assert_eq!(c.names, vec!["ii".to_string(), "b".to_string()]);
+        assert_eq!(
+            r.to_string(),
+            "at most 2 entries with the same i and floor(j / 4) (slot `s` is a rank within the \
+             group of `ii` and `b`)"
+        );
+        let m = Coordinates {
+            dims: vec![2, 9],
+            entries: vec![
+                (vec![0, 4], 1.0),
+                (vec![1, 5], 2.0),
+                (vec![0, 7], 3.0),
+                (vec![0, 3], 4.0),
+                (vec![0, 8], 5.0),
+                (vec![0, 6], 6.0),
+            ],
+        };
+        let err = r.check_coordinates(&m).unwrap_err();
+        assert_eq!(err.coordinates, vec![0, 6]);
+        assert!(
+            err.to_string().ends_with("the entries at (1, 5), (1, 8) already fill its group"),
+            "{err}"
+        );
+        let kept = r.restrict(&m);
+        assert_eq!(kept.entries.len(), 5);
+        assert!(r.check_coordinates(&kept).is_ok());
     }
 
     #[test]

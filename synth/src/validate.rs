@@ -315,9 +315,10 @@ pub fn check_storable(s: &Synthesized, input: &Instance) -> Result<(), Problem> 
         which: "input",
         error: e.to_string(),
     })?;
+    let mut checker = storable.checker();
     for (at, value) in &points {
         if *value != 0.0 || !from.padding {
-            storable
+            checker
                 .check(at, &extent)
                 .map_err(Problem::Unrepresentable)?;
         }

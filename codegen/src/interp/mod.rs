@@ -685,7 +685,13 @@ pub fn run(
                 Object::ordered_set(bounds.as_ref().map(|_| (values[0], values[1])))
             }
             ObjectKind::Scatter { .. } => {
-                Object::scatter(values[0]).map_err(|fault| RunError::ObjectFault {
+                // The linear keys of the extents' tuple (too many to count:
+                // the largest extent, refused as too large).
+                let keys = values
+                    .iter()
+                    .try_fold(1i64, |a, &b| a.checked_mul(b))
+                    .unwrap_or(i64::MAX);
+                Object::scatter(keys).map_err(|fault| RunError::ObjectFault {
                     site: Site::Object(spec.name.clone()),
                     call: spec.to_string(),
                     fault,

@@ -152,10 +152,13 @@ pub enum ObjectKind {
         /// `LO` and `HI`, affine expressions over the symbols.
         bounds: Option<(Expr, Expr)>,
     },
-    /// `Scatter(E)`: the streaming counting-sort scatter over keys `0..E`.
+    /// `Scatter(E)`: the streaming counting-sort scatter over keys `0..E`;
+    /// `Scatter(E1, E2, ...)` over keys `0..E1 * E2 * ...`, the row-major
+    /// linear indices of a tuple of keys (a group of several positions;
+    /// the calls take the linear index).
     Scatter {
-        /// `E`, an affine expression over the symbols.
-        extent: Expr,
+        /// `E1, E2, ...`, affine expressions over the symbols; at least one.
+        extents: Vec<Expr>,
     },
 }
 
@@ -319,18 +322,18 @@ impl ObjectSpec {
                     })
                 }
             },
-            "Scatter" => match args.as_slice() {
-                [extent] => ObjectKind::Scatter {
-                    extent: affine(extent)?,
-                },
-                _ => {
+            "Scatter" => {
+                if args.is_empty() {
                     return Err(SpecError::ArgumentCount {
                         kind: "Scatter",
-                        expected: "(E)",
-                        found: args.len(),
-                    })
+                        expected: "(E) or (E1, E2, ...)",
+                        found: 0,
+                    });
                 }
-            },
+                ObjectKind::Scatter {
+                    extents: args.iter().map(|a| affine(a)).collect::<Result<_, _>>()?,
+                }
+            }
             other => return Err(SpecError::UnknownKind(other.to_string())),
         };
         Ok(ObjectSpec {
@@ -350,7 +353,7 @@ impl ObjectSpec {
             ObjectKind::OrderedSet {
                 bounds: Some((lo, hi)),
             } => vec![lo, hi],
-            ObjectKind::Scatter { extent } => vec![extent],
+            ObjectKind::Scatter { extents } => extents.iter().collect(),
             _ => Vec::new(),
         }
     }
@@ -852,7 +855,10 @@ impl fmt::Display for ObjectSpec {
             ObjectKind::OrderedSet {
                 bounds: Some((lo, hi)),
             } => write!(f, "{} : OrderedSet({})", self.name, list(&[lo, hi])),
-            ObjectKind::Scatter { extent } => write!(f, "{} : Scatter({extent})", self.name),
+            ObjectKind::Scatter { extents } => {
+                let refs: Vec<&Expr> = extents.iter().collect();
+                write!(f, "{} : Scatter({})", self.name, list(&refs))
+            }
         }
     }
 }
@@ -1088,7 +1094,7 @@ mod tests {
         assert_eq!(
             b.kind,
             ObjectKind::Scatter {
-                extent: Expr::sym("NR").plus(&Expr::constant(1))
+                extents: vec![Expr::sym("NR").plus(&Expr::constant(1))]
             }
         );
         assert_eq!(b.to_string(), "P : Scatter(NR + 1)");
@@ -1101,10 +1107,9 @@ mod tests {
                 ..
             })
         ));
-        assert!(matches!(
-            parse(&["N", "M"]),
-            Err(SpecError::ArgumentCount { found: 2, .. })
-        ));
+        let two = parse(&["NR", "NR + 1"]).unwrap();
+        assert_eq!(two.to_string(), "P : Scatter(NR, NR + 1)");
+        assert_eq!(two.init_exprs().len(), 2);
         assert_eq!(parse(&["K"]), Err(SpecError::UnknownSymbol("K".into())));
         let int = |k| ValueExpr::Int(k);
         let at = |m: &str, args: &[ValueExpr], site| check_call_at(&b, m, args, site);

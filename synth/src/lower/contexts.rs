@@ -22,8 +22,9 @@ pub(super) enum Ctx {
     Sorted,
     /// A second pass over the source, each entry placed by a scatter.
     Placed,
-    /// The groups `0 <= g < E` of a scatter's key (E, a dense extent).
-    Groups(String),
+    /// The groups `0 <= g < E` of a scatter's key (`E` over the source's
+    /// symbols).
+    Groups(Expr),
     /// The distinct values of the ordered set of a destination position.
     Set(usize),
     /// The fix-up domain of a monotone index array.
@@ -33,11 +34,22 @@ pub(super) enum Ctx {
 }
 
 impl Lowering<'_> {
-    /// The context a candidate's statement runs in.
+    /// The context a candidate's statement runs in. One that reads no
+    /// tuple variable (a destination symbol defined by the source's, a 2:4
+    /// format's `NB = floor((NC + 3) / 4)`) runs once, also when there are
+    /// no entries.
     pub(super) fn context_of(&self, exprs: &[&Expr]) -> Ctx {
         let mut uses_perm = false;
         let mut only_set = None;
         let mut other = false;
+        let mut any = false;
+        for e in exprs {
+            e.for_each_var(&mut |_| any = true);
+            e.for_each_call(&mut |_, _| any = true);
+        }
+        if !any {
+            return Ctx::Once;
+        }
         for e in exprs {
             e.for_each_var(&mut |v| match v {
                 Var::Tuple(t) if t >= self.n_in => {
@@ -75,14 +87,14 @@ impl Lowering<'_> {
     }
 
     pub(super) fn domain_of(&self, ctx: &Ctx) -> Result<(Set, Vec<String>), Refusal> {
-        let range = |name: &str, size: &str| {
+        let range_to = |name: &str, size: Expr| {
             let v = Expr::var(Var::Tuple(0));
             let conj = Conjunction::from_parts(
                 vec![name.to_string()],
                 Vec::new(),
                 [
                     Constraint::geq(v.clone()),
-                    Constraint::lt(&v, &Expr::sym(size)),
+                    Constraint::lt(&v, &size),
                 ],
             )
             .expect("a range is satisfiable");
@@ -91,6 +103,7 @@ impl Lowering<'_> {
                 vec![name.to_string()],
             )
         };
+        let range = |name: &str, size: &str| range_to(name, Expr::sym(size));
         Ok(match ctx {
             Ctx::Once => (
                 Set::from_formula(Formula::from_conjunctions(
@@ -108,7 +121,7 @@ impl Lowering<'_> {
                 range(&self.sorted_iter, &perm.size)
             }
             Ctx::Set(q) => range(&self.sets[q].iterator, &self.sets[q].size),
-            Ctx::Groups(extent) => range(&self.group_iter, extent),
+            Ctx::Groups(extent) => range_to(&self.group_iter, extent.clone()),
             Ctx::Whole(f) => {
                 let decl = self.conv.dst.uf(f).ok_or("no such array")?;
                 let [conj] = decl.domain.conjunctions() else {

@@ -19,7 +19,7 @@ impl Lowering<'_> {
     /// shared by the four entries of a block), not the entries (CSR's key
     /// `(ii, jj)` identifies its entry).
     pub(super) fn keys_shared(&self, order: &PositionOrder) -> bool {
-        if order.key.is_empty() || order.group.is_some() {
+        if order.key.is_empty() || !order.group.is_empty() {
             return false;
         }
         // A position the destination gives each entry its own of (UCSR's

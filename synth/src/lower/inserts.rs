@@ -48,25 +48,42 @@ impl Lowering<'_> {
         } = &perm.mode
         {
             let (object, size) = (perm.object.clone(), perm.size.clone());
-            let (extent, scalar) = (extent.clone(), scalar.clone());
-            // The one counted component (none: one key, a running count).
-            let key = key.clone().unwrap_or_else(|| Expr::constant(0));
-            let key = self.over_relation(&key);
-            let mut pro = Prologue::new();
-            let v = self.translate(&key, &Ctx::Source, &mut pro)?;
-            if !pro.is_empty() {
-                return Err("the scatter's key needs scalars".into());
+            let (extent, scalar, key) = (extent.clone(), scalar.clone(), key.clone());
+            // The counted key (none: one key, a running count), its
+            // components linearized row-major over their extents.
+            let mut v: Option<ValueExpr> = None;
+            for (k, e) in key.iter().zip(&extent) {
+                let k = self.over_relation(k);
+                let mut pro = Prologue::new();
+                let k = ValueExpr::Index(self.translate(&k, &Ctx::Source, &mut pro)?);
+                if !pro.is_empty() {
+                    return Err("the scatter's key needs scalars".into());
+                }
+                v = Some(match v {
+                    None => k,
+                    Some(outer) => ValueExpr::Binary(
+                        BinOp::Add,
+                        Box::new(ValueExpr::Binary(
+                            BinOp::Mul,
+                            Box::new(outer),
+                            Box::new(ValueExpr::Index(e.clone())),
+                        )),
+                        Box::new(k),
+                    ),
+                });
             }
+            let v = v.unwrap_or(ValueExpr::Int(0));
+            let pro = Prologue::new();
             self.comp.objects.push(RuntimeObject {
                 name: object.clone(),
                 kind: "Scatter".into(),
-                args: vec![extent],
+                args: extent.iter().map(Expr::to_string).collect(),
             });
             self.declare_scalar(&size);
             self.fill_object(
                 &object,
                 &size,
-                vec![ValueExpr::Index(v.clone())],
+                vec![v.clone()],
                 pro,
                 true,
                 phase::INSERT,
@@ -93,7 +110,7 @@ impl Lowering<'_> {
                     index: Vec::new(),
                 },
                 UpdateOp::Assign,
-                call(&object, method, vec![ValueExpr::Index(v)]),
+                call(&object, method, vec![v]),
             );
             if self.conv.src.padding {
                 place = self.nonzero_guard(place);

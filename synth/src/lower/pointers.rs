@@ -25,22 +25,21 @@ impl Lowering<'_> {
     /// CSC's `colptr`): `f(g + 1) = P.start(g + 1)` over the keys `g` — the
     /// prefix sums the object already has, with no per-entry update and no
     /// fix-up (`f(0)` stays 0). Read off the candidate before translation.
-    pub(super) fn pointers_from_order(&self, c: &Candidate) -> Option<(String, Body)> {
+    pub(super) fn pointers_from_order(&self, c: &Candidate) -> Option<(Expr, Body)> {
         let perm = self.perm.as_ref()?;
-        if perm.order.group.is_some() || perm.distinct.is_some() {
+        if !perm.order.group.is_empty() || perm.distinct.is_some() {
             return None;
         }
         let KeyComponent::Value(key) = perm.order.key.first()? else {
             return None;
         };
         let extent = match &perm.mode {
-            PermMode::Streaming {
-                extent,
-                key: Some(_),
-                ..
-            } => extent.clone(),
+            PermMode::Streaming { extent, key, .. } => match (extent.as_slice(), key.as_slice()) {
+                ([extent], [_]) => extent.clone(),
+                _ => return None,
+            },
             PermMode::Sorted => match key.as_var()? {
-                Var::Tuple(t) => self.dense_extent(t)?,
+                Var::Tuple(t) => Expr::sym(self.dense_extent(t)?),
                 Var::Exist(_) => return None,
             },
             _ => return None,

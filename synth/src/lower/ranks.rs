@@ -40,17 +40,19 @@ pub(super) enum PermMode {
         lo: Expr,
         hi: Expr,
     },
-    /// One counted key component and the rest in source order: count the
-    /// keys, then place each entry in a second pass over the source
-    /// (Gustavson's algorithm; the `Scatter` runtime object, no per-entry
-    /// storage). `scalar` holds the entry's position. Without a `key` (a
-    /// source already in the destination's order that no single variable
-    /// numbers: a padded source, CSR's two loops) one key `0` of extent 1:
-    /// a running count.
+    /// One counted key and the rest in source order: count the keys, then
+    /// place each entry in a second pass over the source (Gustavson's
+    /// algorithm; the `Scatter` runtime object, no per-entry storage).
+    /// `scalar` holds the entry's position. The key has one component per
+    /// extent, most significant first (a group of several positions, as a
+    /// 2:4 format's row and block, is counted by its row-major linear
+    /// index). Without a `key` (a source already in the destination's order
+    /// that no single variable numbers: a padded source, CSR's two loops)
+    /// one key `0` of extent 1: a running count.
     Streaming {
-        extent: String,
+        extent: Vec<Expr>,
         scalar: String,
-        key: Option<Expr>,
+        key: Vec<Expr>,
     },
 }
 
@@ -110,7 +112,7 @@ impl Lowering<'_> {
         };
         let mut expanded: Vec<(usize, Vec<KeyComponent>)> = Vec::new();
         for &q in positions {
-            if orders[&q].group.is_some() {
+            if !orders[&q].group.is_empty() {
                 return Err(refuse(
                     positions[0],
                     positions[1],
@@ -143,7 +145,7 @@ impl Lowering<'_> {
         }
         let order = PositionOrder {
             position: deepest,
-            group: None,
+            group: Vec::new(),
             key,
         };
         self.plan_permutation_with(deepest, order, true)
@@ -213,30 +215,31 @@ impl Lowering<'_> {
         }
         // The key components the source's own order does not provide.
         let compared = self.compared_components(&order);
+        let grouped = !order.group.is_empty();
         let streaming = match order.key.first() {
             // The source's order is the destination's and no single source
             // variable numbers the entries: a running count, no storage.
-            _ if compared == 0
-                && order.group.is_none()
-                && self.single_source_variable().is_none() =>
-            {
-                Some(("1".to_string(), None))
+            _ if compared == 0 && !grouped && self.single_source_variable().is_none() => {
+                Some((vec![Expr::constant(1)], Vec::new()))
             }
-            Some(KeyComponent::Value(e))
-                if (compared == 1 && order.group.is_none())
-                    || (order.group.is_some() && compared <= 1) =>
-            {
-                e.as_var()
-                    .and_then(|v| match v {
-                        Var::Tuple(t) => self.dense_extent(t),
-                        _ => None,
-                    })
-                    .map(|x| (x, Some(e.clone())))
-            }
+            // Counted by the group (the source's order gives the rest), or
+            // by the one compared component.
+            _ if grouped && compared <= order.group.len() => order
+                .group
+                .iter()
+                .map(|&g| Some((self.position_extent(g)?, Expr::var(Var::Tuple(g)))))
+                .collect::<Option<(Vec<_>, Vec<_>)>>(),
+            Some(KeyComponent::Value(e)) if compared == 1 && !grouped => e
+                .as_var()
+                .and_then(|v| match v {
+                    Var::Tuple(t) => self.dense_extent(t),
+                    _ => None,
+                })
+                .map(|x| (vec![Expr::sym(x)], vec![e.clone()])),
             _ => None,
         };
-        let offset = match (order.group, compared) {
-            (Some(g), 0) => self.group_offsets(g),
+        let offset = match (order.group.as_slice(), compared) {
+            ([g], 0) => self.group_offsets(*g),
             _ => None,
         };
         let mode = if let Some(mode) = offset {
@@ -244,7 +247,7 @@ impl Lowering<'_> {
         } else if let (Some((extent, key)), true) = (streaming, self.allow_streaming) {
             // The placed position: the position itself, or (within groups)
             // the entry's slot in the grouped order.
-            let base = if order.group.is_some() {
+            let base = if grouped {
                 "pos".to_string()
             } else {
                 self.dst_tuple[q].clone()
@@ -252,8 +255,7 @@ impl Lowering<'_> {
             let scalar = self.fresh(&base);
             // Not needed when the scatter counts the groups themselves
             // (`ranks_by_slot`): ranks are slots, no position is placed.
-            let counts_groups = matches!((order.group, &key), (Some(g), Some(k))
-                if k.as_var() == Some(Var::Tuple(g)));
+            let counts_groups = counts_the_group(&key, &order.group);
             if !counts_groups {
                 self.declare_scalar(&scalar);
             }
@@ -262,7 +264,26 @@ impl Lowering<'_> {
                 scalar,
                 key,
             }
-        } else if order.group.is_some() || compared > 0 {
+        } else if order.group.len() > 1 {
+            // A rank within a group of several positions is the group's
+            // slot in a scatter over the groups; the sort's `start` takes
+            // one group position.
+            return Err(Refusal::about(
+                Side::Destination,
+                Construct::Map,
+                format!(
+                    "position `{}` is a rank within groups of {} positions ({}), which only a \
+                     scatter over the groups numbers, and no scatter applies here (every group \
+                     position needs a bound over the symbols, and the source's order must give \
+                     the rest of the order)",
+                    self.dst_tuple[q],
+                    order.group.len(),
+                    order.group.iter().map(|&g| format!("`{}`", self.dst_tuple[g]))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            ));
+        } else if grouped || compared > 0 {
             PermMode::Sorted
         } else if let Some((var, lo, hi)) = self.single_source_variable() {
             PermMode::Direct { var, lo, hi }
@@ -343,13 +364,22 @@ impl Lowering<'_> {
         let Some(perm) = &self.perm else {
             return false;
         };
-        match (&perm.mode, perm.order.group) {
-            (PermMode::Streaming { key: Some(k), .. }, Some(g)) => {
-                k.as_var() == Some(Var::Tuple(g))
-            }
+        match &perm.mode {
+            PermMode::Streaming { key, .. } => counts_the_group(key, &perm.order.group),
             _ => false,
         }
     }
+}
+
+/// Whether a scatter's `key` is the group's positions themselves, so that
+/// it counts the groups (not with no group).
+fn counts_the_group(key: &[Expr], group: &[usize]) -> bool {
+    !group.is_empty()
+        && key.len() == group.len()
+        && key
+            .iter()
+            .zip(group)
+            .all(|(k, &g)| k.as_var() == Some(Var::Tuple(g)))
 }
 
 /// `q`'s order key with every component that is another position with an

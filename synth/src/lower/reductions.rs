@@ -34,18 +34,18 @@ impl Lowering<'_> {
         &self,
         ctx: &Ctx,
         value: &Expr,
-    ) -> Option<(String, ValueExpr)> {
+    ) -> Option<(Expr, ValueExpr)> {
         let perm = self.perm.as_ref()?;
         if let (
             Ctx::Source,
-            Some(g),
+            [g],
             PermMode::Offset {
                 outer,
                 inner,
                 lo,
                 hi,
             },
-        ) = (ctx, perm.order.group, &perm.mode)
+        ) = (ctx, perm.order.group.as_slice(), &perm.mode)
         {
             // value = (inner - lo) + c: over the groups, hi - lo - 1 + c.
             let rank = Expr::var(Var::Tuple(*inner)).minus(lo);
@@ -58,11 +58,16 @@ impl Lowering<'_> {
             let longest = at_group(hi)
                 .minus(&at_group(lo))
                 .plus(&Expr::constant(rest.constant_term() - 1));
-            return Some((self.dense_extent(g)?, ValueExpr::Index(longest)));
+            return Some((Expr::sym(self.dense_extent(*g)?), ValueExpr::Index(longest)));
         }
-        let (Ctx::Placed, Some(_), PermMode::Streaming { extent, .. }) =
-            (ctx, perm.order.group, &perm.mode)
+        // One group position: the groups are the scatter's keys (a group of
+        // several has no `start`, and its sizes are bounded by constants).
+        let (Ctx::Placed, [_], PermMode::Streaming { extent, .. }) =
+            (ctx, perm.order.group.as_slice(), &perm.mode)
         else {
+            return None;
+        };
+        let [extent] = extent.as_slice() else {
             return None;
         };
         let rank = self.scalars.get(&format!("rank {}", perm.position))?;

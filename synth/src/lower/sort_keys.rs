@@ -110,6 +110,58 @@ impl Lowering<'_> {
         Some(Expr::floor_div(&inner.plus(&Expr::constant(m - 1)), *m))
     }
 
+    /// An extent `E` over the source's symbols with `0 <= t_q < E` for
+    /// destination tuple variable `q`: [`Self::key_extent`]'s, else a
+    /// bound `t_q < S` in the map on a destination symbol `S` that an
+    /// equality of the map defines over the source's (a 2:4 format's
+    /// block `0 <= b < NB` with `NB = floor((NC + 3) / 4)`).
+    pub(super) fn position_extent(&self, q: usize) -> Option<Expr> {
+        if let Some(x) = self.key_extent(&Expr::var(Var::Tuple(q))) {
+            return Some(x);
+        }
+        let conj = &self.conv.dst.map.conjunctions()[0];
+        let src = &self.conv.src.symbols;
+        let defined = |s: &str| -> Option<Expr> {
+            conj.constraints().filter(|c| c.is_eq()).find_map(|c| {
+                let e = c.expr();
+                let coef = e.coefficient(&Atom::Sym(s.to_string()));
+                if coef.abs() != 1 {
+                    return None;
+                }
+                let mut rest = e.clone();
+                rest.add_term(Atom::Sym(s.to_string()), -coef);
+                let mut known = true;
+                rest.for_each_var(&mut |_| known = false);
+                rest.for_each_call(&mut |_, _| known = false);
+                rest.for_each_sym(&mut |x| known &= src.iter().any(|y| y == x));
+                // s coef + rest = 0: s = -rest / coef.
+                known.then(|| if coef == 1 { rest.negate() } else { rest })
+            })
+        };
+        let bound = box_extent(conj, q, &|rest| {
+            let mut known = true;
+            rest.for_each_call(&mut |_, _| known = false);
+            rest.for_each_sym(&mut |s| {
+                known &= src.iter().any(|x| x == s) || defined(s).is_some()
+            });
+            known
+        })?;
+        // Replace each destination symbol by its definition (only where it
+        // is a term of its own, not inside a division).
+        let mut out = bound.clone();
+        let mut syms = Vec::new();
+        bound.for_each_sym(&mut |s| syms.push(s.to_string()));
+        for s in syms.into_iter().filter(|s| !src.contains(s)) {
+            let atom = Atom::Sym(s.clone());
+            let c = out.coefficient(&atom);
+            out.add_term(atom, -c);
+            out = out.plus(&defined(&s)?.scale(c));
+        }
+        let mut left = false;
+        out.for_each_sym(&mut |s| left |= !src.iter().any(|x| x == s));
+        (!left).then_some(out)
+    }
+
     /// The extent of the dense coordinate destination tuple variable `q` equals.
     pub(super) fn dense_extent(&self, q: usize) -> Option<String> {
         let conj = &self.conv.dst.map.conjunctions()[0];

@@ -152,9 +152,10 @@ impl Lowering<'_> {
             };
             match (&perm.mode, ctx, global) {
                 (_, _, Some(global)) => {
-                    let Some(g) = perm.order.group else {
+                    let group = perm.order.group.clone();
+                    if group.is_empty() {
                         return Ok(global);
-                    };
+                    }
                     // The rank within the group: the group's next slot
                     // when the scatter counts the groups themselves, else
                     // the global position minus the group's start.
@@ -165,7 +166,18 @@ impl Lowering<'_> {
                         // pass (`insert_statements`).
                         return Ok(Expr::sym(name));
                     }
-                    let group = self.destination_var(g, ctx, pro)?;
+                    let [g] = group.as_slice() else {
+                        return Err(Refusal::about(
+                            Side::Destination,
+                            Construct::Map,
+                            format!(
+                                "position `{}` is a rank within groups of several positions, \
+                                 which only the scatter over the groups gives",
+                                self.dst_tuple[q]
+                            ),
+                        ));
+                    };
+                    let group = self.destination_var(*g, ctx, pro)?;
                     if pro.iter().all(|(n, _)| *n != name) {
                         let start = call(&object, "start", vec![ValueExpr::Index(group)]);
                         pro.push((
