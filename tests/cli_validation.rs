@@ -395,7 +395,8 @@ fn a_lowering_refusal_names_the_construct_and_its_line() {
 /// of two positions (column and block of eight rows), counted by one
 /// scatter; a matrix that fits converts there and back in both engines,
 /// and a fifth entry in a block is refused, naming it and the four that
-/// fill its block, with nothing written.
+/// fill its block, with nothing written, by `spf convert` and by a built
+/// program alike.
 #[test]
 fn a_user_structured_sparsity_converts_and_refuses_a_full_block() {
     let dir = temp("nm48c");
@@ -413,13 +414,27 @@ fn a_user_structured_sparsity_converts_and_refuses_a_full_block() {
         let stored = dir.join(format!("stored-{engine}.json"));
         let back = dir.join(format!("back-{engine}.mtx"));
         let out = spf(&[
-            "convert", "coo", s(&desc), s(&fits), "-o", s(&stored), "--engine", engine,
+            "convert",
+            "coo",
+            s(&desc),
+            s(&fits),
+            "-o",
+            s(&stored),
+            "--engine",
+            engine,
         ]);
         assert!(out.status.success(), "{}", text(&out.stderr));
         let json = std::fs::read_to_string(&stored).expect("written");
         assert!(json.contains("\"G\": 2"), "{json}");
         let out = spf(&[
-            "convert", s(&desc), "coo", s(&stored), "-o", s(&back), "--engine", engine,
+            "convert",
+            s(&desc),
+            "coo",
+            s(&stored),
+            "-o",
+            s(&back),
+            "--engine",
+            engine,
         ]);
         assert!(out.status.success(), "{}", text(&out.stderr));
         let mut lines: Vec<String> = std::fs::read_to_string(&back)
@@ -445,7 +460,14 @@ fn a_user_structured_sparsity_converts_and_refuses_a_full_block() {
     for engine in ["native", "interp"] {
         let out_file = dir.join(format!("full-{engine}.json"));
         let out = spf(&[
-            "convert", "coo", s(&desc), s(&full), "-o", s(&out_file), "--engine", engine,
+            "convert",
+            "coo",
+            s(&desc),
+            s(&full),
+            "-o",
+            s(&out_file),
+            "--engine",
+            engine,
         ]);
         let err = text(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{err}");
@@ -462,6 +484,36 @@ fn a_user_structured_sparsity_converts_and_refuses_a_full_block() {
         );
         assert!(!out_file.exists());
     }
+    // A built program counts the groups in C: the same refusal, and the
+    // matrix that fits converts.
+    let bin = dir.join("coo_nm48c");
+    let out = spf(&["build", "coo", s(&desc), "-o", s(&bin)]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let run = |input: &std::path::Path, json: &std::path::Path| {
+        std::process::Command::new(&bin)
+            .args([s(input), "-o", s(json)])
+            .output()
+            .expect("runs")
+    };
+    let json = dir.join("built.json");
+    let out = run(&fits, &json);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(std::fs::read_to_string(&json)
+        .expect("written")
+        .contains("\"G\": 2"));
+    let json = dir.join("built-full.json");
+    let out = run(&full, &json);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains(
+            "the entry at (6, 1) cannot be stored in NM48C: NM48C stores at most 4 entries with \
+             the same j and floor(i / 8) (slot `t` is a rank within the group of `jc` and `g`), \
+             and the entries at (8, 1), (1, 1), (3, 1), (5, 1) already fill its group"
+        ),
+        "{err}"
+    );
+    assert!(!json.exists());
 }
 
 /// A format of which no test tensor keeps two storable entries cannot be

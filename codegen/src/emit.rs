@@ -1729,7 +1729,12 @@ impl Lowered<'_> {
                 let first = codes.next().expect("a scatter has an extent")?;
                 ObjectInit::Scatter {
                     extent: codes.try_fold(first, |acc, e| {
-                        Ok::<_, EmitError>(Code::Bin(BinOp::Mul, Ty::Int, Box::new(acc), Box::new(e?)))
+                        Ok::<_, EmitError>(Code::Bin(
+                            BinOp::Mul,
+                            Ty::Int,
+                            Box::new(acc),
+                            Box::new(e?),
+                        ))
                     })?,
                 }
             }

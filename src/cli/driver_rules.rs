@@ -847,12 +847,6 @@ impl<'d> Emitter<'d> {
         if storable.is_everything() {
             return Ok(String::new());
         }
-        if let Some(c) = storable.capacities.first() {
-            return Err(format!(
-                "it limits the entries per group ({})",
-                storable.describe_capacity(c)
-            ));
-        }
         let n_sparse = self.d.map.in_arity();
         let coordinate = |i: usize| Some(format!("v[{}]", n_sparse + i));
         let mut holds = Vec::new();
@@ -866,27 +860,73 @@ impl<'d> Emitter<'d> {
         }
         let n_dense = self.d.map.out_arity();
         let coords: Vec<String> = (0..n_dense).filter_map(coordinate).collect();
-        let tail = format!(
-            "if ({}!({}))\n    \
-             drv_unrepresentable(ctx, {n_dense}, (const int64_t[]){{{}}}, {}, {});",
-            // A padded source's zeros are skipped by the conversion; any
-            // other stored point is visited.
+        // A padded source's zeros are skipped by the conversion; any other
+        // stored point is visited.
+        let mut tail = format!(
+            "if ({}) {{\n",
             if self.d.padding {
-                "drv_value_at(values, k) != 0.0 && "
+                "drv_value_at(values, k) != 0.0"
             } else {
-                ""
-            },
-            holds.join(" && "),
-            coords.join(", "),
-            c_str(&storable.format),
-            c_str(&storable.to_string())
+                "1"
+            }
         );
+        if !holds.is_empty() {
+            let conditions = storable
+                .conditions
+                .iter()
+                .map(|c| storable.describe(c))
+                .collect::<Vec<_>>()
+                .join(" and ");
+            let _ = writeln!(
+                tail,
+                "    if (!({}))\n        \
+                 drv_unrepresentable(ctx, {n_dense}, (const int64_t[]){{{}}}, {}, {});",
+                holds.join(" && "),
+                coords.join(", "),
+                c_str(&storable.format),
+                c_str(&conditions)
+            );
+        }
+        // Each group's entries are recorded, then sorted by group and
+        // counted after the loops.
+        let (mut declare, mut count) = (String::new(), String::new());
+        for (g, c) in storable.capacities.iter().enumerate() {
+            let Some(group) = &c.group else {
+                return Err(format!(
+                    "it limits the entries per group, and {}",
+                    storable.describe_capacity(c)
+                ));
+            };
+            let keys = group
+                .iter()
+                .map(|e| self.wide(e, &coordinate))
+                .collect::<Result<Vec<_>, _>>()?;
+            let _ = writeln!(
+                declare,
+                "        drv_groups group{g} = {{NULL, 0, 0, {}, {n_dense}}};",
+                keys.len()
+            );
+            let _ = writeln!(
+                tail,
+                "    drv_groups_add(&group{g}, (const int64_t[]){{{}}}, (const int64_t[]){{{}}});",
+                keys.join(", "),
+                coords.join(", ")
+            );
+            let _ = writeln!(
+                count,
+                "        drv_groups_check(&group{g}, {}, ctx, {}, {});",
+                c.at_most,
+                c_str(&storable.format),
+                c_str(&storable.describe_capacity(c))
+            );
+        }
+        tail.push('}');
         let (extents, loops) = self.map_points(&tail)?;
         Ok(format!(
             "    {{ /* every entry storable in {} */\n        \
              static const char rule[] = \"the sparse-to-dense map\";\n        \
              const drv_array *values = drv_array_named(x, ctx, {});\n        \
-             const int64_t ext[] = {{{}}};\n{loops}    }}\n",
+             const int64_t ext[] = {{{}}};\n{declare}{loops}{count}    }}\n",
             storable.format,
             c_str(&self.d.data_name),
             extents.join(", "),

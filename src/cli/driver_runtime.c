@@ -2271,6 +2271,90 @@ static DRV_UNUSED void drv_unrepresentable(const char *ctx, int n, const int64_t
             format, format, conditions);
 }
 
+/* The entries of an input by group, for a destination whose groups hold at
+ * most so many entries (a 2:4 format's blocks): each record is the group's
+ * `g` keys, the entry's sequence number and its `d` coordinates. */
+typedef struct {
+    int64_t *rec;
+    int64_t n, cap;
+    int g, d;
+} drv_groups;
+
+static int drv_groups_width; /* the compared prefix of a record, for qsort */
+
+static DRV_UNUSED void drv_groups_add(drv_groups *G, const int64_t *key, const int64_t *at)
+{
+    int64_t w = G->g + 1 + G->d, *r;
+    if (G->n == G->cap) {
+        int64_t cap = G->cap ? 2 * G->cap : 1024;
+        int64_t *grown = (int64_t *)realloc(G->rec, (size_t)(cap * w) * sizeof *grown);
+        if (grown == NULL)
+            drv_die("out of memory counting the entries per group");
+        G->rec = grown;
+        G->cap = cap;
+    }
+    r = G->rec + G->n * w;
+    memcpy(r, key, (size_t)G->g * sizeof *r);
+    r[G->g] = G->n;
+    memcpy(r + G->g + 1, at, (size_t)G->d * sizeof *r);
+    G->n++;
+}
+
+static int drv_groups_cmp(const void *a, const void *b)
+{
+    const int64_t *x = (const int64_t *)a, *y = (const int64_t *)b;
+    int i;
+    for (i = 0; i < drv_groups_width; i++)
+        if (x[i] != y[i])
+            return x[i] < y[i] ? -1 : 1;
+    return 0;
+}
+
+static void drv_coords_text(char *out, size_t size, const int64_t *at, int n)
+{
+    int d, used = 0;
+    out[0] = '\0';
+    for (d = 0; d < n && used >= 0 && (size_t)used < size; d++)
+        used += snprintf(out + used, size - (size_t)used, d ? ", %lld" : "%lld", (long long)at[d] + 1);
+}
+
+/* Stops at the first entry, in input order, whose group already holds
+ * `at_most` entries, naming them; frees the records. */
+static DRV_UNUSED void drv_groups_check(drv_groups *G, int64_t at_most, const char *ctx, const char *format,
+                                        const char *capacity)
+{
+    int64_t w = G->g + 1 + G->d, i, start, first = -1, first_start = 0;
+    drv_groups_width = G->g + 1;
+    if (G->n > 1)
+        qsort(G->rec, (size_t)G->n, (size_t)w * sizeof *G->rec, drv_groups_cmp);
+    for (start = 0; start < G->n; start = i) {
+        for (i = start + 1; i < G->n && memcmp(G->rec + i * w, G->rec + start * w, (size_t)G->g * sizeof *G->rec) == 0;
+             i++)
+            ;
+        if (i - start > at_most && (first < 0 || G->rec[(start + at_most) * w + G->g] < G->rec[first * w + G->g])) {
+            first = start + at_most;
+            first_start = start;
+        }
+    }
+    if (first >= 0) {
+        char point[256], fill[1024];
+        size_t used = 0;
+        drv_coords_text(point, sizeof point, G->rec + first * w + G->g + 1, G->d);
+        fill[0] = '\0';
+        for (i = first_start; i < first && used < sizeof fill; i++) {
+            char one[256];
+            drv_coords_text(one, sizeof one, G->rec + i * w + G->g + 1, G->d);
+            used += (size_t)snprintf(fill + used, sizeof fill - used, i > first_start ? ", (%s)" : "(%s)", one);
+        }
+        drv_die("%s: the entry at (%s) cannot be stored in %s: %s stores %s, and the entries at %s already fill "
+                "its group",
+                ctx, point, format, format, capacity, fill);
+    }
+    free(G->rec);
+    G->rec = NULL;
+    G->n = G->cap = 0;
+}
+
 static DRV_UNUSED void drv_storage_outside(const char *ctx, const int64_t *v, int n_sparse, const char *name,
                                            const int64_t *pos, const int64_t *ext, int n)
 {

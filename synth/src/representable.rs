@@ -305,7 +305,10 @@ impl StorableChecker<'_> {
                 let at = |m: &Vec<i64>| {
                     format!(
                         "({})",
-                        m.iter().map(|x| (x + 1).to_string()).collect::<Vec<_>>().join(", ")
+                        m.iter()
+                            .map(|x| (x + 1).to_string())
+                            .collect::<Vec<_>>()
+                            .join(", ")
                     )
                 };
                 return Err(refuse(format!(
@@ -512,7 +515,8 @@ mod tests {
         let err = r.check_coordinates(&m).unwrap_err();
         assert_eq!(err.coordinates, vec![0, 6]);
         assert!(
-            err.to_string().ends_with("the entries at (1, 5), (1, 8) already fill its group"),
+            err.to_string()
+                .ends_with("the entries at (1, 5), (1, 8) already fill its group"),
             "{err}"
         );
         let kept = r.restrict(&m);

@@ -92,10 +92,7 @@ impl Lowering<'_> {
             let conj = Conjunction::from_parts(
                 vec![name.to_string()],
                 Vec::new(),
-                [
-                    Constraint::geq(v.clone()),
-                    Constraint::lt(&v, &size),
-                ],
+                [Constraint::geq(v.clone()), Constraint::lt(&v, &size)],
             )
             .expect("a range is satisfiable");
             (

@@ -80,14 +80,7 @@ impl Lowering<'_> {
                 args: extent.iter().map(Expr::to_string).collect(),
             });
             self.declare_scalar(&size);
-            self.fill_object(
-                &object,
-                &size,
-                vec![v.clone()],
-                pro,
-                true,
-                phase::INSERT,
-            );
+            self.fill_object(&object, &size, vec![v.clone()], pro, true, phase::INSERT);
             // Each entry's position (or, when the scatter counts the
             // groups, its slot in its group), first in the second pass.
             // The placing pass runs over the entries the counting pass

@@ -278,7 +278,10 @@ impl Lowering<'_> {
                      the rest of the order)",
                     self.dst_tuple[q],
                     order.group.len(),
-                    order.group.iter().map(|&g| format!("`{}`", self.dst_tuple[g]))
+                    order
+                        .group
+                        .iter()
+                        .map(|&g| format!("`{}`", self.dst_tuple[g]))
                         .collect::<Vec<_>>()
                         .join(", ")
                 ),

@@ -141,9 +141,7 @@ impl Lowering<'_> {
         let bound = box_extent(conj, q, &|rest| {
             let mut known = true;
             rest.for_each_call(&mut |_, _| known = false);
-            rest.for_each_sym(&mut |s| {
-                known &= src.iter().any(|x| x == s) || defined(s).is_some()
-            });
+            rest.for_each_sym(&mut |s| known &= src.iter().any(|x| x == s) || defined(s).is_some());
             known
         })?;
         // Replace each destination symbol by its definition (only where it
