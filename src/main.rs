@@ -65,8 +65,8 @@ enum Command {
     /// format of its order, one line per pair; with a second format, only
     /// the pair, both ways.
     Check {
-        /// A built-in format (coo, scoo, mcoo, tcoo8, coo3d, mcoo3, scoo3, csr, ucsr, csc, dia,
-        /// ell, bcsr) or a path to a descriptor file.
+        /// A built-in format (an unknown name lists them) or a path to a
+        /// descriptor file.
         format: String,
         /// A second format: check the conversions between the two.
         other: Option<String>,
