@@ -270,6 +270,44 @@ fn dcsr_converts_with_every_builtin() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// Two formats as other libraries write them: CSR with 1-based indices
+/// (its pointers start at their range's lower bound, 1, and are the
+/// scatter's prefix sums plus 1) and DIA with its diagonals in any order
+/// (distinct offsets by a rule, filled by an ordered set). Each converts
+/// with every 2-D built-in, both ways.
+#[test]
+fn one_based_indices_and_unordered_offsets_convert_with_every_builtin() {
+    for (file, name) in [("csr1", "CSR1"), ("diau", "DIAU")] {
+        let desc = data(&format!("descriptors/{file}.desc"));
+        let out = spf(&["check", s(&desc)]);
+        let stdout = text(&out.stdout);
+        assert!(out.status.success(), "{stdout}\n{}", text(&out.stderr));
+        for builtin in spf::synth::builtin::builtin_names_of_order(2)
+            .iter()
+            .map(|b| b.to_uppercase())
+        {
+            for line in [
+                format!("pair {name} -> {builtin}: ok: synthesized, and correct on "),
+                format!("pair {builtin} -> {name}: ok: synthesized, and correct on "),
+            ] {
+                assert!(stdout.contains(&line), "{line}\n{stdout}");
+            }
+        }
+    }
+    let ir = |desc: &str| {
+        let out = spf(&["synth", "coo", s(&data(desc)), "--emit", "ir"]);
+        text(&out.stdout)
+    };
+    let csr1 = ir("descriptors/csr1.desc");
+    assert!(csr1.contains("rowptr(i) = 1"), "{csr1}");
+    assert!(
+        csr1.contains("rowptr(g + 1) = P.start(g + 1) + 1"),
+        "{csr1}"
+    );
+    let diau = ir("descriptors/diau.desc");
+    assert!(diau.contains(": OrderedSet("), "{diau}");
+}
+
 /// Nested compressed levels a user writes in another mode order: CSF of a
 /// 3-D tensor in mode order j, k, i, and DCSC (DCSR's column-major twin).
 /// Each converts with every built-in of its order, both ways, through one

@@ -328,7 +328,8 @@ fn classify(
         .dst
         .uf(&c.unknown)
         .is_some_and(|u| u.monotonicity.contains(&Monotonicity::Increasing))
-        || conv.dst.rules.iter().any(|r| rule_orders(r, &c.unknown));
+        || conv.dst.rules.iter().any(|r| rule_orders(r, &c.unknown))
+        || distinct_values(&conv.dst, &c.unknown);
     let mut self_reference = false;
     c.value
         .for_each_call(&mut |n, _| self_reference |= n == c.unknown);
@@ -404,6 +405,39 @@ pub fn profile_increment(
 /// as an ordered set holds) and unconditional: a premise that also compares
 /// index arrays (SCOO's `row(n1) = row(n2) => col(n1) < col(n2)`) orders
 /// the values only within groups.
+/// Whether the unary index array `name` of `d` holds distinct values:
+/// declared `increasing`, or a rule `forall a, b : f(a) = f(b) && ... => a
+/// = b` with no other call (an unordered DIA's offsets). An ordered set
+/// fills it then: in increasing order, which such a rule allows too.
+pub fn distinct_values(d: &crate::Descriptor, name: &str) -> bool {
+    let Some(decl) = d.uf(name) else {
+        return false;
+    };
+    if decl.monotonicity.contains(&Monotonicity::Increasing) {
+        return true;
+    }
+    let (a, b) = (Atom::Var(Var::Tuple(0)), Atom::Var(Var::Tuple(1)));
+    let is_pair = |e: &Expr, x: &Atom, y: &Atom| {
+        let terms: Vec<(&Atom, i64)> = e.terms().collect();
+        e.constant_term() == 0
+            && matches!(terms.as_slice(), [(p, c), (q, k)] if c + k == 0 && c.abs() == 1
+                && ((*p == x && *q == y) || (*p == y && *q == x)))
+    };
+    let call = |v: &Atom| Atom::Uf(name.to_string(), vec![Expr::atom(v.clone())]);
+    d.rules.iter().any(|r| {
+        let mut calls = 0;
+        for k in &r.premise {
+            k.expr().for_each_call(&mut |_, _| calls += 1);
+        }
+        r.vars.len() == 2
+            && calls == 2
+            && r.premise
+                .iter()
+                .any(|k| k.is_eq() && is_pair(k.expr(), &call(&a), &call(&b)))
+            && matches!(r.conclusion.as_slice(), [k] if k.is_eq() && is_pair(k.expr(), &a, &b))
+    })
+}
+
 fn rule_orders(r: &iegen::UfRule, name: &str) -> bool {
     let mut conditional = false;
     for k in &r.premise {

@@ -243,13 +243,13 @@ fn key_expr(e: &KeyExpr, args: &[Expr]) -> Option<Expr> {
     })
 }
 
-/// `(h, args)` → its value over the tuple: `t_r` for each map equality
-/// `t_r = h(args)`, and `floor(t_r / m)` for `t_r = m h(args) + t_s` with
+/// `(h, args)` → its value over the tuple: `t_r + c` for each map equality
+/// `h(args) = t_r + c` (`c` a constant: 1-based indices), and `floor(t_r / m)` for `t_r = m h(args) + t_s` with
 /// `0 <= t_s < m` (BCSR's `jj = 2 bcol(kb) + c`: `bcol(kb) = floor(jj / 2)`).
 fn uf_images(dst: &Descriptor, n_out: usize) -> Vec<(String, Vec<Expr>, Expr)> {
     let mut out: Vec<(String, Vec<Expr>, Expr)> = uf_equalities(dst, n_out)
         .into_iter()
-        .map(|(h, args, r)| (h, args, Expr::var(Var::Tuple(r))))
+        .map(|(h, args, r, c)| (h, args, Expr::var(Var::Tuple(r)).plus(&Expr::constant(c))))
         .collect();
     let conj = &dst.map.conjunctions()[0];
     for c in conj.constraints().filter(|c| c.is_eq()) {
@@ -290,13 +290,13 @@ fn uf_images(dst: &Descriptor, n_out: usize) -> Vec<(String, Vec<Expr>, Expr)> {
     out
 }
 
-/// `(h, args)` → `r` for each map equality `t_r = h(args)`.
-fn uf_equalities(dst: &Descriptor, n_out: usize) -> Vec<(String, Vec<Expr>, usize)> {
+/// `(h, args, r, c)` for each map equality `h(args) = t_r + c`.
+fn uf_equalities(dst: &Descriptor, n_out: usize) -> Vec<(String, Vec<Expr>, usize, i64)> {
     let conj = &dst.map.conjunctions()[0];
     let mut out = Vec::new();
     for c in conj.constraints().filter(|c| c.is_eq()) {
         let e = c.expr();
-        if e.num_terms() != 2 || e.constant_term() != 0 {
+        if e.num_terms() != 2 {
             continue;
         }
         let mut var = None;
@@ -310,19 +310,20 @@ fn uf_equalities(dst: &Descriptor, n_out: usize) -> Vec<(String, Vec<Expr>, usiz
                 _ => {}
             }
         }
+        // cu h + cv t_r + k = 0 with cv = -cu = ±1: h = t_r - cu k.
         if let (Some((r, cv)), Some((h, args, cu))) = (var, call) {
-            if cv == -cu {
-                out.push((h, args, r));
+            if cv == -cu && cu.abs() == 1 {
+                out.push((h, args, r, -cu * e.constant_term()));
             }
         }
     }
     // `j = col(k)` with `j` a dense coordinate: the sparse variable equal to `j`.
-    for (_, _, r) in out.iter_mut().filter(|(_, _, r)| *r >= n_out) {
+    for (_, _, r, _) in out.iter_mut().filter(|(_, _, r, _)| *r >= n_out) {
         if let Some(s) = sparse_equal(conj, *r, n_out) {
             *r = s;
         }
     }
-    out.retain(|(_, _, r)| *r < n_out);
+    out.retain(|(_, _, r, _)| *r < n_out);
     out
 }
 
@@ -359,13 +360,14 @@ fn is_pointer_call(dst: &Descriptor, atom: &Atom) -> bool {
     }
 }
 
-/// The tuple variable `g` of a pointer range `f(t_g) <= t_q < f(t_g + 1)`.
+/// The tuple variable `g` of a pointer range `f(t_g) <= t_q < f(t_g + 1)`,
+/// or `f(t_g) <= t_q + c` with a constant `c` (pointers that count from 1:
+/// `rowptr(ii) <= k + 1`).
 fn pointer_group(dst: &Descriptor, q: usize) -> Option<usize> {
     let conj = &dst.map.conjunctions()[0];
     for c in conj.constraints().filter(|c| !c.is_eq()) {
         let e = c.expr();
-        if e.num_terms() != 2 || e.constant_term() != 0 || e.coefficient_of_var(Var::Tuple(q)) != 1
-        {
+        if e.num_terms() != 2 || e.coefficient_of_var(Var::Tuple(q)) != 1 {
             continue;
         }
         for (atom, coef) in e.terms() {

@@ -36,7 +36,10 @@ impl Lowering<'_> {
         let ctx = self.context_of(&all);
         let op = match c.relation {
             CandRelation::Eq => UpdateOp::Assign,
-            CandRelation::Ge => UpdateOp::Max,
+            CandRelation::Ge => {
+                self.maximum_start(c)?;
+                UpdateOp::Max
+            }
             CandRelation::Le => {
                 self.minimum_start(c)?;
                 UpdateOp::Min
@@ -130,14 +133,48 @@ impl Lowering<'_> {
     /// fix-up ([`Lowering::fixup_statement`]) lowers them. A symbol has no
     /// such start: refused.
     fn minimum_start(&mut self, c: &Candidate) -> Result<(), Refusal> {
+        self.range_start(c, true)?;
+        self.minimized.insert(c.unknown.clone());
+        Ok(())
+    }
+
+    /// The start of an index array `f` computed by `max=` whose range has
+    /// a lower bound other than 0 (pointers that count from 1: `1 <= y`):
+    /// every element set to it first, so that the indices no entry writes
+    /// (`rowptr(0)`, an empty matrix's) hold the least value the range
+    /// allows. Arrays (and symbols) whose range starts at 0 need none.
+    fn maximum_start(&mut self, c: &Candidate) -> Result<(), Refusal> {
+        let starts_at_zero = self.conv.dst.uf(&c.unknown).is_none_or(|decl| {
+            let y = iegen::Var::Tuple(0);
+            decl.range.conjunctions().iter().all(|range| {
+                range
+                    .constraints()
+                    .filter(|k| k.expr().coefficient_of_var(y) == 1)
+                    .all(|k| k.expr().constant_term() == 0 && k.expr().num_terms() == 1)
+            })
+        });
+        if starts_at_zero {
+            return Ok(());
+        }
+        self.range_start(c, false)
+    }
+
+    /// Every element of `c`'s index array set to the upper (`upper`) or
+    /// lower bound of its range, once per array.
+    fn range_start(&mut self, c: &Candidate, upper: bool) -> Result<(), Refusal> {
+        let (op, end) = if upper {
+            ("min=", "upper")
+        } else {
+            ("max=", "lower")
+        };
         let refuse = |why: String| {
             Refusal::about(
                 Side::Destination,
                 Construct::Uf(c.unknown.clone()),
-                format!("`{}` would be computed by `min=`, {why}", c.unknown),
+                format!("`{}` would be computed by `{op}`, {why}", c.unknown),
             )
         };
-        if self.minimized.contains(&c.unknown) {
+        if self.started.contains(&c.unknown) {
             return Ok(());
         }
         let decl =
@@ -148,22 +185,29 @@ impl Lowering<'_> {
         let [range] = decl.range.conjunctions() else {
             return Err(refuse("and its range is not one conjunction".into()));
         };
-        // `e - y >= 0`: the range's upper bounds; one is needed.
-        let uppers: Vec<Expr> = range
+        // `e - y >= 0` (`y - e >= 0`): the range's upper (lower) bounds;
+        // one is needed.
+        let sign = if upper { -1 } else { 1 };
+        let bounds: Vec<Expr> = range
             .constraints()
-            .filter(|k| k.expr().coefficient_of_var(y) == -1)
+            .filter(|k| k.expr().coefficient_of_var(y) == sign)
             .map(|k| {
                 let mut e = k.expr().clone();
-                e.add_term(iegen::Atom::Var(y), 1);
-                e
+                e.add_term(iegen::Atom::Var(y), -sign);
+                if upper {
+                    e
+                } else {
+                    e.negate()
+                }
             })
             .collect();
-        let [upper] = &uppers[..] else {
+        let [bound] = &bounds[..] else {
             return Err(refuse(format!(
-                "which starts from the upper bound of its range, and it has {}",
-                uppers.len()
+                "which starts from the {end} bound of its range, and it has {}",
+                bounds.len()
             )));
         };
+        let upper = bound;
         let ctx = Ctx::Whole(c.unknown.clone());
         let mut pro = Prologue::new();
         let value = self.translate(upper, &ctx, &mut pro)?;
@@ -178,7 +222,7 @@ impl Lowering<'_> {
             ValueExpr::Index(value),
         );
         self.push(super::phase::STARTS, ctx, pro, body);
-        self.minimized.insert(c.unknown.clone());
+        self.started.insert(c.unknown.clone());
         Ok(())
     }
 }

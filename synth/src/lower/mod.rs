@@ -174,6 +174,9 @@ struct Lowering<'a> {
     /// Arrays computed by `min=` (initialized to their range's upper
     /// bound, fixed up from the last index down).
     minimized: BTreeSet<String>,
+    /// Arrays given a start (`min=`'s, or `max=`'s from a lower bound
+    /// other than 0).
+    started: BTreeSet<String>,
 }
 
 impl<'a> Lowering<'a> {
@@ -320,6 +323,7 @@ impl<'a> Lowering<'a> {
             writers: BTreeMap::new(),
             profiles: BTreeSet::new(),
             minimized: BTreeSet::new(),
+            started: BTreeSet::new(),
         };
         l.sorted_iter = l.fresh("p");
         l.group_iter = l.fresh("g");

@@ -4,7 +4,7 @@
 //! fill the array.
 
 use iegen::computation::{Access, RuntimeObject, UpdateOp, ValueExpr};
-use iegen::{Atom, Expr, Monotonicity, Set, Var};
+use iegen::{Atom, Expr, Set, Var};
 
 use crate::candidate::Candidate;
 
@@ -55,12 +55,13 @@ impl Lowering<'_> {
             .dst
             .uf(uf)
             .ok_or_else(|| format!("`{uf}` is not an index array"))?;
-        if !decl.monotonicity.contains(&Monotonicity::Increasing) {
+        if !crate::candidate::distinct_values(&self.conv.dst, uf) {
             return Err(Refusal::about(
                 Side::Destination,
                 Construct::Uf(uf.to_string()),
                 format!(
-                    "`{uf}` is not declared `increasing`; an ordered set of distinct values needs it"
+                    "`{uf}` is neither declared `increasing` nor distinct by a rule; an ordered \
+                     set of distinct values needs one"
                 ),
             ));
         }

@@ -3,7 +3,7 @@
 //! no fix-up); computed by `max=` at the entries' rows, Algorithm 3's
 //! fix-up `f(x + 1) max= f(x)` for the rows without entries.
 
-use iegen::computation::{Access, Body, UpdateOp, ValueExpr};
+use iegen::computation::{Access, BinOp, Body, UpdateOp, ValueExpr};
 use iegen::{Atom, Expr, Monotonicity, Var};
 
 use crate::candidate::{Candidate, Relation as CandRelation};
@@ -54,17 +54,24 @@ impl Lowering<'_> {
         let key = self.over_source(key)?;
         let one = Expr::constant(1);
         let position = Expr::var(Var::Tuple(n + perm.position));
-        if c.args != [key.plus(&one)] || c.value != position.plus(&one) {
+        // `f(key + 1) max= q + 1 + c`: pointers offset by a constant `c`
+        // (1 when they count from 1).
+        let offset = c.value.minus(&position.plus(&one));
+        if c.args != [key.plus(&one)] || !offset.is_constant() {
             return None;
         }
         let next = Expr::var(Var::Tuple(0)).plus(&one);
+        let start = call(&perm.object, "start", vec![ValueExpr::Index(next.clone())]);
         let body = update(
             Access {
                 space: c.unknown.clone(),
-                index: vec![next.clone()],
+                index: vec![next],
             },
             UpdateOp::Assign,
-            call(&perm.object, "start", vec![ValueExpr::Index(next)]),
+            match offset.constant_term() {
+                0 => start,
+                k => ValueExpr::Binary(BinOp::Add, Box::new(start), Box::new(ValueExpr::Int(k))),
+            },
         );
         Some((extent, body))
     }
