@@ -308,6 +308,66 @@ fn one_based_indices_and_unordered_offsets_convert_with_every_builtin() {
     assert!(diau.contains(": OrderedSet("), "{diau}");
 }
 
+/// Every format of the zoo (`tests/data/descriptors/zoo/`: other block
+/// shapes, orientations, orders, 1-based indices, fixed widths, bands)
+/// converts with COO and CSR (COO3D and CSF3 for a 3-D one), both ways.
+#[test]
+fn every_format_of_the_zoo_converts_with_coo_and_csr() {
+    let readme = data("descriptors/zoo/README.md");
+    let zoo = readme.parent().expect("a directory");
+    let mut files: Vec<_> = std::fs::read_dir(zoo)
+        .expect("the zoo")
+        .map(|e| e.expect("an entry").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "desc"))
+        .collect();
+    files.sort();
+    assert!(files.len() >= 13, "{files:?}");
+    for file in &files {
+        let d = spf::synth::builtin::load_format(s(file)).expect("parses");
+        let others: [&str; 2] = match d.dense.len() {
+            2 => ["coo", "csr"],
+            _ => ["coo3d", "csf3"],
+        };
+        for other in others {
+            let out = spf(&["check", s(file), other]);
+            let stdout = text(&out.stdout);
+            assert!(out.status.success(), "{stdout}\n{}", text(&out.stderr));
+            let theirs = other.to_uppercase();
+            for line in [
+                format!(
+                    "pair {} -> {theirs}: ok: synthesized, and correct on ",
+                    d.name
+                ),
+                format!(
+                    "pair {theirs} -> {}: ok: synthesized, and correct on ",
+                    d.name
+                ),
+            ] {
+                assert!(stdout.contains(&line), "{line}\n{stdout}");
+            }
+        }
+    }
+}
+
+/// JAD is not lowered (its rows are ranked by their entry counts): refused
+/// with the reason, never handed out.
+#[test]
+fn jagged_diagonals_are_refused_with_the_reason() {
+    let desc = data("descriptors/jad.desc");
+    let out = spf(&["check", s(&desc), "csr"]);
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(2), "{stdout}");
+    assert!(
+        stdout.contains(
+            "pair CSR -> JAD: refused: positions `d` and `k` both need a permutation, and \
+             neither order is a prefix of the other's"
+        ),
+        "{stdout}"
+    );
+    let err = text(&out.stderr);
+    assert!(err.contains("2 of 2 conversions do not convert"), "{err}");
+}
+
 /// Nested compressed levels a user writes in another mode order: CSF of a
 /// 3-D tensor in mode order j, k, i, and DCSC (DCSR's column-major twin).
 /// Each converts with every built-in of its order, both ways, through one
