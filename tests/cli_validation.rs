@@ -309,8 +309,10 @@ fn one_based_indices_and_unordered_offsets_convert_with_every_builtin() {
 }
 
 /// Every format of the zoo (`tests/data/descriptors/zoo/`: other block
-/// shapes, orientations, orders, 1-based indices, fixed widths, bands)
-/// converts with COO and CSR (COO3D and CSF3 for a 3-D one), both ways.
+/// shapes, orientations, orders, 1-based indices, fixed widths, bands,
+/// sparse vectors, 4-D tensors) converts with COO and CSR (COO3D and CSF3
+/// for a 3-D one; the zoo's others of its order for any other order), both
+/// ways. A sparse vector converts from a FROSTT file of one mode.
 #[test]
 fn every_format_of_the_zoo_converts_with_coo_and_csr() {
     let readme = data("descriptors/zoo/README.md");
@@ -321,18 +323,29 @@ fn every_format_of_the_zoo_converts_with_coo_and_csr() {
         .filter(|p| p.extension().is_some_and(|x| x == "desc"))
         .collect();
     files.sort();
-    assert!(files.len() >= 13, "{files:?}");
-    for file in &files {
-        let d = spf::synth::builtin::load_format(s(file)).expect("parses");
-        let others: [&str; 2] = match d.dense.len() {
-            2 => ["coo", "csr"],
-            _ => ["coo3d", "csf3"],
+    assert!(files.len() >= 18, "{files:?}");
+    let formats: Vec<_> = files
+        .iter()
+        .map(|f| spf::synth::builtin::load_format(s(f)).expect("parses"))
+        .collect();
+    for (file, d) in files.iter().zip(&formats) {
+        let others: Vec<(String, String)> = match d.dense.len() {
+            2 => vec![("coo".into(), "COO".into()), ("csr".into(), "CSR".into())],
+            3 => vec![
+                ("coo3d".into(), "COO3D".into()),
+                ("csf3".into(), "CSF3".into()),
+            ],
+            order => files
+                .iter()
+                .zip(&formats)
+                .filter(|(f, o)| o.dense.len() == order && *f > file)
+                .map(|(f, o)| (s(f).to_string(), o.name.clone()))
+                .collect(),
         };
-        for other in others {
+        for (other, theirs) in &others {
             let out = spf(&["check", s(file), other]);
             let stdout = text(&out.stdout);
             assert!(out.status.success(), "{stdout}\n{}", text(&out.stderr));
-            let theirs = other.to_uppercase();
             for line in [
                 format!(
                     "pair {} -> {theirs}: ok: synthesized, and correct on ",
@@ -346,6 +359,36 @@ fn every_format_of_the_zoo_converts_with_coo_and_csr() {
                 assert!(stdout.contains(&line), "{line}\n{stdout}");
             }
         }
+    }
+    // A sparse vector from a FROSTT file of one mode, in both engines.
+    let dir = temp("zoo");
+    let input = dir.join("v.tns");
+    std::fs::write(&input, "3 2.5\n1 1.5\n7 7.5\n").expect("write");
+    for engine in ["native", "interp"] {
+        let out_file = dir.join(format!("v-{engine}.json"));
+        let out = spf(&[
+            "convert",
+            s(&zoo.join("vec.desc")),
+            s(&zoo.join("svec.desc")),
+            s(&input),
+            "-o",
+            s(&out_file),
+            "--engine",
+            engine,
+        ]);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        let json = std::fs::read_to_string(&out_file).expect("written");
+        let inst = spf::synth::instance::Instance::from_json(&json).expect("an instance");
+        assert_eq!(
+            inst.arrays.get("idx"),
+            Some(&spf::synth::instance::Values::Int(vec![0, 2, 6])),
+            "{json}"
+        );
+        assert_eq!(
+            inst.arrays.get("A"),
+            Some(&spf::synth::instance::Values::Real(vec![1.5, 2.5, 7.5])),
+            "{json}"
+        );
     }
 }
 

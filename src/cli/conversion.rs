@@ -258,12 +258,6 @@ pub fn coo_layout(d: &Descriptor) -> Result<CooLayout, CliError> {
     })
 }
 
-/// Loads a built-in format (never fails for the built-in names).
-fn builtin(name: &str) -> Result<Descriptor, CliError> {
-    spf::synth::builtin::load_format(name)
-        .map_err(|e| CliError::Usage(format!("the built-in format {name}: {e}")))
-}
-
 /// Reads INPUT as an instance of `src`, with its entries: a JSON or `.npz`
 /// instance (validated), or a coordinate file made into COO (what the
 /// reader guarantees is not checked again, [`CoordinateFormat`]) and, when
@@ -319,12 +313,11 @@ pub fn read_source(
             src.dense.len()
         )));
     }
-    let coo_name = spf::synth::builtin::coordinate_format_name(order).ok_or_else(|| {
+    let coo = spf::synth::builtin::coordinate_format(order).ok_or_else(|| {
         problem(format!(
-            "coordinates of {order} dimensions are not supported (2 or 3 are)"
+            "coordinates of {order} dimensions are not supported (1 or more are)"
         ))
     })?;
-    let coo = builtin(coo_name)?;
     let source = match CoordinateFormat::of(&coo) {
         Some(f) => {
             let (instance, entries) = f.instance(coords).map_err(|e| problem(e.to_string()))?;
@@ -388,15 +381,13 @@ pub fn build_source(
     let main = synth(src, dst)?;
     let to_coo;
     let verifier = if verify {
-        let name =
-            spf::synth::builtin::coordinate_format_name(src.dense.len()).ok_or_else(|| {
-                CliError::Usage(format!(
-                    "--verify compares coordinates of 2 or 3 dimensions, and {} has {}",
-                    src.name,
-                    src.dense.len()
-                ))
-            })?;
-        let coo = builtin(name)?;
+        let coo = spf::synth::builtin::coordinate_format(src.dense.len()).ok_or_else(|| {
+            CliError::Usage(format!(
+                "--verify compares coordinates of 1 dimension or more, and {} has {}",
+                src.name,
+                src.dense.len()
+            ))
+        })?;
         let convert = |d: &Descriptor| -> Result<Option<Synthesized>, CliError> {
             if *d == coo {
                 Ok(None)
@@ -414,16 +405,15 @@ pub fn build_source(
         None
     };
     let to_source;
-    let coordinates = match spf::synth::builtin::coordinate_format_name(src.dense.len()) {
+    let coordinates = match spf::synth::builtin::coordinate_format(src.dense.len()) {
         None => CoordinateInput::Unsupported(format!(
-            "{} has {} dimensions; coordinate files are read for 2 (COO) or 3 (COO3D); give a \
-             JSON instance of {}",
+            "{} has {} dimensions; coordinate files are read for 1 or more; give a JSON \
+             instance of {}",
             src.name,
             src.dense.len(),
             src.name
         )),
-        Some(name) => {
-            let coo = builtin(name)?;
+        Some(coo) => {
             let layout = coo_layout(&coo)?;
             if coo == *src {
                 CoordinateInput::Direct(layout)

@@ -71,6 +71,42 @@ pub fn coordinate_format_name(order: usize) -> Option<&'static str> {
     }
 }
 
+/// The coordinate format of `order` dimensions: the built-in COO (2) and
+/// COO3D (3), else a COO of that order written on the fly (`COO1D` for
+/// sparse vectors, `COO4D`, ...: extents `N0, N1, ...`, index arrays
+/// `idx0, idx1, ...`, a uniqueness rule), so that coordinate files, test
+/// tensors and verification exist for every order. `None` for order 0.
+pub fn coordinate_format(order: usize) -> Option<Descriptor> {
+    if let Some(name) = coordinate_format_name(order) {
+        return load_format(name).ok();
+    }
+    (order > 0)
+        .then(|| parse_descriptor(&coordinate_format_text(order)).ok())
+        .flatten()
+}
+
+/// The descriptor text of [`coordinate_format`] for an order without a
+/// built-in.
+fn coordinate_format_text(order: usize) -> String {
+    let each =
+        |f: &dyn Fn(usize) -> String, sep: &str| (0..order).map(f).collect::<Vec<_>>().join(sep);
+    format!(
+        "format COO{order}D {{\n    dense [{dense}];\n    map {{[n, {tuple}] -> [{coords}] : \
+         {equal} && 0 <= n < NNZ && {arrays}}};\n    data A : {{[n, {tuple}] -> [n]}} size NNZ;\n\
+         {ufs}    forall n1, n2 : 0 <= n1 < NNZ && 0 <= n2 < NNZ && {same} => n1 = n2;\n}}\n",
+        dense = each(&|d| format!("N{d}"), ", "),
+        tuple = each(&|d| format!("t{d}"), ", "),
+        coords = each(&|d| format!("x{d}"), ", "),
+        equal = each(&|d| format!("x{d} = t{d}"), " && "),
+        arrays = each(&|d| format!("t{d} = idx{d}(n)"), " && "),
+        ufs = each(
+            &|d| format!("    uf idx{d} : {{[x] : 0 <= x < NNZ}} -> {{[y] : 0 <= y < N{d}}};\n"),
+            ""
+        ),
+        same = each(&|d| format!("idx{d}(n1) = idx{d}(n2)"), " && "),
+    )
+}
+
 /// The built-in formats of `order` dense dimensions (2 for matrices, 3 for
 /// 3-D tensors), in [`builtin_names`]' order. Tests enumerate pairs with
 /// it, so a new descriptor file in `descriptors/` (listed here, which

@@ -607,13 +607,29 @@ impl Instance {
     /// assert_eq!(i.arrays["col"], Values::Int(vec![2]));
     /// ```
     pub fn from_coordinates(c: &crate::tensor_io::Coordinates) -> Instance {
-        let (format, arrays): (&str, &[(&str, &str)]) = if c.order() == 3 {
-            ("COO3D", &[("NR", "row"), ("NC", "col"), ("NZ", "z")])
-        } else {
-            ("COO", &[("NR", "row"), ("NC", "col")])
+        // The names of `crate::builtin::coordinate_format(order)`.
+        let (format, arrays): (String, Vec<(String, String)>) = match c.order() {
+            2 => (
+                "COO".into(),
+                vec![("NR".into(), "row".into()), ("NC".into(), "col".into())],
+            ),
+            3 => (
+                "COO3D".into(),
+                vec![
+                    ("NR".into(), "row".into()),
+                    ("NC".into(), "col".into()),
+                    ("NZ".into(), "z".into()),
+                ],
+            ),
+            n => (
+                format!("COO{n}D"),
+                (0..n)
+                    .map(|d| (format!("N{d}"), format!("idx{d}")))
+                    .collect(),
+            ),
         };
         let mut inst = Instance {
-            format: format.to_string(),
+            format,
             ..Instance::default()
         };
         for (d, (extent, array)) in arrays.iter().enumerate() {

@@ -142,7 +142,7 @@ pub type Maker<'a> = dyn Fn(&Descriptor, &Descriptor) -> Result<Synthesized, Str
 /// The built-in coordinate format of `order` dimensions (COO, COO3D),
 /// from which test instances are made.
 pub fn coordinate_format(order: usize) -> Option<Descriptor> {
-    crate::builtin::load_format(crate::builtin::coordinate_format_name(order)?).ok()
+    crate::builtin::coordinate_format(order)
 }
 
 /// Validates `s` once per process: a conversion already validated (the
@@ -190,7 +190,7 @@ pub fn validate(s: &Synthesized, maker: &Maker<'_>) -> Result<Validated, Validat
     let order = src.dense.len();
     let coo = coordinate_format(order).ok_or_else(|| {
         unsupported(format!(
-            "test tensors exist for 2 and 3 dimensions, and {} has {order}",
+            "test tensors exist for 1 dimension or more, and {} has {order}",
             src.name
         ))
     })?;
@@ -516,9 +516,10 @@ fn file_kind(text: &str) -> &'static str {
 /// order (a sorted copy checks the sorted-input paths).
 pub fn battery(order: usize) -> Vec<TestTensor> {
     let mut out = match order {
+        0 => Vec::new(),
         2 => battery_2d(),
         3 => battery_3d(),
-        _ => Vec::new(),
+        n => battery_nd(n),
     };
     out.sort_by_key(|t| (t.coords.len(), t.coords.dims.iter().product::<i64>()));
     out
@@ -650,6 +651,96 @@ fn battery_2d() -> Vec<TestTensor> {
     ]
 }
 
+/// The shape `[base, base + 1, ...]` of `n` modes.
+fn shape(n: usize, base: i64) -> Vec<i64> {
+    (0..n as i64).map(|d| base + d).collect()
+}
+
+/// The battery of any other order `n` (a sparse vector, a 4-D tensor):
+/// the cases of the 2-D and 3-D batteries stated per mode, with extents
+/// kept small as the order grows.
+fn battery_nd(n: usize) -> Vec<TestTensor> {
+    let x = |dims: &[i64]| {
+        dims.iter()
+            .map(i64::to_string)
+            .collect::<Vec<_>>()
+            .join(" x ")
+    };
+    let small = if n <= 2 { 6 } else { 3 };
+    let mut out = vec![
+        tensor(&format!("empty {}", x(&vec![0; n])), &vec![0; n], 0, |_| {
+            false
+        }),
+        tensor(
+            &format!("empty {}", x(&shape(n, 2))),
+            &shape(n, 2),
+            0,
+            |_| false,
+        ),
+        tensor(&x(&vec![1; n]), &vec![1; n], 0, |_| true),
+    ];
+    // The corners of a box (at most 16 of them).
+    let dims = shape(n, 3);
+    for c in 0..(1usize << n).min(16) {
+        let corner: Vec<i64> = (0..n)
+            .map(|d| if c >> d & 1 == 1 { dims[d] - 1 } else { 0 })
+            .collect();
+        out.push(listed(&format!("corner {}", c + 1), &dims, &[&corner]));
+    }
+    let mut seed = 60;
+    for mode in 0..n {
+        // A full fiber along the mode, and a tensor long along it.
+        let mut long = vec![2; n];
+        long[mode] = 9;
+        seed += 2;
+        out.push(tensor(
+            &format!("a full fiber along mode {}", mode + 1),
+            &shape(n, small - 1),
+            seed,
+            |p| (0..n).all(|d| d == mode || p[d] == 1),
+        ));
+        out.push(random(
+            &format!("long along mode {}", mode + 1),
+            &long,
+            0.4,
+            seed + 1,
+        ));
+    }
+    let mut rng = Rng(59);
+    out.extend([
+        tensor(
+            "empty slices at the start, middle and end",
+            &shape(n, small),
+            58,
+            |p| p.iter().all(|&i| i % 2 == 1) && rng.chance(0.7),
+        ),
+        tensor("the diagonal", &vec![small; n], 57, |p| {
+            p.iter().all(|&i| i == p[0])
+        }),
+        random("random, density 0.05", &shape(n, small), 0.05, 56),
+        random("random, density 0.2", &shape(n, small), 0.2, 55),
+        random("random, density 0.6", &shape(n, small), 0.6, 54),
+        tensor("dense", &shape(n, small - 1), 53, |_| true),
+        tensor("random, lexicographic order", &shape(n, small), 0, {
+            let mut rng = Rng(52);
+            move |_| rng.chance(0.3)
+        }),
+    ]);
+    let far = shape(n, 65);
+    let last: Vec<i64> = far.iter().map(|e| e - 1).collect();
+    let half: Vec<i64> = far.iter().map(|e| e / 2).collect();
+    let first_last: Vec<i64> = (0..n).map(|d| if d == 0 { 0 } else { last[d] }).collect();
+    let mut points: Vec<Vec<i64>> = Vec::new();
+    for p in [last, first_last, half, vec![0; n]] {
+        if !points.contains(&p) {
+            points.push(p);
+        }
+    }
+    let points: Vec<&[i64]> = points.iter().map(Vec::as_slice).collect();
+    out.push(listed("entries at the largest coordinates", &far, &points));
+    out
+}
+
 fn battery_3d() -> Vec<TestTensor> {
     let corners: Vec<Vec<i64>> = (0..8)
         .map(|c| vec![(c & 1) * 2, ((c >> 1) & 1) * 3, ((c >> 2) & 1) * 4])
@@ -720,10 +811,11 @@ mod tests {
 
     #[test]
     fn the_battery_is_deterministic_in_range_and_smallest_first() {
-        for order in [2, 3] {
+        for order in [1, 2, 3, 4] {
             let b = battery(order);
             assert_eq!(b, battery(order));
-            assert!(b.len() >= 20, "{order}: {}", b.len());
+            let least = if order == 1 { 12 } else { 20 };
+            assert!(b.len() >= least, "{order}: {}", b.len());
             for t in &b {
                 assert_eq!(t.coords.order(), order, "{}", t.name);
                 let mut seen = std::collections::BTreeSet::new();
@@ -739,7 +831,7 @@ mod tests {
             assert!(sizes.windows(2).all(|w| w[0] <= w[1]), "{sizes:?}");
             assert_eq!(sizes[0], 0);
         }
-        assert!(battery(4).is_empty());
+        assert!(battery(0).is_empty());
     }
 
     use crate::builtin::{builtin_names, load_format};
