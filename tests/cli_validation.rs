@@ -390,6 +390,35 @@ fn every_format_of_the_zoo_converts_with_coo_and_csr() {
             "{json}"
         );
     }
+    // A built program of a 4-D conversion, verified in C.
+    let bin = dir.join("coo4_scoo4");
+    let out = spf(&[
+        "build",
+        s(&zoo.join("coo4.desc")),
+        s(&zoo.join("scoo4.desc")),
+        "-o",
+        s(&bin),
+        "--verify",
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let input = dir.join("t4.tns");
+    std::fs::write(&input, "1 2 3 4 1.5\n2 1 1 1 2.5\n1 1 1 1 3.5\n").expect("write");
+    let json = dir.join("t4.json");
+    let out = std::process::Command::new(&bin)
+        .args([s(&input), "-o", s(&json)])
+        .output()
+        .expect("runs");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("\"verified\": true"));
+    let inst = spf::synth::instance::Instance::from_json(
+        &std::fs::read_to_string(&json).expect("written"),
+    )
+    .expect("an instance");
+    assert_eq!(
+        inst.arrays.get("x3"),
+        Some(&spf::synth::instance::Values::Int(vec![0, 3, 0])),
+        "sorted by (i, j, k, l)"
+    );
 }
 
 /// JAD is not lowered (its rows are ranked by their entry counts): refused

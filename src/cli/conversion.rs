@@ -381,13 +381,17 @@ pub fn build_source(
     let main = synth(src, dst)?;
     let to_coo;
     let verifier = if verify {
-        let coo = spf::synth::builtin::coordinate_format(src.dense.len()).ok_or_else(|| {
-            CliError::Usage(format!(
-                "--verify compares coordinates of 1 dimension or more, and {} has {}",
-                src.name,
-                src.dense.len()
-            ))
-        })?;
+        // DRV_MAX_ORDER of the driver's runtime: the modes an entry holds.
+        const MOST_MODES: usize = 8;
+        let coo = spf::synth::builtin::coordinate_format(src.dense.len())
+            .filter(|_| src.dense.len() <= MOST_MODES)
+            .ok_or_else(|| {
+                CliError::Usage(format!(
+                    "--verify compares coordinates of 1 to {MOST_MODES} dimensions, and {} has {}",
+                    src.name,
+                    src.dense.len()
+                ))
+            })?;
         let convert = |d: &Descriptor| -> Result<Option<Synthesized>, CliError> {
             if *d == coo {
                 Ok(None)

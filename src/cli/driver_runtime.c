@@ -1736,8 +1736,12 @@ static DRV_UNUSED int drv_ends_with(const char *s, const char *suffix)
  * (and validated) conversion to COO, must store the same nonzero entries:
  * the oracle of spf convert, run on the user's own data. */
 
+/* The most modes an entry of the verification holds (spf build refuses
+ * --verify for more). */
+#define DRV_MAX_ORDER 8
+
 typedef struct {
-    int64_t c[3];
+    int64_t c[DRV_MAX_ORDER];
     double v;
     int64_t at; /* its position in the value array (the storage check's messages) */
 } drv_entry;
@@ -1761,10 +1765,12 @@ static DRV_UNUSED drv_entry *drv_sorted_entries(const drv_inst *coo, const char 
                                                 const char *values, int64_t *n)
 {
     int64_t len = drv_symbol(coo, ctx, count), k, m = 0;
-    const int64_t *idx[3] = {NULL, NULL, NULL};
+    const int64_t *idx[DRV_MAX_ORDER] = {NULL};
     const double *val = drv_reals(coo, ctx, values, len);
     drv_entry *out;
     int d;
+    if (order > DRV_MAX_ORDER)
+        drv_die("%s: %d modes; the verification compares entries of at most %d", ctx, order, DRV_MAX_ORDER);
     for (d = 0; d < order; d++)
         idx[d] = drv_ints(coo, ctx, index[d], len);
     out = drv_alloc(len > 0 ? len : 1, sizeof *out);
@@ -2134,10 +2140,12 @@ static DRV_UNUSED int drv_sorted_by(const drv_entry *e, int64_t n, int d)
  * costs one scan); qsort otherwise. */
 static DRV_UNUSED void drv_sort_entries(drv_entry *e, int64_t n, int order)
 {
-    int64_t lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0}, k, span = 0;
+    int64_t lo[DRV_MAX_ORDER] = {0}, hi[DRV_MAX_ORDER] = {0}, k, span = 0;
     drv_entry *from = e, *to, *tmp;
     int64_t *count;
     int d;
+    if (order > DRV_MAX_ORDER)
+        drv_die("%d modes; entries are sorted for at most %d", order, DRV_MAX_ORDER);
     drv_entry_order = order;
     if (n < 2)
         return;
