@@ -1659,12 +1659,13 @@ fn invalid_scatter_calls_and_declarations_are_typed_errors_in_every_backend() {
         let p = with_object(SCATTER, insert, body);
         assert!(emit_c(&p).is_ok() && emit_rust(&p).is_ok(), "{body}");
     }
-    // Declarations.
-    for (decl, found) in [("Scatter(N, N)", 2), ("Scatter()", 0)] {
+    // Declarations: one extent or several (the row-major linear keys of a
+    // tuple), never none.
+    for (decl, found) in [("Scatter()", 0)] {
         let p = with_object(decl, "y(i) = 0", "y(i) = 1");
         let want = SpecError::ArgumentCount {
             kind: "Scatter",
-            expected: "(E)",
+            expected: "(E) or (E1, E2, ...)",
             found,
         };
         match run_error(&p) {
@@ -1680,6 +1681,33 @@ fn invalid_scatter_calls_and_declarations_are_typed_errors_in_every_backend() {
         assert_eq!(emit_c(&p).unwrap_err(), emitted);
         assert_eq!(emit_rust(&p).unwrap_err(), emitted);
     }
+}
+
+/// `Scatter(N, 2)` counts the `2 N` linear keys of pairs: the key `2 x(i)
+/// + 1` of the last of them counts once per entry, and a key past `2 N`
+/// is out of range.
+#[test]
+fn a_scatter_over_pairs_counts_their_linear_keys() {
+    let p = with_object(
+        "Scatter(N, 2)",
+        "P.insert(2 * x(i) + 1)",
+        "y(i) = P.count(2 * x(i) + 1)",
+    );
+    let mut mem = Memory::new()
+        .with_symbol("N", 3)
+        .with_array("x", ints(vec![2, 0, 1]))
+        .with_array("y", ints(vec![0; 3]));
+    run(&p, &mut mem, None).expect("runs");
+    assert_eq!(mem.int("y"), Some(&[1, 1, 1][..]));
+    assert!(emit_c(&p)
+        .expect("emits")
+        .contains("spf_scatter_new(N * 2)"));
+    let past = with_object("Scatter(N, 2)", "P.insert(2 * x(i) + 4)", "y(i) = 0");
+    assert!(
+        run_error(&past).to_string().contains("P.insert"),
+        "{}",
+        run_error(&past)
+    );
 }
 
 #[test]
