@@ -1683,9 +1683,9 @@ fn invalid_scatter_calls_and_declarations_are_typed_errors_in_every_backend() {
     }
 }
 
-/// `Scatter(N, 2)` counts the `2 N` linear keys of pairs: the key `2 x(i)
-/// + 1` of the last of them counts once per entry, and a key past `2 N`
-/// is out of range.
+/// `Scatter(N, 2)` counts the `2 N` linear keys of pairs: the key
+/// `2 x(i) + 1` of the last of them counts once per entry, and a key past
+/// `2 N` is out of range.
 #[test]
 fn a_scatter_over_pairs_counts_their_linear_keys() {
     let p = with_object(
