@@ -1755,6 +1755,26 @@ fn builtin_instance(d: &Descriptor, name: &str, m: &Coordinates) -> Instance {
                 vec![("col", Values::Int(col)), ("A", Values::Real(a))],
             )
         }
+        "nm24" => {
+            // Row ii's block b of four columns: two slots, filled in
+            // column order (the matrix is restricted to two per block).
+            let nb = (nc + 3) / 4;
+            let mut crd = vec![0i64; (nr * nb * 2) as usize];
+            let mut a = vec![0.0; (nr * nb * 2) as usize];
+            let mut used = vec![0usize; (nr * nb) as usize];
+            for (i, v) in &sorted {
+                let group = (i[0] * nb + i[1] / 4) as usize;
+                let at = 2 * group + used[group];
+                crd[at] = i[1] % 4;
+                a[at] = *v;
+                used[group] += 1;
+            }
+            instance(
+                "nm24",
+                &[("NR", nr), ("NC", nc), ("NB", nb)],
+                vec![("crd", Values::Int(crd)), ("A", Values::Real(a))],
+            )
+        }
         "bcsr" => {
             let nbr = (nr + 1) / 2;
             let mut blocks: BTreeMap<(i64, i64), [f64; 4]> = BTreeMap::new();
