@@ -286,6 +286,41 @@ where
     w.finish().map_err(|e| write_err(key, e))
 }
 
+/// Writes member `key` of a plain numeric dtype (`dtype_text`, `size`
+/// bytes per element, little-endian) and `shape`: the header by npyz, then
+/// the elements as raw bytes, `encode` turning a chunk of them into bytes
+/// (the archive, which updates its checksum on every write, sees writes of
+/// about a megabyte, not one per element).
+fn write_raw<T: Copy, W: Write + Seek>(
+    zip: &mut ZipWriter<W>,
+    key: &str,
+    dtype_text: &str,
+    size: usize,
+    shape: &[u64],
+    values: &[T],
+    encode: impl Fn(T, &mut Vec<u8>),
+) -> Result<(), NpzError> {
+    let bytes = (size * values.len()) as u64;
+    zip.start_file(format!("{key}.npy"), options(bytes))
+        .map_err(|e| write_err(key, e))?;
+    let zip = npyz::WriteOptions::new_header_only()
+        .dtype(dtype(dtype_text))
+        .shape(shape)
+        .writer(&mut *zip)
+        .write_header_only()
+        .map_err(|e| write_err(key, e))?;
+    const CHUNK: usize = 1 << 17;
+    let mut buf = Vec::with_capacity(CHUNK * size);
+    for chunk in values.chunks(CHUNK) {
+        buf.clear();
+        for &v in chunk {
+            encode(v, &mut buf);
+        }
+        zip.write_all(&buf).map_err(|e| write_err(key, e))?;
+    }
+    Ok(())
+}
+
 /// Writes integers as member `key`, int32 when `narrow`, else int64.
 pub(super) fn write_ints<W: Write + Seek>(
     zip: &mut ZipWriter<W>,
@@ -294,15 +329,14 @@ pub(super) fn write_ints<W: Write + Seek>(
     values: &[i64],
     narrow: bool,
 ) -> Result<(), NpzError> {
-    let n = values.len() as u64;
     if narrow {
         // `narrow` is chosen only when every value fits.
-        write_member::<i32, W>(zip, key, "<i4", shape, 4 * n, |w| {
-            values.iter().try_for_each(|&v| w.push(&(v as i32)))
+        write_raw(zip, key, "<i4", 4, shape, values, |v, b| {
+            b.extend_from_slice(&(v as i32).to_le_bytes())
         })
     } else {
-        write_member::<i64, W>(zip, key, "<i8", shape, 8 * n, |w| {
-            values.iter().try_for_each(|v| w.push(v))
+        write_raw(zip, key, "<i8", 8, shape, values, |v, b| {
+            b.extend_from_slice(&v.to_le_bytes())
         })
     }
 }
@@ -314,9 +348,8 @@ pub(super) fn write_reals<W: Write + Seek>(
     shape: &[u64],
     values: &[f64],
 ) -> Result<(), NpzError> {
-    let n = values.len() as u64;
-    write_member::<f64, W>(zip, key, "<f8", shape, 8 * n, |w| {
-        values.iter().try_for_each(|v| w.push(v))
+    write_raw(zip, key, "<f8", 8, shape, values, |v, b| {
+        b.extend_from_slice(&v.to_le_bytes())
     })
 }
 
