@@ -2127,9 +2127,45 @@ static int drv_keep_unordered = 0;
  * are the caller's to find, by comparing with an input that has none. */
 typedef struct {
     uint64_t key, count, sum;
+    /* When `watch` is set, `live` has bit p set while the entries so far
+     * increase strictly in the order drv_orders[p] of the coordinates
+     * (`prev` is the last entry): then no two share a coordinate. */
+    int watch, live;
+    int64_t prev[3];
 } drv_fp;
 
 static drv_fp *drv_print = NULL;
+
+/* The orders of up to 3 coordinates (the first most significant): the
+ * first of each size is the natural one; drv_norders[n] are those of n. */
+static const int drv_orders[6][3] = {{0, 1, 2}, {1, 0, 2}, {0, 2, 1}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
+static const int drv_norders[4] = {0, 1, 2, 6};
+
+/* Whether entry `b` comes strictly after entry `a` in order `p`. */
+static DRV_UNUSED int drv_after(const int64_t *a, const int64_t *b, int order, int p)
+{
+    int i;
+    for (i = 0; i < order; i++)
+        if (a[drv_orders[p][i]] != b[drv_orders[p][i]])
+            return a[drv_orders[p][i]] < b[drv_orders[p][i]];
+    return 0;
+}
+
+/* Follows the orders in which the entries still increase (drv_fp). */
+static DRV_UNUSED void drv_fp_watch(drv_fp *f, int order, const int64_t *c)
+{
+    int p, d;
+    if (order > 3) {
+        f->live = 0;
+        return;
+    }
+    if (f->count > 1)
+        for (p = 0; p < drv_norders[order]; p++)
+            if ((f->live >> p & 1) && !drv_after(f->prev, c, order, p))
+                f->live &= ~(1 << p);
+    for (d = 0; d < order; d++)
+        f->prev[d] = c[d];
+}
 
 /* MurmurHash3's 64-bit finalizer. */
 static DRV_UNUSED uint64_t drv_fp_mix(uint64_t x)
@@ -2229,6 +2265,8 @@ static DRV_UNUSED void drv_storage_entry(drv_entries *s, int order, const int64_
     if (drv_print != NULL) {
         drv_print->count++;
         drv_print->sum += drv_fp_entry(drv_print->key, order, c, v);
+        if (drv_print->watch && drv_print->live)
+            drv_fp_watch(drv_print, order, c);
         return;
     }
     if (drv_keep != NULL) {
@@ -2335,24 +2373,15 @@ static DRV_UNUSED void drv_storage_outside(const char *ctx, const int64_t *v, in
  * tried. */
 static DRV_UNUSED int drv_kept_distinct_by_some_order(const drv_kept *kept, int order)
 {
-    static const int perms[6][3] = {{0, 1, 2}, {1, 0, 2}, {0, 2, 1}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
     const int64_t *c = kept->coords;
     int64_t k;
-    int p, i, nperms = order == 1 ? 1 : order == 2 ? 2 : order == 3 ? 6 : 0;
-    for (p = 0; p < nperms; p++) {
-        int increasing = 1;
-        for (k = 1; k < kept->n && increasing; k++) {
-            for (i = 0; i < order; i++) {
-                int64_t a = c[(k - 1) * order + perms[p][i]], b = c[k * order + perms[p][i]];
-                if (a != b) {
-                    increasing = a < b;
-                    break;
-                }
-            }
-            if (i == order)
-                increasing = 0;
-        }
-        if (increasing)
+    int p;
+    if (order > 3)
+        return 0;
+    for (p = 0; p < drv_norders[order]; p++) {
+        for (k = 1; k < kept->n && drv_after(&c[(k - 1) * order], &c[k * order], order, p); k++)
+            ;
+        if (k >= kept->n)
             return 1;
     }
     return 0;

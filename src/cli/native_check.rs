@@ -35,9 +35,12 @@
 //! there as it finds them, and sorts them in place); with `mode` 1 the
 //! same, but the entries need only be shown distinct (they stay in any
 //! order in which some order of the coordinates has them increasing); with
-//! `mode` 2 nothing is kept: `print` receives the number of entries and
-//! the sum of their hashes under `key` ([`spf::synth::fingerprint`]), and
-//! two entries at one coordinate are not looked for. It returns 0, or 1
+//! `mode` 2 nothing is kept: `print[0]` and `print[1]` receive the number
+//! of entries and the sum of their hashes under `key`
+//! ([`spf::synth::fingerprint`]), and two entries at one coordinate are
+//! not looked for; `mode` 3 is mode 2 with `print[2]` set to whether the
+//! entries came increasing in some order of the coordinates (then no two
+//! share one). It returns 0, or 1
 //! with the first problem in `message` (more entries than `cap` among
 //! them): the caller re-runs spf's own check for the detailed error.
 //!
@@ -102,6 +105,9 @@ enum Give {
     /// Only their fingerprint; two at one coordinate are not looked for
     /// (mode 2).
     Fingerprint,
+    /// Their fingerprint, and whether some order of the coordinates has
+    /// them increasing as they come, which shows them distinct (mode 3).
+    WatchedFingerprint,
 }
 
 impl Give {
@@ -110,6 +116,7 @@ impl Give {
             Give::Sorted => 0,
             Give::Distinct => 1,
             Give::Fingerprint => 2,
+            Give::WatchedFingerprint => 3,
         }
     }
 }
@@ -185,7 +192,7 @@ pub fn checker_source(d: &Descriptor) -> Result<String, String> {
          uint64_t *print, char *message, size_t message_cap)\n\
          {{\n    drv_inst x;\n    drv_fp fp;\n    int64_t k;\n    \
          memset(&x, 0, sizeof x);\n    \
-         fp.key = key;\n    fp.count = fp.sum = 0;\n    \
+         memset(&fp, 0, sizeof fp);\n    fp.key = key;\n    fp.watch = mode == 3;\n    fp.live = 0x3f;\n    \
          drv_keep_unordered = mode == 1;\n    \
          spf_check_kept.coords = coords;\n    spf_check_kept.values = values;\n    \
          spf_check_kept.n = 0;\n    spf_check_kept.cap = cap;\n    \
@@ -206,10 +213,10 @@ pub fn checker_source(d: &Descriptor) -> Result<String, String> {
          x.narr = x.caparr = narr;\n    x.arr = spf_check_arrays;\n    \
          drv_check_source(&x, \"the instance\");\n    \
          spf_check_scalars(&x, \"the instance\");\n    \
-         if (mode == 2)\n        drv_print = &fp;\n    else\n        drv_keep = &spf_check_kept;\n    \
+         if (mode >= 2)\n        drv_print = &fp;\n    else\n        drv_keep = &spf_check_kept;\n    \
          drv_check_rules(&x, \"the instance\");\n    \
          drv_keep = NULL;\n    drv_print = NULL;\n    \
-         print[0] = fp.count;\n    print[1] = fp.sum;\n    \
+         print[0] = fp.count;\n    print[1] = fp.sum;\n    print[2] = fp.count < 2 || fp.live != 0;\n    \
          free(spf_check_arrays);\n    spf_check_arrays = NULL;\n    \
          *n = spf_check_kept.n;\n    (void)message;\n    return 0;\n}}\n"
     );
@@ -286,7 +293,8 @@ impl Checker {
     ///
     /// [`Failed`]: the library's message, or why it cannot tell.
     pub fn entries(&self, d: &Descriptor, inst: &Instance) -> Result<Entries, Failed> {
-        self.run(d, inst, Give::Sorted).map(|(entries, _)| entries)
+        self.run(d, inst, Give::Sorted)
+            .map(|(entries, _, _)| entries)
     }
 
     /// Checks `inst` against `d` as [`Checker::entries`] does, two nonzero
@@ -302,8 +310,13 @@ impl Checker {
         d: &Descriptor,
         inst: &Instance,
     ) -> Result<Fingerprint, Failed> {
+        // First as they come, keeping nothing: enough when they come in
+        // some order of the coordinates (a CSR's, a CSC's entries do).
+        if let (_, print, true) = self.run(d, inst, Give::WatchedFingerprint)? {
+            return Ok(print);
+        }
         self.run(d, inst, Give::Distinct)
-            .map(|(entries, _)| Fingerprint::of_entries(&entries))
+            .map(|(entries, _, _)| Fingerprint::of_entries(&entries))
     }
 
     /// Checks `inst` against `d` as [`Checker::entries`] does, except
@@ -317,16 +330,18 @@ impl Checker {
     ///
     /// As [`Checker::entries`].
     pub fn fingerprint(&self, d: &Descriptor, inst: &Instance) -> Result<Fingerprint, Failed> {
-        self.run(d, inst, Give::Fingerprint).map(|(_, print)| print)
+        self.run(d, inst, Give::Fingerprint)
+            .map(|(_, print, _)| print)
     }
 
-    /// Runs the check, giving back what `give` says.
+    /// Runs the check, giving back what `give` says: the entries kept, the
+    /// fingerprint, and whether the entries came in increasing order.
     fn run(
         &self,
         d: &Descriptor,
         inst: &Instance,
         give: Give,
-    ) -> Result<(Entries, Fingerprint), Failed> {
+    ) -> Result<(Entries, Fingerprint, bool), Failed> {
         let cstring = |s: &str| {
             CString::new(s).map_err(|_| Failed::Undecided(format!("the name `{s}` holds a NUL")))
         };
@@ -367,7 +382,7 @@ impl Checker {
         // At most one entry per nonzero value (a map that addresses a value
         // twice stops the library: spf's own check decides).
         let cap = match (give, inst.arrays.get(&d.data_name)) {
-            (Give::Fingerprint, _) | (_, None) => 0,
+            (Give::Fingerprint | Give::WatchedFingerprint, _) | (_, None) => 0,
             (_, Some(Values::Real(v))) => v.iter().filter(|&&x| x != 0.0).count(),
             (_, Some(Values::Int(v))) => v.iter().filter(|&&x| x != 0).count(),
         };
@@ -375,7 +390,7 @@ impl Checker {
         let mut coords: Vec<i64> = Vec::with_capacity(cap * order);
         let mut values: Vec<f64> = Vec::with_capacity(cap);
         let mut n: i64 = 0;
-        let mut print = [0u64; 2];
+        let mut print = [0u64; 3];
         let mut message = vec![0u8; 1024];
         // SAFETY: the pointers are valid for the call (the vectors and
         // strings above outlive it; the library only reads the instance's
@@ -417,11 +432,12 @@ impl Checker {
                     coords,
                     values,
                 };
+                let in_order = print[2] != 0;
                 let print = Fingerprint {
                     count: print[0],
                     sum: print[1],
                 };
-                Ok((entries, print))
+                Ok((entries, print, in_order))
             }
             _ => {
                 let end = message
@@ -555,6 +571,8 @@ mod tests {
     /// fingerprint names the first difference as before.
     #[test]
     fn corrupted_results_are_refused_by_fingerprint() {
+        use spf::synth::fingerprint::Fingerprint;
+
         use crate::cli::conversion::testing::hand_made;
         use crate::cli::engine::{Expected, Source};
         use crate::cli::error::CliError;
@@ -592,6 +610,28 @@ mod tests {
                 }
             };
             let r = runner();
+            // An input in no order of its coordinates (shown distinct by
+            // sorting) and one in column order (as they come): the
+            // fingerprint of their entries.
+            for (row, col) in [
+                (vec![1, 0, 0], vec![0, 1, 0]),
+                (vec![1, 0, 2], vec![0, 1, 1]),
+            ] {
+                let mut inst = Instance {
+                    format: "COO".into(),
+                    ..Instance::default()
+                };
+                for (name, v) in [("NR", 3), ("NC", 4), ("NNZ", 3)] {
+                    inst.symbols.insert(name.into(), v);
+                }
+                inst.arrays.insert("row".into(), Values::Int(row));
+                inst.arrays.insert("col".into(), Values::Int(col));
+                inst.arrays
+                    .insert("A".into(), Values::Real(vec![1.0, 2.0, 3.0]));
+                let want = Fingerprint::of_entries(&validate_entries(&coo, &inst).expect("valid"));
+                let got = r.expected(&coo, &inst).expect("valid");
+                assert!(matches!(got, Expected::Fingerprint(f) if f == want));
+            }
             let expected = r.expected(&csr_format, &good).expect("valid");
             assert!(matches!(expected, Expected::Fingerprint(_)));
             let same = Source {
