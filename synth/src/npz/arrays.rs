@@ -102,6 +102,51 @@ where
     Ok(Array { shape, values })
 }
 
+/// Reads the member's values straight from its bytes, `N` little-endian
+/// bytes each, decoded by `decode` a chunk at a time (no value read one
+/// by one through npyz).
+fn read_le<T, R, const N: usize>(
+    npy: NpyFile<R>,
+    key: &str,
+    decode: impl Fn([u8; N]) -> T,
+) -> Result<Array<T>, NpzError>
+where
+    T: Copy,
+    R: Read,
+{
+    let shape = npy.shape().to_vec();
+    let fortran = npy.order() == Order::Fortran;
+    let failed = |e: std::io::Error| NpzError::member(key, format!("cannot read its values: {e}"));
+    let n = usize::try_from(npy.len())
+        .map_err(|_| NpzError::member(key, "holds more values than this machine addresses"))?;
+    let mut reader = npy.into_inner();
+    const CHUNK: usize = 1 << 16;
+    let mut buf = vec![0u8; CHUNK * N];
+    // Room grows with what is read: a header that announces more than
+    // the member holds fails at its end, not at an allocation.
+    let mut values = Vec::new();
+    while values.len() < n {
+        let m = (n - values.len()).min(CHUNK);
+        reader.read_exact(&mut buf[..m * N]).map_err(failed)?;
+        values.extend(
+            buf[..m * N]
+                .chunks_exact(N)
+                .map(|c| decode(c.try_into().unwrap_or([0; N]))),
+        );
+    }
+    let values = if fortran {
+        to_c_order(&shape, values)
+    } else {
+        values
+    };
+    Ok(Array { shape, values })
+}
+
+/// Whether values of dtype `t` are stored little-endian.
+fn little_endian(t: &TypeStr) -> bool {
+    t.endianness() == npyz::Endianness::Little
+}
+
 fn convert<T: Copy, U>(
     a: Array<T>,
     f: impl Fn(T) -> Option<U>,
@@ -163,6 +208,10 @@ fn read_any_int<R: Read + Seek>(
     match (t.type_char(), t.size_field()) {
         (TypeChar::Int, 1) => convert(read_as::<i8, _>(npy, key)?, |v| Some(i64::from(v)), key),
         (TypeChar::Int, 2) => convert(read_as::<i16, _>(npy, key)?, |v| Some(i64::from(v)), key),
+        (TypeChar::Int, 4) if little_endian(&t) => {
+            read_le(npy, key, |b| i64::from(i32::from_le_bytes(b)))
+        }
+        (TypeChar::Int, 8) if little_endian(&t) => read_le(npy, key, i64::from_le_bytes),
         (TypeChar::Int, 4) => convert(read_as::<i32, _>(npy, key)?, |v| Some(i64::from(v)), key),
         (TypeChar::Int, 8) => read_as::<i64, _>(npy, key),
         (TypeChar::Uint, 1) => convert(read_as::<u8, _>(npy, key)?, |v| Some(i64::from(v)), key),
@@ -184,6 +233,7 @@ pub(super) fn read_reals<R: Read + Seek>(
     let npy = open(zip, key)?.ok_or_else(|| NpzError::missing(key))?;
     let t = type_str(key, &npy.dtype())?;
     match (t.type_char(), t.size_field()) {
+        (TypeChar::Float, 8) if little_endian(&t) => read_le(npy, key, f64::from_le_bytes),
         (TypeChar::Float, 8) => read_as::<f64, _>(npy, key),
         (TypeChar::Float, 4) => convert(read_as::<f32, _>(npy, key)?, |v| Some(f64::from(v)), key),
         (TypeChar::Int | TypeChar::Uint, _) => {
