@@ -92,20 +92,45 @@ impl Fingerprint {
     }
 
     /// The fingerprint of coordinate columns (one per dimension, entry `e`
-    /// at `columns[k][e]`) and their values, under this process's [`key`].
+    /// at `columns[k][e]`) and their values, under this process's [`key`]:
+    /// many entries in two halves on two threads (a fingerprint is a sum).
     pub fn of_columns(columns: &[Vec<i64>], values: &[f64]) -> Fingerprint {
         let key = key();
-        let mut f = Fingerprint::default();
-        let mut point = vec![0i64; columns.len()];
-        for (e, &v) in values.iter().enumerate() {
-            for (p, column) in point.iter_mut().zip(columns) {
-                *p = column[e];
+        let range = |from: usize, to: usize| {
+            let mut f = Fingerprint::default();
+            let mut point = vec![0i64; columns.len()];
+            for (e, &v) in (from..to).zip(&values[from..to]) {
+                for (p, column) in point.iter_mut().zip(columns) {
+                    *p = column[e];
+                }
+                f.add(key, &point, v);
             }
-            f.add(key, &point, v);
+            f
+        };
+        let n = values.len();
+        if n < PARALLEL_ENTRIES {
+            return range(0, n);
         }
-        f
+        let (first, second) = std::thread::scope(|scope| {
+            let later = scope.spawn(|| range(n / 2, n));
+            let earlier = range(0, n / 2);
+            // A thread that failed: its half is summed here.
+            (earlier, later.join().unwrap_or_else(|_| range(n / 2, n)))
+        });
+        first.plus(second)
+    }
+
+    /// The fingerprint of two disjoint sets of entries together.
+    pub fn plus(self, other: Fingerprint) -> Fingerprint {
+        Fingerprint {
+            count: self.count + other.count,
+            sum: self.sum.wrapping_add(other.sum),
+        }
     }
 }
+
+/// The fewest entries [`Fingerprint::of_columns`] sums on two threads.
+const PARALLEL_ENTRIES: usize = 1 << 18;
 
 #[cfg(test)]
 mod tests {
@@ -157,11 +182,23 @@ mod tests {
         dup.coords.extend_from_slice(&[0, 1]);
         dup.values.push(2.0);
         assert_ne!(Fingerprint::of_entries(&dup), want);
-        // Columns give what entries give.
+        // Columns give what entries give, on one thread or two.
         let columns = vec![vec![0, 1, 1, 2], vec![1, 1, 0, 2]];
         assert_eq!(
             Fingerprint::of_columns(&columns, &[2.0, 0.0, 3.0, -1.5]),
             want
+        );
+        let n = PARALLEL_ENTRIES as i64 + 3;
+        let columns = vec![(0..n).collect::<Vec<_>>(), (0..n).map(|e| e % 7).collect()];
+        let values: Vec<f64> = (0..n).map(|e| e as f64).collect();
+        let mut each = entries(&[]);
+        for e in 0..n as usize {
+            each.coords.extend([columns[0][e], columns[1][e]]);
+            each.values.push(values[e]);
+        }
+        assert_eq!(
+            Fingerprint::of_columns(&columns, &values),
+            Fingerprint::of_entries(&each)
         );
     }
 }
