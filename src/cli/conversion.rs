@@ -173,15 +173,13 @@ pub fn convert(
         symmetry,
         ..ReadOptions::default()
     };
-    let s = synthesize_pair(&sd, &dd)?;
-    runner.exactly(&|| convert_once(&s, &sd, &dd, input, output, runner, &options))
+    runner.exactly(&|| convert_once(&sd, &dd, input, output, runner, &options))
 }
 
-/// One attempt of [`convert`] with the conversion `s` from `sd` to `dd`
-/// synthesized (a result whose fingerprint differs from the input's is a
-/// [`CliError::Mismatch`], and nothing is written).
+/// One attempt of [`convert`] from `sd` to `dd` (a result whose
+/// fingerprint differs from the input's is a [`CliError::Mismatch`], and
+/// nothing is written).
 fn convert_once(
-    s: &Synthesized,
     sd: &Descriptor,
     dd: &Descriptor,
     input: &Path,
@@ -190,6 +188,7 @@ fn convert_once(
     options: &ReadOptions,
 ) -> Result<(), CliError> {
     let source = read_source(sd, input, &synthesize_pair, runner, options)?;
+    let s = &synthesize_pair(sd, dd)?;
     let result = runner.convert(s, sd, dd, source)?;
     let shown = output.map_or("the result".into(), |p| p.display().to_string());
     // The result is written while it is checked, on a thread of its own,
@@ -232,9 +231,9 @@ pub fn convert_file(
     synth: &Synthesizer<'_>,
     runner: &Runner,
 ) -> Result<Instance, CliError> {
-    let s = synth(src, dst)?;
     runner.exactly(&|| {
         let source = read_source(src, input, synth, runner, &ReadOptions::default())?;
+        let s = synth(src, dst)?;
         runner.run(&s, src, dst, source).map(|r| r.instance)
     })
 }

@@ -2159,7 +2159,9 @@ static DRV_UNUSED void drv_fp_watch(drv_fp *f, int order, const int64_t *c)
         f->live = 0;
         return;
     }
-    if (f->count > 1)
+    if (f->count == 1)
+        f->live &= (1 << drv_norders[order]) - 1; /* the orders there are */
+    else
         for (p = 0; p < drv_norders[order]; p++)
             if ((f->live >> p & 1) && !drv_after(f->prev, c, order, p))
                 f->live &= ~(1 << p);

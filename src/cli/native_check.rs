@@ -673,6 +673,19 @@ mod tests {
                 inst.arrays.insert("A".into(), Values::Real(a));
                 inst
             };
+            // An input in no order of its coordinates with two entries at
+            // one coordinate is refused (kept and sorted, not watched).
+            let e = runner()
+                .expected(
+                    &ell_format,
+                    &ell(vec![2, 0, 1, 1], vec![1.0, 2.0, 3.0, 4.0]),
+                )
+                .map(drop)
+                .expect_err("two entries at (1, 1)");
+            assert!(
+                e.to_string().contains("two nonzero entries at (1, 1)"),
+                "{e}"
+            );
             let good = ell(vec![0, 2, 1, 1], vec![1.0, 2.0, 3.0, 0.0]);
             let twice = ell(vec![0, 0, 1, 1], vec![1.0, 1.0, 3.0, 0.0]);
             let r = runner();
