@@ -12,6 +12,7 @@ use spf::codegen::{c, rust};
 use spf::iegen::pdfg::Pdfg;
 use spf::iegen::syntax::SyntaxError;
 use spf::synth::established::CoordinateFormat;
+use spf::synth::fingerprint::Fingerprint;
 #[cfg(test)]
 use spf::synth::instance::Instance;
 use spf::synth::instance_validation::validate_entries;
@@ -23,7 +24,7 @@ use spf::synth::Descriptor;
 
 use super::commands::load_format;
 use super::driver::{self, CoordinateInput};
-use super::engine::{Runner, Source};
+use super::engine::{Expected, Runner, Source};
 use super::error::CliError;
 use super::instance_file::{read_instance_entries, write_instance_when};
 use super::output::{emit, write_atomically};
@@ -52,7 +53,11 @@ pub type Synthesizer<'a> = dyn Fn(&Descriptor, &Descriptor) -> Result<Synthesize
 /// [`CliError::Usage`] naming a descriptor `spf check` rejects (the first
 /// property that fails), or the pair and why synthesis failed.
 pub fn synthesize_pair(src: &Descriptor, dst: &Descriptor) -> Result<Synthesized, CliError> {
-    for d in [src, dst] {
+    // A built-in format is checked by the test suite, not on every run.
+    for d in [src, dst]
+        .into_iter()
+        .filter(|d| !spf::synth::builtin::is_builtin(d))
+    {
         if let Some(f) = spf::synth::check::first_error(d) {
             return Err(CliError::Usage(format!(
                 "{} is not a well-formed format (`spf check` rejects it): {}: {}",
@@ -168,21 +173,35 @@ pub fn convert(
         symmetry,
         ..ReadOptions::default()
     };
-    let source = read_source(&sd, input, &synthesize_pair, runner, &options)?;
-    let s = synthesize_pair(&sd, &dd)?;
-    let result = runner.convert(&s, &sd, &dd, source)?;
+    runner.exactly(&|| convert_once(&sd, &dd, input, output, runner, &options))
+}
+
+/// One attempt of [`convert`] from `sd` to `dd` (a result whose
+/// fingerprint differs from the input's is a [`CliError::Mismatch`], and
+/// nothing is written).
+fn convert_once(
+    sd: &Descriptor,
+    dd: &Descriptor,
+    input: &Path,
+    output: Option<&Path>,
+    runner: &Runner,
+    options: &ReadOptions,
+) -> Result<(), CliError> {
+    let source = read_source(sd, input, &synthesize_pair, runner, options)?;
+    let s = &synthesize_pair(sd, dd)?;
+    let result = runner.convert(s, sd, dd, source)?;
     let shown = output.map_or("the result".into(), |p| p.display().to_string());
     // The result is written while it is checked, on a thread of its own,
     // and kept only when the check passes.
     let (verdict, written) = std::thread::scope(|scope| {
         let (commit, decided) = std::sync::mpsc::channel::<bool>();
-        let (dd, out, progress) = (&dd, &result.instance, runner.progress);
+        let (out, progress) = (&result.instance, runner.progress);
         let writer = scope.spawn(move || {
             progress.step(&format!("writing {shown}"), || {
                 write_instance_when(dd, out, output, &|| decided.recv().unwrap_or(false))
             })
         });
-        let verdict = runner.verify(&s, dd, &result);
+        let verdict = runner.verify(s, dd, &result);
         let _ = commit.send(verdict.is_ok());
         (verdict, writer.join())
     });
@@ -212,9 +231,11 @@ pub fn convert_file(
     synth: &Synthesizer<'_>,
     runner: &Runner,
 ) -> Result<Instance, CliError> {
-    let source = read_source(src, input, synth, runner, &ReadOptions::default())?;
-    let s = synth(src, dst)?;
-    runner.run(&s, src, dst, source).map(|r| r.instance)
+    runner.exactly(&|| {
+        let source = read_source(src, input, synth, runner, &ReadOptions::default())?;
+        let s = synth(src, dst)?;
+        runner.run(&s, src, dst, source).map(|r| r.instance)
+    })
 }
 
 /// The names a COO-like format gives to coordinates: one dense symbol and
@@ -284,9 +305,9 @@ pub fn read_source(
     // Shown while the input is read and checked (ends before a conversion).
     let reading = runner.progress.start(&format!("reading {shown}"));
     if coordinate_kind(input).is_none() {
-        let (instance, entries) =
-            read_instance_entries(src, input, &|d, inst| runner.validate_entries(d, inst))?;
-        return Ok(Source { instance, entries });
+        let (instance, expected) =
+            read_instance_entries(src, input, &|d, inst| runner.expected(d, inst))?;
+        return Ok(Source { instance, expected });
     }
     let coords = read_checked_coo_file(input, options).map_err(|e| match e {
         FileError::Io { source, .. } => CliError::Read {
@@ -319,14 +340,31 @@ pub fn read_source(
         ))
     })?;
     let source = match CoordinateFormat::of(&coo) {
-        Some(f) => {
+        Some(f) if runner.is_exact() => {
             let (instance, entries) = f.instance(coords).map_err(|e| problem(e.to_string()))?;
-            Source { instance, entries }
+            Source {
+                instance,
+                expected: Expected::Exact(entries),
+            }
+        }
+        Some(f) => {
+            let (instance, print) = f
+                .instance_fingerprinted(coords)
+                .map_err(|e| problem(e.to_string()))?;
+            Source {
+                instance,
+                expected: Expected::Fingerprint(print),
+            }
         }
         None => {
             let instance = coo_layout(&coo)?.instance_of(coords.into_tensor());
             let entries = validate_entries(&coo, &instance).map_err(|e| problem(e.to_string()))?;
-            Source { instance, entries }
+            let expected = if runner.is_exact() {
+                Expected::Exact(entries)
+            } else {
+                Expected::Fingerprint(Fingerprint::of_entries(&entries))
+            };
+            Source { instance, expected }
         }
     };
     if coo == *src {

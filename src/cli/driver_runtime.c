@@ -2123,6 +2123,79 @@ typedef struct {
  * back, or NULL: they go to drv_entries and are freed after the check. */
 static drv_kept *drv_keep = NULL;
 
+/* Whether the kept entries need only be shown distinct (any order), not
+ * sorted by coordinate. */
+static int drv_keep_unordered = 0;
+
+/* The fingerprint of the storage check's nonzero entries (their number
+ * and the sum of their keyed hashes, synth/src/fingerprint.rs), or NULL.
+ * When set, the entries are neither kept nor sorted: two at one coordinate
+ * are the caller's to find, by comparing with an input that has none. */
+typedef struct {
+    uint64_t key, count, sum;
+    /* When `watch` is set, `live` has bit p set while the entries so far
+     * increase strictly in the order drv_orders[p] of the coordinates
+     * (`prev` is the last entry): then no two share a coordinate. */
+    int watch, live;
+    int64_t prev[3];
+} drv_fp;
+
+static drv_fp *drv_print = NULL;
+
+/* The orders of up to 3 coordinates (the first most significant): the
+ * first of each size is the natural one; drv_norders[n] are those of n. */
+static const int drv_orders[6][3] = {{0, 1, 2}, {1, 0, 2}, {0, 2, 1}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
+static const int drv_norders[4] = {0, 1, 2, 6};
+
+/* Whether entry `b` comes strictly after entry `a` in order `p`. */
+static DRV_UNUSED int drv_after(const int64_t *a, const int64_t *b, int order, int p)
+{
+    int i;
+    for (i = 0; i < order; i++)
+        if (a[drv_orders[p][i]] != b[drv_orders[p][i]])
+            return a[drv_orders[p][i]] < b[drv_orders[p][i]];
+    return 0;
+}
+
+/* Follows the orders in which the entries still increase (drv_fp). */
+static DRV_UNUSED void drv_fp_watch(drv_fp *f, int order, const int64_t *c)
+{
+    int p, d;
+    if (order > 3) {
+        f->live = 0;
+        return;
+    }
+    if (f->count == 1)
+        f->live &= (1 << drv_norders[order]) - 1; /* the orders there are */
+    else
+        for (p = 0; p < drv_norders[order]; p++)
+            if ((f->live >> p & 1) && !drv_after(f->prev, c, order, p))
+                f->live &= ~(1 << p);
+    for (d = 0; d < order; d++)
+        f->prev[d] = c[d];
+}
+
+/* MurmurHash3's 64-bit finalizer. */
+static DRV_UNUSED uint64_t drv_fp_mix(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= UINT64_C(0xff51afd7ed558ccd);
+    x ^= x >> 33;
+    x *= UINT64_C(0xc4ceb9fe1a85ec53);
+    return x ^ (x >> 33);
+}
+
+/* The hash of one entry under `key` (fingerprint.rs's entry_hash). */
+static DRV_UNUSED uint64_t drv_fp_entry(uint64_t key, int order, const int64_t *c, double v)
+{
+    uint64_t h = key, bits;
+    int d;
+    for (d = 0; d < order; d++)
+        h = drv_fp_mix(h ^ (uint64_t)c[d]);
+    memcpy(&bits, &v, sizeof bits);
+    return drv_fp_mix(h ^ bits);
+}
+
 /* Whether e[0..n) is in order by coordinate d alone. */
 static DRV_UNUSED int drv_sorted_by(const drv_entry *e, int64_t n, int d)
 {
@@ -2199,6 +2272,13 @@ static DRV_UNUSED void drv_sort_entries(drv_entry *e, int64_t n, int order)
 static DRV_UNUSED void drv_storage_entry(drv_entries *s, int order, const int64_t *c, double v, int64_t at)
 {
     int d;
+    if (drv_print != NULL) {
+        drv_print->count++;
+        drv_print->sum += drv_fp_entry(drv_print->key, order, c, v);
+        if (drv_print->watch && drv_print->live)
+            drv_fp_watch(drv_print, order, c);
+        return;
+    }
     if (drv_keep != NULL) {
         if (drv_keep->n == drv_keep->cap)
             drv_die("more nonzero entries than nonzero values");
@@ -2224,8 +2304,8 @@ static DRV_UNUSED void drv_storage_entry(drv_entries *s, int order, const int64_
 static DRV_UNUSED void drv_entries_reserve(drv_entries *s, const drv_array *values, int64_t total)
 {
     int64_t k, nonzero = 0;
-    if (drv_keep != NULL)
-        return; /* the entries go to the caller's buffers */
+    if (drv_keep != NULL || drv_print != NULL)
+        return; /* the entries go to the caller's buffers, or into a sum */
     for (k = 0; k < total && k < values->len; k++)
         nonzero += drv_value_at(values, k) != 0.0;
     s->cap = nonzero > 0 ? nonzero : 1;
@@ -2381,6 +2461,26 @@ static DRV_UNUSED void drv_storage_outside(const char *ctx, const int64_t *v, in
     drv_die("%s: sparse point (%s) reads %s(%s), outside its extents %s", ctx, point, name, at, extents);
 }
 
+/* Whether the kept entries increase strictly in the lexicographic order
+ * of some permutation of the coordinates (a CSC's entries do, columns
+ * first): then no two share a coordinate, seen in one scan per order
+ * tried. */
+static DRV_UNUSED int drv_kept_distinct_by_some_order(const drv_kept *kept, int order)
+{
+    const int64_t *c = kept->coords;
+    int64_t k;
+    int p;
+    if (order > 3)
+        return 0;
+    for (p = 0; p < drv_norders[order]; p++) {
+        for (k = 1; k < kept->n && drv_after(&c[(k - 1) * order], &c[k * order], order, p); k++)
+            ;
+        if (k >= kept->n)
+            return 1;
+    }
+    return 0;
+}
+
 /* Sorts the kept entries by coordinate (the first most significant) and
  * stops at two at one coordinate (the caller's own check then names them):
  * a stable counting sort of a permutation per coordinate, the last first,
@@ -2405,6 +2505,8 @@ static DRV_UNUSED void drv_kept_sort(const char *ctx, drv_kept *kept, int order)
                 drv_die("%s: two nonzero entries at one coordinate", ctx);
         }
     if (sorted)
+        return;
+    if (drv_keep_unordered && drv_kept_distinct_by_some_order(kept, order))
         return;
     for (d = 0; d < order; d++) {
         lo[d] = hi[d] = c[d];

@@ -5,19 +5,24 @@
 //! With [`Engine::Auto`] (the default) a conversion runs natively when the
 //! C compiler works and in the interpreter otherwise, after a one-line
 //! notice on standard error. Whatever ran, the result is checked before it
-//! is handed out (the destination's descriptor and the oracle,
-//! [`spf::synth::validate::check_result_with`], compared with the
-//! input's entries that the input's own check read) unless verification is
-//! off (`--no-verify`). The input is always checked (what a reader of spf
+//! is handed out (the destination's descriptor, and a comparison with
+//! what the input's own check read: the entries' fingerprints,
+//! [`spf::synth::fingerprint`], and when they differ, on a second
+//! attempt, the entries themselves by the oracle,
+//! [`spf::synth::validate::check_result_with`], which names the first
+//! difference; [`Runner::exactly`]) unless verification is off
+//! (`--no-verify`). The input is always checked (what a reader of spf
 //! guarantees counts, [`spf::synth::established`]): the compiled code
 //! trusts it. Natively, both checks against a descriptor run compiled too
-//! ([`Runner::validate_entries`], [`super::native_check`]).
+//! ([`Runner::expected`], [`Runner::validate_entries`],
+//! [`super::native_check`]).
 
 use std::cell::Cell;
 use std::path::PathBuf;
 
 use spf::codegen::ast::LoopProgram;
 use spf::codegen::width::{IndexWidth, IndexWidths, WidthChoice, WidthChoices};
+use spf::synth::fingerprint::Fingerprint;
 use spf::synth::instance::Instance;
 use spf::synth::instance::InstanceError;
 use spf::synth::instance_validation::{check_recorded_widths, validate_entries};
@@ -32,15 +37,26 @@ use super::native_cache::{obtain, Origin};
 use super::native_check::{Checker, Failed};
 use super::progress::Progress;
 
-/// A conversion's input: a valid instance of the source format and its
-/// entries sorted by coordinate, which the result is compared with (read
-/// once, by the input's validation or straight off a reader's coordinates,
-/// [`spf::synth::established`]).
+/// A conversion's input: a valid instance of the source format and what
+/// the result is compared with (read once, by the input's validation or
+/// straight off a reader's coordinates, [`spf::synth::established`]).
 pub struct Source {
     /// The instance.
     pub instance: Instance,
-    /// Its entries ([`spf::synth::oracle::sorted_entries`]).
-    pub entries: Entries,
+    /// Its entries, or their fingerprint.
+    pub expected: Expected,
+}
+
+/// What a result must store: the input's entries sorted by coordinate
+/// ([`spf::synth::oracle::sorted_entries`]), compared exactly, or their
+/// [`Fingerprint`] (what [`Runner`] keeps unless told to be exact: the
+/// result's check then keeps no entries either, and a difference makes the
+/// caller redo the conversion exactly, [`CliError::Mismatch`]).
+pub enum Expected {
+    /// The entries.
+    Exact(Entries),
+    /// Their fingerprint.
+    Fingerprint(Fingerprint),
 }
 
 /// Where a conversion runs.
@@ -74,6 +90,10 @@ pub struct Runner {
     /// Set once the interpreter replaced a failed compile (the notice is
     /// printed once).
     fell_back: Cell<bool>,
+    /// Whether results are compared with their input's entries exactly
+    /// (sorted and merged, naming the first difference) rather than by
+    /// fingerprint: set after a fingerprint differed ([`Runner::exactly`]).
+    exact: Cell<bool>,
     /// Where compiled libraries are kept: `None`, the user's cache
     /// ([`super::native_cache::cache_dir`]).
     cache: Option<PathBuf>,
@@ -89,6 +109,7 @@ impl Runner {
             verbose,
             progress,
             fell_back: Cell::new(false),
+            exact: Cell::new(false),
             cache: None,
         }
     }
@@ -107,6 +128,32 @@ impl Runner {
         Runner {
             cache: Some(cache.to_path_buf()),
             ..Runner::new(Engine::Native, true, false, Progress::hidden())
+        }
+    }
+
+    /// Whether results are compared with their input's entries exactly
+    /// (else by fingerprint).
+    pub fn is_exact(&self) -> bool {
+        self.exact.get()
+    }
+
+    /// Runs `attempt`; when a result's fingerprint differed from its
+    /// input's ([`CliError::Mismatch`]), runs it again comparing entries
+    /// exactly, which names the first difference in the oracle's words.
+    ///
+    /// # Errors
+    ///
+    /// `attempt`'s.
+    pub fn exactly<T>(&self, attempt: &dyn Fn() -> Result<T, CliError>) -> Result<T, CliError> {
+        match attempt() {
+            Err(CliError::Mismatch(m)) if !self.exact.get() => {
+                self.say(&format!(
+                    "spf: {m}; converting again to name the difference"
+                ));
+                self.exact.set(true);
+                attempt()
+            }
+            other => other,
         }
     }
 
@@ -150,7 +197,7 @@ impl Runner {
     ) -> Result<Source, CliError> {
         let Source {
             instance: mut input,
-            entries,
+            expected,
         } = source;
         let pair = format!("{} -> {}", from.name, to.name);
         let program = s.program().map_err(|e| {
@@ -204,30 +251,132 @@ impl Runner {
         out.index_width = Some(width);
         Ok(Source {
             instance: out,
-            entries,
+            expected,
         })
     }
 
     /// Checks a [`Runner::convert`]ed result of `s` (into `to`) when
     /// verification is on: valid against `to` and storing exactly the
-    /// input's entries.
+    /// input's entries (by fingerprint, or exactly).
     ///
     /// # Errors
     ///
     /// An internal error naming the problem when the result is invalid or
-    /// wrong (the conversion passed validation, so that is a bug in spf).
+    /// wrong (the conversion passed validation, so that is a bug in spf);
+    /// [`CliError::Mismatch`] when only the fingerprints say it is wrong.
     pub fn verify(&self, s: &Synthesized, to: &Descriptor, out: &Source) -> Result<(), CliError> {
         if !self.verify {
             return Ok(());
         }
         let pair = format!("{} -> {}", s.conversion.src.name, to.name);
-        self.progress
-            .step(&format!("verifying the {} result", to.name), || {
-                check_result_with(s, &out.entries, &out.instance, &|d, inst| {
-                    self.validate_entries(d, inst)
+        let step = format!("verifying the {} result", to.name);
+        match &out.expected {
+            Expected::Exact(want) => self
+                .progress
+                .step(&step, || {
+                    check_result_with(s, want, &out.instance, &|d, inst| {
+                        self.validate_entries(d, inst)
+                    })
                 })
-            })
-            .map_err(|p| problem_error(&pair, p))
+                .map_err(|p| problem_error(&pair, p)),
+            Expected::Fingerprint(want) => {
+                let got = self
+                    .progress
+                    .step(&step, || self.fingerprint(to, &out.instance))
+                    .map_err(|e| {
+                        problem_error(
+                            &pair,
+                            Problem::Invalid {
+                                format: to.name.clone(),
+                                error: e.to_string(),
+                            },
+                        )
+                    })?;
+                if got == *want {
+                    return Ok(());
+                }
+                Err(CliError::Mismatch(format!(
+                    "the {pair} result's entries differ from the input's ({} entries expected, \
+                     {} found, or other ones: their fingerprints differ)",
+                    want.count, got.count
+                )))
+            }
+        }
+    }
+
+    /// Checks an input instance `inst` against `d` and gives what its
+    /// conversion's result must store ([`Expected`]): its entries' sorted
+    /// list when comparisons are exact, else their fingerprint (the check
+    /// still refuses two nonzero entries at one coordinate, without
+    /// sorting when some order of the coordinates has them increasing).
+    ///
+    /// # Errors
+    ///
+    /// The first problem of `inst`.
+    pub fn expected(&self, d: &Descriptor, inst: &Instance) -> Result<Expected, InstanceError> {
+        if self.exact.get() {
+            return self.validate_entries(d, inst).map(Expected::Exact);
+        }
+        self.compiled(d, inst, &|c| c.distinct_fingerprint(d, inst))
+            .map(Expected::Fingerprint)
+    }
+
+    /// Checks a result `inst` against `d` (two nonzero entries at one
+    /// coordinate aside: the comparison with the input finds them) and
+    /// gives its entries' [`Fingerprint`], summed as the compiled check
+    /// finds them, with no entry kept.
+    ///
+    /// # Errors
+    ///
+    /// The first problem of `inst`.
+    fn fingerprint(&self, d: &Descriptor, inst: &Instance) -> Result<Fingerprint, InstanceError> {
+        self.compiled(d, inst, &|c| c.fingerprint(d, inst))
+    }
+
+    /// What the compiled check of `d` gives by `ask` when conversions run
+    /// natively and it tells; else the fingerprint of spf's own check's
+    /// entries ([`validate_entries`], which names a problem in its words).
+    fn compiled(
+        &self,
+        d: &Descriptor,
+        inst: &Instance,
+        ask: &dyn Fn(&Checker) -> Result<Fingerprint, Failed>,
+    ) -> Result<Fingerprint, InstanceError> {
+        if self.native() {
+            check_recorded_widths(d, inst)?;
+            if let Some(checker) = self.checker(d) {
+                match ask(&checker) {
+                    Ok(print) => return Ok(print),
+                    Err(Failed::Invalid(m) | Failed::Undecided(m)) => {
+                        self.say(&format!("spf: the compiled check of {}: {m}", d.name));
+                    }
+                }
+            }
+        }
+        validate_entries(d, inst).map(|e| Fingerprint::of_entries(&e))
+    }
+
+    /// Whether checks run compiled.
+    fn native(&self) -> bool {
+        match self.engine {
+            Engine::Interp => false,
+            Engine::Auto => !self.fell_back.get(),
+            Engine::Native => true,
+        }
+    }
+
+    /// The compiled check of `d`, or `None` (said) when it cannot be had.
+    fn checker(&self, d: &Descriptor) -> Option<Checker> {
+        match Checker::obtain(self.cache.as_deref(), d, &self.progress) {
+            Ok((checker, path, origin)) => {
+                self.said_library(&path, origin);
+                Some(checker)
+            }
+            Err(e) => {
+                self.say(&format!("spf: checking {} in spf: {e}", d.name));
+                None
+            }
+        }
     }
 
     /// Checks `inst` against `d` and gives its nonzero entries sorted by
@@ -245,25 +394,16 @@ impl Runner {
         d: &Descriptor,
         inst: &Instance,
     ) -> Result<Entries, InstanceError> {
-        let native = match self.engine {
-            Engine::Interp => false,
-            Engine::Auto => !self.fell_back.get(),
-            Engine::Native => true,
-        };
-        if native {
+        if self.native() {
             // The compiled check holds every array at 64 bits.
             check_recorded_widths(d, inst)?;
-            match Checker::obtain(self.cache.as_deref(), d, &self.progress) {
-                Ok((checker, path, origin)) => {
-                    self.said_library(&path, origin);
-                    match checker.entries(d, inst) {
-                        Ok(entries) => return Ok(entries),
-                        Err(Failed::Invalid(m) | Failed::Undecided(m)) => {
-                            self.say(&format!("spf: the compiled check of {}: {m}", d.name));
-                        }
+            if let Some(checker) = self.checker(d) {
+                match checker.entries(d, inst) {
+                    Ok(entries) => return Ok(entries),
+                    Err(Failed::Invalid(m) | Failed::Undecided(m)) => {
+                        self.say(&format!("spf: the compiled check of {}: {m}", d.name));
                     }
                 }
-                Err(e) => self.say(&format!("spf: checking {} in spf: {e}", d.name)),
             }
         }
         validate_entries(d, inst)

@@ -42,6 +42,11 @@ pub enum CliError {
     /// A problem with the command line.
     #[error("{0}")]
     Usage(String),
+    /// A conversion's result whose entries' fingerprint differs from its
+    /// input's: a bug in spf, which the caller names by converting again
+    /// with exact comparisons ([`super::engine::Runner::exactly`]).
+    #[error("internal error: {0}")]
+    Mismatch(String),
 }
 
 impl CliError {

@@ -9,7 +9,7 @@ use spf::iegen::syntax::SyntaxError;
 use spf::synth::instance::{Instance, InstanceError};
 use spf::synth::instance_validation::validate;
 use spf::synth::npz::{read_npz_file, write_npz, ReadFileError, Written};
-use spf::synth::oracle::{coordinates_from, Entries};
+use spf::synth::oracle::coordinates_from;
 use spf::synth::tensor_io::{coordinate_kind, write_mtx, write_tns};
 use spf::synth::Descriptor;
 
@@ -37,19 +37,20 @@ pub fn read_instance(d: &Descriptor, input: &Path) -> Result<Instance, CliError>
     Ok(inst)
 }
 
-/// [`read_instance`], and the instance's entries sorted by coordinate,
-/// from the one enumeration of its validation by `check` (what
-/// [`spf::synth::instance_validation::validate_entries`] does; `spf convert` may pass a compiled check):
-/// what a conversion's check compares its result with.
+/// [`read_instance`], validated by `check`, with what `check` gives: the
+/// instance's entries, or their fingerprint, from the one enumeration of
+/// its validation (as [`spf::synth::instance_validation::validate_entries`]
+/// does; `spf convert` passes [`super::engine::Runner::expected`]): what a
+/// conversion's check compares its result with.
 ///
 /// # Errors
 ///
 /// As [`read_instance`].
-pub fn read_instance_entries(
+pub fn read_instance_entries<T>(
     d: &Descriptor,
     input: &Path,
-    check: &dyn Fn(&Descriptor, &Instance) -> Result<Entries, InstanceError>,
-) -> Result<(Instance, Entries), CliError> {
+    check: &dyn Fn(&Descriptor, &Instance) -> Result<T, InstanceError>,
+) -> Result<(Instance, T), CliError> {
     let inst = load_instance(d, input)?;
     let entries = check(d, &inst).map_err(|e| invalid(input, e))?;
     Ok((inst, entries))

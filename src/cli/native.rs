@@ -49,7 +49,7 @@ use super::error::CliError;
 
 /// The version of the entry points above; part of the cache key, so a
 /// library of another version is never loaded.
-pub const ABI_VERSION: i32 = 1;
+pub const ABI_VERSION: i32 = 2;
 
 /// The name the synthesized function gets inside the library.
 const FUNCTION: &str = "spf_conversion";

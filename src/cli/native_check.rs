@@ -12,8 +12,10 @@
 //! nonzero entries at one coordinate; [`super::driver_rules`]), over the
 //! driver's runtime built with `DRV_JUMP` (a stop jumps back to the entry
 //! point with its message instead of ending the process). The storage
-//! check's entries, sorted by coordinate, are handed back: the oracle's
-//! [`Entries`], which the result's comparison with the input reads. The
+//! check's entries are handed back as the caller asks: sorted by
+//! coordinate (the oracle's [`Entries`], for an exact comparison), shown
+//! distinct and in any order (an input's, made into a [`Fingerprint`]),
+//! or only summed into a fingerprint as they are found (a result's). The
 //! comparison itself stays format-independent: it compares the entries
 //! the input's map gives with those the result's map gives.
 //!
@@ -24,14 +26,23 @@
 //! `int spf_check_entries(const char *format, const char *const *symbols,
 //! const int64_t *values_of_symbols, int64_t nsym, const spf_check_array
 //! *arrays, int64_t narr, int64_t *coords, double *values, int64_t cap,
-//! int64_t *n, char *message, size_t message_cap)`: checks the instance
-//! (arrays borrowed, not copied; `spf_check_array` is [`AbiArray`]) and
-//! writes its `*n` nonzero entries, sorted by coordinate, into `coords`
-//! (one coordinate per dense dimension, entry after entry) and `values`,
-//! the caller's buffers with room for `cap` entries (the storage check
-//! writes them there as it finds them, and sorts them in place). It returns
-//! 0, or 1 with the first problem in `message` (more entries than `cap`
-//! among them): the caller re-runs spf's own check for the detailed error.
+//! int64_t *n, int mode, uint64_t key, uint64_t *print, char *message,
+//! size_t message_cap)`: checks the instance (arrays borrowed, not copied;
+//! `spf_check_array` is [`AbiArray`]). With `mode` 0 it writes its `*n`
+//! nonzero entries, sorted by coordinate, into `coords` (one coordinate
+//! per dense dimension, entry after entry) and `values`, the caller's
+//! buffers with room for `cap` entries (the storage check writes them
+//! there as it finds them, and sorts them in place); with `mode` 1 the
+//! same, but the entries need only be shown distinct (they stay in any
+//! order in which some order of the coordinates has them increasing); with
+//! `mode` 2 nothing is kept: `print[0]` and `print[1]` receive the number
+//! of entries and the sum of their hashes under `key`
+//! ([`spf::synth::fingerprint`]), and two entries at one coordinate are
+//! not looked for; `mode` 3 is mode 2 with `print[2]` set to whether the
+//! entries came increasing in some order of the coordinates (then no two
+//! share one). It returns 0, or 1
+//! with the first problem in `message` (more entries than `cap` among
+//! them): the caller re-runs spf's own check for the detailed error.
 //!
 //! The instance's index width is not the library's concern: spf holds
 //! every index array at 64 bits, and the sizes a 32-bit instance must fit
@@ -41,6 +52,7 @@ use std::ffi::{c_char, c_int, CString};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
+use spf::synth::fingerprint::{self, Fingerprint};
 use spf::synth::instance::{Instance, Values};
 use spf::synth::oracle::Entries;
 use spf::synth::representable::Representable;
@@ -75,9 +87,39 @@ type CheckFn = unsafe extern "C" fn(
     *mut f64,
     i64,
     *mut i64,
+    c_int,
+    u64,
+    *mut u64,
     *mut c_char,
     usize,
 ) -> c_int;
+
+/// What the compiled check gives back besides its verdict
+/// (`spf_check_entries`'s `mode`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Give {
+    /// The entries, sorted by coordinate (mode 0).
+    Sorted,
+    /// The entries, shown distinct, in any order (mode 1).
+    Distinct,
+    /// Only their fingerprint; two at one coordinate are not looked for
+    /// (mode 2).
+    Fingerprint,
+    /// Their fingerprint, and whether some order of the coordinates has
+    /// them increasing as they come, which shows them distinct (mode 3).
+    WatchedFingerprint,
+}
+
+impl Give {
+    fn mode(self) -> c_int {
+        match self {
+            Give::Sorted => 0,
+            Give::Distinct => 1,
+            Give::Fingerprint => 2,
+            Give::WatchedFingerprint => 3,
+        }
+    }
+}
 
 /// The C source of the check library of `d`.
 ///
@@ -147,14 +189,17 @@ pub fn checker_source(d: &Descriptor) -> Result<String, String> {
          static drv_kept spf_check_kept;\nstatic drv_array *spf_check_arrays;\n\n\
          SPF_ABI_EXPORT int spf_check_entries(const char *format, const char *const *symbols,\n    \
          const int64_t *symbol_values, int64_t nsym, const spf_check_array *arrays, int64_t narr,\n    \
-         int64_t *coords, double *values, int64_t cap, int64_t *n, char *message, size_t message_cap)\n\
-         {{\n    drv_inst x;\n    int64_t k;\n    \
+         int64_t *coords, double *values, int64_t cap, int64_t *n, int mode, uint64_t key,\n    \
+         uint64_t *print, char *message, size_t message_cap)\n\
+         {{\n    drv_inst x;\n    drv_fp fp;\n    int64_t k;\n    \
          memset(&x, 0, sizeof x);\n    \
+         memset(&fp, 0, sizeof fp);\n    fp.key = key;\n    fp.watch = mode == 3;\n    fp.live = 0x3f;\n    \
+         drv_keep_unordered = mode == 1;\n    \
          spf_check_kept.coords = coords;\n    spf_check_kept.values = values;\n    \
          spf_check_kept.n = 0;\n    spf_check_kept.cap = cap;\n    \
          spf_check_arrays = NULL;\n    \
          if (setjmp(drv_jump)) {{\n        \
-         drv_keep = NULL;\n        free(spf_check_arrays);\n        \
+         drv_keep = NULL;\n        drv_print = NULL;\n        free(spf_check_arrays);\n        \
          if (message_cap > 0)\n            snprintf(message, message_cap, \"%s\", drv_message);\n        \
          return 1;\n    }}\n    \
          spf_check_arrays = drv_alloc(narr > 0 ? narr : 1, sizeof *spf_check_arrays);\n    \
@@ -169,9 +214,10 @@ pub fn checker_source(d: &Descriptor) -> Result<String, String> {
          x.narr = x.caparr = narr;\n    x.arr = spf_check_arrays;\n    \
          drv_check_source(&x, \"the instance\");\n    \
          spf_check_scalars(&x, \"the instance\");\n    \
-         drv_keep = &spf_check_kept;\n    \
+         if (mode >= 2)\n        drv_print = &fp;\n    else\n        drv_keep = &spf_check_kept;\n    \
          drv_check_rules(&x, \"the instance\");\n    \
-         drv_keep = NULL;\n    \
+         drv_keep = NULL;\n    drv_print = NULL;\n    \
+         print[0] = fp.count;\n    print[1] = fp.sum;\n    print[2] = fp.count < 2 || fp.live != 0;\n    \
          free(spf_check_arrays);\n    spf_check_arrays = NULL;\n    \
          *n = spf_check_kept.n;\n    (void)message;\n    return 0;\n}}\n"
     );
@@ -248,6 +294,55 @@ impl Checker {
     ///
     /// [`Failed`]: the library's message, or why it cannot tell.
     pub fn entries(&self, d: &Descriptor, inst: &Instance) -> Result<Entries, Failed> {
+        self.run(d, inst, Give::Sorted)
+            .map(|(entries, _, _)| entries)
+    }
+
+    /// Checks `inst` against `d` as [`Checker::entries`] does, two nonzero
+    /// entries at one coordinate included, and gives the [`Fingerprint`]
+    /// of its entries (sorted only when no order of the coordinates has
+    /// them increasing already: a CSC's entries cost one scan).
+    ///
+    /// # Errors
+    ///
+    /// As [`Checker::entries`].
+    pub fn distinct_fingerprint(
+        &self,
+        d: &Descriptor,
+        inst: &Instance,
+    ) -> Result<Fingerprint, Failed> {
+        // First as they come, keeping nothing: enough when they come in
+        // some order of the coordinates (a CSR's, a CSC's entries do).
+        if let (_, print, true) = self.run(d, inst, Give::WatchedFingerprint)? {
+            return Ok(print);
+        }
+        self.run(d, inst, Give::Distinct)
+            .map(|(entries, _, _)| Fingerprint::of_entries(&entries))
+    }
+
+    /// Checks `inst` against `d` as [`Checker::entries`] does, except
+    /// that two nonzero entries at one coordinate are not looked for, and
+    /// gives the [`Fingerprint`] of its entries, summed as they are found
+    /// (no entry is kept): what a result's check needs, since the
+    /// fingerprint's comparison with an input that has no such entries
+    /// finds them.
+    ///
+    /// # Errors
+    ///
+    /// As [`Checker::entries`].
+    pub fn fingerprint(&self, d: &Descriptor, inst: &Instance) -> Result<Fingerprint, Failed> {
+        self.run(d, inst, Give::Fingerprint)
+            .map(|(_, print, _)| print)
+    }
+
+    /// Runs the check, giving back what `give` says: the entries kept, the
+    /// fingerprint, and whether the entries came in increasing order.
+    fn run(
+        &self,
+        d: &Descriptor,
+        inst: &Instance,
+        give: Give,
+    ) -> Result<(Entries, Fingerprint, bool), Failed> {
         let cstring = |s: &str| {
             CString::new(s).map_err(|_| Failed::Undecided(format!("the name `{s}` holds a NUL")))
         };
@@ -287,15 +382,16 @@ impl Checker {
             .collect();
         // At most one entry per nonzero value (a map that addresses a value
         // twice stops the library: spf's own check decides).
-        let cap = match inst.arrays.get(&d.data_name) {
-            Some(Values::Real(v)) => v.iter().filter(|&&x| x != 0.0).count(),
-            Some(Values::Int(v)) => v.iter().filter(|&&x| x != 0).count(),
-            None => 0,
+        let cap = match (give, inst.arrays.get(&d.data_name)) {
+            (Give::Fingerprint | Give::WatchedFingerprint, _) | (_, None) => 0,
+            (_, Some(Values::Real(v))) => v.iter().filter(|&&x| x != 0.0).count(),
+            (_, Some(Values::Int(v))) => v.iter().filter(|&&x| x != 0).count(),
         };
         let order = d.dense.len();
         let mut coords: Vec<i64> = Vec::with_capacity(cap * order);
         let mut values: Vec<f64> = Vec::with_capacity(cap);
         let mut n: i64 = 0;
+        let mut print = [0u64; 3];
         let mut message = vec![0u8; 1024];
         // SAFETY: the pointers are valid for the call (the vectors and
         // strings above outlive it; the library only reads the instance's
@@ -317,6 +413,9 @@ impl Checker {
                 values.as_mut_ptr(),
                 cap as i64,
                 &mut n,
+                give.mode(),
+                fingerprint::key(),
+                print.as_mut_ptr(),
                 message.as_mut_ptr().cast(),
                 message.len(),
             )
@@ -329,11 +428,17 @@ impl Checker {
                     coords.set_len(n * order);
                     values.set_len(n);
                 }
-                Ok(Entries {
+                let entries = Entries {
                     arity: order,
                     coords,
                     values,
-                })
+                };
+                let in_order = print[2] != 0;
+                let print = Fingerprint {
+                    count: print[0],
+                    sum: print[1],
+                };
+                Ok((entries, print, in_order))
             }
             _ => {
                 let end = message
@@ -365,19 +470,7 @@ mod tests {
         let csr = spf::synth::builtin::load_format("csr").expect("built-in");
         let cache = std::env::temp_dir().join(format!("spf-native-check-{}", std::process::id()));
         let runner = Runner::native_in(&cache);
-        let instance = |rowptr: Vec<i64>, col: Vec<i64>, a: Vec<f64>, nr: i64| {
-            let mut inst = Instance {
-                format: "CSR".into(),
-                ..Instance::default()
-            };
-            inst.symbols.insert("NR".into(), nr);
-            inst.symbols.insert("NC".into(), 4);
-            inst.symbols.insert("NNZ".into(), col.len() as i64);
-            inst.arrays.insert("rowptr".into(), Values::Int(rowptr));
-            inst.arrays.insert("col".into(), Values::Int(col));
-            inst.arrays.insert("A".into(), Values::Real(a));
-            inst
-        };
+        let instance = |rowptr, col, a, nr| csr_with(rowptr, col, a, nr);
         let good = instance(
             vec![0, 2, 2, 4],
             vec![0, 3, 1, 2],
@@ -429,6 +522,189 @@ mod tests {
             let got = runner.validate_entries(&csr, &broken).expect_err(what);
             // (Compared as text: a NaN in the error is not equal to itself.)
             assert_eq!(got.to_string(), want.to_string(), "{what}");
+        }
+        let _ = std::fs::remove_dir_all(&cache);
+    }
+
+    /// A CSR instance of a 3 × 4 matrix.
+    fn csr(rowptr: Vec<i64>, col: Vec<i64>, a: Vec<f64>) -> Instance {
+        csr_with(rowptr, col, a, 3)
+    }
+
+    /// A CSR instance of an `nr` × 4 matrix.
+    fn csr_with(rowptr: Vec<i64>, col: Vec<i64>, a: Vec<f64>, nr: i64) -> Instance {
+        let mut inst = Instance {
+            format: "CSR".into(),
+            ..Instance::default()
+        };
+        inst.symbols.insert("NR".into(), nr);
+        inst.symbols.insert("NC".into(), 4);
+        inst.symbols.insert("NNZ".into(), col.len() as i64);
+        inst.arrays.insert("rowptr".into(), Values::Int(rowptr));
+        inst.arrays.insert("col".into(), Values::Int(col));
+        inst.arrays.insert("A".into(), Values::Real(a));
+        inst
+    }
+
+    /// `result` of `s` (into `d`) verified by `r` against what `r` reads
+    /// off `input`.
+    fn against(
+        r: &Runner,
+        s: &spf::synth::synthesize::Synthesized,
+        d: &spf::synth::Descriptor,
+        input: &Instance,
+        result: &Instance,
+    ) -> Result<(), crate::cli::error::CliError> {
+        use crate::cli::engine::Source;
+        let expected = r
+            .expected(d, input)
+            .map_err(|e| crate::cli::error::CliError::Usage(e.to_string()))?;
+        let out = Source {
+            instance: result.clone(),
+            expected,
+        };
+        r.verify(s, d, &out)
+    }
+
+    /// A result compared by fingerprint: a changed value, a moved entry,
+    /// a dropped one and a repeated one are refused, compiled and
+    /// interpreted, and the exact comparison that follows a differing
+    /// fingerprint names the first difference as before.
+    #[test]
+    fn corrupted_results_are_refused_by_fingerprint() {
+        use spf::synth::fingerprint::Fingerprint;
+
+        use crate::cli::conversion::testing::hand_made;
+        use crate::cli::engine::{Expected, Source};
+        use crate::cli::error::CliError;
+        let (coo, csr_format) = (
+            spf::synth::builtin::load_format("coo").expect("built-in"),
+            spf::synth::builtin::load_format("csr").expect("built-in"),
+        );
+        let s = hand_made(&coo, &csr_format).expect("COO -> CSR");
+        let cache = std::env::temp_dir().join(format!("spf-fp-check-{}", std::process::id()));
+        let good = csr(vec![0, 2, 2, 4], vec![0, 3, 1, 2], vec![1.0, 2.0, 3.0, 4.0]);
+        let corrupted = [
+            (
+                csr(vec![0, 2, 2, 4], vec![0, 3, 1, 2], vec![1.0, 2.5, 3.0, 4.0]),
+                "(0, 3): expected 2.0, found 2.5",
+            ),
+            (
+                csr(vec![0, 2, 2, 4], vec![0, 2, 1, 2], vec![1.0, 2.0, 3.0, 4.0]),
+                "(0, 2): expected no entry, found 2.0",
+            ),
+            (
+                csr(vec![0, 2, 2, 4], vec![0, 3, 1, 2], vec![1.0, 2.0, 0.0, 4.0]),
+                "(2, 1): expected 3.0, found no entry",
+            ),
+            (
+                csr(vec![0, 2, 2, 4], vec![0, 3, 1, 2], vec![1.0, 1.0, 3.0, 4.0]),
+                "(0, 3): expected 2.0, found 1.0",
+            ),
+        ];
+        for native in [false, true] {
+            let runner = || {
+                if native {
+                    Runner::native_in(&cache)
+                } else {
+                    Runner::interp()
+                }
+            };
+            let r = runner();
+            // An input in no order of its coordinates (shown distinct by
+            // sorting) and one in column order (as they come): the
+            // fingerprint of their entries.
+            for (row, col) in [
+                (vec![1, 0, 0], vec![0, 1, 0]),
+                (vec![1, 0, 2], vec![0, 1, 1]),
+            ] {
+                let mut inst = Instance {
+                    format: "COO".into(),
+                    ..Instance::default()
+                };
+                for (name, v) in [("NR", 3), ("NC", 4), ("NNZ", 3)] {
+                    inst.symbols.insert(name.into(), v);
+                }
+                inst.arrays.insert("row".into(), Values::Int(row));
+                inst.arrays.insert("col".into(), Values::Int(col));
+                inst.arrays
+                    .insert("A".into(), Values::Real(vec![1.0, 2.0, 3.0]));
+                let want = Fingerprint::of_entries(&validate_entries(&coo, &inst).expect("valid"));
+                let got = r.expected(&coo, &inst).expect("valid");
+                assert!(matches!(got, Expected::Fingerprint(f) if f == want));
+            }
+            let expected = r.expected(&csr_format, &good).expect("valid");
+            assert!(matches!(expected, Expected::Fingerprint(_)));
+            let same = Source {
+                instance: good.clone(),
+                expected,
+            };
+            r.verify(&s, &csr_format, &same).expect("the same entries");
+            for (bad, first) in &corrupted {
+                let r = runner();
+                let attempt = || against(&r, &s, &csr_format, &good, bad);
+                let e = attempt().expect_err(first);
+                assert!(matches!(e, CliError::Mismatch(_)), "{first}: {e}");
+                let e = r.exactly(&attempt).expect_err(first);
+                let text = e.to_string();
+                assert!(
+                    text.contains("the result stores other entries than the input: the entries differ first at ")
+                        && text.contains(first),
+                    "{text}"
+                );
+            }
+            // Two entries at one coordinate: CSR's rule refuses them first.
+            let twice = csr(vec![0, 2, 2, 4], vec![0, 0, 1, 2], vec![1.0, 2.0, 3.0, 4.0]);
+            let e = against(&runner(), &s, &csr_format, &good, &twice).expect_err("refused");
+            assert!(e.to_string().contains("breaks a rule of CSR"), "{e}");
+            // ELL has no rule against them: the fingerprint finds them, and
+            // the exact check names them.
+            let ell_format = spf::synth::builtin::load_format("ell").expect("built-in");
+            let to_ell =
+                crate::cli::conversion::synthesize_pair(&coo, &ell_format).expect("COO -> ELL");
+            let ell = |col: Vec<i64>, a: Vec<f64>| {
+                let mut inst = Instance {
+                    format: "ELL".into(),
+                    ..Instance::default()
+                };
+                inst.symbols.insert("NR".into(), 2);
+                inst.symbols.insert("NC".into(), 3);
+                inst.symbols.insert("W".into(), 2);
+                inst.arrays.insert("col".into(), Values::Int(col));
+                inst.arrays.insert("A".into(), Values::Real(a));
+                inst
+            };
+            // An input in no order of its coordinates with two entries at
+            // one coordinate is refused (kept and sorted, not watched).
+            let e = runner()
+                .expected(
+                    &ell_format,
+                    &ell(vec![2, 0, 1, 1], vec![1.0, 2.0, 3.0, 4.0]),
+                )
+                .map(drop)
+                .expect_err("two entries at (1, 1)");
+            assert!(
+                e.to_string().contains("two nonzero entries at (1, 1)"),
+                "{e}"
+            );
+            let good = ell(vec![0, 2, 1, 1], vec![1.0, 2.0, 3.0, 0.0]);
+            let twice = ell(vec![0, 0, 1, 1], vec![1.0, 1.0, 3.0, 0.0]);
+            let r = runner();
+            let attempt = || against(&r, &to_ell, &ell_format, &good, &twice);
+            // (spf's own check, interpreted, looks for them itself.)
+            match attempt() {
+                Err(CliError::Mismatch(_)) => assert!(native),
+                Err(e) => assert!(
+                    !native && e.to_string().contains("two nonzero entries"),
+                    "{e}"
+                ),
+                Ok(()) => panic!("accepted"),
+            }
+            let e = r.exactly(&attempt).expect_err("refused").to_string();
+            assert!(
+                e.contains("breaks a rule of ELL") && e.contains("two nonzero entries at (0, 0)"),
+                "{e}"
+            );
         }
         let _ = std::fs::remove_dir_all(&cache);
     }

@@ -53,6 +53,24 @@ pub fn builtin(name: &str) -> Option<&'static str> {
         .map(|(_, text)| *text)
 }
 
+/// Whether `d` is a built-in format exactly as built in (equal to what its
+/// built-in text parses to). The built-in formats' well-formedness is
+/// established once, by the test suite (`synth/tests/descriptors.rs`,
+/// `every_builtin_parses_and_passes_check`), so the commands need not prove
+/// it again with z3 on every run ([`crate::check::first_error`]).
+///
+/// ```
+/// let mut csr = synth::builtin::load_format("csr").unwrap();
+/// assert!(synth::builtin::is_builtin(&csr));
+/// csr.dense.reverse();
+/// assert!(!synth::builtin::is_builtin(&csr));
+/// ```
+pub fn is_builtin(d: &Descriptor) -> bool {
+    builtin(&d.name)
+        .and_then(|text| parse_descriptor(text).ok())
+        .is_some_and(|b| b == *d)
+}
+
 /// The names of the built-in formats, lower case:
 /// `coo, scoo, mcoo, tcoo8, coo3d, mcoo3, scoo3, csf3, csr, ucsr, dcsr,
 /// lcsr, csc, dia, ell, bcsr, skyl, skyu, nm24`.

@@ -33,6 +33,7 @@ use iegen::{Constraint, UfRule};
 use crate::coordinate_sort::{coordinate_order, Linear};
 use crate::descriptor::Descriptor;
 use crate::descriptor_file::parse_descriptor;
+use crate::fingerprint::Fingerprint;
 use crate::instance::{Instance, InstanceError, Values};
 use crate::npz::layout::match_layout;
 use crate::oracle::Entries;
@@ -153,6 +154,29 @@ impl CoordinateFormat {
     /// coordinates have another number of dimensions (or columns of
     /// different lengths), [`InstanceError::NegativeExtent`].
     pub fn instance(&self, read: ReadCoordinates) -> Result<(Instance, Entries), InstanceError> {
+        let c = self.checked(read)?;
+        let entries = sorted_nonzeros(&c);
+        Ok((self.instance_of(c), entries))
+    }
+
+    /// [`CoordinateFormat::instance`] with the entries' [`Fingerprint`]
+    /// instead of the entries themselves: one pass, nothing sorted.
+    ///
+    /// # Errors
+    ///
+    /// As [`CoordinateFormat::instance`].
+    pub fn instance_fingerprinted(
+        &self,
+        read: ReadCoordinates,
+    ) -> Result<(Instance, Fingerprint), InstanceError> {
+        let c = self.checked(read)?;
+        let print = Fingerprint::of_columns(&c.indices, &c.values);
+        Ok((self.instance_of(c), print))
+    }
+
+    /// The read coordinates, checked for what the readers do not
+    /// guarantee ([`CoordinateFormat::instance`]).
+    fn checked(&self, read: ReadCoordinates) -> Result<CooTensor, InstanceError> {
         let c = read.into_tensor();
         // The readers build the columns together and the extents from the
         // file; checked anyway, as they cost nothing.
@@ -181,8 +205,7 @@ impl CoordinateFormat {
                 value,
             });
         }
-        let entries = sorted_nonzeros(&c);
-        Ok((self.instance_of(c), entries))
+        Ok(c)
     }
 
     /// The columns as an instance of the format, in their order (moved,

@@ -15,6 +15,7 @@ pub mod descriptor;
 pub mod descriptor_file;
 mod error;
 pub mod established;
+pub mod fingerprint;
 mod flatten;
 pub mod instance;
 pub mod instance_validation;

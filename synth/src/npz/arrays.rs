@@ -102,6 +102,51 @@ where
     Ok(Array { shape, values })
 }
 
+/// Reads the member's values straight from its bytes, `N` little-endian
+/// bytes each, decoded by `decode` a chunk at a time (no value read one
+/// by one through npyz).
+fn read_le<T, R, const N: usize>(
+    npy: NpyFile<R>,
+    key: &str,
+    decode: impl Fn([u8; N]) -> T,
+) -> Result<Array<T>, NpzError>
+where
+    T: Copy,
+    R: Read,
+{
+    let shape = npy.shape().to_vec();
+    let fortran = npy.order() == Order::Fortran;
+    let failed = |e: std::io::Error| NpzError::member(key, format!("cannot read its values: {e}"));
+    let n = usize::try_from(npy.len())
+        .map_err(|_| NpzError::member(key, "holds more values than this machine addresses"))?;
+    let mut reader = npy.into_inner();
+    const CHUNK: usize = 1 << 16;
+    let mut buf = vec![0u8; CHUNK * N];
+    // Room grows with what is read: a header that announces more than
+    // the member holds fails at its end, not at an allocation.
+    let mut values = Vec::new();
+    while values.len() < n {
+        let m = (n - values.len()).min(CHUNK);
+        reader.read_exact(&mut buf[..m * N]).map_err(failed)?;
+        values.extend(
+            buf[..m * N]
+                .chunks_exact(N)
+                .map(|c| decode(c.try_into().unwrap_or([0; N]))),
+        );
+    }
+    let values = if fortran {
+        to_c_order(&shape, values)
+    } else {
+        values
+    };
+    Ok(Array { shape, values })
+}
+
+/// Whether values of dtype `t` are stored little-endian.
+fn little_endian(t: &TypeStr) -> bool {
+    t.endianness() == npyz::Endianness::Little
+}
+
 fn convert<T: Copy, U>(
     a: Array<T>,
     f: impl Fn(T) -> Option<U>,
@@ -163,6 +208,10 @@ fn read_any_int<R: Read + Seek>(
     match (t.type_char(), t.size_field()) {
         (TypeChar::Int, 1) => convert(read_as::<i8, _>(npy, key)?, |v| Some(i64::from(v)), key),
         (TypeChar::Int, 2) => convert(read_as::<i16, _>(npy, key)?, |v| Some(i64::from(v)), key),
+        (TypeChar::Int, 4) if little_endian(&t) => {
+            read_le(npy, key, |b| i64::from(i32::from_le_bytes(b)))
+        }
+        (TypeChar::Int, 8) if little_endian(&t) => read_le(npy, key, i64::from_le_bytes),
         (TypeChar::Int, 4) => convert(read_as::<i32, _>(npy, key)?, |v| Some(i64::from(v)), key),
         (TypeChar::Int, 8) => read_as::<i64, _>(npy, key),
         (TypeChar::Uint, 1) => convert(read_as::<u8, _>(npy, key)?, |v| Some(i64::from(v)), key),
@@ -184,6 +233,7 @@ pub(super) fn read_reals<R: Read + Seek>(
     let npy = open(zip, key)?.ok_or_else(|| NpzError::missing(key))?;
     let t = type_str(key, &npy.dtype())?;
     match (t.type_char(), t.size_field()) {
+        (TypeChar::Float, 8) if little_endian(&t) => read_le(npy, key, f64::from_le_bytes),
         (TypeChar::Float, 8) => read_as::<f64, _>(npy, key),
         (TypeChar::Float, 4) => convert(read_as::<f32, _>(npy, key)?, |v| Some(f64::from(v)), key),
         (TypeChar::Int | TypeChar::Uint, _) => {
@@ -286,6 +336,41 @@ where
     w.finish().map_err(|e| write_err(key, e))
 }
 
+/// Writes member `key` of a plain numeric dtype (`dtype_text`, `size`
+/// bytes per element, little-endian) and `shape`: the header by npyz, then
+/// the elements as raw bytes, `encode` turning a chunk of them into bytes
+/// (the archive, which updates its checksum on every write, sees writes of
+/// about a megabyte, not one per element).
+fn write_raw<T: Copy, W: Write + Seek>(
+    zip: &mut ZipWriter<W>,
+    key: &str,
+    dtype_text: &str,
+    size: usize,
+    shape: &[u64],
+    values: &[T],
+    encode: impl Fn(T, &mut Vec<u8>),
+) -> Result<(), NpzError> {
+    let bytes = (size * values.len()) as u64;
+    zip.start_file(format!("{key}.npy"), options(bytes))
+        .map_err(|e| write_err(key, e))?;
+    let zip = npyz::WriteOptions::new_header_only()
+        .dtype(dtype(dtype_text))
+        .shape(shape)
+        .writer(&mut *zip)
+        .write_header_only()
+        .map_err(|e| write_err(key, e))?;
+    const CHUNK: usize = 1 << 17;
+    let mut buf = Vec::with_capacity(CHUNK * size);
+    for chunk in values.chunks(CHUNK) {
+        buf.clear();
+        for &v in chunk {
+            encode(v, &mut buf);
+        }
+        zip.write_all(&buf).map_err(|e| write_err(key, e))?;
+    }
+    Ok(())
+}
+
 /// Writes integers as member `key`, int32 when `narrow`, else int64.
 pub(super) fn write_ints<W: Write + Seek>(
     zip: &mut ZipWriter<W>,
@@ -294,15 +379,14 @@ pub(super) fn write_ints<W: Write + Seek>(
     values: &[i64],
     narrow: bool,
 ) -> Result<(), NpzError> {
-    let n = values.len() as u64;
     if narrow {
         // `narrow` is chosen only when every value fits.
-        write_member::<i32, W>(zip, key, "<i4", shape, 4 * n, |w| {
-            values.iter().try_for_each(|&v| w.push(&(v as i32)))
+        write_raw(zip, key, "<i4", 4, shape, values, |v, b| {
+            b.extend_from_slice(&(v as i32).to_le_bytes())
         })
     } else {
-        write_member::<i64, W>(zip, key, "<i8", shape, 8 * n, |w| {
-            values.iter().try_for_each(|v| w.push(v))
+        write_raw(zip, key, "<i8", 8, shape, values, |v, b| {
+            b.extend_from_slice(&v.to_le_bytes())
         })
     }
 }
@@ -314,9 +398,8 @@ pub(super) fn write_reals<W: Write + Seek>(
     shape: &[u64],
     values: &[f64],
 ) -> Result<(), NpzError> {
-    let n = values.len() as u64;
-    write_member::<f64, W>(zip, key, "<f8", shape, 8 * n, |w| {
-        values.iter().try_for_each(|v| w.push(v))
+    write_raw(zip, key, "<f8", 8, shape, values, |v, b| {
+        b.extend_from_slice(&v.to_le_bytes())
     })
 }
 

@@ -466,6 +466,16 @@ fn ints<'a>(inst: &'a Instance, name: &str) -> Result<&'a [i64], NpzError> {
         .ok_or_else(|| NpzError::Write(format!("the instance has no index array `{name}`")))
 }
 
+/// The value array `name` as reals: borrowed when it holds reals, converted
+/// when it holds integers.
+fn reals<'a>(inst: &'a Instance, name: &str) -> Result<std::borrow::Cow<'a, [f64]>, NpzError> {
+    match inst.arrays.get(name) {
+        Some(Values::Real(v)) => Ok(std::borrow::Cow::Borrowed(v)),
+        Some(other) => Ok(std::borrow::Cow::Owned(other.to_reals())),
+        None => Err(NpzError::Write("the instance has no value array".into())),
+    }
+}
+
 fn symbol(inst: &Instance, name: &str) -> Result<i64, NpzError> {
     inst.symbols
         .get(name)
@@ -571,11 +581,7 @@ fn write_scipy<W: Write + Seek>(
             }
         }
     }
-    let values = inst
-        .arrays
-        .get(from_template(pairs, &t.data_name))
-        .map(Values::to_reals)
-        .ok_or_else(|| NpzError::Write("the instance has no value array".into()))?;
+    let values = reals(inst, from_template(pairs, &t.data_name))?;
     match (layout.transform, layout.block) {
         (Transform::DiaByColumn, _) => {
             let offsets = ints(inst, from_template(pairs, &t.ufs[0].name))?;
@@ -635,11 +641,7 @@ fn write_generic<W: Write + Seek>(
         let narrow = widths.of(d.index_kind(&uf.name)) == IndexWidth::W32;
         arrays::write_ints(zip, &uf.name, &[values.len() as u64], values, narrow)?;
     }
-    let values = inst
-        .arrays
-        .get(&d.data_name)
-        .map(Values::to_reals)
-        .ok_or_else(|| NpzError::Write("the instance has no value array".into()))?;
+    let values = reals(inst, &d.data_name)?;
     arrays::write_reals(zip, &d.data_name, &[values.len() as u64], &values)
 }
 

@@ -54,8 +54,31 @@ pub(super) fn has_repeated_keys(keys: Vec<u64>) -> bool {
         buckets[next[b]] = k;
         next[b] += 1;
     }
+    // The buckets are sorted in two halves of about as many keys, the
+    // second on a thread of its own when there are many.
+    let half = starts.partition_point(|&s| s < keys.len() / 2);
+    let (low, high) = buckets.split_at_mut(starts[half]);
+    if keys.len() < PARALLEL_KEYS {
+        return any_repeated(low, &starts[..=half]) || any_repeated(high, &starts[half..]);
+    }
+    std::thread::scope(|scope| {
+        let later = scope.spawn(|| any_repeated(high, &starts[half..]));
+        let earlier = any_repeated(low, &starts[..=half]);
+        // A half whose thread failed counts as repeated: the caller then
+        // sums duplicates, which is right whether or not there are any.
+        earlier || later.join().unwrap_or(true)
+    })
+}
+
+/// The fewest keys whose buckets [`has_repeated_keys`] sorts on two threads.
+const PARALLEL_KEYS: usize = 1 << 18;
+
+/// Whether a bucket of `buckets` (bucket `b` at `starts[b] - starts[0]`
+/// up to `starts[b + 1] - starts[0]`) holds a key twice, each sorted.
+fn any_repeated(buckets: &mut [u64], starts: &[usize]) -> bool {
+    let base = starts[0];
     starts.windows(2).any(|w| {
-        let bucket = &mut buckets[w[0]..w[1]];
+        let bucket = &mut buckets[w[0] - base..w[1] - base];
         bucket.sort_unstable();
         bucket.windows(2).any(|p| p[0] == p[1])
     })
@@ -142,6 +165,16 @@ mod tests {
         assert!(!has_repeated_keys(keys.clone()));
         keys.push(keys[17]);
         assert!(has_repeated_keys(keys));
+        // Enough keys for two threads: a repeat in either half is found.
+        let many: Vec<u64> = (0..PARALLEL_KEYS as u64 + 5)
+            .map(|i| i.wrapping_mul(2_654_435_761) % (1 << 40))
+            .collect();
+        assert!(!has_repeated_keys(many.clone()));
+        for repeated in [many.iter().min(), many.iter().max()] {
+            let mut keys = many.clone();
+            keys.push(*repeated.expect("keys"));
+            assert!(has_repeated_keys(keys));
+        }
     }
 
     #[test]
