@@ -634,7 +634,7 @@ static inline SPF_INLINE int spf_perm_cmp_entry(const spf_perm *p, int64_t e, co
  * decided from copies of the last key's compared components (counting:
  * its code, one comparison), not from the keys just stored. With views,
  * nothing is stored (stride 0). */
-static inline void spf_perm_insert(spf_perm *p, const int64_t *key)
+static inline SPF_INLINE void spf_perm_insert(spf_perm *p, const int64_t *key)
 {
     const spf_long k = p->k, j = p->j, e = p->n;
     spf_long d, stride;
