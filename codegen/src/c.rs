@@ -39,6 +39,10 @@ use crate::emit::{
 use crate::runtime::{Method, ObjectKind, C_RUNTIME};
 use crate::width::Widths;
 
+mod outline;
+
+use outline::Frame;
+
 /// Prints `program` as a C99 function named after the computation.
 ///
 /// The function is
@@ -244,6 +248,31 @@ pub fn emit_c_with(program: &LoopProgram, widths: &Widths) -> Result<String, Emi
             }
         }
     }
+    // What a loop printed as a function of its own takes (outline.rs).
+    let params = low.parameters();
+    let frame = Frame {
+        params: params.clone(),
+        objects: objects
+            .iter()
+            .map(|(o, _)| {
+                let ty = match low.specs[*o].kind {
+                    ObjectKind::Permutation { .. } => "spf_perm",
+                    ObjectKind::OrderedSet { .. } => "spf_oset",
+                    ObjectKind::Scatter { .. } => "spf_scatter",
+                };
+                (low.objects[*o].clone(), ty)
+            })
+            .collect(),
+        temps: temps
+            .iter()
+            .map(|(s, e)| {
+                let ty = c_type(low.comp.spaces[*s].elem);
+                (low.spaces[*s].clone(), ty, e.is_empty())
+            })
+            .collect(),
+        prefix: if keep_loops { "SPF_KEEP_LOOPS " } else { "" },
+        around: scalar_stores.then_some(("SPF_SCALAR_STORES_BEGIN", "SPF_SCALAR_STORES_END")),
+    };
     let mut w = Writer {
         d: &dialect,
         namer: low.namer.clone(),
@@ -251,6 +280,10 @@ pub fn emit_c_with(program: &LoopProgram, widths: &Widths) -> Result<String, Emi
         depth: 1,
         sort_into,
         ahead: None,
+        loops: Vec::new(),
+        gathers: HashMap::new(),
+        frame: &frame,
+        functions: Vec::new(),
     };
 
     for (s, extents) in &temps {
@@ -383,7 +416,7 @@ pub fn emit_c_with(program: &LoopProgram, widths: &Widths) -> Result<String, Emi
             if let Some(note) = left_out.get(&t) {
                 w.line(note);
             } else if let Some((plan, keys, targets)) = lookaheads.get(&t) {
-                lookahead_versions(&mut w, node, plan, keys, targets);
+                lookahead_versions(&mut w, t, node, plan, keys, targets);
             } else {
                 w.node(node, t + 1 == low.body.len());
             }
@@ -417,8 +450,7 @@ pub fn emit_c_with(program: &LoopProgram, widths: &Widths) -> Result<String, Emi
         }
     }
     let body = w.out;
-
-    let params = low.parameters();
+    let functions = w.functions;
     let mut unused = String::new();
     for p in &params {
         let used = match low.comp.symbols.iter().position(|s| *s == p.source) {
@@ -477,6 +509,10 @@ pub fn emit_c_with(program: &LoopProgram, widths: &Widths) -> Result<String, Emi
             let guard = name.to_ascii_uppercase();
             let _ = writeln!(out, "#ifndef {guard}\n#define {guard}\n{text}\n#endif\n");
         }
+    }
+    for f in &functions {
+        out.push_str(f);
+        out.push('\n');
     }
     if keep_loops {
         out.push_str("SPF_KEEP_LOOPS ");
@@ -696,7 +732,12 @@ fn c_type(e: ElemType) -> &'static str {
 }
 
 fn signature(name: &str, params: &[Parameter]) -> String {
-    let decls: Vec<String> = params
+    declaration(&format!("void {name}"), &param_decls(params))
+}
+
+/// The C declarations of `params`, in order.
+fn param_decls(params: &[Parameter]) -> Vec<String> {
+    params
         .iter()
         .map(|p| match &p.kind {
             ParamKind::Symbol => format!("int64_t {}", p.name),
@@ -714,12 +755,16 @@ fn signature(name: &str, params: &[Parameter]) -> String {
                 format!("{} *restrict {}", c_type(*elem), p.name)
             }
         })
-        .collect();
+        .collect()
+}
+
+/// `head(decls...)` (`head`: `void name`), filled to 100 columns.
+fn declaration(head: &str, decls: &[String]) -> String {
     if decls.is_empty() {
-        return format!("void {name}(void)");
+        return format!("{head}(void)");
     }
     // Fill lines up to 100 columns, continuation lines aligned after `(`.
-    let head = format!("void {name}(");
+    let head = format!("{head}(");
     let indent = " ".repeat(head.len());
     let mut out = head;
     let mut width = out.len();
@@ -872,6 +917,7 @@ impl Dialect for CDialect<'_> {
 /// position (slot) read ahead (docs/runtime.md).
 fn lookahead_versions(
     w: &mut Writer,
+    t: usize,
     node: &LNode,
     plan: &Lookahead,
     keys: &[Code],
@@ -958,14 +1004,57 @@ fn lookahead_versions(
         bytes.join(" + "),
         named(*first).1
     ));
-    w.ahead = Some((plan.object, plan.method, prelude));
-    w.node(node, true);
-    w.ahead = None;
+    // Each version in a function of its own (outline.rs): registers are
+    // allocated per function.
+    let function = &low.function;
+    let ahead = w.outlined(
+        &format!("{function}_ahead{t}"),
+        node,
+        Some((plan.object, plan.method, prelude)),
+    );
+    let plain = w.outlined(&format!("{function}_placing{t}"), node, None);
+    w.line(&ahead);
     w.depth -= 1;
     w.line("} else {");
     w.depth += 1;
-    w.node(node, true);
+    w.line(&plain);
     w.close();
+}
+
+/// Calls `visit(array, scalar)` for every read `array[scalar]` in `c`
+/// whose index is a scalar (an element of a scalar space) itself.
+fn find_gathers(c: &Code, visit: &mut impl FnMut(usize, usize)) {
+    match c {
+        Code::Elem {
+            space,
+            index: Some(index),
+            ..
+        } => {
+            if let Code::Elem {
+                space: scalar,
+                index: None,
+                ..
+            } = index.as_ref()
+            {
+                visit(*space, *scalar);
+            }
+            find_gathers(index, visit);
+        }
+        Code::Lin(ts, _) => ts.iter().for_each(|(_, t)| find_gathers(t, visit)),
+        Code::Neg(a, _) | Code::FloorDiv(a, _) | Code::CeilDiv(a, _) | Code::ToReal(a) => {
+            find_gathers(a, visit)
+        }
+        Code::Bin(_, _, a, b) => {
+            find_gathers(a, visit);
+            find_gathers(b, visit);
+        }
+        Code::Call { args, .. } => args.iter().for_each(|a| find_gathers(a, visit)),
+        Code::Elem { index: None, .. }
+        | Code::Int(_)
+        | Code::Real(_)
+        | Code::Var(_)
+        | Code::Sym(_) => {}
+    }
 }
 
 struct Writer<'d, 'l> {
@@ -981,6 +1070,16 @@ struct Writer<'d, 'l> {
     /// ([`lookahead_versions`]): the scatter, the method that hands out,
     /// and the lines printed before the statement that calls it.
     ahead: Option<(usize, Method, Vec<String>)>,
+    /// The variables of the loops being printed, innermost last.
+    loops: Vec<String>,
+    /// Scalars assigned, in the innermost loop's body, a permutation's key
+    /// or entry at the loop's variable (a position): scalar -> the object,
+    /// the method and its arguments ([`Writer::gather_prefetches`]).
+    gathers: HashMap<usize, (usize, Method, Vec<Code>)>,
+    /// What a node printed as a function of its own takes (outline.rs).
+    frame: &'d Frame,
+    /// The functions printed so far (outline.rs), before the generated one.
+    functions: Vec<String>,
 }
 
 impl Writer<'_, '_> {
@@ -1025,6 +1124,8 @@ impl Writer<'_, '_> {
             } => {
                 let lo = self.expr(lower);
                 let low = self.d.low;
+                self.loops.push(var.clone());
+                let outer = std::mem::take(&mut self.gathers);
                 if stores_rising(body, false) {
                     self.line("SPF_SCALAR_LOOP");
                 }
@@ -1042,6 +1143,8 @@ impl Writer<'_, '_> {
                 }
                 self.nodes(body);
                 self.close();
+                self.gathers = outer;
+                self.loops.pop();
             }
             LNode::Let {
                 var,
@@ -1089,10 +1192,74 @@ impl Writer<'_, '_> {
         }
     }
 
+    /// Before a statement that reads an input array at a scalar holding a
+    /// permutation's key or entry at the innermost loop's position (a
+    /// gather through the sorted order: random reads once the entries
+    /// moved), a prefetch of the element the statement reads
+    /// `SPF_GATHER_AHEAD` positions on (`spf_perm_key_prefetch`,
+    /// `spf_perm_entry_prefetch`; docs/runtime.md).
+    fn gather_prefetches(&mut self, value: &Code) {
+        let low = self.d.low;
+        let mut arrays = Vec::new();
+        find_gathers(value, &mut |space, scalar| {
+            if low.comp.spaces[space].role == Role::In
+                && self.gathers.contains_key(&scalar)
+                && !arrays.contains(&(space, scalar))
+            {
+                arrays.push((space, scalar));
+            }
+        });
+        for (space, scalar) in arrays {
+            let (object, method, args) = &self.gathers[&scalar];
+            let args: Vec<String> = args.iter().map(|a| self.expr(a)).collect();
+            let (name, object) = (&low.spaces[space], &low.objects[*object]);
+            let f = if *method == Method::Key {
+                "spf_perm_key_prefetch"
+            } else {
+                "spf_perm_entry_prefetch"
+            };
+            self.line(&format!(
+                "{f}(&{object}, {}, {name}, sizeof *{name});",
+                args.join(", ")
+            ));
+        }
+    }
+
+    /// Records (or forgets) the scalar `target` as a gather's index
+    /// ([`Writer::gather_prefetches`]): assigned a permutation's key or entry
+    /// at the innermost loop's variable.
+    fn track_gather(&mut self, target: &Code, value: &Code) {
+        let Code::Elem {
+            space, index: None, ..
+        } = target
+        else {
+            return;
+        };
+        let low = self.d.low;
+        let position = |c: Option<&Code>| matches!((c, self.loops.last()), (Some(Code::Var(v)), Some(l)) if v == l);
+        match value {
+            Code::Call {
+                object,
+                method: method @ (Method::Key | Method::Entry),
+                args,
+            } if matches!(low.specs[*object].kind, ObjectKind::Permutation { .. })
+                && position(args.last()) =>
+            {
+                self.gathers
+                    .insert(*space, (*object, *method, args.clone()));
+            }
+            _ => {
+                self.gathers.remove(space);
+            }
+        }
+    }
+
     fn actions(&mut self, actions: &[Action]) {
         for a in actions {
             match a {
                 Action::Update { target, op, value } => {
+                    self.gather_prefetches(value);
+                    self.track_gather(target, value);
                     let t = print_place(self.d, target).text;
                     let v = self.expr(value);
                     let text = match op {
