@@ -347,7 +347,14 @@ static inline int spf_key_cmp(int order, int64_t k, const int64_t *x, const int6
     return 0;
 }
 
-/* Copies a record of r words (no memcpy call for the usual small r). */
+/* Copies a record of r words (no memcpy call for the usual small r).
+ * Inlined where a key of two words is copied, GCC warns about the cases of
+ * more words that the record's length rules out at run time; the warning
+ * is silenced for this function alone. */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Warray-bounds"
+#endif
 static inline void spf_copy(int64_t *to, const int64_t *from, int64_t r)
 {
     int64_t c;
@@ -372,6 +379,9 @@ static inline void spf_copy(int64_t *to, const int64_t *from, int64_t r)
             to[c] = from[c];
     }
 }
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
 
 /* Where a kept component (d < width) is: component d of entry e is
  * spf_col_at(spf_perm_col(p, d), e), in the caller's array (viewed: int64_t
