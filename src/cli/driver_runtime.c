@@ -2346,15 +2346,20 @@ static DRV_UNUSED int64_t drv_storage_total(const char *ctx, const drv_array *a,
 
 /* Stops at an entry the destination cannot store: the message spf
  * convert gives (coordinates 1-based, as in the files). */
+/* The 1-based coordinates `at` of n modes as text: `4, 12`. */
+static DRV_UNUSED void drv_coords_text(char *out, size_t size, const int64_t *at, int n)
+{
+    int d, used = 0;
+    out[0] = '\0';
+    for (d = 0; d < n && used >= 0 && (size_t)used < size; d++)
+        used += snprintf(out + used, size - (size_t)used, d ? ", %lld" : "%lld", (long long)at[d] + 1);
+}
+
 static DRV_UNUSED void drv_unrepresentable(const char *ctx, int n, const int64_t *at, const char *format,
                                            const char *conditions)
 {
     char point[256];
-    int d, used = 0;
-    point[0] = '\0';
-    for (d = 0; d < n && used >= 0 && (size_t)used < sizeof point; d++)
-        used += snprintf(point + used, sizeof point - (size_t)used, d ? ", %lld" : "%lld",
-                         (long long)at[d] + 1);
+    drv_coords_text(point, sizeof point, at, n);
     drv_die("%s: the entry at (%s) cannot be stored in %s: %s stores only entries with %s", ctx, point,
             format, format, conditions);
 }
@@ -2396,14 +2401,6 @@ static int drv_groups_cmp(const void *a, const void *b)
         if (x[i] != y[i])
             return x[i] < y[i] ? -1 : 1;
     return 0;
-}
-
-static void drv_coords_text(char *out, size_t size, const int64_t *at, int n)
-{
-    int d, used = 0;
-    out[0] = '\0';
-    for (d = 0; d < n && used >= 0 && (size_t)used < size; d++)
-        used += snprintf(out + used, size - (size_t)used, d ? ", %lld" : "%lld", (long long)at[d] + 1);
 }
 
 /* Stops at the first entry, in input order, whose group already holds

@@ -440,6 +440,12 @@ fn resolve_by_division(
 
 /// `m` when `c` bounds the variable `t_s` by `0 <= t_s <= m - 1`, `m >= 2`.
 pub(crate) fn remainder_bound(c: &Conjunction, s: usize) -> Option<i64> {
+    constant_bound(c, s).filter(|&m| m >= 2)
+}
+
+/// `m` when `c` bounds the variable `t_s` by `0 <= t_s <= m - 1` with `m` a
+/// constant (a remainder's range, a slot's capacity).
+pub(crate) fn constant_bound(c: &Conjunction, s: usize) -> Option<i64> {
     let v = Var::Tuple(s);
     let single = |k: &iegen::Constraint, coef: i64| {
         !k.is_eq() && k.expr().num_terms() == 1 && k.expr().coefficient_of_var(v) == coef
@@ -451,7 +457,7 @@ pub(crate) fn remainder_bound(c: &Conjunction, s: usize) -> Option<i64> {
         .constraints()
         .find(|k| single(k, -1))
         .map(|k| k.expr().constant_term() + 1)?;
-    (lower && upper >= 2).then_some(upper)
+    lower.then_some(upper)
 }
 
 /// Whether `e` mentions only input variables, symbols that are not unknown,

@@ -412,7 +412,7 @@ fn capacities(inverse: &Conjunction, dims: usize, d: &Descriptor) -> Vec<Capacit
         if order.group.is_empty() {
             continue;
         }
-        let Some(at_most) = constant_extent(map, q) else {
+        let Some(at_most) = crate::conversion::constant_bound(map, q) else {
             continue;
         };
         out.push(Capacity {
@@ -427,29 +427,6 @@ fn capacities(inverse: &Conjunction, dims: usize, d: &Descriptor) -> Vec<Capacit
         });
     }
     out
-}
-
-/// `K` when `conj` bounds tuple variable `q` by `0 <= t_q` and `t_q < K`
-/// (or `t_q <= K - 1`) with `K` a constant.
-fn constant_extent(conj: &Conjunction, q: usize) -> Option<i64> {
-    let v = Var::Tuple(q);
-    let mut zero = false;
-    let mut upper = None;
-    for c in conj.constraints().filter(|c| !c.is_eq()) {
-        let e = c.expr();
-        if e.num_terms() != 1 || e.mentions_in_uf_args(v) {
-            continue;
-        }
-        match e.coefficient_of_var(v) {
-            1 if e.constant_term() == 0 => zero = true,
-            -1 => {
-                let k = e.constant_term() + 1;
-                upper = Some(upper.map_or(k, |u: i64| u.min(k)));
-            }
-            _ => {}
-        }
-    }
-    upper.filter(|_| zero)
 }
 
 /// `0 <= x_d < N_d` for every dense dimension, and every symbol positive.
