@@ -187,8 +187,18 @@ fn convert_once(
     runner: &Runner,
     options: &ReadOptions,
 ) -> Result<(), CliError> {
-    let source = read_source(sd, input, &synthesize_pair, runner, options)?;
-    let s = &synthesize_pair(sd, dd)?;
+    // Synthesis needs no input: it runs on a thread of its own while the
+    // input is read and checked (an error of the input is reported first).
+    let (source, synthesized) = std::thread::scope(|scope| {
+        let synthesis = scope.spawn(|| synthesize_pair(sd, dd));
+        let source = read_source(sd, input, &synthesize_pair, runner, options);
+        let synthesized = synthesis
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        (source, synthesized)
+    });
+    let source = source?;
+    let s = &synthesized?;
     let result = runner.convert(s, sd, dd, source)?;
     let shown = output.map_or("the result".into(), |p| p.display().to_string());
     // The result is written while it is checked, on a thread of its own,

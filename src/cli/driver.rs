@@ -1216,26 +1216,44 @@ pub(super) fn compile_with(
 /// The compiler command: `$CC` (split on whitespace), else the first of
 /// `cc`, `gcc`, `clang` that runs.
 pub(super) fn find_compiler() -> Result<Vec<String>, CliError> {
-    if let Ok(cc) = std::env::var("CC") {
-        let words: Vec<String> = cc.split_whitespace().map(String::from).collect();
-        if !words.is_empty() {
-            return Ok(words);
+    let candidates = compiler_candidates();
+    if std::env::var_os("CC").is_some() {
+        if let Some(cc) = candidates.into_iter().next() {
+            return Ok(cc);
         }
-    }
-    for candidate in ["cc", "gcc", "clang"] {
-        let runs = Command::new(candidate)
-            .arg("--version")
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .status()
-            .is_ok_and(|s| s.success());
-        if runs {
-            return Ok(vec![candidate.to_string()]);
+    } else {
+        for candidate in candidates {
+            let runs = Command::new(&candidate[0])
+                .arg("--version")
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null())
+                .status()
+                .is_ok_and(|s| s.success());
+            if runs {
+                return Ok(candidate);
+            }
         }
     }
     Err(CliError::Usage(
         "no C compiler found: set CC, or install cc, gcc or clang".into(),
     ))
+}
+
+/// The compiler commands [`find_compiler`] chooses among, in its order of
+/// preference, without running any: `$CC` (its words) when it is set and
+/// not blank, else `cc`, `gcc` and `clang`. A cached library compiled by
+/// one of them is found by its name without starting a compiler.
+pub(super) fn compiler_candidates() -> Vec<Vec<String>> {
+    if let Ok(cc) = std::env::var("CC") {
+        let words: Vec<String> = cc.split_whitespace().map(String::from).collect();
+        if !words.is_empty() {
+            return vec![words];
+        }
+    }
+    ["cc", "gcc", "clang"]
+        .iter()
+        .map(|c| vec![c.to_string()])
+        .collect()
 }
 
 #[cfg(test)]

@@ -23,7 +23,7 @@ use sha2::{Digest, Sha256};
 use spf::codegen::width::IndexWidths;
 use spf::synth::Descriptor;
 
-use super::driver::{compile_with, find_compiler, C_FLAGS};
+use super::driver::{compile_with, compiler_candidates, find_compiler, C_FLAGS};
 use super::error::CliError;
 use super::native::{Library, ABI_VERSION};
 use super::progress::Progress;
@@ -113,9 +113,10 @@ fn keyed_name(stem: &str, parts: &[String], compiler: &[String], source: &str) -
     format!("{stem}-{hash}.so")
 }
 
-/// The compiler command ([`find_compiler`]), looked for once per process:
-/// a conversion obtains up to three libraries (the input's check, the
-/// conversion, the result's check), and each look runs `cc --version`.
+/// The compiler command ([`find_compiler`]), looked for once per process
+/// and only when a library is not in the cache: a conversion obtains up to
+/// three libraries (the input's check, the conversion, the result's
+/// check), and looking runs `cc --version`.
 fn compiler() -> Result<Vec<String>, CliError> {
     static FOUND: std::sync::OnceLock<Result<Vec<String>, String>> = std::sync::OnceLock::new();
     FOUND
@@ -193,13 +194,17 @@ fn obtain_named(
         .ok_or_else(|| {
             CliError::Usage("no cache directory (set SPF_CACHE_DIR, XDG_CACHE_HOME or HOME)".into())
         })?;
-    let compiler = compiler()?;
-    let path = dir.join(name(&compiler));
-    if path.is_file() {
-        if let Ok(lib) = Library::load(&path) {
-            return Ok((lib, path, Origin::Cached));
+    // A library in the cache is found without starting a compiler.
+    for candidate in compiler_candidates() {
+        let path = dir.join(name(&candidate));
+        if path.is_file() {
+            if let Ok(lib) = Library::load(&path) {
+                return Ok((lib, path, Origin::Cached));
+            }
         }
     }
+    let compiler = compiler()?;
+    let path = dir.join(name(&compiler));
     std::fs::create_dir_all(&dir).map_err(|source| CliError::Write {
         path: dir.display().to_string(),
         source,
