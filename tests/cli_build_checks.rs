@@ -72,15 +72,13 @@ fn mutants(inst: &Instance) -> Vec<Instance> {
         }
     }
     for name in inst.arrays.keys() {
-        let len = match &inst.arrays[name] {
-            Values::Int(v) => v.len(),
-            Values::Real(v) => v.len(),
-        };
+        let len = inst.arrays[name].len();
         for k in 0..len.min(12) {
             for change in 0..4 {
                 let mut m = inst.clone();
                 let changed = match m.arrays.get_mut(name).expect("listed") {
                     Values::Int(v) => edit(v, k, change, |x, d| x + d, 0),
+                    Values::Int32(v) => edit(v, k, change, |x, d| x + d as i32, 0),
                     Values::Real(v) => edit(v, k, change, |x, d| x + d as f64, 0.0),
                 };
                 if changed {

@@ -35,14 +35,16 @@ pub fn same(a: &Instance, b: &Instance) -> bool {
         return false;
     }
     let real = |v: &Values, k: usize| match v {
-        Values::Int(v) => v[k] as f64,
         Values::Real(v) => v[k],
+        ints => ints.int_at(k).unwrap_or_default() as f64,
     };
     a.arrays
         .iter()
         .all(|(name, x)| match (x, b.arrays.get(name)) {
-            (Values::Int(x), Some(Values::Int(y))) => x == y,
             (Values::Real(x), Some(Values::Real(y))) => x == y,
+            (Values::Int(_) | Values::Int32(_), Some(y @ (Values::Int(_) | Values::Int32(_)))) => {
+                x == y
+            }
             (x, Some(y)) => x.len() == y.len() && (0..x.len()).all(|k| real(x, k) == real(y, k)),
             (_, None) => false,
         })

@@ -388,6 +388,23 @@ pub fn emit_c_with(program: &LoopProgram, widths: &Widths) -> Result<String, Emi
             } else {
                 None
             };
+            if low.comp.spaces[*s].role == Role::Out {
+                // A result the caller takes: allocated by `spf_alloc_out`,
+                // which a program embedding the function may replace.
+                for helper in ["spf_alloc_prefix", "spf_alloc_out"] {
+                    dialect.used.add(helper);
+                }
+                let (written, note) = match (zeroed_later, low.written_prefix(*s)) {
+                    (Some(how), _) => (len.clone(), format!("; {how}")),
+                    (None, Some(upper)) => (print(&dialect, upper).text, String::new()),
+                    (None, None) => ("0".to_string(), String::new()),
+                };
+                w.line(&format!(
+                    "{place} = spf_alloc_out({len}, sizeof {size}, {written}); /* sized by the computation{note} */"
+                ));
+                w.line(&format!("if ({place} == NULL) abort();"));
+                continue;
+            }
             if let Some(how) = zeroed_later {
                 dialect.used.add("spf_alloc_prefix");
                 w.line(&format!(
@@ -659,6 +676,20 @@ const HELPERS: &[(&str, &str)] = &[
          \x20   if (p != NULL && written < n)\n\
          \x20       memset(p + (size_t)written * size, 0, (size_t)(n - written) * size);\n\
          \x20   return p;\n\
+         }",
+    ),
+    (
+        "spf_alloc_out",
+        "/* An output array the function sizes and returns (the caller owns it):\n\
+         \x20* n elements of `size` bytes, those from `written` on zeroed, by\n\
+         \x20* spf_alloc_prefix (calloc when all are). NULL when out of memory. A\n\
+         \x20* program that allocates the function's results itself defines\n\
+         \x20* SPF_ALLOC_OUT and its own spf_alloc_out first. */\n\
+         static inline void *spf_alloc_out(int64_t n, size_t size, int64_t written)\n\
+         {\n\
+         \x20   if (written <= 0)\n\
+         \x20       return spf_len(n) > SIZE_MAX / size ? NULL : calloc(spf_len(n), size);\n\
+         \x20   return spf_alloc_prefix(n, size, written);\n\
          }",
     ),
 ];

@@ -699,7 +699,7 @@ pub(super) fn source_check(src: &Descriptor) -> Result<(String, bool), CliError>
         }
         if !conds.is_empty() {
             let _ = writeln!(f, "        for (k = 0; k < a->len; k++) {{");
-            let _ = writeln!(f, "            const int64_t y = a->i[k];");
+            let _ = writeln!(f, "            const int64_t y = drv_int(a, k);");
             let _ = writeln!(
                 f,
                 "            if (!({}))\n                drv_range_error(ctx, a->name, k, y, {});",
@@ -719,7 +719,7 @@ pub(super) fn source_check(src: &Descriptor) -> Result<(String, bool), CliError>
                 let _ = writeln!(f, "        for (k = 0; k + 1 < a->len; k++)");
                 let _ = writeln!(
                     f,
-                    "            if (!(a->i[k] {op} a->i[k + 1]))\n                drv_monotone_error(ctx, a->name, k, a->i, {});",
+                    "            if (!(drv_int(a, k) {op} drv_int(a, k + 1)))\n                drv_monotone_error(ctx, a, k, {});",
                     c_str(m.keyword())
                 );
             }

@@ -248,7 +248,7 @@ impl<'d> Emitter<'d> {
         out.push_str(
             "    if (at < 0 || at >= a->len)\n        \
              drv_rule_read(ctx, rule, a->name, drv_narrow(ctx, at), a->len);\n    \
-             return a->i[(int64_t)at];\n}\n",
+             return drv_int(a, (int64_t)at);\n}\n",
         );
         Ok(())
     }

@@ -117,7 +117,16 @@ typedef struct {
     int64_t len;
     int64_t *i;
     double *r;
+    /* The integers when they are held at 32 bits (the arrays spf convert
+     * hands its compiled check), instead of `i`; NULL otherwise. */
+    const int32_t *i32;
 } drv_array;
+
+/* The integer at `k` of the index array `a`, at whatever width it is held. */
+static inline int64_t drv_int(const drv_array *a, int64_t k)
+{
+    return a->i32 != NULL ? (int64_t)a->i32[k] : a->i[k];
+}
 
 /* An instance of a format: {"format": ..., "symbols": {...}, "arrays": {...}}. */
 typedef struct {
@@ -208,6 +217,7 @@ static DRV_UNUSED drv_array *drv_put_array(drv_inst *x, const char *name, int re
     a->real = real;
     a->i = i;
     a->r = r;
+    a->i32 = NULL;
     a->len = len;
     return a;
 }
@@ -343,11 +353,12 @@ static DRV_UNUSED void drv_range_error(const char *ctx, const char *name, int64_
             range);
 }
 
-static DRV_UNUSED void drv_monotone_error(const char *ctx, const char *name, int64_t k, const int64_t *a,
+static DRV_UNUSED void drv_monotone_error(const char *ctx, const drv_array *a, int64_t k,
                                const char *property)
 {
-    drv_die("%s: %s is not %s: %s(%lld) = %lld, %s(%lld) = %lld", ctx, name, property, name,
-            (long long)k, (long long)a[k], name, (long long)(k + 1), (long long)a[k + 1]);
+    drv_die("%s: %s is not %s: %s(%lld) = %lld, %s(%lld) = %lld", ctx, a->name, property, a->name,
+            (long long)k, (long long)drv_int(a, k), a->name, (long long)(k + 1),
+            (long long)drv_int(a, k + 1));
 }
 
 /* The number of nonzero values of an array (0 if absent). */
@@ -358,7 +369,7 @@ static DRV_UNUSED int64_t drv_nonzeros(const drv_inst *x, const char *name)
     if (a == NULL)
         return 0;
     for (k = 0; k < a->len; k++)
-        n += a->real ? a->r[k] != 0.0 : a->i[k] != 0;
+        n += a->real ? a->r[k] != 0.0 : drv_int(a, k) != 0;
     return n;
 }
 
@@ -416,7 +427,7 @@ static DRV_UNUSED int drv_fits_32(const drv_inst *x, char *what, size_t size, in
             *value = a->len;
             return 0;
         }
-        for (e = 0; !a->real && e < a->len; e++)
+        for (e = 0; !a->real && a->i32 == NULL && e < a->len; e++)
             if (!DRV_FITS_32(a->i[e])) {
                 snprintf(what, size, "%s[%lld]", a->name, (long long)e);
                 *value = a->i[e];
@@ -2101,7 +2112,7 @@ static DRV_UNUSED void drv_records_free(drv_records *r)
 /* A value of the value array, integer or real. */
 static DRV_UNUSED double drv_value_at(const drv_array *a, int64_t k)
 {
-    return a->real ? a->r[k] : (double)a->i[k];
+    return a->real ? a->r[k] : (double)drv_int(a, k);
 }
 
 /* The nonzero entries the storage check finds. */

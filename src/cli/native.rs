@@ -10,13 +10,17 @@
 //! * `int spf_abi_version(void)`: [`ABI_VERSION`], checked on load;
 //! * `int spf_abi_parameters(void)`: the function's number of parameters,
 //!   checked against [`c_parameters`] before each call;
-//! * `int spf_abi_convert(void *const *args, char *message, size_t cap)`:
+//! * `int spf_abi_convert(void *const *args, char *message, size_t cap,
+//!   spf_abi_alloc_fn alloc, void *alloc_ctx)`:
 //!   calls the function with one pointer per parameter, in
 //!   [`c_parameters`]' order: to the value of a symbol or an input scalar,
 //!   to the first element of an array (inputs and outputs sized by their
 //!   symbols, allocated by the caller), to an output scalar, and to a `T *`
-//!   slot for an array the function sizes and allocates itself (returned;
-//!   the caller copies it and frees it with `spf_abi_free`). It returns 0,
+//!   slot for an array the function sizes and allocates itself (returned).
+//!   Those arrays come from `alloc(alloc_ctx, n, size)` (the generated
+//!   code's `spf_alloc_out`), spf's allocator ([`host_alloc`]), so that they
+//!   become spf's arrays without a copy; with a NULL `alloc`, from calloc,
+//!   and the caller copies them and frees them with `spf_abi_free`. It returns 0,
 //!   or 1 with a message in `message` when the runtime stops (a failed
 //!   check, an allocation that cannot be made): `abort()` and the
 //!   runtime's out-of-memory hook jump back to the entry point instead of
@@ -42,14 +46,15 @@ use spf::codegen::emit::{ParamKind, Parameter};
 use spf::codegen::interp::{space_len, Array, Memory};
 use spf::codegen::width::{Elem, IndexWidth, IndexWidths};
 use spf::iegen::computation::Role;
-use spf::synth::instance::Instance;
+use spf::synth::instance::{Instance, Values};
 use spf::synth::synthesize::Synthesized;
+use spf::synth::synthesized::{BindingKind, Side};
 
 use super::error::CliError;
 
 /// The version of the entry points above; part of the cache key, so a
 /// library of another version is never loaded.
-pub const ABI_VERSION: i32 = 2;
+pub const ABI_VERSION: i32 = 3;
 
 /// The name the synthesized function gets inside the library.
 const FUNCTION: &str = "spf_conversion";
@@ -113,7 +118,10 @@ pub fn library_source(
         "\nSPF_ABI_EXPORT int spf_abi_version(void) {{ return {ABI_VERSION}; }}\n\
          SPF_ABI_EXPORT int spf_abi_parameters(void) {{ return {}; }}\n\
          SPF_ABI_EXPORT void spf_abi_free(void *p) {{ free(p); }}\n\n\
-         SPF_ABI_EXPORT int spf_abi_convert(void *const *args, char *message, size_t cap)\n{{\n\
+         SPF_ABI_EXPORT int spf_abi_convert(void *const *args, char *message, size_t cap,\n\
+         \x20                                 spf_abi_alloc_fn alloc, void *alloc_ctx)\n{{\n\
+         \x20   spf_abi_alloc = alloc;\n\
+         \x20   spf_abi_alloc_ctx = alloc_ctx;\n\
          \x20   if (setjmp(spf_abi_jump)) {{\n\
          \x20       if (cap > 0)\n\
          \x20           snprintf(message, cap, \"%s\", spf_abi_message);\n\
@@ -190,10 +198,101 @@ static SPF_ABI_NORETURN void spf_abi_too_large(long long n, size_t size)
 /* spf convert validates every input before the call. */
 #define SPF_INPUT_VALIDATED 1
 
+/* The function's results (the arrays it sizes itself) are allocated by
+ * spf's allocator, zeroed, and become spf's arrays without a copy; with no
+ * allocator, by calloc (spf copies them and frees them with spf_abi_free). */
+typedef void *(*spf_abi_alloc_fn)(void *ctx, int64_t n, size_t size);
+static spf_abi_alloc_fn spf_abi_alloc;
+static void *spf_abi_alloc_ctx;
+#define SPF_ALLOC_OUT
+static inline void *spf_alloc_out(int64_t n, size_t size, int64_t written)
+{
+    (void)written;
+    if (spf_abi_alloc != NULL)
+        return spf_abi_alloc(spf_abi_alloc_ctx, n, size);
+    if ((uint64_t)(n > 0 ? n : 1) > SIZE_MAX / size)
+        return NULL;
+    return calloc(n > 0 ? (size_t)n : 1, size);
+}
+
 "#;
 
 /// The entry point's type.
-type ConvertFn = unsafe extern "C" fn(*const *mut c_void, *mut c_char, usize) -> c_int;
+type ConvertFn =
+    unsafe extern "C" fn(*const *mut c_void, *mut c_char, usize, HostAllocFn, *mut c_void) -> c_int;
+
+/// The allocator the library's results come from ([`host_alloc`]).
+type HostAllocFn = unsafe extern "C" fn(*mut c_void, i64, usize) -> *mut c_void;
+
+/// The arrays [`host_alloc`] made during one call: each pointer with its
+/// layout. Those the results do not adopt are freed when it is dropped.
+#[derive(Default)]
+struct HostAllocations {
+    live: Vec<(*mut u8, std::alloc::Layout)>,
+}
+
+impl HostAllocations {
+    /// The allocation at `ptr` as a vector of `len` elements of `T`, when
+    /// `host_alloc` made it for elements of `T`'s size and alignment and
+    /// at least `len` of them (it is no longer this list's to free).
+    fn adopt<T: Copy>(&mut self, ptr: *mut c_void, len: usize) -> Option<Vec<T>> {
+        let at = self.live.iter().position(|&(p, _)| p == ptr.cast::<u8>())?;
+        let (p, layout) = self.live[at];
+        let size = std::mem::size_of::<T>();
+        let fits = layout.align() == std::mem::align_of::<T>()
+            && layout.size() % size == 0
+            && len <= layout.size() / size;
+        if !fits {
+            return None;
+        }
+        self.live.swap_remove(at);
+        // SAFETY: `p` was allocated by the global allocator with `layout`:
+        // `T`'s alignment and a size of `layout.size() / size` elements of
+        // `T` (the capacity), zeroed, so its first `len` are initialized.
+        Some(unsafe { Vec::from_raw_parts(p.cast::<T>(), len, layout.size() / size) })
+    }
+}
+
+impl Drop for HostAllocations {
+    fn drop(&mut self) {
+        for &(p, layout) in &self.live {
+            // SAFETY: allocated by `host_alloc` with this layout, not adopted.
+            unsafe { std::alloc::dealloc(p, layout) };
+        }
+    }
+}
+
+/// The library's allocator of results: `n` zeroed elements (at least one)
+/// of `size` bytes, aligned to `size` (4 or 8: the library's index and
+/// value types), recorded in the [`HostAllocations`] at `ctx`; NULL when
+/// that cannot be made (the library then stops with its out-of-memory
+/// message).
+///
+/// # Safety
+///
+/// `ctx` points to a live `HostAllocations` that nothing else touches
+/// during the call.
+unsafe extern "C" fn host_alloc(ctx: *mut c_void, n: i64, size: usize) -> *mut c_void {
+    if size != 4 && size != 8 {
+        return std::ptr::null_mut();
+    }
+    let count = usize::try_from(n.max(1)).unwrap_or(usize::MAX);
+    let Some(layout) = count
+        .checked_mul(size)
+        .and_then(|bytes| std::alloc::Layout::from_size_align(bytes, size).ok())
+    else {
+        return std::ptr::null_mut();
+    };
+    // SAFETY: the layout's size is not zero.
+    let p = unsafe { std::alloc::alloc_zeroed(layout) };
+    if !p.is_null() {
+        // SAFETY: the caller vouches for `ctx`.
+        unsafe { &mut *ctx.cast::<HostAllocations>() }
+            .live
+            .push((p, layout));
+    }
+    p.cast()
+}
 
 /// A loaded conversion library.
 pub struct Library {
@@ -241,9 +340,12 @@ impl Library {
     /// Runs the conversion on `input` (an instance of the source format,
     /// already validated; its arrays are moved into the call, its symbols
     /// stay) with the library printed at `width`: the destination's
-    /// instance, as [`Synthesized::run_program`] gives it. 32-bit arrays
-    /// are narrowed copies of the instance's (a value that does not fit is
-    /// an error), and outputs are widened back.
+    /// instance, as [`Synthesized::run_program`] gives it. A 32-bit array
+    /// the instance holds at 32 bits ([`Values::Int32`]) is passed as it
+    /// is, and 32-bit results come back as [`Values::Int32`]; other
+    /// 32-bit arrays are narrowed copies (a value that does not fit is an
+    /// error). An array the outputs' extents read is also kept at 64 bits
+    /// for them.
     ///
     /// # Errors
     ///
@@ -268,65 +370,108 @@ impl Library {
                 params.len()
             )));
         }
+        let comp = &program.computation;
+        let read_by_extents = |name: &str| {
+            comp.spaces.iter().any(|d| {
+                d.extents.iter().any(|e| {
+                    let mut read = false;
+                    e.for_each_call(&mut |f, _| read |= f == name);
+                    e.for_each_sym(&mut |x| read |= x == name);
+                    read
+                })
+            })
+        };
+        let is_narrow = |p: &Parameter| {
+            matches!(
+                p.kind,
+                ParamKind::Array {
+                    elem: Elem::Int(IndexWidth::W32),
+                    ..
+                }
+            )
+        };
+        // The 32-bit arrays, by parameter: inputs the instance holds at 32
+        // bits are taken from it as they are (an empty stand-in is left for
+        // the memory, unless an extent reads them).
+        let mut narrow: Vec<Option<Vec<i32>>> = vec![None; params.len()];
+        for (k, p) in params.iter().enumerate() {
+            let input_param = matches!(p.kind, ParamKind::Array { role: Role::In, .. });
+            if !is_narrow(p) || !input_param || read_by_extents(&p.source) {
+                continue;
+            }
+            let Some(b) = s
+                .bindings
+                .iter()
+                .find(|b| b.side == Side::Source && b.ir_name == p.source)
+            else {
+                continue;
+            };
+            if let Some(Values::Int32(_)) = input.arrays.get(&b.name) {
+                if let Some(Values::Int32(v)) = input
+                    .arrays
+                    .insert(b.name.clone(), Values::Int32(Vec::new()))
+                {
+                    narrow[k] = Some(v);
+                }
+            }
+        }
         let mut memory = s
             .memory_taking(program, input)
             .map_err(|e| fail(e.to_string()))?;
-        let comp = &program.computation;
         // Every array the function reads or writes must have the length
         // its extents give: the C trusts them.
-        for p in &params {
+        let mut lengths = vec![0usize; params.len()];
+        for (k, p) in params.iter().enumerate() {
             if let ParamKind::Array { .. } = p.kind {
                 let d = comp
                     .space(&p.source)
                     .ok_or_else(|| fail(format!("no data space `{}`", p.source)))?;
                 let want = space_len(d, &memory).map_err(|e| fail(e.to_string()))?;
-                let have = memory.arrays.get(&p.source).map_or(0, Array::len);
+                let have = match &narrow[k] {
+                    Some(v) => v.len(),
+                    None => memory.arrays.get(&p.source).map_or(0, Array::len),
+                };
                 if have != want {
                     return Err(fail(format!(
                         "`{}` has {have} elements where {want} are expected",
                         p.source
                     )));
                 }
+                lengths[k] = want;
             }
         }
-        // The 32-bit arrays: narrowed copies (outputs too, written back after).
-        let mut narrow: Vec<Option<Vec<i32>>> = vec![None; params.len()];
+        // The other 32-bit arrays: outputs allocated at 32 bits, inputs
+        // narrowed. An input no extent reads is freed now, not held
+        // through the call.
         for (k, p) in params.iter().enumerate() {
+            if !is_narrow(p) || narrow[k].is_some() {
+                continue;
+            }
             if let ParamKind::Array {
-                elem: Elem::Int(IndexWidth::W32),
-                ..
+                role: Role::Out, ..
             } = p.kind
             {
-                let Some(Array::Int(v)) = memory.arrays.get(&p.source) else {
-                    return Err(fail(format!("no index array `{}`", p.source)));
-                };
-                let copy = v
-                    .iter()
-                    .map(|&x| i32::try_from(x))
-                    .collect::<Result<Vec<i32>, _>>()
-                    .map_err(|_| {
-                        fail(format!(
-                            "`{}` holds a value that does not fit 32-bit indices",
-                            p.source
-                        ))
-                    })?;
-                narrow[k] = Some(copy);
-                // The call reads the copy: an input array no extent reads
-                // (the lengths of the arrays the function returns are
-                // evaluated after it) is freed now, not held through it.
-                let read_by_extents = comp.spaces.iter().any(|d| {
-                    d.extents.iter().any(|e| {
-                        let mut read = false;
-                        e.for_each_call(&mut |f, _| read |= f == p.source);
-                        e.for_each_sym(&mut |x| read |= x == p.source);
-                        read
-                    })
-                });
-                if matches!(p.kind, ParamKind::Array { role: Role::In, .. }) && !read_by_extents {
-                    memory
-                        .arrays
-                        .insert(p.source.clone(), Array::Int(Vec::new()));
-                }
+                narrow[k] = Some(vec![0; lengths[k]]);
+                continue;
+            }
+            let Some(Array::Int(v)) = memory.arrays.get(&p.source) else {
+                return Err(fail(format!("no index array `{}`", p.source)));
+            };
+            let copy = v
+                .iter()
+                .map(|&x| i32::try_from(x))
+                .collect::<Result<Vec<i32>, _>>()
+                .map_err(|_| {
+                    fail(format!(
+                        "`{}` holds a value that does not fit 32-bit indices",
+                        p.source
+                    ))
+                })?;
+            narrow[k] = Some(copy);
+            if !read_by_extents(&p.source) {
+                memory
+                    .arrays
+                    .insert(p.source.clone(), Array::Int(Vec::new()));
             }
         }
         let mut values: Vec<Scalar> = Vec::with_capacity(params.len());
@@ -365,15 +510,43 @@ impl Library {
         // this program's parameters (checked in number above, each array of
         // the length its extents give); the pointers stay valid during the
         // call (nothing touches `memory`, `narrow`, `values` or `returned`).
+        let mut host = HostAllocations::default();
         let status = unsafe {
             let f = self
                 .lib
                 .get::<ConvertFn>(b"spf_abi_convert")
                 .map_err(|e| fail(e.to_string()))?;
-            f(args.as_ptr(), message.as_mut_ptr().cast(), message.len())
+            f(
+                args.as_ptr(),
+                message.as_mut_ptr().cast(),
+                message.len(),
+                host_alloc,
+                (&mut host as *mut HostAllocations).cast(),
+            )
         };
-        // The arrays the function allocated: copied, then freed by the
-        // library (its allocator), even when the call stopped.
+        // The 32-bit results, by their computation names; those an extent
+        // reads are in the memory at 64 bits too (before the returned
+        // arrays are measured by them).
+        let mut results: Vec<(String, Vec<i32>)> = Vec::new();
+        if status == 0 {
+            for (k, p) in params.iter().enumerate() {
+                if let ParamKind::Array {
+                    role: Role::Out, ..
+                } = p.kind
+                {
+                    if let Some(v) = narrow[k].take() {
+                        if read_by_extents(&p.source) {
+                            let wide = v.iter().map(|&x| i64::from(x)).collect();
+                            memory.arrays.insert(p.source.clone(), Array::Int(wide));
+                        }
+                        results.push((p.source.clone(), v));
+                    }
+                }
+            }
+        }
+        // The arrays the function allocated: taken as they are when `host`
+        // made them, else copied and freed by the library (its allocator),
+        // even when the call stopped.
         let free = self
             .lib_free()
             .map_err(|e| fail(format!("{}: {e}", self.path.display())))?;
@@ -383,16 +556,26 @@ impl Library {
             let ParamKind::DynArray { elem } = p.kind else {
                 continue;
             };
+            let from_host = host.live.iter().any(|&(q, _)| q == ptr.cast::<u8>());
             if status == 0 && copy_error.is_none() {
-                match self.copy_returned(comp, p, elem, ptr, &memory) {
-                    Ok(array) => {
+                match self.copy_returned(comp, p, elem, ptr, &memory, &mut host) {
+                    Ok(Returned::Wide(array)) => {
                         memory.arrays.insert(p.source.clone(), array);
+                    }
+                    Ok(Returned::Narrow(v)) => {
+                        if read_by_extents(&p.source) {
+                            let wide = v.iter().map(|&x| i64::from(x)).collect();
+                            memory.arrays.insert(p.source.clone(), Array::Int(wide));
+                        }
+                        results.push((p.source.clone(), v));
                     }
                     Err(e) => copy_error = Some(e),
                 }
             }
-            if !ptr.is_null() {
-                // SAFETY: `ptr` was allocated by the library's malloc.
+            // An array the results did not adopt from `host` is freed with
+            // it; one the library allocated itself, by the library.
+            if !ptr.is_null() && !from_host {
+                // SAFETY: `ptr` was allocated by the library's calloc.
                 unsafe { free(ptr) };
             }
         }
@@ -406,19 +589,25 @@ impl Library {
         if let Some(e) = copy_error {
             return Err(fail(e));
         }
-        for (k, p) in params.iter().enumerate() {
-            if let (
-                Some(v),
-                ParamKind::Array {
-                    role: Role::Out, ..
-                },
-            ) = (&narrow[k], &p.kind)
+        for (name, _) in &results {
+            memory.arrays.remove(name);
+        }
+        let mut out = s.output(&mut memory, input);
+        for (ir_name, v) in results {
+            if let Some(b) = s
+                .bindings
+                .iter()
+                .find(|b| b.side == Side::Destination && b.ir_name == ir_name)
             {
-                let wide = v.iter().map(|&x| i64::from(x)).collect();
-                memory.arrays.insert(p.source.clone(), Array::Int(wide));
+                if b.kind == BindingKind::Symbol {
+                    out.symbols
+                        .insert(b.name.clone(), v.first().map_or(0, |&x| i64::from(x)));
+                } else {
+                    out.arrays.insert(b.name.clone(), Values::Int32(v));
+                }
             }
         }
-        Ok(s.output(&mut memory, input))
+        Ok(out)
     }
 
     /// The exported symbol `name`, of type `T`.
@@ -449,7 +638,8 @@ impl Library {
         elem: Elem,
         ptr: *mut c_void,
         memory: &Memory,
-    ) -> Result<Array, String> {
+        host: &mut HostAllocations,
+    ) -> Result<Returned, String> {
         let d = comp
             .space(&p.source)
             .ok_or_else(|| format!("no data space `{}`", p.source))?;
@@ -457,33 +647,52 @@ impl Library {
         if ptr.is_null() {
             return if len == 0 {
                 Ok(match elem {
-                    Elem::Int(_) => Array::Int(Vec::new()),
-                    Elem::Real => Array::Real(Vec::new()),
+                    Elem::Int(IndexWidth::W32) => Returned::Narrow(Vec::new()),
+                    Elem::Int(IndexWidth::W64) => Returned::Wide(Array::Int(Vec::new())),
+                    Elem::Real => Returned::Wide(Array::Real(Vec::new())),
                 })
             } else {
                 Err(format!("`{}` was not returned", p.source))
             };
+        }
+        // Allocated by `host`: taken as it is.
+        let taken = match elem {
+            Elem::Int(IndexWidth::W64) => host
+                .adopt::<i64>(ptr, len)
+                .map(|v| Returned::Wide(Array::Int(v))),
+            Elem::Int(IndexWidth::W32) => host.adopt::<i32>(ptr, len).map(Returned::Narrow),
+            Elem::Real => host
+                .adopt::<f64>(ptr, len)
+                .map(|v| Returned::Wide(Array::Real(v))),
+        };
+        if let Some(taken) = taken {
+            return Ok(taken);
         }
         // SAFETY: the function allocated `ptr` with at least `len`
         // elements of this type: its allocation is sized by the same
         // extents over the same values.
         Ok(unsafe {
             match elem {
-                Elem::Int(IndexWidth::W64) => {
-                    Array::Int(std::slice::from_raw_parts(ptr.cast::<i64>(), len).to_vec())
+                Elem::Int(IndexWidth::W64) => Returned::Wide(Array::Int(
+                    std::slice::from_raw_parts(ptr.cast::<i64>(), len).to_vec(),
+                )),
+                Elem::Int(IndexWidth::W32) => {
+                    Returned::Narrow(std::slice::from_raw_parts(ptr.cast::<i32>(), len).to_vec())
                 }
-                Elem::Int(IndexWidth::W32) => Array::Int(
-                    std::slice::from_raw_parts(ptr.cast::<i32>(), len)
-                        .iter()
-                        .map(|&x| i64::from(x))
-                        .collect(),
-                ),
-                Elem::Real => {
-                    Array::Real(std::slice::from_raw_parts(ptr.cast::<f64>(), len).to_vec())
-                }
+                Elem::Real => Returned::Wide(Array::Real(
+                    std::slice::from_raw_parts(ptr.cast::<f64>(), len).to_vec(),
+                )),
             }
         })
     }
+}
+
+/// An array the function returned, copied: 32-bit indices stay 32-bit.
+enum Returned {
+    /// 64-bit indices or values, as the memory holds them.
+    Wide(Array),
+    /// 32-bit indices.
+    Narrow(Vec<i32>),
 }
 
 /// A value passed by pointer to a by-value parameter.
@@ -501,5 +710,71 @@ fn scalar(p: &Parameter, memory: &Memory) -> Result<Scalar, String> {
         Some(Array::Int(v)) if v.len() == 1 => Ok(Scalar::Int(v[0])),
         Some(Array::Real(v)) if v.len() == 1 => Ok(Scalar::Real(v[0])),
         _ => Err(format!("no value for `{}`", p.source)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use spf::codegen::width::{IndexWidth, IndexWidths};
+    use spf::synth::builtin::load_format;
+    use spf::synth::instance::{Instance, Values};
+    use spf::synth::synthesize::synthesize;
+
+    use super::library_source;
+    use crate::cli::native_cache::obtain;
+    use crate::cli::progress::Progress;
+
+    /// A 32-bit instance goes through a compiled conversion at 32 bits
+    /// without being widened: its arrays are passed as they are, the
+    /// results come back as [`Values::Int32`] (CSC's `row`, which the
+    /// function sizes itself, taken from spf's allocator), and they equal
+    /// the interpreter's; at 64 bits everything stays 64-bit.
+    #[test]
+    fn thirty_two_bit_arrays_pass_through_the_library() {
+        let (csr, csc) = (load_format("csr").unwrap(), load_format("csc").unwrap());
+        let s = synthesize(&csr, &csc).expect("synthesizes");
+        let program = s.program().expect("scans");
+        let mut input = Instance {
+            format: "CSR".into(),
+            ..Instance::default()
+        };
+        for (name, v) in [("NR", 3), ("NC", 4), ("NNZ", 5)] {
+            input.symbols.insert(name.into(), v);
+        }
+        let arrays = [
+            ("rowptr", Values::Int32(vec![0, 2, 2, 5])),
+            ("col", Values::Int32(vec![1, 3, 0, 1, 3])),
+            ("A", Values::Real(vec![1.0, 2.0, 3.0, 4.0, 5.0])),
+        ];
+        for (name, v) in arrays {
+            input.arrays.insert(name.into(), v);
+        }
+        let cache = std::env::temp_dir().join(format!("spf-native-w32-{}", std::process::id()));
+        for width in [IndexWidth::W32, IndexWidth::W64] {
+            let widths = IndexWidths::uniform(width);
+            let source = library_source(&s, &program, widths).expect("prints");
+            let (lib, _, _) = obtain(
+                Some(&cache),
+                &csr,
+                &csc,
+                widths,
+                &source,
+                &Progress::hidden(),
+            )
+            .expect("compiles");
+            let out = lib
+                .run(&s, &program, &mut input.clone(), widths)
+                .expect("runs");
+            let want = s
+                .run_program_at(&program, &input, widths)
+                .expect("interprets");
+            assert_eq!(out.arrays, want.arrays, "{width:?}");
+            assert_eq!(out.arrays["row"], Values::Int(vec![2, 0, 2, 0, 2]));
+            for name in ["colptr", "row"] {
+                let narrow = matches!(out.arrays[name], Values::Int32(_));
+                assert_eq!(narrow, width == IndexWidth::W32, "{name} at {width:?}");
+            }
+        }
+        let _ = std::fs::remove_dir_all(&cache);
     }
 }

@@ -44,9 +44,11 @@
 //! with the first problem in `message` (more entries than `cap` among
 //! them): the caller re-runs spf's own check for the detailed error.
 //!
-//! The instance's index width is not the library's concern: spf holds
-//! every index array at 64 bits, and the sizes a 32-bit instance must fit
-//! are checked by the caller.
+//! The instance's index width is not the library's concern: an index
+//! array is read where spf holds it, at 64 bits (`spf_check_array.i`) or
+//! at 32 (`.i32`, an `.npz`'s int32 arrays and a 32-bit conversion's
+//! results, read through `drv_int`), and the sizes a 32-bit instance must
+//! fit are checked by the caller.
 
 use std::ffi::{c_char, c_int, CString};
 use std::fmt::Write as _;
@@ -73,6 +75,7 @@ pub struct AbiArray {
     real: c_int,
     ints: *const i64,
     reals: *const f64,
+    ints32: *const i32,
 }
 
 /// The entry point's type.
@@ -185,7 +188,7 @@ pub fn checker_source(d: &Descriptor) -> Result<String, String> {
         out,
         "\nSPF_ABI_EXPORT int spf_abi_version(void) {{ return {ABI_VERSION}; }}\n\n\
          typedef struct {{\n    const char *name;\n    int64_t len;\n    int real;\n    \
-         const int64_t *i;\n    const double *r;\n}} spf_check_array;\n\n\
+         const int64_t *i;\n    const double *r;\n    const int32_t *i32;\n}} spf_check_array;\n\n\
          static drv_kept spf_check_kept;\nstatic drv_array *spf_check_arrays;\n\n\
          SPF_ABI_EXPORT int spf_check_entries(const char *format, const char *const *symbols,\n    \
          const int64_t *symbol_values, int64_t nsym, const spf_check_array *arrays, int64_t narr,\n    \
@@ -208,7 +211,8 @@ pub fn checker_source(d: &Descriptor) -> Result<String, String> {
          spf_check_arrays[k].real = arrays[k].real;\n        \
          spf_check_arrays[k].len = arrays[k].len;\n        \
          spf_check_arrays[k].i = (int64_t *)arrays[k].i;\n        \
-         spf_check_arrays[k].r = (double *)arrays[k].r;\n    }}\n    \
+         spf_check_arrays[k].r = (double *)arrays[k].r;\n        \
+         spf_check_arrays[k].i32 = arrays[k].i32;\n    }}\n    \
          x.format = (char *)format;\n    x.nsym = x.capsym = nsym;\n    \
          x.sym_name = (char **)symbols;\n    x.sym_val = (int64_t *)symbol_values;\n    \
          x.narr = x.caparr = narr;\n    x.arr = spf_check_arrays;\n    \
@@ -370,6 +374,15 @@ impl Checker {
                     real: 0,
                     ints: v.as_ptr(),
                     reals: std::ptr::null(),
+                    ints32: std::ptr::null(),
+                },
+                Values::Int32(v) => AbiArray {
+                    name: name.as_ptr(),
+                    len: v.len() as i64,
+                    real: 0,
+                    ints: std::ptr::null(),
+                    reals: std::ptr::null(),
+                    ints32: v.as_ptr(),
                 },
                 Values::Real(v) => AbiArray {
                     name: name.as_ptr(),
@@ -377,6 +390,7 @@ impl Checker {
                     real: 1,
                     ints: std::ptr::null(),
                     reals: v.as_ptr(),
+                    ints32: std::ptr::null(),
                 },
             })
             .collect();
@@ -386,6 +400,7 @@ impl Checker {
             (Give::Fingerprint | Give::WatchedFingerprint, _) | (_, None) => 0,
             (_, Some(Values::Real(v))) => v.iter().filter(|&&x| x != 0.0).count(),
             (_, Some(Values::Int(v))) => v.iter().filter(|&&x| x != 0).count(),
+            (_, Some(Values::Int32(v))) => v.iter().filter(|&&x| x != 0).count(),
         };
         let order = d.dense.len();
         let mut coords: Vec<i64> = Vec::with_capacity(cap * order);
@@ -483,6 +498,9 @@ mod tests {
         let got = checker.entries(&csr, &good).expect("valid");
         assert_eq!((&got.coords, &got.values), (&want.coords, &want.values));
         let got = runner.validate_entries(&csr, &good).expect("valid");
+        assert_eq!((&got.coords, &got.values), (&want.coords, &want.values));
+        // The same instance at 32 bits: read where it is, the same entries.
+        let got = checker.entries(&csr, &narrowed(&good)).expect("valid");
         assert_eq!((got.coords, got.values), (want.coords, want.values));
         for (broken, what) in [
             (
@@ -513,17 +531,30 @@ mod tests {
             (instance(vec![0], vec![], vec![], -1), "a negative extent"),
         ] {
             // The compiled check itself finds it (a pass would be final).
-            let found = checker.entries(&csr, &broken);
-            assert!(
-                matches!(found, Err(Failed::Invalid(_))),
-                "{what}: {found:?}"
-            );
+            for instance in [&broken, &narrowed(&broken)] {
+                let found = checker.entries(&csr, instance);
+                assert!(
+                    matches!(found, Err(Failed::Invalid(_))),
+                    "{what}: {found:?}"
+                );
+            }
             let want: InstanceError = validate_entries(&csr, &broken).expect_err(what);
             let got = runner.validate_entries(&csr, &broken).expect_err(what);
             // (Compared as text: a NaN in the error is not equal to itself.)
             assert_eq!(got.to_string(), want.to_string(), "{what}");
         }
         let _ = std::fs::remove_dir_all(&cache);
+    }
+
+    /// `inst` with its index arrays held at 32 bits.
+    fn narrowed(inst: &Instance) -> Instance {
+        let mut out = inst.clone();
+        for v in out.arrays.values_mut() {
+            if let Values::Int(ints) = v {
+                *v = Values::Int32(ints.iter().map(|&x| x as i32).collect());
+            }
+        }
+        out
     }
 
     /// A CSR instance of a 3 × 4 matrix.

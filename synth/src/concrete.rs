@@ -909,7 +909,7 @@ pub(crate) fn prepare<'a>(
             Table::Dense {
                 extents,
                 lo,
-                values: Cow::Borrowed(ints),
+                values: ints,
                 mask,
             },
         ));

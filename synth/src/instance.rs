@@ -29,12 +29,34 @@ use codegen::width::{IndexKind, IndexWidth, IndexWidths, Size};
 use crate::descriptor::Descriptor;
 
 /// The values of one array.
-#[derive(Clone, Debug, PartialEq)]
+///
+/// Index arrays are held at 64 bits, or at 32 bits when they were read or
+/// computed at that width ([`Values::Int32`]: an `.npz` of `int32` arrays,
+/// a 32-bit compiled conversion's result), so that they pass between the
+/// files and compiled code without being widened and narrowed. Two values
+/// are equal when they hold the same numbers, at whatever width.
+#[derive(Clone, Debug)]
 pub enum Values {
     /// Integers: index arrays (and a value array written with integers).
     Int(Vec<i64>),
+    /// Integers held at 32 bits: index arrays.
+    Int32(Vec<i32>),
     /// Reals: the value array.
     Real(Vec<f64>),
+}
+
+impl PartialEq for Values {
+    fn eq(&self, other: &Values) -> bool {
+        match (self, other) {
+            (Values::Real(a), Values::Real(b)) => a == b,
+            (Values::Int(a), Values::Int(b)) => a == b,
+            (Values::Int32(a), Values::Int32(b)) => a == b,
+            (Values::Int(a), Values::Int32(b)) | (Values::Int32(b), Values::Int(a)) => {
+                a.len() == b.len() && a.iter().zip(b).all(|(&x, &y)| x == i64::from(y))
+            }
+            _ => false,
+        }
+    }
 }
 
 impl Values {
@@ -42,6 +64,7 @@ impl Values {
     pub fn len(&self) -> usize {
         match self {
             Values::Int(v) => v.len(),
+            Values::Int32(v) => v.len(),
             Values::Real(v) => v.len(),
         }
     }
@@ -55,14 +78,56 @@ impl Values {
     pub fn to_reals(&self) -> Vec<f64> {
         match self {
             Values::Int(v) => v.iter().map(|&x| x as f64).collect(),
+            Values::Int32(v) => v.iter().map(|&x| f64::from(x)).collect(),
             Values::Real(v) => v.clone(),
         }
     }
 
-    /// The integers, when the values are integers.
-    pub fn as_ints(&self) -> Option<&[i64]> {
+    /// The integers, when the values are integers: borrowed at 64 bits,
+    /// a widened copy of 32-bit ones.
+    pub fn as_ints(&self) -> Option<std::borrow::Cow<'_, [i64]>> {
+        match self {
+            Values::Int(v) => Some(std::borrow::Cow::Borrowed(v)),
+            Values::Int32(v) => Some(std::borrow::Cow::Owned(
+                v.iter().map(|&x| i64::from(x)).collect(),
+            )),
+            Values::Real(_) => None,
+        }
+    }
+
+    /// The integers at 64 bits, when the values are integers (32-bit ones
+    /// widened).
+    pub fn into_ints(self) -> Option<Vec<i64>> {
         match self {
             Values::Int(v) => Some(v),
+            Values::Int32(v) => Some(v.into_iter().map(i64::from).collect()),
+            Values::Real(_) => None,
+        }
+    }
+
+    /// The integer at `k`, when the values are integers and `k` is in range.
+    pub fn int_at(&self, k: usize) -> Option<i64> {
+        match self {
+            Values::Int(v) => v.get(k).copied(),
+            Values::Int32(v) => v.get(k).map(|&x| i64::from(x)),
+            Values::Real(_) => None,
+        }
+    }
+
+    /// The position and value of the integer farthest from zero, when the
+    /// values are integers and there is one.
+    pub fn widest_int(&self) -> Option<(usize, i64)> {
+        match self {
+            Values::Int(v) => v
+                .iter()
+                .enumerate()
+                .max_by_key(|(_, x)| x.unsigned_abs())
+                .map(|(k, &x)| (k, x)),
+            Values::Int32(v) => v
+                .iter()
+                .enumerate()
+                .max_by_key(|(_, x)| x.unsigned_abs())
+                .map(|(k, &x)| (k, i64::from(x))),
             Values::Real(_) => None,
         }
     }
@@ -511,12 +576,9 @@ impl Instance {
             };
             // The widest value, looked for only when the length was looked at.
             let widest = std::iter::once(()).filter_map(move |()| {
-                let (k, &v) = values
-                    .as_ints()
+                let (k, v) = Some(values)
                     .filter(|_| *name != d.data_name)?
-                    .iter()
-                    .enumerate()
-                    .max_by_key(|(_, x)| x.unsigned_abs())?;
+                    .widest_int()?;
                 Some(Size {
                     kind: Some(kind),
                     what: SizeOf::Element(name, k),
@@ -549,12 +611,12 @@ impl Instance {
             let sep = if k == 0 { "\n" } else { ",\n" };
             let _ = write!(out, "{sep}    {}: [", string(name));
             match values {
-                Values::Int(v) => {
-                    for (i, x) in v.iter().enumerate() {
+                Values::Int(_) | Values::Int32(_) => {
+                    for i in 0..values.len() {
                         if i > 0 {
                             out.push(',');
                         }
-                        let _ = write!(out, "{x}");
+                        let _ = write!(out, "{}", values.int_at(i).unwrap_or_default());
                     }
                 }
                 Values::Real(v) => {

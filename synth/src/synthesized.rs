@@ -169,6 +169,7 @@ impl Synthesized {
                         (BindingKind::Values, Values::Real(v)) => Array::Real(v),
                         (BindingKind::Values, v) => Array::Real(v.to_reals()),
                         (_, Values::Int(v)) => Array::Int(v),
+                        (_, Values::Int32(v)) => Array::Int(v.into_iter().map(i64::from).collect()),
                         (_, Values::Real(_)) => return Err(missing("integer array")),
                     };
                     memory.arrays.insert(b.ir_name.clone(), array);

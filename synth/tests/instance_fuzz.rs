@@ -106,6 +106,10 @@ fn mutate(inst: &Instance, m: &Mutation) -> Instance {
                     let k = k % xs.len();
                     xs[k] = v.apply(xs[k]);
                 }
+                Values::Int32(xs) if !xs.is_empty() => {
+                    let k = k % xs.len();
+                    xs[k] = v.apply(i64::from(xs[k])) as i32;
+                }
                 Values::Real(xs) if !xs.is_empty() => {
                     let k = k % xs.len();
                     xs[k] = v.apply(xs[k] as i64) as f64;
@@ -115,11 +119,13 @@ fn mutate(inst: &Instance, m: &Mutation) -> Instance {
         }
         Mutation::Shorten(a) => match out.arrays.get_mut(&arrays[a % arrays.len()]) {
             Some(Values::Int(xs)) => drop(xs.pop()),
+            Some(Values::Int32(xs)) => drop(xs.pop()),
             Some(Values::Real(xs)) => drop(xs.pop()),
             None => {}
         },
         Mutation::Lengthen(a) => match out.arrays.get_mut(&arrays[a % arrays.len()]) {
             Some(Values::Int(xs)) => xs.push(xs.last().copied().unwrap_or(0)),
+            Some(Values::Int32(xs)) => xs.push(xs.last().copied().unwrap_or(0)),
             Some(Values::Real(xs)) => xs.push(xs.last().copied().unwrap_or(0.0)),
             None => {}
         },

@@ -1645,6 +1645,7 @@ fn builtin_instance(d: &Descriptor, name: &str, m: &Coordinates) -> Instance {
                     let (a, b) = (w[0] as usize, w[1] as usize);
                     match u.arrays.get_mut(name).expect("array") {
                         Values::Int(v) => v[a..b].reverse(),
+                        Values::Int32(v) => v[a..b].reverse(),
                         Values::Real(v) => v[a..b].reverse(),
                     }
                 }

@@ -143,6 +143,24 @@ fn indices_are_written_at_32_bits_when_they_fit() {
     assert_eq!(inst.index_width, Some(IndexWidths::uniform(w64)));
     let narrow = read(&fixture("csr32.npz"), &d).expect("reads");
     assert_eq!(narrow.index_width, Some(IndexWidths::uniform(w32)));
+    // int32 members are held at 32 bits, not widened, and go out as they
+    // came; at 64 bits when the instance says so.
+    for name in ["indptr", "indices"] {
+        let ours = if name == "indptr" { "rowptr" } else { "col" };
+        assert!(matches!(narrow.arrays[ours], Values::Int32(_)), "{name}");
+        assert!(matches!(inst.arrays[ours], Values::Int(_)), "{name}");
+    }
+    let (bytes, _) = write(&d, &narrow);
+    let back = read(&bytes, &d).expect("reads back");
+    assert!(matches!(back.arrays["col"], Values::Int32(_)));
+    assert_eq!(back, narrow);
+    let mut widened = narrow.clone();
+    widened.index_width = Some(IndexWidths::uniform(w64));
+    let (bytes, _) = write(&d, &widened);
+    assert!(!String::from_utf8_lossy(&bytes).contains("'descr': '<i4'"));
+    let back = read(&bytes, &d).expect("reads back");
+    assert!(matches!(back.arrays["col"], Values::Int(_)));
+    assert_eq!(back, widened);
     let (bytes, _) = write(&d, &inst);
     assert!(!String::from_utf8_lossy(&bytes).contains("'descr': '<i4'"));
     // Without a record: 32 bits where every size fits.

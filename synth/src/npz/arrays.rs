@@ -12,11 +12,20 @@ use zip::{CompressionMethod, ZipArchive, ZipWriter};
 use codegen::width::IndexWidth;
 
 use super::NpzError;
+use crate::instance::Values;
 
 /// An array read from the archive: its shape (C order) and its values.
 pub(super) struct Array<T> {
     pub(super) shape: Vec<u64>,
     pub(super) values: Vec<T>,
+}
+
+/// An index array read from the archive: its shape (C order) and its
+/// values, at 32 bits ([`Values::Int32`]) when its dtype is an integer of
+/// at most 32 bits that fits `int32`, else at 64.
+pub(super) struct IndexArray {
+    pub(super) shape: Vec<u64>,
+    pub(super) values: Values,
 }
 
 /// A member being read, buffered: values are read one at a time.
@@ -106,7 +115,7 @@ where
 /// bytes each, decoded by `decode` a chunk at a time (no value read one
 /// by one through npyz).
 fn read_le<T, R, const N: usize>(
-    npy: NpyFile<R>,
+    npy: NpyFile<Member<'_, R>>,
     key: &str,
     decode: impl Fn([u8; N]) -> T,
 ) -> Result<Array<T>, NpzError>
@@ -122,9 +131,16 @@ where
     let mut reader = npy.into_inner();
     const CHUNK: usize = 1 << 16;
     let mut buf = vec![0u8; CHUNK * N];
-    // Room grows with what is read: a header that announces more than
-    // the member holds fails at its end, not at an allocation.
+    // Room for every value when the member is large enough to hold them
+    // (its size is the archive's word); else room grows with what is
+    // read, and a header that announces more than the member holds fails
+    // at its end, not at an allocation.
     let mut values = Vec::new();
+    if n.checked_mul(N)
+        .is_some_and(|bytes| bytes as u64 <= reader.get_ref().size())
+    {
+        values.reserve_exact(n);
+    }
     while values.len() < n {
         let m = (n - values.len()).min(CHUNK);
         reader.read_exact(&mut buf[..m * N]).map_err(failed)?;
@@ -172,24 +188,53 @@ pub(super) fn read_ints<R: Read + Seek>(
     zip: &mut ZipArchive<R>,
     key: &str,
 ) -> Result<Array<i64>, NpzError> {
-    read_index(zip, key).map(|(a, _)| a)
+    read_any_int(zip, key)
 }
 
-/// [`read_ints`], with the index width the member's dtype records: 32
-/// for integers of at most 32 bits that fit `int32` (int8 to int32, uint8
-/// and uint16), 64 otherwise.
+/// Member `key` as an index array, with the index width its dtype
+/// records: 32 for integers of at most 32 bits that fit `int32` (int8 to
+/// int32, uint8 and uint16; held as [`Values::Int32`], little-endian int32
+/// read straight from its bytes), 64 otherwise.
 pub(super) fn read_index<R: Read + Seek>(
     zip: &mut ZipArchive<R>,
     key: &str,
-) -> Result<(Array<i64>, IndexWidth), NpzError> {
+) -> Result<(IndexArray, IndexWidth), NpzError> {
     let npy = open(zip, key)?.ok_or_else(|| NpzError::missing(key))?;
     let t = type_str(key, &npy.dtype())?;
-    drop(npy);
-    let width = match (t.type_char(), t.size_field()) {
-        (TypeChar::Int, 1 | 2 | 4) | (TypeChar::Uint, 1 | 2) => IndexWidth::W32,
-        _ => IndexWidth::W64,
+    let narrow = |a: Array<i64>| IndexArray {
+        shape: a.shape,
+        // The dtype's values fit 32 bits.
+        values: Values::Int32(a.values.into_iter().map(|v| v as i32).collect()),
     };
-    Ok((read_any_int(zip, key)?, width))
+    match (t.type_char(), t.size_field()) {
+        (TypeChar::Int, 4) if little_endian(&t) => {
+            let a = read_le(npy, key, i32::from_le_bytes)?;
+            let values = Values::Int32(a.values);
+            Ok((
+                IndexArray {
+                    shape: a.shape,
+                    values,
+                },
+                IndexWidth::W32,
+            ))
+        }
+        (TypeChar::Int, 1 | 2 | 4) | (TypeChar::Uint, 1 | 2) => {
+            drop(npy);
+            Ok((narrow(read_any_int(zip, key)?), IndexWidth::W32))
+        }
+        _ => {
+            drop(npy);
+            let a = read_any_int(zip, key)?;
+            let values = Values::Int(a.values);
+            Ok((
+                IndexArray {
+                    shape: a.shape,
+                    values,
+                },
+                IndexWidth::W64,
+            ))
+        }
+    }
 }
 
 /// Reads member `key` as integers of any integer dtype.
@@ -388,6 +433,28 @@ pub(super) fn write_ints<W: Write + Seek>(
         write_raw(zip, key, "<i8", 8, shape, values, |v, b| {
             b.extend_from_slice(&v.to_le_bytes())
         })
+    }
+}
+
+/// Writes an index array (integers at either width) as member `key`,
+/// int32 when `narrow`, else int64: 32-bit values written as int32 go
+/// out as they are.
+pub(super) fn write_index<W: Write + Seek>(
+    zip: &mut ZipWriter<W>,
+    key: &str,
+    shape: &[u64],
+    values: &Values,
+    narrow: bool,
+) -> Result<(), NpzError> {
+    match values {
+        Values::Int(v) => write_ints(zip, key, shape, v, narrow),
+        Values::Int32(v) if narrow => write_raw(zip, key, "<i4", 4, shape, v, |x, b| {
+            b.extend_from_slice(&x.to_le_bytes())
+        }),
+        Values::Int32(v) => write_raw(zip, key, "<i8", 8, shape, v, |x, b| {
+            b.extend_from_slice(&i64::from(x).to_le_bytes())
+        }),
+        Values::Real(_) => Err(write_err(key, "an index array holds reals")),
     }
 }
 

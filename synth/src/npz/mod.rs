@@ -130,13 +130,25 @@ pub fn read_npz<R: Read + Seek>(reader: R, d: &Descriptor) -> Result<Instance, N
 
 /// A 1-d array's values; `what` names its role for the message.
 fn one_d(a: arrays::Array<i64>, key: &str) -> Result<Vec<i64>, NpzError> {
-    if a.shape.len() != 1 {
+    one_d_shaped(&a.shape, key)?;
+    Ok(a.values)
+}
+
+/// [`one_d`] for an index array.
+fn one_d_index(a: arrays::IndexArray, key: &str) -> Result<Values, NpzError> {
+    one_d_shaped(&a.shape, key)?;
+    Ok(a.values)
+}
+
+/// Whether `shape` is 1-d, as an error naming `key` when it is not.
+fn one_d_shaped(shape: &[u64], key: &str) -> Result<(), NpzError> {
+    if shape.len() != 1 {
         return Err(NpzError::member(
             key,
-            format!("has shape {:?}, but it is a 1-d array", a.shape),
+            format!("has shape {shape:?}, but it is a 1-d array"),
         ));
     }
-    Ok(a.values)
+    Ok(())
 }
 
 /// The built-in formats with scipy layout `format`, for messages.
@@ -234,8 +246,12 @@ fn read_scipy<R: Read + Seek>(
             ));
         }
         for (k, uf) in t.ufs.iter().enumerate() {
-            let row = coords.values[k * len..(k + 1) * len].to_vec();
-            arrays.insert(uf.name.clone(), Values::Int(row));
+            let row = match &coords.values {
+                Values::Int32(v) => Values::Int32(v[k * len..(k + 1) * len].to_vec()),
+                Values::Int(v) => Values::Int(v[k * len..(k + 1) * len].to_vec()),
+                Values::Real(_) => unreachable!("an index array holds integers"),
+            };
+            arrays.insert(uf.name.clone(), row);
         }
     }
     for uf in &t.ufs {
@@ -248,7 +264,7 @@ fn read_scipy<R: Read + Seek>(
             e => e,
         })?;
         recorded.note(t.index_kind(&uf.name), width);
-        arrays.insert(uf.name.clone(), Values::Int(one_d(a, &uf.name)?));
+        arrays.insert(uf.name.clone(), one_d_index(a, &uf.name)?);
     }
     for (symbol, array) in &layout.counts {
         let len = arrays.get(*array).map_or(0, Values::len);
@@ -295,8 +311,8 @@ fn dia_from_scipy(
     let offsets = arrays
         .get(key)
         .and_then(Values::as_ints)
-        .unwrap_or(&[])
-        .to_vec();
+        .map(std::borrow::Cow::into_owned)
+        .unwrap_or_default();
     let nd = offsets.len();
     let [rows, l] = data.shape.as_slice() else {
         return Err(NpzError::member(
@@ -399,7 +415,7 @@ fn read_generic<R: Read + Seek>(
             e => e,
         })?;
         recorded.note(d.index_kind(&uf.name), width);
-        inst.arrays.insert(uf.name.clone(), Values::Int(a.values));
+        inst.arrays.insert(uf.name.clone(), a.values);
     }
     inst.index_width = recorded.widths();
     let a = arrays::read_reals(zip, &d.data_name).map_err(|e| match e {
@@ -459,10 +475,11 @@ fn widths(d: &Descriptor, inst: &Instance) -> IndexWidths {
     })
 }
 
-fn ints<'a>(inst: &'a Instance, name: &str) -> Result<&'a [i64], NpzError> {
+/// The index array `name`, at whatever width it is held.
+fn ints<'a>(inst: &'a Instance, name: &str) -> Result<&'a Values, NpzError> {
     inst.arrays
         .get(name)
-        .and_then(Values::as_ints)
+        .filter(|v| !matches!(v, Values::Real(_)))
         .ok_or_else(|| NpzError::Write(format!("the instance has no index array `{name}`")))
 }
 
@@ -566,25 +583,27 @@ fn write_scipy<W: Write + Seek>(
         .ufs
         .iter()
         .map(|u| ints(inst, from_template(pairs, &u.name)))
-        .collect::<Result<Vec<&[i64]>, _>>()?;
+        .collect::<Result<Vec<&Values>, _>>()?;
     match layout.stacked {
         Some(key) => {
             let len = index.first().map_or(0, |a| a.len());
-            let rows: Vec<i64> = index.concat();
+            let rows = stack(&index);
             let narrow = t.ufs.iter().all(|u| narrow(&u.name));
-            arrays::write_ints(zip, key, &[index.len() as u64, len as u64], &rows, narrow)?;
+            arrays::write_index(zip, key, &[index.len() as u64, len as u64], &rows, narrow)?;
         }
         None => {
             for (uf, values) in t.ufs.iter().zip(&index) {
                 let narrow = narrow(&uf.name);
-                arrays::write_ints(zip, &uf.name, &[values.len() as u64], values, narrow)?;
+                arrays::write_index(zip, &uf.name, &[values.len() as u64], values, narrow)?;
             }
         }
     }
     let values = reals(inst, from_template(pairs, &t.data_name))?;
     match (layout.transform, layout.block) {
         (Transform::DiaByColumn, _) => {
-            let offsets = ints(inst, from_template(pairs, &t.ufs[0].name))?;
+            let offsets = ints(inst, from_template(pairs, &t.ufs[0].name))?
+                .as_ints()
+                .unwrap_or_default();
             let (nd, rows, cols) = (
                 offsets.len(),
                 dims[0].max(0) as usize,
@@ -615,6 +634,26 @@ fn write_scipy<W: Write + Seek>(
     arrays::write_flag(zip, "_is_array", true)
 }
 
+/// Index arrays one after another (scipy's `coords`): at 32 bits when
+/// every one is held at 32 bits.
+fn stack(index: &[&Values]) -> Values {
+    if index.iter().all(|v| matches!(v, Values::Int32(_))) {
+        let mut rows = Vec::with_capacity(index.iter().map(|v| v.len()).sum());
+        for v in index {
+            if let Values::Int32(v) = v {
+                rows.extend_from_slice(v);
+            }
+        }
+        return Values::Int32(rows);
+    }
+    Values::Int(
+        index
+            .iter()
+            .flat_map(|v| v.as_ints().unwrap_or_default().into_owned())
+            .collect(),
+    )
+}
+
 fn write_generic<W: Write + Seek>(
     zip: &mut ZipWriter<W>,
     d: &Descriptor,
@@ -639,7 +678,7 @@ fn write_generic<W: Write + Seek>(
     for uf in &d.ufs {
         let values = ints(inst, &uf.name)?;
         let narrow = widths.of(d.index_kind(&uf.name)) == IndexWidth::W32;
-        arrays::write_ints(zip, &uf.name, &[values.len() as u64], values, narrow)?;
+        arrays::write_index(zip, &uf.name, &[values.len() as u64], values, narrow)?;
     }
     let values = reals(inst, &d.data_name)?;
     arrays::write_reals(zip, &d.data_name, &[values.len() as u64], &values)
