@@ -138,7 +138,7 @@ fn signatures_return_computed_arrays_through_pointers_and_vectors() {
         assert!(c.contains(param), "{c}");
     }
     assert!(
-        c.contains("*kept = calloc(spf_len(*K), sizeof **kept);"),
+        c.contains("*kept = spf_alloc_out(*K, sizeof **kept, 0);"),
         "{c}"
     );
     assert!(c.contains("pos = calloc(spf_len(T), sizeof *pos);"), "{c}");
@@ -146,7 +146,7 @@ fn signatures_return_computed_arrays_through_pointers_and_vectors() {
     // Allocated after the count, before the copy.
     let (count, alloc) = (
         c.find("/* S0 */").unwrap(),
-        c.find("*kept = calloc").unwrap(),
+        c.find("*kept = spf_alloc_out").unwrap(),
     );
     assert!(count < alloc && alloc < c.find("/* S2 */").unwrap(), "{c}");
     assert_eq!(
@@ -408,10 +408,13 @@ fn arrays_a_loop_defines_whole_skip_the_zero_fill() {
         let line = allocation(&c, name);
         match prefix {
             Some(u) => assert!(
-                line.contains(&format!("spf_alloc_prefix(*K, sizeof **{name}, {u})")),
+                line.contains(&format!("spf_alloc_out(*K, sizeof **{name}, {u})")),
                 "{name}: {line}"
             ),
-            None => assert!(line.contains("calloc("), "{name}: {line}"),
+            None => assert!(
+                line.contains(&format!("spf_alloc_out(*K, sizeof **{name}, 0)")),
+                "{name}: {line}"
+            ),
         }
     }
     // Every backend agrees, the unassigned elements zero (shorter's last,
@@ -487,11 +490,11 @@ fn arrays_written_at_placed_positions_zero_only_the_holes() {
     for (name, placed) in [("full", true), ("half", true), ("cond", false)] {
         let line = allocation(&c, name);
         assert_eq!(
-            line.contains(&format!("spf_alloc_prefix(*K, sizeof **{name}, *K)")),
+            line.contains(&format!("spf_alloc_out(*K, sizeof **{name}, *K)")),
             placed,
             "{name}: {line}"
         );
-        assert_eq!(line.contains("calloc("), !placed, "{name}: {line}");
+        assert_eq!(line.contains(", 0);"), !placed, "{name}: {line}");
         assert_eq!(
             c.contains("spf_scatter_zero_unplaced(&")
                 && c.contains(&format!(", *{name}, sizeof **{name}, *K);")),
@@ -605,12 +608,12 @@ fn arrays_filled_row_by_row_zero_only_each_rows_padding() {
         let line = allocation(&c, name);
         assert_eq!(
             line.contains(&format!(
-                "spf_alloc_prefix(NR * *W, sizeof **{name}, NR * *W)"
+                "spf_alloc_out(NR * *W, sizeof **{name}, NR * *W)"
             )),
             padded,
             "{name}: {line}"
         );
-        assert_eq!(line.contains("calloc("), !padded, "{name}: {line}");
+        assert_eq!(line.contains(", 0);"), !padded, "{name}: {line}");
     }
     // The rows' copies and padding stay loops: no library call per row.
     assert!(c.contains("\nSPF_KEEP_LOOPS void rows("), "{c}");
