@@ -422,7 +422,9 @@ fn every_format_of_the_zoo_converts_with_coo_and_csr() {
 }
 
 /// JAD is not lowered (its rows are ranked by their entry counts): refused
-/// with the reason, never handed out.
+/// with the reason, naming the position, the rule that makes it a ranking
+/// by counts and its line, never handed out. The descriptor itself is
+/// well formed: `spf check` finds nothing else wrong with it.
 #[test]
 fn jagged_diagonals_are_refused_with_the_reason() {
     let desc = data("descriptors/jad.desc");
@@ -431,13 +433,26 @@ fn jagged_diagonals_are_refused_with_the_reason() {
     assert_eq!(out.status.code(), Some(2), "{stdout}");
     assert!(
         stdout.contains(
-            "pair CSR -> JAD: refused: positions `d` and `k` both need a permutation, and \
-             neither order is a prefix of the other's"
+            "pair CSR -> JAD: refused: position `r` of JAD: it numbers the groups of entries \
+             sharing it by their number of entries, most first (it is the offset of `k` \
+             within the segments of `jd`, which never grow), and no mechanism of the \
+             lowering ranks by a count of entries (JAD's rule 2, line 19)"
         ),
         "{stdout}"
     );
     let err = text(&out.stderr);
     assert!(err.contains("2 of 2 conversions do not convert"), "{err}");
+    let out = spf(&["check", s(&desc)]);
+    let stdout = text(&out.stdout);
+    assert_eq!(
+        stdout.lines().filter(|l| l.starts_with("error:")).count(),
+        1,
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("error: index arrays solvable: as a destination from COO: position `r`"),
+        "{stdout}"
+    );
 }
 
 /// Nested compressed levels a user writes in another mode order: CSF of a

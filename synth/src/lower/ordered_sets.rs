@@ -9,6 +9,7 @@ use iegen::{Atom, Expr, Set, Var};
 use crate::candidate::Candidate;
 
 use super::contexts::Ctx;
+use super::ranks::order_refusal;
 use super::refusal::Refusal;
 use super::{call, phase, update, Lowering, Pending};
 use crate::descriptor::Construct;
@@ -50,6 +51,11 @@ impl Lowering<'_> {
                 ))
             }
         };
+        // The offset of jagged segments is ranked by a count, which no
+        // ordered set gives.
+        if let Some(j) = crate::order::jagged_segments(&self.conv.dst).filter(|j| j.offset == q) {
+            return Err(order_refusal(j.ranking_error(&self.conv.dst)));
+        }
         let decl = self
             .conv
             .dst

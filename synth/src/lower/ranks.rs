@@ -416,7 +416,7 @@ fn expand_key(
 
 /// An order the descriptor's rules do not give, about the rule when one is
 /// named, else the map.
-fn order_refusal(e: crate::order::OrderError) -> Refusal {
+pub(super) fn order_refusal(e: crate::order::OrderError) -> Refusal {
     let construct = e.rule.map_or(Construct::Map, Construct::Rule);
     Refusal::about(Side::Destination, construct, e.to_string())
 }
