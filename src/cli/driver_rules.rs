@@ -744,6 +744,13 @@ impl<'d> Emitter<'d> {
     /// variable, sorted and merged by `drv_join`, which calls a pair
     /// function that rebuilds the rule's point and tests the conclusion.
     fn join_check(&mut self, rule: &UfRule, join: &Join) -> Result<(), Unsupported> {
+        // A record holds one own variable.
+        if !join.tied.is_empty() {
+            return Err(format!(
+                "rule `{}` joins sides of several variables",
+                rule_text(rule)
+            ));
+        }
         let conclusion = self.holds_function(rule, &join.conclusion)?;
         let nk = join.keys[0].len();
         let m = join.shared.len();
