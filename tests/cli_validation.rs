@@ -421,38 +421,46 @@ fn every_format_of_the_zoo_converts_with_coo_and_csr() {
     );
 }
 
-/// JAD is not lowered (its rows are ranked by their entry counts): refused
-/// with the reason, naming the position, the rule that makes it a ranking
-/// by counts and its line, never handed out. The descriptor itself is
-/// well formed: `spf check` finds nothing else wrong with it.
+/// Jagged diagonals (the built-in JAD; `cli_formats` checks it against
+/// every other built-in): the rows ranked by their number of entries, most
+/// first, by a counting pass over the counts (`R`, keyed by `NC - count`),
+/// each entry's diagonal its rank within its row, the diagonals' pointers
+/// the prefix sums of the rows each holds, and each entry's position
+/// `jd(d) + r` from them. JADC, the same of the transpose with the tuple in
+/// another order, converts through the same mechanism: it depends on
+/// neither JAD's names nor its layout.
 #[test]
-fn jagged_diagonals_are_refused_with_the_reason() {
-    let desc = data("descriptors/jad.desc");
-    let out = spf(&["check", s(&desc), "csr"]);
-    let stdout = text(&out.stdout);
-    assert_eq!(out.status.code(), Some(2), "{stdout}");
-    assert!(
-        stdout.contains(
-            "pair CSR -> JAD: refused: position `r` of JAD: it numbers the groups of entries \
-             sharing it by their number of entries, most first (it is the offset of `k` \
-             within the segments of `jd`, which never grow), and no mechanism of the \
-             lowering ranks by a count of entries (JAD's rule 2, line 19)"
-        ),
-        "{stdout}"
-    );
-    let err = text(&out.stderr);
-    assert!(err.contains("2 of 2 conversions do not convert"), "{err}");
-    let out = spf(&["check", s(&desc)]);
-    let stdout = text(&out.stdout);
-    assert_eq!(
-        stdout.lines().filter(|l| l.starts_with("error:")).count(),
-        1,
-        "{stdout}"
-    );
-    assert!(
-        stdout.contains("error: index arrays solvable: as a destination from COO: position `r`"),
-        "{stdout}"
-    );
+fn jagged_diagonals_rank_rows_by_their_counts() {
+    let out = spf(&["synth", "coo", "jad", "--emit", "ir"]);
+    let ir = text(&out.stdout);
+    for part in [
+        "C.insert(ii)",
+        "Permutation(2, counting(NC + 1))",
+        "R.insert(NC - C.count(g), g)",
+        "perm(r) = R.key(1, r)",
+        "r_out = R.map(ii_out)",
+        "jd(d + 1) max= r_out + 1",
+        "jd(i + 1) += jd(i)",
+        "col_out(r_out + jd(d)) = jj_out",
+    ] {
+        assert!(ir.contains(part), "{part}\n{ir}");
+    }
+    let desc = data("descriptors/jadc.desc");
+    for other in ["coo", "csr"] {
+        let out = spf(&["check", s(&desc), other]);
+        let stdout = text(&out.stdout);
+        assert!(out.status.success(), "{stdout}\n{}", text(&out.stderr));
+        let other = other.to_uppercase();
+        for line in [
+            format!("pair JADC -> {other}: ok: synthesized, and correct on "),
+            format!("pair {other} -> JADC: ok: synthesized, and correct on "),
+        ] {
+            assert!(stdout.contains(&line), "{line}\n{stdout}");
+        }
+    }
+    let out = spf(&["synth", "coo", s(&desc), "--emit", "ir"]);
+    let ir = text(&out.stdout);
+    assert!(ir.contains("R.insert(NR - C.count(g), g)"), "{ir}");
 }
 
 /// Nested compressed levels a user writes in another mode order: CSF of a

@@ -20,6 +20,11 @@
 //!
 //! Without any of these the destination does not care about the order: the
 //! position is a rank in the source's order.
+//!
+//! Jagged segments ([`jagged_segments`], JAD's diagonals) make a segment
+//! a rank within the entries sharing its offset, and the offset a ranking
+//! of those groups by their number of entries (given by an ordered set of
+//! the values ranked by counts, not by a sort key).
 
 use std::collections::BTreeSet;
 
@@ -304,8 +309,9 @@ pub struct JaggedSegments {
 }
 
 impl JaggedSegments {
-    /// Why no order of the lowering numbers the offset: its rank is by a
-    /// count of entries.
+    /// Why no sort key numbers the offset: its rank is by a count of
+    /// entries, which the ordered set of the array it indexes gives
+    /// (`lower/ordered_sets.rs`, `CountRanking`), not a sort of entries.
     pub fn ranking_error(&self, dst: &Descriptor) -> OrderError {
         let names = dst.map.conjunctions()[0].tuple_names();
         OrderError {
@@ -314,7 +320,8 @@ impl JaggedSegments {
             message: format!(
                 "it numbers the groups of entries sharing it by their number of entries, most \
                  first (it is the offset of `{}` within the segments of `{}`, which never \
-                 grow), and no mechanism of the lowering ranks by a count of entries",
+                 grow): a ranking by counts, which the ordered set of the array it indexes \
+                 gives, not a sort of the entries",
                 names[self.entry], self.pointer
             ),
             rule: Some(self.rule),
@@ -864,8 +871,10 @@ mod tests {
         // ordered by the coordinate the rule compares (`col(k)` is `jj`,
         // `row(k)` is `ii`: tuple position 4 in both); `k` is a global rank
         // by segment; `r` is ranked by a count, which is refused.
-        for name in ["jad", "jadc"] {
-            let dst = fixture(name);
+        for (name, dst) in [
+            ("jad", load_format("jad").unwrap()),
+            ("jadc", fixture("jadc")),
+        ] {
             let j = jagged_segments(&dst).expect("jagged segments");
             assert_eq!(
                 (j.segment, j.entry, j.offset, j.pointer.as_str(), j.rule),
@@ -883,9 +892,10 @@ mod tests {
                 r.message
             );
         }
-        // No built-in has jagged segments.
+        // No other built-in has jagged segments.
         for name in crate::builtin::builtin_names_of_order(2) {
-            assert_eq!(jagged_segments(&load_format(name).unwrap()), None, "{name}");
+            let jagged = jagged_segments(&load_format(name).unwrap()).is_some();
+            assert_eq!(jagged, name == "jad", "{name}");
         }
     }
 
