@@ -17,15 +17,14 @@ fn data(path: &str) -> std::path::PathBuf {
     common::test_data(path)
 }
 
-/// A descriptor whose conversions validation refutes: a lower skyline
-/// without `padding` (every slot of a row's profile an entry), read as the
-/// source of a conversion to CSR.
-const WRONG: [(&str, &str); 1] = [("descriptors/skyl_nopad.desc", "SKYLNP")];
+/// A descriptor whose conversions validation refutes: CSR whose columns are
+/// ordered by pairs of columns (`floor(col / 2)`), an order the order
+/// reading does not take, as the destination of a conversion from COO.
+const WRONG: [(&str, &str); 1] = [("descriptors/csr_pairs.desc", "CSRP")];
 
 #[test]
 fn a_conversion_that_fails_validation_is_refused_by_every_command() {
     let dir = temp("refused");
-    // Lower triangular, so that the source can hold it.
     let matrix = dir.join("lower.mtx");
     std::fs::write(
         &matrix,
@@ -37,29 +36,29 @@ fn a_conversion_that_fails_validation_is_refused_by_every_command() {
         let out_file = dir.join("out");
         let svg = dir.join("out.svg");
         let attempts: Vec<Vec<&str>> = vec![
-            vec!["synth", s(&desc), "csr", "--emit", "c", "-o", s(&out_file)],
+            vec!["synth", "coo", s(&desc), "--emit", "c", "-o", s(&out_file)],
             vec![
                 "synth",
+                "coo",
                 s(&desc),
-                "csr",
                 "--emit",
                 "rust",
                 "-o",
                 s(&out_file),
             ],
-            vec!["synth", s(&desc), "csr", "--emit", "ir", "-o", s(&out_file)],
-            vec!["build", s(&desc), "csr", "-o", s(&out_file)],
+            vec!["synth", "coo", s(&desc), "--emit", "ir", "-o", s(&out_file)],
+            vec!["build", "coo", s(&desc), "-o", s(&out_file)],
             vec![
                 "build",
+                "coo",
                 s(&desc),
-                "csr",
                 "-o",
                 s(&out_file),
                 "--emit-source",
                 s(&out_file),
             ],
-            vec!["convert", s(&desc), "csr", s(&matrix), "-o", s(&out_file)],
-            vec!["pdfg", s(&desc), "csr", "-o", s(&svg)],
+            vec!["convert", "coo", s(&desc), s(&matrix), "-o", s(&out_file)],
+            vec!["pdfg", "coo", s(&desc), "-o", s(&svg)],
         ];
         for args in attempts {
             let _ = std::fs::remove_file(&out_file);
@@ -68,7 +67,7 @@ fn a_conversion_that_fails_validation_is_refused_by_every_command() {
             assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
             assert!(
                 err.contains(&format!(
-                    "the synthesized conversion {name} -> CSR is wrong on the test tensor"
+                    "the synthesized conversion COO -> {name} is wrong on the test tensor"
                 )),
                 "{args:?}: {err}"
             );
@@ -108,12 +107,12 @@ fn check_reports_each_pair_with_its_counterexample() {
 
     // A wrong pair: the counterexample is indented under its line, and the
     // exit status says that a pair does not convert.
-    let skyl = data("descriptors/skyl_nopad.desc");
-    let out = spf(&["check", s(&skyl), "csr"]);
+    let pairs = data("descriptors/csr_pairs.desc");
+    let out = spf(&["check", s(&pairs), "coo"]);
     let stdout = text(&out.stdout);
     assert_eq!(out.status.code(), Some(2), "{stdout}");
     assert!(
-        stdout.contains("pair SKYLNP -> CSR: failed validation: "),
+        stdout.contains("pair COO -> CSRP: failed validation: "),
         "{stdout}"
     );
     assert!(
@@ -125,6 +124,15 @@ fn check_reports_each_pair_with_its_counterexample() {
         "{}",
         text(&out.stderr)
     );
+
+    // A lower skyline without `padding` (every slot of a row's profile an
+    // entry, zeros too) converts: its source loop runs over each row's
+    // slots (`k` is free, `jj` defined by it), not once per row.
+    let skyl = data("descriptors/skyl_nopad.desc");
+    let out = spf(&["check", s(&skyl), "csr"]);
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{stdout}");
+    assert!(stdout.contains("pair SKYLNP -> CSR: ok: "), "{stdout}");
 }
 
 #[test]
