@@ -330,15 +330,7 @@ fn defined_over_positions(
     n_in: usize,
     open: &dyn Fn(usize) -> bool,
 ) -> Option<Expr> {
-    let v = Var::Tuple(t);
-    c.constraints().filter(|k| k.is_eq()).find_map(|k| {
-        let coef = k.expr().coefficient_of_var(v);
-        if coef.abs() != 1 || k.expr().mentions_in_uf_args(v) {
-            return None;
-        }
-        let mut rest = k.expr().clone();
-        rest.add_term(Atom::Var(v), -coef);
-        let value = rest.scale(-coef);
+    solutions(c, t).find(|value| {
         let mut ok = true;
         let mut positions = 0;
         value.for_each_var(&mut |x| match x {
@@ -346,7 +338,22 @@ fn defined_over_positions(
             Var::Tuple(p) if open(p - n_in) => positions += 1,
             _ => ok = false,
         });
-        (ok && positions > 0).then_some(value)
+        ok && positions > 0
+    })
+}
+
+/// The values the equalities of `c` give tuple variable `t` (a unit
+/// coefficient, outside any call).
+fn solutions(c: &Conjunction, t: usize) -> impl Iterator<Item = Expr> + '_ {
+    let v = Var::Tuple(t);
+    c.constraints().filter(|k| k.is_eq()).filter_map(move |k| {
+        let coef = k.expr().coefficient_of_var(v);
+        if coef.abs() != 1 || k.expr().mentions_in_uf_args(v) {
+            return None;
+        }
+        let mut rest = k.expr().clone();
+        rest.add_term(Atom::Var(v), -coef);
+        Some(rest.scale(-coef))
     })
 }
 
@@ -359,17 +366,7 @@ fn defined_by_equality(
     n_in: usize,
     unknown: &BTreeSet<&str>,
 ) -> Option<Expr> {
-    let v = Var::Tuple(t);
-    c.constraints().filter(|k| k.is_eq()).find_map(|k| {
-        let coef = k.expr().coefficient_of_var(v);
-        if coef.abs() != 1 || k.expr().mentions_in_uf_args(v) {
-            return None;
-        }
-        let mut rest = k.expr().clone();
-        rest.add_term(Atom::Var(v), -coef);
-        let value = rest.scale(-coef);
-        known_over_inputs(&value, n_in, unknown).then_some(value)
-    })
+    solutions(c, t).find(|value| known_over_inputs(value, n_in, unknown))
 }
 
 /// Resolves the positions the conjunction's own equalities leave open but

@@ -687,11 +687,11 @@ fn compared_expression(e: &Expr, sides: &Sides) -> Option<Expr> {
     (sides.b_at_a(&gb) == ga && gb.num_terms() > 0).then_some(ga)
 }
 
-/// The rule variables tied to `a` and to `b` by the same pointer range of
-/// a premise (`f(a) <= x_a` or `x_a < f(a + 1)`, likewise for `b`), with
-/// the destination position `t` whose own pointer range in the map is
-/// `f(q) <= t < f(q + 1)`: a rule comparing two segments (JAD's `d1 <
-/// d2`) compares the entries `k1`, `k2` they hold.
+/// The rule variables tied to `a` and to `b` by the same index array of
+/// a premise (`f(a) <= x_a`, `x_a < f(b + 1)`: [`crate::rule_plan`]'s
+/// pairs), with the destination position `t` whose own pointer range in
+/// the map is `f(q) <= t < f(q + 1)`: a rule comparing two segments (JAD's
+/// `d1 < d2`) compares the entries `k1`, `k2` they hold.
 fn entry_pairs(
     premise: &[iegen::Constraint],
     a: usize,
@@ -699,50 +699,14 @@ fn entry_pairs(
     dst: &Descriptor,
     q: usize,
 ) -> Vec<(usize, usize, usize)> {
-    // (x, the pointer, whose side) for each `f(s + c) - x (+ c') >= 0` or
-    // `x - f(s + c) (+ c') >= 0` with `s` one of `a`, `b`.
-    let mut tied: Vec<(usize, String, usize)> = Vec::new();
-    for c in premise.iter().filter(|c| !c.is_eq()) {
-        let e = c.expr();
-        if e.num_terms() != 2 {
-            continue;
-        }
-        let mut var = None;
-        let mut call = None;
-        for (atom, coef) in e.terms() {
-            match atom {
-                Atom::Var(Var::Tuple(x)) if *x != a && *x != b => var = Some((*x, coef)),
-                Atom::Uf(f, args) if is_pointer_call(dst, atom) => {
-                    if let [arg] = args.as_slice() {
-                        let side = [a, b].into_iter().find(|&s| {
-                            let rest = arg.minus(&Expr::var(Var::Tuple(s)));
-                            rest.is_constant()
-                        });
-                        call = side.map(|s| (f.clone(), s, coef));
-                    }
-                }
-                _ => {}
-            }
-        }
-        if let (Some((x, cx)), Some((f, s, cf))) = (var, call) {
-            if cx == -cf && cx.abs() == 1 {
-                tied.push((x, f, s));
-            }
-        }
-    }
     let Some(t) = (0..dst.sparse_arity()).find(|&t| t != q && pointer_group(dst, t) == Some(q))
     else {
         return Vec::new();
     };
-    let mut pairs = Vec::new();
-    for (xa, f, _) in tied.iter().filter(|(_, _, s)| *s == a) {
-        if let Some((xb, _, _)) = tied.iter().find(|(x, g, s)| *s == b && g == f && x != xa) {
-            if !pairs.iter().any(|(p, _, _)| p == xa) {
-                pairs.push((*xa, *xb, t));
-            }
-        }
-    }
-    pairs
+    crate::rule_plan::tied_pairs(premise, a, b)
+        .into_iter()
+        .map(|(xa, xb)| (xa, xb, t))
+        .collect()
 }
 
 /// What a rule's expressions are read against: the position `q` whose

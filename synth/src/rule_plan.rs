@@ -316,7 +316,7 @@ impl Join {
 /// where a premise inequality relates `x_a` to a call of some index array
 /// at `a` alone (`jd(d1) <= k1`), and another `x_b` to a call of the same
 /// array at `b`.
-fn tied_pairs(premise: &[Constraint], a: usize, b: usize) -> Vec<(usize, usize)> {
+pub(crate) fn tied_pairs(premise: &[Constraint], a: usize, b: usize) -> Vec<(usize, usize)> {
     let mut tied: Vec<(usize, String, usize)> = Vec::new();
     for c in premise.iter().filter(|c| !c.is_eq()) {
         let e = c.expr();
