@@ -331,39 +331,22 @@ impl JaggedSegments {
 
 /// The jagged segments of `dst`'s map, when it has them ([`JaggedSegments`]).
 pub fn jagged_segments(dst: &Descriptor) -> Option<JaggedSegments> {
-    let conj = &dst.map.conjunctions()[0];
     let n_out = dst.sparse_arity();
-    for c in conj.constraints().filter(|c| c.is_eq()) {
-        let e = c.expr();
-        if e.num_terms() != 3 || e.constant_term() != 0 {
-            continue;
-        }
-        // o - k + f(s) = 0, up to sign.
-        let vars: Vec<(usize, i64)> = e
-            .terms()
-            .filter_map(|(atom, coef)| match atom {
-                Atom::Var(Var::Tuple(t)) if *t < n_out && coef.abs() == 1 => Some((*t, coef)),
-                _ => None,
-            })
-            .collect();
-        let call = e.terms().find_map(|(atom, coef)| match atom {
-            Atom::Uf(f, args) if is_pointer_call(dst, atom) => match args.as_slice() {
-                [arg] => match arg.as_var() {
-                    Some(Var::Tuple(s)) if s < n_out => Some((f.clone(), s, coef)),
-                    _ => None,
-                },
-                _ => None,
-            },
-            _ => None,
-        });
-        let ([(x, cx), (y, cy)], Some((f, s, cf))) = (vars.as_slice(), call) else {
+    // o - k + f(s) = 0, up to sign.
+    for ([(x, cx), (y, cy)], (f, args, cf)) in two_variables_and_a_call(dst, n_out) {
+        let Some(Var::Tuple(s)) = args.first().and_then(Expr::as_var) else {
             continue;
         };
-        if cx + cy != 0 {
+        let call = Atom::Uf(f.clone(), args.clone());
+        if args.len() != 1 || s >= n_out || !is_pointer_call(dst, &call) {
             continue;
         }
+        if cx.abs() != 1 || cx + cy != 0 {
+            continue;
+        }
+        let (x, y) = (&x, &y);
         // The offset has the call's sign.
-        let (offset, entry) = if *cx == cf { (*x, *y) } else { (*y, *x) };
+        let (offset, entry) = if cx == cf { (*x, *y) } else { (*y, *x) };
         if pointer_group(dst, entry) != Some(s) {
             continue;
         }
@@ -429,15 +412,14 @@ fn tuple_definitions(dst: &Descriptor, n_out: usize) -> Vec<(usize, Expr)> {
     out
 }
 
-/// `(h, args)` → its value over the tuple: `t_r + c` for each map equality
-/// `h(args) = t_r + c` (`c` a constant: 1-based indices), and `floor(t_r / m)` for `t_r = m h(args) + t_s` with
-/// `0 <= t_s < m` (BCSR's `jj = 2 bcol(kb) + c`: `bcol(kb) = floor(jj / 2)`).
-fn uf_images(dst: &Descriptor, n_out: usize) -> Vec<(String, Vec<Expr>, Expr)> {
-    let mut out: Vec<(String, Vec<Expr>, Expr)> = uf_equalities(dst, n_out)
-        .into_iter()
-        .map(|(h, args, r, c)| (h, args, Expr::var(Var::Tuple(r)).plus(&Expr::constant(c))))
-        .collect();
+/// The map's equalities `cx t_x + cy t_y + cf f(args) = 0` over two sparse
+/// tuple variables and a call of an index array: `([(x, cx), (y, cy)], (f,
+/// args, cf))`.
+type TwoVariablesAndACall = ([(usize, i64); 2], (String, Vec<Expr>, i64));
+
+fn two_variables_and_a_call(dst: &Descriptor, n_out: usize) -> Vec<TwoVariablesAndACall> {
     let conj = &dst.map.conjunctions()[0];
+    let mut out = Vec::new();
     for c in conj.constraints().filter(|c| c.is_eq()) {
         let e = c.expr();
         if e.num_terms() != 3 || e.constant_term() != 0 {
@@ -454,9 +436,24 @@ fn uf_images(dst: &Descriptor, n_out: usize) -> Vec<(String, Vec<Expr>, Expr)> {
             Atom::Uf(h, args) if dst.uf(h).is_some() => Some((h.clone(), args.clone(), k)),
             _ => None,
         });
-        let (Some((h, args, k)), [(x, kx), (y, ky)]) = (call, vars.as_slice()) else {
-            continue;
-        };
+        if let (Some(call), [x, y]) = (call, vars.as_slice()) {
+            out.push(([*x, *y], call));
+        }
+    }
+    out
+}
+
+/// `(h, args)` → its value over the tuple: `t_r + c` for each map equality
+/// `h(args) = t_r + c` (`c` a constant: 1-based indices), and `floor(t_r / m)` for `t_r = m h(args) + t_s` with
+/// `0 <= t_s < m` (BCSR's `jj = 2 bcol(kb) + c`: `bcol(kb) = floor(jj / 2)`).
+fn uf_images(dst: &Descriptor, n_out: usize) -> Vec<(String, Vec<Expr>, Expr)> {
+    let mut out: Vec<(String, Vec<Expr>, Expr)> = uf_equalities(dst, n_out)
+        .into_iter()
+        .map(|(h, args, r, c)| (h, args, Expr::var(Var::Tuple(r)).plus(&Expr::constant(c))))
+        .collect();
+    let conj = &dst.map.conjunctions()[0];
+    for ([(x, kx), (y, ky)], (h, args, k)) in two_variables_and_a_call(dst, n_out) {
+        let (x, kx, y, ky) = (&x, &kx, &y, &ky);
         // t_r - m h - t_s = 0 (up to sign), t_s the bounded remainder.
         for ((r, kr), (s, ks)) in [((*x, *kx), (*y, *ky)), ((*y, *ky), (*x, *kx))] {
             let m = -k * kr;
