@@ -43,7 +43,8 @@
 //! - `entry_pairs.rs`: what z3 proves about two entries (shared keys, shared
 //!   positions, the key components the source's order already provides);
 //! - `ordered_sets.rs`: positions given by an ordered set of distinct values
-//!   (DIA's `off`);
+//!   (DIA's `off`), or by values ranked by their number of entries (JAD's
+//!   rows);
 //! - `sort_keys.rs`: the permutation's sort order (counting, Morton,
 //!   lexicographic), key extents, and where a coordinate sits in the key;
 //! - `inserts.rs`: filling the runtime objects (inserts, sorts, sizes, the
@@ -171,8 +172,9 @@ struct Lowering<'a> {
     writers: BTreeMap<String, usize>,
     /// Arrays computed as profiles, whose prefix sums are queued.
     profiles: BTreeSet<String>,
-    /// Profiles whose increments run over sorted positions, after the
-    /// sizes (`pointers::profile_statements`).
+    /// Profiles whose increments read ranked positions: they run once the
+    /// objects are sorted, and what reads them after their prefix sums
+    /// (`pointers::profile_statements`).
     late_profiles: BTreeSet<String>,
     /// Arrays computed by `min=` (initialized to their range's upper
     /// bound, fixed up from the last index down).

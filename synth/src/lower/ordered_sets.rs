@@ -2,6 +2,11 @@
 //! strictly increasing index array, DIA's `off`): an `OrderedSet` bounded
 //! by the array's range, whose `index` is the position and whose `value`s
 //! fill the array.
+//!
+//! The offset of jagged segments (JAD's row rank `r`, `perm(r) = ii`) is a
+//! set of every value of the range ranked by its number of entries
+//! ([`CountRanking`]): a scatter of counts and a counting sort of the
+//! values.
 
 use iegen::computation::{Access, BinOp, RuntimeObject, UpdateOp, ValueExpr};
 use iegen::{Atom, Expr, Set, Var};

@@ -3,7 +3,8 @@
 //! come first, then the sorts and sizes of what they filled (the phase
 //! after), the destination's sizes before the arrays they size (so the
 //! dynamic allocation finds them computed), the index arrays with the
-//! placing pass and the copy, and the fix-ups last.
+//! placing pass and the copy, the fix-ups, and last what reads a fixed-up
+//! array or a late profile.
 
 /// Inserts into runtime objects over the source (and reservations);
 /// their sorts and sizes come in the next phase.
