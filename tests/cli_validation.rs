@@ -17,15 +17,14 @@ fn data(path: &str) -> std::path::PathBuf {
     common::test_data(path)
 }
 
-/// A descriptor whose conversions validation refutes: a lower skyline
-/// without `padding` (every slot of a row's profile an entry), read as the
-/// source of a conversion to CSR.
-const WRONG: [(&str, &str); 1] = [("descriptors/skyl_nopad.desc", "SKYLNP")];
+/// A descriptor whose conversions validation refutes: CSR whose columns are
+/// ordered by pairs of columns (`floor(col / 2)`), an order the order
+/// reading does not take, as the destination of a conversion from COO.
+const WRONG: [(&str, &str); 1] = [("descriptors/csr_pairs.desc", "CSRP")];
 
 #[test]
 fn a_conversion_that_fails_validation_is_refused_by_every_command() {
     let dir = temp("refused");
-    // Lower triangular, so that the source can hold it.
     let matrix = dir.join("lower.mtx");
     std::fs::write(
         &matrix,
@@ -37,29 +36,29 @@ fn a_conversion_that_fails_validation_is_refused_by_every_command() {
         let out_file = dir.join("out");
         let svg = dir.join("out.svg");
         let attempts: Vec<Vec<&str>> = vec![
-            vec!["synth", s(&desc), "csr", "--emit", "c", "-o", s(&out_file)],
+            vec!["synth", "coo", s(&desc), "--emit", "c", "-o", s(&out_file)],
             vec![
                 "synth",
+                "coo",
                 s(&desc),
-                "csr",
                 "--emit",
                 "rust",
                 "-o",
                 s(&out_file),
             ],
-            vec!["synth", s(&desc), "csr", "--emit", "ir", "-o", s(&out_file)],
-            vec!["build", s(&desc), "csr", "-o", s(&out_file)],
+            vec!["synth", "coo", s(&desc), "--emit", "ir", "-o", s(&out_file)],
+            vec!["build", "coo", s(&desc), "-o", s(&out_file)],
             vec![
                 "build",
+                "coo",
                 s(&desc),
-                "csr",
                 "-o",
                 s(&out_file),
                 "--emit-source",
                 s(&out_file),
             ],
-            vec!["convert", s(&desc), "csr", s(&matrix), "-o", s(&out_file)],
-            vec!["pdfg", s(&desc), "csr", "-o", s(&svg)],
+            vec!["convert", "coo", s(&desc), s(&matrix), "-o", s(&out_file)],
+            vec!["pdfg", "coo", s(&desc), "-o", s(&svg)],
         ];
         for args in attempts {
             let _ = std::fs::remove_file(&out_file);
@@ -68,7 +67,7 @@ fn a_conversion_that_fails_validation_is_refused_by_every_command() {
             assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
             assert!(
                 err.contains(&format!(
-                    "the synthesized conversion {name} -> CSR is wrong on the test tensor"
+                    "the synthesized conversion COO -> {name} is wrong on the test tensor"
                 )),
                 "{args:?}: {err}"
             );
@@ -108,12 +107,12 @@ fn check_reports_each_pair_with_its_counterexample() {
 
     // A wrong pair: the counterexample is indented under its line, and the
     // exit status says that a pair does not convert.
-    let skyl = data("descriptors/skyl_nopad.desc");
-    let out = spf(&["check", s(&skyl), "csr"]);
+    let pairs = data("descriptors/csr_pairs.desc");
+    let out = spf(&["check", s(&pairs), "coo"]);
     let stdout = text(&out.stdout);
     assert_eq!(out.status.code(), Some(2), "{stdout}");
     assert!(
-        stdout.contains("pair SKYLNP -> CSR: failed validation: "),
+        stdout.contains("pair COO -> CSRP: failed validation: "),
         "{stdout}"
     );
     assert!(
@@ -125,6 +124,15 @@ fn check_reports_each_pair_with_its_counterexample() {
         "{}",
         text(&out.stderr)
     );
+
+    // A lower skyline without `padding` (every slot of a row's profile an
+    // entry, zeros too) converts: its source loop runs over each row's
+    // slots (`k` is free, `jj` defined by it), not once per row.
+    let skyl = data("descriptors/skyl_nopad.desc");
+    let out = spf(&["check", s(&skyl), "csr"]);
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{stdout}");
+    assert!(stdout.contains("pair SKYLNP -> CSR: ok: "), "{stdout}");
 }
 
 #[test]
@@ -421,23 +429,46 @@ fn every_format_of_the_zoo_converts_with_coo_and_csr() {
     );
 }
 
-/// JAD is not lowered (its rows are ranked by their entry counts): refused
-/// with the reason, never handed out.
+/// Jagged diagonals (the built-in JAD; `cli_formats` checks it against
+/// every other built-in): the rows ranked by their number of entries, most
+/// first, by a counting pass over the counts (`R`, keyed by `NC - count`),
+/// each entry's diagonal its rank within its row, the diagonals' pointers
+/// the prefix sums of the rows each holds, and each entry's position
+/// `jd(d) + r` from them. JADC, the same of the transpose with the tuple in
+/// another order, converts through the same mechanism: it depends on
+/// neither JAD's names nor its layout.
 #[test]
-fn jagged_diagonals_are_refused_with_the_reason() {
-    let desc = data("descriptors/jad.desc");
-    let out = spf(&["check", s(&desc), "csr"]);
-    let stdout = text(&out.stdout);
-    assert_eq!(out.status.code(), Some(2), "{stdout}");
-    assert!(
-        stdout.contains(
-            "pair CSR -> JAD: refused: positions `d` and `k` both need a permutation, and \
-             neither order is a prefix of the other's"
-        ),
-        "{stdout}"
-    );
-    let err = text(&out.stderr);
-    assert!(err.contains("2 of 2 conversions do not convert"), "{err}");
+fn jagged_diagonals_rank_rows_by_their_counts() {
+    let out = spf(&["synth", "coo", "jad", "--emit", "ir"]);
+    let ir = text(&out.stdout);
+    for part in [
+        "C.insert(ii)",
+        "Permutation(2, counting(NC + 1))",
+        "R.insert(NC - C.count(g), g)",
+        "perm(r) = R.key(1, r)",
+        "r_out = R.map(ii_out)",
+        "jd(d + 1) max= r_out + 1",
+        "jd(i + 1) += jd(i)",
+        "col_out(r_out + jd(d)) = jj_out",
+    ] {
+        assert!(ir.contains(part), "{part}\n{ir}");
+    }
+    let desc = data("descriptors/jadc.desc");
+    for other in ["coo", "csr"] {
+        let out = spf(&["check", s(&desc), other]);
+        let stdout = text(&out.stdout);
+        assert!(out.status.success(), "{stdout}\n{}", text(&out.stderr));
+        let other = other.to_uppercase();
+        for line in [
+            format!("pair JADC -> {other}: ok: synthesized, and correct on "),
+            format!("pair {other} -> JADC: ok: synthesized, and correct on "),
+        ] {
+            assert!(stdout.contains(&line), "{line}\n{stdout}");
+        }
+    }
+    let out = spf(&["synth", "coo", s(&desc), "--emit", "ir"]);
+    let ir = text(&out.stdout);
+    assert!(ir.contains("R.insert(NR - C.count(g), g)"), "{ir}");
 }
 
 /// Nested compressed levels a user writes in another mode order: CSF of a

@@ -747,6 +747,9 @@ impl<'d> Emitter<'d> {
         let conclusion = self.holds_function(rule, &join.conclusion)?;
         let nk = join.keys[0].len();
         let m = join.shared.len();
+        // Each side's own variable, then those tied to it.
+        let no = 1 + join.tied.len();
+        let own: Vec<String> = (m..m + no).map(|i| format!("v[{i}]")).collect();
         let mut sides = String::new();
         for k in 0..2 {
             let vars = join.side_names(rule, k);
@@ -756,24 +759,35 @@ impl<'d> Emitter<'d> {
                 .map(|e| {
                     Ok(format!(
                         "drv_narrow(ctx, {})",
-                        self.wide(e, &|i| (i <= m).then(|| format!("v[{i}]")))?
+                        self.wide(e, &|i| (i < m + no).then(|| format!("v[{i}]")))?
                     ))
                 })
                 .collect::<Result<_, Unsupported>>()?;
             let at = format!(
-                "drv_records_push(&side[{k}], (const int64_t[]){{{}}}, v[{m}]);",
-                keys.join(", ")
+                "drv_records_push(&side[{k}], (const int64_t[]){{{}}}, (const int64_t[]){{{}}});",
+                keys.join(", "),
+                own.join(", ")
             );
             sides.push_str(&self.scanned(conjunctions, &at, 8)?);
         }
         // The rule's point from two records: the shared variables are the
-        // first keys, each side's own variable follows the keys.
+        // first keys, each side's own variables follow the keys.
+        let side_of = |i: usize| {
+            let pairs = std::iter::once(join.pair).chain(join.tied.iter().copied());
+            pairs.enumerate().find_map(|(j, (x, y))| {
+                if i == x {
+                    Some(format!("a[{}]", nk + j))
+                } else if i == y {
+                    Some(format!("b[{}]", nk + j))
+                } else {
+                    None
+                }
+            })
+        };
         let point: Vec<String> = (0..rule.vars.len())
             .map(|i| {
-                if i == join.pair.0 {
-                    format!("a[{nk}]")
-                } else if i == join.pair.1 {
-                    format!("b[{nk}]")
+                if let Some(own) = side_of(i) {
+                    own
                 } else {
                     let j = join.shared.iter().position(|&s| s == i);
                     let j = j.expect("every other variable is shared");
@@ -798,7 +812,7 @@ impl<'d> Emitter<'d> {
         let _ = writeln!(
             self.body,
             "    {{ /* a join on equal keys */\n        static const char rule[] = {};\n        \
-             drv_records side[2] = {{{{NULL, 0, 0, {nk}}}, {{NULL, 0, 0, {nk}}}}};\n{sides}        \
+             drv_records side[2] = {{{{NULL, 0, 0, {nk}, {no}}}, {{NULL, 0, 0, {nk}, {no}}}}};\n{sides}        \
              drv_join(ctx, rule, &side[0], &side[1], {}, {}, INT64_C({RULE_BUDGET}), {pair});\n        \
              drv_records_free(&side[0]);\n        drv_records_free(&side[1]);\n    }}",
             c_str(&rule_text(rule)),

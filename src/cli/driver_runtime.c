@@ -2017,22 +2017,24 @@ static DRV_UNUSED void drv_rule_expensive(const char *ctx, const char *rule, int
             ctx, rule, (long long)budget);
 }
 
-/* The points of one side of a join: records of k keys and the point. */
+/* The points of one side of a join: records of k keys and the point's o
+ * own variables (the side's variable, then those tied to it). */
 typedef struct {
     int64_t *w;
-    int64_t n, cap, k;
+    int64_t n, cap, k, o;
 } drv_records;
 
-static DRV_UNUSED void drv_records_push(drv_records *r, const int64_t *keys, int64_t v)
+static DRV_UNUSED void drv_records_push(drv_records *r, const int64_t *keys, const int64_t *own)
 {
-    int64_t i;
+    int64_t i, w = r->k + r->o;
     if (r->n == r->cap) {
         r->cap = r->cap ? 2 * r->cap : 64;
-        r->w = drv_grow(r->w, r->cap * (r->k + 1), sizeof *r->w);
+        r->w = drv_grow(r->w, r->cap * w, sizeof *r->w);
     }
     for (i = 0; i < r->k; i++)
-        r->w[r->n * (r->k + 1) + i] = keys[i];
-    r->w[r->n * (r->k + 1) + r->k] = v;
+        r->w[r->n * w + i] = keys[i];
+    for (i = 0; i < r->o; i++)
+        r->w[r->n * w + r->k + i] = own[i];
     r->n++;
 }
 
@@ -2051,7 +2053,7 @@ static DRV_UNUSED int drv_cmp_record(const void *a, const void *b)
 /* Sorts records by keys, then point, and drops repeated ones. */
 static DRV_UNUSED void drv_records_sort(drv_records *r)
 {
-    int64_t i, m = 0, w = r->k + 1;
+    int64_t i, m = 0, w = r->k + r->o;
     drv_record_words = w;
     if (r->n > 1)
         qsort(r->w, (size_t)r->n, (size_t)w * sizeof *r->w, drv_cmp_record);
@@ -2065,7 +2067,7 @@ static DRV_UNUSED void drv_records_sort(drv_records *r)
 }
 
 /* Checks the rule at a pair of records (the side points' keys, the shared
- * variables first, then each side's own variable) and reports a violation. */
+ * variables first, then each side's own variables) and reports a violation. */
 typedef void (*drv_pair_fn)(const char *ctx, const int64_t *a, const int64_t *b);
 
 /* The pairs (a, b) of a join with equal keys, a from side 0 and b from side
@@ -2075,7 +2077,7 @@ typedef void (*drv_pair_fn)(const char *ctx, const int64_t *a, const int64_t *b)
 static DRV_UNUSED void drv_join(const char *ctx, const char *rule, drv_records *s0, drv_records *s1,
                                 int ordered, int consecutive, int64_t budget, drv_pair_fn pair)
 {
-    int64_t w = s0->k + 1, i, lo = 0, pairs = 0;
+    int64_t w = s0->k + s0->o, i, lo = 0, pairs = 0;
     drv_records_sort(s0);
     drv_records_sort(s1);
     drv_record_words = s0->k;

@@ -30,12 +30,13 @@ const BUILTINS: &[(&str, &str)] = &[
     ("skyl", include_str!("../../descriptors/skyl.desc")),
     ("skyu", include_str!("../../descriptors/skyu.desc")),
     ("nm24", include_str!("../../descriptors/nm24.desc")),
+    ("jad", include_str!("../../descriptors/jad.desc")),
 ];
 
 /// The names of the built-in formats, lower case, in a fixed order.
 const NAMES: &[&str] = &[
     "coo", "scoo", "mcoo", "tcoo8", "coo3d", "mcoo3", "scoo3", "csf3", "csr", "ucsr", "dcsr",
-    "lcsr", "csc", "dia", "ell", "bcsr", "skyl", "skyu", "nm24",
+    "lcsr", "csc", "dia", "ell", "bcsr", "skyl", "skyu", "nm24", "jad",
 ];
 
 /// The text of the built-in descriptor called `name` (case-insensitive:
@@ -73,7 +74,7 @@ pub fn is_builtin(d: &Descriptor) -> bool {
 
 /// The names of the built-in formats, lower case:
 /// `coo, scoo, mcoo, tcoo8, coo3d, mcoo3, scoo3, csf3, csr, ucsr, dcsr,
-/// lcsr, csc, dia, ell, bcsr, skyl, skyu, nm24`.
+/// lcsr, csc, dia, ell, bcsr, skyl, skyu, nm24, jad`.
 pub fn builtin_names() -> &'static [&'static str] {
     NAMES
 }

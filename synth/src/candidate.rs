@@ -134,10 +134,44 @@ pub fn candidates(conv: &Conversion) -> Result<Candidates, Contradiction> {
                 }
             }
         }
-        out.by_unknown
-            .insert(unknown.clone(), list.into_iter().collect());
+        let list: Vec<Candidate> = list.into_iter().collect();
+        let kept = list
+            .iter()
+            .filter(|c| !list.iter().any(|d| dominates(d, c, conv, n_in)))
+            .cloned()
+            .collect();
+        out.by_unknown.insert(unknown.clone(), kept);
     }
     Ok(out)
+}
+
+/// Whether the `max=` candidate `d` makes `c` redundant and never less
+/// tight: same target, and `d`'s value is `c`'s plus positions the map
+/// bounds below by 0 (JAD's `NNZ_out >= r + jd(d) + 1` over `NNZ_out >=
+/// jd(d) + 1`, `0 <= r`). The maximum over the entries of `c`'s value may
+/// fall short of the unknown (`jd(d) + 1` of the last diagonal is not the
+/// number of entries), where `d`'s attains it; choosing both is choosing
+/// `d`.
+fn dominates(d: &Candidate, c: &Candidate, conv: &Conversion, n_in: usize) -> bool {
+    if !matches!(d.case, Some(SynthesisCase::Max | SynthesisCase::Profile))
+        || c.case != d.case
+        || c.args != d.args
+        || c == d
+    {
+        return false;
+    }
+    let diff = d.value.minus(&c.value);
+    if diff.constant_term() != 0 || diff.num_terms() == 0 {
+        return false;
+    }
+    let bounded = diff.terms().all(|(atom, coef)| match atom {
+        Atom::Var(Var::Tuple(p)) if *p >= n_in && coef > 0 => conv
+            .conjunction()
+            .constraints()
+            .any(|k| !k.is_eq() && k.expr() == &Expr::var(Var::Tuple(*p))),
+        _ => false,
+    });
+    bounded
 }
 
 /// The composed relation's conjunction with the destination's resolved
@@ -392,8 +426,20 @@ pub fn profile_increment(
     }
     let mut rest = c.value.clone();
     rest.add_term(previous, -1);
+    // Over the source point, and positions that are ranked rather than
+    // defined (JAD's `jd(d + 1) >= jd(d) + r + 1`, `k = r + jd(d)`).
     let names: BTreeSet<&str> = unknowns.iter().map(String::as_str).collect();
-    let known = |e: &Expr| crate::conversion::known_over_inputs(e, n_in, &names);
+    let known = |e: &Expr| {
+        let ranked = e.substitute(&mut |v| match v {
+            Var::Tuple(p)
+                if p >= n_in && conv.defined.get(p - n_in).is_some_and(Option::is_none) =>
+            {
+                Some(Expr::constant(0))
+            }
+            _ => None,
+        });
+        crate::conversion::known_over_inputs(&ranked, n_in, &names)
+    };
     (known(a) && known(&rest)).then_some(rest)
 }
 

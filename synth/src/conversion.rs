@@ -292,20 +292,69 @@ fn resolve_positions(c: &Conjunction, n_in: usize, unknown: &BTreeSet<&str>) -> 
 /// The positions `resolved` leaves open that an equality defines over the
 /// inputs, symbols and index arrays (the destination's included, called at
 /// arguments over the inputs), with a unit coefficient outside any call.
+///
+/// A position left open then may be defined over other open positions
+/// that no definition gives (JAD's `k = r + jd(d)`: `r` and `d` are ranked
+/// otherwise), in tuple order, never over a position defined itself: so
+/// of two equalities that define each other's positions (`r = k - jd(d)`)
+/// only the first is taken.
 fn define_through_arrays(
     c: &Conjunction,
     n_in: usize,
     resolved: &[Option<Expr>],
 ) -> Vec<Option<Expr>> {
     let none = BTreeSet::new();
-    resolved
+    let mut defined: Vec<Option<Expr>> = resolved
         .iter()
         .enumerate()
         .map(|(q, r)| match r {
             Some(_) => None,
             None => defined_by_equality(c, n_in + q, n_in, &none),
         })
-        .collect()
+        .collect();
+    for q in 0..resolved.len() {
+        if resolved[q].is_some() || defined[q].is_some() {
+            continue;
+        }
+        let open = |p: usize| p != q && resolved[p].is_none() && defined[p].is_none();
+        defined[q] = defined_over_positions(c, n_in + q, n_in, &open);
+    }
+    defined
+}
+
+/// The value an equality of `c` gives tuple variable `t` over the inputs,
+/// symbols, UFs and the output positions `open` accepts (at least one).
+fn defined_over_positions(
+    c: &Conjunction,
+    t: usize,
+    n_in: usize,
+    open: &dyn Fn(usize) -> bool,
+) -> Option<Expr> {
+    solutions(c, t).find(|value| {
+        let mut ok = true;
+        let mut positions = 0;
+        value.for_each_var(&mut |x| match x {
+            Var::Tuple(p) if p < n_in => {}
+            Var::Tuple(p) if open(p - n_in) => positions += 1,
+            _ => ok = false,
+        });
+        ok && positions > 0
+    })
+}
+
+/// The values the equalities of `c` give tuple variable `t` (a unit
+/// coefficient, outside any call).
+fn solutions(c: &Conjunction, t: usize) -> impl Iterator<Item = Expr> + '_ {
+    let v = Var::Tuple(t);
+    c.constraints().filter(|k| k.is_eq()).filter_map(move |k| {
+        let coef = k.expr().coefficient_of_var(v);
+        if coef.abs() != 1 || k.expr().mentions_in_uf_args(v) {
+            return None;
+        }
+        let mut rest = k.expr().clone();
+        rest.add_term(Atom::Var(v), -coef);
+        Some(rest.scale(-coef))
+    })
 }
 
 /// The value an equality of `c` gives tuple variable `t` (a unit
@@ -317,17 +366,7 @@ fn defined_by_equality(
     n_in: usize,
     unknown: &BTreeSet<&str>,
 ) -> Option<Expr> {
-    let v = Var::Tuple(t);
-    c.constraints().filter(|k| k.is_eq()).find_map(|k| {
-        let coef = k.expr().coefficient_of_var(v);
-        if coef.abs() != 1 || k.expr().mentions_in_uf_args(v) {
-            return None;
-        }
-        let mut rest = k.expr().clone();
-        rest.add_term(Atom::Var(v), -coef);
-        let value = rest.scale(-coef);
-        known_over_inputs(&value, n_in, unknown).then_some(value)
-    })
+    solutions(c, t).find(|value| known_over_inputs(value, n_in, unknown))
 }
 
 /// Resolves the positions the conjunction's own equalities leave open but

@@ -309,8 +309,10 @@ fn run_join(
     let alike = join.sides[0] == join.sides[1]
         && join.keys[0] == join.keys[1]
         && join.guarded[0] == join.guarded[1];
-    // Each side's points: the shared variables, then its own.
-    let mut side_points: [Points; 2] = [Points::new(m + 1), Points::new(m + 1)];
+    // Each side's points: the shared variables, then its own and its tied
+    // ones.
+    let width = m + 1 + join.tied.len();
+    let mut side_points: [Points; 2] = [Points::new(width), Points::new(width)];
     for (k, side) in side_points.iter_mut().enumerate() {
         if alike && k == 0 {
             continue;

@@ -20,6 +20,11 @@
 //!
 //! Without any of these the destination does not care about the order: the
 //! position is a rank in the source's order.
+//!
+//! Jagged segments ([`jagged_segments`], JAD's diagonals) make a segment
+//! a rank within the entries sharing its offset, and the offset a ranking
+//! of those groups by their number of entries (given by an ordered set of
+//! the values ranked by counts, not by a sort key).
 
 use std::collections::BTreeSet;
 
@@ -81,13 +86,24 @@ pub fn position_order(dst: &Descriptor, q: usize) -> Result<PositionOrder, Order
         rule,
     };
     let images = uf_images(dst, n_out);
+    let definitions = tuple_definitions(dst, n_out);
+    let jagged = jagged_segments(dst);
+    if let Some(j) = jagged.as_ref().filter(|j| j.offset == q) {
+        return Err(j.ranking_error(dst));
+    }
     let mut key: Vec<KeyComponent> = Vec::new();
     let mut group = Vec::new();
     let pointer = pointer_group(dst, q);
     if let Some(g) = pointer {
         key.push(KeyComponent::Value(Expr::var(Var::Tuple(g))));
     } else {
-        group = rank_group(dst, q, n_out);
+        // A jagged segment is a rank within the group of its offset
+        // (each offset's entries fill the first segments); any other
+        // position within the variables its accesses share.
+        group = match jagged.as_ref().filter(|j| j.segment == q) {
+            Some(j) => vec![j.offset],
+            None => rank_group(dst, q, n_out),
+        };
         key.extend(
             group
                 .iter()
@@ -106,24 +122,49 @@ pub fn position_order(dst: &Descriptor, q: usize) -> Result<PositionOrder, Order
         if concl.kind() != ConstraintKind::Geq {
             continue;
         }
-        let Some(g) = compared_expression(concl.expr(), a, b) else {
+        let pairs = entry_pairs(&rule.premise, a, b, dst, q);
+        let sides = Sides {
+            a,
+            b,
+            pairs: &pairs,
+        };
+        let Some(g) = compared_expression(concl.expr(), &sides) else {
             continue;
         };
-        let Some(component) = translate(&g, a, q, &images, dst) else {
+        let reading = Reading {
+            q,
+            images: &images,
+            definitions: &definitions,
+            dst,
+        };
+        let Some(component) = translate(&g, &sides, &reading) else {
             continue;
         };
         let mut conditions = Vec::new();
         let mut in_pointer_group = false;
         for c in &rule.premise {
             let e = c.expr();
+            // The pointer ranges that tie an entry to `a` or `b` are read
+            // as the pairing, not as a condition.
+            if pairs
+                .iter()
+                .any(|(xa, xb, _)| e.mentions(Var::Tuple(*xa)) || e.mentions(Var::Tuple(*xb)))
+                && !c.is_eq()
+            {
+                continue;
+            }
             if c.is_eq() && e.mentions(Var::Tuple(a)) && e.mentions(Var::Tuple(b)) {
-                let Some(h) = compared_expression(&e.negate(), a, b) else {
+                let Some(h) = compared_expression(&e.negate(), &sides) else {
                     return Err(err(
                         format!("cannot read the condition `{e}` of an ordering rule"),
                         Some(index),
                     ));
                 };
-                match translate(&h, a, q, &images, dst) {
+                match translate(&h, &sides, &reading) {
+                    // A condition is an equality: its sign does not matter.
+                    Some(KeyComponent::Value(v)) if v.negate().as_var().is_some() => {
+                        conditions.push(v.negate())
+                    }
                     Some(KeyComponent::Value(v)) => conditions.push(v),
                     _ => {
                         return Err(err(
@@ -243,15 +284,142 @@ fn key_expr(e: &KeyExpr, args: &[Expr]) -> Option<Expr> {
     })
 }
 
-/// `(h, args)` → its value over the tuple: `t_r + c` for each map equality
-/// `h(args) = t_r + c` (`c` a constant: 1-based indices), and `floor(t_r / m)` for `t_r = m h(args) + t_s` with
-/// `0 <= t_s < m` (BCSR's `jj = 2 bcol(kb) + c`: `bcol(kb) = floor(jj / 2)`).
-fn uf_images(dst: &Descriptor, n_out: usize) -> Vec<(String, Vec<Expr>, Expr)> {
-    let mut out: Vec<(String, Vec<Expr>, Expr)> = uf_equalities(dst, n_out)
-        .into_iter()
-        .map(|(h, args, r, c)| (h, args, Expr::var(Var::Tuple(r)).plus(&Expr::constant(c))))
-        .collect();
+/// Jagged segments (Saad's jagged diagonals): a destination position `k`
+/// in the segments of a nondecreasing pointer array, `f(s) <= k < f(s +
+/// 1)`, its offset `o = k - f(s)` within the segment a position of its
+/// own, and a rule that the segments never grow (`f(s + 2) - f(s + 1) <=
+/// f(s + 1) - f(s)`). Every segment then holds the offsets `0 .. len(s)`
+/// and the lengths do not grow, so an offset is present in a prefix of the
+/// segments: the segment is a rank within the entries sharing the offset
+/// (JAD's `d`, an entry's index within its row), and the offsets number
+/// the groups of entries sharing one by their number of entries, most
+/// first (JAD's rows by decreasing length).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct JaggedSegments {
+    /// The segment position (JAD's `d`).
+    pub segment: usize,
+    /// The entry's position over all segments (JAD's `k`).
+    pub entry: usize,
+    /// The offset within the segment (JAD's `r`).
+    pub offset: usize,
+    /// The pointer array (JAD's `jd`).
+    pub pointer: String,
+    /// The index of the rule that the segments never grow.
+    pub rule: usize,
+}
+
+impl JaggedSegments {
+    /// Why no sort key numbers the offset: its rank is by a count of
+    /// entries, which the ordered set of the array it indexes gives
+    /// (`lower/ordered_sets.rs`, `CountRanking`), not a sort of entries.
+    pub fn ranking_error(&self, dst: &Descriptor) -> OrderError {
+        let names = dst.map.conjunctions()[0].tuple_names();
+        OrderError {
+            format: dst.name.clone(),
+            position: names[self.offset].clone(),
+            message: format!(
+                "it numbers the groups of entries sharing it by their number of entries, most \
+                 first (it is the offset of `{}` within the segments of `{}`, which never \
+                 grow): a ranking by counts, which the ordered set of the array it indexes \
+                 gives, not a sort of the entries",
+                names[self.entry], self.pointer
+            ),
+            rule: Some(self.rule),
+        }
+    }
+}
+
+/// The jagged segments of `dst`'s map, when it has them ([`JaggedSegments`]).
+pub fn jagged_segments(dst: &Descriptor) -> Option<JaggedSegments> {
+    let n_out = dst.sparse_arity();
+    // o - k + f(s) = 0, up to sign.
+    for ([(x, cx), (y, cy)], (f, args, cf)) in two_variables_and_a_call(dst, n_out) {
+        let Some(Var::Tuple(s)) = args.first().and_then(Expr::as_var) else {
+            continue;
+        };
+        let call = Atom::Uf(f.clone(), args.clone());
+        if args.len() != 1 || s >= n_out || !is_pointer_call(dst, &call) {
+            continue;
+        }
+        if cx.abs() != 1 || cx + cy != 0 {
+            continue;
+        }
+        let (x, y) = (&x, &y);
+        // The offset has the call's sign.
+        let (offset, entry) = if cx == cf { (*x, *y) } else { (*y, *x) };
+        if pointer_group(dst, entry) != Some(s) {
+            continue;
+        }
+        if let Some(rule) = dst.rules.iter().position(|r| never_grows(r, &f)) {
+            return Some(JaggedSegments {
+                segment: s,
+                entry,
+                offset,
+                pointer: f,
+                rule,
+            });
+        }
+    }
+    None
+}
+
+/// Whether `rule` concludes `f(x + 2) - f(x + 1) <= f(x + 1) - f(x)`: the
+/// segments of `f` never grow.
+fn never_grows(rule: &iegen::UfRule, f: &str) -> bool {
+    let [concl] = rule.conclusion.as_slice() else {
+        return false;
+    };
+    let e = concl.expr();
+    if concl.is_eq() || e.constant_term() != 0 || e.num_terms() != 3 {
+        return false;
+    }
+    let mut calls: Vec<(Expr, i64)> = Vec::new();
+    for (atom, coef) in e.terms() {
+        match atom {
+            Atom::Uf(g, args) if g == f && args.len() == 1 => calls.push((args[0].clone(), coef)),
+            _ => return false,
+        }
+    }
+    calls.sort_by_key(|(arg, _)| arg.constant_term());
+    let base = calls[0].0.clone();
+    calls.iter().enumerate().all(|(i, (arg, coef))| {
+        arg.minus(&base) == Expr::constant(i as i64) && *coef == [-1, 2, -1][i]
+    })
+}
+
+/// For each tuple variable the map defines by an equality with a unit
+/// coefficient outside any call, that definition (JAD's `r = k - jd(d)`).
+fn tuple_definitions(dst: &Descriptor, n_out: usize) -> Vec<(usize, Expr)> {
     let conj = &dst.map.conjunctions()[0];
+    let mut out = Vec::new();
+    for c in conj.constraints().filter(|c| c.is_eq()) {
+        let e = c.expr();
+        for t in 0..n_out {
+            let v = Var::Tuple(t);
+            let coef = e.coefficient_of_var(v);
+            if coef.abs() != 1 || e.mentions_in_uf_args(v) {
+                continue;
+            }
+            let mut rest = e.clone();
+            rest.add_term(Atom::Var(v), -coef);
+            // A definition by other tuple variables and arrays, not a copy
+            // of one variable (`ii = i`).
+            if rest.num_terms() >= 2 {
+                out.push((t, rest.scale(-coef)));
+            }
+        }
+    }
+    out
+}
+
+/// The map's equalities `cx t_x + cy t_y + cf f(args) = 0` over two sparse
+/// tuple variables and a call of an index array: `([(x, cx), (y, cy)], (f,
+/// args, cf))`.
+type TwoVariablesAndACall = ([(usize, i64); 2], (String, Vec<Expr>, i64));
+
+fn two_variables_and_a_call(dst: &Descriptor, n_out: usize) -> Vec<TwoVariablesAndACall> {
+    let conj = &dst.map.conjunctions()[0];
+    let mut out = Vec::new();
     for c in conj.constraints().filter(|c| c.is_eq()) {
         let e = c.expr();
         if e.num_terms() != 3 || e.constant_term() != 0 {
@@ -268,9 +436,24 @@ fn uf_images(dst: &Descriptor, n_out: usize) -> Vec<(String, Vec<Expr>, Expr)> {
             Atom::Uf(h, args) if dst.uf(h).is_some() => Some((h.clone(), args.clone(), k)),
             _ => None,
         });
-        let (Some((h, args, k)), [(x, kx), (y, ky)]) = (call, vars.as_slice()) else {
-            continue;
-        };
+        if let (Some(call), [x, y]) = (call, vars.as_slice()) {
+            out.push(([*x, *y], call));
+        }
+    }
+    out
+}
+
+/// `(h, args)` → its value over the tuple: `t_r + c` for each map equality
+/// `h(args) = t_r + c` (`c` a constant: 1-based indices), and `floor(t_r / m)` for `t_r = m h(args) + t_s` with
+/// `0 <= t_s < m` (BCSR's `jj = 2 bcol(kb) + c`: `bcol(kb) = floor(jj / 2)`).
+fn uf_images(dst: &Descriptor, n_out: usize) -> Vec<(String, Vec<Expr>, Expr)> {
+    let mut out: Vec<(String, Vec<Expr>, Expr)> = uf_equalities(dst, n_out)
+        .into_iter()
+        .map(|(h, args, r, c)| (h, args, Expr::var(Var::Tuple(r)).plus(&Expr::constant(c))))
+        .collect();
+    let conj = &dst.map.conjunctions()[0];
+    for ([(x, kx), (y, ky)], (h, args, k)) in two_variables_and_a_call(dst, n_out) {
+        let (x, kx, y, ky) = (&x, &kx, &y, &ky);
         // t_r - m h - t_s = 0 (up to sign), t_s the bounded remainder.
         for ((r, kr), (s, ks)) in [((*x, *kx), (*y, *ky)), ((*y, *ky), (*x, *kx))] {
             let m = -k * kr;
@@ -444,36 +627,126 @@ fn ordered_pair(premise: &[iegen::Constraint]) -> Option<(usize, usize)> {
     })
 }
 
+/// The two sides a rule compares: its ordered pair `a < b` and the entries
+/// tied to each (`(x_a, x_b, t)`: JAD's `k1` and `k2` in `jd(d1) <= k1 <
+/// jd(d1 + 1)`, `t` the destination position they stand for).
+struct Sides<'a> {
+    a: usize,
+    b: usize,
+    pairs: &'a [(usize, usize, usize)],
+}
+
+impl Sides<'_> {
+    fn mentions_a(&self, atom: &Atom) -> bool {
+        atom.mentions(Var::Tuple(self.a))
+            || self
+                .pairs
+                .iter()
+                .any(|(x, _, _)| atom.mentions(Var::Tuple(*x)))
+    }
+
+    fn mentions_b(&self, atom: &Atom) -> bool {
+        atom.mentions(Var::Tuple(self.b))
+            || self
+                .pairs
+                .iter()
+                .any(|(_, x, _)| atom.mentions(Var::Tuple(*x)))
+    }
+
+    /// `e` over `b`'s side read at `a`'s.
+    fn b_at_a(&self, e: &Expr) -> Expr {
+        e.substitute(&mut |v| match v {
+            Var::Tuple(t) if t == self.b => Some(Expr::var(Var::Tuple(self.a))),
+            Var::Tuple(t) => self
+                .pairs
+                .iter()
+                .find(|(_, xb, _)| *xb == t)
+                .map(|(xa, _, _)| Expr::var(Var::Tuple(*xa))),
+            Var::Exist(_) => None,
+        })
+    }
+}
+
 /// `g(a)` when `e = g(b) - g(a) - c` for a constant `c >= 0`.
-fn compared_expression(e: &Expr, a: usize, b: usize) -> Option<Expr> {
+fn compared_expression(e: &Expr, sides: &Sides) -> Option<Expr> {
     if e.constant_term() > 0 {
         return None;
     }
     let mut gb = Expr::constant(0);
     let mut ga = Expr::constant(0);
     for (atom, coef) in e.terms() {
-        let (ma, mb) = (atom.mentions(Var::Tuple(a)), atom.mentions(Var::Tuple(b)));
-        match (ma, mb) {
+        match (sides.mentions_a(atom), sides.mentions_b(atom)) {
             (false, true) => gb.add_term(atom.clone(), coef),
             (true, false) => ga.add_term(atom.clone(), -coef),
             _ => return None,
         }
     }
-    let gb_at_a = gb.substitute_var(Var::Tuple(b), &Expr::var(Var::Tuple(a)));
-    (gb_at_a == ga && gb.num_terms() > 0).then_some(ga)
+    (sides.b_at_a(&gb) == ga && gb.num_terms() > 0).then_some(ga)
+}
+
+/// The rule variables tied to `a` and to `b` by the same index array of
+/// a premise (`f(a) <= x_a`, `x_a < f(b + 1)`: [`crate::rule_plan`]'s
+/// pairs), with the destination position `t` whose own pointer range in
+/// the map is `f(q) <= t < f(q + 1)`: a rule comparing two segments (JAD's
+/// `d1 < d2`) compares the entries `k1`, `k2` they hold.
+fn entry_pairs(
+    premise: &[iegen::Constraint],
+    a: usize,
+    b: usize,
+    dst: &Descriptor,
+    q: usize,
+) -> Vec<(usize, usize, usize)> {
+    let Some(t) = (0..dst.sparse_arity()).find(|&t| t != q && pointer_group(dst, t) == Some(q))
+    else {
+        return Vec::new();
+    };
+    crate::rule_plan::tied_pairs(premise, a, b)
+        .into_iter()
+        .map(|(xa, xb)| (xa, xb, t))
+        .collect()
+}
+
+/// What a rule's expressions are read against: the position `q` whose
+/// order is read, the map's images of index-array calls and its
+/// definitions of tuple variables.
+struct Reading<'a> {
+    q: usize,
+    images: &'a [(String, Vec<Expr>, Expr)],
+    definitions: &'a [(usize, Expr)],
+    dst: &'a Descriptor,
 }
 
 /// `g(a)` over the rule's variables → a key component over the
 /// destination's tuple, reading index-array calls at `a` back as the tuple
-/// variables the map equates them with.
-fn translate(
-    g: &Expr,
-    a: usize,
-    q: usize,
-    images: &[(String, Vec<Expr>, Expr)],
-    dst: &Descriptor,
-) -> Option<KeyComponent> {
-    let to_dest = |e: &Expr| e.substitute_var(Var::Tuple(a), &Expr::var(Var::Tuple(q)));
+/// variables the map equates them with, and an expression the map defines
+/// a tuple variable by as that variable (JAD's `k - jd(d)` as `r`).
+fn translate(g: &Expr, sides: &Sides, reading: &Reading) -> Option<KeyComponent> {
+    let Reading {
+        q,
+        images,
+        definitions,
+        dst,
+    } = *reading;
+    let to_dest = |e: &Expr| {
+        e.substitute(&mut |v| match v {
+            Var::Tuple(t) if t == sides.a => Some(Expr::var(Var::Tuple(q))),
+            Var::Tuple(t) => sides
+                .pairs
+                .iter()
+                .find(|(xa, _, _)| *xa == t)
+                .map(|(_, _, dest)| Expr::var(Var::Tuple(*dest))),
+            Var::Exist(_) => None,
+        })
+    };
+    let whole = to_dest(g);
+    for (t, def) in definitions {
+        if whole == *def {
+            return Some(KeyComponent::Value(Expr::var(Var::Tuple(*t))));
+        }
+        if whole == def.negate() {
+            return Some(KeyComponent::Value(Expr::var(Var::Tuple(*t)).negate()));
+        }
+    }
     let value = |e: &Expr| -> Option<Expr> {
         let mut out = Expr::constant(e.constant_term());
         for (atom, coef) in e.terms() {
@@ -542,6 +815,49 @@ mod tests {
     fn ell_slots_are_ranks_within_their_row() {
         let o = order("ell", 1);
         assert_eq!((o.group, o.key), (vec![0], vec![var(0)]));
+    }
+
+    fn fixture(name: &str) -> Descriptor {
+        let path = format!(
+            "{}/../tests/data/descriptors/{name}.desc",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        load_format(&path).unwrap()
+    }
+
+    #[test]
+    fn jagged_segments_rank_within_the_offset_and_the_offset_by_counts() {
+        // JAD's `[d, k, r, ii, jj]` and JADC's `[d, k, r, jj, ii]` (rows and
+        // columns exchanged): `d` is a rank within the entries sharing `r`,
+        // ordered by the coordinate the rule compares (`col(k)` is `jj`,
+        // `row(k)` is `ii`: tuple position 4 in both); `k` is a global rank
+        // by segment; `r` is ranked by a count, which is refused.
+        for (name, dst) in [
+            ("jad", load_format("jad").unwrap()),
+            ("jadc", fixture("jadc")),
+        ] {
+            let j = jagged_segments(&dst).expect("jagged segments");
+            assert_eq!(
+                (j.segment, j.entry, j.offset, j.pointer.as_str(), j.rule),
+                (0, 1, 2, "jd", 1),
+                "{name}"
+            );
+            let d = position_order(&dst, 0).unwrap();
+            assert_eq!((d.group, d.key), (vec![2], vec![var(2), var(4)]), "{name}");
+            assert_eq!(position_order(&dst, 1).unwrap().key, vec![var(0)], "{name}");
+            let r = position_order(&dst, 2).unwrap_err();
+            assert_eq!((r.position.as_str(), r.rule), ("r", Some(1)), "{name}");
+            assert!(
+                r.message.contains("by their number of entries"),
+                "{}",
+                r.message
+            );
+        }
+        // No other built-in has jagged segments.
+        for name in crate::builtin::builtin_names_of_order(2) {
+            let jagged = jagged_segments(&load_format(name).unwrap()).is_some();
+            assert_eq!(jagged, name == "jad", "{name}");
+        }
     }
 
     #[test]

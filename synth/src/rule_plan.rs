@@ -241,17 +241,23 @@ fn plan(d: &Descriptor, premise: &[Constraint], q: &Constraint) -> Option<Vec<Ch
 /// the two sides plus the number of pairs with equal keys. COO's "two
 /// entries with the same row and column are the same entry" joins `n1`
 /// and `n2` on `(row, col)`; UCSR's "within row `i`, equal columns mean
-/// the same position" joins `k1` and `k2` on `(i, col)`.
+/// the same position" joins `k1` and `k2` on `(i, col)`. A side may hold
+/// further variables tied to its own by a range over an index array at it
+/// (JAD's `jd(d1) <= k1 < jd(d1 + 1)`: the side of `d1` is an entry `(d1,
+/// k1)`), so that "within a row, the columns rise with the diagonal" joins
+/// the entries `(d1, k1)` and `(d2, k2)` on their row `k - jd(d)`.
 #[derive(Clone, Debug)]
 pub struct Join {
     /// The conclusion tested on each pair with equal keys.
     pub conclusion: Constraint,
     /// The rule variables of the two sides, `a` and `b`.
     pub pair: (usize, usize),
+    /// Further variables of the two sides, tied to `a` and to `b`.
+    pub tied: Vec<(usize, usize)>,
     /// The shared rule variables, in order.
     pub shared: Vec<usize>,
     /// The constraints on each side, over its tuple: the shared variables
-    /// (`Tuple(0..m)`) and then its own (`Tuple(m)`).
+    /// (`Tuple(0..m)`), then its own (`Tuple(m)`), then its tied ones.
     pub sides: [Vec<Normalized>; 2],
     /// The expressions whose UF calls need domain guards, on each side.
     pub guarded: [Vec<Expr>; 2],
@@ -266,26 +272,36 @@ pub struct Join {
 }
 
 impl Join {
-    /// The names of side `k`'s tuple: the shared variables, then its own.
+    /// The names of side `k`'s tuple: the shared variables, then its own,
+    /// then its tied ones.
     pub fn side_names(&self, rule: &UfRule, k: usize) -> Vec<String> {
-        let own = if k == 0 { self.pair.0 } else { self.pair.1 };
         self.shared
             .iter()
-            .chain(std::iter::once(&own))
-            .map(|&i| rule.vars[i].clone())
+            .copied()
+            .chain(self.own(k))
+            .map(|i| rule.vars[i].clone())
+            .collect()
+    }
+
+    /// Side `k`'s own variable, then its tied ones.
+    fn own(&self, k: usize) -> Vec<usize> {
+        let pick = |p: (usize, usize)| if k == 0 { p.0 } else { p.1 };
+        std::iter::once(pick(self.pair))
+            .chain(self.tied.iter().map(|&p| pick(p)))
             .collect()
     }
 
     /// The rule's point for a pair of side points (each the shared
-    /// variables, then its own).
+    /// variables, then its own and its tied ones).
     pub fn rule_point(&self, arity: usize, a: &[i64], b: &[i64]) -> Vec<i64> {
         let m = self.shared.len();
+        let (own_a, own_b) = (self.own(0), self.own(1));
         (0..arity)
             .map(|i| {
-                if i == self.pair.0 {
-                    a[m]
-                } else if i == self.pair.1 {
-                    b[m]
+                if let Some(j) = own_a.iter().position(|&x| x == i) {
+                    a[m + j]
+                } else if let Some(j) = own_b.iter().position(|&x| x == i) {
+                    b[m + j]
                 } else {
                     let j = self.shared.iter().position(|&s| s == i);
                     let j = j.expect("every other variable is shared");
@@ -296,21 +312,89 @@ impl Join {
     }
 }
 
-/// Whether `q` is `g(b) - g(a) - m >= 0` with `m >= 0`: a transitive order.
-fn is_transitive_order(q: &Constraint, a: Var, b: Var) -> bool {
+/// The variables tied to `a` and to `b` ([`Join`]), paired: `(x_a, x_b)`
+/// where a premise inequality relates `x_a` to a call of some index array
+/// at `a` alone (`jd(d1) <= k1`), and another `x_b` to a call of the same
+/// array at `b`.
+pub(crate) fn tied_pairs(premise: &[Constraint], a: usize, b: usize) -> Vec<(usize, usize)> {
+    let mut tied: Vec<(usize, String, usize)> = Vec::new();
+    for c in premise.iter().filter(|c| !c.is_eq()) {
+        let e = c.expr();
+        if e.num_terms() != 2 {
+            continue;
+        }
+        let mut var = None;
+        let mut call = None;
+        for (atom, _) in e.terms() {
+            match atom {
+                Atom::Var(Var::Tuple(x)) if *x != a && *x != b => var = Some(*x),
+                Atom::Uf(f, args) => {
+                    let only = |s: usize| {
+                        args.iter().all(|arg| {
+                            let mut ok = true;
+                            arg.for_each_var(&mut |v| ok &= v == Var::Tuple(s));
+                            ok && arg.mentions(Var::Tuple(s))
+                        })
+                    };
+                    call = [a, b]
+                        .into_iter()
+                        .find(|&s| only(s))
+                        .map(|s| (f.clone(), s));
+                }
+                _ => {}
+            }
+        }
+        if let (Some(x), Some((f, s))) = (var, call) {
+            tied.push((x, f, s));
+        }
+    }
+    let mut pairs: Vec<(usize, usize)> = Vec::new();
+    for (xa, f, _) in tied.iter().filter(|(_, _, s)| *s == a) {
+        let xb = tied
+            .iter()
+            .find(|(x, g, s)| *s == b && g == f && x != xa)
+            .map(|(x, _, _)| *x);
+        if let Some(xb) = xb {
+            if !pairs.iter().any(|&(p, q)| p == *xa || q == xb) {
+                pairs.push((*xa, xb));
+            }
+        }
+    }
+    pairs
+}
+
+/// Whether `q` is `g(b) - g(a) - m >= 0` with `m >= 0`: a transitive order
+/// (`g` over a side's own variable and its `tied` ones).
+fn is_transitive_order(q: &Constraint, a: Var, b: Var, tied: &[(usize, usize)]) -> bool {
     if q.is_eq() || q.expr().constant_term() > 0 {
         return false;
     }
+    let side_a =
+        |atom: &Atom| atom.mentions(a) || tied.iter().any(|&(x, _)| atom.mentions(Var::Tuple(x)));
+    let side_b =
+        |atom: &Atom| atom.mentions(b) || tied.iter().any(|&(_, x)| atom.mentions(Var::Tuple(x)));
     let mut g1 = Expr::constant(0);
     let mut g2 = Expr::constant(0);
     for (atom, coef) in q.expr().terms() {
-        match (atom.mentions(a), atom.mentions(b)) {
+        match (side_a(atom), side_b(atom)) {
             (true, false) => g1.add_term(atom.clone(), -coef),
             (false, true) => g2.add_term(atom.clone(), coef),
             _ => return false,
         }
     }
-    g2.rename_vars(&mut |v| if v == b { a } else { v }) == g1 && g1.num_terms() > 0
+    let b_at_a = g2.rename_vars(&mut |v| {
+        if v == b {
+            return a;
+        }
+        match v {
+            Var::Tuple(t) => tied
+                .iter()
+                .find(|&&(_, x)| x == t)
+                .map_or(v, |&(x, _)| Var::Tuple(x)),
+            other => other,
+        }
+    });
+    b_at_a == g1 && g1.num_terms() > 0
 }
 
 /// The join of the first pair of `rule`'s variables that equalities relate.
@@ -324,18 +408,28 @@ fn join_plan(d: &Descriptor, rule: &UfRule, q: &Constraint) -> Option<Join> {
 fn join_on(d: &Descriptor, rule: &UfRule, q: &Constraint, a: usize, b: usize) -> Option<Join> {
     let n = rule.vars.len();
     let (va, vb) = (Var::Tuple(a), Var::Tuple(b));
-    let shared: Vec<usize> = (0..n).filter(|&i| i != a && i != b).collect();
+    let tied = tied_pairs(&rule.premise, a, b);
+    let owned = |i: usize| i == a || i == b || tied.iter().any(|&(x, y)| i == x || i == y);
+    let shared: Vec<usize> = (0..n).filter(|&i| !owned(i)).collect();
     let m = shared.len();
+    // Each side's variables: its own, then its tied ones.
+    let own: [Vec<usize>; 2] = [
+        std::iter::once(a).chain(tied.iter().map(|p| p.0)).collect(),
+        std::iter::once(b).chain(tied.iter().map(|p| p.1)).collect(),
+    ];
+    let mentions_side =
+        |k: usize, e: &dyn Fn(Var) -> bool| own[k].iter().any(|&i| e(Var::Tuple(i)));
     // A rule expression in side `k`'s tuple (`None` when it mentions the
-    // other side's variable).
+    // other side's variables).
     let to_side = |k: usize, e: &Expr| -> Option<Expr> {
-        let (own, other) = if k == 0 { (a, b) } else { (b, a) };
-        if e.mentions(Var::Tuple(other)) {
+        if mentions_side(1 - k, &|v| e.mentions(v)) {
             return None;
         }
         Some(e.rename_vars(&mut |v| match v {
-            Var::Tuple(i) if i == own => Var::Tuple(m),
-            Var::Tuple(i) => Var::Tuple(shared.iter().position(|&s| s == i).unwrap_or(i)),
+            Var::Tuple(i) => match own[k].iter().position(|&x| x == i) {
+                Some(j) => Var::Tuple(m + j),
+                None => Var::Tuple(shared.iter().position(|&s| s == i).unwrap_or(i)),
+            },
             other => other,
         }))
     };
@@ -346,6 +440,7 @@ fn join_on(d: &Descriptor, rule: &UfRule, q: &Constraint, a: usize, b: usize) ->
     let mut join = Join {
         conclusion: q.clone(),
         pair: (a, b),
+        tied: tied.clone(),
         shared: shared.clone(),
         sides: [Vec::new(), Vec::new()],
         guarded: [Vec::new(), Vec::new()],
@@ -366,12 +461,13 @@ fn join_on(d: &Descriptor, rule: &UfRule, q: &Constraint, a: usize, b: usize) ->
             && e.constant_term() == -1
             && e.coefficient_of_var(vb) == 1
             && e.coefficient_of_var(va) == -1
-            && is_transitive_order(q, va, vb)
+            && is_transitive_order(q, va, vb, &tied)
         {
             join.ordered = true;
             continue;
         }
-        match (c.mentions(va), c.mentions(vb)) {
+        let on = |k: usize| mentions_side(k, &|v| c.mentions(v));
+        match (on(0), on(1)) {
             (false, false) => {
                 for k in 0..2 {
                     join.sides[k].push(side_constraint(k, c)?);
@@ -386,7 +482,8 @@ fn join_on(d: &Descriptor, rule: &UfRule, q: &Constraint, a: usize, b: usize) ->
                 let mut k1 = Expr::constant(c.expr().constant_term());
                 let mut k2 = Expr::constant(0);
                 for (atom, coef) in c.expr().terms() {
-                    match (atom.mentions(va), atom.mentions(vb)) {
+                    let atom_on = |k: usize| mentions_side(k, &|v| atom.mentions(v));
+                    match (atom_on(0), atom_on(1)) {
                         (true, true) => return None,
                         (false, true) => k2.add_term(atom.clone(), -coef),
                         _ => k1.add_term(atom.clone(), coef),
@@ -436,7 +533,10 @@ fn join_on(d: &Descriptor, rule: &UfRule, q: &Constraint, a: usize, b: usize) ->
             return;
         }
         let call = Expr::call(name, args.to_vec());
-        match (call.mentions(va), call.mentions(vb)) {
+        match (
+            mentions_side(0, &|v| call.mentions(v)),
+            mentions_side(1, &|v| call.mentions(v)),
+        ) {
             (true, true) => split = false,
             (true, false) => join.guarded[0].extend(to_side(0, &call)),
             (false, true) => join.guarded[1].extend(to_side(1, &call)),

@@ -104,7 +104,7 @@ fn builtin_registry_matches_the_descriptor_files() {
         builtin_names(),
         [
             "coo", "scoo", "mcoo", "tcoo8", "coo3d", "mcoo3", "scoo3", "csf3", "csr", "ucsr",
-            "dcsr", "lcsr", "csc", "dia", "ell", "bcsr", "skyl", "skyu", "nm24"
+            "dcsr", "lcsr", "csc", "dia", "ell", "bcsr", "skyl", "skyu", "nm24", "jad"
         ]
     );
     assert!(builtin("nope").is_none());

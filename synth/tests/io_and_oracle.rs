@@ -1776,6 +1776,47 @@ fn builtin_instance(d: &Descriptor, name: &str, m: &Coordinates) -> Instance {
                 vec![("crd", Values::Int(crd)), ("A", Values::Real(a))],
             )
         }
+        "jad" => {
+            // Jagged diagonals: the rows ranked by their number of entries,
+            // most first (ties by row), entry d of a row (by column) in
+            // diagonal d at jd(d) + its row's rank.
+            let mut rows: Vec<Vec<(i64, f64)>> = vec![Vec::new(); nr as usize];
+            for (i, v) in &sorted {
+                rows[i[0] as usize].push((i[1], *v));
+            }
+            let mut perm: Vec<i64> = (0..nr).collect();
+            perm.sort_by_key(|&r| std::cmp::Reverse(rows[r as usize].len()));
+            let nd = rows.iter().map(Vec::len).max().unwrap_or(0);
+            let mut jd = vec![0i64; nd + 1];
+            for d in 0..nd {
+                let len = rows.iter().filter(|r| r.len() > d).count() as i64;
+                jd[d + 1] = jd[d] + len;
+            }
+            let nnz = jd[nd] as usize;
+            let (mut col, mut a) = (vec![0i64; nnz], vec![0.0; nnz]);
+            for (rank, &row) in perm.iter().enumerate() {
+                for (d, &(j, v)) in rows[row as usize].iter().enumerate() {
+                    let k = jd[d] as usize + rank;
+                    col[k] = j;
+                    a[k] = v;
+                }
+            }
+            instance(
+                "jad",
+                &[
+                    ("NR", nr),
+                    ("NC", nc),
+                    ("ND", nd as i64),
+                    ("NNZ", nnz as i64),
+                ],
+                vec![
+                    ("jd", Values::Int(jd)),
+                    ("perm", Values::Int(perm)),
+                    ("col", Values::Int(col)),
+                    ("A", Values::Real(a)),
+                ],
+            )
+        }
         "bcsr" => {
             let nbr = (nr + 1) / 2;
             let mut blocks: BTreeMap<(i64, i64), [f64; 4]> = BTreeMap::new();

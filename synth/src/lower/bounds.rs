@@ -73,7 +73,8 @@ pub(super) fn box_extent(
 }
 
 /// The expression an equality of `conj` gives source variable `i` in terms
-/// of the other variables (`ii = row(n)`), when `i` is not itself free.
+/// of the variables before it (`ii = row(n)`; the loop nest's order: JAD's
+/// `r = k - jd(d)` defines `r`, not `k`), when `i` is not itself free.
 pub(super) fn definition(conj: &Conjunction, i: usize, n: usize) -> Option<Expr> {
     let v = Var::Tuple(i);
     conj.constraints().filter(|c| c.is_eq()).find_map(|c| {
@@ -89,7 +90,7 @@ pub(super) fn definition(conj: &Conjunction, i: usize, n: usize) -> Option<Expr>
         let mut has_call = false;
         value.for_each_call(&mut |_, _| has_call = true);
         let mut ok = true;
-        value.for_each_var(&mut |w| ok &= matches!(w, Var::Tuple(t) if t < n && t != i));
+        value.for_each_var(&mut |w| ok &= matches!(w, Var::Tuple(t) if t < n && t < i));
         (has_call && ok).then_some(value)
     })
 }

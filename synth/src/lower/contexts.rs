@@ -50,7 +50,13 @@ impl Lowering<'_> {
         if !any {
             return Ctx::Once;
         }
-        for e in exprs {
+        // A position defined over others (JAD's `k = r + jd(d)`) is where
+        // they are.
+        let exprs: Vec<Expr> = exprs
+            .iter()
+            .map(|e| self.conv.substitute_defined(e))
+            .collect();
+        for e in &exprs {
             e.for_each_var(&mut |v| match v {
                 Var::Tuple(t) if t >= self.n_in => {
                     let q = t - self.n_in;

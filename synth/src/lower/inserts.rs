@@ -23,9 +23,13 @@ impl Lowering<'_> {
             .iter()
             .map(|(&q, s)| (q, s.object.clone(), s.value.clone(), s.size.clone()))
             .collect();
-        for (_, object, value, size) in sets.drain(..) {
+        for (q, object, value, size) in sets.drain(..) {
             let mut pro = Prologue::new();
             let v = self.translate(&value, &Ctx::Source, &mut pro)?;
+            if self.sets[&q].ranking.is_some() {
+                self.ranked_set_statements(q, v, pro);
+                continue;
+            }
             self.fill_object(
                 &object,
                 &size,
@@ -197,6 +201,71 @@ impl Lowering<'_> {
             });
         }
         Ok(())
+    }
+
+    /// A set ranked by counts ([`CountRanking`]): `C.insert(v - lo)` over
+    /// the source; over the values `g`, in increasing order once the counts
+    /// are known, `R.insert(bound - C.count(g), g)`; then `R.sort()` and
+    /// the size (phases 0, 1 and 2).
+    ///
+    /// [`CountRanking`]: super::ordered_sets::CountRanking
+    fn ranked_set_statements(&mut self, q: usize, v: Expr, pro: Prologue) {
+        let set = &self.sets[&q];
+        let ranking = set.ranking.as_ref().expect("a ranked set");
+        let (object, size) = (set.object.clone(), set.size.clone());
+        let (counts, lo, bound) = (
+            ranking.counts.clone(),
+            ranking.lo.clone(),
+            ranking.bound.clone(),
+        );
+        let values = set.extent.clone().expect("a ranked set's range is bounded");
+        self.comp.objects.push(RuntimeObject {
+            name: object.clone(),
+            kind: "Permutation".into(),
+            args: vec![
+                "2".into(),
+                format!("counting({})", bound.plus(&Expr::constant(1))),
+            ],
+        });
+        let method = |object: &str, m: &str, args| Body::Call {
+            object: object.to_string(),
+            method: m.to_string(),
+            args,
+        };
+        self.push(
+            phase::INSERT,
+            Ctx::Source,
+            pro,
+            method(&counts, "insert", vec![ValueExpr::Index(v.minus(&lo))]),
+        );
+        let g = Expr::var(Var::Tuple(0));
+        let count = call(&counts, "count", vec![ValueExpr::Index(g.clone())]);
+        let key = ValueExpr::Binary(
+            BinOp::Sub,
+            Box::new(ValueExpr::Index(bound)),
+            Box::new(count),
+        );
+        self.pending.push(Pending {
+            phase: phase::INSERT + 1,
+            ctx: Ctx::Groups(values),
+            guard: Vec::new(),
+            body: method(&object, "insert", vec![key, ValueExpr::Index(g)]),
+        });
+        let once = |body| Pending {
+            phase: phase::INSERT_AFTER_SETS,
+            ctx: Ctx::Once,
+            guard: Vec::new(),
+            body,
+        };
+        self.pending.push(once(method(&object, "sort", Vec::new())));
+        self.pending.push(once(update(
+            Access {
+                space: size,
+                index: Vec::new(),
+            },
+            UpdateOp::Assign,
+            call(&object, "size", Vec::new()),
+        )));
     }
 
     /// `object.insert(values)` over the source (phase `first`), then

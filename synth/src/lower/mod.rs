@@ -43,7 +43,8 @@
 //! - `entry_pairs.rs`: what z3 proves about two entries (shared keys, shared
 //!   positions, the key components the source's order already provides);
 //! - `ordered_sets.rs`: positions given by an ordered set of distinct values
-//!   (DIA's `off`);
+//!   (DIA's `off`), or by values ranked by their number of entries (JAD's
+//!   rows);
 //! - `sort_keys.rs`: the permutation's sort order (counting, Morton,
 //!   lexicographic), key extents, and where a coordinate sits in the key;
 //! - `inserts.rs`: filling the runtime objects (inserts, sorts, sizes, the
@@ -171,6 +172,10 @@ struct Lowering<'a> {
     writers: BTreeMap<String, usize>,
     /// Arrays computed as profiles, whose prefix sums are queued.
     profiles: BTreeSet<String>,
+    /// Profiles whose increments read ranked positions: they run once the
+    /// objects are sorted, and what reads them after their prefix sums
+    /// (`pointers::profile_statements`).
+    late_profiles: BTreeSet<String>,
     /// Arrays computed by `min=` (initialized to their range's upper
     /// bound, fixed up from the last index down).
     minimized: BTreeSet<String>,
@@ -322,6 +327,7 @@ impl<'a> Lowering<'a> {
             group_iter: String::new(),
             writers: BTreeMap::new(),
             profiles: BTreeSet::new(),
+            late_profiles: BTreeSet::new(),
             minimized: BTreeSet::new(),
             started: BTreeSet::new(),
         };
@@ -389,14 +395,34 @@ impl<'a> Lowering<'a> {
         }
         // Sizes first, then index arrays (a size must be known before the
         // arrays it sizes are allocated).
-        let (symbols, ufs): (Vec<Candidate>, Vec<Candidate>) = unknown_steps
+        let (symbols, mut ufs): (Vec<Candidate>, Vec<Candidate>) = unknown_steps
             .into_iter()
             .partition(|c| self.conv.unknown_symbols.contains(&c.unknown));
-        for c in &symbols {
+        // Profiles first: whether one is late decides where what reads it
+        // goes (a size or an index array reading a late profile after its
+        // prefix sums).
+        ufs.sort_by_key(|c| c.case != Some(SynthesisCase::Profile));
+        let profiles: BTreeSet<String> = ufs
+            .iter()
+            .filter(|c| c.case == Some(SynthesisCase::Profile))
+            .map(|c| c.unknown.clone())
+            .collect();
+        let reads_profile = |c: &Candidate| c.reads_unknowns.iter().any(|r| profiles.contains(r));
+        let (late_sizes, sizes): (Vec<&Candidate>, Vec<&Candidate>) =
+            symbols.iter().partition(|c| reads_profile(c));
+        for c in sizes {
             self.candidate_statement(c, phase::SIZES)?;
         }
         let mut fixups = BTreeSet::new();
         for c in &ufs {
+            let reads_late = c.case != Some(SynthesisCase::Profile)
+                && c.reads_unknowns
+                    .iter()
+                    .any(|r| self.late_profiles.contains(r));
+            if reads_late {
+                self.candidate_statement(c, phase::AFTER_FIXUP)?;
+                continue;
+            }
             if let Some(r) = c
                 .reads_unknowns
                 .iter()
@@ -415,8 +441,21 @@ impl<'a> Lowering<'a> {
                 fixups.insert(c.unknown.clone());
             }
         }
+        for c in late_sizes {
+            let late = c
+                .reads_unknowns
+                .iter()
+                .any(|r| self.late_profiles.contains(r));
+            let at = if late {
+                phase::SIZES_AFTER_FIXUP
+            } else {
+                phase::SIZES
+            };
+            self.candidate_statement(c, at)?;
+        }
         self.set_value_statements();
-        self.copy_statement(&fixups)?;
+        let read_late: BTreeSet<String> = fixups.union(&self.late_profiles).cloned().collect();
+        self.copy_statement(&read_late)?;
         for f in fixups {
             self.fixup_statement(&f)?;
         }

@@ -3,7 +3,8 @@
 //! come first, then the sorts and sizes of what they filled (the phase
 //! after), the destination's sizes before the arrays they size (so the
 //! dynamic allocation finds them computed), the index arrays with the
-//! placing pass and the copy, and the fix-ups last.
+//! placing pass and the copy, the fix-ups, and last what reads a fixed-up
+//! array or a late profile.
 
 /// Inserts into runtime objects over the source (and reservations);
 /// their sorts and sizes come in the next phase.
@@ -21,7 +22,11 @@ pub const SIZES: u32 = 4;
 pub const STARTS: u32 = 5;
 /// Index arrays, the placing pass and the copy.
 pub const ARRAYS: u32 = 6;
-/// Fix-ups of monotone index arrays.
+/// Fix-ups of monotone index arrays, and the prefix sums of a profile
+/// whose increments need sorted positions (they run with the arrays).
 pub const FIXUP: u32 = 7;
-/// A copy that reads a fixed-up array.
-pub const AFTER_FIXUP: u32 = 8;
+/// Sizes that read such a profile (JAD's `NNZ_out max= jd(d) + r + 1`),
+/// before the arrays they size.
+pub const SIZES_AFTER_FIXUP: u32 = 8;
+/// A copy or an index array that reads a fixed-up array or such a profile.
+pub const AFTER_FIXUP: u32 = 9;

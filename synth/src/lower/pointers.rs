@@ -80,7 +80,11 @@ impl Lowering<'_> {
     /// increments `f(a) max= e` over the source entries (with the inserts,
     /// before anything reads `f`), then, once per array, their prefix sums
     /// `f(x + 1) += f(x)` in increasing `x`: the least nondecreasing `f`
-    /// from 0 with every bound.
+    /// from 0 with every bound. Increments that read positions a sort or
+    /// a ranking gives (JAD's `jd(d + 1) max= r + 1`) run with the index
+    /// arrays (over the sorted positions, or the source once the objects
+    /// are sorted), and their prefix sums with the fix-ups: the profile is
+    /// then *late* (what reads it comes after).
     ///
     /// [`SynthesisCase::Profile`]: crate::candidate::SynthesisCase::Profile
     pub(super) fn profile_statements(&mut self, c: &Candidate) -> Result<(), Refusal> {
@@ -106,13 +110,24 @@ impl Lowering<'_> {
             UpdateOp::Max,
             ValueExpr::Index(value),
         );
-        self.push(phase::INSERT, ctx, pro, body);
+        // Positions are ranked by objects sorted after the inserts.
+        let mut late = false;
+        for e in [a, &increment] {
+            e.for_each_var(&mut |v| late |= matches!(v, Var::Tuple(t) if t >= self.n_in));
+        }
+        let (increments, sums) = if late {
+            self.late_profiles.insert(c.unknown.clone());
+            (phase::ARRAYS, phase::FIXUP)
+        } else {
+            (phase::INSERT, phase::PREFIX_SUMS)
+        };
+        self.push(increments, ctx, pro, body);
         if !self.profiles.insert(c.unknown.clone()) {
             return Ok(());
         }
         let x = Expr::var(Var::Tuple(0));
         self.pending.push(Pending {
-            phase: phase::PREFIX_SUMS,
+            phase: sums,
             ctx: Ctx::Fixup(c.unknown.clone()),
             guard: Vec::new(),
             body: update(

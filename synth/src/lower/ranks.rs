@@ -156,6 +156,13 @@ impl Lowering<'_> {
     fn set_value_position(&self, v: Var) -> Option<usize> {
         let Var::Tuple(q) = v else { return None };
         let value = self.sets.get(&q)?.value.as_var()?;
+        self.value_position(q, value)
+    }
+
+    /// The destination position other than `q` that the composed
+    /// relation's variable `value` is (a destination position itself, or
+    /// the one a source variable resolves).
+    pub(super) fn value_position(&self, q: usize, value: Var) -> Option<usize> {
         match value {
             Var::Tuple(t) if t >= self.n_in => Some(t - self.n_in),
             source => (0..self.n_out).find(|&r| {
@@ -191,6 +198,14 @@ impl Lowering<'_> {
                 if let Some(r) = e.as_var().and_then(|v| self.set_value_position(v)) {
                     *e = Expr::var(Var::Tuple(r));
                 }
+            }
+        }
+        // Likewise a group: the entries sharing a set's position are those
+        // sharing its value (JAD's diagonal `d` is a rank within the row
+        // `ii = perm(r)` of its rank `r`).
+        for g in &mut order.group {
+            if let Some(r) = self.set_value_position(Var::Tuple(*g)) {
+                *g = r;
             }
         }
         let object = self.fresh("P");

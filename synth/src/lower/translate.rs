@@ -225,13 +225,16 @@ impl Lowering<'_> {
                 // Over sorted positions, from the value the key holds.
                 Ctx::Source | Ctx::Placed | Ctx::Sorted => {
                     let (object, value) = (set.object.clone(), set.value.clone());
+                    // Ranked by counts: the position of the value's entry.
+                    let lo = set.ranking.as_ref().map(|r| r.lo.clone());
                     let v = self.translate(&value, ctx, pro)?;
                     let name = self.scalar(&format!("set {q}"), &self.dst_tuple[q].clone());
                     if pro.iter().all(|(n, _)| *n != name) {
-                        pro.push((
-                            name.clone(),
-                            call(&object, "index", vec![ValueExpr::Index(v)]),
-                        ));
+                        let found = match lo {
+                            Some(lo) => call(&object, "map", vec![ValueExpr::Index(v.minus(&lo))]),
+                            None => call(&object, "index", vec![ValueExpr::Index(v)]),
+                        };
+                        pro.push((name.clone(), found));
                     }
                     Ok(Expr::sym(name))
                 }
