@@ -55,6 +55,20 @@ impl Lowering<'_> {
             });
             return Ok(false);
         }
+        // A pointer array over an ordered set of the sort's first key
+        // component: the set's values' ends.
+        if let Some((q, body)) = self
+            .pointers_from_set_order(c)
+            .filter(|_| op == UpdateOp::Max)
+        {
+            self.pending.push(Pending {
+                phase,
+                ctx: Ctx::Set(q),
+                guard: Vec::new(),
+                body,
+            });
+            return Ok(false);
+        }
         let mut pro = Prologue::new();
         let args = c
             .args
