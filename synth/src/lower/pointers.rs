@@ -1,6 +1,8 @@
 //! Nondecreasing pointer arrays: over the sort's or the scatter's key, the
 //! prefix sums the object already has (`rowptr(g + 1) = P.start(g + 1)`,
-//! no fix-up); computed by `max=` at the entries' rows, Algorithm 3's
+//! no fix-up); over an ordered set of the sort's first key component, the
+//! end of each value's entries (`rp(x + 1) = P.start(S.value(x) + 1)`, no
+//! fix-up); computed by `max=` at the entries' rows, Algorithm 3's
 //! fix-up `f(x + 1) max= f(x)` for the rows without entries.
 
 use iegen::computation::{Access, BinOp, Body, UpdateOp, ValueExpr};
