@@ -39,6 +39,7 @@ use crate::emit::{
 use crate::runtime::{Method, ObjectKind, C_RUNTIME};
 use crate::width::Widths;
 
+mod lookups;
 mod outline;
 
 use outline::Frame;
@@ -647,8 +648,13 @@ const HELPERS: &[(&str, &str)] = &[
     ),
     (
         "spf_floord",
-        "/* floor(a / b) for b > 0 */\n\
-         static inline int64_t spf_floord(int64_t a, int64_t b) { return a / b - (a % b < 0); }",
+        "/* floor(a / b) for b > 0; a shift where b is a power of two (GCC and Clang */\n\
+         /* shift arithmetically; b is a constant in generated code: the test folds) */\n\
+         #if defined(__GNUC__)\n\
+         static inline int64_t spf_floord(int64_t a, int64_t b) { return (b & (b - 1)) == 0 ? a >> __builtin_ctzll((unsigned long long)b) : a / b - (a % b < 0); }\n\
+         #else\n\
+         static inline int64_t spf_floord(int64_t a, int64_t b) { return a / b - (a % b < 0); }\n\
+         #endif",
     ),
     (
         "spf_ceild",
@@ -1285,6 +1291,19 @@ impl Writer<'_, '_> {
         }
     }
 
+    /// The permutation and the key component a scalar holds, when the
+    /// loop assigned it `P.key(d, p)` with a constant `d`
+    /// ([`Writer::track_gather`]).
+    fn key_scalar(&self, space: usize) -> Option<(usize, i64)> {
+        match self.gathers.get(&space)? {
+            (object, Method::Key, args) => match args.first()? {
+                Code::Int(d) => Some((*object, *d)),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
     fn actions(&mut self, actions: &[Action]) {
         for a in actions {
             match a {
@@ -1292,7 +1311,14 @@ impl Writer<'_, '_> {
                     self.gather_prefetches(value);
                     self.track_gather(target, value);
                     let t = print_place(self.d, target).text;
-                    let v = self.expr(value);
+                    let v = match lookups::index_within(self.d.low, value, |s| self.key_scalar(s)) {
+                        Some((set, arg)) => format!(
+                            "spf_oset_index_in(&{}, {})",
+                            self.d.low.objects[set],
+                            self.expr(arg)
+                        ),
+                        None => self.expr(value),
+                    };
                     let text = match op {
                         UpdateOp::Assign | UpdateOp::Rise => format!("{t} = {v};"),
                         UpdateOp::Add => format!("{t} += {v};"),

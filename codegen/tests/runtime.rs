@@ -472,6 +472,71 @@ fn ordered_set_with_bounds_collects_dia_offsets() {
     check_cases(&p, &dia_cases(32));
 }
 
+/// The rank of each sorted entry's row among the rows (an ordered set's
+/// index of a counting permutation's first key component, as COO → DCSR
+/// looks its rows up), and the same in a set whose bounds leave the last
+/// row out.
+const ROW_RANKS: &str = "computation row_ranks(N, M, NNZ) {
+    in  int row[NNZ];
+    in  int col[NNZ];
+    out int rank[NNZ];
+    out int absent[NNZ];
+    temp int r;
+    object S : OrderedSet(0, N);
+    object T : OrderedSet(0, N);
+    object P : Permutation(2, counting, N, M);
+    S0: S.insert(row(n)) domain {[n] : 0 <= n < NNZ} schedule {[n] -> [0, n, 0]};
+    S1: P.insert(row(n), col(n)) domain {[n] : 0 <= n < NNZ} schedule {[n] -> [0, n, 1]};
+    S2: S.sort() domain {[]} schedule {[] -> [1, 0, 0]};
+    S3: T.sort() domain {[]} schedule {[] -> [2, 0, 0]};
+    S4: P.sort() domain {[]} schedule {[] -> [3, 0, 0]};
+    S5: { r = P.key(0, p); rank(p) = S.index(r); absent(p) = T.index(r) }
+        domain {[p] : 0 <= p < NNZ} schedule {[p] -> [4, p, 0]};
+}";
+
+#[test]
+fn set_lookups_of_keys_in_bounds_skip_the_bounds_test() {
+    let mut c = computation(ROW_RANKS);
+    // S covers the rows 0..N: unchecked; T's 0..N - 2 does not: checked.
+    c.objects[0].args = vec!["0".into(), "N - 1".into()];
+    c.objects[1].args = vec!["0".into(), "N - 2".into()];
+    let p = scanned(&c);
+    let code = emit_c(&p).unwrap();
+    assert!(
+        code.contains("rank[p] = spf_oset_index_in(&S, r);"),
+        "{code}"
+    );
+    assert!(
+        code.contains("absent[p] = spf_oset_index(&T, r);"),
+        "{code}"
+    );
+    let mut rng = Rng(41);
+    let cases: Vec<(Memory, Outputs)> = SHAPES
+        .iter()
+        .map(|&(n, m, nnz)| {
+            let c = coo(n, m, nnz, &mut rng);
+            let mut rows = c.row.clone();
+            rows.sort_unstable();
+            let distinct: Vec<i64> = rows
+                .iter()
+                .copied()
+                .collect::<BTreeSet<_>>()
+                .into_iter()
+                .collect();
+            let rank = |v: i64| distinct.binary_search(&v).map_or(-1, |p| p as i64);
+            let mut outs = Outputs::new();
+            out_ints(&mut outs, "rank", rows.iter().map(|&v| rank(v)).collect());
+            // nothing inserted into T: every lookup is absent
+            out_ints(&mut outs, "absent", vec![-1; nnz]);
+            let mem = coo_memory(&c)
+                .with_array("rank", ints(vec![0; nnz]))
+                .with_array("absent", ints(vec![0; nnz]));
+            (mem, outs)
+        })
+        .collect();
+    check_cases(&p, &cases);
+}
+
 // ---------------------------------------------------------------------------
 // The generated code
 

@@ -841,10 +841,21 @@ static inline uint64_t *spf_radix_u64(uint64_t *a, uint64_t *tmp, int64_t n, int
     int64_t i, v;
     int pass;
     memset(hist, 0, (size_t)(passes * buckets) * sizeof *hist);
-    for (i = 0; i < n; i++) {
-        const uint64_t x = a[i] >> lo;
-        for (pass = 0; pass < passes; pass++)
-            hist[pass * buckets + (int64_t)((x >> (pass * digit)) & m)]++;
+    if (passes <= 2) {
+        /* one or two passes (short buckets, few bits): the digits' loop
+           written out (4% of COO -> TCOO8 on small matrices) */
+        const int64_t second = passes == 2 ? buckets : 0;
+        for (i = 0; i < n; i++) {
+            const uint64_t x = a[i] >> lo;
+            hist[x & m]++;
+            hist[second + (int64_t)((x >> digit) & m)] += passes - 1;
+        }
+    } else {
+        for (i = 0; i < n; i++) {
+            const uint64_t x = a[i] >> lo;
+            for (pass = 0; pass < passes; pass++)
+                hist[pass * buckets + (int64_t)((x >> (pass * digit)) & m)]++;
+        }
     }
     for (pass = 0; pass < passes; pass++) {
         int64_t *h = hist + pass * buckets, sum = 0;
@@ -923,18 +934,27 @@ static inline void spf_insertion_u64(uint64_t *a, int64_t t, int64_t n)
 /* Sorts each bucket v in lo..hi of out (the entries of the first
  * component's value v, out[starts[v] .. starts[v + 1])) as integers (c,
  * then e: stable), unless it already is (O(length): a sorted input costs
- * one pass): by insertion sort when short, by LSD radix sort of the code
- * bits ebits .. ebits + cbits otherwise (tmp: room for the longest bucket,
- * allocated with hist at the first long one). */
+ * one pass): by insertion sort when short, by LSD radix sort otherwise
+ * (tmp: room for the longest bucket, allocated with hist at the first
+ * long one) of the code bits (ebits .. ebits + cbits) that differ in the
+ * bucket, in digits of up to bit_length(length) + 1 bits (- 1 past 256
+ * entries): the passes the bucket's actual range needs (COO -> TCOO8's
+ * bands of 8 rows, 40 entries whose 14 code bits vary in 10: 2 passes of 5
+ * bits instead of 3, 12% of the conversion on jnlbrng1 at 0.05). */
 static inline void spf_msd_sort_buckets(uint64_t *out, const int64_t *starts, int64_t lo,
                                         int64_t hi, int ebits, int cbits, int64_t longest,
                                         uint64_t **tmp, int64_t **hist)
 {
+    /* the code's bits, ebits .. ebits + cbits (the bits above, if any,
+       are the first component's: equal in a bucket) */
+    const uint64_t code = (ebits + cbits < 64 ? ((uint64_t)1 << (ebits + cbits)) - 1 : ~(uint64_t)0) >>
+                          ebits << ebits;
     int64_t v, d;
     for (v = lo; v < hi; v++) {
         const int64_t len = starts[v + 1] - starts[v];
-        uint64_t *a = out + starts[v], *s;
+        uint64_t *a = out + starts[v], *s, any, all, diff;
         int64_t t = 1;
+        int lo_bit, hi_bit;
         while (t < len && a[t - 1] < a[t])
             t++;
         if (t >= len)
@@ -947,9 +967,28 @@ static inline void spf_msd_sort_buckets(uint64_t *out, const int64_t *starts, in
             *tmp = (uint64_t *)spf_alloc(longest, sizeof **tmp);
             *hist = (int64_t *)spf_alloc(SPF_HIST, sizeof **hist);
         }
-        d = spf_bit_length((uint64_t)len) - 1;
-        s = spf_radix_u64(a, *tmp, len, ebits, ebits + cbits,
-                          d < 4 ? 4 : d > SPF_DIGIT ? SPF_DIGIT : (int)d, *hist);
+        /* only the code bits that differ in the bucket: lo_bit .. hi_bit */
+        any = 0;
+        all = ~(uint64_t)0;
+        for (t = 0; t < len; t++) {
+            any |= a[t];
+            all &= a[t];
+        }
+        diff = (any ^ all) & code;
+        if (diff == 0) {
+            /* equal codes (an input whose entries the scatter did not
+               keep in order): by the entries */
+            spf_insertion_u64(a, 1, len);
+            continue;
+        }
+        lo_bit = spf_bit_length(diff & (~diff + 1)) - 1;
+        hi_bit = spf_bit_length(diff);
+        /* short buckets: digits of up to 2-4 times their length (fewer
+           passes); long ones: half their length (the histograms stay in
+           L1: CSF3's buckets of 1,200 entries on darpa, 4%) */
+        d = spf_bit_length((uint64_t)len) + (len <= 256 ? 1 : -1);
+        s = spf_radix_u64(a, *tmp, len, lo_bit, hi_bit, d < 4 ? 4 : d > SPF_DIGIT ? SPF_DIGIT : (int)d,
+                          *hist);
         if (s != a)
             memcpy(a, s, (size_t)len * sizeof *a);
     }
@@ -1669,10 +1708,11 @@ static inline SPF_INLINE int64_t spf_perm_key(const spf_perm *p, int64_t d, int6
  * position's key, or at its entry, reads it in random order once the sort
  * moved the entries (out of cache, a miss per entry that the loop waits
  * for). Generated code calls these in such a loop, before the read: they
- * prefetch the element of the position SPF_GATHER_AHEAD on (none in
- * insertion order, where the reads are sequential, nor past the last
- * position, nor where the array read is below SPF_GATHER_BYTES: in cache,
- * the prefetch's few instructions cost COO -> CSR 5-10% at scale 0.05). COO -> TCOO8's copy of the values on ecology1 at 0.5, 2.5M
+ * prefetch the element of the position SPF_GATHER_AHEAD on (the last
+ * position's near the end; none in insertion order, where the reads are
+ * sequential, nor where the array read is below SPF_GATHER_BYTES: in
+ * cache, the prefetch's few instructions cost COO -> CSR 5-10% at scale
+ * 0.05). COO -> TCOO8's copy of the values on ecology1 at 0.5, 2.5M
  * entries: 0.62 of the hand-written C without, 0.89 with. */
 #ifndef SPF_GATHER_AHEAD
 #define SPF_GATHER_AHEAD 32
@@ -1683,19 +1723,22 @@ static inline SPF_INLINE int64_t spf_perm_key(const spf_perm *p, int64_t d, int6
 static inline SPF_INLINE void spf_perm_key_prefetch(const spf_perm *p, int64_t d, int64_t i,
                                                     const void *a, size_t size)
 {
-    if (p->entries == NULL || i + SPF_GATHER_AHEAD >= p->n ||
-        (uint64_t)p->n * size < (uint64_t)SPF_GATHER_BYTES)
+    /* only tests that hold for the whole loop return (the compiler takes
+       them out of it: COO -> DCSR's copy loop in cache, 3%); the last
+       positions prefetch the last one's element again */
+    if ((uint64_t)p->n * size < (uint64_t)SPF_GATHER_BYTES || p->entries == NULL)
         return;
-    SPF_PREFETCH((const char *)a + (size_t)spf_perm_key(p, d, i + SPF_GATHER_AHEAD) * size);
+    i += SPF_GATHER_AHEAD;
+    SPF_PREFETCH((const char *)a + (size_t)spf_perm_key(p, d, i < p->n ? i : p->n - 1) * size);
 }
 
 static inline SPF_INLINE void spf_perm_entry_prefetch(const spf_perm *p, int64_t i, const void *a,
                                                       size_t size)
 {
-    if (p->entries == NULL || i + SPF_GATHER_AHEAD >= p->n ||
-        (uint64_t)p->n * size < (uint64_t)SPF_GATHER_BYTES)
+    if ((uint64_t)p->n * size < (uint64_t)SPF_GATHER_BYTES || p->entries == NULL)
         return;
-    SPF_PREFETCH((const char *)a + (size_t)spf_perm_entry(p, i + SPF_GATHER_AHEAD) * size);
+    i += SPF_GATHER_AHEAD;
+    SPF_PREFETCH((const char *)a + (size_t)spf_perm_entry(p, i < p->n ? i : p->n - 1) * size);
 }
 
 /* The number of entries. */
@@ -1991,6 +2034,19 @@ static inline int64_t spf_oset_index(const spf_oset *s, int64_t v)
     return lo < s->n && s->values[lo] == v ? lo : -1;
 }
 
+/* After sort, for a bounded set and lo <= v <= hi (the caller knows it:
+ * the generated code, for a counting permutation's key component within
+ * the bounds, codegen/src/c/lookups.rs): the position of v, or -1 when
+ * absent, without index()'s bounds test. */
+static inline int64_t spf_oset_index_in(const spf_oset *s, int64_t v)
+{
+    if (!s->sorted)
+        spf_die("index() before sort()", v);
+    if (!s->bounded)
+        return spf_oset_index(s, v);
+    return s->table[(uint64_t)v - (uint64_t)s->lo];
+}
+
 static inline void spf_oset_free(spf_oset *s)
 {
     free(s->values);
@@ -2043,6 +2099,10 @@ typedef struct {
     int64_t *start;   /* e + 1, from sort() on: start[v] = entries with a key
                          below v (NULL before); int64_t, as it may be the
                          caller's array (spf_scatter_sort_into) */
+    int32_t *start32; /* or, after spf_scatter_sort_into_i32, the caller's
+                         32-bit array of the same sums (start NULL): no
+                         64-bit copy written beside it (COO -> UCSR on small
+                         matrices: 5%) */
     uint32_t *slots;  /* e, from the first slot() on: per key, the slots
                          handed out (NULL before) */
 } spf_scatter;
@@ -2066,6 +2126,7 @@ static inline spf_scatter spf_scatter_new(int64_t e)
     s.own_start = 1;
     s.next = (uint32_t *)spf_alloc_zero(e + 1, sizeof *s.next);
     s.start = NULL;
+    s.start32 = NULL;
     s.slots = NULL;
     return s;
 }
@@ -2119,6 +2180,13 @@ static inline void spf_scatter_close(spf_scatter *s, spf_long by)
         s->closed = by;
 }
 
+/* After sort, 0 <= v <= e: the prefix sum start(v), from whichever array
+ * holds the sums. */
+static inline int64_t spf_scatter_at(const spf_scatter *s, int64_t v)
+{
+    return s->start32 != NULL ? (int64_t)s->start32[v] : s->start[v];
+}
+
 /* 0 <= v < e: how many entries have key v (before or after sort; 0 for v
  * outside). Before sort, v's counter, unchecked: a key of 2^32 entries or
  * more overflows it, which the scatter's size check (in sort(), slot() and
@@ -2127,31 +2195,38 @@ static inline void spf_scatter_close(spf_scatter *s, spf_long by)
 static inline int64_t spf_scatter_count(const spf_scatter *s, int64_t v)
 {
     if (SPF_UNLIKELY(s->sorted))
-        return (uint64_t)v < (uint64_t)s->e ? s->start[v + 1] - s->start[v] : 0;
+        return (uint64_t)v < (uint64_t)s->e ? spf_scatter_at(s, v + 1) - spf_scatter_at(s, v) : 0;
     return (uint64_t)v < (uint64_t)s->e ? (int64_t)s->next[v] : 0;
 }
 
 /* Freezes the scatter: the prefix sums of the counts into start (e + 1
- * elements) and, unless NULL, into start32 (a caller's 32-bit array, whose
- * sums then fit: spf_scatter_sort_into_i32), each key's next free position
- * into next, O(e); a second call does nothing. */
+ * elements) or, when start32 is not NULL, into start32 (a caller's 32-bit
+ * array, whose sums then fit: spf_scatter_sort_into_i32), each key's next
+ * free position into next, O(e). */
 static inline void spf_scatter_sort_to(spf_scatter *s, int64_t *start, int32_t *start32)
 {
     int64_t v, sum = 0;
     spf_scatter_close(s, SPF_SCATTER_SORTED);
     s->sorted = 1;
     s->start = start;
+    s->start32 = start32;
+    if (start32 != NULL) {
+        for (v = 0; v < s->e; v++) {
+            const uint32_t c = s->next[v];
+            start32[v] = (int32_t)sum;
+            s->next[v] = (uint32_t)sum;
+            sum += c;
+        }
+        start32[s->e] = (int32_t)sum;
+        return;
+    }
     for (v = 0; v < s->e; v++) {
         const uint32_t c = s->next[v];
         start[v] = sum;
-        if (start32 != NULL)
-            start32[v] = (int32_t)sum;
         s->next[v] = (uint32_t)sum;
         sum += c;
     }
     start[s->e] = sum;
-    if (start32 != NULL)
-        start32[s->e] = (int32_t)sum;
 }
 
 /* Freezes the scatter: the prefix sums of the counts, O(e) (a second call
@@ -2174,17 +2249,18 @@ static inline void spf_scatter_sort_into(spf_scatter *s, int64_t *start)
     spf_scatter_sort_to(s, start, NULL);
 }
 
-/* sort(), with the prefix sums also written to the caller's 32-bit array
- * start32 (e + 1 elements) in the same pass: a 32-bit pointer array of a
- * transposition without a copy loop (the scatter keeps its own 64-bit
- * sums). At most 2^31 - 1 entries (checked: a sum never wraps). */
+/* sort(), with the prefix sums written to the caller's 32-bit array
+ * start32 (e + 1 elements), which the scatter then reads them from: a
+ * 32-bit pointer array of a transposition without a copy loop or a 64-bit
+ * copy. At most 2^31 - 1 entries (checked: a sum never wraps). */
 static inline void spf_scatter_sort_into_i32(spf_scatter *s, int32_t *start32)
 {
     if (s->sorted)
         return;
     if (SPF_UNLIKELY(s->n > INT32_MAX))
         spf_die("a 32-bit pointer array holds at most 2^31 - 1 entries", s->n);
-    spf_scatter_sort_to(s, (int64_t *)spf_alloc(s->e + 1, sizeof *s->start), start32);
+    s->own_start = 0;
+    spf_scatter_sort_to(s, NULL, start32);
 }
 
 /* The number of entries inserted. */
@@ -2198,7 +2274,7 @@ static inline int64_t spf_scatter_start(const spf_scatter *s, int64_t v)
 {
     if (SPF_UNLIKELY(!s->sorted))
         spf_die("start() before sort()", v);
-    return s->start[v];
+    return spf_scatter_at(s, v);
 }
 
 /* After sort, 0 <= v < e: the next free position of key v (start(v) the
@@ -2444,11 +2520,11 @@ static inline void spf_scatter_zero_unplaced(const spf_scatter *s, void *a, size
     /* every entry placed: no hole before size() */
     for (v = 0; s->placed + s->trusted < s->n && v < s->e; v++) {
         lo = (int64_t)s->next[v];
-        hi = s->start[v + 1] < n ? s->start[v + 1] : n;
+        hi = spf_scatter_at(s, v + 1) < n ? spf_scatter_at(s, v + 1) : n;
         if (lo < hi)
             memset(b + (size_t)lo * size, 0, (size_t)(hi - lo) * size);
     }
-    lo = s->start[s->e] > 0 ? s->start[s->e] : 0;
+    lo = spf_scatter_at(s, s->e) > 0 ? spf_scatter_at(s, s->e) : 0;
     if (lo < n)
         memset(b + (size_t)lo * size, 0, (size_t)(n - lo) * size);
 }
@@ -2500,6 +2576,15 @@ static inline void spf_scatter_free(spf_scatter *s)
 {
     int64_t v = -1;
     spf_scatter_check(s);
+    if (s->sorted && s->start32 != NULL && (s->placed > 0 || (s->slots != NULL && s->slotted > 0))) {
+        /* the checks below read 64-bit sums: a copy of the caller's */
+        s->start = (int64_t *)spf_alloc(s->e + 1, sizeof *s->start);
+        s->own_start = 1;
+        for (v = 0; v <= s->e; v++)
+            s->start[v] = s->start32[v];
+        s->start32 = NULL;
+        v = -1;
+    }
     if (s->sorted && s->placed > 0)
         v = spf_first_above(s->next, s->start + 1, s->e);
     if (v >= 0)

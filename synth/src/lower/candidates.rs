@@ -45,11 +45,20 @@ impl Lowering<'_> {
                 UpdateOp::Min
             }
         };
-        // A pointer array over the sort's or the scatter's key: its prefix sums.
-        if let Some((extent, body)) = self.pointers_from_order(c).filter(|_| op == UpdateOp::Max) {
+        // A pointer array over the sort's or the scatter's key: its prefix
+        // sums; over an ordered set of the sort's first key component: the
+        // set's values' ends.
+        let from_order = self
+            .pointers_from_order(c)
+            .map(|(extent, body)| (Ctx::Groups(extent), body))
+            .or_else(|| {
+                self.pointers_from_set_order(c)
+                    .map(|(q, body)| (Ctx::Set(q), body))
+            });
+        if let Some((ctx, body)) = from_order.filter(|_| op == UpdateOp::Max) {
             self.pending.push(Pending {
                 phase,
-                ctx: Ctx::Groups(extent),
+                ctx,
                 guard: Vec::new(),
                 body,
             });

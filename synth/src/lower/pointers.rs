@@ -1,6 +1,8 @@
 //! Nondecreasing pointer arrays: over the sort's or the scatter's key, the
 //! prefix sums the object already has (`rowptr(g + 1) = P.start(g + 1)`,
-//! no fix-up); computed by `max=` at the entries' rows, Algorithm 3's
+//! no fix-up); over an ordered set of the sort's first key component, the
+//! end of each value's entries (`rp(x + 1) = P.start(S.value(x) + 1)`, no
+//! fix-up); computed by `max=` at the entries' rows, Algorithm 3's
 //! fix-up `f(x + 1) max= f(x)` for the rows without entries.
 
 use iegen::computation::{Access, BinOp, Body, UpdateOp, ValueExpr};
@@ -74,6 +76,65 @@ impl Lowering<'_> {
             },
         );
         Some((extent, body))
+    }
+
+    /// `f(q + 1) max= p + 1 + c` with `q` the position an ordered set gives
+    /// to the sort's first key component and `p` the sorted position
+    /// (DCSR's `rp` over its stored rows): the end of each set value's
+    /// entries, `f(x + 1) = P.start(S.value(x) + 1) + c` over the set's
+    /// positions `x` — one store per value instead of one per entry, and no
+    /// fix-up (every position holds a value with entries; `f(0)` keeps its
+    /// start). Returns the set's position and the body.
+    pub(super) fn pointers_from_set_order(&self, c: &Candidate) -> Option<(usize, Body)> {
+        let perm = self.perm.as_ref()?;
+        if !perm.order.group.is_empty()
+            || perm.distinct.is_some()
+            || !matches!(perm.mode, PermMode::Sorted)
+        {
+            return None;
+        }
+        let KeyComponent::Value(key) = perm.order.key.first()? else {
+            return None;
+        };
+        let decl = self.conv.dst.uf(&c.unknown)?;
+        if c.relation != CandRelation::Ge
+            || !decl.monotonicity.contains(&Monotonicity::Nondecreasing)
+        {
+            return None;
+        }
+        let one = Expr::constant(1);
+        let [arg] = c.args.as_slice() else {
+            return None;
+        };
+        let q = match arg.minus(&one).as_var()? {
+            Var::Tuple(t) => t.checked_sub(self.n_in)?,
+            Var::Exist(_) => return None,
+        };
+        let set = self.sets.get(&q)?;
+        if self.over_source(key)? != set.value {
+            return None;
+        }
+        let position = Expr::var(Var::Tuple(self.n_in + perm.position));
+        let offset = c.value.minus(&position.plus(&one));
+        if !offset.is_constant() {
+            return None;
+        }
+        let x = Expr::var(Var::Tuple(0));
+        let value = call(&set.object, "value", vec![ValueExpr::Index(x.clone())]);
+        let next = ValueExpr::Binary(BinOp::Add, Box::new(value), Box::new(ValueExpr::Int(1)));
+        let start = call(&perm.object, "start", vec![next]);
+        let body = update(
+            Access {
+                space: c.unknown.clone(),
+                index: vec![x.plus(&one)],
+            },
+            UpdateOp::Assign,
+            match offset.constant_term() {
+                0 => start,
+                k => ValueExpr::Binary(BinOp::Add, Box::new(start), Box::new(ValueExpr::Int(k))),
+            },
+        );
+        Some((q, body))
     }
 
     /// A profile `f(a) >= f(a - 1) + e` ([`SynthesisCase::Profile`]): the
