@@ -226,6 +226,26 @@ fn index_reads(comp: &Computation) -> BTreeMap<String, BTreeSet<String>> {
 /// edge (or a local of the statement), every data node drawn, the DOT's
 /// clusters, the SVG's geometry.
 fn check(case: &Case) -> Pdfg {
+    // What `spf synth --emit ir` prints, `spf pdfg FILE` reads back, to
+    // its canonical form (`8 * t` of a scalar `t` reads back as an index
+    // expression), which reads back to itself.
+    let read = |text: &str| {
+        spf::iegen::computation::parse_computation(text)
+            .unwrap_or_else(|e| {
+                panic!(
+                    "{}: the printed computation does not parse: {e}\n{text}",
+                    case.name
+                )
+            })
+            .to_string()
+    };
+    let canonical = read(&case.comp.to_string());
+    assert_eq!(
+        read(&canonical),
+        canonical,
+        "{}: read and printed again",
+        case.name
+    );
     let p = Pdfg::build(&case.comp, &case.env).unwrap_or_else(|e| panic!("{}: {e}", case.name));
     let program = scan(&case.comp, &case.env).expect("scans");
     assert_eq!(

@@ -607,9 +607,7 @@ fn arrays_filled_row_by_row_zero_only_each_rows_padding() {
     for (name, padded) in ROWS_PADDED {
         let line = allocation(&c, name);
         assert_eq!(
-            line.contains(&format!(
-                "spf_alloc_out(NR * *W, sizeof **{name}, NR * *W)"
-            )),
+            line.contains(&format!("spf_alloc_out(NR * *W, sizeof **{name}, NR * *W)")),
             padded,
             "{name}: {line}"
         );

@@ -825,6 +825,8 @@ impl<'a> Lowerer<'a> {
                     Some(Decl::Space { dims, .. }) => {
                         ValueExpr::Read(self.access(f, dims, args, *span, scope)?)
                     }
+                    // `floor(e / m)` is an index expression, as in an access.
+                    None if name == "floor" => ValueExpr::Index(self.index(v, scope)?),
                     None if name == "min" || name == "max" => {
                         let [a, b] = args.as_slice() else {
                             return Err(self.err(
