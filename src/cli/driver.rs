@@ -1216,22 +1216,18 @@ pub(super) fn compile_with(
 /// The compiler command: `$CC` (split on whitespace), else the first of
 /// `cc`, `gcc`, `clang` that runs.
 pub(super) fn find_compiler() -> Result<Vec<String>, CliError> {
-    let candidates = compiler_candidates();
-    if std::env::var_os("CC").is_some() {
-        if let Some(cc) = candidates.into_iter().next() {
-            return Ok(cc);
-        }
-    } else {
-        for candidate in candidates {
-            let runs = Command::new(&candidate[0])
-                .arg("--version")
-                .stdout(std::process::Stdio::null())
-                .stderr(std::process::Stdio::null())
-                .status()
-                .is_ok_and(|s| s.success());
-            if runs {
-                return Ok(candidate);
-            }
+    if let Some(cc) = cc_words() {
+        return Ok(cc);
+    }
+    for candidate in DEFAULT_COMPILERS {
+        let runs = Command::new(candidate)
+            .arg("--version")
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success());
+        if runs {
+            return Ok(vec![candidate.to_string()]);
         }
     }
     Err(CliError::Usage(
@@ -1239,21 +1235,28 @@ pub(super) fn find_compiler() -> Result<Vec<String>, CliError> {
     ))
 }
 
+/// The compilers tried, in order, when `$CC` is not set.
+const DEFAULT_COMPILERS: [&str; 3] = ["cc", "gcc", "clang"];
+
+/// `$CC`'s words, when it is set and not blank.
+fn cc_words() -> Option<Vec<String>> {
+    let cc = std::env::var("CC").ok()?;
+    let words: Vec<String> = cc.split_whitespace().map(String::from).collect();
+    (!words.is_empty()).then_some(words)
+}
+
 /// The compiler commands [`find_compiler`] chooses among, in its order of
 /// preference, without running any: `$CC` (its words) when it is set and
 /// not blank, else `cc`, `gcc` and `clang`. A cached library compiled by
 /// one of them is found by its name without starting a compiler.
 pub(super) fn compiler_candidates() -> Vec<Vec<String>> {
-    if let Ok(cc) = std::env::var("CC") {
-        let words: Vec<String> = cc.split_whitespace().map(String::from).collect();
-        if !words.is_empty() {
-            return vec![words];
-        }
+    match cc_words() {
+        Some(cc) => vec![cc],
+        None => DEFAULT_COMPILERS
+            .iter()
+            .map(|c| vec![c.to_string()])
+            .collect(),
     }
-    ["cc", "gcc", "clang"]
-        .iter()
-        .map(|c| vec![c.to_string()])
-        .collect()
 }
 
 #[cfg(test)]

@@ -117,17 +117,15 @@ impl Values {
     /// The position and value of the integer farthest from zero, when the
     /// values are integers and there is one.
     pub fn widest_int(&self) -> Option<(usize, i64)> {
+        fn widest<T: Copy + Into<i64>>(v: &[T]) -> Option<(usize, i64)> {
+            v.iter()
+                .map(|&x| x.into())
+                .enumerate()
+                .max_by_key(|(_, x): &(usize, i64)| x.unsigned_abs())
+        }
         match self {
-            Values::Int(v) => v
-                .iter()
-                .enumerate()
-                .max_by_key(|(_, x)| x.unsigned_abs())
-                .map(|(k, &x)| (k, x)),
-            Values::Int32(v) => v
-                .iter()
-                .enumerate()
-                .max_by_key(|(_, x)| x.unsigned_abs())
-                .map(|(k, &x)| (k, i64::from(x))),
+            Values::Int(v) => widest(v),
+            Values::Int32(v) => widest(v),
             Values::Real(_) => None,
         }
     }

@@ -637,20 +637,22 @@ struct Sides<'a> {
 }
 
 impl Sides<'_> {
-    fn mentions_a(&self, atom: &Atom) -> bool {
-        atom.mentions(Var::Tuple(self.a))
+    /// Whether `atom` mentions a variable of `a`'s side (`b`'s with `b_side`).
+    fn mentions(&self, atom: &Atom, b_side: bool) -> bool {
+        let pick = |a: usize, b: usize| if b_side { b } else { a };
+        atom.mentions(Var::Tuple(pick(self.a, self.b)))
             || self
                 .pairs
                 .iter()
-                .any(|(x, _, _)| atom.mentions(Var::Tuple(*x)))
+                .any(|&(xa, xb, _)| atom.mentions(Var::Tuple(pick(xa, xb))))
+    }
+
+    fn mentions_a(&self, atom: &Atom) -> bool {
+        self.mentions(atom, false)
     }
 
     fn mentions_b(&self, atom: &Atom) -> bool {
-        atom.mentions(Var::Tuple(self.b))
-            || self
-                .pairs
-                .iter()
-                .any(|(_, x, _)| atom.mentions(Var::Tuple(*x)))
+        self.mentions(atom, true)
     }
 
     /// `e` over `b`'s side read at `a`'s.
