@@ -16,6 +16,11 @@ use cli::error::CliError;
 use cli::progress::Progress;
 use spf::codegen::width::{WidthChoice, WidthChoices};
 
+/// Large blocks in huge pages: `spf convert`'s arrays are mapped in 2 MiB
+/// pages, not 4 KiB ones ([`cli::huge_pages`]).
+#[global_allocator]
+static ALLOCATOR: cli::huge_pages::HugePages = cli::huge_pages::HugePages;
+
 /// Synthesizes sparse tensor format conversions with the Sparse Polyhedral Framework.
 #[derive(Parser)]
 #[command(name = "spf", version, about, long_about = None)]

@@ -489,8 +489,17 @@ impl<'d> Emitter<'d> {
         at: &str,
         indent: usize,
     ) -> Result<String, Unsupported> {
+        let body = self.scan_points(conjunctions)?;
+        let mut out = String::new();
+        self.nodes(&body, at, indent, &mut BTreeMap::new(), &mut out)?;
+        Ok(out)
+    }
+
+    /// The loop nest that enumerates the points of `conjunctions` (each
+    /// over the same tuple), as the scanner gives it.
+    fn scan_points(&mut self, conjunctions: Vec<Conjunction>) -> Result<Vec<Node>, Unsupported> {
         let Some(arity) = conjunctions.first().map(|c| c.tuple_names().len()) else {
-            return Ok(String::new());
+            return Ok(Vec::new());
         };
         let mut comp = Computation {
             name: "drv_check".into(),
@@ -513,10 +522,7 @@ impl<'d> Emitter<'d> {
             });
         }
         let program = scan(&comp, &self.scan_env).map_err(|e| format!("scanning a check: {e}"))?;
-        let mut out = String::new();
-        let mut names = BTreeMap::new();
-        self.nodes(&program.body, at, indent, &mut names, &mut out)?;
-        Ok(out)
+        Ok(program.body)
     }
 
     fn nodes(
@@ -823,7 +829,10 @@ impl<'d> Emitter<'d> {
     }
 
     /// Every nonzero value addressed by a point of the map, and no two
-    /// nonzero entries at one coordinate (`oracle::check_storage`).
+    /// nonzero entries at one coordinate (`oracle::check_storage`). The
+    /// loops are a function of their own, a part run on a range of the
+    /// outermost loop's values (`drv_storage_run`), so that a library's
+    /// fingerprinting check runs them on several threads.
     fn storage_check(&mut self) -> Result<(), Unsupported> {
         let n_dense = self.d.map.out_arity();
         let coords: Vec<String> = (0..n_dense)
@@ -831,11 +840,46 @@ impl<'d> Emitter<'d> {
             .collect();
         let tail = format!(
             "addressed[k] = 1;\nif (drv_value_at(values, k) != 0.0)\n    \
-             drv_storage_entry(&entries, {n_dense}, (const int64_t[]){{{}}}, drv_value_at(values, k), k);",
+             drv_storage_add(s, fp, {n_dense}, (const int64_t[]){{{}}}, drv_value_at(values, k), k);",
             coords.join(", ")
         );
-        let (extents, loops) = self.map_points(&tail)?;
+        let (extents, conjunctions, at) = self.map_point_nest(&tail)?;
         let n_pos = extents.len();
+        let nest = self.scan_points(conjunctions)?;
+        let part = format!("drv_storage{}", self.next());
+        let (lo, hi, loops) = match nest.as_slice() {
+            [Node::For {
+                var,
+                lower,
+                upper,
+                body,
+            }] => {
+                let top = BTreeMap::new();
+                let (lo, hi) = (self.index(lower, &top)?, self.index(upper, &top)?);
+                let v = format!("l{}", self.next());
+                let mut names = BTreeMap::from([(var.clone(), v.clone())]);
+                let mut inner = String::new();
+                self.nodes(body, &at, 8, &mut names, &mut inner)?;
+                let loops = format!(
+                    "    int64_t {v};\n    for ({v} = lo; {v} < hi; {v}++) {{\n{inner}    }}\n"
+                );
+                (lo, hi, loops)
+            }
+            // Not one outermost loop: one part, the whole nest.
+            nodes => {
+                let mut inner = String::from("    (void)lo;\n    (void)hi;\n");
+                self.nodes(nodes, &at, 4, &mut BTreeMap::new(), &mut inner)?;
+                ("(drv_wide)0".into(), "(drv_wide)1".into(), inner)
+            }
+        };
+        let _ = writeln!(
+            self.helpers,
+            "static void {part}(const drv_storage *s, drv_fp *fp, int64_t lo, int64_t hi)\n{{\n    \
+             static const char rule[] = \"the sparse-to-dense map\";\n    \
+             const char *ctx = s->ctx;\n    const drv_array *values = s->values;\n    \
+             const int64_t *ext = s->ext;\n    unsigned char *addressed = s->addressed;\n    \
+             (void)rule;\n    (void)fp;\n{loops}}}"
+        );
         let _ = writeln!(
             self.body,
             "    {{ /* storage: every nonzero value addressed, no coordinate twice */\n        \
@@ -844,8 +888,12 @@ impl<'d> Emitter<'d> {
              const int64_t ext[] = {{{}}};\n        unsigned char *addressed;\n        \
              drv_entries entries = {{NULL, 0, 0}};\n        \
              const int64_t total = drv_storage_total(ctx, values, ext, {n_pos});\n        \
+             drv_storage s;\n        (void)rule;\n        \
              addressed = drv_alloc(total > 0 ? total : 1, 1);\n        memset(addressed, 0, (size_t)(total > 0 ? total : 1));\n        \
-             drv_entries_reserve(&entries, values, total);\n{loops}        \
+             drv_entries_reserve(&entries, values, total);\n        \
+             s.ctx = ctx;\n        s.values = values;\n        s.ext = ext;\n        \
+             s.addressed = addressed;\n        s.entries = &entries;\n        \
+             drv_storage_run(&s, {part}, {lo}, {hi}, total, {n_dense});\n        \
              drv_storage_finish(ctx, values, addressed, total, &entries, {n_dense}, ext, {n_pos}, {});\n    }}",
             c_str(&self.d.data_name),
             extents.join(", "),
@@ -951,6 +999,17 @@ impl<'d> Emitter<'d> {
     /// run `tail` at each, with the point in `v` and its value's linear
     /// position in `k` (checked against `ext`).
     fn map_points(&mut self, tail: &str) -> Result<(Vec<String>, String), Unsupported> {
+        let (extents, conjunctions, at) = self.map_point_nest(tail)?;
+        let loops = self.scanned(conjunctions, &at, 8)?;
+        Ok((extents, loops))
+    }
+
+    /// [`Emitter::map_points`] before scanning: the value array's extents,
+    /// the map's points (guarded), and the C run at each point.
+    fn map_point_nest(
+        &mut self,
+        tail: &str,
+    ) -> Result<(Vec<String>, Vec<Conjunction>, String), Unsupported> {
         let d = self.d;
         let n_sparse = d.map.in_arity();
         let n_dense = d.map.out_arity();
@@ -1032,9 +1091,7 @@ impl<'d> Emitter<'d> {
         }
         at.push_str(tail);
         at.push('\n');
-        // Scanned with a rule name for the readers' messages.
-        let loops = self.scanned(conjunctions, &at, 8)?;
-        Ok((extents, loops))
+        Ok((extents, conjunctions, at))
     }
 }
 

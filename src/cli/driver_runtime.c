@@ -28,9 +28,16 @@ static DRV_UNUSED void drv_located(const char *path, int64_t line, int64_t col, 
 #ifdef DRV_JUMP
 /* In a library (spf convert's compiled checks, src/cli/native_check.rs), a
  * stop is not the end of the process: the message is kept in drv_message
- * and control jumps back to the entry point that set drv_jump. */
-static jmp_buf drv_jump;
-static char drv_message[1024];
+ * and control jumps back to where drv_jump_at points (the entry point's
+ * jmp_buf, or a storage check part's, drv_storage_run). Both are the
+ * calling thread's own when the library runs parts on threads. */
+#ifdef DRV_THREADS
+#define DRV_TLS __thread
+#else
+#define DRV_TLS
+#endif
+static DRV_TLS jmp_buf *drv_jump_at;
+static DRV_TLS char drv_message[1024];
 
 static DRV_UNUSED void drv_die(const char *fmt, ...)
 {
@@ -38,7 +45,7 @@ static DRV_UNUSED void drv_die(const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(drv_message, sizeof drv_message, fmt, ap);
     va_end(ap);
-    longjmp(drv_jump, 1);
+    longjmp(*drv_jump_at, 1);
 }
 #else
 static DRV_UNUSED void drv_die(const char *fmt, ...)
@@ -2150,7 +2157,7 @@ typedef struct {
      * increase strictly in the order drv_orders[p] of the coordinates
      * (`prev` is the last entry): then no two share a coordinate. */
     int watch, live;
-    int64_t prev[3];
+    int64_t prev[3], first[3];
 } drv_fp;
 
 static drv_fp *drv_print = NULL;
@@ -2178,9 +2185,11 @@ static DRV_UNUSED void drv_fp_watch(drv_fp *f, int order, const int64_t *c)
         f->live = 0;
         return;
     }
-    if (f->count == 1)
+    if (f->count == 1) {
         f->live &= (1 << drv_norders[order]) - 1; /* the orders there are */
-    else
+        for (d = 0; d < order; d++)
+            f->first[d] = c[d];
+    } else
         for (p = 0; p < drv_norders[order]; p++)
             if ((f->live >> p & 1) && !drv_after(f->prev, c, order, p))
                 f->live &= ~(1 << p);
@@ -2188,25 +2197,74 @@ static DRV_UNUSED void drv_fp_watch(drv_fp *f, int order, const int64_t *c)
         f->prev[d] = c[d];
 }
 
-/* MurmurHash3's 64-bit finalizer. */
-static DRV_UNUSED uint64_t drv_fp_mix(uint64_t x)
+/* The constants an entry's words are xored with (fingerprint.rs's P). */
+static const uint64_t drv_fp_consts[8] = {
+    UINT64_C(0xa0761d6478bd642f), UINT64_C(0xe7037ed1a0b428db), UINT64_C(0x8ebc6af09c88c6e3),
+    UINT64_C(0x589965cc75374cc3), UINT64_C(0x1d8e4e27c47d124f), UINT64_C(0x9e3779b97f4a7c15),
+    UINT64_C(0xc2b2ae3d27d4eb4f), UINT64_C(0x165667b19e3779f9)};
+
+/* wyhash's multiply-fold: the 128-bit product's halves xored. */
+static inline uint64_t drv_fp_fold(uint64_t x, uint64_t y)
 {
-    x ^= x >> 33;
-    x *= UINT64_C(0xff51afd7ed558ccd);
-    x ^= x >> 33;
-    x *= UINT64_C(0xc4ceb9fe1a85ec53);
-    return x ^ (x >> 33);
+    __extension__ typedef unsigned __int128 drv_u128;
+    const drv_u128 p = (drv_u128)x * y;
+    return (uint64_t)p ^ (uint64_t)(p >> 64);
 }
 
-/* The hash of one entry under `key` (fingerprint.rs's entry_hash). */
-static DRV_UNUSED uint64_t drv_fp_entry(uint64_t key, int order, const int64_t *c, double v)
+/* The word j of an entry: its coordinates, its value's bits, then 0. */
+static inline uint64_t drv_fp_word(int order, const int64_t *c, uint64_t bits, int j)
+{
+    return j < order ? (uint64_t)c[j] : j == order ? bits : 0;
+}
+
+/* The hash of one entry under `key` (fingerprint.rs's entry_hash): its
+ * words folded in two at a time. */
+static inline uint64_t drv_fp_entry(uint64_t key, int order, const int64_t *c, double v)
 {
     uint64_t h = key, bits;
-    int d;
-    for (d = 0; d < order; d++)
-        h = drv_fp_mix(h ^ (uint64_t)c[d]);
+    int j;
     memcpy(&bits, &v, sizeof bits);
-    return drv_fp_mix(h ^ bits);
+    for (j = 0; j <= order; j += 2)
+        h = drv_fp_fold(drv_fp_word(order, c, bits, j) ^ h ^ drv_fp_consts[j % 8],
+                        drv_fp_word(order, c, bits, j + 1) ^ drv_fp_consts[(j + 1) % 8]);
+    return h;
+}
+
+/* Adds a nonzero entry to fingerprint f. */
+static inline void drv_fp_add(drv_fp *f, int order, const int64_t *c, double v)
+{
+    f->count++;
+    f->sum += drv_fp_entry(f->key, order, c, v);
+    if (f->watch && f->live)
+        drv_fp_watch(f, order, c);
+}
+
+/* Adds to `into` the fingerprint `next` of the entries that come after
+ * its own: counts and sums add up, and an order in which both increased
+ * still holds if `next`'s first entry comes after `into`'s last. */
+static DRV_UNUSED void drv_fp_merge(drv_fp *into, const drv_fp *next, int order)
+{
+    int p, d;
+    if (next->count == 0)
+        return;
+    if (into->count == 0) {
+        const uint64_t key = into->key;
+        *into = *next;
+        into->key = key;
+        return;
+    }
+    into->count += next->count;
+    into->sum += next->sum;
+    if (!into->watch)
+        return;
+    into->live &= next->live;
+    if (order > 3)
+        into->live = 0;
+    for (p = 0; into->live && p < drv_norders[order]; p++)
+        if ((into->live >> p & 1) && !drv_after(into->prev, next->first, order, p))
+            into->live &= ~(1 << p);
+    for (d = 0; d < order && d < 3; d++)
+        into->prev[d] = next->prev[d];
 }
 
 /* Whether e[0..n) is in order by coordinate d alone. */
@@ -2285,13 +2343,6 @@ static DRV_UNUSED void drv_sort_entries(drv_entry *e, int64_t n, int order)
 static DRV_UNUSED void drv_storage_entry(drv_entries *s, int order, const int64_t *c, double v, int64_t at)
 {
     int d;
-    if (drv_print != NULL) {
-        drv_print->count++;
-        drv_print->sum += drv_fp_entry(drv_print->key, order, c, v);
-        if (drv_print->watch && drv_print->live)
-            drv_fp_watch(drv_print, order, c);
-        return;
-    }
     if (drv_keep != NULL) {
         if (drv_keep->n == drv_keep->cap)
             drv_die("more nonzero entries than nonzero values");
@@ -2323,6 +2374,158 @@ static DRV_UNUSED void drv_entries_reserve(drv_entries *s, const drv_array *valu
         nonzero += drv_value_at(values, k) != 0.0;
     s->cap = nonzero > 0 ? nonzero : 1;
     s->e = drv_alloc(s->cap, sizeof *s->e);
+}
+
+/* What the loops of a storage check read besides the instance's arrays
+ * (drv_check_rules prints them into a function of their own, a "part",
+ * run on a range of the outermost loop's values). Parts that run at once
+ * mark `addressed` with plain byte stores: a slot two of them address gets
+ * the same byte from both, and no other byte is written (an atomic store
+ * there kept GCC from holding the loop's pointers in registers, and made
+ * the parts three times slower). */
+typedef struct {
+    const char *ctx;
+    const drv_array *values;
+    const int64_t *ext;
+    unsigned char *addressed;
+    drv_entries *entries;
+} drv_storage;
+
+/* A storage check's loops with their outermost loop over [lo, hi): the
+ * entries go to fingerprint `fp`, or, when it is NULL, to the check's
+ * entries (drv_storage_entry). */
+typedef void (*drv_storage_part)(const drv_storage *s, drv_fp *fp, int64_t lo, int64_t hi);
+
+/* One nonzero entry of the storage check. */
+static inline void drv_storage_add(const drv_storage *s, drv_fp *fp, int order, const int64_t *c, double v,
+                                   int64_t at)
+{
+    if (fp != NULL)
+        drv_fp_add(fp, order, c, v);
+    else
+        drv_storage_entry(s->entries, order, c, v, at);
+}
+
+#ifdef DRV_THREADS
+#include <pthread.h>
+
+/* The fewest value slots whose storage check runs on several threads, the
+ * most threads, and the ranges per thread. */
+#define DRV_PARALLEL_SLOTS 65536
+#define DRV_MAX_THREADS 8
+#define DRV_CHUNKS_PER_THREAD 8
+
+/* One range of a storage check run on several threads: its fingerprint
+ * and its stop's message. */
+typedef struct {
+    int64_t lo, hi;
+    drv_fp fp;
+    int failed;
+    char message[sizeof drv_message];
+} drv_storage_chunk;
+
+/* The ranges of one storage check, taken in turn by its threads. */
+typedef struct {
+    const drv_storage *s;
+    drv_storage_part part;
+    drv_storage_chunk *chunks;
+    int n;
+    int next;   /* the next range to take (atomic) */
+    int failed; /* the first range that stopped, or n (atomic) */
+} drv_storage_plan;
+
+/* Takes ranges until none is left, each with a fingerprint (and a copy of
+ * the storage's pointers) of the thread's own. A range after one that
+ * stopped is skipped: its result would not be looked at. */
+static void *drv_storage_work(void *arg)
+{
+    drv_storage_plan *plan = arg;
+    const drv_storage s = *plan->s;
+    jmp_buf here, *volatile outer = drv_jump_at;
+    int c;
+    while ((c = __atomic_fetch_add(&plan->next, 1, __ATOMIC_RELAXED)) < plan->n) {
+        drv_storage_chunk *chunk = &plan->chunks[c];
+        drv_fp fp = chunk->fp;
+        if (c > __atomic_load_n(&plan->failed, __ATOMIC_RELAXED))
+            continue;
+        drv_jump_at = &here;
+        if (setjmp(here)) {
+            int first = __atomic_load_n(&plan->failed, __ATOMIC_RELAXED);
+            chunk->failed = 1;
+            memcpy(chunk->message, drv_message, sizeof chunk->message);
+            while (c < first &&
+                   !__atomic_compare_exchange_n(&plan->failed, &first, c, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+                ;
+            continue;
+        }
+        plan->part(&s, &fp, chunk->lo, chunk->hi);
+        chunk->fp = fp;
+    }
+    drv_jump_at = outer;
+    return NULL;
+}
+#endif
+
+/* Runs storage check `part` over the outermost values [lo, hi) (`total`
+ * value slots). When the entries are only fingerprinted and there are
+ * many, the values are cut into contiguous ranges that up to one thread
+ * per processor take in turn; the ranges' fingerprints add up in order
+ * (drv_fp_merge), and the first range's stop is the check's: the stop a
+ * run on one thread meets first. */
+static DRV_UNUSED void drv_storage_run(const drv_storage *s, drv_storage_part part, drv_wide lo_w,
+                                       drv_wide hi_w, int64_t total, int order)
+{
+    const int64_t lo = drv_narrow(s->ctx, lo_w);
+    int64_t hi;
+    if (hi_w <= (drv_wide)lo)
+        return;
+    hi = drv_narrow(s->ctx, hi_w);
+#ifdef DRV_THREADS
+    {
+        const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+        const int threads = cpus < 1 ? 1 : cpus > DRV_MAX_THREADS ? DRV_MAX_THREADS : (int)cpus;
+        if (drv_print != NULL && threads > 1 && total >= DRV_PARALLEL_SLOTS && hi - lo >= 2) {
+            pthread_t ids[DRV_MAX_THREADS];
+            int started[DRV_MAX_THREADS], t, c;
+            drv_storage_plan plan;
+            plan.s = s;
+            plan.part = part;
+            plan.n = (drv_wide)threads * DRV_CHUNKS_PER_THREAD < hi_w - lo_w ? threads * DRV_CHUNKS_PER_THREAD
+                                                                             : (int)(hi - lo);
+            plan.next = 0;
+            plan.failed = plan.n;
+            plan.chunks = drv_alloc(plan.n, sizeof *plan.chunks);
+            for (c = 0; c < plan.n; c++) {
+                drv_storage_chunk *chunk = &plan.chunks[c];
+                memset(chunk, 0, sizeof *chunk);
+                chunk->lo = lo + (int64_t)(((drv_wide)hi - lo) * c / plan.n);
+                chunk->hi = lo + (int64_t)(((drv_wide)hi - lo) * (c + 1) / plan.n);
+                chunk->fp.key = drv_print->key;
+                chunk->fp.watch = drv_print->watch;
+                chunk->fp.live = 0x3f;
+            }
+            for (t = 1; t < threads; t++)
+                started[t] = pthread_create(&ids[t], NULL, drv_storage_work, &plan) == 0;
+            drv_storage_work(&plan);
+            for (t = 1; t < threads; t++)
+                if (started[t])
+                    pthread_join(ids[t], NULL);
+            if (plan.failed < plan.n) {
+                char message[sizeof drv_message];
+                memcpy(message, plan.chunks[plan.failed].message, sizeof message);
+                free(plan.chunks);
+                drv_die("%s", message);
+            }
+            for (c = 0; c < plan.n; c++)
+                drv_fp_merge(drv_print, &plan.chunks[c].fp, order);
+            free(plan.chunks);
+            return;
+        }
+    }
+#endif
+    (void)total;
+    (void)order;
+    part(s, drv_print, lo, hi);
 }
 
 /* "3, 1" of a position given row-major over `ext`. */

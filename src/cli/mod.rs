@@ -9,6 +9,7 @@ mod driver_rules;
 pub mod engine;
 pub mod error;
 pub mod generate;
+pub mod huge_pages;
 pub mod instance_file;
 pub mod native;
 pub mod native_cache;

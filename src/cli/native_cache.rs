@@ -29,7 +29,7 @@ use super::native::{Library, ABI_VERSION};
 use super::progress::Progress;
 
 /// The flags a library is compiled with besides [`C_FLAGS`].
-const SHARED_FLAGS: &[&str] = &["-shared", "-fPIC", "-fvisibility=hidden"];
+const SHARED_FLAGS: &[&str] = &["-shared", "-fPIC", "-fvisibility=hidden", "-pthread"];
 
 /// The cache directory: `$SPF_CACHE_DIR`, `$XDG_CACHE_HOME/spf` or
 /// `~/.cache/spf` (relative XDG paths are ignored, as the XDG

@@ -194,14 +194,15 @@ pub fn checker_source(d: &Descriptor) -> Result<String, String> {
          const int64_t *symbol_values, int64_t nsym, const spf_check_array *arrays, int64_t narr,\n    \
          int64_t *coords, double *values, int64_t cap, int64_t *n, int mode, uint64_t key,\n    \
          uint64_t *print, char *message, size_t message_cap)\n\
-         {{\n    drv_inst x;\n    drv_fp fp;\n    int64_t k;\n    \
+         {{\n    drv_inst x;\n    drv_fp fp;\n    int64_t k;\n    jmp_buf jump;\n    \
          memset(&x, 0, sizeof x);\n    \
          memset(&fp, 0, sizeof fp);\n    fp.key = key;\n    fp.watch = mode == 3;\n    fp.live = 0x3f;\n    \
          drv_keep_unordered = mode == 1;\n    \
          spf_check_kept.coords = coords;\n    spf_check_kept.values = values;\n    \
          spf_check_kept.n = 0;\n    spf_check_kept.cap = cap;\n    \
          spf_check_arrays = NULL;\n    \
-         if (setjmp(drv_jump)) {{\n        \
+         drv_jump_at = &jump;\n    \
+         if (setjmp(jump)) {{\n        \
          drv_keep = NULL;\n        drv_print = NULL;\n        free(spf_check_arrays);\n        \
          if (message_cap > 0)\n            snprintf(message, message_cap, \"%s\", drv_message);\n        \
          return 1;\n    }}\n    \
@@ -252,6 +253,8 @@ const PRELUDE: &str = r#"#define _POSIX_C_SOURCE 200809L
 
 /* Stops jump back to spf_check_entries (driver_runtime.c). */
 #define DRV_JUMP 1
+/* The storage check fingerprints on several threads (drv_storage_run). */
+#define DRV_THREADS 1
 
 "#;
 
@@ -473,9 +476,10 @@ mod tests {
     use spf::synth::instance::{Instance, InstanceError, Values};
     use spf::synth::instance_validation::validate_entries;
 
-    use super::{Checker, Failed};
+    use super::{Checker, Failed, Give};
     use crate::cli::engine::Runner;
     use crate::cli::progress::Progress;
+    use spf::synth::fingerprint::Fingerprint;
 
     /// The compiled check of CSR agrees with spf's own: the same entries
     /// of a valid instance, and each broken one refused with spf's error
@@ -543,6 +547,90 @@ mod tests {
             // (Compared as text: a NaN in the error is not equal to itself.)
             assert_eq!(got.to_string(), want.to_string(), "{what}");
         }
+        let _ = std::fs::remove_dir_all(&cache);
+    }
+
+    /// A large instance is checked in ranges of its outermost loop on
+    /// several threads (`drv_storage_run`): the fingerprint is that of all
+    /// its entries, and whether they came increasing is seen across the
+    /// ranges' boundaries, where each range alone would say yes.
+    #[test]
+    fn ranges_checked_at_once_add_up() {
+        // COO without its rule against repeated coordinates: the storage
+        // check's watch is what finds them.
+        let text = std::fs::read_to_string(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("descriptors/coo.desc"),
+        )
+        .expect("coo.desc");
+        let text: String = text
+            .lines()
+            .filter(|l| !l.trim_start().starts_with("forall"))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        let coo = spf::synth::descriptor_file::parse_descriptor(&text).expect("a descriptor");
+        assert!(coo.rules.is_empty());
+        let cache = std::env::temp_dir().join(format!("spf-ranges-{}", std::process::id()));
+        let (checker, _, _) =
+            Checker::obtain(Some(&cache), &coo, &Progress::hidden()).expect("compiled");
+        // More entries than the 65,536 value slots checked on one thread;
+        // the middle one starts a range for any number of threads.
+        let n: i64 = 200_000;
+        let middle = (n / 2) as usize;
+        let instance = |row: Vec<i64>, col: Vec<i64>| {
+            let mut inst = Instance {
+                format: "COO".into(),
+                ..Instance::default()
+            };
+            for (name, v) in [("NR", n / 400), ("NC", 400), ("NNZ", n)] {
+                inst.symbols.insert(name.into(), v);
+            }
+            inst.arrays.insert("row".into(), Values::Int(row));
+            inst.arrays.insert("col".into(), Values::Int(col));
+            inst.arrays.insert(
+                "A".into(),
+                Values::Real((1..=n).map(|v| v as f64).collect()),
+            );
+            inst
+        };
+        let (row, col): (Vec<i64>, Vec<i64>) = (0..n).map(|e| (e / 400, e % 400)).unzip();
+        let entries_print = |inst: &Instance| {
+            Fingerprint::of_entries(&validate_entries(&coo, inst).expect("valid"))
+        };
+        let sorted = instance(row.clone(), col.clone());
+        let (_, print, increasing) = checker
+            .run(&coo, &sorted, Give::WatchedFingerprint)
+            .expect("valid");
+        assert!(increasing);
+        assert_eq!(print, entries_print(&sorted));
+        // Two neighbors' coordinates swapped across the middle: not
+        // increasing, and still its entries' fingerprint.
+        let (mut r, mut c) = (row.clone(), col.clone());
+        r.swap(middle - 1, middle);
+        c.swap(middle - 1, middle);
+        let swapped = instance(r, c);
+        let (_, _, increasing) = checker
+            .run(&coo, &swapped, Give::WatchedFingerprint)
+            .expect("valid");
+        assert!(!increasing);
+        assert_eq!(
+            checker.distinct_fingerprint(&coo, &swapped).expect("valid"),
+            entries_print(&swapped)
+        );
+        // The middle entry at its predecessor's coordinate: each range is
+        // increasing, the whole is not, and the repeat is found.
+        let (mut r, mut c) = (row, col);
+        r[middle] = r[middle - 1];
+        c[middle] = c[middle - 1];
+        let repeated = instance(r, c);
+        let (_, _, increasing) = checker
+            .run(&coo, &repeated, Give::WatchedFingerprint)
+            .expect("checked");
+        assert!(!increasing);
+        let found = checker.distinct_fingerprint(&coo, &repeated);
+        assert!(
+            matches!(&found, Err(Failed::Invalid(m)) if m.contains("two nonzero entries")),
+            "{found:?}"
+        );
         let _ = std::fs::remove_dir_all(&cache);
     }
 

@@ -50,6 +50,13 @@ pub fn check_target(path: &Path) -> Result<(), CliError> {
 
 /// Writes `contents` to `path` through a temporary file in the same
 /// directory and a rename, so that a failure never leaves a partial file.
+/// The guarantee is against spf's own failures (an error, a signal, a full
+/// disk): the file is not `fsync`ed, and it takes an existing file's place
+/// by an exchange ([`replace`]), so what a power loss within seconds of the
+/// write leaves is the file system's to say, as for numpy's and scipy's
+/// writers, which write in place; run `sync` after spf when that matters.
+/// Syncing, or ext4's flush of a file renamed over another, cost a
+/// conversion of a few million entries a fifth of its time.
 /// An existing special file (`/dev/null`, a pipe) is written in place: a
 /// rename would replace the device by a regular file.
 pub fn write_atomically(path: &Path, contents: &[u8]) -> Result<(), CliError> {
@@ -106,13 +113,10 @@ pub fn write_atomically_when(
         .unwrap_or_else(|| "out".into());
     let tmp = dir.join(format!(".{name}.spf-tmp-{}", std::process::id()));
     let result = std::fs::File::create(&tmp)
-        .and_then(|mut f| {
-            write(&mut f)?;
-            f.sync_all()
-        })
+        .and_then(|mut f| write(&mut f))
         .and_then(|()| {
             if commit() {
-                std::fs::rename(&tmp, path).map(|()| true)
+                replace(&tmp, path).map(|()| true)
             } else {
                 std::fs::remove_file(&tmp).map(|()| false)
             }
@@ -121,6 +125,43 @@ pub fn write_atomically_when(
         let _ = std::fs::remove_file(&tmp);
     }
     result.map_err(fail)
+}
+
+/// Moves the file `tmp` to `path` (in the same directory) atomically: at
+/// every moment `path` is the old file or the new one. Over an existing
+/// file on Linux, the two are exchanged (`renameat2` with
+/// `RENAME_EXCHANGE`) and the old one, now at `tmp`, is removed: a plain
+/// rename over a file makes ext4 write the new file's data out before it
+/// returns (its `auto_da_alloc`), 25 ms for 28 MB on this project's
+/// machines, where an exchange takes 0.1 ms. Elsewhere, or when the file
+/// system cannot exchange, a plain rename.
+fn replace(tmp: &Path, path: &Path) -> std::io::Result<()> {
+    #[cfg(target_os = "linux")]
+    if std::fs::symlink_metadata(path).is_ok_and(|m| m.is_file()) {
+        use std::os::unix::ffi::OsStrExt;
+        let c = |p: &Path| std::ffi::CString::new(p.as_os_str().as_bytes());
+        if let (Ok(from), Ok(to)) = (c(tmp), c(path)) {
+            // SAFETY: both are NUL-terminated paths that live across the
+            // call; renameat2 reads them and keeps neither.
+            let done = unsafe {
+                libc::renameat2(
+                    libc::AT_FDCWD,
+                    from.as_ptr(),
+                    libc::AT_FDCWD,
+                    to.as_ptr(),
+                    libc::RENAME_EXCHANGE,
+                )
+            } == 0;
+            if done {
+                // The new file is in place; the old one's removal failing
+                // (it never does in a directory just written) leaves it at
+                // `tmp`, not the result in doubt.
+                let _ = std::fs::remove_file(tmp);
+                return Ok(());
+            }
+        }
+    }
+    std::fs::rename(tmp, path)
 }
 
 /// Writes `contents` to `path`, or to standard output without one.

@@ -100,7 +100,7 @@ impl Drop for Step {
             let _ = thread.join();
         }
         if let Some((label, started)) = self.timed.take() {
-            eprintln!("spf: {label} ({:.2} s)", started.elapsed().as_secs_f64());
+            eprintln!("spf: {label} ({:.3} s)", started.elapsed().as_secs_f64());
         }
     }
 }

@@ -3,14 +3,18 @@
 //! each and no entry buffers, instead of sorting both sides' entries and
 //! merging them ([`crate::oracle::compare_entries`]).
 //!
-//! An entry (coordinates `c0, c1, ..`, value `v`, nonzero) hashes to
-//! `h = mix(.. mix(mix(key ^ c0) ^ c1) .. ^ bits(v))`, where `mix` is the
-//! 64-bit finalizer of MurmurHash3 (a bijection that mixes every input bit
-//! into every output bit) and `key` is drawn at random once per process
-//! ([`key`]); the fingerprint is the number of entries and the sum of
-//! their hashes modulo 2^64. It does not depend on the order of the
-//! entries. The compiled checks compute the same function in C
-//! (`drv_fp_entry` in the CLI's runtime).
+//! An entry (coordinates `c0, c1, ..`, value `v`, nonzero) is hashed as
+//! the words `c0, c1, .., bits(v)`, taken two at a time (a last word alone
+//! is paired with 0): each pair `(a, b)` folds into the running hash `h`
+//! (`key` at first) as `h = fold(a ^ h ^ P[2i], b ^ P[2i + 1])`, where
+//! `fold(x, y)` is the 128-bit product `x · y` with its halves xored
+//! (wyhash's multiply-fold) and `P` are fixed odd constants; `key` is
+//! drawn at random once per process ([`key`]). A 2-D entry costs two
+//! multiplications in a chain of two, a fifth of the latency of MurmurHash3's
+//! finalizer per word, which the checks of a few million entries feel. The
+//! fingerprint is the number of entries and the sum of their hashes modulo
+//! 2^64. It does not depend on the order of the entries. The compiled checks
+//! compute the same function in C (`drv_fp_entry` in the CLI's runtime).
 //!
 //! Two sets of entries with the same fingerprint are taken to be equal.
 //! When they differ, the difference is a nonempty multiset of entries
@@ -18,7 +22,9 @@
 //! gained ones sum to those of the lost ones modulo 2^64, which, the key
 //! being random and unknown to whatever produced the entries, happens with
 //! probability about 2^-64 (one in 1.8 × 10^19) per comparison: far below
-//! the chance of a hardware fault during the run. A difference in the
+//! the chance of a hardware fault during the run. (A fold loses its
+//! other word when a factor is zero, which for a given running hash
+//! happens at one word value in 2^64: as unlikely.) A difference in the
 //! number of entries is always caught. Equality as multisets is equality
 //! as sets here: an input never holds two nonzero entries at one
 //! coordinate (the readers and the input's check refuse them), so a result
@@ -43,21 +49,48 @@ pub struct Fingerprint {
     pub sum: u64,
 }
 
-/// The finalizer of MurmurHash3 (`fmix64`).
+/// The fixed odd constants the words of an entry are xored with (see the
+/// module documentation; `drv_fp_consts` in the CLI's runtime is the same
+/// list), for up to [`MAX_WORDS`] words.
+const P: [u64; MAX_WORDS] = [
+    0xa076_1d64_78bd_642f,
+    0xe703_7ed1_a0b4_28db,
+    0x8ebc_6af0_9c88_c6e3,
+    0x5899_65cc_7537_4cc3,
+    0x1d8e_4e27_c47d_124f,
+    0x9e37_79b9_7f4a_7c15,
+    0xc2b2_ae3d_27d4_eb4f,
+    0x1656_67b1_9e37_79f9,
+];
+
+/// The most words an entry hashes: seven coordinates and its value (a
+/// longer entry folds its words in again from the first constant).
+const MAX_WORDS: usize = 8;
+
+/// wyhash's multiply-fold: the 128-bit product's two halves xored.
 #[inline]
-fn mix(mut x: u64) -> u64 {
-    x ^= x >> 33;
-    x = x.wrapping_mul(0xff51_afd7_ed55_8ccd);
-    x ^= x >> 33;
-    x = x.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
-    x ^ (x >> 33)
+fn fold(x: u64, y: u64) -> u64 {
+    let p = u128::from(x) * u128::from(y);
+    (p as u64) ^ ((p >> 64) as u64)
 }
 
 /// The hash of one entry under `key`.
 #[inline]
 pub fn entry_hash(key: u64, coords: &[i64], value: f64) -> u64 {
-    let h = coords.iter().fold(key, |h, &c| mix(h ^ c as u64));
-    mix(h ^ value.to_bits())
+    let words = coords.len() + 1;
+    let word = |j: usize| match j.cmp(&coords.len()) {
+        std::cmp::Ordering::Less => coords[j] as u64,
+        std::cmp::Ordering::Equal => value.to_bits(),
+        std::cmp::Ordering::Greater => 0,
+    };
+    let mut h = key;
+    for j in (0..words).step_by(2) {
+        h = fold(
+            word(j) ^ h ^ P[j % MAX_WORDS],
+            word(j + 1) ^ P[(j + 1) % MAX_WORDS],
+        );
+    }
+    h
 }
 
 /// This process's key: random, drawn once (from the standard library's
