@@ -16,7 +16,7 @@ use spf::synth::fingerprint::Fingerprint;
 #[cfg(test)]
 use spf::synth::instance::Instance;
 use spf::synth::instance_validation::validate_entries;
-use spf::synth::synthesize::{synthesize, SynthError, Synthesized};
+use spf::synth::synthesize::{synthesize_recorded, SynthError, Synthesized};
 use spf::synth::tensor_io::{
     coordinate_kind, read_checked_coo_file, FileError, ReadOptions, Symmetry,
 };
@@ -65,7 +65,14 @@ pub fn synthesize_pair(src: &Descriptor, dst: &Descriptor) -> Result<Synthesized
             )));
         }
     }
-    synthesize(src, dst).map_err(|e| match e {
+    // A conversion validated by an earlier run is not run on the battery
+    // again (the record is kept beside the compiled conversions).
+    let record = super::native_cache::ValidationRecord::open(None);
+    let record: &dyn spf::synth::validate::Record = match &record {
+        Some(r) => r,
+        None => &spf::synth::validate::NoRecord,
+    };
+    synthesize_recorded(src, dst, record).map_err(|e| match e {
         // Names the pair and the failing test tensor itself.
         SynthError::Validation(v) => CliError::Usage(v.to_string()),
         e => CliError::Usage(format!(
@@ -190,7 +197,20 @@ fn convert_once(
     // Synthesis needs no input: it runs on a thread of its own while the
     // input is read and checked (an error of the input is reported first).
     let (source, synthesized) = std::thread::scope(|scope| {
-        let synthesis = scope.spawn(|| synthesize_pair(sd, dd));
+        let verbose = runner.verbose;
+        let synthesis = scope.spawn(move || {
+            let started = std::time::Instant::now();
+            let s = synthesize_pair(sd, dd);
+            if verbose {
+                eprintln!(
+                    "spf: synthesized {} -> {} beside the reading ({:.3} s)",
+                    sd.name,
+                    dd.name,
+                    started.elapsed().as_secs_f64()
+                );
+            }
+            s
+        });
         let source = read_source(sd, input, &synthesize_pair, runner, options);
         let synthesized = synthesis
             .join()
@@ -312,11 +332,19 @@ pub fn read_source(
         file: shown.clone(),
         message,
     };
-    // Shown while the input is read and checked (ends before a conversion).
-    let reading = runner.progress.start(&format!("reading {shown}"));
+    // Shown while the input is read (and a coordinate file checked; ends
+    // before a conversion).
+    let reading = std::cell::Cell::new(Some(runner.progress.start(&format!("reading {shown}"))));
     if coordinate_kind(input).is_none() {
-        let (instance, expected) =
-            read_instance_entries(src, input, &|d, inst| runner.expected(d, inst))?;
+        let (instance, expected) = read_instance_entries(src, input, &|d, inst| {
+            // The check is a step of its own, after the reading's.
+            drop(reading.take());
+            runner
+                .progress
+                .step(&format!("checking the {} input", d.name), || {
+                    runner.expected(d, inst)
+                })
+        })?;
         return Ok(Source { instance, expected });
     }
     let coords = read_checked_coo_file(input, options).map_err(|e| match e {
@@ -380,7 +408,7 @@ pub fn read_source(
     if coo == *src {
         return Ok(source);
     }
-    drop(reading);
+    drop(reading.take());
     let s = synth(&coo, src)?;
     runner.run(&s, &coo, src, source)
 }

@@ -125,6 +125,71 @@ fn compiler() -> Result<Vec<String>, CliError> {
         .map_err(CliError::Usage)
 }
 
+/// The conversions validated by earlier runs ([`spf::synth::validate::Record`]),
+/// as files in the cache directory: `validated-HASH` holding the number of
+/// test tensors passed, where the hash (a SHA-256's first 20 hex digits)
+/// is over the spf version and the conversion's key (its descriptors and
+/// computation). A file that cannot be read or written is no record: the
+/// battery runs.
+pub struct ValidationRecord {
+    dir: PathBuf,
+}
+
+impl ValidationRecord {
+    /// The record in `cache` (else [`cache_dir`]), when there is a
+    /// directory for it.
+    pub fn open(cache: Option<&Path>) -> Option<ValidationRecord> {
+        let dir = cache.map(Path::to_path_buf).or_else(cache_dir)?;
+        Some(ValidationRecord { dir })
+    }
+
+    /// The file of `key`.
+    fn file(&self, key: &str) -> PathBuf {
+        let mut h = Sha256::new();
+        for part in [
+            format!("spf {}", env!("CARGO_PKG_VERSION")),
+            "validated".to_string(),
+        ]
+        .iter()
+        .map(String::as_str)
+        .chain([key])
+        {
+            h.update((part.len() as u64).to_le_bytes());
+            h.update(part.as_bytes());
+        }
+        let hash: String = h
+            .finalize()
+            .iter()
+            .take(10)
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        self.dir.join(format!("validated-{hash}"))
+    }
+}
+
+impl spf::synth::validate::Record for ValidationRecord {
+    fn passed(&self, key: &str) -> Option<usize> {
+        std::fs::read_to_string(self.file(key))
+            .ok()?
+            .trim()
+            .parse()
+            .ok()
+    }
+
+    fn note(&self, key: &str, tensors: usize) {
+        // Written whole under another name and renamed: a reader sees the
+        // whole count or no file.
+        let path = self.file(key);
+        let tmp = path.with_extension(format!("tmp-{}", std::process::id()));
+        let written = std::fs::create_dir_all(&self.dir)
+            .and_then(|()| std::fs::write(&tmp, tensors.to_string()))
+            .and_then(|()| std::fs::rename(&tmp, &path));
+        if written.is_err() {
+            let _ = std::fs::remove_file(&tmp);
+        }
+    }
+}
+
 /// A format name as a file name part: letters, digits, `_` kept.
 fn file_safe(name: &str) -> String {
     name.chars()
@@ -225,6 +290,28 @@ mod tests {
 
     fn format(name: &str) -> Descriptor {
         spf::synth::builtin::load_format(name).expect("built-in format")
+    }
+
+    /// A pass noted is read back for its key only; a file that does not
+    /// hold a count is no record.
+    #[test]
+    fn the_validation_record_keeps_counts_by_key() {
+        use spf::synth::validate::Record;
+        let dir = std::env::temp_dir().join(format!("spf-record-{}", std::process::id()));
+        let record = ValidationRecord::open(Some(&dir)).expect("a directory");
+        assert_eq!(record.passed("a"), None);
+        record.note("a", 5);
+        assert_eq!(record.passed("a"), Some(5));
+        assert_eq!(record.passed("b"), None);
+        std::fs::write(record.file("b"), "five").expect("written");
+        assert_eq!(record.passed("b"), None);
+        let names: Vec<String> = std::fs::read_dir(&dir)
+            .expect("listed")
+            .map(|e| e.expect("an entry").file_name().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(names.len(), 2, "{names:?}");
+        assert!(names.iter().all(|n| n.starts_with("validated-")), "{names:?}");
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

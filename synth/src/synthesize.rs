@@ -26,7 +26,21 @@ pub use crate::synthesized::{Binding, BindingKind, ExecError, Side, Synthesized}
 /// A [`SynthError`] naming what cannot be computed, or
 /// [`SynthError::Validation`] with the smallest failing test tensor.
 pub fn synthesize(src: &Descriptor, dst: &Descriptor) -> Result<Synthesized, SynthError> {
-    synthesize_validated(src, dst).map(|(s, _)| s)
+    synthesize_validated(src, dst, &validate::NoRecord).map(|(s, _)| s)
+}
+
+/// [`synthesize`], with the battery skipped for a computation `record`
+/// says passed it in an earlier process ([`validate::Record`]).
+///
+/// # Errors
+///
+/// As [`synthesize`].
+pub fn synthesize_recorded(
+    src: &Descriptor,
+    dst: &Descriptor,
+    record: &dyn validate::Record,
+) -> Result<Synthesized, SynthError> {
+    synthesize_validated(src, dst, record).map(|(s, _)| s)
 }
 
 /// How many plans synthesis tries, cheapest first, before it reports the
@@ -39,6 +53,7 @@ pub const PLAN_ATTEMPTS: usize = 4;
 fn synthesize_validated(
     src: &Descriptor,
     dst: &Descriptor,
+    record: &dyn validate::Record,
 ) -> Result<(Synthesized, usize), SynthError> {
     let (conversion, cands) = compose(src, dst)?;
     let mut refuted = Vec::new();
@@ -63,7 +78,7 @@ fn synthesize_validated(
             computation,
             bindings,
         };
-        match validate::validate_cached(&s, &unvalidated_maker) {
+        match validate::validate_recorded(&s, &unvalidated_maker, record) {
             Ok(v) => return Ok((s, v.tensors)),
             Err(e) => {
                 first.get_or_insert(SynthError::Validation(Box::new(e)));
@@ -134,7 +149,7 @@ impl PairVerdict {
 /// Synthesizes and validates `src` → `dst`, as every command would, and
 /// says how it went (`spf check A B`).
 pub fn check_pair(src: &Descriptor, dst: &Descriptor) -> PairVerdict {
-    match synthesize_validated(src, dst) {
+    match synthesize_validated(src, dst, &validate::NoRecord) {
         Ok((_, tensors)) => PairVerdict::Ok(tensors),
         Err(SynthError::Validation(e)) => PairVerdict::Failed(e),
         Err(e) => PairVerdict::Refused(e),
@@ -148,5 +163,56 @@ impl std::fmt::Display for PairVerdict {
             PairVerdict::Refused(e) => write!(f, "refused: {e}"),
             PairVerdict::Failed(e) => write!(f, "failed validation: {e}"),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Mutex;
+
+    /// A record in memory that may claim every conversion passed.
+    struct Remembered {
+        claim: Option<usize>,
+        noted: Mutex<Vec<(String, usize)>>,
+    }
+
+    impl validate::Record for Remembered {
+        fn passed(&self, _: &str) -> Option<usize> {
+            self.claim
+        }
+        fn note(&self, key: &str, tensors: usize) {
+            self.noted
+                .lock()
+                .expect("not poisoned")
+                .push((key.to_string(), tensors));
+        }
+    }
+
+    /// A pass is noted under the conversion's key, and a conversion the
+    /// record says passed is not run on the battery again.
+    #[test]
+    fn a_recorded_pass_skips_the_battery() {
+        let load = |n: &str| crate::builtin::load_format(n).expect("built-in");
+        // A pair no other test of this process validates (the battery's
+        // in-process cache would answer first).
+        let (src, dst) = (load("dia"), load("jad"));
+        let fresh = Remembered {
+            claim: None,
+            noted: Mutex::new(Vec::new()),
+        };
+        let (s, tensors) = synthesize_validated(&src, &dst, &fresh).expect("synthesized");
+        assert!(tensors > 1);
+        let noted = fresh.noted.into_inner().expect("not poisoned");
+        assert_eq!(noted, vec![(validate::key(&s), tensors)]);
+        // Another pair, which the record claims: its count is the claim.
+        let (src, dst) = (load("jad"), load("dia"));
+        let claimed = Remembered {
+            claim: Some(1),
+            noted: Mutex::new(Vec::new()),
+        };
+        let (_, tensors) = synthesize_validated(&src, &dst, &claimed).expect("synthesized");
+        assert_eq!(tensors, 1);
+        assert!(claimed.noted.into_inner().expect("not poisoned").is_empty());
     }
 }

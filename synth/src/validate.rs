@@ -145,6 +145,38 @@ pub fn coordinate_format(order: usize) -> Option<Descriptor> {
     crate::builtin::coordinate_format(order)
 }
 
+/// Where conversions validated by earlier processes are remembered (`spf
+/// convert` keeps one in its cache directory, beside the compiled
+/// conversions): the battery runs in the interpreter, a third to a half of
+/// synthesizing a built-in pair, on every run without one. A conversion is
+/// known by its [`key`]: its descriptors and its computation, so that any
+/// change to what synthesis makes is another key.
+pub trait Record: Sync {
+    /// How many test tensors the conversion of `key` passed, when it did.
+    fn passed(&self, key: &str) -> Option<usize>;
+    /// Notes that the conversion of `key` passed `tensors` test tensors.
+    fn note(&self, key: &str, tensors: usize);
+}
+
+/// No record: every process validates for itself.
+pub struct NoRecord;
+
+impl Record for NoRecord {
+    fn passed(&self, _: &str) -> Option<usize> {
+        None
+    }
+    fn note(&self, _: &str, _: usize) {}
+}
+
+/// What a conversion is known by in a [`Record`]: both descriptors and the
+/// computation, as text.
+pub fn key(s: &Synthesized) -> String {
+    format!(
+        "{:?}\n{:?}\n{}",
+        s.conversion.src, s.conversion.dst_given, s.computation
+    )
+}
+
 /// Validates `s` once per process: a conversion already validated (the
 /// same descriptors and the same computation) is not run again.
 ///
@@ -152,17 +184,34 @@ pub fn coordinate_format(order: usize) -> Option<Descriptor> {
 ///
 /// What [`validate`] reports.
 pub fn validate_cached(s: &Synthesized, maker: &Maker<'_>) -> Result<Validated, ValidationError> {
+    validate_recorded(s, maker, &NoRecord)
+}
+
+/// [`validate_cached`], and not at all when `record` says the conversion
+/// passed in an earlier process; a pass is noted in `record`.
+///
+/// # Errors
+///
+/// What [`validate`] reports.
+pub fn validate_recorded(
+    s: &Synthesized,
+    maker: &Maker<'_>,
+    record: &dyn Record,
+) -> Result<Validated, ValidationError> {
     static CACHE: OnceLock<Mutex<HashMap<String, Result<Validated, ValidationError>>>> =
         OnceLock::new();
-    let key = format!(
-        "{:?}\n{:?}\n{}",
-        s.conversion.src, s.conversion.dst_given, s.computation
-    );
+    let key = key(s);
     let cache = CACHE.get_or_init(Default::default);
     if let Some(done) = cache.lock().ok().and_then(|c| c.get(&key).cloned()) {
         return done;
     }
+    if let Some(tensors) = record.passed(&key) {
+        return Ok(Validated { tensors });
+    }
     let result = validate(s, maker);
+    if let Ok(v) = &result {
+        record.note(&key, v.tensors);
+    }
     if let Ok(mut c) = cache.lock() {
         c.insert(key, result.clone());
     }
