@@ -11,6 +11,14 @@
 //! memory marked so; the mark changes nothing but the page size, and where
 //! the kernel has no huge pages (or another system no `madvise`), blocks
 //! are what the system allocator gives.
+//!
+//! A marked block's first touch makes the kernel find a free 2 MiB page,
+//! compacting memory on the spot when none is free (the default `defrag`
+//! setting, `madvise`, does so for marked memory): on a fragmented machine
+//! that stall would cost more than the faults saved. So a block is marked
+//! only when `/proc/buddyinfo` shows free blocks of 2 MiB or more for all
+//! its huge pages (read with the C library into a buffer on the stack: an
+//! allocator must not allocate).
 
 use std::alloc::{GlobalAlloc, Layout, System};
 
@@ -26,8 +34,8 @@ const HUGE_PAGE: usize = 2 << 20;
 pub struct HugePages;
 
 /// Marks the whole huge pages inside `len` bytes at `p` (nothing for a
-/// small or failed block; a mark the kernel refuses is ignored: the block
-/// stays in base pages).
+/// small or failed block, or when the kernel has fewer free huge pages; a
+/// mark the kernel refuses is ignored: the block stays in base pages).
 fn mark(p: *mut u8, len: usize) {
     if p.is_null() || len < LARGE {
         return;
@@ -35,7 +43,9 @@ fn mark(p: *mut u8, len: usize) {
     let start = (p as usize).next_multiple_of(HUGE_PAGE);
     let end = (p as usize + len) / HUGE_PAGE * HUGE_PAGE;
     #[cfg(target_os = "linux")]
-    if end > start {
+    if end > start
+        && free_huge_pages().is_some_and(|free| free >= ((end - start) / HUGE_PAGE) as u64)
+    {
         // SAFETY: [start, end) lies inside the block just allocated, which
         // this process owns; the advice changes page sizes, not contents.
         unsafe {
@@ -44,6 +54,49 @@ fn mark(p: *mut u8, len: usize) {
     }
     #[cfg(not(target_os = "linux"))]
     let _ = (start, end);
+}
+
+/// The free blocks of 2 MiB the kernel's buddy allocator holds, counting a
+/// larger free block as the 2 MiB blocks in it (`/proc/buddyinfo`: per
+/// zone, the free blocks of order 0, 1, ..., a block of order 9 being
+/// 2 MiB of 4 KiB pages); `None` when the file cannot be read or parsed.
+#[cfg(target_os = "linux")]
+fn free_huge_pages() -> Option<u64> {
+    let mut buf = [0u8; 4096];
+    // SAFETY: the path is a NUL-terminated literal; `read` writes at most
+    // `buf.len()` bytes into `buf`; the descriptor is closed once.
+    let n = unsafe {
+        let fd = libc::open(
+            c"/proc/buddyinfo".as_ptr(),
+            libc::O_RDONLY | libc::O_CLOEXEC,
+        );
+        if fd < 0 {
+            return None;
+        }
+        let n = libc::read(fd, buf.as_mut_ptr().cast(), buf.len());
+        libc::close(fd);
+        n
+    };
+    let text = std::str::from_utf8(buf.get(..usize::try_from(n).ok()?)?).ok()?;
+    huge_pages_in(text)
+}
+
+/// [`free_huge_pages`] of the text of `/proc/buddyinfo`.
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+fn huge_pages_in(buddyinfo: &str) -> Option<u64> {
+    let mut free = 0u64;
+    for line in buddyinfo.lines().filter(|l| !l.trim().is_empty()) {
+        // "Node 0, zone   Normal  29207 18108 ...": the counts follow the
+        // zone's name.
+        let (_, counts) = line.split_once("zone")?;
+        for (order, count) in counts.split_whitespace().skip(1).enumerate() {
+            let count: u64 = count.parse().ok()?;
+            if order >= 9 {
+                free = free.saturating_add(count.saturating_mul(1 << (order - 9).min(20)));
+            }
+        }
+    }
+    Some(free)
 }
 
 // SAFETY: every call is forwarded to `System` with the same arguments;
@@ -104,6 +157,19 @@ mod tests {
     }
 
     #[test]
+    fn free_huge_pages_are_counted_from_buddyinfo() {
+        let text = "Node 0, zone      DMA      0      0      0      0      0      0      0      0      1      1      3 \n\
+                    Node 0, zone    DMA32   1009   1256    845    608    380    155     66     28     14     18    709 \n\
+                    Node 0, zone   Normal  29207  18108  11133   3098    747    386   4292   2476   1022    742   1846 \n";
+        // Order 9 counts once, order 10 twice: (1 + 2·3) + (18 + 2·709) +
+        // (742 + 2·1846).
+        assert_eq!(huge_pages_in(text), Some(7 + 1436 + 4434));
+        assert_eq!(huge_pages_in("Node 0, zone Normal 1 2 x\n"), None);
+        assert_eq!(huge_pages_in("garbage\n"), None);
+        assert_eq!(huge_pages_in(""), Some(0));
+    }
+
+    #[test]
     fn large_blocks_are_marked_and_small_ones_are_not() {
         let large = Layout::from_size_align(3 * LARGE, 8).expect("a layout");
         let small = Layout::from_size_align(4096, 8).expect("a layout");
@@ -120,9 +186,10 @@ mod tests {
             {
                 let thp = std::fs::read_to_string("/sys/kernel/mm/transparent_hugepage/enabled")
                     .unwrap_or_default();
-                // A kernel with huge pages takes the mark: `hg` in the flags
-                // of the mapping at the block's middle.
-                if thp.contains('[') && !thp.contains("[never]") {
+                // A kernel with huge pages to spare takes the mark: `hg` in
+                // the flags of the mapping at the block's middle.
+                let spare = free_huge_pages().is_some_and(|f| f >= 8);
+                if thp.contains('[') && !thp.contains("[never]") && spare {
                     let middle = q as usize + 2 * LARGE;
                     let flags = flags_at(middle).expect("the block's mapping");
                     assert!(flags.split_whitespace().any(|f| f == "hg"), "{flags}");

@@ -307,10 +307,18 @@ mod tests {
         assert_eq!(record.passed("b"), None);
         let names: Vec<String> = std::fs::read_dir(&dir)
             .expect("listed")
-            .map(|e| e.expect("an entry").file_name().to_string_lossy().into_owned())
+            .map(|e| {
+                e.expect("an entry")
+                    .file_name()
+                    .to_string_lossy()
+                    .into_owned()
+            })
             .collect();
         assert_eq!(names.len(), 2, "{names:?}");
-        assert!(names.iter().all(|n| n.starts_with("validated-")), "{names:?}");
+        assert!(
+            names.iter().all(|n| n.starts_with("validated-")),
+            "{names:?}"
+        );
         let _ = std::fs::remove_dir_all(&dir);
     }
 
