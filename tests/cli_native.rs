@@ -65,12 +65,28 @@ fn cached(dir: &Path) -> (Vec<PathBuf>, Vec<String>) {
             if !name.starts_with("check-") {
                 libs.push(path);
             }
-        } else {
+        } else if !name.starts_with("validated-") {
             others.push(path.display().to_string());
         }
     }
     libs.sort();
     (libs, others)
+}
+
+/// The validation records of the cache in `dir` with their modification
+/// times, sorted.
+fn records(dir: &Path) -> Vec<(String, std::time::SystemTime)> {
+    let mut found: Vec<_> = std::fs::read_dir(dir.join("cache"))
+        .expect("a cache directory")
+        .map(|e| e.expect("an entry"))
+        .filter(|e| e.file_name().to_string_lossy().starts_with("validated-"))
+        .map(|e| {
+            let modified = e.metadata().unwrap().modified().unwrap();
+            (e.file_name().to_string_lossy().into_owned(), modified)
+        })
+        .collect();
+    found.sort();
+    found
 }
 
 /// The names of the check libraries of the cache in `dir`, sorted.
@@ -154,6 +170,9 @@ fn the_second_conversion_of_a_pair_does_not_compile() {
     let check = checks(&dir);
     assert_eq!(check.len(), 1, "{check:?}");
     assert!(check[0].starts_with("check-CSC-"), "{check:?}");
+    // The conversion passed the battery, and that is recorded.
+    let record = records(&dir);
+    assert_eq!(record.len(), 1, "{record:?}");
     let modified = std::fs::metadata(&libs[0]).unwrap().modified().unwrap();
 
     let out = convert(&dir, ("coo", "csc"), &m, &second, &["--verbose"], &[]);
@@ -164,6 +183,8 @@ fn the_second_conversion_of_a_pair_does_not_compile() {
     assert!(!err.contains("compiling"), "{err}");
     assert_eq!(cached(&dir).0, libs);
     assert_eq!(checks(&dir), check);
+    // The record answered: the battery did not run (nor note it again).
+    assert_eq!(records(&dir), record);
     assert_eq!(
         std::fs::metadata(&libs[0]).unwrap().modified().unwrap(),
         modified

@@ -113,14 +113,16 @@ where
 
 /// Reads the member's values straight from its bytes, `N` little-endian
 /// bytes each, decoded by `decode` a chunk at a time (no value read one
-/// by one through npyz).
+/// by one through npyz); `raw` says that `decode` is `T::from_le_bytes`,
+/// so that on a little-endian machine the bytes are read into place.
 fn read_le<T, R, const N: usize>(
     npy: NpyFile<Member<'_, R>>,
     key: &str,
+    raw: bool,
     decode: impl Fn([u8; N]) -> T,
 ) -> Result<Array<T>, NpzError>
 where
-    T: Copy,
+    T: bytemuck::Pod,
     R: Read,
 {
     let shape = npy.shape().to_vec();
@@ -136,10 +138,21 @@ where
     // read, and a header that announces more than the member holds fails
     // at its end, not at an allocation.
     let mut values = Vec::new();
-    if n.checked_mul(N)
-        .is_some_and(|bytes| bytes as u64 <= reader.get_ref().size())
-    {
+    let fits = n
+        .checked_mul(N)
+        .is_some_and(|bytes| bytes as u64 <= reader.get_ref().size());
+    if fits {
         values.reserve_exact(n);
+    }
+    // Values whose in-memory bytes are their little-endian bytes are read
+    // into place, without the chunk's copy.
+    #[cfg(target_endian = "little")]
+    if raw && fits && std::mem::size_of::<T>() == N {
+        // Zeroed by the allocator (fresh pages are zero), not written twice.
+        values = bytemuck::zeroed_vec(n);
+        reader
+            .read_exact(bytemuck::cast_slice_mut(&mut values))
+            .map_err(failed)?;
     }
     while values.len() < n {
         let m = (n - values.len()).min(CHUNK);
@@ -208,7 +221,7 @@ pub(super) fn read_index<R: Read + Seek>(
     };
     match (t.type_char(), t.size_field()) {
         (TypeChar::Int, 4) if little_endian(&t) => {
-            let a = read_le(npy, key, i32::from_le_bytes)?;
+            let a = read_le(npy, key, true, i32::from_le_bytes)?;
             let values = Values::Int32(a.values);
             Ok((
                 IndexArray {
@@ -254,9 +267,9 @@ fn read_any_int<R: Read + Seek>(
         (TypeChar::Int, 1) => convert(read_as::<i8, _>(npy, key)?, |v| Some(i64::from(v)), key),
         (TypeChar::Int, 2) => convert(read_as::<i16, _>(npy, key)?, |v| Some(i64::from(v)), key),
         (TypeChar::Int, 4) if little_endian(&t) => {
-            read_le(npy, key, |b| i64::from(i32::from_le_bytes(b)))
+            read_le(npy, key, false, |b| i64::from(i32::from_le_bytes(b)))
         }
-        (TypeChar::Int, 8) if little_endian(&t) => read_le(npy, key, i64::from_le_bytes),
+        (TypeChar::Int, 8) if little_endian(&t) => read_le(npy, key, true, i64::from_le_bytes),
         (TypeChar::Int, 4) => convert(read_as::<i32, _>(npy, key)?, |v| Some(i64::from(v)), key),
         (TypeChar::Int, 8) => read_as::<i64, _>(npy, key),
         (TypeChar::Uint, 1) => convert(read_as::<u8, _>(npy, key)?, |v| Some(i64::from(v)), key),
@@ -278,7 +291,7 @@ pub(super) fn read_reals<R: Read + Seek>(
     let npy = open(zip, key)?.ok_or_else(|| NpzError::missing(key))?;
     let t = type_str(key, &npy.dtype())?;
     match (t.type_char(), t.size_field()) {
-        (TypeChar::Float, 8) if little_endian(&t) => read_le(npy, key, f64::from_le_bytes),
+        (TypeChar::Float, 8) if little_endian(&t) => read_le(npy, key, true, f64::from_le_bytes),
         (TypeChar::Float, 8) => read_as::<f64, _>(npy, key),
         (TypeChar::Float, 4) => convert(read_as::<f32, _>(npy, key)?, |v| Some(f64::from(v)), key),
         (TypeChar::Int | TypeChar::Uint, _) => {
@@ -386,7 +399,7 @@ where
 /// the elements as raw bytes, `encode` turning a chunk of them into bytes
 /// (the archive, which updates its checksum on every write, sees writes of
 /// about a megabyte, not one per element).
-fn write_raw<T: Copy, W: Write + Seek>(
+fn write_raw<T: bytemuck::Pod, W: Write + Seek>(
     zip: &mut ZipWriter<W>,
     key: &str,
     dtype_text: &str,
@@ -405,6 +418,15 @@ fn write_raw<T: Copy, W: Write + Seek>(
         .write_header_only()
         .map_err(|e| write_err(key, e))?;
     const CHUNK: usize = 1 << 17;
+    // Values whose little-endian bytes are their bytes in memory (the
+    // dtype's width is theirs, and this machine is little-endian) are
+    // written as they lie, without the copy.
+    #[cfg(target_endian = "little")]
+    if std::mem::size_of::<T>() == size {
+        return zip
+            .write_all(bytemuck::cast_slice(values))
+            .map_err(|e| write_err(key, e));
+    }
     let mut buf = Vec::with_capacity(CHUNK * size);
     for chunk in values.chunks(CHUNK) {
         buf.clear();
