@@ -65,7 +65,7 @@ fn cached(dir: &Path) -> (Vec<PathBuf>, Vec<String>) {
             if !name.starts_with("check-") {
                 libs.push(path);
             }
-        } else if !name.starts_with("validated-") {
+        } else if !name.starts_with("validated-") && !name.starts_with("lowered-") {
             others.push(path.display().to_string());
         }
     }
@@ -73,13 +73,16 @@ fn cached(dir: &Path) -> (Vec<PathBuf>, Vec<String>) {
     (libs, others)
 }
 
-/// The validation records of the cache in `dir` with their modification
-/// times, sorted.
+/// The synthesis records of the cache in `dir` (`lowered-`,
+/// `validated-`) with their modification times, sorted.
 fn records(dir: &Path) -> Vec<(String, std::time::SystemTime)> {
     let mut found: Vec<_> = std::fs::read_dir(dir.join("cache"))
         .expect("a cache directory")
         .map(|e| e.expect("an entry"))
-        .filter(|e| e.file_name().to_string_lossy().starts_with("validated-"))
+        .filter(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            name.starts_with("validated-") || name.starts_with("lowered-")
+        })
         .map(|e| {
             let modified = e.metadata().unwrap().modified().unwrap();
             (e.file_name().to_string_lossy().into_owned(), modified)
@@ -170,9 +173,10 @@ fn the_second_conversion_of_a_pair_does_not_compile() {
     let check = checks(&dir);
     assert_eq!(check.len(), 1, "{check:?}");
     assert!(check[0].starts_with("check-CSC-"), "{check:?}");
-    // The conversion passed the battery, and that is recorded.
+    // The conversion's lowering, and its pass of the battery, are recorded.
     let record = records(&dir);
-    assert_eq!(record.len(), 1, "{record:?}");
+    assert_eq!(record.len(), 2, "{record:?}");
+    assert!(record[0].0.starts_with("lowered-"), "{record:?}");
     let modified = std::fs::metadata(&libs[0]).unwrap().modified().unwrap();
 
     let out = convert(&dir, ("coo", "csc"), &m, &second, &["--verbose"], &[]);
@@ -183,7 +187,7 @@ fn the_second_conversion_of_a_pair_does_not_compile() {
     assert!(!err.contains("compiling"), "{err}");
     assert_eq!(cached(&dir).0, libs);
     assert_eq!(checks(&dir), check);
-    // The record answered: the battery did not run (nor note it again).
+    // The record answered: no lowering, no battery (nothing noted again).
     assert_eq!(records(&dir), record);
     assert_eq!(
         std::fs::metadata(&libs[0]).unwrap().modified().unwrap(),

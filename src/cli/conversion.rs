@@ -65,12 +65,12 @@ pub fn synthesize_pair(src: &Descriptor, dst: &Descriptor) -> Result<Synthesized
             )));
         }
     }
-    // A conversion validated by an earlier run is not run on the battery
-    // again (the record is kept beside the compiled conversions).
-    let record = super::native_cache::ValidationRecord::open(None);
-    let record: &dyn spf::synth::validate::Record = match &record {
+    // What an earlier run lowered and validated is reused (the record is
+    // kept beside the compiled conversions).
+    let record = super::native_cache::SynthesisRecord::open(None);
+    let record: &dyn spf::synth::record::Record = match &record {
         Some(r) => r,
-        None => &spf::synth::validate::NoRecord,
+        None => &spf::synth::record::NoRecord,
     };
     synthesize_recorded(src, dst, record).map_err(|e| match e {
         // Names the pair and the failing test tensor itself.

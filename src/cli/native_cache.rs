@@ -125,35 +125,37 @@ fn compiler() -> Result<Vec<String>, CliError> {
         .map_err(CliError::Usage)
 }
 
-/// The conversions validated by earlier runs ([`spf::synth::validate::Record`]),
-/// as files in the cache directory: `validated-HASH` holding the number of
-/// test tensors passed, where the hash (a SHA-256's first 20 hex digits)
-/// is over the spf version and the conversion's key (its descriptors and
-/// computation). A file that cannot be read or written is no record: the
-/// battery runs.
-pub struct ValidationRecord {
+/// What earlier runs synthesized ([`spf::synth::record::Record`]), as
+/// files in the cache directory: `lowered-HASH`, a plan's lowering as
+/// text, and `validated-HASH`, the number of test tensors a computation
+/// passed. The hash (a SHA-256's first 20 hex digits) is over the spf
+/// version, the running executable's size and modification time (so that
+/// a rebuilt spf, whose synthesis may differ under the same version,
+/// records anew), the kind and the key. A file that cannot be read or
+/// written is no record: synthesis lowers and validates.
+pub struct SynthesisRecord {
     dir: PathBuf,
+    /// The running executable's size and modification time.
+    build: String,
 }
 
-impl ValidationRecord {
+impl SynthesisRecord {
     /// The record in `cache` (else [`cache_dir`]), when there is a
     /// directory for it.
-    pub fn open(cache: Option<&Path>) -> Option<ValidationRecord> {
+    pub fn open(cache: Option<&Path>) -> Option<SynthesisRecord> {
         let dir = cache.map(Path::to_path_buf).or_else(cache_dir)?;
-        Some(ValidationRecord { dir })
+        let build = std::env::current_exe()
+            .and_then(std::fs::metadata)
+            .map(|m| format!("{} {:?}", m.len(), m.modified().ok()))
+            .unwrap_or_default();
+        Some(SynthesisRecord { dir, build })
     }
 
-    /// The file of `key`.
-    fn file(&self, key: &str) -> PathBuf {
+    /// The file of `key` of kind `kind` (`validated`, `lowered`).
+    fn file(&self, kind: &str, key: &str) -> PathBuf {
         let mut h = Sha256::new();
-        for part in [
-            format!("spf {}", env!("CARGO_PKG_VERSION")),
-            "validated".to_string(),
-        ]
-        .iter()
-        .map(String::as_str)
-        .chain([key])
-        {
+        let version = format!("spf {}", env!("CARGO_PKG_VERSION"));
+        for part in [version.as_str(), self.build.as_str(), kind, key] {
             h.update((part.len() as u64).to_le_bytes());
             h.update(part.as_bytes());
         }
@@ -163,13 +165,26 @@ impl ValidationRecord {
             .take(10)
             .map(|b| format!("{b:02x}"))
             .collect();
-        self.dir.join(format!("validated-{hash}"))
+        self.dir.join(format!("{kind}-{hash}"))
+    }
+
+    /// Writes `text` as the file of `key`, whole under another name and
+    /// renamed: a reader sees all of it or no file.
+    fn write(&self, kind: &str, key: &str, text: &str) {
+        let path = self.file(kind, key);
+        let tmp = path.with_extension(format!("tmp-{}", std::process::id()));
+        let written = std::fs::create_dir_all(&self.dir)
+            .and_then(|()| std::fs::write(&tmp, text))
+            .and_then(|()| std::fs::rename(&tmp, &path));
+        if written.is_err() {
+            let _ = std::fs::remove_file(&tmp);
+        }
     }
 }
 
-impl spf::synth::validate::Record for ValidationRecord {
+impl spf::synth::record::Record for SynthesisRecord {
     fn passed(&self, key: &str) -> Option<usize> {
-        std::fs::read_to_string(self.file(key))
+        std::fs::read_to_string(self.file("validated", key))
             .ok()?
             .trim()
             .parse()
@@ -177,16 +192,15 @@ impl spf::synth::validate::Record for ValidationRecord {
     }
 
     fn note(&self, key: &str, tensors: usize) {
-        // Written whole under another name and renamed: a reader sees the
-        // whole count or no file.
-        let path = self.file(key);
-        let tmp = path.with_extension(format!("tmp-{}", std::process::id()));
-        let written = std::fs::create_dir_all(&self.dir)
-            .and_then(|()| std::fs::write(&tmp, tensors.to_string()))
-            .and_then(|()| std::fs::rename(&tmp, &path));
-        if written.is_err() {
-            let _ = std::fs::remove_file(&tmp);
-        }
+        self.write("validated", key, &tensors.to_string());
+    }
+
+    fn lowered(&self, key: &str) -> Option<String> {
+        std::fs::read_to_string(self.file("lowered", key)).ok()
+    }
+
+    fn note_lowered(&self, key: &str, text: &str) {
+        self.write("lowered", key, text);
     }
 }
 
@@ -292,20 +306,23 @@ mod tests {
         spf::synth::builtin::load_format(name).expect("built-in format")
     }
 
-    /// A pass noted is read back for its key only; a file that does not
-    /// hold a count is no record.
+    /// A pass and a lowering noted are read back for their key and kind
+    /// only; a file that does not hold a count is no record.
     #[test]
-    fn the_validation_record_keeps_counts_by_key() {
-        use spf::synth::validate::Record;
+    fn the_synthesis_record_keeps_what_it_is_given_by_key() {
+        use spf::synth::record::Record;
         let dir = std::env::temp_dir().join(format!("spf-record-{}", std::process::id()));
-        let record = ValidationRecord::open(Some(&dir)).expect("a directory");
+        let record = SynthesisRecord::open(Some(&dir)).expect("a directory");
         assert_eq!(record.passed("a"), None);
         record.note("a", 5);
         assert_eq!(record.passed("a"), Some(5));
         assert_eq!(record.passed("b"), None);
-        std::fs::write(record.file("b"), "five").expect("written");
+        assert_eq!(record.lowered("a"), None);
+        record.note_lowered("a", "{}");
+        assert_eq!(record.lowered("a").as_deref(), Some("{}"));
+        std::fs::write(record.file("validated", "b"), "five").expect("written");
         assert_eq!(record.passed("b"), None);
-        let names: Vec<String> = std::fs::read_dir(&dir)
+        let mut names: Vec<String> = std::fs::read_dir(&dir)
             .expect("listed")
             .map(|e| {
                 e.expect("an entry")
@@ -314,9 +331,11 @@ mod tests {
                     .into_owned()
             })
             .collect();
-        assert_eq!(names.len(), 2, "{names:?}");
+        names.sort();
+        assert_eq!(names.len(), 3, "{names:?}");
+        assert!(names[0].starts_with("lowered-"), "{names:?}");
         assert!(
-            names.iter().all(|n| n.starts_with("validated-")),
+            names[1..].iter().all(|n| n.starts_with("validated-")),
             "{names:?}"
         );
         let _ = std::fs::remove_dir_all(&dir);

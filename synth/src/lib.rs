@@ -25,6 +25,7 @@ pub mod oracle;
 pub mod order;
 pub(crate) mod ordered_points;
 pub mod plan;
+pub mod record;
 pub mod representable;
 pub mod rule_plan;
 pub mod strict_json;

@@ -12,6 +12,7 @@
 use crate::candidate::Candidates;
 use crate::conversion::Conversion;
 use crate::descriptor::Descriptor;
+use crate::record::{lowered_text, lowering_key, read_lowered, NoRecord, Record};
 use crate::validate::{self, ValidationError};
 
 pub use crate::error::SynthError;
@@ -26,11 +27,12 @@ pub use crate::synthesized::{Binding, BindingKind, ExecError, Side, Synthesized}
 /// A [`SynthError`] naming what cannot be computed, or
 /// [`SynthError::Validation`] with the smallest failing test tensor.
 pub fn synthesize(src: &Descriptor, dst: &Descriptor) -> Result<Synthesized, SynthError> {
-    synthesize_validated(src, dst, &validate::NoRecord).map(|(s, _)| s)
+    synthesize_validated(src, dst, &NoRecord).map(|(s, _)| s)
 }
 
-/// [`synthesize`], with the battery skipped for a computation `record`
-/// says passed it in an earlier process ([`validate::Record`]).
+/// [`synthesize`], reusing what earlier processes noted in `record`
+/// ([`crate::record`]): a plan's lowering (read back and validated like a
+/// fresh one), and the battery's verdict on a computation.
 ///
 /// # Errors
 ///
@@ -38,7 +40,7 @@ pub fn synthesize(src: &Descriptor, dst: &Descriptor) -> Result<Synthesized, Syn
 pub fn synthesize_recorded(
     src: &Descriptor,
     dst: &Descriptor,
-    record: &dyn validate::Record,
+    record: &dyn Record,
 ) -> Result<Synthesized, SynthError> {
     synthesize_validated(src, dst, record).map(|(s, _)| s)
 }
@@ -53,7 +55,7 @@ pub const PLAN_ATTEMPTS: usize = 4;
 fn synthesize_validated(
     src: &Descriptor,
     dst: &Descriptor,
-    record: &dyn validate::Record,
+    record: &dyn Record,
 ) -> Result<(Synthesized, usize), SynthError> {
     let (conversion, cands) = compose(src, dst)?;
     let mut refuted = Vec::new();
@@ -64,6 +66,23 @@ fn synthesize_validated(
             // No further plan: the first plan's problem is the answer.
             Err(e) => return Err(first.unwrap_or(e.into())),
         };
+        // A lowering an earlier process noted, when it reads back and passes.
+        let key = lowering_key(&conversion, &plan);
+        if let Some((computation, bindings)) =
+            record.lowered(&key).as_deref().and_then(read_lowered)
+        {
+            let s = Synthesized {
+                conversion: conversion.clone(),
+                plan: plan.clone(),
+                computation,
+                bindings,
+            };
+            match validate::validate_recorded(&s, &unvalidated_maker, record) {
+                Ok(v) => return Ok((s, v.tensors)),
+                // Not to be read back again: lowered afresh below.
+                Err(_) => record.note_lowered(&key, ""),
+            }
+        }
         let (computation, bindings) = match crate::lower::lower(&conversion, &plan) {
             Ok(lowered) => lowered,
             Err(e) => {
@@ -72,6 +91,7 @@ fn synthesize_validated(
                 continue;
             }
         };
+        record.note_lowered(&key, &lowered_text(&computation, &bindings));
         let s = Synthesized {
             conversion: conversion.clone(),
             plan,
@@ -149,7 +169,7 @@ impl PairVerdict {
 /// Synthesizes and validates `src` → `dst`, as every command would, and
 /// says how it went (`spf check A B`).
 pub fn check_pair(src: &Descriptor, dst: &Descriptor) -> PairVerdict {
-    match synthesize_validated(src, dst, &validate::NoRecord) {
+    match synthesize_validated(src, dst, &NoRecord) {
         Ok((_, tensors)) => PairVerdict::Ok(tensors),
         Err(SynthError::Validation(e)) => PairVerdict::Failed(e),
         Err(e) => PairVerdict::Refused(e),
@@ -171,13 +191,16 @@ mod tests {
     use super::*;
     use std::sync::Mutex;
 
-    /// A record in memory that may claim every conversion passed.
+    /// A record in memory that may claim every conversion passed, and
+    /// keeps lowerings.
+    #[derive(Default)]
     struct Remembered {
         claim: Option<usize>,
         noted: Mutex<Vec<(String, usize)>>,
+        lowerings: Mutex<std::collections::HashMap<String, String>>,
     }
 
-    impl validate::Record for Remembered {
+    impl Record for Remembered {
         fn passed(&self, _: &str) -> Option<usize> {
             self.claim
         }
@@ -187,6 +210,49 @@ mod tests {
                 .expect("not poisoned")
                 .push((key.to_string(), tensors));
         }
+        fn lowered(&self, key: &str) -> Option<String> {
+            self.lowerings
+                .lock()
+                .expect("not poisoned")
+                .get(key)
+                .cloned()
+        }
+        fn note_lowered(&self, key: &str, text: &str) {
+            self.lowerings
+                .lock()
+                .expect("not poisoned")
+                .insert(key.to_string(), text.to_string());
+        }
+    }
+
+    /// A lowering noted reads back to a computation that prints the same
+    /// and is what a later synthesis returns; a damaged one is replaced by
+    /// a fresh lowering.
+    #[test]
+    fn a_recorded_lowering_is_read_back_or_replaced() {
+        let load = |n: &str| crate::builtin::load_format(n).expect("built-in");
+        let (src, dst) = (load("csc"), load("dcsr"));
+        let record = Remembered::default();
+        let (first, _) = synthesize_validated(&src, &dst, &record).expect("synthesized");
+        let texts: Vec<(String, String)> = record
+            .lowerings
+            .lock()
+            .expect("not poisoned")
+            .clone()
+            .into_iter()
+            .collect();
+        assert_eq!(texts.len(), 1);
+        let (key, text) = &texts[0];
+        let (computation, bindings) = read_lowered(text).expect("reads back");
+        assert_eq!(computation.to_string(), first.computation.to_string());
+        assert_eq!(bindings, first.bindings);
+        let (again, _) = synthesize_validated(&src, &dst, &record).expect("synthesized");
+        assert_eq!(again.computation.to_string(), first.computation.to_string());
+        // Damaged: lowered afresh, and the record holds the fresh text.
+        record.note_lowered(key, "{\"computation\": \"computation x(\"}");
+        let (fresh, _) = synthesize_validated(&src, &dst, &record).expect("synthesized");
+        assert_eq!(fresh.computation.to_string(), first.computation.to_string());
+        assert_eq!(record.lowered(key).as_deref(), Some(text.as_str()));
     }
 
     /// A pass is noted under the conversion's key, and a conversion the
@@ -197,19 +263,16 @@ mod tests {
         // A pair no other test of this process validates (the battery's
         // in-process cache would answer first).
         let (src, dst) = (load("dia"), load("jad"));
-        let fresh = Remembered {
-            claim: None,
-            noted: Mutex::new(Vec::new()),
-        };
+        let fresh = Remembered::default();
         let (s, tensors) = synthesize_validated(&src, &dst, &fresh).expect("synthesized");
         assert!(tensors > 1);
         let noted = fresh.noted.into_inner().expect("not poisoned");
-        assert_eq!(noted, vec![(validate::key(&s), tensors)]);
+        assert_eq!(noted, vec![(crate::record::validation_key(&s), tensors)]);
         // Another pair, which the record claims: its count is the claim.
         let (src, dst) = (load("jad"), load("dia"));
         let claimed = Remembered {
             claim: Some(1),
-            noted: Mutex::new(Vec::new()),
+            ..Remembered::default()
         };
         let (_, tensors) = synthesize_validated(&src, &dst, &claimed).expect("synthesized");
         assert_eq!(tensors, 1);

@@ -20,7 +20,9 @@ use crate::instance::{Instance, Values};
 use crate::plan::Plan;
 
 /// Which format of a conversion a name belongs to.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
 pub enum Side {
     /// The format converted from: its symbols and arrays are inputs.
     Source,
@@ -29,7 +31,9 @@ pub enum Side {
 }
 
 /// What a descriptor name stands for in the computation.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
 pub enum BindingKind {
     /// A source symbol (a computation symbol, passed by value) or a
     /// destination size the computation computes (an `out int` scalar).
@@ -42,7 +46,9 @@ pub enum BindingKind {
 
 /// One name of a descriptor and the computation's name for it (destination
 /// names are renamed apart: CSR's `col` is `col_out` in COO → CSR).
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(
+    Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
 pub struct Binding {
     /// The format it belongs to.
     pub side: Side,

@@ -34,6 +34,7 @@ use crate::descriptor::Descriptor;
 use crate::instance::Instance;
 use crate::instance_validation::validate_entries;
 use crate::oracle::{compare_entries, sorted_entries, stored_points, Entries, Mismatch};
+use crate::record::{validation_key, NoRecord, Record};
 use crate::representable::{Representable, Unrepresentable};
 use crate::synthesized::Synthesized;
 use crate::tensor_io::Coordinates;
@@ -145,38 +146,6 @@ pub fn coordinate_format(order: usize) -> Option<Descriptor> {
     crate::builtin::coordinate_format(order)
 }
 
-/// Where conversions validated by earlier processes are remembered (`spf
-/// convert` keeps one in its cache directory, beside the compiled
-/// conversions): the battery runs in the interpreter, a third to a half of
-/// synthesizing a built-in pair, on every run without one. A conversion is
-/// known by its [`key`]: its descriptors and its computation, so that any
-/// change to what synthesis makes is another key.
-pub trait Record: Sync {
-    /// How many test tensors the conversion of `key` passed, when it did.
-    fn passed(&self, key: &str) -> Option<usize>;
-    /// Notes that the conversion of `key` passed `tensors` test tensors.
-    fn note(&self, key: &str, tensors: usize);
-}
-
-/// No record: every process validates for itself.
-pub struct NoRecord;
-
-impl Record for NoRecord {
-    fn passed(&self, _: &str) -> Option<usize> {
-        None
-    }
-    fn note(&self, _: &str, _: usize) {}
-}
-
-/// What a conversion is known by in a [`Record`]: both descriptors and the
-/// computation, as text.
-pub fn key(s: &Synthesized) -> String {
-    format!(
-        "{:?}\n{:?}\n{}",
-        s.conversion.src, s.conversion.dst_given, s.computation
-    )
-}
-
 /// Validates `s` once per process: a conversion already validated (the
 /// same descriptors and the same computation) is not run again.
 ///
@@ -188,7 +157,8 @@ pub fn validate_cached(s: &Synthesized, maker: &Maker<'_>) -> Result<Validated, 
 }
 
 /// [`validate_cached`], and not at all when `record` says the conversion
-/// passed in an earlier process; a pass is noted in `record`.
+/// passed in an earlier process ([`crate::record`]); a pass is noted in
+/// `record`.
 ///
 /// # Errors
 ///
@@ -200,7 +170,7 @@ pub fn validate_recorded(
 ) -> Result<Validated, ValidationError> {
     static CACHE: OnceLock<Mutex<HashMap<String, Result<Validated, ValidationError>>>> =
         OnceLock::new();
-    let key = key(s);
+    let key = validation_key(s);
     let cache = CACHE.get_or_init(Default::default);
     if let Some(done) = cache.lock().ok().and_then(|c| c.get(&key).cloned()) {
         return done;
