@@ -731,16 +731,37 @@ impl<'d> Emitter<'d> {
             test.join(" && "),
             rule.vars.len()
         );
+        let (rule_name, names) = (c_str(&rule_text(rule)), c_str_list(&rule.vars));
+        if check.adjacent {
+            // No budget to count: a part, which may run on several
+            // threads (the instance's values measure the work).
+            let part = format!("drv_rule{}", self.next());
+            let (lo, hi) = self.part_function(
+                &part,
+                &format!(
+                    "    static const char rule[] = {rule_name};\n    \
+                     static const char *const names[] = {{{names}}};\n    \
+                     const char *ctx = arg;\n    (void)names;\n    (void)fp;\n"
+                ),
+                conjunctions,
+                &at,
+            )?;
+            let _ = writeln!(
+                self.body,
+                "    {{ /* adjacent pairs */\n        static const char rule[] = {rule_name};\n        \
+                 (void)rule;\n        \
+                 drv_parts_run(ctx, {part}, ctx, {lo}, {hi}, drv_array_named(x, ctx, {})->len, 1, NULL, 0);\n    }}",
+                c_str(&self.d.data_name)
+            );
+            return Ok(());
+        }
         let loops = self.scanned(conjunctions, &at, 8)?;
         let _ = writeln!(
             self.body,
-            "    {{ /* {} */\n        static const char rule[] = {};\n        \
-             static const char *const names[] = {{{}}};\n        \
+            "    {{ /* every point */\n        static const char rule[] = {rule_name};\n        \
+             static const char *const names[] = {{{names}}};\n        \
              const int64_t budget = INT64_C({RULE_BUDGET});\n        int64_t evaluations = 0;\n        \
-             (void)names;\n        (void)budget;\n        (void)evaluations;\n{loops}    }}",
-            if check.adjacent { "adjacent pairs" } else { "every point" },
-            c_str(&rule_text(rule)),
-            c_str_list(&rule.vars)
+             (void)names;\n        (void)budget;\n        (void)evaluations;\n{loops}    }}"
         );
         Ok(())
     }
@@ -828,25 +849,20 @@ impl<'d> Emitter<'d> {
         Ok(())
     }
 
-    /// Every nonzero value addressed by a point of the map, and no two
-    /// nonzero entries at one coordinate (`oracle::check_storage`). The
-    /// loops are a function of their own, a part run on a range of the
-    /// outermost loop's values (`drv_storage_run`), so that a library's
-    /// fingerprinting check runs them on several threads.
-    fn storage_check(&mut self) -> Result<(), Unsupported> {
-        let n_dense = self.d.map.out_arity();
-        let coords: Vec<String> = (0..n_dense)
-            .map(|i| format!("v[{}]", self.d.map.in_arity() + i))
-            .collect();
-        let tail = format!(
-            "addressed[k] = 1;\nif (drv_value_at(values, k) != 0.0)\n    \
-             drv_storage_add(s, fp, {n_dense}, (const int64_t[]){{{}}}, drv_value_at(values, k), k);",
-            coords.join(", ")
-        );
-        let (extents, conjunctions, at) = self.map_point_nest(&tail)?;
-        let n_pos = extents.len();
+    /// Prints the loops over the points of `conjunctions`, running `at` at
+    /// each, as the part `name` (`drv_part` in the runtime: the outermost
+    /// loop over `[lo, hi)`, which `drv_parts_run` may cut into ranges run
+    /// on several threads) after `prelude`; gives the C of the outermost
+    /// loop's bounds in `drv_check_rules`. A nest without one outermost
+    /// loop is one part over `[0, 1)`.
+    fn part_function(
+        &mut self,
+        name: &str,
+        prelude: &str,
+        conjunctions: Vec<Conjunction>,
+        at: &str,
+    ) -> Result<(String, String), Unsupported> {
         let nest = self.scan_points(conjunctions)?;
-        let part = format!("drv_storage{}", self.next());
         let (lo, hi, loops) = match nest.as_slice() {
             [Node::For {
                 var,
@@ -859,27 +875,51 @@ impl<'d> Emitter<'d> {
                 let v = format!("l{}", self.next());
                 let mut names = BTreeMap::from([(var.clone(), v.clone())]);
                 let mut inner = String::new();
-                self.nodes(body, &at, 8, &mut names, &mut inner)?;
+                self.nodes(body, at, 8, &mut names, &mut inner)?;
                 let loops = format!(
                     "    int64_t {v};\n    for ({v} = lo; {v} < hi; {v}++) {{\n{inner}    }}\n"
                 );
                 (lo, hi, loops)
             }
-            // Not one outermost loop: one part, the whole nest.
             nodes => {
                 let mut inner = String::from("    (void)lo;\n    (void)hi;\n");
-                self.nodes(nodes, &at, 4, &mut BTreeMap::new(), &mut inner)?;
+                self.nodes(nodes, at, 4, &mut BTreeMap::new(), &mut inner)?;
                 ("(drv_wide)0".into(), "(drv_wide)1".into(), inner)
             }
         };
         let _ = writeln!(
             self.helpers,
-            "static void {part}(const drv_storage *s, drv_fp *fp, int64_t lo, int64_t hi)\n{{\n    \
-             static const char rule[] = \"the sparse-to-dense map\";\n    \
-             const char *ctx = s->ctx;\n    const drv_array *values = s->values;\n    \
-             const int64_t *ext = s->ext;\n    unsigned char *addressed = s->addressed;\n    \
-             (void)rule;\n    (void)fp;\n{loops}}}"
+            "static void {name}(const void *arg, drv_fp *fp, int64_t lo, int64_t hi)\n{{\n{prelude}{loops}}}"
         );
+        Ok((lo, hi))
+    }
+
+    /// Every nonzero value addressed by a point of the map, and no two
+    /// nonzero entries at one coordinate (`oracle::check_storage`). The
+    /// loops are a part ([`Emitter::part_function`]), which a library's
+    /// fingerprinting check runs on several threads.
+    fn storage_check(&mut self) -> Result<(), Unsupported> {
+        let n_dense = self.d.map.out_arity();
+        let coords: Vec<String> = (0..n_dense)
+            .map(|i| format!("v[{}]", self.d.map.in_arity() + i))
+            .collect();
+        let tail = format!(
+            "addressed[k] = 1;\nif (drv_value_at(values, k) != 0.0)\n    \
+             drv_storage_add(s, fp, {n_dense}, (const int64_t[]){{{}}}, drv_value_at(values, k), k);",
+            coords.join(", ")
+        );
+        let (extents, conjunctions, at) = self.map_point_nest(&tail)?;
+        let n_pos = extents.len();
+        let part = format!("drv_storage{}", self.next());
+        let (lo, hi) = self.part_function(
+            &part,
+            "    static const char rule[] = \"the sparse-to-dense map\";\n    \
+             const drv_storage *s = arg;\n    const char *ctx = s->ctx;\n    \
+             const drv_array *values = s->values;\n    const int64_t *ext = s->ext;\n    \
+             unsigned char *addressed = s->addressed;\n    (void)rule;\n    (void)fp;\n",
+            conjunctions,
+            &at,
+        )?;
         let _ = writeln!(
             self.body,
             "    {{ /* storage: every nonzero value addressed, no coordinate twice */\n        \
@@ -893,7 +933,7 @@ impl<'d> Emitter<'d> {
              drv_entries_reserve(&entries, values, total);\n        \
              s.ctx = ctx;\n        s.values = values;\n        s.ext = ext;\n        \
              s.addressed = addressed;\n        s.entries = &entries;\n        \
-             drv_storage_run(&s, {part}, {lo}, {hi}, total, {n_dense});\n        \
+             drv_parts_run(ctx, {part}, &s, {lo}, {hi}, total, drv_print != NULL, drv_print, {n_dense});\n        \
              drv_storage_finish(ctx, values, addressed, total, &entries, {n_dense}, ext, {n_pos}, {});\n    }}",
             c_str(&self.d.data_name),
             extents.join(", "),

@@ -29,7 +29,7 @@ static DRV_UNUSED void drv_located(const char *path, int64_t line, int64_t col, 
 /* In a library (spf convert's compiled checks, src/cli/native_check.rs), a
  * stop is not the end of the process: the message is kept in drv_message
  * and control jumps back to where drv_jump_at points (the entry point's
- * jmp_buf, or a storage check part's, drv_storage_run). Both are the
+ * jmp_buf, or a check part's, drv_parts_run). Both are the
  * calling thread's own when the library runs parts on threads. */
 #ifdef DRV_THREADS
 #define DRV_TLS __thread
@@ -2377,12 +2377,11 @@ static DRV_UNUSED void drv_entries_reserve(drv_entries *s, const drv_array *valu
 }
 
 /* What the loops of a storage check read besides the instance's arrays
- * (drv_check_rules prints them into a function of their own, a "part",
- * run on a range of the outermost loop's values). Parts that run at once
- * mark `addressed` with plain byte stores: a slot two of them address gets
- * the same byte from both, and no other byte is written (an atomic store
- * there kept GCC from holding the loop's pointers in registers, and made
- * the parts three times slower). */
+ * (drv_check_rules prints them into a part, drv_parts_run). Parts that run
+ * at once mark `addressed` with plain byte stores: a slot two of them
+ * address gets the same byte from both, and no other byte is written (an
+ * atomic store there kept GCC from holding the loop's pointers in
+ * registers, and made the parts three times slower). */
 typedef struct {
     const char *ctx;
     const drv_array *values;
@@ -2391,12 +2390,8 @@ typedef struct {
     drv_entries *entries;
 } drv_storage;
 
-/* A storage check's loops with their outermost loop over [lo, hi): the
- * entries go to fingerprint `fp`, or, when it is NULL, to the check's
- * entries (drv_storage_entry). */
-typedef void (*drv_storage_part)(const drv_storage *s, drv_fp *fp, int64_t lo, int64_t hi);
-
-/* One nonzero entry of the storage check. */
+/* One nonzero entry of the storage check: into fingerprint `fp`, or, when
+ * it is NULL, into the check's entries (drv_storage_entry). */
 static inline void drv_storage_add(const drv_storage *s, drv_fp *fp, int order, const int64_t *c, double v,
                                    int64_t at)
 {
@@ -2406,45 +2401,57 @@ static inline void drv_storage_add(const drv_storage *s, drv_fp *fp, int order, 
         drv_storage_entry(s->entries, order, c, v, at);
 }
 
+/* A check's loop nest with its outermost loop over [lo, hi) (a "part"):
+ * `arg` is what it reads besides the instance (a drv_storage for a storage
+ * check, the context for a rule's), `fp` the fingerprint its entries go
+ * to, or NULL. */
+typedef void (*drv_part)(const void *arg, drv_fp *fp, int64_t lo, int64_t hi);
+
 #ifdef DRV_THREADS
 #include <pthread.h>
 
-/* The fewest value slots whose storage check runs on several threads, the
+/* The least work (value slots) whose check runs on several threads, the
  * most threads, and the ranges per thread. */
-#define DRV_PARALLEL_SLOTS 65536
+#define DRV_PARALLEL_WORK 65536
 #define DRV_MAX_THREADS 8
 #define DRV_CHUNKS_PER_THREAD 8
 
-/* One range of a storage check run on several threads: its fingerprint
- * and its stop's message. */
+/* One range of a part run on several threads: its fingerprint and its
+ * stop's message. */
 typedef struct {
     int64_t lo, hi;
     drv_fp fp;
     int failed;
     char message[sizeof drv_message];
-} drv_storage_chunk;
+} drv_chunk;
 
-/* The ranges of one storage check, taken in turn by its threads. */
+/* The ranges of one part, taken in turn by its threads. */
 typedef struct {
-    const drv_storage *s;
-    drv_storage_part part;
-    drv_storage_chunk *chunks;
+    drv_part part;
+    const void *arg;
+    int fingerprinted;
+    drv_chunk *chunks;
     int n;
     int next;   /* the next range to take (atomic) */
     int failed; /* the first range that stopped, or n (atomic) */
-} drv_storage_plan;
+} drv_plan;
 
-/* Takes ranges until none is left, each with a fingerprint (and a copy of
- * the storage's pointers) of the thread's own. A range after one that
- * stopped is skipped: its result would not be looked at. */
-static void *drv_storage_work(void *arg)
+/* Takes ranges until none is left, each with a fingerprint of the
+ * thread's own (and, for a storage check, a copy of its pointers). A range
+ * after one that stopped is skipped: its result would not be looked at. */
+static void *drv_parts_work(void *arg)
 {
-    drv_storage_plan *plan = arg;
-    const drv_storage s = *plan->s;
+    drv_plan *plan = arg;
+    drv_storage own;
+    const void *part_arg = plan->arg;
     jmp_buf here, *volatile outer = drv_jump_at;
     int c;
+    if (plan->fingerprinted) {
+        own = *(const drv_storage *)plan->arg;
+        part_arg = &own;
+    }
     while ((c = __atomic_fetch_add(&plan->next, 1, __ATOMIC_RELAXED)) < plan->n) {
-        drv_storage_chunk *chunk = &plan->chunks[c];
+        drv_chunk *chunk = &plan->chunks[c];
         drv_fp fp = chunk->fp;
         if (c > __atomic_load_n(&plan->failed, __ATOMIC_RELAXED))
             continue;
@@ -2458,7 +2465,7 @@ static void *drv_storage_work(void *arg)
                 ;
             continue;
         }
-        plan->part(&s, &fp, chunk->lo, chunk->hi);
+        plan->part(part_arg, plan->fingerprinted ? &fp : NULL, chunk->lo, chunk->hi);
         chunk->fp = fp;
     }
     drv_jump_at = outer;
@@ -2466,47 +2473,51 @@ static void *drv_storage_work(void *arg)
 }
 #endif
 
-/* Runs storage check `part` over the outermost values [lo, hi) (`total`
- * value slots). When the entries are only fingerprinted and there are
- * many, the values are cut into contiguous ranges that up to one thread
- * per processor take in turn; the ranges' fingerprints add up in order
- * (drv_fp_merge), and the first range's stop is the check's: the stop a
- * run on one thread meets first. */
-static DRV_UNUSED void drv_storage_run(const drv_storage *s, drv_storage_part part, drv_wide lo_w,
-                                       drv_wide hi_w, int64_t total, int order)
+/* Runs `part` over the outermost values [lo, hi), about `work` value slots
+ * of it. With `split` (a rule's check, or a storage check whose entries
+ * are only fingerprinted: into `fp`, of `order` coordinates) and much work,
+ * the values are cut into contiguous ranges that up to one thread per
+ * processor take in turn; the ranges' fingerprints add up into `fp` in
+ * order (drv_fp_merge), and the first range's stop is the part's: the
+ * stop a run on one thread meets first. */
+static DRV_UNUSED void drv_parts_run(const char *ctx, drv_part part, const void *arg, drv_wide lo_w, drv_wide hi_w,
+                                     int64_t work, int split, drv_fp *fp, int order)
 {
-    const int64_t lo = drv_narrow(s->ctx, lo_w);
+    const int64_t lo = drv_narrow(ctx, lo_w);
     int64_t hi;
     if (hi_w <= (drv_wide)lo)
         return;
-    hi = drv_narrow(s->ctx, hi_w);
+    hi = drv_narrow(ctx, hi_w);
 #ifdef DRV_THREADS
     {
         const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
         const int threads = cpus < 1 ? 1 : cpus > DRV_MAX_THREADS ? DRV_MAX_THREADS : (int)cpus;
-        if (drv_print != NULL && threads > 1 && total >= DRV_PARALLEL_SLOTS && hi - lo >= 2) {
+        if (split && threads > 1 && work >= DRV_PARALLEL_WORK && hi - lo >= 2) {
             pthread_t ids[DRV_MAX_THREADS];
             int started[DRV_MAX_THREADS], t, c;
-            drv_storage_plan plan;
-            plan.s = s;
+            drv_plan plan;
             plan.part = part;
+            plan.arg = arg;
+            plan.fingerprinted = fp != NULL;
             plan.n = (drv_wide)threads * DRV_CHUNKS_PER_THREAD < hi_w - lo_w ? threads * DRV_CHUNKS_PER_THREAD
                                                                              : (int)(hi - lo);
             plan.next = 0;
             plan.failed = plan.n;
             plan.chunks = drv_alloc(plan.n, sizeof *plan.chunks);
             for (c = 0; c < plan.n; c++) {
-                drv_storage_chunk *chunk = &plan.chunks[c];
+                drv_chunk *chunk = &plan.chunks[c];
                 memset(chunk, 0, sizeof *chunk);
                 chunk->lo = lo + (int64_t)(((drv_wide)hi - lo) * c / plan.n);
                 chunk->hi = lo + (int64_t)(((drv_wide)hi - lo) * (c + 1) / plan.n);
-                chunk->fp.key = drv_print->key;
-                chunk->fp.watch = drv_print->watch;
-                chunk->fp.live = 0x3f;
+                if (fp != NULL) {
+                    chunk->fp.key = fp->key;
+                    chunk->fp.watch = fp->watch;
+                    chunk->fp.live = 0x3f;
+                }
             }
             for (t = 1; t < threads; t++)
-                started[t] = pthread_create(&ids[t], NULL, drv_storage_work, &plan) == 0;
-            drv_storage_work(&plan);
+                started[t] = pthread_create(&ids[t], NULL, drv_parts_work, &plan) == 0;
+            drv_parts_work(&plan);
             for (t = 1; t < threads; t++)
                 if (started[t])
                     pthread_join(ids[t], NULL);
@@ -2516,16 +2527,17 @@ static DRV_UNUSED void drv_storage_run(const drv_storage *s, drv_storage_part pa
                 free(plan.chunks);
                 drv_die("%s", message);
             }
-            for (c = 0; c < plan.n; c++)
-                drv_fp_merge(drv_print, &plan.chunks[c].fp, order);
+            for (c = 0; fp != NULL && c < plan.n; c++)
+                drv_fp_merge(fp, &plan.chunks[c].fp, order);
             free(plan.chunks);
             return;
         }
     }
 #endif
-    (void)total;
+    (void)work;
+    (void)split;
     (void)order;
-    part(s, drv_print, lo, hi);
+    part(arg, fp, lo, hi);
 }
 
 /* "3, 1" of a position given row-major over `ext`. */

@@ -253,7 +253,7 @@ const PRELUDE: &str = r#"#define _POSIX_C_SOURCE 200809L
 
 /* Stops jump back to spf_check_entries (driver_runtime.c). */
 #define DRV_JUMP 1
-/* The storage check fingerprints on several threads (drv_storage_run). */
+/* Checks of many values run on several threads (drv_parts_run). */
 #define DRV_THREADS 1
 
 "#;
@@ -551,7 +551,7 @@ mod tests {
     }
 
     /// A large instance is checked in ranges of its outermost loop on
-    /// several threads (`drv_storage_run`): the fingerprint is that of all
+    /// several threads (`drv_parts_run`): the fingerprint is that of all
     /// its entries, and whether they came increasing is seen across the
     /// ranges' boundaries, where each range alone would say yes.
     #[test]
@@ -629,6 +629,32 @@ mod tests {
         let found = checker.distinct_fingerprint(&coo, &repeated);
         assert!(
             matches!(&found, Err(Failed::Invalid(m)) if m.contains("two nonzero entries")),
+            "{found:?}"
+        );
+        let _ = std::fs::remove_dir_all(&cache);
+    }
+
+    /// A rule's adjacent pairs are checked in ranges on several threads
+    /// too, and the violation reported is the first, as on one thread.
+    #[test]
+    fn the_first_violation_of_ranges_checked_at_once_is_reported() {
+        let csr = spf::synth::builtin::load_format("csr").expect("built-in");
+        let cache = std::env::temp_dir().join(format!("spf-rule-ranges-{}", std::process::id()));
+        let (checker, _, _) =
+            Checker::obtain(Some(&cache), &csr, &Progress::hidden()).expect("compiled");
+        // 50,000 rows of 4 entries: more values than one thread checks.
+        let rows: i64 = 50_000;
+        let rowptr: Vec<i64> = (0..=rows).map(|i| 4 * i).collect();
+        let mut col: Vec<i64> = (0..4 * rows).map(|k| k % 4).collect();
+        // Two rows out of order, in different ranges; the earlier is named.
+        for row in [30_000usize, 45_000] {
+            col.swap(4 * row + 1, 4 * row + 2);
+        }
+        let a = vec![1.0; col.len()];
+        let broken = csr_with(rowptr, col, a, rows);
+        let found = checker.entries(&csr, &broken);
+        assert!(
+            matches!(&found, Err(Failed::Invalid(m)) if m.contains("does not hold at i = 30000,")),
             "{found:?}"
         );
         let _ = std::fs::remove_dir_all(&cache);
