@@ -56,8 +56,9 @@
 //! `#define _POSIX_C_SOURCE` and the headers; the synthesized functions
 //! printed by [`codegen::c::emit_c`] (renamed `convert_to_source` and
 //! `convert`, so that they cannot clash; the runtime and helpers they share
-//! are guarded by `#ifndef`); the driver's runtime (`driver_runtime.c`, every
-//! name prefixed `drv_`); the glue generated here (format names, the source
+//! are guarded by `#ifndef`); the driver's runtime ([`RUNTIME`]:
+//! `driver_runtime.c`, `driver_readers.c`, `driver_checks.c`, every name
+//! prefixed `drv_`); the glue generated here (format names, the source
 //! check, one wrapper per function that maps instance names to parameters);
 //! and `main` (`driver_main.c`). With a baseline, its file is included
 //! after `convert`, declared first with `convert`'s type.
@@ -79,8 +80,15 @@ use spf::synth::Descriptor;
 use super::conversion::CooLayout;
 use super::error::CliError;
 
-/// The driver's runtime: instances, readers, the JSON writer.
-pub(super) const RUNTIME: &str = include_str!("driver_runtime.c");
+/// The driver's runtime: errors and allocation, instances, index widths
+/// and fields (`driver_runtime.c`); the coordinate and JSON readers and the
+/// JSON writer (`driver_readers.c`); verification and the checks
+/// (`driver_checks.c`).
+pub(super) const RUNTIME: &str = concat!(
+    include_str!("driver_runtime.c"),
+    include_str!("driver_readers.c"),
+    include_str!("driver_checks.c")
+);
 /// The driver's `main`.
 const MAIN: &str = include_str!("driver_main.c");
 

@@ -251,7 +251,7 @@ const PRELUDE: &str = r#"#define _POSIX_C_SOURCE 200809L
 #define SPF_ABI_EXPORT
 #endif
 
-/* Stops jump back to spf_check_entries (driver_runtime.c). */
+/* Stops jump back to spf_check_entries (drv_die, driver_runtime.c). */
 #define DRV_JUMP 1
 /* Checks of many values run on several threads (drv_parts_run). */
 #define DRV_THREADS 1
