@@ -2081,6 +2081,32 @@ static inline void spf_oset_insert(spf_oset *s, int64_t v)
     s->values[s->n++] = v;
 }
 
+/* Sorts a set of values in 0..E0 - 1 (bounded, lo 0) that are the first
+ * components counted by the counting permutation p (extent E0): the values
+ * whose count is not 0, no insert needed (the generated code leaves the
+ * set's inserts out where each one is a counted first component, and each
+ * counted one an insert: codegen's Lowered::counted_set). Any time after
+ * the inserts (a second call does nothing). */
+static inline void spf_oset_sort_counted(spf_oset *s, const spf_perm *p)
+{
+    const int64_t *count = p->count0;
+    int64_t i, n = 0;
+    if (s->sorted)
+        return;
+    if (!s->bounded || s->lo != 0 || p->order != SPF_COUNTING || s->len != p->extents[0])
+        spf_die("a counted set's range is not the permutation's", s->len);
+    s->sorted = 1;
+    for (i = 0; i < s->len; i++)
+        n += count[i] != 0;
+    s->values = (int64_t *)spf_alloc(n, sizeof *s->values);
+    for (i = 0, n = 0; i < s->len; i++) {
+        s->table[i] = count[i] != 0 ? n : -1;
+        if (count[i] != 0)
+            s->values[n++] = i;
+    }
+    s->n = n;
+}
+
 static inline int spf_oset_cmp(const void *a, const void *b)
 {
     const int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
