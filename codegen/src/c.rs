@@ -39,6 +39,7 @@ use crate::emit::{
 use crate::runtime::{Method, ObjectKind, C_RUNTIME};
 use crate::width::Widths;
 
+mod counted;
 mod lookups;
 mod outline;
 
@@ -253,7 +254,7 @@ pub fn emit_c_with(program: &LoopProgram, widths: &Widths) -> Result<String, Emi
     // no inserts, sorted from the permutation's counts.
     let counted: HashMap<usize, usize> = objects
         .iter()
-        .filter_map(|(o, _)| Some((*o, low.counted_set(*o)?)))
+        .filter_map(|(o, _)| Some((*o, counted::counted_set(&low, *o)?)))
         .collect();
     // What a loop printed as a function of its own takes (outline.rs).
     let params = low.parameters();
@@ -1111,7 +1112,7 @@ struct Writer<'d, 'l> {
     /// 32-bit array).
     sort_into: HashMap<usize, (String, &'static str)>,
     /// Ordered sets whose values a counting permutation counts
-    /// (`Lowered::counted_set`): set -> the permutation. Their inserts are
+    /// (`counted::counted_set`): set -> the permutation. Their inserts are
     /// left out and their sort reads the counts (`spf_oset_sort_counted`).
     counted: HashMap<usize, usize>,
     /// While a placing loop is printed looking ahead

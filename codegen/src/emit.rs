@@ -1073,7 +1073,7 @@ impl RowFill {
 
 /// `node` as a loop `for var in 0..upper`: its variable, upper bound and
 /// body.
-fn loop_from_zero(node: &LNode) -> Option<(&String, &Code, &Vec<LNode>)> {
+pub(crate) fn loop_from_zero(node: &LNode) -> Option<(&String, &Code, &Vec<LNode>)> {
     match node {
         LNode::For {
             var,
@@ -1086,24 +1086,12 @@ fn loop_from_zero(node: &LNode) -> Option<(&String, &Code, &Vec<LNode>)> {
     }
 }
 
-/// `code`, or the value of the innermost of `lets` it names.
-fn resolve_let<'c>(code: &'c Code, lets: &[(&str, &'c Code)]) -> &'c Code {
-    match code {
-        Code::Var(x) => lets
-            .iter()
-            .rev()
-            .find(|(n, _)| n == x)
-            .map_or(code, |(_, v)| v),
-        other => other,
-    }
-}
-
 /// The arguments of `object`'s only `insert` when every iteration of the
 /// loop over `var` whose body is `nodes` runs it once: the node of `nodes`
 /// that holds it is a statement with the call among its actions (not under
 /// an `if`), or a `let` (not of `var`) whose body holds it so; the `let`s
 /// on the way are pushed on `lets`, outermost first.
-fn insert_once<'n>(
+pub(crate) fn insert_once<'n>(
     nodes: &'n [LNode],
     var: &str,
     object: usize,
@@ -1193,7 +1181,7 @@ fn count_writes(nodes: &[LNode], space: usize) -> usize {
 
 /// Counts the `method` calls of runtime object `object` in `nodes` (as
 /// statements: `insert`, `sort`, `reserve`), at any depth.
-fn count_calls(nodes: &[LNode], object: usize, method: Method) -> usize {
+pub(crate) fn count_calls(nodes: &[LNode], object: usize, method: Method) -> usize {
     count_actions(
         nodes,
         true,
@@ -1632,57 +1620,6 @@ impl Lowered<'_> {
             // only where it is not the entry number).
             let covered = arrays.len() == arity || (compared < arity && arrays.len() + 1 == arity);
             covered.then_some(arrays)
-        })
-    }
-
-    /// For an ordered set, the counting permutation whose counts of its
-    /// first component tell which values the set holds, so that C need not
-    /// insert into the set (`spf_oset_sort_counted`, docs/runtime.md):
-    /// `Some(perm)` when the set is `OrderedSet(0, HI)` and the
-    /// permutation counts its first component over `0..E0` with `E0 = HI +
-    /// 1`, and each has one `insert`, both run once in every iteration of
-    /// the same top-level loop (as for [`Lowered::perm_views`]), the set's
-    /// value being the permutation's first component (the same expression,
-    /// or `let`s bound to the same one). Every value inserted into the set
-    /// is then a first component counted, and every one counted a value
-    /// inserted: the set is the first components whose count is not 0.
-    /// COO → DCSR's rows: one store an entry fewer in the loop that counts.
-    pub(crate) fn counted_set(&self, set: usize) -> Option<usize> {
-        let ObjectKind::OrderedSet {
-            bounds: Some((lo, hi)),
-        } = &self.specs[set].kind
-        else {
-            return None;
-        };
-        if lo.as_constant() != Some(0) || count_calls(&self.body, set, Method::Insert) != 1 {
-            return None;
-        }
-        let extent = hi.plus(&iegen::Expr::constant(1));
-        self.body.iter().find_map(|node| {
-            let (var, _, body) = loop_from_zero(node)?;
-            let mut set_lets = Vec::new();
-            let [value] = insert_once(body, var, set, &mut set_lets)? else {
-                return None;
-            };
-            let value = resolve_let(value, &set_lets);
-            (0..self.specs.len()).find(|&perm| {
-                let ObjectKind::Permutation {
-                    order: Order::Counting(extents),
-                    ..
-                } = &self.specs[perm].kind
-                else {
-                    return false;
-                };
-                if extents.first() != Some(&extent)
-                    || count_calls(&self.body, perm, Method::Insert) != 1
-                {
-                    return false;
-                }
-                let mut lets = Vec::new();
-                insert_once(body, var, perm, &mut lets)
-                    .and_then(|args| args.first())
-                    .is_some_and(|first| resolve_let(first, &lets) == value)
-            })
         })
     }
 

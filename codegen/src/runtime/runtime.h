@@ -2095,7 +2095,7 @@ static inline void spf_oset_insert(spf_oset *s, int64_t v)
  * components counted by the counting permutation p (extent E0): the values
  * whose count is not 0, no insert needed (the generated code leaves the
  * set's inserts out where each one is a counted first component, and each
- * counted one an insert: codegen's Lowered::counted_set). Any time after
+ * counted one an insert: codegen's c/counted.rs). Any time after
  * the inserts (a second call does nothing). */
 static inline void spf_oset_sort_counted(spf_oset *s, const spf_perm *p)
 {
