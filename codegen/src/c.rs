@@ -39,6 +39,7 @@ use crate::emit::{
 use crate::runtime::{Method, ObjectKind, C_RUNTIME};
 use crate::width::Widths;
 
+mod counted;
 mod lookups;
 mod outline;
 
@@ -249,6 +250,12 @@ pub fn emit_c_with(program: &LoopProgram, widths: &Widths) -> Result<String, Emi
             }
         }
     }
+    // Ordered sets that a counting permutation's first component counts:
+    // no inserts, sorted from the permutation's counts.
+    let counted: HashMap<usize, usize> = objects
+        .iter()
+        .filter_map(|(o, _)| Some((*o, counted::counted_set(&low, *o)?)))
+        .collect();
     // What a loop printed as a function of its own takes (outline.rs).
     let params = low.parameters();
     let frame = Frame {
@@ -280,6 +287,7 @@ pub fn emit_c_with(program: &LoopProgram, widths: &Widths) -> Result<String, Emi
         out: String::new(),
         depth: 1,
         sort_into,
+        counted,
         ahead: None,
         loops: Vec::new(),
         gathers: HashMap::new(),
@@ -1103,6 +1111,10 @@ struct Writer<'d, 'l> {
     /// object -> the array's name and the sort's suffix (`_i32` for a
     /// 32-bit array).
     sort_into: HashMap<usize, (String, &'static str)>,
+    /// Ordered sets whose values a counting permutation counts
+    /// (`counted::counted_set`): set -> the permutation. Their inserts are
+    /// left out and their sort reads the counts (`spf_oset_sort_counted`).
+    counted: HashMap<usize, usize>,
     /// While a placing loop is printed looking ahead
     /// ([`lookahead_versions`]): the scatter, the method that hands out,
     /// and the lines printed before the statement that calls it.
@@ -1353,7 +1365,13 @@ impl Writer<'_, '_> {
                         self.d.low.specs[*object].kind,
                         ObjectKind::Permutation { .. }
                     );
-                    let text = if perm && *method == Method::Insert {
+                    let counted = self.counted.get(object);
+                    let text = if let (Some(_), Method::Insert) = (counted, method) {
+                        continue; // counted by the permutation's insert
+                    } else if let (Some(&p), Method::Sort) = (counted, method) {
+                        let by = &self.d.low.objects[p];
+                        format!("spf_oset_sort_counted(&{name}, &{by});")
+                    } else if perm && *method == Method::Insert {
                         format!("{f}(&{name}, {});", int_array(self.d, args))
                     } else if let (Method::Sort, Some((array, suffix))) =
                         (method, self.sort_into.get(object))

@@ -1073,7 +1073,7 @@ impl RowFill {
 
 /// `node` as a loop `for var in 0..upper`: its variable, upper bound and
 /// body.
-fn loop_from_zero(node: &LNode) -> Option<(&String, &Code, &Vec<LNode>)> {
+pub(crate) fn loop_from_zero(node: &LNode) -> Option<(&String, &Code, &Vec<LNode>)> {
     match node {
         LNode::For {
             var,
@@ -1091,7 +1091,7 @@ fn loop_from_zero(node: &LNode) -> Option<(&String, &Code, &Vec<LNode>)> {
 /// that holds it is a statement with the call among its actions (not under
 /// an `if`), or a `let` (not of `var`) whose body holds it so; the `let`s
 /// on the way are pushed on `lets`, outermost first.
-fn insert_once<'n>(
+pub(crate) fn insert_once<'n>(
     nodes: &'n [LNode],
     var: &str,
     object: usize,
@@ -1181,7 +1181,7 @@ fn count_writes(nodes: &[LNode], space: usize) -> usize {
 
 /// Counts the `method` calls of runtime object `object` in `nodes` (as
 /// statements: `insert`, `sort`, `reserve`), at any depth.
-fn count_calls(nodes: &[LNode], object: usize, method: Method) -> usize {
+pub(crate) fn count_calls(nodes: &[LNode], object: usize, method: Method) -> usize {
     count_actions(
         nodes,
         true,

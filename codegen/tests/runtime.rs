@@ -537,6 +537,90 @@ fn set_lookups_of_keys_in_bounds_skip_the_bounds_test() {
     check_cases(&p, &cases);
 }
 
+/// Ordered sets filled in the loop that fills two counting permutations:
+/// `S` with the rows `P` counts first, `V` with the columns `Q` counts
+/// first (C: no inserts, each sorted from its permutation's counts), `U`
+/// with the rows over a longer range and `W` with other values than any
+/// permutation's first component (C: inserted as written).
+const COUNTED_SETS: &str = "computation counted_sets(N, M, NNZ) {
+    in  int row[NNZ];
+    in  int col[NNZ];
+    out int sidx[N];
+    out int uidx[N];
+    out int vidx[M];
+    out int widx[N];
+    out int sizes[4];
+    object S : OrderedSet(0, N);
+    object U : OrderedSet(0, N);
+    object V : OrderedSet(0, M);
+    object W : OrderedSet(0, N);
+    object P : Permutation(2, counting, N, M);
+    object Q : Permutation(2, counting, M, N);
+    S0: { S.insert(row(n)); U.insert(row(n)); V.insert(col(n)); W.insert(N - 1 - row(n));
+          P.insert(row(n), col(n)); Q.insert(col(n), row(n)) }
+        domain {[n] : 0 <= n < NNZ} schedule {[n] -> [0, n, 0]};
+    S1: { S.sort(); U.sort(); V.sort(); W.sort(); P.sort() } domain {[]} schedule {[] -> [1, 0, 0]};
+    S2: { sidx(i) = S.index(i); uidx(i) = U.index(i); widx(i) = W.index(i) }
+        domain {[i] : 0 <= i < N} schedule {[i] -> [2, i, 0]};
+    S3: vidx(j) = V.index(j) domain {[j] : 0 <= j < M} schedule {[j] -> [3, j, 0]};
+    S4: { sizes(0) = S.size(); sizes(1) = U.size(); sizes(2) = V.size(); sizes(3) = W.size() }
+        domain {[]} schedule {[] -> [4, 0, 0]};
+}";
+
+#[test]
+fn sets_of_counted_first_components_are_sorted_from_the_counts() {
+    let mut c = computation(COUNTED_SETS);
+    // S and W over the rows 0..N, U over 0..N, V over the columns 0..M.
+    for (o, hi) in [(0, "N - 1"), (1, "N"), (2, "M - 1"), (3, "N - 1")] {
+        c.objects[o].args = vec!["0".into(), hi.into()];
+    }
+    let p = scanned(&c);
+    let code = emit_c(&p).unwrap();
+    for counted in [
+        "spf_oset_sort_counted(&S, &P);",
+        "spf_oset_sort_counted(&V, &Q);",
+    ] {
+        assert!(code.contains(counted), "{code}");
+    }
+    for inserted in ["spf_oset_insert(&U, ", "spf_oset_insert(&W, "] {
+        assert!(code.contains(inserted), "{code}");
+    }
+    for left_out in ["spf_oset_insert(&S, ", "spf_oset_insert(&V, "] {
+        assert!(!code.contains(left_out), "{code}");
+    }
+    let mut rng = Rng(43);
+    let cases: Vec<(Memory, Outputs)> = SHAPES
+        .iter()
+        .map(|&(n, m, nnz)| {
+            let c = coo(n, m, nnz, &mut rng);
+            let set = |values: Vec<i64>| values.into_iter().collect::<BTreeSet<i64>>();
+            let index = |s: &BTreeSet<i64>, len: usize| -> Vec<i64> {
+                (0..len as i64)
+                    .map(|v| s.iter().position(|&x| x == v).map_or(-1, |p| p as i64))
+                    .collect()
+            };
+            let rows = set(c.row.clone());
+            let cols = set(c.col.clone());
+            let flipped = set(c.row.iter().map(|&r| n as i64 - 1 - r).collect());
+            let mut outs = Outputs::new();
+            out_ints(&mut outs, "sidx", index(&rows, n));
+            out_ints(&mut outs, "uidx", index(&rows, n));
+            out_ints(&mut outs, "vidx", index(&cols, m));
+            out_ints(&mut outs, "widx", index(&flipped, n));
+            let sizes = [&rows, &rows, &cols, &flipped].map(|s| s.len() as i64);
+            out_ints(&mut outs, "sizes", sizes.to_vec());
+            let mem = coo_memory(&c)
+                .with_array("sidx", ints(vec![0; n]))
+                .with_array("uidx", ints(vec![0; n]))
+                .with_array("vidx", ints(vec![0; m]))
+                .with_array("widx", ints(vec![0; n]))
+                .with_array("sizes", ints(vec![0; 4]));
+            (mem, outs)
+        })
+        .collect();
+    check_cases(&p, &cases);
+}
+
 // ---------------------------------------------------------------------------
 // The generated code
 

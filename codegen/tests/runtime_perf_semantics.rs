@@ -346,6 +346,38 @@ fn cases() -> Vec<Case> {
     let big = 1 << 20;
     let kb = keys(&mut rng, 700, &[5, big, big, big, 3], 5, false);
     cases.push(counting(5, vec![5, big, big, big, 3], kb));
+    // Buckets of every length from 0 to 10 entries (sorted by rank up to
+    // SPF_RANK_MAX, 8, where the C targets AVX-512: -march=native below),
+    // few columns (ties: equal compared components, distinct entries),
+    // shuffled.
+    let mut kr: Vec<Vec<i64>> = (0..11i64)
+        .flat_map(|row| (0..row).map(move |_| row))
+        .map(|row| vec![row, 0, 0])
+        .collect();
+    for key in kr.iter_mut() {
+        key[1] = rng.below(4);
+    }
+    for i in (1..kr.len()).rev() {
+        let other = rng.below(i as i64 + 1) as usize;
+        kr.swap(i, other);
+    }
+    for (e, key) in kr.iter_mut().enumerate() {
+        key[2] = 3 * e as i64 - 40; // a payload
+    }
+    cases.push(counting(3, vec![11, 4], kr));
+    // Three or more compared components in bit fields, MSD's buckets
+    // longer than SPF_WORDS_BUCKET (32) on average: the whole-word LSD
+    // sort, just past the threshold and at it (MSD), with every key equal
+    // (no bit differs: no pass), and with digits wider than 11 bits (26
+    // code bits over 9000 entries: two passes of 13).
+    for n in [129, 128] {
+        let kw = keys(&mut rng, n, &[4, 3, 5], 4, false);
+        cases.push(counting(4, vec![4, 3, 5], kw));
+    }
+    let same: Vec<Vec<i64>> = (0..200).map(|e| vec![1, 2, 2, e - 9]).collect();
+    cases.push(counting(4, vec![2, 3, 3], same));
+    let kd = keys(&mut rng, 9000, &[4, 1024, 1024, 16], 5, false);
+    cases.push(counting(5, vec![4, 1024, 1024, 16], kd));
     // One compared component; no payload; no entry; one entry.
     let k1 = keys(&mut rng, 500, &[33], 2, false);
     cases.push(counting(2, vec![33], k1));

@@ -76,6 +76,7 @@ impl Writer<'_, '_> {
             out: String::new(),
             depth: 1,
             sort_into: self.sort_into.clone(),
+            counted: self.counted.clone(),
             ahead,
             loops: Vec::new(),
             gathers: Default::default(),

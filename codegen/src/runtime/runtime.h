@@ -793,6 +793,27 @@ enum { SPF_AHEAD = 12 };
 #ifndef SPF_MSD_SHORT
 #define SPF_MSD_SHORT 4
 #endif
+/* The whole-word LSD sort (spf_perm_counting_words) for at most
+ * SPF_WORDS_MAX entries (two arrays of 8 MiB: in the last-level cache;
+ * beyond, MSD's partitioned scatter), where MSD's buckets would hold more
+ * than SPF_WORDS_BUCKET entries on average (each radix-sorted on its
+ * own, with its histograms: a fixed cost a short bucket does not repay)
+ * and at most SPF_WORDS_LONG (longer buckets sort in L1 at little cost
+ * per entry, where the whole words' passes go out of it: COO -> TCOO8 on
+ * cant at 0.25, bands of 512 entries, 7% slower with whole words), in
+ * digits of at most SPF_WORDS_DIGIT bits. */
+#ifndef SPF_WORDS_MAX
+#define SPF_WORDS_MAX (1 << 20)
+#endif
+#ifndef SPF_WORDS_DIGIT
+#define SPF_WORDS_DIGIT 13
+#endif
+#ifndef SPF_WORDS_BUCKET
+#define SPF_WORDS_BUCKET 32
+#endif
+#ifndef SPF_WORDS_LONG
+#define SPF_WORDS_LONG 256
+#endif
 #ifndef SPF_MSD_BYTES
 #define SPF_MSD_BYTES (12 << 20)
 #endif
@@ -827,8 +848,9 @@ enum { SPF_DIGIT = 11, SPF_HIST = 6 << SPF_DIGIT };
 
 /* Stable LSD radix sort of the n values a[0..n) by their bits lo..hi-1
  * (0 <= lo < hi <= 64; the bits above hi are 0, those below lo ride along),
- * in digits of at most max_digit (<= SPF_DIGIT) bits; passes over a digit
- * every value shares are skipped. tmp: room for n values, hist: SPF_HIST.
+ * in digits of at most max_digit bits; passes over a digit every value
+ * shares are skipped. tmp: room for n values, hist: room for the passes'
+ * histograms (SPF_HIST when max_digit <= SPF_DIGIT).
  * Returns a or tmp, whichever holds the sorted values. */
 static inline uint64_t *spf_radix_u64(uint64_t *a, uint64_t *tmp, int64_t n, int lo, int hi,
                                       int max_digit, int64_t *hist)
@@ -931,6 +953,35 @@ static inline void spf_insertion_u64(uint64_t *a, int64_t t, int64_t n)
     }
 }
 
+/* Buckets of up to SPF_RANK_MAX (8) entries are sorted by rank where the
+ * compiler targets AVX-512: each word's place is the number of words below
+ * it (the bucket's words are distinct: the entry numbers differ), one
+ * vector compare and a popcount per word, stored there at once. No branch
+ * depends on the data, where an insertion sort of a few random words
+ * mispredicts about once a word (COO -> DCSR's rows of 5 entries:
+ * 0.75-0.81 -> 0.87-0.94 of the hand-written C on the scale-0.05 matrices
+ * of 10-16 thousand entries). Two vectors for up to 16 entries were slower
+ * on those (0.84-0.87): the second one's compares cost every word.
+ * Elsewhere, and for longer buckets, insertion sort. */
+#if defined(__AVX512F__) && defined(__GNUC__)
+#include <immintrin.h>
+#ifndef SPF_RANK_MAX
+#define SPF_RANK_MAX 8 /* at most 8; 0: insertion sort only */
+#endif
+/* Sorts the distinct words a[0..len), 2 <= len <= 8, by rank. */
+static inline void spf_rank_sort(uint64_t *a, int64_t len)
+{
+    /* lanes past len hold the largest word, below no word */
+    const __m512i v = _mm512_mask_loadu_epi64(_mm512_set1_epi64(-1),
+                                              (__mmask8)((1u << len) - 1), a);
+    uint64_t w[8];
+    int64_t i;
+    _mm512_storeu_si512((void *)w, v);
+    for (i = 0; i < len; i++)
+        a[__builtin_popcount(_mm512_cmplt_epu64_mask(v, _mm512_set1_epi64((long long)w[i])))] = w[i];
+}
+#endif
+
 /* Sorts each bucket v in lo..hi of out (the entries of the first
  * component's value v, out[starts[v] .. starts[v + 1])) as integers (c,
  * then e: stable), unless it already is (O(length): a sorted input costs
@@ -955,6 +1006,13 @@ static inline void spf_msd_sort_buckets(uint64_t *out, const int64_t *starts, in
         uint64_t *a = out + starts[v], *s, any, all, diff;
         int64_t t = 1;
         int lo_bit, hi_bit;
+#ifdef SPF_RANK_MAX
+        if (len <= SPF_RANK_MAX) {
+            if (len > 1)
+                spf_rank_sort(a, len);
+            continue;
+        }
+#endif
         while (t < len && a[t - 1] < a[t])
             t++;
         if (t >= len)
@@ -1256,6 +1314,62 @@ static inline SPF_INLINE void spf_perm_counting_lsd2(spf_perm *p, int ebits, int
     p->ebits = ebits;
 }
 
+/* Counting order, whole words (every compared component in a bit field of
+ * its own beside the entry number: the words of spf_perm_counting_msd with
+ * keep0 all ones): the n words c0 | c1 | ... | e built in entry order,
+ * then an LSD radix sort of the code bits that differ among them (the OR
+ * and the AND of all words, so bits every key shares cost no pass), in
+ * digits of up to bit_length(n) - 1 bits (SPF_WORDS_DIGIT at most).
+ * O(n + 2^digit) per pass, no branch on the data and no per-bucket cost:
+ * where MSD's buckets are long (more than 32 entries, each then
+ * radix-sorted on its own, with its histograms) and the words in cache
+ * (COO -> TCOO8's bands of 8 rows, 40 entries each, whose sorts took half
+ * the conversion: 2 passes over all words instead; 0.72 -> 0.89 of the
+ * hand-written C on jnlbrng1 at 0.05, 0.55 -> 0.80 on dixmaanl, whose 24
+ * code bits all vary). Stable: equal codes keep their entry order (the
+ * low bits). Component d of entry i: as SPF_KEY_LOOPS; rad[d] = 2^bits. */
+static inline SPF_INLINE void spf_perm_counting_words(spf_perm *p, const int64_t *rad, int ebits)
+{
+    const int64_t n = p->n, j = p->j;
+    const uint64_t keep0 = ~(uint64_t)0;
+    const int64_t *const *views = (const int64_t *const *)p->views;
+    const int32_t *const *views32 = (const int32_t *const *)p->views32;
+    const int64_t stride = p->stride, *keys = p->keys;
+    const int32_t *keys32 = p->keys32;
+    uint64_t *words = spf_entries_alloc(n), *other = spf_entries_alloc(n), *sorted;
+    uint64_t any = 0, all = ~(uint64_t)0, diff;
+    const uint64_t code = ~(((uint64_t)1 << ebits) - 1);
+    int64_t *hist, i, d;
+#define SPF_WORDS_PASS(KEY)                                                                        \
+    for (i = 0; i < n; i++) {                                                                      \
+        SPF_MSD_CODE(KEY);                                                                         \
+        const uint64_t w = c << ebits | (uint64_t)i;                                               \
+        words[i] = w;                                                                              \
+        any |= w;                                                                                  \
+        all &= w;                                                                                  \
+    }
+    SPF_KEY_LOOPS(SPF_WORDS_PASS)
+#undef SPF_WORDS_PASS
+    diff = (any ^ all) & code;
+    sorted = words;
+    if (diff != 0) {
+        /* digits of up to bit_length(n) - 1 bits (SPF_WORDS_DIGIT at
+           most): a pass's histogram is then at most half as long as the
+           pass, and 24 bits over 15K entries take 2 passes, not 3 */
+        const int lo = spf_bit_length(diff & (~diff + 1)) - 1, hi = spf_bit_length(diff);
+        const int top = spf_bit_length((uint64_t)n) - 1;
+        const int max_digit = top < 4 ? 4 : top > SPF_WORDS_DIGIT ? SPF_WORDS_DIGIT : top;
+        const int passes = (hi - lo + max_digit - 1) / max_digit;
+        const int digit = (hi - lo + passes - 1) / passes;
+        hist = (int64_t *)spf_alloc((int64_t)passes << digit, sizeof *hist);
+        sorted = spf_radix_u64(words, other, n, lo, hi, max_digit, hist);
+        free(hist);
+    }
+    free(sorted == words ? other : words);
+    spf_perm_set_entries(p, sorted, ((uint64_t)1 << ebits) - 1);
+    p->ebits = ebits;
+}
+
 /* Where the sorted words hold each compared component d: bits
  * field_at[d + 1] .. field_at[d] - 1, bits[d] of them, above the ebits of
  * the entry number (spf_perm.field_at). */
@@ -1272,6 +1386,10 @@ static inline SPF_INLINE void spf_perm_set_fields(spf_perm *p, const int *bits, 
  * nothing more for keys inserted in order. Otherwise, when the compared
  * components after the first fit one 64-bit word with the entry numbers
  * (key() then decodes them from the sorted words):
+ *   - every component in a bit field of its own, more than two compared,
+ *     at most SPF_WORDS_MAX entries and MSD's buckets longer than
+ *     SPF_WORDS_BUCKET on average: LSD radix of the whole words
+ *     (spf_perm_counting_words);
  *   - out of cache (SPF_MSD_BYTES of stored keys), or few entries in
  *     short buckets (SPF_MSD_SMALL), MSD: one scatter pass, then each
  *     bucket sorted;
@@ -1332,13 +1450,21 @@ static inline SPF_INLINE void spf_perm_counting_sort(spf_perm *p)
                             (j > 2 && n >= SPF_MSD_BUCKET * e0) ||
                             (j == 2 && (n < SPF_MSD_SHORT * e0 ||
                                         ebits + cbits + spf_bit_length((uint64_t)(e0 - 1)) >= 64));
+            /* whole words: bit fields, more than two compared
+             * components, the words in cache, and MSD's buckets long
+             * (each would be radix-sorted on its own) */
+            const int words = fields && j > 2 && n <= SPF_WORDS_MAX && n > SPF_WORDS_BUCKET * e0 &&
+                              n <= SPF_WORDS_LONG * e0;
             rad[0] = e0;
             for (d = 1; d < j; d++)
                 rad[d] = fields ? (int64_t)1 << bits[d] : p->extents[d];
             /* One call of each: inlined into the generated function, where
              * k and j are constants (the MSD pass's loops over the
              * components fold; out of line it was 15% slower). */
-            if (msd || j == 2) {
+            if (words) {
+                spf_perm_counting_words(p, rad, ebits);
+                spf_perm_set_fields(p, bits, ebits);
+            } else if (msd || j == 2) {
                 if (msd)
                     spf_perm_counting_msd(p, rad, ebits, cbits, keep0, longest);
                 else
@@ -1963,6 +2089,32 @@ static inline void spf_oset_insert(spf_oset *s, int64_t v)
         s->values = (int64_t *)spf_grow(s->values, s->cap, sizeof *s->values);
     }
     s->values[s->n++] = v;
+}
+
+/* Sorts a set of values in 0..E0 - 1 (bounded, lo 0) that are the first
+ * components counted by the counting permutation p (extent E0): the values
+ * whose count is not 0, no insert needed (the generated code leaves the
+ * set's inserts out where each one is a counted first component, and each
+ * counted one an insert: codegen's c/counted.rs). Any time after
+ * the inserts (a second call does nothing). */
+static inline void spf_oset_sort_counted(spf_oset *s, const spf_perm *p)
+{
+    const int64_t *count = p->count0;
+    int64_t i, n = 0;
+    if (s->sorted)
+        return;
+    if (!s->bounded || s->lo != 0 || p->order != SPF_COUNTING || s->len != p->extents[0])
+        spf_die("a counted set's range is not the permutation's", s->len);
+    s->sorted = 1;
+    for (i = 0; i < s->len; i++)
+        n += count[i] != 0;
+    s->values = (int64_t *)spf_alloc(n, sizeof *s->values);
+    for (i = 0, n = 0; i < s->len; i++) {
+        s->table[i] = count[i] != 0 ? n : -1;
+        if (count[i] != 0)
+            s->values[n++] = i;
+    }
+    s->n = n;
 }
 
 static inline int spf_oset_cmp(const void *a, const void *b)
