@@ -93,24 +93,29 @@ pub fn checker_name(d: &Descriptor, compiler: &[String], source: &str) -> String
 /// `STEM-HASH.so`, the hash over the spf version, the ABI's, the compiler
 /// and flags, `parts` and the C source.
 fn keyed_name(stem: &str, parts: &[String], compiler: &[String], source: &str) -> String {
-    let mut h = Sha256::new();
     let head = [
         format!("spf {}", env!("CARGO_PKG_VERSION")),
         format!("abi {ABI_VERSION}"),
         format!("compiler {}", compiler.join(" ")),
         format!("flags {} {}", C_FLAGS.join(" "), SHARED_FLAGS.join(" ")),
     ];
-    for part in head.iter().chain(parts).map(String::as_str).chain([source]) {
+    let hash = hash_hex(head.iter().chain(parts).map(String::as_str).chain([source]));
+    format!("{stem}-{hash}.so")
+}
+
+/// The first 20 hex digits of a SHA-256 of `parts`, each prefixed with
+/// its length (so that no two lists of parts hash the same text).
+fn hash_hex<'a>(parts: impl Iterator<Item = &'a str>) -> String {
+    let mut h = Sha256::new();
+    for part in parts {
         h.update((part.len() as u64).to_le_bytes());
         h.update(part.as_bytes());
     }
-    let hash: String = h
-        .finalize()
+    h.finalize()
         .iter()
         .take(10)
         .map(|b| format!("{b:02x}"))
-        .collect();
-    format!("{stem}-{hash}.so")
+        .collect()
 }
 
 /// The compiler command ([`find_compiler`]), looked for once per process
@@ -153,18 +158,8 @@ impl SynthesisRecord {
 
     /// The file of `key` of kind `kind` (`validated`, `lowered`).
     fn file(&self, kind: &str, key: &str) -> PathBuf {
-        let mut h = Sha256::new();
         let version = format!("spf {}", env!("CARGO_PKG_VERSION"));
-        for part in [version.as_str(), self.build.as_str(), kind, key] {
-            h.update((part.len() as u64).to_le_bytes());
-            h.update(part.as_bytes());
-        }
-        let hash: String = h
-            .finalize()
-            .iter()
-            .take(10)
-            .map(|b| format!("{b:02x}"))
-            .collect();
+        let hash = hash_hex([version.as_str(), self.build.as_str(), kind, key].into_iter());
         self.dir.join(format!("{kind}-{hash}"))
     }
 
