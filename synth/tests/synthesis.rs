@@ -31,18 +31,36 @@ fn pairs() -> &'static BTreeMap<(String, String), (Synthesized, LoopProgram)> {
     static PAIRS: OnceLock<BTreeMap<(String, String), (Synthesized, LoopProgram)>> =
         OnceLock::new();
     PAIRS.get_or_init(|| {
-        let mut out = BTreeMap::new();
-        for set in [&formats(2)[..], &formats(3)[..]] {
-            for s in set {
-                for d in set {
-                    let syn = synthesize(descriptor(s), descriptor(d))
-                        .unwrap_or_else(|e| panic!("{s} -> {d} does not synthesize: {e}"));
-                    let program = syn.program().expect("scans");
-                    out.insert((s.to_string(), d.to_string()), (syn, program));
+        let mut todo = Vec::new();
+        for set in [formats(2), formats(3)] {
+            for s in &set {
+                for d in &set {
+                    todo.push((*s, *d));
                 }
             }
         }
-        out
+        // Synthesized on every processor (synthesis and its battery were
+        // most of this file's time): each thread takes the next pair.
+        let out = std::sync::Mutex::new(BTreeMap::new());
+        let next = std::sync::atomic::AtomicUsize::new(0);
+        let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
+        std::thread::scope(|scope| {
+            for _ in 0..threads {
+                scope.spawn(|| {
+                    while let Some(&(s, d)) =
+                        todo.get(next.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
+                    {
+                        let syn = synthesize(descriptor(s), descriptor(d))
+                            .unwrap_or_else(|e| panic!("{s} -> {d} does not synthesize: {e}"));
+                        let program = syn.program().expect("scans");
+                        out.lock()
+                            .expect("no thread panicked holding it")
+                            .insert((s.to_string(), d.to_string()), (syn, program));
+                    }
+                });
+            }
+        });
+        out.into_inner().expect("no thread panicked holding it")
     })
 }
 
@@ -153,14 +171,24 @@ fn every_2d_pair_on_shared_matrices() {
     // Pair `(s, d)`, numbered `k = s * n + d`, runs on matrices `k`,
     // `k + step`, ... (mod the number of matrices).
     let step = matrices.len() / MATRICES_PER_PAIR;
-    for (mi, m) in matrices.iter().enumerate() {
-        let coords = read_file(m, None).unwrap();
-        let chosen = |s: usize, d: usize| {
-            exhaustive
-                || (0..MATRICES_PER_PAIR).any(|r| (s * n + d + r * step) % matrices.len() == mi)
-        };
-        check_pairs(&coords, &formats, chosen, &m.display().to_string());
-    }
+    // The matrices on every processor, each thread taking the next.
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let threads = std::thread::available_parallelism().map_or(2, |t| t.get());
+    std::thread::scope(|scope| {
+        for _ in 0..threads {
+            scope.spawn(|| loop {
+                let mi = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some(m) = matrices.get(mi) else { break };
+                let coords = read_file(m, None).unwrap();
+                let chosen = |s: usize, d: usize| {
+                    exhaustive
+                        || (0..MATRICES_PER_PAIR)
+                            .any(|r| (s * n + d + r * step) % matrices.len() == mi)
+                };
+                check_pairs(&coords, &formats, chosen, &m.display().to_string());
+            });
+        }
+    });
 }
 
 #[test]
