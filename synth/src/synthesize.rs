@@ -68,9 +68,11 @@ fn synthesize_validated(
         };
         // A lowering an earlier process noted, when it reads back and passes.
         let key = lowering_key(&conversion, &plan);
-        if let Some((computation, bindings)) =
-            record.lowered(&key).as_deref().and_then(read_lowered)
-        {
+        let recorded = record.lowered(&key);
+        // An empty record says a lowering read back failed before: this
+        // plan is lowered afresh every time, and its lowering not noted.
+        let unusable = recorded.as_deref() == Some("");
+        if let Some((computation, bindings)) = recorded.as_deref().and_then(read_lowered) {
             let s = Synthesized {
                 conversion: conversion.clone(),
                 plan: plan.clone(),
@@ -91,7 +93,9 @@ fn synthesize_validated(
                 continue;
             }
         };
-        record.note_lowered(&key, &lowered_text(&computation, &bindings));
+        if !unusable {
+            record.note_lowered(&key, &lowered_text(&computation, &bindings));
+        }
         let s = Synthesized {
             conversion: conversion.clone(),
             plan,
@@ -246,13 +250,23 @@ mod tests {
         let (computation, bindings) = read_lowered(text).expect("reads back");
         assert_eq!(computation.to_string(), first.computation.to_string());
         assert_eq!(bindings, first.bindings);
+        // The recorded text is what a later synthesis returns: a statement
+        // renamed in the record comes back renamed.
+        assert!(text.contains("S0: "), "{text}");
+        record.note_lowered(key, &text.replace("S0: ", "R0: "));
         let (again, _) = synthesize_validated(&src, &dst, &record).expect("synthesized");
-        assert_eq!(again.computation.to_string(), first.computation.to_string());
+        assert!(again.computation.to_string().contains("R0: "));
         // Damaged: lowered afresh, and the record holds the fresh text.
         record.note_lowered(key, "{\"computation\": \"computation x(\"}");
         let (fresh, _) = synthesize_validated(&src, &dst, &record).expect("synthesized");
         assert_eq!(fresh.computation.to_string(), first.computation.to_string());
         assert_eq!(record.lowered(key).as_deref(), Some(text.as_str()));
+        // Marked unusable (a read-back that failed validation): lowered
+        // afresh, and the mark is kept.
+        record.note_lowered(key, "");
+        let (fresh, _) = synthesize_validated(&src, &dst, &record).expect("synthesized");
+        assert_eq!(fresh.computation.to_string(), first.computation.to_string());
+        assert_eq!(record.lowered(key).as_deref(), Some(""));
     }
 
     /// A pass is noted under the conversion's key, and a conversion the

@@ -34,7 +34,7 @@ use crate::descriptor::Descriptor;
 use crate::instance::Instance;
 use crate::instance_validation::validate_entries;
 use crate::oracle::{compare_entries, sorted_entries, stored_points, Entries, Mismatch};
-use crate::record::{validation_key, NoRecord, Record};
+use crate::record::{validation_key, Record};
 use crate::representable::{Representable, Unrepresentable};
 use crate::synthesized::Synthesized;
 use crate::tensor_io::Coordinates;
@@ -146,19 +146,10 @@ pub fn coordinate_format(order: usize) -> Option<Descriptor> {
     crate::builtin::coordinate_format(order)
 }
 
-/// Validates `s` once per process: a conversion already validated (the
-/// same descriptors and the same computation) is not run again.
-///
-/// # Errors
-///
-/// What [`validate`] reports.
-pub fn validate_cached(s: &Synthesized, maker: &Maker<'_>) -> Result<Validated, ValidationError> {
-    validate_recorded(s, maker, &NoRecord)
-}
-
-/// [`validate_cached`], and not at all when `record` says the conversion
-/// passed in an earlier process ([`crate::record`]); a pass is noted in
-/// `record`.
+/// Validates `s` once per process (a conversion already validated, the
+/// same descriptors and the same computation, is not run again), and not
+/// at all when `record` says it passed in an earlier process
+/// ([`crate::record`]); a pass is noted in `record`.
 ///
 /// # Errors
 ///
