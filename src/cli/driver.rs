@@ -706,15 +706,15 @@ pub(super) fn source_check(src: &Descriptor) -> Result<(String, bool), CliError>
             complete = false;
         }
         if !conds.is_empty() {
-            let _ = writeln!(f, "        for (k = 0; k < a->len; k++) {{");
-            let _ = writeln!(f, "            const int64_t y = drv_int(a, k);");
-            let _ = writeln!(
-                f,
-                "            if (!({}))\n                drv_range_error(ctx, a->name, k, y, {});",
-                conds.join(" && "),
-                c_str(&u.range.to_string())
-            );
-            let _ = writeln!(f, "        }}");
+            f.push_str(&first_failing(
+                "a->len",
+                "const int64_t y = drv_int(a, k);",
+                &conds.join(" && "),
+                &format!(
+                    "drv_range_error(ctx, a->name, k, y, {});",
+                    c_str(&u.range.to_string())
+                ),
+            ));
         }
         if u.domain.arity() == 1 {
             for m in &u.monotonicity {
@@ -724,18 +724,37 @@ pub(super) fn source_check(src: &Descriptor) -> Result<(String, bool), CliError>
                     Monotonicity::Nonincreasing => ">=",
                     Monotonicity::Decreasing => ">",
                 };
-                let _ = writeln!(f, "        for (k = 0; k + 1 < a->len; k++)");
-                let _ = writeln!(
-                    f,
-                    "            if (!(drv_int(a, k) {op} drv_int(a, k + 1)))\n                drv_monotone_error(ctx, a, k, {});",
-                    c_str(m.keyword())
-                );
+                f.push_str(&first_failing(
+                    "a->len - 1",
+                    "",
+                    &format!("drv_int(a, k) {op} drv_int(a, k + 1)"),
+                    &format!("drv_monotone_error(ctx, a, k, {});", c_str(m.keyword())),
+                ));
             }
         }
         let _ = writeln!(f, "    }}");
     }
     f.push_str("}\n");
     Ok((f, complete))
+}
+
+/// C (in a block that declares `int64_t k`) that runs `fail` at the first
+/// `k` in `[0, end)` where `ok` does not hold, after `bind` (declarations
+/// `ok` and `fail` use). Each block of `DRV_BLOCK` values is tested
+/// without a branch first, which the compiler vectorizes; only a block
+/// that fails is searched for its first failing value, so `ok` and `bind`
+/// must have no effects.
+pub(super) fn first_failing(end: &str, bind: &str, ok: &str, fail: &str) -> String {
+    format!(
+        "        {{\n            int64_t b;\n            \
+         for (b = 0; b < {end}; b += DRV_BLOCK) {{\n                \
+         const int64_t e = {end} - b < DRV_BLOCK ? {end} : b + DRV_BLOCK;\n                \
+         int bad = 0;\n                \
+         for (k = b; k < e; k++) {{\n                    {bind}\n                    bad |= !({ok});\n                }}\n                \
+         if (bad)\n                    \
+         for (k = b; k < e; k++) {{\n                        {bind}\n                        \
+         if (!({ok}))\n                            {fail}\n                    }}\n            }}\n        }}\n"
+    )
 }
 
 /// What a parameter of the synthesized function is bound to in the wrapper.

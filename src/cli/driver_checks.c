@@ -205,6 +205,52 @@ static DRV_UNUSED drv_wide drv_wmax(drv_wide a, drv_wide b)
     return a > b ? a : b;
 }
 
+/* Index arithmetic: the loop bounds, index-array arguments and rule
+ * constraints of a check, in 64 bits and checked, as spf's own evaluator
+ * computes them (an index array holds 64-bit values at most, and every
+ * operation that leaves that range is the input's error). Comparator keys,
+ * whose interleavings need up to 127 bits, stay drv_wide. */
+typedef int64_t drv_ix;
+
+static DRV_UNUSED drv_ix drv_iadd(const char *ctx, drv_ix a, drv_ix b)
+{
+    drv_ix r;
+    if (__builtin_add_overflow(a, b, &r))
+        drv_overflow(ctx, "a check");
+    return r;
+}
+
+static DRV_UNUSED drv_ix drv_imul(const char *ctx, drv_ix a, drv_ix b)
+{
+    drv_ix r;
+    if (__builtin_mul_overflow(a, b, &r))
+        drv_overflow(ctx, "a check");
+    return r;
+}
+
+/* Floor and ceiling division by a positive constant. */
+static DRV_UNUSED drv_ix drv_ifloor(drv_ix a, int64_t m)
+{
+    drv_ix q = a / m;
+    return (a % m != 0 && a < 0) ? q - 1 : q;
+}
+
+static DRV_UNUSED drv_ix drv_iceil(drv_ix a, int64_t m)
+{
+    drv_ix q = a / m;
+    return (a % m != 0 && a > 0) ? q + 1 : q;
+}
+
+static DRV_UNUSED drv_ix drv_imin(drv_ix a, drv_ix b)
+{
+    return a < b ? a : b;
+}
+
+static DRV_UNUSED drv_ix drv_imax(drv_ix a, drv_ix b)
+{
+    return a > b ? a : b;
+}
+
 /* A value as a 64-bit index: outside that range it cannot be one. */
 static DRV_UNUSED int64_t drv_narrow(const char *ctx, drv_wide a)
 {
@@ -425,7 +471,7 @@ static const int drv_orders[6][3] = {{0, 1, 2}, {1, 0, 2}, {0, 2, 1}, {1, 2, 0},
 static const int drv_norders[4] = {0, 1, 2, 6};
 
 /* Whether entry `b` comes strictly after entry `a` in order `p`. */
-static DRV_UNUSED int drv_after(const int64_t *a, const int64_t *b, int order, int p)
+static inline int drv_after(const int64_t *a, const int64_t *b, int order, int p)
 {
     int i;
     for (i = 0; i < order; i++)
@@ -435,7 +481,7 @@ static DRV_UNUSED int drv_after(const int64_t *a, const int64_t *b, int order, i
 }
 
 /* Follows the orders in which the entries still increase (drv_fp). */
-static DRV_UNUSED void drv_fp_watch(drv_fp *f, int order, const int64_t *c)
+static inline void drv_fp_watch(drv_fp *f, int order, const int64_t *c)
 {
     int p, d;
     if (order > 3) {
@@ -646,17 +692,6 @@ typedef struct {
     unsigned char *addressed;
     drv_entries *entries;
 } drv_storage;
-
-/* One nonzero entry of the storage check: into fingerprint `fp`, or, when
- * it is NULL, into the check's entries (drv_storage_entry). */
-static inline void drv_storage_add(const drv_storage *s, drv_fp *fp, int order, const int64_t *c, double v,
-                                   int64_t at)
-{
-    if (fp != NULL)
-        drv_fp_add(fp, order, c, v);
-    else
-        drv_storage_entry(s->entries, order, c, v, at);
-}
 
 /* A check's loop nest with its outermost loop over [lo, hi) (a "part"):
  * `arg` is what it reads besides the instance (a drv_storage for a storage
@@ -1069,6 +1104,30 @@ static DRV_UNUSED void drv_kept_sort(const char *ctx, drv_kept *kept, int order)
     }
 }
 
+/* The first slot in [0, n) that no entry addresses but that holds a
+ * nonzero value, or n. Each block of slots is tested without a branch
+ * first, which the compiler vectorizes; only a block that has one is
+ * searched. */
+static DRV_UNUSED int64_t drv_first_lost(const drv_array *values, const unsigned char *addressed, int64_t n)
+{
+    int64_t b, k;
+    for (b = 0; b < n; b += DRV_BLOCK) {
+        const int64_t e = n - b < DRV_BLOCK ? n : b + DRV_BLOCK;
+        int lost = 0;
+        if (values->real)
+            for (k = b; k < e; k++)
+                lost |= !addressed[k] & (values->r[k] != 0.0);
+        else
+            for (k = b; k < e; k++)
+                lost |= !addressed[k] & (drv_int(values, k) != 0);
+        if (lost)
+            for (k = b; k < e; k++)
+                if (!addressed[k] && drv_value_at(values, k) != 0.0)
+                    return k;
+    }
+    return n;
+}
+
 /* After the map's points: no two nonzero entries at one coordinate, and no
  * nonzero value that no point addressed (the messages of spf convert). */
 static DRV_UNUSED void drv_storage_finish(const char *ctx, const drv_array *values, unsigned char *addressed,
@@ -1095,15 +1154,15 @@ static DRV_UNUSED void drv_storage_finish(const char *ctx, const drv_array *valu
                     values->name, a, x->v, values->name, b, y->v,
                     padding ? " (padding slots must hold zeros)" : "");
         }
-    for (k = 0; k < total; k++)
-        if (!addressed[k] && drv_value_at(values, k) != 0.0) {
-            drv_position_text(a, sizeof a, k, ext, n);
-            drv_die("%s: %s(%s) = %.17g belongs to no stored entry (no point of the map addresses "
-                    "it), so it would be lost; %s",
-                    ctx, values->name, a, drv_value_at(values, k),
-                    padding ? "slots outside the stored entries must hold zero"
-                            : "do the pointer arrays start at 0 and end at the number of stored values?");
-        }
+    k = drv_first_lost(values, addressed, total);
+    if (k < total) {
+        drv_position_text(a, sizeof a, k, ext, n);
+        drv_die("%s: %s(%s) = %.17g belongs to no stored entry (no point of the map addresses "
+                "it), so it would be lost; %s",
+                ctx, values->name, a, drv_value_at(values, k),
+                padding ? "slots outside the stored entries must hold zero"
+                        : "do the pointer arrays start at 0 and end at the number of stored values?");
+    }
     free(addressed);
     free(s->e);
 }

@@ -10,8 +10,10 @@
 //! program accepts exactly the instances `spf convert` accepts. The points a
 //! check enumerates are scanned into loops by codegen's polyhedra scanner
 //! under an environment that knows the index arrays' names only: a check
-//! must not assume the facts it checks. Arithmetic is in 128 bits, every
-//! operation checked, and index-array reads are bounds-checked.
+//! must not assume the facts it checks. Index arithmetic is in 64 bits,
+//! every operation checked, as spf's own evaluator does it (comparator keys,
+//! whose interleavings need up to 127 bits, in 128), and index-array reads
+//! are bounds-checked.
 //!
 //! A check that cannot be printed (an existential variable in a rule's
 //! enumeration, a UF of several arguments whose extents are not affine in
@@ -205,11 +207,11 @@ impl<'d> Emitter<'d> {
     /// domain's affine upper bounds for several).
     fn uf_reader(&mut self, out: &mut String, k: usize, u: &UfDecl) -> Result<(), Unsupported> {
         let n = u.domain.arity();
-        let params: String = (0..n).map(|i| format!(", drv_wide a{i}")).collect();
+        let params: String = (0..n).map(|i| format!(", drv_ix a{i}")).collect();
         let _ = writeln!(
             out,
-            "static DRV_UNUSED drv_wide drv_uf{k}(const char *ctx, const char *rule{params})\n{{\n    \
-             const drv_array *a = drv_ru[{k}];\n    drv_wide at = 0;"
+            "static DRV_UNUSED drv_ix drv_uf{k}(const char *ctx, const char *rule{params})\n{{\n    \
+             const drv_array *a = drv_ru[{k}];\n    drv_ix at = 0;"
         );
         if n == 1 {
             out.push_str("    at = a0;\n");
@@ -235,20 +237,20 @@ impl<'d> Emitter<'d> {
                             i + 1
                         )
                     })?;
-                let extent = self.wide(&upper.plus(&Expr::constant(1)), &|_| None)?;
+                let extent = self.affine(&upper.plus(&Expr::constant(1)), &|_| None)?;
                 let _ = writeln!(
                     out,
-                    "    {{\n        const drv_wide e = {extent};\n        \
+                    "    {{\n        const drv_ix e = {extent};\n        \
                      if (a{i} < 0 || a{i} >= e)\n            \
-                     drv_rule_read(ctx, rule, a->name, drv_narrow(ctx, a{i}), drv_narrow(ctx, e));\n        \
-                     at = drv_wadd(ctx, drv_wmul(ctx, at, e), a{i});\n    }}"
+                     drv_rule_read(ctx, rule, a->name, a{i}, e);\n        \
+                     at = drv_iadd(ctx, drv_imul(ctx, at, e), a{i});\n    }}"
                 );
             }
         }
         out.push_str(
             "    if (at < 0 || at >= a->len)\n        \
-             drv_rule_read(ctx, rule, a->name, drv_narrow(ctx, at), a->len);\n    \
-             return drv_int(a, (int64_t)at);\n}\n",
+             drv_rule_read(ctx, rule, a->name, at, a->len);\n    \
+             return drv_int(a, at);\n}\n",
         );
         Ok(())
     }
@@ -283,7 +285,7 @@ impl<'d> Emitter<'d> {
                 // a·v + rest >= 0 (or = 0), so v >= ceil(-rest / a) when
                 // a > 0 and v <= floor(rest / -a) when a < 0: both bounds of
                 // `x / |a|` with x = -rest or rest; an equality gives both.
-                let rest = self.wide(&c.expr().plus(&Expr::var(v).scale(-a)), &|_| None)?;
+                let rest = self.affine(&c.expr().plus(&Expr::var(v).scale(-a)), &|_| None)?;
                 let x = if a > 0 {
                     format!("drv_wneg(ctx, {rest})")
                 } else {
@@ -343,9 +345,14 @@ impl<'d> Emitter<'d> {
         Ok(())
     }
 
-    /// An affine expression as a checked 128-bit C expression; `var` names
-    /// the rule variables (`None` for an expression over symbols only).
-    fn wide(&self, e: &Expr, var: &dyn Fn(usize) -> Option<String>) -> Result<String, Unsupported> {
+    /// An affine expression as a checked 64-bit C expression (`drv_ix`);
+    /// `var` names the rule variables (`None` for an expression over
+    /// symbols only).
+    fn affine(
+        &self,
+        e: &Expr,
+        var: &dyn Fn(usize) -> Option<String>,
+    ) -> Result<String, Unsupported> {
         let mut terms = Vec::new();
         for (a, coef) in e.terms() {
             terms.push((coef, self.atom(a, var)?));
@@ -356,28 +363,28 @@ impl<'d> Emitter<'d> {
     fn atom(&self, a: &Atom, var: &dyn Fn(usize) -> Option<String>) -> Result<String, Unsupported> {
         match a {
             Atom::Var(Var::Tuple(i)) => var(*i)
-                .map(|v| format!("(drv_wide){v}"))
+                .map(|v| format!("(drv_ix){v}"))
                 .ok_or_else(|| "a variable where none is bound".to_string()),
             Atom::Var(Var::Exist(_)) => Err("an existential variable".into()),
             Atom::Sym(s) => self
                 .syms
                 .get(s)
-                .map(|k| format!("(drv_wide)drv_rs[{k}]"))
+                .map(|k| format!("(drv_ix)drv_rs[{k}]"))
                 .ok_or_else(|| format!("`{s}` is not a symbol of {}", self.d.name)),
             Atom::Uf(name, args) => {
                 let Some(&k) = self.ufs.get(name) else {
                     return Err(format!("the comparator {name} inside arithmetic"));
                 };
-                let mut text = format!("(drv_wide)drv_uf{k}(ctx, rule");
+                let mut text = format!("drv_uf{k}(ctx, rule");
                 for arg in args {
-                    let _ = write!(text, ", {}", self.wide(arg, var)?);
+                    let _ = write!(text, ", {}", self.affine(arg, var)?);
                 }
                 text.push(')');
                 Ok(text)
             }
             Atom::Div(x, m) => Ok(format!(
-                "drv_wfloor({}, {})",
-                self.wide(x, var)?,
+                "drv_ifloor({}, {})",
+                self.affine(x, var)?,
                 int_literal(*m)
             )),
         }
@@ -418,7 +425,7 @@ impl<'d> Emitter<'d> {
                     }
                     let vals: Vec<String> = args
                         .iter()
-                        .map(|a| Ok(format!("drv_narrow(ctx, {})", self.wide(a, &var)?)))
+                        .map(|a| self.affine(a, &var))
                         .collect::<Result<_, Unsupported>>()?;
                     let i = calls.len();
                     let _ = writeln!(
@@ -433,7 +440,7 @@ impl<'d> Emitter<'d> {
             }
         }
         let result = if calls.is_empty() {
-            decide(&self.wide(e, &var)?)
+            decide(&self.affine(e, &var)?)
         } else {
             // Two calls of one comparator, compared by keys.
             let by_keys = match &calls[..] {
@@ -453,7 +460,7 @@ impl<'d> Emitter<'d> {
                 Some(r) => r,
                 None => {
                     // Only one-component keys take part in arithmetic.
-                    let mut acc = self.wide(&others, &var)?;
+                    let mut acc = self.affine(&others, &var)?;
                     for (cmp, coef, i) in &calls {
                         if cmp.key.len() != 1 {
                             return Err(format!(
@@ -547,8 +554,8 @@ impl<'d> Emitter<'d> {
                     let hi = self.index(upper, names)?;
                     let _ = writeln!(
                         out,
-                        "{pad}{{\n{pad}    const drv_wide {v}_end = {hi};\n{pad}    int64_t {v};\n{pad}    \
-                         for ({v} = drv_narrow(ctx, {lo}); {v} < {v}_end; {v}++) {{"
+                        "{pad}{{\n{pad}    const drv_ix {v}_end = {hi};\n{pad}    int64_t {v};\n{pad}    \
+                         for ({v} = {lo}; {v} < {v}_end; {v}++) {{"
                     );
                     let old = names.insert(var.clone(), v);
                     self.nodes(body, at, indent + 8, names, out)?;
@@ -558,10 +565,7 @@ impl<'d> Emitter<'d> {
                 Node::Let { var, value, body } => {
                     let v = format!("l{}", self.next());
                     let value = self.index(value, names)?;
-                    let _ = writeln!(
-                        out,
-                        "{pad}{{\n{pad}    const int64_t {v} = drv_narrow(ctx, {value});"
-                    );
+                    let _ = writeln!(out, "{pad}{{\n{pad}    const int64_t {v} = {value};");
                     let old = names.insert(var.clone(), v);
                     self.nodes(body, at, indent + 4, names, out)?;
                     restore(names, var, old);
@@ -587,7 +591,7 @@ impl<'d> Emitter<'d> {
                 Node::Stmt { iterators, .. } => {
                     let mut vals = Vec::new();
                     for it in iterators {
-                        vals.push(format!("drv_narrow(ctx, {})", self.index(it, names)?));
+                        vals.push(self.index(it, names)?);
                     }
                     let _ = writeln!(
                         out,
@@ -607,22 +611,22 @@ impl<'d> Emitter<'d> {
         Ok(())
     }
 
-    /// A scanned index expression as a 128-bit C expression.
+    /// A scanned index expression as a checked 64-bit C expression.
     fn index(
         &self,
         e: &IndexExpr,
         names: &BTreeMap<String, String>,
     ) -> Result<String, Unsupported> {
         Ok(match e {
-            IndexExpr::Const(k) => format!("(drv_wide){}", int_literal(*k)),
+            IndexExpr::Const(k) => format!("(drv_ix){}", int_literal(*k)),
             IndexExpr::Var(v) => format!(
-                "(drv_wide){}",
+                "(drv_ix){}",
                 names
                     .get(v)
                     .ok_or_else(|| format!("the loop variable {v} is not bound"))?
             ),
             IndexExpr::Sym(s) => format!(
-                "(drv_wide)drv_rs[{}]",
+                "(drv_ix)drv_rs[{}]",
                 self.syms
                     .get(s)
                     .ok_or_else(|| format!("`{s}` is not a symbol"))?
@@ -632,7 +636,7 @@ impl<'d> Emitter<'d> {
                     .ufs
                     .get(name)
                     .ok_or_else(|| format!("`{name}` is not an index array"))?;
-                let mut text = format!("(drv_wide)drv_uf{k}(ctx, rule");
+                let mut text = format!("drv_uf{k}(ctx, rule");
                 for a in args {
                     let _ = write!(text, ", {}", self.index(a, names)?);
                 }
@@ -648,9 +652,9 @@ impl<'d> Emitter<'d> {
             }
             IndexExpr::Min(xs) | IndexExpr::Max(xs) => {
                 let f = if matches!(e, IndexExpr::Min(_)) {
-                    "drv_wmin"
+                    "drv_imin"
                 } else {
-                    "drv_wmax"
+                    "drv_imax"
                 };
                 let mut it = xs.iter();
                 let first = it.next().ok_or("an empty min or max")?;
@@ -661,10 +665,10 @@ impl<'d> Emitter<'d> {
                 acc
             }
             IndexExpr::FloorDiv(x, m) => {
-                format!("drv_wfloor({}, {})", self.index(x, names)?, int_literal(*m))
+                format!("drv_ifloor({}, {})", self.index(x, names)?, int_literal(*m))
             }
             IndexExpr::CeilDiv(x, m) => {
-                format!("drv_wceil({}, {})", self.index(x, names)?, int_literal(*m))
+                format!("drv_iceil({}, {})", self.index(x, names)?, int_literal(*m))
             }
         })
     }
@@ -745,6 +749,7 @@ impl<'d> Emitter<'d> {
                 ),
                 conjunctions,
                 &at,
+                None,
             )?;
             let _ = writeln!(
                 self.body,
@@ -783,12 +788,7 @@ impl<'d> Emitter<'d> {
             let conjunctions = self.guarded(vars, &join.sides[k], &join.guarded[k])?;
             let keys: Vec<String> = join.keys[k]
                 .iter()
-                .map(|e| {
-                    Ok(format!(
-                        "drv_narrow(ctx, {})",
-                        self.wide(e, &|i| (i < m + no).then(|| format!("v[{i}]")))?
-                    ))
-                })
+                .map(|e| self.affine(e, &|i| (i < m + no).then(|| format!("v[{i}]"))))
                 .collect::<Result<_, Unsupported>>()?;
             let at = format!(
                 "drv_records_push(&side[{k}], (const int64_t[]){{{}}}, (const int64_t[]){{{}}});",
@@ -855,43 +855,60 @@ impl<'d> Emitter<'d> {
     /// on several threads) after `prelude`; gives the C of the outermost
     /// loop's bounds in `drv_check_rules`. A nest without one outermost
     /// loop is one part over `[0, 1)`.
+    ///
+    /// With `keep`, the nest is printed twice: with `at` when the part has
+    /// a fingerprint, which `at` adds to as `mine`, a copy of the part's
+    /// own (a local whose address never escapes, so that the compiler holds
+    /// it in registers across the loop's stores), and with `keep` when it
+    /// has none.
     fn part_function(
         &mut self,
         name: &str,
         prelude: &str,
         conjunctions: Vec<Conjunction>,
         at: &str,
+        keep: Option<&str>,
     ) -> Result<(String, String), Unsupported> {
         let nest = self.scan_points(conjunctions)?;
-        let (lo, hi, loops) = match nest.as_slice() {
-            [Node::For {
-                var,
-                lower,
-                upper,
-                body,
-            }] => {
+        let (lo, hi) = match nest.as_slice() {
+            [Node::For { lower, upper, .. }] => {
                 let top = BTreeMap::new();
-                let (lo, hi) = (self.index(lower, &top)?, self.index(upper, &top)?);
-                let v = format!("l{}", self.next());
-                let mut names = BTreeMap::from([(var.clone(), v.clone())]);
-                let mut inner = String::new();
-                self.nodes(body, at, 8, &mut names, &mut inner)?;
-                let loops = format!(
-                    "    int64_t {v};\n    for ({v} = lo; {v} < hi; {v}++) {{\n{inner}    }}\n"
-                );
-                (lo, hi, loops)
+                (self.index(lower, &top)?, self.index(upper, &top)?)
             }
-            nodes => {
-                let mut inner = String::from("    (void)lo;\n    (void)hi;\n");
-                self.nodes(nodes, at, 4, &mut BTreeMap::new(), &mut inner)?;
-                ("(drv_wide)0".into(), "(drv_wide)1".into(), inner)
-            }
+            _ => ("(drv_ix)0".into(), "(drv_ix)1".into()),
+        };
+        let loops = match keep {
+            None => self.part_loops(&nest, at)?,
+            Some(keep) => format!(
+                "    if (fp != NULL) {{\n    drv_fp mine = *fp;\n{}    *fp = mine;\n    }} else {{\n{}    }}\n",
+                self.part_loops(&nest, at)?,
+                self.part_loops(&nest, keep)?
+            ),
         };
         let _ = writeln!(
             self.helpers,
             "static void {name}(const void *arg, drv_fp *fp, int64_t lo, int64_t hi)\n{{\n{prelude}{loops}}}"
         );
         Ok((lo, hi))
+    }
+
+    /// The loops of a part over the scanned `nest`, its outermost loop
+    /// over `[lo, hi)`, running `at` at each point.
+    fn part_loops(&mut self, nest: &[Node], at: &str) -> Result<String, Unsupported> {
+        Ok(match nest {
+            [Node::For { var, body, .. }] => {
+                let v = format!("l{}", self.next());
+                let mut names = BTreeMap::from([(var.clone(), v.clone())]);
+                let mut inner = String::new();
+                self.nodes(body, at, 8, &mut names, &mut inner)?;
+                format!("    int64_t {v};\n    for ({v} = lo; {v} < hi; {v}++) {{\n{inner}    }}\n")
+            }
+            nodes => {
+                let mut inner = String::from("    (void)lo;\n    (void)hi;\n");
+                self.nodes(nodes, at, 4, &mut BTreeMap::new(), &mut inner)?;
+                inner
+            }
+        })
     }
 
     /// Every nonzero value addressed by a point of the map, and no two
@@ -903,12 +920,20 @@ impl<'d> Emitter<'d> {
         let coords: Vec<String> = (0..n_dense)
             .map(|i| format!("v[{}]", self.d.map.in_arity() + i))
             .collect();
-        let tail = format!(
-            "addressed[k] = 1;\nif (drv_value_at(values, k) != 0.0)\n    \
-             drv_storage_add(s, fp, {n_dense}, (const int64_t[]){{{}}}, drv_value_at(values, k), k);",
+        // A nonzero entry goes into the part's fingerprint, or, without
+        // one, into the check's entries.
+        let entry = format!(
+            "{n_dense}, (const int64_t[]){{{}}}, drv_value_at(values, k)",
             coords.join(", ")
         );
-        let (extents, conjunctions, at) = self.map_point_nest(&tail)?;
+        let (extents, conjunctions, position) = self.map_point_nest("")?;
+        let tail = |add: String| {
+            format!(
+                "{position}addressed[k] = 1;\nif (drv_value_at(values, k) != 0.0)\n    {add};\n"
+            )
+        };
+        let at = tail(format!("drv_fp_add(&mine, {entry})"));
+        let keep = tail(format!("drv_storage_entry(s->entries, {entry}, k)"));
         let n_pos = extents.len();
         let part = format!("drv_storage{}", self.next());
         let (lo, hi) = self.part_function(
@@ -916,9 +941,10 @@ impl<'d> Emitter<'d> {
             "    static const char rule[] = \"the sparse-to-dense map\";\n    \
              const drv_storage *s = arg;\n    const char *ctx = s->ctx;\n    \
              const drv_array *values = s->values;\n    const int64_t *ext = s->ext;\n    \
-             unsigned char *addressed = s->addressed;\n    (void)rule;\n    (void)fp;\n",
+             unsigned char *addressed = s->addressed;\n    (void)rule;\n",
             conjunctions,
             &at,
+            Some(&keep),
         )?;
         let _ = writeln!(
             self.body,
@@ -953,7 +979,7 @@ impl<'d> Emitter<'d> {
         let coordinate = |i: usize| Some(format!("v[{}]", n_sparse + i));
         let mut holds = Vec::new();
         for c in &storable.conditions {
-            let e = self.wide(c.expr(), &coordinate)?;
+            let e = self.affine(c.expr(), &coordinate)?;
             holds.push(if c.is_eq() {
                 format!("({e}) == 0")
             } else {
@@ -1001,7 +1027,7 @@ impl<'d> Emitter<'d> {
             };
             let keys = group
                 .iter()
-                .map(|e| self.wide(e, &coordinate))
+                .map(|e| self.affine(e, &coordinate))
                 .collect::<Result<Vec<_>, _>>()?;
             let _ = writeln!(
                 declare,
@@ -1093,11 +1119,11 @@ impl<'d> Emitter<'d> {
         let sparse_var = |i: usize| (i < n_sparse).then(|| format!("v[{i}]"));
         let mut position = Vec::new();
         for def in &defs {
-            position.push(format!("drv_narrow(ctx, {})", self.wide(def, &sparse_var)?));
+            position.push(self.affine(def, &sparse_var)?);
         }
         let mut extents = Vec::new();
         for e in &d.data_size {
-            extents.push(format!("drv_narrow(ctx, {})", self.wide(e, &|_| None)?));
+            extents.push(self.affine(e, &|_| None)?);
         }
         if extents.len() != n_pos {
             return Err("the value array's extents and the data relation disagree".into());
@@ -1129,8 +1155,10 @@ impl<'d> Emitter<'d> {
                  k = k * ext[{i}] + pos[{i}];"
             );
         }
-        at.push_str(tail);
-        at.push('\n');
+        if !tail.is_empty() {
+            at.push_str(tail);
+            at.push('\n');
+        }
         Ok((extents, conjunctions, at))
     }
 }
@@ -1200,17 +1228,17 @@ fn sum(terms: Vec<(i64, String)>, constant: i64) -> String {
     for (coef, term) in terms {
         let term = match coef {
             1 => term,
-            _ => format!("drv_wmul(ctx, (drv_wide){}, {term})", int_literal(coef)),
+            _ => format!("drv_imul(ctx, (drv_ix){}, {term})", int_literal(coef)),
         };
         acc = Some(match acc {
             None => term,
-            Some(a) => format!("drv_wadd(ctx, {a}, {term})"),
+            Some(a) => format!("drv_iadd(ctx, {a}, {term})"),
         });
     }
     match (acc, constant) {
-        (None, k) => format!("(drv_wide){}", int_literal(k)),
+        (None, k) => format!("(drv_ix){}", int_literal(k)),
         (Some(a), 0) => a,
-        (Some(a), k) => format!("drv_wadd(ctx, {a}, (drv_wide){})", int_literal(k)),
+        (Some(a), k) => format!("drv_iadd(ctx, {a}, (drv_ix){})", int_literal(k)),
     }
 }
 

@@ -129,10 +129,39 @@ typedef struct {
     const int32_t *i32;
 } drv_array;
 
-/* The integer at `k` of the index array `a`, at whatever width it is held. */
+/* The values a scan for the first failing one tests at once, without a
+ * branch (drv_first_lost, and the range and order checks spf prints). */
+#define DRV_BLOCK 2048
+
+/* The integer at `k` of the index array `a`, at whatever width it is held;
+ * a check library compiled for one width (DRV_INDEX_WIDTH, 32 or 64: the
+ * caller hands it only arrays held at that width, drv_held_at_width) reads
+ * without asking. */
 static inline int64_t drv_int(const drv_array *a, int64_t k)
 {
+#if defined(DRV_INDEX_WIDTH) && DRV_INDEX_WIDTH == 32
+    return (int64_t)a->i32[k];
+#elif defined(DRV_INDEX_WIDTH) && DRV_INDEX_WIDTH == 64
+    return a->i[k];
+#else
     return a->i32 != NULL ? (int64_t)a->i32[k] : a->i[k];
+#endif
+}
+
+/* Whether an integer array given as `i` (64 bits) or `i32` (32 bits, or
+ * NULL) is held at the width drv_int reads. */
+static DRV_UNUSED int drv_held_at_width(const int64_t *i, const int32_t *i32)
+{
+#if defined(DRV_INDEX_WIDTH) && DRV_INDEX_WIDTH == 32
+    (void)i;
+    return i32 != NULL;
+#elif defined(DRV_INDEX_WIDTH) && DRV_INDEX_WIDTH == 64
+    return i32 == NULL && i != NULL;
+#else
+    (void)i;
+    (void)i32;
+    return 1;
+#endif
 }
 
 /* An instance of a format: {"format": ..., "symbols": {...}, "arrays": {...}}. */

@@ -34,7 +34,7 @@ use spf::synth::Descriptor;
 use super::error::CliError;
 use super::native::{library_source, Library};
 use super::native_cache::{obtain, Origin};
-use super::native_check::{Checker, Failed};
+use super::native_check::{held_width, Checker, Failed};
 use super::progress::Progress;
 
 /// A conversion's input: a valid instance of the source format and what
@@ -344,7 +344,7 @@ impl Runner {
     ) -> Result<Fingerprint, InstanceError> {
         if self.native() {
             check_recorded_widths(d, inst)?;
-            if let Some(checker) = self.checker(d) {
+            if let Some(checker) = self.checker(d, inst) {
                 match ask(&checker) {
                     Ok(print) => return Ok(print),
                     Err(Failed::Invalid(m) | Failed::Undecided(m)) => {
@@ -366,8 +366,8 @@ impl Runner {
     }
 
     /// The compiled check of `d`, or `None` (said) when it cannot be had.
-    fn checker(&self, d: &Descriptor) -> Option<Checker> {
-        match Checker::obtain(self.cache.as_deref(), d, &self.progress) {
+    fn checker(&self, d: &Descriptor, inst: &Instance) -> Option<Checker> {
+        match Checker::obtain(self.cache.as_deref(), d, held_width(inst), &self.progress) {
             Ok((checker, path, origin)) => {
                 self.said_library(&path, origin);
                 Some(checker)
@@ -395,9 +395,8 @@ impl Runner {
         inst: &Instance,
     ) -> Result<Entries, InstanceError> {
         if self.native() {
-            // The compiled check holds every array at 64 bits.
             check_recorded_widths(d, inst)?;
-            if let Some(checker) = self.checker(d) {
+            if let Some(checker) = self.checker(d, inst) {
                 match checker.entries(d, inst) {
                     Ok(entries) => return Ok(entries),
                     Err(Failed::Invalid(m) | Failed::Undecided(m)) => {

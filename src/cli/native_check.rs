@@ -54,13 +54,14 @@ use std::ffi::{c_char, c_int, CString};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
+use spf::codegen::width::IndexWidth;
 use spf::synth::fingerprint::{self, Fingerprint};
 use spf::synth::instance::{Instance, Values};
 use spf::synth::oracle::Entries;
 use spf::synth::representable::Representable;
 use spf::synth::Descriptor;
 
-use super::driver::{c_str, source_check, RUNTIME};
+use super::driver::{c_str, first_failing, source_check, RUNTIME};
 use super::driver_rules::rules_check_exact;
 use super::error::CliError;
 use super::native::{Library, ABI_VERSION};
@@ -124,13 +125,15 @@ impl Give {
     }
 }
 
-/// The C source of the check library of `d`.
+/// The C source of the check library of `d`, for instances whose integer
+/// arrays are all held at `width` (read without asking each array's width
+/// per value), or at any widths when `None`.
 ///
 /// # Errors
 ///
 /// Why some check of `d` cannot be printed as C (the caller checks in
 /// Rust).
-pub fn checker_source(d: &Descriptor) -> Result<String, String> {
+pub fn checker_source(d: &Descriptor, width: Option<IndexWidth>) -> Result<String, String> {
     let (source, complete) = source_check(d).map_err(|e| e.to_string())?;
     if !complete {
         return Err(format!(
@@ -154,6 +157,13 @@ pub fn checker_source(d: &Descriptor) -> Result<String, String> {
         d.name
     );
     out.push_str(PRELUDE);
+    if let Some(w) = width {
+        let _ = writeln!(
+            out,
+            "/* Every integer array is held at {0} bits (drv_int). */\n#define DRV_INDEX_WIDTH {0}\n",
+            w.bits()
+        );
+    }
     out.push_str(RUNTIME);
     let _ = writeln!(
         out,
@@ -179,11 +189,14 @@ pub fn checker_source(d: &Descriptor) -> Result<String, String> {
             c_str(s)
         );
     }
-    out.push_str(
-        "    if (values->real) {\n        for (k = 0; k < values->len; k++)\n            \
-         if (!isfinite(values->r[k]))\n                \
-         drv_die(\"%s: %s holds a value that is not finite\", ctx, values->name);\n    }\n}\n",
-    );
+    out.push_str("    if (values->real)\n");
+    out.push_str(&first_failing(
+        "values->len",
+        "",
+        "fabs(values->r[k]) <= DBL_MAX",
+        "drv_die(\"%s: %s holds a value that is not finite\", ctx, values->name);",
+    ));
+    out.push_str("}\n");
     let _ = write!(
         out,
         "\nSPF_ABI_EXPORT int spf_abi_version(void) {{ return {ABI_VERSION}; }}\n\n\
@@ -208,6 +221,10 @@ pub fn checker_source(d: &Descriptor) -> Result<String, String> {
          return 1;\n    }}\n    \
          spf_check_arrays = drv_alloc(narr > 0 ? narr : 1, sizeof *spf_check_arrays);\n    \
          for (k = 0; k < narr; k++) {{\n        \
+         if (!arrays[k].real && !drv_held_at_width(arrays[k].i, arrays[k].i32)) {{\n            \
+         snprintf(message, message_cap, \"%s is not held at the index width this check was compiled for\", \
+         arrays[k].name);\n            \
+         free(spf_check_arrays);\n            return 2;\n        }}\n        \
          spf_check_arrays[k].name = (char *)arrays[k].name;\n        \
          spf_check_arrays[k].real = arrays[k].real;\n        \
          spf_check_arrays[k].len = arrays[k].len;\n        \
@@ -233,6 +250,7 @@ pub fn checker_source(d: &Descriptor) -> Result<String, String> {
 const PRELUDE: &str = r#"#define _POSIX_C_SOURCE 200809L
 #include <ctype.h>
 #include <errno.h>
+#include <float.h>
 #include <limits.h>
 #include <math.h>
 #include <setjmp.h>
@@ -257,6 +275,19 @@ const PRELUDE: &str = r#"#define _POSIX_C_SOURCE 200809L
 #define DRV_THREADS 1
 
 "#;
+
+/// The one width at which every integer array of `inst` is held, if
+/// there is one: a check library compiled for it reads each index without
+/// asking its array's width ([`checker_source`]).
+pub fn held_width(inst: &Instance) -> Option<IndexWidth> {
+    let mut widths = inst.arrays.values().filter_map(|v| match v {
+        Values::Int(_) => Some(IndexWidth::W64),
+        Values::Int32(_) => Some(IndexWidth::W32),
+        Values::Real(_) => None,
+    });
+    let first = widths.next()?;
+    widths.all(|w| w == first).then_some(first)
+}
 
 /// A loaded check library.
 pub struct Checker {
@@ -285,9 +316,10 @@ impl Checker {
     pub fn obtain(
         cache: Option<&Path>,
         d: &Descriptor,
+        width: Option<IndexWidth>,
         progress: &Progress,
     ) -> Result<(Checker, PathBuf, Origin), CliError> {
-        let source = checker_source(d)
+        let source = checker_source(d, width)
             .map_err(|reason| CliError::Usage(format!("checking {} in C: {reason}", d.name)))?;
         let (library, path, origin) = obtain_checker(cache, d, &source, progress)?;
         Ok((Checker { library }, path, origin))
@@ -458,14 +490,17 @@ impl Checker {
                 };
                 Ok((entries, print, in_order))
             }
-            _ => {
+            status => {
                 let end = message
                     .iter()
                     .position(|&b| b == 0)
                     .unwrap_or(message.len());
-                Err(Failed::Invalid(
-                    String::from_utf8_lossy(&message[..end]).into_owned(),
-                ))
+                let message = String::from_utf8_lossy(&message[..end]).into_owned();
+                Err(if status == 2 {
+                    Failed::Undecided(message)
+                } else {
+                    Failed::Invalid(message)
+                })
             }
         }
     }
@@ -479,6 +514,7 @@ mod tests {
     use super::{Checker, Failed, Give};
     use crate::cli::engine::Runner;
     use crate::cli::progress::Progress;
+    use spf::codegen::width::IndexWidth;
     use spf::synth::fingerprint::Fingerprint;
 
     /// The compiled check of CSR agrees with spf's own: the same entries
@@ -497,7 +533,7 @@ mod tests {
             3,
         );
         let (checker, _, _) =
-            Checker::obtain(Some(&cache), &csr, &Progress::hidden()).expect("compiled");
+            Checker::obtain(Some(&cache), &csr, None, &Progress::hidden()).expect("compiled");
         let want = validate_entries(&csr, &good).expect("valid");
         let got = checker.entries(&csr, &good).expect("valid");
         assert_eq!((&got.coords, &got.values), (&want.coords, &want.values));
@@ -550,6 +586,75 @@ mod tests {
         let _ = std::fs::remove_dir_all(&cache);
     }
 
+    /// A check library compiled for one index width reads that width only
+    /// (for another it cannot tell, and says so rather than misread), and
+    /// its scans, which test blocks of values without a branch first, name
+    /// the first failing value, in a later block too.
+    #[test]
+    fn a_check_for_one_width_finds_the_first_failure_in_any_block() {
+        let csr = spf::synth::builtin::load_format("csr").expect("built-in");
+        let cache = std::env::temp_dir().join(format!("spf-one-width-{}", std::process::id()));
+        let obtain = |w| {
+            Checker::obtain(Some(&cache), &csr, Some(w), &Progress::hidden())
+                .expect("compiled")
+                .0
+        };
+        let (w32, w64) = (obtain(IndexWidth::W32), obtain(IndexWidth::W64));
+        // Over two blocks (DRV_BLOCK, 2,048 values) of every array: one
+        // entry per row.
+        let n: i64 = 6000;
+        let rowptr: Vec<i64> = (0..=n).collect();
+        let col: Vec<i64> = (0..n).map(|k| k % 4).collect();
+        let a = vec![1.0; n as usize];
+        let good = csr_with(rowptr.clone(), col.clone(), a.clone(), n);
+        let want = Fingerprint::of_entries(&validate_entries(&csr, &good).expect("valid"));
+        assert_eq!(
+            w32.fingerprint(&csr, &narrowed(&good)).expect("valid"),
+            want
+        );
+        assert_eq!(w64.fingerprint(&csr, &good).expect("valid"), want);
+        for (checker, inst) in [(&w32, good.clone()), (&w64, narrowed(&good))] {
+            let got = checker.fingerprint(&csr, &inst);
+            assert!(matches!(got, Err(Failed::Undecided(_))), "{got:?}");
+        }
+        // Each at both widths: the library's message.
+        let failing = |inst: Instance| {
+            let message = |got: Result<Fingerprint, Failed>| match got {
+                Err(Failed::Invalid(m)) => m,
+                other => panic!("not refused: {other:?}"),
+            };
+            let m32 = message(w32.fingerprint(&csr, &narrowed(&inst)));
+            let m64 = message(w64.fingerprint(&csr, &inst));
+            assert_eq!(m32, m64);
+            m64
+        };
+        let mut c = col.clone();
+        c[2053] = 4;
+        c[5000] = 7;
+        let m = failing(csr_with(rowptr.clone(), c, a.clone(), n));
+        assert!(m.contains("col[2053] = 4 is outside"), "{m}");
+        let mut r = rowptr.clone();
+        r[4100] = 4098;
+        r[5500] = 0;
+        let m = failing(csr_with(r, col.clone(), a.clone(), n));
+        assert!(
+            m.contains("rowptr(4099) = 4099, rowptr(4100) = 4098"),
+            "{m}"
+        );
+        // Rows from value 2,100 on: the zeros before 2,050 may go
+        // unaddressed, the value at 2,050 may not.
+        let late: Vec<i64> = (0..=n).map(|i| (i + 2100).min(n)).collect();
+        let mut zeros = a.clone();
+        zeros[..2050].fill(0.0);
+        let m = failing(csr_with(late, col.clone(), zeros, n));
+        assert!(m.contains("A(2050) = 1 belongs to no stored entry"), "{m}");
+        let mut inf = a;
+        inf[4500] = f64::INFINITY;
+        let m = failing(csr_with(rowptr, col, inf, n));
+        assert!(m.contains("not finite"), "{m}");
+        let _ = std::fs::remove_dir_all(&cache);
+    }
+
     /// A large instance is checked in ranges of its outermost loop on
     /// several threads (`drv_parts_run`): the fingerprint is that of all
     /// its entries, and whether they came increasing is seen across the
@@ -571,7 +676,7 @@ mod tests {
         assert!(coo.rules.is_empty());
         let cache = std::env::temp_dir().join(format!("spf-ranges-{}", std::process::id()));
         let (checker, _, _) =
-            Checker::obtain(Some(&cache), &coo, &Progress::hidden()).expect("compiled");
+            Checker::obtain(Some(&cache), &coo, None, &Progress::hidden()).expect("compiled");
         // More entries than the 65,536 value slots checked on one thread;
         // the middle one starts a range for any number of threads.
         let n: i64 = 200_000;
@@ -641,7 +746,7 @@ mod tests {
         let csr = spf::synth::builtin::load_format("csr").expect("built-in");
         let cache = std::env::temp_dir().join(format!("spf-rule-ranges-{}", std::process::id()));
         let (checker, _, _) =
-            Checker::obtain(Some(&cache), &csr, &Progress::hidden()).expect("compiled");
+            Checker::obtain(Some(&cache), &csr, None, &Progress::hidden()).expect("compiled");
         // 50,000 rows of 4 entries: more values than one thread checks.
         let rows: i64 = 50_000;
         let rowptr: Vec<i64> = (0..=rows).map(|i| 4 * i).collect();
