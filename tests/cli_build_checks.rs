@@ -12,7 +12,7 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use common::{s, spf, temp, text};
+use common::{on_every_processor, s, spf, temp, text};
 use spf::synth::builtin::{builtin_names_of_order, coordinate_format_name, load_format};
 use spf::synth::instance::{Instance, Values};
 use spf::synth::instance_validation::validate;
@@ -124,77 +124,94 @@ fn build(dir: &Path, src: &str, dst: &str) -> PathBuf {
 #[test]
 fn built_programs_accept_exactly_what_the_validator_accepts() {
     let dir = temp("cli_build_checks", "differential");
-    let mut checked = 0;
-    let mut refused = 0;
-    for order in [2, 3] {
-        let coo_name = coordinate_format_name(order).expect("a coordinate format");
-        let coo = load_format(coo_name).expect("built-in");
-        for name in builtin_names_of_order(order) {
-            let f = load_format(name).expect("built-in");
-            let dst = if name.eq_ignore_ascii_case(coo_name) {
-                builtin_names_of_order(order)
-                    .into_iter()
-                    .find(|n| !n.eq_ignore_ascii_case(coo_name))
-                    .expect("another format")
-            } else {
-                coo_name
-            };
-            let dst_format = load_format(dst).expect("built-in");
-            let bin = build(&dir, name, dst);
-            let make = synthesize(&coo, &f).expect("a conversion from coordinates");
-            let storable = spf::synth::representable::Representable::of(&f);
-            for t in tensors(order) {
-                let t = storable.restrict(&t);
-                let valid = make.run(&Instance::from_coordinates(&t)).expect("converts");
-                validate(&f, &valid).expect("the conversion's output is valid");
-                for (k, inst) in std::iter::once(valid.clone())
-                    .chain(mutants(&valid))
-                    .enumerate()
-                {
-                    let input = dir.join(format!("{name}_{k}.json"));
-                    let output = dir.join(format!("{name}_{k}.out.json"));
-                    std::fs::write(&input, inst.to_json()).expect("written");
-                    let _ = std::fs::remove_file(&output);
-                    let run = Command::new(&bin)
-                        .args([s(&input), "-o", s(&output)])
-                        .output()
-                        .expect("runs");
-                    let verdict = validate(&f, &inst);
-                    let why = format!(
-                        "{name} -> {dst}, instance {}: validator {verdict:?}, program exit {:?}: {}",
-                        inst.to_json(),
-                        run.status.code(),
-                        text(&run.stderr)
-                    );
-                    checked += 1;
-                    match verdict {
-                        Ok(()) => {
-                            assert_eq!(run.status.code(), Some(0), "{why}");
-                            let got = Instance::from_json(
-                                &std::fs::read_to_string(&output).expect("an output"),
-                            )
+    let formats: Vec<(usize, &str)> = [2, 3]
+        .into_iter()
+        .flat_map(|order| {
+            builtin_names_of_order(order)
+                .into_iter()
+                .map(move |n| (order, n))
+        })
+        .collect();
+    // Each format's program built and run on every processor: (checked,
+    // refused) per format.
+    let counts = on_every_processor(formats.len(), |k| {
+        let (order, name) = formats[k];
+        differential(&dir, order, name)
+    });
+    let checked: usize = counts.iter().map(|c| c.0).sum();
+    let refused: usize = counts.iter().map(|c| c.1).sum();
+    // The mutations must exercise both verdicts.
+    assert!(refused > checked / 4, "{refused} of {checked} refused");
+    assert!(refused < checked, "{refused} of {checked} refused");
+}
+
+/// The program of built-in format `name` (of `order` dimensions) run on
+/// valid instances and their mutants, each verdict the validator's:
+/// (instances checked, instances refused).
+fn differential(dir: &Path, order: usize, name: &str) -> (usize, usize) {
+    let coo_name = coordinate_format_name(order).expect("a coordinate format");
+    let coo = load_format(coo_name).expect("built-in");
+    let (mut checked, mut refused) = (0, 0);
+    let f = load_format(name).expect("built-in");
+    let dst = if name.eq_ignore_ascii_case(coo_name) {
+        builtin_names_of_order(order)
+            .into_iter()
+            .find(|n| !n.eq_ignore_ascii_case(coo_name))
+            .expect("another format")
+    } else {
+        coo_name
+    };
+    let dst_format = load_format(dst).expect("built-in");
+    let bin = build(dir, name, dst);
+    let make = synthesize(&coo, &f).expect("a conversion from coordinates");
+    let storable = spf::synth::representable::Representable::of(&f);
+    for t in tensors(order) {
+        let t = storable.restrict(&t);
+        let valid = make.run(&Instance::from_coordinates(&t)).expect("converts");
+        validate(&f, &valid).expect("the conversion's output is valid");
+        for (k, inst) in std::iter::once(valid.clone())
+            .chain(mutants(&valid))
+            .enumerate()
+        {
+            let input = dir.join(format!("{name}_{k}.json"));
+            let output = dir.join(format!("{name}_{k}.out.json"));
+            std::fs::write(&input, inst.to_json()).expect("written");
+            let _ = std::fs::remove_file(&output);
+            let run = Command::new(&bin)
+                .args([s(&input), "-o", s(&output)])
+                .output()
+                .expect("runs");
+            let verdict = validate(&f, &inst);
+            let why = format!(
+                "{name} -> {dst}, instance {}: validator {verdict:?}, program exit {:?}: {}",
+                inst.to_json(),
+                run.status.code(),
+                text(&run.stderr)
+            );
+            checked += 1;
+            match verdict {
+                Ok(()) => {
+                    assert_eq!(run.status.code(), Some(0), "{why}");
+                    let got =
+                        Instance::from_json(&std::fs::read_to_string(&output).expect("an output"))
                             .expect("JSON");
-                            validate(&dst_format, &got).expect("a valid output");
-                            assert_eq!(
-                                oracle::entries(&dst_format, &got).expect("entries"),
-                                oracle::entries(&f, &inst).expect("entries"),
-                                "{why}"
-                            );
-                        }
-                        Err(_) => {
-                            refused += 1;
-                            assert_eq!(run.status.code(), Some(2), "{why}");
-                            assert!(!output.exists(), "{why}: an output was written");
-                            assert!(!text(&run.stderr).contains("internal error"), "{why}");
-                        }
-                    }
+                    validate(&dst_format, &got).expect("a valid output");
+                    assert_eq!(
+                        oracle::entries(&dst_format, &got).expect("entries"),
+                        oracle::entries(&f, &inst).expect("entries"),
+                        "{why}"
+                    );
+                }
+                Err(_) => {
+                    refused += 1;
+                    assert_eq!(run.status.code(), Some(2), "{why}");
+                    assert!(!output.exists(), "{why}: an output was written");
+                    assert!(!text(&run.stderr).contains("internal error"), "{why}");
                 }
             }
         }
     }
-    // The mutations must exercise both verdicts.
-    assert!(refused > checked / 4, "{refused} of {checked} refused");
-    assert!(refused < checked, "{refused} of {checked} refused");
+    (checked, refused)
 }
 
 #[test]

@@ -437,7 +437,7 @@ pub fn build(
     if let Some(path) = emit_source {
         write_atomically(path, source.as_bytes())?;
     }
-    driver::compile(&source, output, &[])
+    super::c_compiler::compile(&source, output, &[])
 }
 
 /// The C program of the conversion `src` → `dst`, and a note when it cannot

@@ -181,30 +181,6 @@ static DRV_UNUSED drv_wide drv_wrem(const char *ctx, const char *what, drv_wide 
     return drv_wsub(ctx, a, drv_wmul(ctx, b, drv_wdiv(ctx, what, a, b)));
 }
 
-/* Floor division by a positive constant. */
-static DRV_UNUSED drv_wide drv_wfloor(drv_wide a, int64_t m)
-{
-    drv_wide q = a / m;
-    return (a % m != 0 && a < 0) ? q - 1 : q;
-}
-
-/* Ceiling division by a positive constant. */
-static DRV_UNUSED drv_wide drv_wceil(drv_wide a, int64_t m)
-{
-    drv_wide q = a / m;
-    return (a % m != 0 && a > 0) ? q + 1 : q;
-}
-
-static DRV_UNUSED drv_wide drv_wmin(drv_wide a, drv_wide b)
-{
-    return a < b ? a : b;
-}
-
-static DRV_UNUSED drv_wide drv_wmax(drv_wide a, drv_wide b)
-{
-    return a > b ? a : b;
-}
-
 /* Index arithmetic: the loop bounds, index-array arguments and rule
  * constraints of a check, in 64 bits and checked, as spf's own evaluator
  * computes them (an index array holds 64-bit values at most, and every
@@ -216,6 +192,14 @@ static DRV_UNUSED drv_ix drv_iadd(const char *ctx, drv_ix a, drv_ix b)
 {
     drv_ix r;
     if (__builtin_add_overflow(a, b, &r))
+        drv_overflow(ctx, "a check");
+    return r;
+}
+
+static DRV_UNUSED drv_ix drv_ineg(const char *ctx, drv_ix a)
+{
+    drv_ix r;
+    if (__builtin_sub_overflow((drv_ix)0, a, &r))
         drv_overflow(ctx, "a check");
     return r;
 }
@@ -249,14 +233,6 @@ static DRV_UNUSED drv_ix drv_imin(drv_ix a, drv_ix b)
 static DRV_UNUSED drv_ix drv_imax(drv_ix a, drv_ix b)
 {
     return a > b ? a : b;
-}
-
-/* A value as a 64-bit index: outside that range it cannot be one. */
-static DRV_UNUSED int64_t drv_narrow(const char *ctx, drv_wide a)
-{
-    if (a < INT64_MIN || a > INT64_MAX)
-        drv_overflow(ctx, "an index");
-    return (int64_t)a;
 }
 
 /* interleave(p[0], ..., p[n-1]): bit b of p[i] at bit b * n + i of the code,
@@ -772,14 +748,11 @@ static void *drv_parts_work(void *arg)
  * processor take in turn; the ranges' fingerprints add up into `fp` in
  * order (drv_fp_merge), and the first range's stop is the part's: the
  * stop a run on one thread meets first. */
-static DRV_UNUSED void drv_parts_run(const char *ctx, drv_part part, const void *arg, drv_wide lo_w, drv_wide hi_w,
-                                     int64_t work, int split, drv_fp *fp, int order)
+static DRV_UNUSED void drv_parts_run(drv_part part, const void *arg, drv_ix lo, drv_ix hi, int64_t work,
+                                     int split, drv_fp *fp, int order)
 {
-    const int64_t lo = drv_narrow(ctx, lo_w);
-    int64_t hi;
-    if (hi_w <= (drv_wide)lo)
+    if (hi <= lo)
         return;
-    hi = drv_narrow(ctx, hi_w);
 #ifdef DRV_THREADS
     {
         const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
@@ -791,8 +764,8 @@ static DRV_UNUSED void drv_parts_run(const char *ctx, drv_part part, const void 
             plan.part = part;
             plan.arg = arg;
             plan.fingerprinted = fp != NULL;
-            plan.n = (drv_wide)threads * DRV_CHUNKS_PER_THREAD < hi_w - lo_w ? threads * DRV_CHUNKS_PER_THREAD
-                                                                             : (int)(hi - lo);
+            plan.n = (drv_wide)threads * DRV_CHUNKS_PER_THREAD < (drv_wide)hi - lo ? threads * DRV_CHUNKS_PER_THREAD
+                                                                                    : (int)(hi - lo);
             plan.next = 0;
             plan.failed = plan.n;
             plan.chunks = drv_alloc(plan.n, sizeof *plan.chunks);

@@ -287,39 +287,39 @@ impl<'d> Emitter<'d> {
                 // `x / |a|` with x = -rest or rest; an equality gives both.
                 let rest = self.affine(&c.expr().plus(&Expr::var(v).scale(-a)), &|_| None)?;
                 let x = if a > 0 {
-                    format!("drv_wneg(ctx, {rest})")
+                    format!("drv_ineg(ctx, {rest})")
                 } else {
                     rest
                 };
                 let m = int_literal(a.abs());
                 if a > 0 || c.is_eq() {
-                    lo.push(format!("drv_wceil({x}, {m})"));
+                    lo.push(format!("drv_iceil({x}, {m})"));
                 }
                 if a < 0 || c.is_eq() {
-                    hi.push(format!("drv_wfloor({x}, {m})"));
+                    hi.push(format!("drv_ifloor({x}, {m})"));
                 }
             }
-            let (Some(lo), Some(hi)) = (fold("drv_wmax", lo), fold("drv_wmin", hi)) else {
+            let (Some(lo), Some(hi)) = (fold("drv_imax", lo), fold("drv_imin", hi)) else {
                 return Ok(String::new());
             };
             dims.push((lo, hi));
         }
-        let mut code = String::from("    {\n        drv_wide needs = 1;\n        int empty = 0;\n");
+        let mut code = String::from("    {\n        drv_ix needs = 1;\n        int empty = 0;\n");
         for (lo, hi) in dims {
             let _ = writeln!(
                 code,
-                "        {{\n            const drv_wide lo = {lo}, hi = {hi};\n            \
+                "        {{\n            const drv_ix lo = {lo}, hi = {hi};\n            \
                  if (lo > hi)\n                empty = 1;\n            \
-                 else\n                needs = drv_wmul(ctx, needs, drv_wadd(ctx, hi, 1));\n        }}"
+                 else\n                needs = drv_imul(ctx, needs, drv_iadd(ctx, hi, 1));\n        }}"
             );
         }
         let k = self.ufs[&u.name];
         let _ = writeln!(
             code,
             "        if (empty)\n            needs = 0;\n        \
-             if ((drv_wide)drv_ru[{k}]->len != needs)\n            \
+             if (drv_ru[{k}]->len != needs)\n            \
              drv_die(\"%s: %s has %lld values but its domain %s needs %lld\", ctx, drv_ru[{k}]->name,\n                    \
-             (long long)drv_ru[{k}]->len, {}, (long long)drv_narrow(ctx, needs));\n    }}",
+             (long long)drv_ru[{k}]->len, {}, (long long)needs);\n    }}",
             c_str(&u.domain.to_string())
         );
         Ok(code)
@@ -755,7 +755,7 @@ impl<'d> Emitter<'d> {
                 self.body,
                 "    {{ /* adjacent pairs */\n        static const char rule[] = {rule_name};\n        \
                  (void)rule;\n        \
-                 drv_parts_run(ctx, {part}, ctx, {lo}, {hi}, drv_array_named(x, ctx, {})->len, 1, NULL, 0);\n    }}",
+                 drv_parts_run({part}, ctx, {lo}, {hi}, drv_array_named(x, ctx, {})->len, 1, NULL, 0);\n    }}",
                 c_str(&self.d.data_name)
             );
             return Ok(());
@@ -959,7 +959,7 @@ impl<'d> Emitter<'d> {
              drv_entries_reserve(&entries, values, total);\n        \
              s.ctx = ctx;\n        s.values = values;\n        s.ext = ext;\n        \
              s.addressed = addressed;\n        s.entries = &entries;\n        \
-             drv_parts_run(ctx, {part}, &s, {lo}, {hi}, total, drv_print != NULL, drv_print, {n_dense});\n        \
+             drv_parts_run({part}, &s, {lo}, {hi}, total, drv_print != NULL, drv_print, {n_dense});\n        \
              drv_storage_finish(ctx, values, addressed, total, &entries, {n_dense}, ext, {n_pos}, {});\n    }}",
             c_str(&self.d.data_name),
             extents.join(", "),

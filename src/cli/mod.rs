@@ -1,6 +1,7 @@
 //! The `spf` command line: argument definitions, subcommands, input and
 //! output handling. `main` reports the one `CliError` a subcommand returns.
 
+pub mod c_compiler;
 pub mod commands;
 pub mod conversion;
 pub mod data;

@@ -23,7 +23,7 @@ use sha2::{Digest, Sha256};
 use spf::codegen::width::IndexWidths;
 use spf::synth::Descriptor;
 
-use super::driver::{compile_with, compiler_candidates, find_compiler, C_FLAGS};
+use super::c_compiler::{compile_with, compiler_candidates, find_compiler, C_FLAGS};
 use super::error::CliError;
 use super::native::{Library, ABI_VERSION};
 use super::progress::Progress;
