@@ -132,29 +132,19 @@ static DRV_UNUSED void drv_overflow(const char *ctx, const char *what)
     drv_die("%s: cannot evaluate %s: arithmetic overflow", ctx, what);
 }
 
-static DRV_UNUSED drv_wide drv_wadd(const char *ctx, drv_wide a, drv_wide b)
-{
-    drv_wide r;
-    if (__builtin_add_overflow(a, b, &r))
-        drv_overflow(ctx, "a check");
-    return r;
-}
+/* `name(ctx, a, b)`: `a op b` in `type`, an overflow the input's error. */
+#define DRV_CHECKED(name, type, overflows)                                                                   \
+    static DRV_UNUSED type name(const char *ctx, type a, type b)                                             \
+    {                                                                                                        \
+        type r;                                                                                              \
+        if (overflows(a, b, &r))                                                                             \
+            drv_overflow(ctx, "a check");                                                                    \
+        return r;                                                                                            \
+    }
 
-static DRV_UNUSED drv_wide drv_wsub(const char *ctx, drv_wide a, drv_wide b)
-{
-    drv_wide r;
-    if (__builtin_sub_overflow(a, b, &r))
-        drv_overflow(ctx, "a check");
-    return r;
-}
-
-static DRV_UNUSED drv_wide drv_wmul(const char *ctx, drv_wide a, drv_wide b)
-{
-    drv_wide r;
-    if (__builtin_mul_overflow(a, b, &r))
-        drv_overflow(ctx, "a check");
-    return r;
-}
+DRV_CHECKED(drv_wadd, drv_wide, __builtin_add_overflow)
+DRV_CHECKED(drv_wsub, drv_wide, __builtin_sub_overflow)
+DRV_CHECKED(drv_wmul, drv_wide, __builtin_mul_overflow)
 
 static DRV_UNUSED drv_wide drv_wneg(const char *ctx, drv_wide a)
 {
@@ -188,28 +178,13 @@ static DRV_UNUSED drv_wide drv_wrem(const char *ctx, const char *what, drv_wide 
  * whose interleavings need up to 127 bits, stay drv_wide. */
 typedef int64_t drv_ix;
 
-static DRV_UNUSED drv_ix drv_iadd(const char *ctx, drv_ix a, drv_ix b)
-{
-    drv_ix r;
-    if (__builtin_add_overflow(a, b, &r))
-        drv_overflow(ctx, "a check");
-    return r;
-}
+DRV_CHECKED(drv_iadd, drv_ix, __builtin_add_overflow)
+DRV_CHECKED(drv_isub, drv_ix, __builtin_sub_overflow)
+DRV_CHECKED(drv_imul, drv_ix, __builtin_mul_overflow)
 
 static DRV_UNUSED drv_ix drv_ineg(const char *ctx, drv_ix a)
 {
-    drv_ix r;
-    if (__builtin_sub_overflow((drv_ix)0, a, &r))
-        drv_overflow(ctx, "a check");
-    return r;
-}
-
-static DRV_UNUSED drv_ix drv_imul(const char *ctx, drv_ix a, drv_ix b)
-{
-    drv_ix r;
-    if (__builtin_mul_overflow(a, b, &r))
-        drv_overflow(ctx, "a check");
-    return r;
+    return drv_isub(ctx, 0, a);
 }
 
 /* Floor and ceiling division by a positive constant. */
