@@ -316,25 +316,61 @@ fn padded_rows_agree_with_the_oracle() {
         matrix("jgl009.mtx"),
         matrix("bp_200.mtx"),
     ]);
+    let dd = format("ell");
+    let mut programs = Vec::new();
     for src in ["csr", "csc"] {
-        let (sd, dd) = (format(src), format("ell"));
-        let source = synthesized_source(&sd, &dd);
+        let source = synthesized_source(&format(src), &dd);
         assert_eq!(
             source.contains("SPF_KEEP_LOOPS void convert("),
             src == "csr",
             "{src} -> ELL"
         );
-        let sanitize = ["-fsanitize=address,undefined", "-fno-sanitize-recover=all"];
-        for (tag, flags) in [("strict", STRICT), ("sanitized", &sanitize[..])] {
+        for (tag, flags) in [("strict", STRICT), ("sanitized", &SANITIZE[..])] {
             let bin = dir().join(format!("{src}_ell_padded_{tag}"));
-            crate::cli::c_compiler::compile(&source, &bin, flags).expect("compiles");
-            for m in &inputs {
-                let (_, inst) = convert(&bin, m, &[]);
-                let what = format!("{tag} {src} -> ELL, {}", m.display());
-                assert_holds(&dd, &inst, &file_entries(m), &what);
-            }
+            programs.push((
+                format!("{tag} {src} -> ELL"),
+                source.clone(),
+                flags.to_vec(),
+                bin,
+            ));
         }
     }
+    compile_all(&programs);
+    for (what, _, _, bin) in &programs {
+        for m in &inputs {
+            let (_, inst) = convert(bin, m, &[]);
+            let what = format!("{what}, {}", m.display());
+            assert_holds(&dd, &inst, &file_entries(m), &what);
+        }
+    }
+}
+
+/// AddressSanitizer and UBSan, a first error fatal, at -O1 as the
+/// sanitizers are meant to run (the same reads and writes as -O3, in half
+/// the compilation).
+const SANITIZE: [&str; 3] = [
+    "-fsanitize=address,undefined",
+    "-fno-sanitize-recover=all",
+    "-O1",
+];
+
+/// Compiles each of `programs` (what it is, its C, the flags, the
+/// executable) on every processor, each thread taking the next.
+fn compile_all(programs: &[(String, String, Vec<&str>, PathBuf)]) {
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let threads = std::thread::available_parallelism().map_or(2, |t| t.get());
+    std::thread::scope(|scope| {
+        for _ in 0..threads {
+            scope.spawn(|| {
+                while let Some((what, text, flags, bin)) =
+                    programs.get(next.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
+                {
+                    crate::cli::c_compiler::compile(text, bin, flags)
+                        .unwrap_or_else(|e| panic!("{what} compiles: {e}"));
+                }
+            });
+        }
+    });
 }
 
 /// Malformed coordinate files: the program's message is spf's, with the
@@ -920,15 +956,8 @@ fn input_validation_is_stated_only_when_every_range_is_checked() {
 #[test]
 fn lookahead_loops_agree_with_the_oracle() {
     let validated = "#define SPF_INPUT_VALIDATED 1";
-    // Sanitized at -O1, as AddressSanitizer is meant to run: the reads are
-    // the same, the compilation half as long.
-    let sanitize = [
-        "-fsanitize=address,undefined",
-        "-fno-sanitize-recover=all",
-        "-O1",
-    ];
     let always = ["-DSPF_LOOKAHEAD_BYTES=0", "-DSPF_LOOKAHEAD_LINES=0"];
-    let mut programs = Vec::new();
+    let (mut programs, mut formats) = (Vec::new(), Vec::new());
     for (src, dst) in [("csr", "csc"), ("csc", "csr"), ("csc", "ell")] {
         let (sd, dd) = (format(src), format(dst));
         let source = synthesized_source(&sd, &dd);
@@ -949,37 +978,18 @@ fn lookahead_loops_agree_with_the_oracle() {
             // of bounds its inlining cannot rule out (spf_copy's
             // unrolled cases past the permutation's arity).
             let mut flags = if sanitized {
-                sanitize.to_vec()
+                SANITIZE.to_vec()
             } else {
                 STRICT.to_vec()
             };
             flags.extend(defines);
             let bin = dir().join(format!("{src}_{dst}_lookahead_{tag}"));
-            programs.push((
-                dd.clone(),
-                format!("{tag} {src} -> {dst}"),
-                text,
-                flags,
-                bin,
-            ));
+            programs.push((format!("{tag} {src} -> {dst}"), text, flags, bin));
+            formats.push(dd.clone());
         }
     }
-    // Compiled on every processor, then each run on the matrices.
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let threads = std::thread::available_parallelism().map_or(2, |t| t.get());
-    std::thread::scope(|scope| {
-        for _ in 0..threads {
-            scope.spawn(|| {
-                while let Some((_, what, text, flags, bin)) =
-                    programs.get(next.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
-                {
-                    crate::cli::c_compiler::compile(text, bin, flags)
-                        .unwrap_or_else(|e| panic!("{what} compiles without warnings: {e}"));
-                }
-            });
-        }
-    });
-    for (dd, what, _, _, bin) in &programs {
+    compile_all(&programs);
+    for ((what, _, _, bin), dd) in programs.iter().zip(&formats) {
         for m in [
             data("small.mtx"),
             matrix("jgl009.mtx"),
