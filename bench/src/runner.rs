@@ -634,22 +634,53 @@ pub fn run(config: &Config) -> Result<Results, String> {
     // Build each converter once.
     let bin_dir = config.work_dir.join("bin");
     std::fs::create_dir_all(&bin_dir).map_err(|e| format!("{}: {e}", bin_dir.display()))?;
-    let mut bins = BTreeMap::new();
+    // The baselines' files written first, then the builds (a compiler run
+    // each) on every processor, each thread taking the next.
+    let mut builds = Vec::new();
     for conv in work.iter().flat_map(|(_, cs)| cs.iter().copied()) {
-        if let std::collections::btree_map::Entry::Vacant(v) = bins.entry(conv) {
+        if !builds.iter().any(|(c, _, _)| *c == conv) {
             let bin = bin_dir.join(format!("{}_{}", conv.src(), conv.dst()));
             let baseline =
                 c::paired_baseline(&config.work_dir.join("c"), conv, config.index_width)?;
-            config.spf.build(
-                conv.src(),
-                conv.dst(),
-                &bin,
-                Some(&baseline),
-                config.index_width,
-            )?;
-            v.insert(bin);
+            builds.push((conv, bin, baseline));
         }
     }
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let failures = std::sync::Mutex::new(Vec::new());
+    let threads = std::thread::available_parallelism().map_or(2, |t| t.get());
+    std::thread::scope(|scope| {
+        for _ in 0..threads {
+            scope.spawn(|| loop {
+                let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some((conv, bin, baseline)) = builds.get(k) else {
+                    break;
+                };
+                let built = config.spf.build(
+                    conv.src(),
+                    conv.dst(),
+                    bin,
+                    Some(baseline),
+                    config.index_width,
+                );
+                if let Err(e) = built {
+                    failures
+                        .lock()
+                        .unwrap_or_else(|p| p.into_inner())
+                        .push((k, e));
+                }
+            });
+        }
+    });
+    // The first conversion's failure, as a build one after the other gives.
+    let mut failures = failures.into_inner().unwrap_or_else(|p| p.into_inner());
+    failures.sort_by_key(|(k, _)| *k);
+    if let Some((_, e)) = failures.into_iter().next() {
+        return Err(e);
+    }
+    let bins: BTreeMap<Conversion, PathBuf> = builds
+        .into_iter()
+        .map(|(conv, bin, _)| (conv, bin))
+        .collect();
 
     let bar = if config.progress {
         let bar = ProgressBar::new((total * config.rounds.max(1)) as u64);
