@@ -42,13 +42,17 @@
 //! entries came increasing in some order of the coordinates (then no two
 //! share one). It returns 0, or 1
 //! with the first problem in `message` (more entries than `cap` among
-//! them): the caller re-runs spf's own check for the detailed error.
+//! them): the caller re-runs spf's own check for the detailed error; or 2
+//! when an integer array is not held at the width the library was
+//! compiled for ([`Failed::Undecided`]: spf's own check decides).
 //!
-//! The instance's index width is not the library's concern: an index
-//! array is read where spf holds it, at 64 bits (`spf_check_array.i`) or
-//! at 32 (`.i32`, an `.npz`'s int32 arrays and a 32-bit conversion's
-//! results, read through `drv_int`), and the sizes a 32-bit instance must
-//! fit are checked by the caller.
+//! An index array is read where spf holds it, at 64 bits
+//! (`spf_check_array.i`) or at 32 (`.i32`, an `.npz`'s int32 arrays and a
+//! 32-bit conversion's results), through `drv_int`. A library compiled for
+//! one width ([`checker_source`] with a width: the one at which all of an
+//! instance's integer arrays are held, [`held_width`]) reads each value
+//! without asking its array's width; one compiled without asks. The sizes
+//! a 32-bit instance must fit are checked by the caller.
 
 use std::ffi::{c_char, c_int, CString};
 use std::fmt::Write as _;
