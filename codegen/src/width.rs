@@ -128,7 +128,7 @@ impl FromStr for IndexWidth {
 }
 
 /// The index width a command is asked for: one width, or `auto`, the
-/// narrowest the instance's sizes fit ([`IndexWidth::narrowest`]), decided
+/// narrowest the instance's sizes fit ([`IndexWidths::narrowest`]), decided
 /// when the instance is read.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum WidthChoice {

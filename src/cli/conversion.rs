@@ -1,7 +1,7 @@
 //! The conversion subcommands: `spf synth`, `spf convert`, `spf build`, and
 //! `spf pdfg` of a pair of formats.
 //!
-//! Every one synthesizes a conversion with [`synthesize`]; `convert` runs it
+//! Every one synthesizes a conversion with [`synthesize`](spf::synth::synthesize::synthesize); `convert` runs it
 //! in the interpreter and checks the result with the oracle, `build`
 //! compiles it with a driver ([`super::driver`]).
 

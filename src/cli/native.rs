@@ -3,17 +3,17 @@
 //!
 //! # The library's C ABI
 //!
-//! [`library_source`] prints the synthesized function ([`emit_c`], renamed
+//! [`library_source`] prints the synthesized function ([`emit_c`](spf::codegen::c::emit_c), renamed
 //! `spf_conversion`, internal to the library) and three exported entry
 //! points:
 //!
 //! * `int spf_abi_version(void)`: [`ABI_VERSION`], checked on load;
 //! * `int spf_abi_parameters(void)`: the function's number of parameters,
-//!   checked against [`c_parameters`] before each call;
+//!   checked against [`c_parameters`](spf::codegen::c::c_parameters) before each call;
 //! * `int spf_abi_convert(void *const *args, char *message, size_t cap,
 //!   spf_abi_alloc_fn alloc, void *alloc_ctx)`:
 //!   calls the function with one pointer per parameter, in
-//!   [`c_parameters`]' order: to the value of a symbol or an input scalar,
+//!   [`c_parameters`](spf::codegen::c::c_parameters)' order: to the value of a symbol or an input scalar,
 //!   to the first element of an array (inputs and outputs sized by their
 //!   symbols, allocated by the caller), to an output scalar, and to a `T *`
 //!   slot for an array the function sizes and allocates itself (returned).
@@ -32,7 +32,7 @@
 //! against its descriptor), so the library is compiled with
 //! `SPF_INPUT_VALIDATED` as `spf build`'s programs are. Indices are 32-bit
 //! (`int32_t`) or 64-bit (`int64_t`) as the library was printed
-//! ([`codegen::width`](spf::codegen::width): a size the 32-bit function
+//! ([`codegen::width`]: a size the 32-bit function
 //! computes that does not fit stops it with a message), values `double`;
 //! symbols are `int64_t` at both widths.
 

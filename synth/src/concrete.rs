@@ -1,5 +1,5 @@
 //! A descriptor evaluated on an instance's values: the instance's symbols
-//! and arrays prepared for evaluation ([`prepare`], [`Concrete`]: tables,
+//! and arrays prepared for evaluation (`prepare`, `Concrete`: tables,
 //! the domains of the index arrays, the work an enumeration may spend),
 //! the guards that keep index-array calls inside their domains, constraint
 //! checks at a point, comparator keys, and the texts errors quote. The

@@ -142,7 +142,7 @@ pub struct Instance {
     pub arrays: BTreeMap<String, Values>,
     /// The index widths the instance records (JSON's `"index_width"`, an
     /// `.npz`'s dtypes), when it records them: the sizes and index values
-    /// of a kind recorded 32-bit must fit 32 bits ([`validate`] checks).
+    /// of a kind recorded 32-bit must fit 32 bits ([`validate`](crate::instance_validation::validate) checks).
     pub index_width: Option<IndexWidths>,
 }
 
@@ -593,7 +593,7 @@ impl Instance {
     /// The instance as JSON: `format`, `symbols`, `arrays`, keys sorted, one
     /// array per line. Reals print with a decimal point or an exponent, so
     /// they read back as reals, exactly; non-finite reals (which
-    /// [`validate`] rejects) print as `null`.
+    /// [`validate`](crate::instance_validation::validate) rejects) print as `null`.
     pub fn to_json(&self) -> String {
         let string = |s: &str| serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into());
         let mut out = String::new();

@@ -1,6 +1,6 @@
 //! Synthesis of sparse format conversions (dissertation chapter 4).
 //!
-//! A [`Descriptor`](descriptor::Descriptor) describes one format; synthesis
+//! A [`Descriptor`] describes one format; synthesis
 //! composes two of them into an SPF computation that converts between them.
 
 pub mod builtin;

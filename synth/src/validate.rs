@@ -357,7 +357,7 @@ pub fn finish(s: &Synthesized, input: &Instance, mut out: Instance) -> Instance 
 }
 
 /// Checks a [`finish`]ed result of `s` on `input`: a valid instance of the
-/// destination ([`validate_instance`]) storing exactly the input's entries
+/// destination ([`validate`](crate::instance_validation::validate)) storing exactly the input's entries
 /// (the oracle, both sides' entries sorted by coordinate and merged), in
 /// `O(n log n)` for `n` stored entries.
 ///

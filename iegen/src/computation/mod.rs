@@ -4,7 +4,7 @@
 //!
 //! A [`Computation`] is what synthesis produces and what code generation
 //! scans. Everything in it is typed: statement bodies are [`Body`] trees, not
-//! strings, and index expressions are [`Expr`](crate::Expr)s over the
+//! strings, and index expressions are [`Expr`]s over the
 //! statement's iteration tuple (`Var::Tuple(p)` is position `p` of the
 //! statement's domain), symbols and UF calls. Read and write access relations
 //! are derived from the bodies, so they cannot disagree with them.

@@ -78,7 +78,7 @@ pub fn write_mtx(c: &Coordinates, out: &mut impl Write) -> Result<(), WriteError
 
 /// Writes a tensor in FROSTT form: one line per entry, 1-based indices then
 /// the value (printed exactly). The extents are not stored in the file;
-/// [`read_tns`] gets them back when the caller passes them.
+/// [`read_tns`](super::read_tns) gets them back when the caller passes them.
 pub fn write_tns(c: &Coordinates, out: &mut impl Write) -> Result<(), WriteError> {
     check(c)?;
     let mut s = String::new();
