@@ -39,6 +39,7 @@ use crate::emit::{
 use crate::runtime::{Method, ObjectKind, C_RUNTIME};
 use crate::width::Widths;
 
+mod backward;
 mod counted;
 mod lookups;
 mod outline;
@@ -208,25 +209,14 @@ pub fn emit_c_with(program: &LoopProgram, widths: &Widths) -> Result<String, Emi
         objects.push((o, init));
     }
 
-    let dialect = CDialect {
-        low: &low,
-        used: Used::default(),
-    };
-    if keep_loops {
-        dialect.used.add("spf_loops_kept");
-    }
-    // Stores that several iterations make to one element: vectorized, a
-    // scatter whose lanes collide (docs/computations.md).
-    let scalar_stores = stores_rising(&low.body, true);
-    if scalar_stores {
-        dialect.used.add("spf_scalar_loops");
-    }
     // Scatters whose prefix sums are computed in the `out` array a loop
     // would copy them to: that loop is left out.
     // An array the sort fills whole (extent `E + 1`) needs no zero fill.
     let mut sort_into = HashMap::new();
     let mut left_out = HashMap::new();
     let mut filled_by_sort = Vec::new();
+    let mut back = HashMap::new();
+    let mut backward_nodes = Vec::new();
     for (o, init) in &objects {
         if let ObjectInit::Scatter { extent } = init {
             if let Some((array, node)) = low.scatter_starts_into(*o, extent) {
@@ -237,9 +227,18 @@ pub fn emit_c_with(program: &LoopProgram, widths: &Widths) -> Result<String, Emi
                 {
                     filled_by_sort.push(array);
                 }
-                // A 32-bit array is written beside the scatter's own sums.
+                // A 32-bit array is written beside the scatter's own sums,
+                // or, filled whole by the sort and placed into by one loop
+                // run backward, holds them (backward.rs).
                 let suffix = if low.narrow(array) { "_i32" } else { "" };
+                let whole = filled_by_sort.contains(&array);
                 let (array, object) = (&low.spaces[array], &low.objects[*o]);
+                if let (true, "_i32", Some(t)) =
+                    (whole, suffix, backward::placing_back(&low, *o, node))
+                {
+                    back.insert(*o, array.clone());
+                    backward_nodes.push(t);
+                }
                 sort_into.insert(*o, (array.clone(), suffix));
                 left_out.insert(
                     node,
@@ -249,6 +248,20 @@ pub fn emit_c_with(program: &LoopProgram, widths: &Widths) -> Result<String, Emi
                 );
             }
         }
+    }
+    let dialect = CDialect {
+        low: &low,
+        used: Used::default(),
+        back,
+    };
+    if keep_loops {
+        dialect.used.add("spf_loops_kept");
+    }
+    // Stores that several iterations make to one element: vectorized, a
+    // scatter whose lanes collide (docs/computations.md).
+    let scalar_stores = stores_rising(&low.body, true);
+    if scalar_stores {
+        dialect.used.add("spf_scalar_loops");
     }
     // Ordered sets that a counting permutation's first component counts:
     // no inserts, sorted from the permutation's counts.
@@ -293,6 +306,7 @@ pub fn emit_c_with(program: &LoopProgram, widths: &Widths) -> Result<String, Emi
         gathers: HashMap::new(),
         frame: &frame,
         functions: Vec::new(),
+        backward: false,
     };
 
     for (s, extents) in &temps {
@@ -442,9 +456,13 @@ pub fn emit_c_with(program: &LoopProgram, widths: &Widths) -> Result<String, Emi
             if let Some(note) = left_out.get(&t) {
                 w.line(note);
             } else if let Some((plan, keys, targets)) = lookaheads.get(&t) {
+                w.backward = backward_nodes.contains(&t);
                 lookahead_versions(&mut w, t, node, plan, keys, targets);
+                w.backward = false;
             } else {
+                w.backward = backward_nodes.contains(&t);
                 w.node(node, t + 1 == low.body.len());
+                w.backward = false;
             }
         }
         for (s, at, extents, placed) in &dynamic {
@@ -731,6 +749,12 @@ fn object_init(d: &CDialect<'_>, o: usize, init: &ObjectInit) -> String {
             return format!("spf_perm {name} = spf_perm_new({arity}, {order}, {extents});");
         }
         ObjectInit::Scatter { extent } => {
+            if let Some(array) = d.back.get(&o) {
+                return format!(
+                    "spf_scatter {name} = spf_scatter_new_back_i32({}, {array});",
+                    print(d, extent).text
+                );
+            }
             return format!(
                 "spf_scatter {name} = spf_scatter_new({});",
                 print(d, extent).text
@@ -764,6 +788,11 @@ fn runtime_function(d: &CDialect<'_>, o: usize, method: Method) -> String {
         }
         ObjectKind::Permutation { .. } => "spf_perm",
         ObjectKind::OrderedSet { .. } => "spf_oset",
+        ObjectKind::Scatter { .. }
+            if method == Method::PlaceInserted && d.back.contains_key(&o) =>
+        {
+            return "spf_scatter_place_inserted_back".to_string();
+        }
         ObjectKind::Scatter { .. } => "spf_scatter",
     };
     format!("{prefix}_{}", method.name())
@@ -850,6 +879,9 @@ fn product(d: &CDialect<'_>, extents: &[Code]) -> String {
 struct CDialect<'l> {
     low: &'l Lowered<'l>,
     used: Used,
+    /// Scatters that place from the end (backward.rs): object -> the
+    /// 32-bit pointer array that holds their counters.
+    back: HashMap<usize, String>,
 }
 
 impl Dialect for CDialect<'_> {
@@ -994,11 +1026,13 @@ fn lookahead_versions(
     let keys_at = if low.narrow(plan.keys) { "_i32" } else { "" };
     let len = product(d, keys);
     let (key, ahead) = (w.namer.fresh("ahead_key"), w.namer.fresh("ahead"));
+    // A loop that runs backward looks at the entries before.
+    let on = if w.backward { "-" } else { "+" };
     let mut prelude = vec![
         "/* looking ahead: the counter of the key 2 * SPF_LOOKAHEAD entries on, the targets of the key SPF_LOOKAHEAD entries on */".to_string(),
-        format!("{counter}(&{object}, spf_ahead_key{keys_at}({name}, {len}, {k} + 2 * SPF_LOOKAHEAD));"),
+        format!("{counter}(&{object}, spf_ahead_key{keys_at}({name}, {len}, {k} {on} 2 * SPF_LOOKAHEAD));"),
         "{".to_string(),
-        format!("    const int64_t {key} = spf_ahead_key{keys_at}({name}, {len}, {k} + SPF_LOOKAHEAD);"),
+        format!("    const int64_t {key} = spf_ahead_key{keys_at}({name}, {len}, {k} {on} SPF_LOOKAHEAD);"),
         format!("    const int64_t {ahead} = {peek}(&{object}, {key});"),
     ];
     for (s, extents) in targets {
@@ -1129,6 +1163,9 @@ struct Writer<'d, 'l> {
     frame: &'d Frame,
     /// The functions printed so far (outline.rs), before the generated one.
     functions: Vec<String>,
+    /// The next loop printed runs backward (a scatter's placing loop that
+    /// places from the end, backward.rs).
+    backward: bool,
 }
 
 impl Writer<'_, '_> {
@@ -1173,12 +1210,19 @@ impl Writer<'_, '_> {
             } => {
                 let lo = self.expr(lower);
                 let low = self.d.low;
+                let backward = std::mem::take(&mut self.backward);
                 self.loops.push(var.clone());
                 let outer = std::mem::take(&mut self.gathers);
                 if stores_rising(body, false) {
                     self.line("SPF_SCALAR_LOOP");
                 }
-                if reads_any(upper, &low.written) {
+                if backward {
+                    // the bound read once, at the start
+                    let hi = print(self.d, upper).at(Prec::Add);
+                    self.open(&format!(
+                        "for (int64_t {var} = {hi} - 1; {var} >= {lo}; {var}--) {{"
+                    ));
+                } else if reads_any(upper, &low.written) {
                     let end = self.namer.fresh(&format!("{var}_end"));
                     let hi = self.expr(upper);
                     self.open(&format!(
