@@ -237,7 +237,7 @@ pub fn emit_c_with(program: &LoopProgram, widths: &Widths) -> Result<String, Emi
                     (whole, suffix, backward::placing_back(&low, *o, node))
                 {
                     back.insert(*o, array.clone());
-                    backward_nodes.push(t);
+                    backward_nodes.push((t, *o));
                 }
                 sort_into.insert(*o, (array.clone(), suffix));
                 left_out.insert(
@@ -253,6 +253,7 @@ pub fn emit_c_with(program: &LoopProgram, widths: &Widths) -> Result<String, Emi
         low: &low,
         used: Used::default(),
         back,
+        backward: std::cell::Cell::new(false),
     };
     if keep_loops {
         dialect.used.add("spf_loops_kept");
@@ -306,7 +307,6 @@ pub fn emit_c_with(program: &LoopProgram, widths: &Widths) -> Result<String, Emi
         gathers: HashMap::new(),
         frame: &frame,
         functions: Vec::new(),
-        backward: false,
     };
 
     for (s, extents) in &temps {
@@ -455,14 +455,42 @@ pub fn emit_c_with(program: &LoopProgram, widths: &Widths) -> Result<String, Emi
         if let Some(node) = low.body.get(t) {
             if let Some(note) = left_out.get(&t) {
                 w.line(note);
-            } else if let Some((plan, keys, targets)) = lookaheads.get(&t) {
-                w.backward = backward_nodes.contains(&t);
-                lookahead_versions(&mut w, t, node, plan, keys, targets);
-                w.backward = false;
             } else {
-                w.backward = backward_nodes.contains(&t);
-                w.node(node, t + 1 == low.body.len());
-                w.backward = false;
+                // A scatter that counts into its pointer array: the loop
+                // from the end where the runtime says so (backward.rs),
+                // else forward.
+                let back = backward_nodes.iter().find(|(b, _)| *b == t).map(|&(_, o)| {
+                    let bytes = lookaheads
+                        .get(&t)
+                        .map_or("0".to_string(), |(_, _, targets)| {
+                            let sizes: Vec<String> = targets
+                                .iter()
+                                .map(|(s, _)| format!("sizeof {}", element(&low, *s)))
+                                .collect();
+                            sizes.join(" + ")
+                        });
+                    (low.objects[o].clone(), bytes)
+                });
+                if let Some((object, bytes)) = &back {
+                    w.open(&format!("if (spf_scatter_back(&{object}, {bytes})) {{"));
+                    dialect.backward.set(true);
+                    let call = w.outlined(&format!("{}_back{t}", low.function), node, None);
+                    dialect.backward.set(false);
+                    w.line(&call);
+                    w.depth -= 1;
+                    w.line("} else {");
+                    w.depth += 1;
+                    w.line(&format!("spf_scatter_forward(&{object});"));
+                }
+                if let Some((plan, keys, targets)) = lookaheads.get(&t) {
+                    lookahead_versions(&mut w, t, node, plan, keys, targets);
+                } else {
+                    w.node(node, t + 1 == low.body.len() && back.is_none());
+                }
+                if let Some((object, _)) = &back {
+                    w.close();
+                    w.line(&format!("spf_scatter_placed(&{object});"));
+                }
             }
         }
         for (s, at, extents, placed) in &dynamic {
@@ -726,6 +754,17 @@ const HELPERS: &[(&str, &str)] = &[
     ),
 ];
 
+/// An element of array `s` as C names it: `**a` for an `out` array the
+/// function sizes (passed as `T **a`), `*a` otherwise.
+fn element(low: &Lowered<'_>, s: usize) -> String {
+    let name = &low.spaces[s];
+    if low.comp.spaces[s].role == Role::Out && low.alloc_at[s].is_some() {
+        format!("**{name}")
+    } else {
+        format!("*{name}")
+    }
+}
+
 /// `spf_perm P = spf_perm_new(2, SPF_COUNTING, (int64_t[]){N, M});`.
 fn object_init(d: &CDialect<'_>, o: usize, init: &ObjectInit) -> String {
     let name = &d.low.objects[o];
@@ -789,7 +828,7 @@ fn runtime_function(d: &CDialect<'_>, o: usize, method: Method) -> String {
         ObjectKind::Permutation { .. } => "spf_perm",
         ObjectKind::OrderedSet { .. } => "spf_oset",
         ObjectKind::Scatter { .. }
-            if method == Method::PlaceInserted && d.back.contains_key(&o) =>
+            if method == Method::PlaceInserted && d.backward.get() && d.back.contains_key(&o) =>
         {
             return "spf_scatter_place_inserted_back".to_string();
         }
@@ -882,6 +921,9 @@ struct CDialect<'l> {
     /// Scatters that place from the end (backward.rs): object -> the
     /// 32-bit pointer array that holds their counters.
     back: HashMap<usize, String>,
+    /// Printing the version of a placing loop that runs backward: its
+    /// loop counts down and its scatter places from the end.
+    backward: std::cell::Cell<bool>,
 }
 
 impl Dialect for CDialect<'_> {
@@ -1026,13 +1068,11 @@ fn lookahead_versions(
     let keys_at = if low.narrow(plan.keys) { "_i32" } else { "" };
     let len = product(d, keys);
     let (key, ahead) = (w.namer.fresh("ahead_key"), w.namer.fresh("ahead"));
-    // A loop that runs backward looks at the entries before.
-    let on = if w.backward { "-" } else { "+" };
     let mut prelude = vec![
         "/* looking ahead: the counter of the key 2 * SPF_LOOKAHEAD entries on, the targets of the key SPF_LOOKAHEAD entries on */".to_string(),
-        format!("{counter}(&{object}, spf_ahead_key{keys_at}({name}, {len}, {k} {on} 2 * SPF_LOOKAHEAD));"),
+        format!("{counter}(&{object}, spf_ahead_key{keys_at}({name}, {len}, {k} + 2 * SPF_LOOKAHEAD));"),
         "{".to_string(),
-        format!("    const int64_t {key} = spf_ahead_key{keys_at}({name}, {len}, {k} {on} SPF_LOOKAHEAD);"),
+        format!("    const int64_t {key} = spf_ahead_key{keys_at}({name}, {len}, {k} + SPF_LOOKAHEAD);"),
         format!("    const int64_t {ahead} = {peek}(&{object}, {key});"),
     ];
     for (s, extents) in targets {
@@ -1163,9 +1203,6 @@ struct Writer<'d, 'l> {
     frame: &'d Frame,
     /// The functions printed so far (outline.rs), before the generated one.
     functions: Vec<String>,
-    /// The next loop printed runs backward (a scatter's placing loop that
-    /// places from the end, backward.rs).
-    backward: bool,
 }
 
 impl Writer<'_, '_> {
@@ -1210,7 +1247,7 @@ impl Writer<'_, '_> {
             } => {
                 let lo = self.expr(lower);
                 let low = self.d.low;
-                let backward = std::mem::take(&mut self.backward);
+                let backward = self.d.backward.get();
                 self.loops.push(var.clone());
                 let outer = std::mem::take(&mut self.gathers);
                 if stores_rising(body, false) {

@@ -64,14 +64,19 @@ fn a_placing_loop_into_a_32_bit_pointer_array_runs_backward() {
     for line in [
         "spf_scatter B = spf_scatter_new_back_i32(N, rowptr);",
         "spf_scatter_sort_into_i32(&B, rowptr);",
+        // from the end where the runtime says so, else forward (and
+        // looking ahead out of cache)
+        "if (spf_scatter_back(&B, sizeof *col_out + sizeof *val_out)) {",
         "for (int64_t n = NNZ - 1; n >= 0; n--) {",
         "k = spf_scatter_place_inserted_back(&B, (int64_t)row[n]);",
-        // looking ahead at the entries before
-        "spf_ahead_key_i32(row, NNZ, n - SPF_LOOKAHEAD)",
+        "spf_scatter_forward(&B);",
+        "k = spf_scatter_place_inserted(&B, (int64_t)row[n]);",
+        "spf_ahead_key_i32(row, NNZ, n + SPF_LOOKAHEAD)",
+        "spf_scatter_placed(&B);",
     ] {
         assert!(c.contains(line), "{line}\n{c}");
     }
-    // the counting loop still runs forward; no copy of the starts
+    // the counting loop runs forward; no copy of the starts
     assert!(c.contains("for (int64_t n = 0; n < NNZ; n++) {"), "{c}");
     assert!(!c.contains("spf_scatter_start(&B"), "{c}");
     // 64-bit pointers: the scatter's own counters, forward
@@ -189,32 +194,44 @@ fn placing_from_the_end_gives_the_stable_order_in_every_backend() {
 }
 
 /// The runtime's checks of a scatter placing from the end: each case's
-/// calls, then the message it aborts with; and a run that places from the
-/// end, and from the start, the same entries (the same positions, the
-/// pointer array the starts).
+/// calls, then the message it aborts with; and a run that places the same
+/// entries from the end, forward after `forward()`, and with a scatter of
+/// its own (the same positions, the pointer arrays the starts).
 #[test]
 fn a_scatter_placing_from_the_end_checks_its_use() {
-    let cases: [(&str, &str); 8] = [
+    let cases: [(&str, &str); 10] = [
         (
             "P = spf_scatter_new_back_i32(3, a); spf_scatter_insert(&P, 1); spf_scatter_insert(&P, 2);
              spf_scatter_sort_into_i32(&P, a); spf_scatter_place_inserted_back(&P, 2);
-             spf_scatter_start(&P, 1);",
-            "spf runtime: start() of a scatter placing from the end before its last entry is placed (1)",
+             spf_scatter_place_inserted_back(&P, 1); spf_scatter_start(&P, 1);",
+            "spf runtime: start() of a scatter placing from the end before placed() (1)",
         ),
         (
             "P = spf_scatter_new_back_i32(3, a); spf_scatter_insert(&P, 1);
              spf_scatter_sort_into_i32(&P, a); spf_scatter_count(&P, 1);",
-            "spf runtime: count() of a scatter placing from the end before its last entry is placed (1)",
+            "spf runtime: count() of a scatter placing from the end before placed() (1)",
         ),
         (
             "P = spf_scatter_new_back_i32(3, a); spf_scatter_insert(&P, 1); spf_scatter_insert(&P, 1);
+             spf_scatter_sort_into_i32(&P, a); spf_scatter_place_inserted_back(&P, 1);
+             spf_scatter_placed(&P);",
+            "spf runtime: a scatter placing from the end with entries unplaced (1)",
+        ),
+        (
+            "P = spf_scatter_new_back_i32(3, a); spf_scatter_insert(&P, 1);
              spf_scatter_sort_into_i32(&P, a); spf_scatter_place_inserted_back(&P, 1);",
-            "spf runtime: a scatter placing from the end freed with entries unplaced (1)",
+            "spf runtime: a scatter placing from the end freed before placed() (0)",
         ),
         (
             "P = spf_scatter_new_back_i32(3, a); spf_scatter_insert(&P, 2);
              spf_scatter_sort_into_i32(&P, a); spf_scatter_place_inserted(&P, 2);",
-            "spf runtime: place_inserted() of a scatter placing from the end (2)",
+            "spf runtime: place_inserted() of a scatter placing from the end, before forward() (2)",
+        ),
+        (
+            "P = spf_scatter_new_back_i32(3, a); spf_scatter_insert(&P, 2);
+             spf_scatter_sort_into_i32(&P, a); spf_scatter_forward(&P);
+             spf_scatter_place_inserted_back(&P, 2);",
+            "spf runtime: place_inserted_back() before sort(), or of a scatter placing from the start (2)",
         ),
         (
             "P = spf_scatter_new_back_i32(3, a); spf_scatter_insert(&P, 2);
@@ -238,7 +255,7 @@ fn a_scatter_placing_from_the_end_checks_its_use() {
         ),
     ];
     let mut src = format!(
-        "{C_RUNTIME}\nint main(int argc, char **argv)\n{{\n    int32_t a[4], b[4], f[8];\n    int64_t v, i, keys[7] = {{3, 0, 3, 1, 3, 0, 2}}, pos[7];\n    spf_scatter P, F;\n    (void)argv;\n"
+        "{C_RUNTIME}\nint main(int argc, char **argv)\n{{\n    int32_t a[4], b[4], f[8], g[8];\n    int64_t v, i, keys[7] = {{3, 0, 3, 1, 3, 0, 2}}, pos[7];\n    spf_scatter P, F, Q;\n    (void)argv;\n"
     );
     for (i, (calls, _)) in cases.iter().enumerate() {
         let _ = writeln!(
@@ -252,20 +269,29 @@ fn a_scatter_placing_from_the_end_checks_its_use() {
     src.push_str(
         "    if (argc == 1) {
         P = spf_scatter_new_back_i32(5, f);
+        Q = spf_scatter_new_back_i32(5, g);
         F = spf_scatter_new(5);
         for (i = 0; i < 7; i++) {
             spf_scatter_insert(&P, keys[i]);
+            spf_scatter_insert(&Q, keys[i]);
             spf_scatter_insert(&F, keys[i]);
         }
         spf_scatter_sort_into_i32(&P, f);
+        spf_scatter_sort_into_i32(&Q, g);
         spf_scatter_sort(&F);
+        /* 7 entries over 5 keys, in cache: from the end */
+        printf(\"%d\\n\", spf_scatter_back(&P, 12));
         for (i = 6; i >= 0; i--)
             pos[i] = spf_scatter_place_inserted_back(&P, keys[i]);
+        spf_scatter_placed(&P);
+        spf_scatter_forward(&Q);
         for (i = 0; i < 7; i++)
-            printf(\"%lld %lld\\n\", (long long)pos[i], (long long)spf_scatter_place_inserted(&F, keys[i]));
+            printf(\"%lld %lld %lld\\n\", (long long)pos[i], (long long)spf_scatter_place_inserted(&Q, keys[i]), (long long)spf_scatter_place_inserted(&F, keys[i]));
+        spf_scatter_placed(&Q);
         for (v = 0; v <= 5; v++)
-            printf(\"%lld %lld %lld\\n\", (long long)f[v], (long long)spf_scatter_start(&P, v), (long long)spf_scatter_start(&F, v));
+            printf(\"%lld %lld %lld %lld\\n\", (long long)f[v], (long long)g[v], (long long)spf_scatter_start(&P, v), (long long)spf_scatter_start(&F, v));
         spf_scatter_free(&P);
+        spf_scatter_free(&Q);
         spf_scatter_free(&F);
     }
     (void)a;
@@ -291,8 +317,8 @@ fn a_scatter_placing_from_the_end_checks_its_use() {
     let text = String::from_utf8_lossy(&out.stdout);
     // keys 3 0 3 1 3 0 2: key 0 at 0, 1; key 1 at 2; key 2 at 3; key 3 at
     // 4, 5, 6, in input order within a key, from either end
-    let want = "4 4\n0 0\n5 5\n2 2\n6 6\n1 1\n3 3\n\
-                0 0 0\n2 2 2\n3 3 3\n4 4 4\n7 7 7\n7 7 7\n";
+    let want = "1\n4 4 4\n0 0 0\n5 5 5\n2 2 2\n6 6 6\n1 1 1\n3 3 3\n\
+                0 0 0 0\n2 2 2 2\n3 3 3 3\n4 4 4 4\n7 7 7 7\n7 7 7 7\n";
     assert_eq!(text, want);
     for (i, (_, message)) in cases.iter().enumerate() {
         // argc == i + 2: the program name and i + 1 arguments

@@ -1,18 +1,21 @@
-//! Scatters that place their entries from the end.
+//! Scatters that count into their pointer array and may place from the
+//! end.
 //!
 //! A scatter sorted into a 32-bit `out` pointer array
 //! (`spf_scatter_sort_into_i32`) keeps, besides that array, counters of its
 //! own: counted into, turned into each key's next position by the sort,
 //! advanced by every `place`. Where one loop places every inserted entry
 //! and nothing reads the starts before it ends, C counts into the pointer
-//! array itself (`spf_scatter_new_back_i32`), the sort leaves each key's
-//! end there, and the placing loop runs backward, handing out each key's
-//! positions from its last down (`spf_scatter_place_inserted_back`): the
-//! entries land where the forward loop puts them, and the array ends up
-//! holding the starts. No array of counters, no second array written by the
-//! sort, and the placing loop reads the keys the counting loop read last
-//! while they are still in cache (COO → UCSR on the scale-0.05 matrices:
-//! 4–5%; docs/runtime.md).
+//! array itself (`spf_scatter_new_back_i32`) and the sort leaves each
+//! key's end there. Where the runtime says so (few entries a key, in
+//! cache: `spf_scatter_back`), the placing loop runs backward, handing out
+//! each key's positions from its last down
+//! (`spf_scatter_place_inserted_back`): the entries land where the forward
+//! loop puts them and the array ends up holding the starts, with no array
+//! of counters, no second array written by the sort, and the keys the
+//! counting loop read last still in cache. Otherwise it runs forward after
+//! `spf_scatter_forward`, and `spf_scatter_placed` shifts the counters back
+//! into the starts (docs/runtime.md, "Placing from the end").
 
 use super::{Action, Code, LNode, Method, ObjectKind};
 use crate::emit::{insert_once, loop_from_zero, reads_in_node, Lowered};
@@ -20,8 +23,9 @@ use iegen::computation::UpdateOp;
 
 /// For a scatter sorted into a 32-bit `out` array whose copy loop
 /// (`Lowered::scatter_starts_into`) is top-level node `copy`: the
-/// top-level node of the loop that places its entries, when that loop may
-/// run backward with the scatter placing from the end. That holds when
+/// top-level node of the loop that places its entries, when the scatter may
+/// count into the array and that loop run backward, placing from the end.
+/// That holds when
 ///
 /// - the scatter's calls are one `insert`, one `sort`, one
 ///   `place_inserted`, `size` anywhere and `start` only in `copy`, in

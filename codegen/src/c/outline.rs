@@ -82,7 +82,6 @@ impl Writer<'_, '_> {
             gathers: Default::default(),
             frame,
             functions: Vec::new(),
-            backward: self.backward,
         };
         // Parameters the node does not mention are unused there.
         let unused: Vec<String> = frame

@@ -2486,21 +2486,24 @@ static inline spf_scatter spf_scatter_new(int64_t e)
     return s;
 }
 
-/* Placing from the end (generated code calls these where it places every
- * inserted entry in one loop, run backward, and reads the starts only
- * after it; docs/runtime.md): an empty scatter over the keys 0..e whose
- * counters are the caller's 32-bit array start32 (e + 1 elements, zeroed
- * here; int32_t and uint32_t may alias), no array of its own. Its sort
- * (spf_scatter_sort_into_i32, into that same array) leaves each key's end
- * there (start(v + 1)); place_inserted_back(v) hands out the positions of
- * key v from the last down (--next[v]), so that the entries placed in
- * reverse order are in input order within a key, and once every entry is
- * placed the array holds start(v) at v: the pointer array, with no copy,
- * no second array beside it and no shift. start() and count() before the
- * last entry is placed abort (the sums are cursors until then), and so
- * does freeing the scatter with entries unplaced. COO -> UCSR on the
- * scale-0.05 matrices: 4-5% (one array and one pass fewer than the
- * hand-written C's, whose counts are shifted back after). */
+/* The counters in the pointer array (generated code calls these where it
+ * places every inserted entry in one loop and reads the starts only after
+ * it; docs/runtime.md, "Placing from the end"): an empty scatter over the
+ * keys 0..e whose counters are the caller's 32-bit array start32 (e + 1
+ * elements, zeroed here; int32_t and uint32_t may alias), no array of its
+ * own. Its sort (spf_scatter_sort_into_i32, into that same array) leaves
+ * each key's end there (start(v + 1)). Then, where spf_scatter_back says
+ * so (few entries a key, in cache), place_inserted_back(v) hands out the
+ * positions of key v from the last down (--next[v]) in a loop run
+ * backward, so that the entries are in input order within a key and the
+ * array holds start(v) at v once every entry is placed: the pointer
+ * array, with no copy, no second array beside it and no shift. Otherwise
+ * spf_scatter_forward turns the ends into each key's first position (one
+ * shift) and place_inserted() hands them out forward, as the hand-written
+ * Gustavson scatter does. spf_scatter_placed(), after the loop, checks
+ * that every entry was placed and, forward, shifts the ends back into the
+ * starts. start() and count() before placed() abort (the sums are cursors
+ * until then), and so does freeing the scatter sorted but not placed. */
 static inline spf_scatter spf_scatter_new_back_i32(int64_t e, int32_t *start32)
 {
     spf_scatter s;
@@ -2525,6 +2528,59 @@ static inline spf_scatter spf_scatter_new_back_i32(int64_t e, int32_t *start32)
     s.back = 1;
     s.sink = 0;
     return s;
+}
+
+/* Whether a scatter of spf_scatter_new_back_i32, sorted, should place from
+ * the end: at most SPF_BACK_PER_KEY entries a key on average, and entries
+ * of entry_bytes (what the placing loop writes for one) below
+ * SPF_LOOKAHEAD_BYTES in all (where the loop does not look ahead). Keys of
+ * many entries each are written as ascending runs forward, descending ones
+ * backward, which the prefetchers follow less well (COO -> UCSR at 0.05,
+ * 50-120 entries a row: 0.91-0.98 of the C backward, 1.01-1.02 forward;
+ * 3-7 entries a row: 1.00-1.05 backward, 0.96-1.00 forward). */
+/* (the lookahead's threshold, below) */
+#ifndef SPF_LOOKAHEAD_BYTES
+#define SPF_LOOKAHEAD_BYTES (8 << 20)
+#endif
+#ifndef SPF_BACK_PER_KEY
+#define SPF_BACK_PER_KEY 8
+#endif
+static inline int spf_scatter_back(const spf_scatter *s, size_t entry_bytes)
+{
+    return s->back && s->sorted == 2 && (uint64_t)s->n <= (uint64_t)SPF_BACK_PER_KEY * (uint64_t)s->e &&
+           (uint64_t)s->n * (uint64_t)entry_bytes < (uint64_t)SPF_LOOKAHEAD_BYTES;
+}
+
+/* A sorted scatter of spf_scatter_new_back_i32 placing forward after all:
+ * each key's end shifted to the next key, so that the counter of key v
+ * holds start(v) (place_inserted() advances it to start(v + 1), and
+ * placed() shifts them back). */
+static inline void spf_scatter_forward(spf_scatter *s)
+{
+    if (SPF_UNLIKELY(!s->back || s->sorted != 2))
+        spf_die("forward() of a scatter not sorted to place from the end", s->e);
+    if (s->e > 0) {
+        memmove(s->next + 1, s->next, (size_t)(s->e - 1) * sizeof *s->next);
+        s->next[0] = 0;
+    }
+    s->sorted = 1;
+}
+
+/* After the loop that placed every entry of a scatter of
+ * spf_scatter_new_back_i32: the array holds the starts from here on
+ * (forward, the counters shifted back: start(v) at v). Aborts when an
+ * entry was not placed. */
+static inline void spf_scatter_placed(spf_scatter *s)
+{
+    if (SPF_UNLIKELY(s->back != 1 || !s->sorted))
+        spf_die("placed() of a scatter not sorted to place from the end, or twice", s->e);
+    if (SPF_UNLIKELY(s->trusted != s->n))
+        spf_die("a scatter placing from the end with entries unplaced", s->n - s->trusted);
+    if (s->sorted == 1 && s->e > 0) {
+        memmove(s->next + 1, s->next, (size_t)(s->e - 1) * sizeof *s->next);
+        s->next[0] = 0;
+    }
+    s->back = 2;
 }
 
 /* Counts one entry with key v, 0 <= v < e, before sort and slot: no abort
@@ -2591,8 +2647,8 @@ static inline int64_t spf_scatter_at(const spf_scatter *s, int64_t v)
 static inline int64_t spf_scatter_count(const spf_scatter *s, int64_t v)
 {
     if (SPF_UNLIKELY(s->sorted)) {
-        if (SPF_UNLIKELY(s->back && s->trusted < s->n))
-            spf_die("count() of a scatter placing from the end before its last entry is placed", v);
+        if (SPF_UNLIKELY(s->back == 1))
+            spf_die("count() of a scatter placing from the end before placed()", v);
         return (uint64_t)v < (uint64_t)s->e ? spf_scatter_at(s, v + 1) - spf_scatter_at(s, v) : 0;
     }
     return (uint64_t)v < (uint64_t)s->e ? (int64_t)s->next[v] : 0;
@@ -2691,8 +2747,8 @@ static inline int64_t spf_scatter_start(const spf_scatter *s, int64_t v)
 {
     if (SPF_UNLIKELY(!s->sorted))
         spf_die("start() before sort()", v);
-    if (SPF_UNLIKELY(s->back && s->trusted < s->n))
-        spf_die("start() of a scatter placing from the end before its last entry is placed", v);
+    if (SPF_UNLIKELY(s->back == 1))
+        spf_die("start() of a scatter placing from the end before placed()", v);
     return spf_scatter_at(s, v);
 }
 
@@ -2701,7 +2757,7 @@ static inline int64_t spf_scatter_start(const spf_scatter *s, int64_t v)
  * inserted, checked by spf_scatter_free). */
 static inline int64_t spf_scatter_place(spf_scatter *s, int64_t v)
 {
-    if (SPF_UNLIKELY(s->sorted != 1))
+    if (SPF_UNLIKELY(s->sorted != 1 || s->back))
         spf_die(s->back ? "place() of a scatter placing from the end" : "place() before sort()", v);
     s->placed++;
     return (int64_t)s->next[v]++;
@@ -2713,7 +2769,7 @@ static inline int64_t spf_scatter_place(spf_scatter *s, int64_t v)
 static inline int64_t spf_scatter_place_inserted(spf_scatter *s, int64_t v)
 {
     if (SPF_UNLIKELY(s->sorted != 1))
-        spf_die(s->back ? "place_inserted() of a scatter placing from the end"
+        spf_die(s->back ? "place_inserted() of a scatter placing from the end, before forward()"
                         : "place_inserted() before sort()",
                 v);
     s->trusted++;
@@ -2747,9 +2803,6 @@ static inline int64_t spf_scatter_place_inserted_back(spf_scatter *s, int64_t v)
  * generated code chooses between the two loops with spf_scatter_far. */
 #ifndef SPF_LOOKAHEAD
 #define SPF_LOOKAHEAD 32
-#endif
-#ifndef SPF_LOOKAHEAD_BYTES
-#define SPF_LOOKAHEAD_BYTES (8 << 20)
 #endif
 
 #ifndef SPF_LOOKAHEAD_LINES
@@ -3011,8 +3064,8 @@ static inline void spf_scatter_free(spf_scatter *s)
     if (s->back) {
         /* the counters are the caller's array: its starts once every
            entry is placed */
-        if (s->sorted && s->trusted < s->n)
-            spf_die("a scatter placing from the end freed with entries unplaced", s->n - s->trusted);
+        if (s->sorted && s->back == 1)
+            spf_die("a scatter placing from the end freed before placed()", s->n - s->trusted);
         free(s->slots);
         return;
     }
