@@ -727,7 +727,7 @@ pub(crate) enum LNode {
 /// Calls `visit` on every data space `node` reads: everything in its bounds,
 /// values, guards, call arguments and target indices, and the targets of
 /// updates other than `=`.
-fn reads_in_node(node: &LNode, visit: &mut impl FnMut(usize)) {
+pub(crate) fn reads_in_node(node: &LNode, visit: &mut impl FnMut(usize)) {
     let (codes, body): (Vec<&Code>, &[LNode]) = match node {
         LNode::For {
             lower, upper, body, ..

@@ -90,12 +90,12 @@ fn reference(case: &Case) -> Vec<usize> {
 /// What a run prints: the entry and key of every position, the position of
 /// every entry, `start(v)` around the first component's range (counting and
 /// lex), every count (counting, one of them asked halfway through the
-/// inserts).
+/// inserts, except for `n % 7 == 3` entries: all of them after the sort).
 fn expected(case: &Case) -> String {
     let order = reference(case);
     let n = order.len();
     let mut out = String::new();
-    if case.kind == Kind::Counting {
+    if case.kind == Kind::Counting && n % 7 != 3 {
         let d = case.j - 1;
         let half = &case.keys[..n / 2];
         let _ = writeln!(out, "half {}", half.iter().filter(|k| k[d] == 1).count());
@@ -197,14 +197,14 @@ int main(void)
         else if (views > 0 && n % 2 == 0)
             spf_perm_view(&P, views, viewed);
         /* a capacity hint: all the entries, half of them (the store grows
-           past it), or none */
-        spf_perm_reserve(&P, n % 3 == 0 ? n : n % 3 == 1 ? n / 2 : -1);
+           past it), twice as many (fewer come), or none */
+        spf_perm_reserve(&P, n % 3 == 0 ? n : n % 3 == 1 ? n / 2 : n % 5 == 0 ? 2 * n : -1);
         if (views > 0 && n % 2 == 1 && narrow)
             spf_perm_view32(&P, views, viewed32);
         else if (views > 0 && n % 2 == 1)
             spf_perm_view(&P, views, viewed);
         for (i = 0; i < n; i++) {
-            if (order == SPF_COUNTING && i == n / 2)
+            if (order == SPF_COUNTING && i == n / 2 && n % 7 != 3)
                 printf("half %lld\n", (long long)spf_perm_count(&P, j - 1, 1));
             for (d = 0; d < k; d++)
                 key[d] = cols[d][i];
@@ -378,6 +378,23 @@ fn cases() -> Vec<Case> {
     cases.push(counting(4, vec![2, 3, 3], same));
     let kd = keys(&mut rng, 9000, &[4, 1024, 1024, 16], 5, false);
     cases.push(counting(5, vec![4, 1024, 1024, 16], kd));
+    // The word store (insert() builds the whole-word sort's words where
+    // the reservation selects that sort; their payload variants below keep
+    // it, or leave it midway): reserved whole (129, 900: the counts after
+    // the sort, from the sorted words, for 129), in order (300: the words
+    // are the order), half reserved (301: past the reservation the words
+    // are decoded into the key store), twice reserved (110: too few for
+    // the whole-word sort, decoded for MSD), without a payload (150, 390).
+    for (n, sorted) in [(129, false), (300, true), (301, false), (110, false)] {
+        let kw = keys(&mut rng, n, &[4, 3, 5], 4, sorted);
+        cases.push(counting(4, vec![4, 3, 5], kw));
+    }
+    for n in [150, 390] {
+        let kw = keys(&mut rng, n, &[4, 3, 5], 3, false);
+        cases.push(counting(3, vec![4, 3, 5], kw));
+    }
+    let kw = keys(&mut rng, 900, &[4, 1024, 1024, 16], 5, false);
+    cases.push(counting(5, vec![4, 1024, 1024, 16], kw));
     // One compared component; no payload; no entry; one entry.
     let k1 = keys(&mut rng, 500, &[33], 2, false);
     cases.push(counting(2, vec![33], k1));

@@ -224,6 +224,13 @@ typedef struct {
        (without BMI2's pext, a shift and a mask). Not unsigned: the
        generated code's int64_t stores do not alias them. */
     spf_long word_bits[SPF_PERM_HOT], word_shift[SPF_PERM_HOT];
+    /* The word store (spf_perm_reserve): instead of the key store, each
+       entry's word of the whole-word sort, built by insert() (component d
+       at bits wshift[d] and up, the entry number in the wbits below), in
+       entry order; NULL otherwise */
+    uint64_t *wstore;
+    spf_long wshift[SPF_PERM_HOT];
+    spf_long wbits;
 } spf_perm;
 
 /* An empty permutation of keys of k components of which the order compares
@@ -272,7 +279,10 @@ static inline spf_perm spf_perm_new_compared(int64_t k, int64_t j, int order,
         p.lim[d] = p.last[d] = 0;
         p.word_bits[d] = 0;
         p.word_shift[d] = -1;
+        p.wshift[d] = 0;
     }
+    p.wstore = NULL;
+    p.wbits = 0;
     if (k < 1)
         spf_die("a Permutation needs at least one key component", k);
     if (j < 1 || j > k)
@@ -393,6 +403,10 @@ typedef struct {
     const int32_t *h;  /* or 32-bit elements (the 32-bit key store or an
                           int32_t view): w is NULL */
     int64_t st;        /* the step between entries, in elements */
+    const uint64_t *f; /* or a bit field of the word store: the bits sh and
+                          up of f[e], under m (w and h NULL) */
+    int sh;
+    uint64_t m;
 } spf_col;
 
 static inline SPF_INLINE int spf_perm_viewed(const spf_perm *p)
@@ -406,7 +420,16 @@ static inline SPF_INLINE spf_col spf_perm_col(const spf_perm *p, int64_t d)
     c.w = NULL;
     c.h = NULL;
     c.st = 1;
-    if (p->views32 != NULL)
+    c.f = NULL;
+    c.sh = 0;
+    c.m = 0;
+    if (p->wstore != NULL && d < SPF_PERM_HOT) {
+        /* (d < width <= j <= SPF_PERM_HOT with a word store) */
+        const int64_t top = d > 0 ? p->wshift[d - 1] : 64;
+        c.f = p->wstore;
+        c.sh = (int)p->wshift[d];
+        c.m = top - c.sh >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << (top - c.sh)) - 1;
+    } else if (p->views32 != NULL)
         c.h = p->views32[d];
     else if (p->views != NULL)
         c.w = p->views[d];
@@ -422,12 +445,16 @@ static inline SPF_INLINE spf_col spf_perm_col(const spf_perm *p, int64_t d)
 
 static inline int64_t spf_col_at(spf_col c, int64_t e)
 {
+    if (SPF_UNLIKELY(c.f != NULL))
+        return (int64_t)(c.f[e] >> c.sh & c.m);
     return c.h != NULL ? (int64_t)c.h[e * c.st] : c.w[e * c.st];
 }
 
 static inline void spf_col_prefetch(spf_col c, uint64_t e)
 {
-    if (c.h != NULL)
+    if (c.f != NULL)
+        SPF_PREFETCH(c.f + e);
+    else if (c.h != NULL)
         SPF_PREFETCH(c.h + e * (uint64_t)c.st);
     else
         SPF_PREFETCH(c.w + e * (uint64_t)c.st);
@@ -441,7 +468,18 @@ static inline SPF_INLINE void spf_perm_count_all(spf_perm *p, int64_t upto)
     for (d = p->counted; d < upto && p->n > 0; d++) {
         const spf_col col = spf_perm_col(p, d);
         int64_t *count = p->counts[d];
-        if (col.h != NULL)
+        if (col.w == NULL && col.h == NULL && col.f == NULL && p->field_at != NULL &&
+            p->entries != NULL) {
+            /* sorted from a word store: the keys are the sorted words'
+               fields only (counts need no entry order) */
+            const int sh = (int)p->field_at[d + 1], w = (int)(p->field_at[d] - p->field_at[d + 1]);
+            const uint64_t m = w == 0 ? 0 : (((uint64_t)1 << w) - 1) << sh;
+            for (i = 0; i < p->n; i++)
+                count[(p->entries[i] & m) >> sh]++;
+        } else if (col.f != NULL)
+            for (i = 0; i < p->n; i++)
+                count[col.f[i] >> col.sh & col.m]++;
+        else if (col.h != NULL)
             for (i = 0; i < p->n; i++)
                 count[col.h[i * col.st]]++;
         else
@@ -450,6 +488,56 @@ static inline SPF_INLINE void spf_perm_count_all(spf_perm *p, int64_t upto)
     }
     if (upto > p->counted)
         p->counted = upto;
+}
+
+/* Leaves the word store (spf_perm_reserve): the kept components of the n
+ * entries decoded from their words into a key store of the word store's
+ * capacity (32-bit where narrow), as insert() would have stored them. For
+ * every reader of the keys other than the whole-word sort: a sort that
+ * takes another path, an insert past the reservation, widen().
+ * spf_words_decode does the work out of line, on copies of the fields
+ * (the generated function's permutation does not escape into it): w
+ * components, component d at bits shift[d] .. shift[d - 1] - 1 (the top
+ * one up to bit 63). */
+SPF_OUT_OF_LINE static void *spf_words_decode(const uint64_t *words, int64_t n, int64_t cap,
+                                              int64_t w, const int64_t *shift, int narrow)
+{
+    int32_t *keys32 = narrow ? (int32_t *)spf_alloc(cap * w, sizeof *keys32) : NULL;
+    int64_t *keys = narrow ? NULL : (int64_t *)spf_alloc(cap * w, sizeof *keys);
+    int64_t i, d;
+    for (d = 0; d < w; d++) {
+        const int64_t top = d > 0 ? shift[d - 1] : 64;
+        const uint64_t m = top - shift[d] >= 64 ? ~(uint64_t)0
+                                                : ((uint64_t)1 << (top - shift[d])) - 1;
+        for (i = 0; i < n; i++) {
+            const int64_t v = (int64_t)(words[i] >> shift[d] & m);
+            if (narrow)
+                keys32[i * w + d] = (int32_t)v;
+            else
+                keys[i * w + d] = v;
+        }
+    }
+    return narrow ? (void *)keys32 : (void *)keys;
+}
+
+static inline SPF_INLINE void spf_perm_unword(spf_perm *p)
+{
+    int64_t shift[SPF_PERM_HOT], d;
+    void *keys;
+    if (p->wstore == NULL)
+        return;
+    for (d = 0; d < SPF_PERM_HOT; d++)
+        shift[d] = p->wshift[d];
+    if (p->cap < p->n)
+        p->cap = p->n;
+    keys = spf_words_decode(p->wstore, p->n, p->cap, p->width, shift, (int)p->narrow);
+    if (p->narrow)
+        p->keys32 = (int32_t *)keys;
+    else
+        p->keys = (int64_t *)keys;
+    free(p->wstore);
+    p->wstore = NULL;
+    p->stride = p->width;
 }
 
 /* The last component stops being the entry numbers (a payload that differs
@@ -463,6 +551,7 @@ static inline SPF_INLINE void spf_perm_widen(spf_perm *p)
 {
     const int64_t k = p->k, s = k - 1;
     int64_t i, c;
+    spf_perm_unword(p);
     if (spf_perm_viewed(p)) {
         int64_t *keys = NULL;
         p->cap = p->n;
@@ -512,6 +601,74 @@ static inline SPF_INLINE void spf_perm_widen(spf_perm *p)
     p->width = p->stride = k;
 }
 
+/* The number of bits of v (0 for 0). */
+static inline int spf_bit_length(uint64_t v)
+{
+    int b = 0;
+    while (v != 0) {
+        b++;
+        v >>= 1;
+    }
+    return b;
+}
+
+/* Entries arrays have SPF_AHEAD more elements, 0 (a valid entry), that
+ * key() reads ahead. */
+enum { SPF_AHEAD = 12 };
+
+/* The whole-word LSD sort (spf_perm_counting_words) for at most
+ * SPF_WORDS_MAX entries (two arrays of 8 MiB: in the last-level cache;
+ * beyond, MSD's partitioned scatter), where MSD's buckets would hold more
+ * than SPF_WORDS_BUCKET entries on average (each radix-sorted on its
+ * own, with its histograms: a fixed cost a short bucket does not repay)
+ * and at most SPF_WORDS_LONG (longer buckets sort in L1 at little cost
+ * per entry, where the whole words' passes go out of it: COO -> TCOO8 on
+ * cant at 0.25, bands of 512 entries, 7% slower with whole words), in
+ * digits of at most SPF_WORDS_DIGIT bits. */
+#ifndef SPF_WORDS_MAX
+#define SPF_WORDS_MAX (1 << 20)
+#endif
+#ifndef SPF_WORDS_DIGIT
+#define SPF_WORDS_DIGIT 13
+#endif
+#ifndef SPF_WORDS_BUCKET
+#define SPF_WORDS_BUCKET 32
+#endif
+#ifndef SPF_WORDS_LONG
+#define SPF_WORDS_LONG 256
+#endif
+/* Whether the entries go to a word store (spf_perm.wstore) when n are
+ * reserved before the first insert: a counting order of more than two and
+ * at most SPF_PERM_HOT compared components, every kept one compared (the
+ * payload, if any, the entry numbers), not viewed, each compared component
+ * in a bit field of its own above the bits of the entry numbers below n,
+ * and the whole-word sort the one the sort will choose for n entries
+ * (spf_perm_counting_sort). insert() then builds each entry's word of that
+ * sort, where it would store its components in the key store and the sort
+ * would read them back to build the words (COO -> TCOO8: a quarter of the
+ * sort's time on dixmaanl at 0.05); the fields' shifts are set in
+ * wshift[] and wbits. */
+static inline SPF_INLINE int spf_perm_word_layout(spf_perm *p, int64_t n)
+{
+    const int64_t j = p->j, e0 = p->order == SPF_COUNTING ? p->extents[0] : 0;
+    int64_t d, at;
+    int ebits;
+    if (p->order != SPF_COUNTING || j <= 2 || j > SPF_PERM_HOT || p->width > j ||
+        spf_perm_viewed(p) || n < 2 || n > SPF_WORDS_MAX || n <= SPF_WORDS_BUCKET * e0 ||
+        n > SPF_WORDS_LONG * e0)
+        return 0;
+    ebits = spf_bit_length((uint64_t)(n - 1));
+    at = ebits;
+    for (d = j - 1; d >= 0; d--) {
+        p->wshift[d] = at;
+        at += p->extents[d] > 1 ? spf_bit_length((uint64_t)(p->extents[d] - 1)) : 0;
+        if (at > 64)
+            return 0;
+    }
+    p->wbits = ebits;
+    return 1;
+}
+
 /* Room for n entries in all: a capacity hint, with no effect on any result,
  * that saves regrowing (and copying) the key store while the entries are
  * inserted. Reserved memory that is never written costs no page, so an
@@ -522,6 +679,21 @@ static inline SPF_INLINE void spf_perm_reserve(spf_perm *p, int64_t n)
 {
     int64_t *keys;
     if (p->sorted)
+        return;
+    if (p->n == 0 && p->wstore == NULL && spf_perm_word_layout(p, n)) {
+        /* the word store instead of the key store */
+        free(p->keys);
+        free(p->keys32);
+        p->keys = NULL;
+        p->keys32 = NULL;
+        p->wstore = (uint64_t *)malloc(((size_t)n + SPF_AHEAD) * sizeof *p->wstore);
+        if (p->wstore != NULL) {
+            p->cap = n;
+            return;
+        }
+        p->cap = 0;
+    }
+    if (p->wstore != NULL)
         return;
     if (spf_perm_viewed(p)) {
         if (n > p->reserved)
@@ -583,7 +755,11 @@ static inline SPF_INLINE void spf_perm_view_any(spf_perm *p, int64_t m, const vo
         for (d = 0; d < m; d++)
             p->views[d] = (const int64_t *)arrays[d];
     }
-    if (p->keys != NULL || p->keys32 != NULL) {
+    if (p->wstore != NULL) {
+        free(p->wstore);
+        p->wstore = NULL;
+    }
+    if (p->keys != NULL || p->keys32 != NULL || p->cap > 0) {
         /* reserved before: kept as the hint */
         if (p->cap > p->reserved)
             p->reserved = p->cap;
@@ -669,16 +845,17 @@ static inline SPF_INLINE void spf_perm_insert(spf_perm *p, const int64_t *key)
     }
     if (SPF_UNLIKELY(p->width < k && key[k - 1] != e))
         spf_perm_widen(p);
-    stride = p->stride;
     if (SPF_UNLIKELY(e == p->cap)) {
+        spf_perm_unword(p); /* past the reservation: the key store */
         p->cap = p->cap ? 2 * p->cap : 64;
         if (p->cap > INT64_MAX / k)
             spf_die("too many entries", p->cap);
         if (p->narrow)
-            p->keys32 = (int32_t *)spf_grow(p->keys32, p->cap * stride, sizeof *p->keys32);
+            p->keys32 = (int32_t *)spf_grow(p->keys32, p->cap * p->stride, sizeof *p->keys32);
         else
-            p->keys = (int64_t *)spf_grow(p->keys, p->cap * stride, sizeof *p->keys);
+            p->keys = (int64_t *)spf_grow(p->keys, p->cap * p->stride, sizeof *p->keys);
     }
+    stride = p->stride;
     if (!p->in_order) {
         /* out of order once: nothing more to track */
     } else if (p->order == SPF_COUNTING && SPF_LIKELY(p->coded)) {
@@ -703,7 +880,14 @@ static inline SPF_INLINE void spf_perm_insert(spf_perm *p, const int64_t *key)
     } else if (e > 0 && spf_perm_cmp_entry(p, e - 1, key) > 0) {
         p->in_order = 0;
     }
-    if (p->narrow) {
+    if (p->wstore != NULL) {
+        /* the word of the whole-word sort (in range: each component fits
+           its field); the shifts are independent, not a chain */
+        uint64_t w = (uint64_t)e;
+        for (d = 0; d < j && d < SPF_PERM_HOT; d++)
+            w |= (uint64_t)key[d] << p->wshift[d];
+        p->wstore[e] = w;
+    } else if (p->narrow) {
         /* in range (checked above, or by the caller's validation): fits;
            stride k or k - 1, so that the copy unrolls */
         if (stride == k)
@@ -765,9 +949,6 @@ static inline void spf_perm_msort(int order, int64_t k, int64_t cmp, int64_t *a,
             a[i] = src[i];
 }
 
-/* Entries arrays have SPF_AHEAD more elements, 0 (a valid entry), that
- * key() reads ahead. */
-enum { SPF_AHEAD = 12 };
 /* MSD counting sorts (spf_perm_counting_sort) are chosen when the keys take
  * SPF_MSD_BYTES or more (out of cache, a second scatter pass costs more than
  * MSD's bucket sorts), for three compared components or more when the
@@ -793,27 +974,6 @@ enum { SPF_AHEAD = 12 };
 #ifndef SPF_MSD_SHORT
 #define SPF_MSD_SHORT 4
 #endif
-/* The whole-word LSD sort (spf_perm_counting_words) for at most
- * SPF_WORDS_MAX entries (two arrays of 8 MiB: in the last-level cache;
- * beyond, MSD's partitioned scatter), where MSD's buckets would hold more
- * than SPF_WORDS_BUCKET entries on average (each radix-sorted on its
- * own, with its histograms: a fixed cost a short bucket does not repay)
- * and at most SPF_WORDS_LONG (longer buckets sort in L1 at little cost
- * per entry, where the whole words' passes go out of it: COO -> TCOO8 on
- * cant at 0.25, bands of 512 entries, 7% slower with whole words), in
- * digits of at most SPF_WORDS_DIGIT bits. */
-#ifndef SPF_WORDS_MAX
-#define SPF_WORDS_MAX (1 << 20)
-#endif
-#ifndef SPF_WORDS_DIGIT
-#define SPF_WORDS_DIGIT 13
-#endif
-#ifndef SPF_WORDS_BUCKET
-#define SPF_WORDS_BUCKET 32
-#endif
-#ifndef SPF_WORDS_LONG
-#define SPF_WORDS_LONG 256
-#endif
 #ifndef SPF_MSD_BYTES
 #define SPF_MSD_BYTES (12 << 20)
 #endif
@@ -830,17 +990,6 @@ static inline SPF_INLINE void spf_perm_set_entries(spf_perm *p, uint64_t *e, uin
     memset(e + p->n, 0, SPF_AHEAD * sizeof *e);
     p->entries = e;
     p->mask = mask;
-}
-
-/* The number of bits of v (0 for 0). */
-static inline int spf_bit_length(uint64_t v)
-{
-    int b = 0;
-    while (v != 0) {
-        b++;
-        v >>= 1;
-    }
-    return b;
 }
 
 /* The radix sorts' histograms: room for every pass of a 64-bit key. */
@@ -1327,32 +1476,27 @@ static inline SPF_INLINE void spf_perm_counting_lsd2(spf_perm *p, int ebits, int
  * the conversion: 2 passes over all words instead; 0.72 -> 0.89 of the
  * hand-written C on jnlbrng1 at 0.05, 0.55 -> 0.80 on dixmaanl, whose 24
  * code bits all vary). Stable: equal codes keep their entry order (the
- * low bits). Component d of entry i: as SPF_KEY_LOOPS; rad[d] = 2^bits. */
-static inline SPF_INLINE void spf_perm_counting_words(spf_perm *p, const int64_t *rad, int ebits)
+ * low bits). spf_words_radix sorts n words (room for n + SPF_AHEAD) and
+ * returns them sorted, in words or in a
+ * buffer of its own (the other one freed); spf_perm_counting_words builds
+ * the words from the keys (component d of entry i: as SPF_KEY_LOOPS;
+ * rad[d] = 2^bits) and sorts them; a word store (spf_perm_word_layout)
+ * holds them already. */
+static inline SPF_INLINE uint64_t *spf_words_radix(uint64_t *words, int64_t n, int ebits)
 {
-    const int64_t n = p->n, j = p->j;
-    const uint64_t keep0 = ~(uint64_t)0;
-    const int64_t *const *views = (const int64_t *const *)p->views;
-    const int32_t *const *views32 = (const int32_t *const *)p->views32;
-    const int64_t stride = p->stride, *keys = p->keys;
-    const int32_t *keys32 = p->keys32;
-    uint64_t *words = spf_entries_alloc(n), *other = spf_entries_alloc(n), *sorted;
-    uint64_t any = 0, all = ~(uint64_t)0, diff;
     const uint64_t code = ~(((uint64_t)1 << ebits) - 1);
-    int64_t *hist, i, d;
-#define SPF_WORDS_PASS(KEY)                                                                        \
-    for (i = 0; i < n; i++) {                                                                      \
-        SPF_MSD_CODE(KEY);                                                                         \
-        const uint64_t w = c << ebits | (uint64_t)i;                                               \
-        words[i] = w;                                                                              \
-        any |= w;                                                                                  \
-        all &= w;                                                                                  \
+    uint64_t *sorted = words, *other, any = 0, all = ~(uint64_t)0, diff;
+    int64_t *hist, i;
+    /* a pass of its own, which vectorizes (kept by the loop that builds
+       the words, the OR and the AND were a dependency through memory) */
+    for (i = 0; i < n; i++) {
+        any |= words[i];
+        all &= words[i];
     }
-    SPF_KEY_LOOPS(SPF_WORDS_PASS)
-#undef SPF_WORDS_PASS
     diff = (any ^ all) & code;
-    sorted = words;
-    if (diff != 0) {
+    if (diff == 0)
+        return words;
+    {
         /* digits of up to bit_length(n) - 1 bits (SPF_WORDS_DIGIT at
            most): a pass's histogram is then at most half as long as the
            pass, and 24 bits over 15K entries take 2 passes, not 3 */
@@ -1361,12 +1505,33 @@ static inline SPF_INLINE void spf_perm_counting_words(spf_perm *p, const int64_t
         const int max_digit = top < 4 ? 4 : top > SPF_WORDS_DIGIT ? SPF_WORDS_DIGIT : top;
         const int passes = (hi - lo + max_digit - 1) / max_digit;
         const int digit = (hi - lo + passes - 1) / passes;
+        other = spf_entries_alloc(n);
         hist = (int64_t *)spf_alloc((int64_t)passes << digit, sizeof *hist);
         sorted = spf_radix_u64(words, other, n, lo, hi, max_digit, hist);
         free(hist);
     }
     free(sorted == words ? other : words);
-    spf_perm_set_entries(p, sorted, ((uint64_t)1 << ebits) - 1);
+    return sorted;
+}
+
+static inline SPF_INLINE void spf_perm_counting_words(spf_perm *p, const int64_t *rad, int ebits)
+{
+    const int64_t n = p->n, j = p->j;
+    const uint64_t keep0 = ~(uint64_t)0;
+    const int64_t *const *views = (const int64_t *const *)p->views;
+    const int32_t *const *views32 = (const int32_t *const *)p->views32;
+    const int64_t stride = p->stride, *keys = p->keys;
+    const int32_t *keys32 = p->keys32;
+    uint64_t *words = spf_entries_alloc(n);
+    int64_t i, d;
+#define SPF_WORDS_PASS(KEY)                                                                        \
+    for (i = 0; i < n; i++) {                                                                      \
+        SPF_MSD_CODE(KEY);                                                                         \
+        words[i] = c << ebits | (uint64_t)i;                                                       \
+    }
+    SPF_KEY_LOOPS(SPF_WORDS_PASS)
+#undef SPF_WORDS_PASS
+    spf_perm_set_entries(p, spf_words_radix(words, n, ebits), ((uint64_t)1 << ebits) - 1);
     p->ebits = ebits;
 }
 
@@ -1380,6 +1545,34 @@ static inline SPF_INLINE void spf_perm_set_fields(spf_perm *p, const int *bits, 
     p->field_at[p->j] = ebits;
     for (d = p->j - 1; d >= 0; d--)
         p->field_at[d] = p->field_at[d + 1] + bits[d];
+}
+
+/* The sort of a permutation with a word store (spf_perm_word_layout): the
+ * words insert() built are the sorted entries (in order) or radix-sorted
+ * (spf_words_radix), where n still selects the whole-word sort; returns 0
+ * otherwise, the store then decoded into the key store for the other
+ * sorts (spf_perm_unword). */
+static inline SPF_INLINE int spf_perm_words_stored(spf_perm *p)
+{
+    const int64_t n = p->n, j = p->j, e0 = p->extents[0];
+    const int ebits = (int)p->wbits;
+    uint64_t *words = p->wstore;
+    int bits[SPF_PERM_HOT];
+    int64_t d;
+    if (!p->in_order && n >= 2 &&
+        !(n <= SPF_WORDS_MAX && n > SPF_WORDS_BUCKET * e0 && n <= SPF_WORDS_LONG * e0)) {
+        spf_perm_unword(p);
+        return 0;
+    }
+    for (d = 0; d < j; d++)
+        bits[d] = p->extents[d] > 1 ? spf_bit_length((uint64_t)(p->extents[d] - 1)) : 0;
+    p->wstore = NULL;
+    if (!p->in_order && n >= 2)
+        words = spf_words_radix(words, n, ebits);
+    spf_perm_set_entries(p, words, ((uint64_t)1 << ebits) - 1);
+    p->ebits = ebits;
+    spf_perm_set_fields(p, bits, ebits);
+    return 1;
 }
 
 /* Counting sort: the prefix sums of the first component's counts, then
@@ -1417,6 +1610,8 @@ static inline SPF_INLINE void spf_perm_counting_sort(spf_perm *p)
             longest = c;
     }
     p->starts[e0] = sum;
+    if (p->wstore != NULL && spf_perm_words_stored(p))
+        return;
     if (p->in_order || n < 2)
         return;
     if (j >= 2) {
@@ -2009,6 +2204,7 @@ static inline SPF_INLINE void spf_perm_free(spf_perm *p)
     free(p->ranks);
     free(p->keys);
     free(p->keys32);
+    free(p->wstore);
     free(p->views); /* the pointers; the arrays are the caller's */
     free(p->views32);
     free(p->field_at);
@@ -2257,6 +2453,11 @@ typedef struct {
                          matrices: 5%) */
     uint32_t *slots;  /* e, from the first slot() on: per key, the slots
                          handed out (NULL before) */
+    spf_long back;    /* spf_scatter_new_back_i32: next is the caller's
+                         array, and the entries are placed from the end */
+    spf_long sink;    /* what the sink next[e] holds with no key outside:
+                         0, or with back after sort n (the array's last
+                         element) */
 } spf_scatter;
 
 /* An empty scatter over the keys 0..e. */
@@ -2280,7 +2481,106 @@ static inline spf_scatter spf_scatter_new(int64_t e)
     s.start = NULL;
     s.start32 = NULL;
     s.slots = NULL;
+    s.back = 0;
+    s.sink = 0;
     return s;
+}
+
+/* The counters in the pointer array (generated code calls these where it
+ * places every inserted entry in one loop and reads the starts only after
+ * it; docs/runtime.md, "Placing from the end"): an empty scatter over the
+ * keys 0..e whose counters are the caller's 32-bit array start32 (e + 1
+ * elements, zeroed here; int32_t and uint32_t may alias), no array of its
+ * own. Its sort (spf_scatter_sort_into_i32, into that same array) leaves
+ * each key's end there (start(v + 1)). Then, where spf_scatter_back says
+ * so (few entries a key, in cache), place_inserted_back(v) hands out the
+ * positions of key v from the last down (--next[v]) in a loop run
+ * backward, so that the entries are in input order within a key and the
+ * array holds start(v) at v once every entry is placed: the pointer
+ * array, with no copy, no second array beside it and no shift. Otherwise
+ * spf_scatter_forward turns the ends into each key's first position (one
+ * shift) and place_inserted() hands them out forward, as the hand-written
+ * Gustavson scatter does. spf_scatter_placed(), after the loop, checks
+ * that every entry was placed and, forward, shifts the ends back into the
+ * starts. start() and count() before placed() abort (the sums are cursors
+ * until then), and so does freeing the scatter sorted but not placed. */
+static inline spf_scatter spf_scatter_new_back_i32(int64_t e, int32_t *start32)
+{
+    spf_scatter s;
+    if (e < 0)
+        spf_die("negative scatter extent", e);
+    if (e == INT64_MAX)
+        spf_die("scatter extent too large", e);
+    s.e = e;
+    s.open = e;
+    s.n = 0;
+    s.placed = 0;
+    s.trusted = 0;
+    s.slotted = 0;
+    s.sorted = 0;
+    s.closed = SPF_SCATTER_OPEN;
+    s.own_start = 0;
+    memset(start32, 0, (size_t)(e + 1) * sizeof *start32);
+    s.next = (uint32_t *)start32;
+    s.start = NULL;
+    s.start32 = NULL;
+    s.slots = NULL;
+    s.back = 1;
+    s.sink = 0;
+    return s;
+}
+
+/* Whether a scatter of spf_scatter_new_back_i32, sorted, should place from
+ * the end: at most SPF_BACK_PER_KEY entries a key on average, and entries
+ * of entry_bytes (what the placing loop writes for one) below
+ * SPF_LOOKAHEAD_BYTES in all (where the loop does not look ahead). Keys of
+ * many entries each are written as ascending runs forward, descending ones
+ * backward, which the prefetchers follow less well (COO -> UCSR at 0.05,
+ * 50-120 entries a row: 0.91-0.98 of the C backward, 1.01-1.02 forward;
+ * 3-7 entries a row: 1.00-1.05 backward, 0.96-1.00 forward). */
+/* (the lookahead's threshold, below) */
+#ifndef SPF_LOOKAHEAD_BYTES
+#define SPF_LOOKAHEAD_BYTES (8 << 20)
+#endif
+#ifndef SPF_BACK_PER_KEY
+#define SPF_BACK_PER_KEY 8
+#endif
+static inline int spf_scatter_back(const spf_scatter *s, size_t entry_bytes)
+{
+    return s->back && s->sorted == 2 && (uint64_t)s->n <= (uint64_t)SPF_BACK_PER_KEY * (uint64_t)s->e &&
+           (uint64_t)s->n * (uint64_t)entry_bytes < (uint64_t)SPF_LOOKAHEAD_BYTES;
+}
+
+/* A sorted scatter of spf_scatter_new_back_i32 placing forward after all:
+ * each key's end shifted to the next key, so that the counter of key v
+ * holds start(v) (place_inserted() advances it to start(v + 1), and
+ * placed() shifts them back). */
+static inline void spf_scatter_forward(spf_scatter *s)
+{
+    if (SPF_UNLIKELY(!s->back || s->sorted != 2))
+        spf_die("forward() of a scatter not sorted to place from the end", s->e);
+    if (s->e > 0) {
+        memmove(s->next + 1, s->next, (size_t)(s->e - 1) * sizeof *s->next);
+        s->next[0] = 0;
+    }
+    s->sorted = 1;
+}
+
+/* After the loop that placed every entry of a scatter of
+ * spf_scatter_new_back_i32: the array holds the starts from here on
+ * (forward, the counters shifted back: start(v) at v). Aborts when an
+ * entry was not placed. */
+static inline void spf_scatter_placed(spf_scatter *s)
+{
+    if (SPF_UNLIKELY(s->back != 1 || !s->sorted))
+        spf_die("placed() of a scatter not sorted to place from the end, or twice", s->e);
+    if (SPF_UNLIKELY(s->trusted != s->n))
+        spf_die("a scatter placing from the end with entries unplaced", s->n - s->trusted);
+    if (s->sorted == 1 && s->e > 0) {
+        memmove(s->next + 1, s->next, (size_t)(s->e - 1) * sizeof *s->next);
+        s->next[0] = 0;
+    }
+    s->back = 2;
 }
 
 /* Counts one entry with key v, 0 <= v < e, before sort and slot: no abort
@@ -2300,7 +2600,7 @@ static inline void spf_scatter_insert(spf_scatter *s, int64_t v)
  * inserts were open, any insert after sort() or slot() closed them. */
 SPF_COLD static void spf_scatter_sink_failed(const spf_scatter *s)
 {
-    const long long k = (long long)s->next[s->e];
+    const long long k = (long long)s->next[s->e] - (long long)s->sink;
     const char *ins = k == 1 ? "insert" : "inserts";
     if (s->closed == SPF_SCATTER_SORTED)
         fprintf(stderr, "spf runtime: insert after sort() (%lld %s)\n", k, ins);
@@ -2318,7 +2618,7 @@ static inline void spf_scatter_check(const spf_scatter *s)
 {
     if (SPF_UNLIKELY((uint64_t)s->n > UINT32_MAX))
         spf_die("a scatter holds at most 2^32 - 1 entries", s->n);
-    if (SPF_UNLIKELY(s->next[s->e] != 0))
+    if (SPF_UNLIKELY(s->next[s->e] != (uint32_t)s->sink))
         spf_scatter_sink_failed(s);
 }
 
@@ -2346,8 +2646,11 @@ static inline int64_t spf_scatter_at(const spf_scatter *s, int64_t v)
  * vectorizes. */
 static inline int64_t spf_scatter_count(const spf_scatter *s, int64_t v)
 {
-    if (SPF_UNLIKELY(s->sorted))
+    if (SPF_UNLIKELY(s->sorted)) {
+        if (SPF_UNLIKELY(s->back == 1))
+            spf_die("count() of a scatter placing from the end before placed()", v);
         return (uint64_t)v < (uint64_t)s->e ? spf_scatter_at(s, v + 1) - spf_scatter_at(s, v) : 0;
+    }
     return (uint64_t)v < (uint64_t)s->e ? (int64_t)s->next[v] : 0;
 }
 
@@ -2358,6 +2661,8 @@ static inline int64_t spf_scatter_count(const spf_scatter *s, int64_t v)
 static inline void spf_scatter_sort_to(spf_scatter *s, int64_t *start, int32_t *start32)
 {
     int64_t v, sum = 0;
+    if (SPF_UNLIKELY(s->back))
+        spf_die("a scatter placing from the end sorts into its own counters only", s->e);
     spf_scatter_close(s, SPF_SCATTER_SORTED);
     s->sorted = 1;
     s->start = start;
@@ -2412,6 +2717,22 @@ static inline void spf_scatter_sort_into_i32(spf_scatter *s, int32_t *start32)
     if (SPF_UNLIKELY(s->n > INT32_MAX))
         spf_die("a 32-bit pointer array holds at most 2^31 - 1 entries", s->n);
     s->own_start = 0;
+    if (s->back) {
+        /* each key's end, in place: place_inserted_back counts down */
+        int64_t v, sum = 0;
+        if (SPF_UNLIKELY(start32 != (int32_t *)s->next))
+            spf_die("a scatter placing from the end sorts into its own counters only", s->e);
+        spf_scatter_close(s, SPF_SCATTER_SORTED);
+        s->sorted = 2;
+        s->start32 = start32;
+        for (v = 0; v < s->e; v++) {
+            sum += start32[v];
+            start32[v] = (int32_t)sum;
+        }
+        start32[s->e] = (int32_t)sum;
+        s->sink = sum;
+        return;
+    }
     spf_scatter_sort_to(s, NULL, start32);
 }
 
@@ -2426,6 +2747,8 @@ static inline int64_t spf_scatter_start(const spf_scatter *s, int64_t v)
 {
     if (SPF_UNLIKELY(!s->sorted))
         spf_die("start() before sort()", v);
+    if (SPF_UNLIKELY(s->back == 1))
+        spf_die("start() of a scatter placing from the end before placed()", v);
     return spf_scatter_at(s, v);
 }
 
@@ -2434,8 +2757,8 @@ static inline int64_t spf_scatter_start(const spf_scatter *s, int64_t v)
  * inserted, checked by spf_scatter_free). */
 static inline int64_t spf_scatter_place(spf_scatter *s, int64_t v)
 {
-    if (SPF_UNLIKELY(!s->sorted))
-        spf_die("place() before sort()", v);
+    if (SPF_UNLIKELY(s->sorted != 1 || s->back))
+        spf_die(s->back ? "place() of a scatter placing from the end" : "place() before sort()", v);
     s->placed++;
     return (int64_t)s->next[v]++;
 }
@@ -2445,10 +2768,23 @@ static inline int64_t spf_scatter_place(spf_scatter *s, int64_t v)
  * not check it (no O(e) pass). */
 static inline int64_t spf_scatter_place_inserted(spf_scatter *s, int64_t v)
 {
-    if (SPF_UNLIKELY(!s->sorted))
-        spf_die("place_inserted() before sort()", v);
+    if (SPF_UNLIKELY(s->sorted != 1))
+        spf_die(s->back ? "place_inserted() of a scatter placing from the end, before forward()"
+                        : "place_inserted() before sort()",
+                v);
     s->trusted++;
     return (int64_t)s->next[v]++;
+}
+
+/* place_inserted(v) of a scatter placing from the end
+ * (spf_scatter_new_back_i32): key v's positions from its last down, for a
+ * loop over the entries run backward. */
+static inline int64_t spf_scatter_place_inserted_back(spf_scatter *s, int64_t v)
+{
+    if (SPF_UNLIKELY(s->sorted != 2))
+        spf_die("place_inserted_back() before sort(), or of a scatter placing from the start", v);
+    s->trusted++;
+    return (int64_t)--s->next[v];
 }
 
 /* Looking ahead in a placing loop (the C backend's choice, docs/runtime.md).
@@ -2467,9 +2803,6 @@ static inline int64_t spf_scatter_place_inserted(spf_scatter *s, int64_t v)
  * generated code chooses between the two loops with spf_scatter_far. */
 #ifndef SPF_LOOKAHEAD
 #define SPF_LOOKAHEAD 32
-#endif
-#ifndef SPF_LOOKAHEAD_BYTES
-#define SPF_LOOKAHEAD_BYTES (8 << 20)
 #endif
 
 #ifndef SPF_LOOKAHEAD_LINES
@@ -2573,7 +2906,7 @@ static inline int64_t spf_scatter_peek(const spf_scatter *s, int64_t v)
     if ((uint64_t)v > (uint64_t)s->e)
         return 0;
 #endif
-    return (int64_t)s->next[v];
+    return (int64_t)s->next[v] - (s->sorted == 2); /* placing from the end: below */
 }
 
 /* Prefetches key v's slot counter (as spf_scatter_ahead; nothing before the
@@ -2728,6 +3061,14 @@ static inline void spf_scatter_free(spf_scatter *s)
 {
     int64_t v = -1;
     spf_scatter_check(s);
+    if (s->back) {
+        /* the counters are the caller's array: its starts once every
+           entry is placed */
+        if (s->sorted && s->back == 1)
+            spf_die("a scatter placing from the end freed before placed()", s->n - s->trusted);
+        free(s->slots);
+        return;
+    }
     if (s->sorted && s->start32 != NULL && (s->placed > 0 || (s->slots != NULL && s->slotted > 0))) {
         /* the checks below read 64-bit sums: a copy of the caller's */
         s->start = (int64_t *)spf_alloc(s->e + 1, sizeof *s->start);
