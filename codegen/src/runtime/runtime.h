@@ -2548,7 +2548,7 @@ static inline spf_scatter spf_scatter_new_back_i32(int64_t e, int32_t *start32)
 static inline int spf_scatter_back(const spf_scatter *s, size_t entry_bytes)
 {
     return s->back && s->sorted == 2 && (uint64_t)s->n <= (uint64_t)SPF_BACK_PER_KEY * (uint64_t)s->e &&
-           (uint64_t)s->n * (uint64_t)entry_bytes < (uint64_t)SPF_LOOKAHEAD_BYTES;
+           (uint64_t)s->n * (uint64_t)entry_bytes + 1 <= (uint64_t)SPF_LOOKAHEAD_BYTES; /* <, quiet when 0 */
 }
 
 /* A sorted scatter of spf_scatter_new_back_i32 placing forward after all:
