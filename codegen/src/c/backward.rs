@@ -17,6 +17,7 @@
 //! `spf_scatter_forward`, and `spf_scatter_placed` shifts the counters back
 //! into the starts (docs/runtime.md, "Placing from the end").
 
+use super::counted::resolve_let;
 use super::{Action, Code, LNode, Method, ObjectKind};
 use crate::emit::{insert_once, loop_from_zero, reads_in_node, Lowered};
 use iegen::computation::UpdateOp;
@@ -80,7 +81,7 @@ pub(super) fn placing_back(low: &Lowered<'_>, object: usize, copy: usize) -> Opt
     let [key] = insert_once(body, var, object, &mut lets)? else {
         return None;
     };
-    let key = resolve(key, &lets);
+    let key = resolve_let(key, &lets);
     // The placing loop: the same iterations, the same key.
     let (pvar, pupper, pbody) = loop_from_zero(&low.body[places])?;
     if pvar != var || pupper != upper {
@@ -115,7 +116,7 @@ pub(super) fn placing_back(low: &Lowered<'_>, object: usize, copy: usize) -> Opt
                 let [arg] = args.as_slice() else {
                     return None;
                 };
-                if resolve(arg, &plets) != key {
+                if resolve_let(arg, &plets) != key {
                     return None;
                 }
                 scalar = Some(*space);
@@ -179,18 +180,6 @@ fn straight<'n>(
         }
         _ => false,
     })
-}
-
-/// `code`, or the value of the innermost of `lets` it names.
-fn resolve<'c>(code: &'c Code, lets: &[(&str, &'c Code)]) -> &'c Code {
-    match code {
-        Code::Var(x) => lets
-            .iter()
-            .rev()
-            .find(|(n, _)| n == x)
-            .map_or(code, |(_, v)| v),
-        other => other,
-    }
 }
 
 /// Calls `visit(object, method)` for every call in `node`: statements'

@@ -65,7 +65,7 @@ pub(super) fn counted_set(low: &Lowered<'_>, set: usize) -> Option<usize> {
 }
 
 /// `code`, or the value of the innermost of `lets` it names.
-fn resolve_let<'c>(code: &'c Code, lets: &[(&str, &'c Code)]) -> &'c Code {
+pub(super) fn resolve_let<'c>(code: &'c Code, lets: &[(&str, &'c Code)]) -> &'c Code {
     match code {
         Code::Var(x) => lets
             .iter()

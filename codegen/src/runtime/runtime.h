@@ -2460,8 +2460,9 @@ typedef struct {
                          element) */
 } spf_scatter;
 
-/* An empty scatter over the keys 0..e. */
-static inline spf_scatter spf_scatter_new(int64_t e)
+/* An empty scatter over the keys 0..e with no counters yet (the two
+ * constructors below give them). */
+static inline spf_scatter spf_scatter_blank(int64_t e)
 {
     spf_scatter s;
     if (e < 0)
@@ -2477,12 +2478,20 @@ static inline spf_scatter spf_scatter_new(int64_t e)
     s.sorted = 0;
     s.closed = SPF_SCATTER_OPEN;
     s.own_start = 1;
-    s.next = (uint32_t *)spf_alloc_zero(e + 1, sizeof *s.next);
+    s.next = NULL;
     s.start = NULL;
     s.start32 = NULL;
     s.slots = NULL;
     s.back = 0;
     s.sink = 0;
+    return s;
+}
+
+/* An empty scatter over the keys 0..e. */
+static inline spf_scatter spf_scatter_new(int64_t e)
+{
+    spf_scatter s = spf_scatter_blank(e);
+    s.next = (uint32_t *)spf_alloc_zero(e + 1, sizeof *s.next);
     return s;
 }
 
@@ -2506,27 +2515,11 @@ static inline spf_scatter spf_scatter_new(int64_t e)
  * until then), and so does freeing the scatter sorted but not placed. */
 static inline spf_scatter spf_scatter_new_back_i32(int64_t e, int32_t *start32)
 {
-    spf_scatter s;
-    if (e < 0)
-        spf_die("negative scatter extent", e);
-    if (e == INT64_MAX)
-        spf_die("scatter extent too large", e);
-    s.e = e;
-    s.open = e;
-    s.n = 0;
-    s.placed = 0;
-    s.trusted = 0;
-    s.slotted = 0;
-    s.sorted = 0;
-    s.closed = SPF_SCATTER_OPEN;
+    spf_scatter s = spf_scatter_blank(e);
     s.own_start = 0;
     memset(start32, 0, (size_t)(e + 1) * sizeof *start32);
     s.next = (uint32_t *)start32;
-    s.start = NULL;
-    s.start32 = NULL;
-    s.slots = NULL;
     s.back = 1;
-    s.sink = 0;
     return s;
 }
 
