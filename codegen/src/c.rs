@@ -39,10 +39,10 @@ use crate::emit::{
 use crate::runtime::{Method, ObjectKind, C_RUNTIME};
 use crate::width::Widths;
 
-mod backward;
 mod counted;
 mod lookups;
 mod outline;
+mod pointer_counters;
 
 use outline::Frame;
 
@@ -215,8 +215,8 @@ pub fn emit_c_with(program: &LoopProgram, widths: &Widths) -> Result<String, Emi
     let mut sort_into = HashMap::new();
     let mut left_out = HashMap::new();
     let mut filled_by_sort = Vec::new();
-    let mut back = HashMap::new();
-    let mut backward_nodes = Vec::new();
+    let mut in_array = HashMap::new();
+    let mut placing_loops = Vec::new();
     for (o, init) in &objects {
         if let ObjectInit::Scatter { extent } = init {
             if let Some((array, node)) = low.scatter_starts_into(*o, extent) {
@@ -228,16 +228,18 @@ pub fn emit_c_with(program: &LoopProgram, widths: &Widths) -> Result<String, Emi
                     filled_by_sort.push(array);
                 }
                 // A 32-bit array is written beside the scatter's own sums,
-                // or, filled whole by the sort and placed into by one loop
-                // run backward, holds them (backward.rs).
+                // or, filled whole by the sort and placed into by one
+                // loop, holds its counters (pointer_counters.rs).
                 let suffix = if low.narrow(array) { "_i32" } else { "" };
                 let whole = filled_by_sort.contains(&array);
                 let (array, object) = (&low.spaces[array], &low.objects[*o]);
-                if let (true, "_i32", Some(t)) =
-                    (whole, suffix, backward::placing_back(&low, *o, node))
-                {
-                    back.insert(*o, array.clone());
-                    backward_nodes.push((t, *o));
+                if let (true, "_i32", Some(t)) = (
+                    whole,
+                    suffix,
+                    pointer_counters::placing_loop(&low, *o, node),
+                ) {
+                    in_array.insert(*o, array.clone());
+                    placing_loops.push((t, *o));
                 }
                 sort_into.insert(*o, (array.clone(), suffix));
                 left_out.insert(
@@ -252,8 +254,7 @@ pub fn emit_c_with(program: &LoopProgram, widths: &Widths) -> Result<String, Emi
     let dialect = CDialect {
         low: &low,
         used: Used::default(),
-        back,
-        backward: std::cell::Cell::new(false),
+        in_array,
     };
     if keep_loops {
         dialect.used.add("spf_loops_kept");
@@ -456,39 +457,19 @@ pub fn emit_c_with(program: &LoopProgram, widths: &Widths) -> Result<String, Emi
             if let Some(note) = left_out.get(&t) {
                 w.line(note);
             } else {
-                // A scatter that counts into its pointer array: the loop
-                // from the end where the runtime says so (backward.rs),
-                // else forward.
-                let back = backward_nodes.iter().find(|(b, _)| *b == t).map(|&(_, o)| {
-                    let bytes = lookaheads
-                        .get(&t)
-                        .map_or("0".to_string(), |(_, _, targets)| {
-                            let sizes: Vec<String> = targets
-                                .iter()
-                                .map(|(s, _)| format!("sizeof {}", element(&low, *s)))
-                                .collect();
-                            sizes.join(" + ")
-                        });
-                    (low.objects[o].clone(), bytes)
-                });
-                if let Some((object, bytes)) = &back {
-                    w.open(&format!("if (spf_scatter_back(&{object}, {bytes})) {{"));
-                    dialect.backward.set(true);
-                    let call = w.outlined(&format!("{}_back{t}", low.function), node, None);
-                    dialect.backward.set(false);
-                    w.line(&call);
-                    w.depth -= 1;
-                    w.line("} else {");
-                    w.depth += 1;
-                    w.line(&format!("spf_scatter_forward(&{object});"));
-                }
+                // A scatter that counts in its pointer array: the
+                // counters shifted back into the starts after the loop
+                // placing its entries (pointer_counters.rs).
+                let counted = placing_loops
+                    .iter()
+                    .find(|(p, _)| *p == t)
+                    .map(|&(_, o)| low.objects[o].clone());
                 if let Some((plan, keys, targets)) = lookaheads.get(&t) {
                     lookahead_versions(&mut w, t, node, plan, keys, targets);
                 } else {
-                    w.node(node, t + 1 == low.body.len() && back.is_none());
+                    w.node(node, t + 1 == low.body.len() && counted.is_none());
                 }
-                if let Some((object, _)) = &back {
-                    w.close();
+                if let Some(object) = &counted {
                     w.line(&format!("spf_scatter_placed(&{object});"));
                 }
             }
@@ -754,17 +735,6 @@ const HELPERS: &[(&str, &str)] = &[
     ),
 ];
 
-/// An element of array `s` as C names it: `**a` for an `out` array the
-/// function sizes (passed as `T **a`), `*a` otherwise.
-fn element(low: &Lowered<'_>, s: usize) -> String {
-    let name = &low.spaces[s];
-    if low.comp.spaces[s].role == Role::Out && low.alloc_at[s].is_some() {
-        format!("**{name}")
-    } else {
-        format!("*{name}")
-    }
-}
-
 /// `spf_perm P = spf_perm_new(2, SPF_COUNTING, (int64_t[]){N, M});`.
 fn object_init(d: &CDialect<'_>, o: usize, init: &ObjectInit) -> String {
     let name = &d.low.objects[o];
@@ -788,9 +758,9 @@ fn object_init(d: &CDialect<'_>, o: usize, init: &ObjectInit) -> String {
             return format!("spf_perm {name} = spf_perm_new({arity}, {order}, {extents});");
         }
         ObjectInit::Scatter { extent } => {
-            if let Some(array) = d.back.get(&o) {
+            if let Some(array) = d.in_array.get(&o) {
                 return format!(
-                    "spf_scatter {name} = spf_scatter_new_back_i32({}, {array});",
+                    "spf_scatter {name} = spf_scatter_new_in_i32({}, {array});",
                     print(d, extent).text
                 );
             }
@@ -827,11 +797,6 @@ fn runtime_function(d: &CDialect<'_>, o: usize, method: Method) -> String {
         }
         ObjectKind::Permutation { .. } => "spf_perm",
         ObjectKind::OrderedSet { .. } => "spf_oset",
-        ObjectKind::Scatter { .. }
-            if method == Method::PlaceInserted && d.backward.get() && d.back.contains_key(&o) =>
-        {
-            return "spf_scatter_place_inserted_back".to_string();
-        }
         ObjectKind::Scatter { .. } => "spf_scatter",
     };
     format!("{prefix}_{}", method.name())
@@ -918,12 +883,9 @@ fn product(d: &CDialect<'_>, extents: &[Code]) -> String {
 struct CDialect<'l> {
     low: &'l Lowered<'l>,
     used: Used,
-    /// Scatters that place from the end (backward.rs): object -> the
-    /// 32-bit pointer array that holds their counters.
-    back: HashMap<usize, String>,
-    /// Printing the version of a placing loop that runs backward: its
-    /// loop counts down and its scatter places from the end.
-    backward: std::cell::Cell<bool>,
+    /// Scatters that count in their pointer array (pointer_counters.rs):
+    /// object -> the 32-bit pointer array that holds their counters.
+    in_array: HashMap<usize, String>,
 }
 
 impl Dialect for CDialect<'_> {
@@ -1247,19 +1209,12 @@ impl Writer<'_, '_> {
             } => {
                 let lo = self.expr(lower);
                 let low = self.d.low;
-                let backward = self.d.backward.get();
                 self.loops.push(var.clone());
                 let outer = std::mem::take(&mut self.gathers);
                 if stores_rising(body, false) {
                     self.line("SPF_SCALAR_LOOP");
                 }
-                if backward {
-                    // the bound read once, at the start
-                    let hi = print(self.d, upper).at(Prec::Add);
-                    self.open(&format!(
-                        "for (int64_t {var} = {hi} - 1; {var} >= {lo}; {var}--) {{"
-                    ));
-                } else if reads_any(upper, &low.written) {
+                if reads_any(upper, &low.written) {
                     let end = self.namer.fresh(&format!("{var}_end"));
                     let hi = self.expr(upper);
                     self.open(&format!(

@@ -2453,11 +2453,12 @@ typedef struct {
                          matrices: 5%) */
     uint32_t *slots;  /* e, from the first slot() on: per key, the slots
                          handed out (NULL before) */
-    spf_long back;    /* spf_scatter_new_back_i32: next is the caller's
-                         array, and the entries are placed from the end */
+    spf_long in_array; /* spf_scatter_new_in_i32: next is the caller's
+                          pointer array (1; 2 once placed() shifted it
+                          into the starts) */
     spf_long sink;    /* what the sink next[e] holds with no key outside:
-                         0, or with back after sort n (the array's last
-                         element) */
+                         0, or with in_array after sort n (the array's
+                         last element) */
 } spf_scatter;
 
 /* An empty scatter over the keys 0..e with no counters yet (the two
@@ -2482,7 +2483,7 @@ static inline spf_scatter spf_scatter_blank(int64_t e)
     s.start = NULL;
     s.start32 = NULL;
     s.slots = NULL;
-    s.back = 0;
+    s.in_array = 0;
     s.sink = 0;
     return s;
 }
@@ -2497,83 +2498,42 @@ static inline spf_scatter spf_scatter_new(int64_t e)
 
 /* The counters in the pointer array (generated code calls these where it
  * places every inserted entry in one loop and reads the starts only after
- * it; docs/runtime.md, "Placing from the end"): an empty scatter over the
- * keys 0..e whose counters are the caller's 32-bit array start32 (e + 1
- * elements, zeroed here; int32_t and uint32_t may alias), no array of its
- * own. Its sort (spf_scatter_sort_into_i32, into that same array) leaves
- * each key's end there (start(v + 1)). Then, where spf_scatter_back says
- * so (few entries a key, in cache), place_inserted_back(v) hands out the
- * positions of key v from the last down (--next[v]) in a loop run
- * backward, so that the entries are in input order within a key and the
- * array holds start(v) at v once every entry is placed: the pointer
- * array, with no copy, no second array beside it and no shift. Otherwise
- * spf_scatter_forward turns the ends into each key's first position (one
- * shift) and place_inserted() hands them out forward, as the hand-written
- * Gustavson scatter does. spf_scatter_placed(), after the loop, checks
- * that every entry was placed and, forward, shifts the ends back into the
- * starts. start() and count() before placed() abort (the sums are cursors
- * until then), and so does freeing the scatter sorted but not placed. */
-static inline spf_scatter spf_scatter_new_back_i32(int64_t e, int32_t *start32)
+ * it; docs/runtime.md, "Counting in the pointer array"): an empty scatter
+ * over the keys 0..e whose counters are the caller's 32-bit array start32
+ * (e + 1 elements, zeroed here; int32_t and uint32_t may alias), no array
+ * of its own. Its sort (spf_scatter_sort_into_i32, into that same array)
+ * turns the counts into each key's first position in place, and
+ * place_inserted() hands the positions out forward, advancing each key's
+ * counter to the next key's start, as the hand-written Gustavson scatter
+ * does. spf_scatter_placed(), after the loop, checks that every entry was
+ * placed and shifts the counters back into the starts (start(v) at v).
+ * start() and count() before placed() abort (the sums are cursors until
+ * then), and so does freeing the scatter sorted but not placed. */
+static inline spf_scatter spf_scatter_new_in_i32(int64_t e, int32_t *start32)
 {
     spf_scatter s = spf_scatter_blank(e);
     s.own_start = 0;
     memset(start32, 0, (size_t)(e + 1) * sizeof *start32);
     s.next = (uint32_t *)start32;
-    s.back = 1;
+    s.in_array = 1;
     return s;
 }
 
-/* Whether a scatter of spf_scatter_new_back_i32, sorted, should place from
- * the end: at most SPF_BACK_PER_KEY entries a key on average, and entries
- * of entry_bytes (what the placing loop writes for one) below
- * SPF_LOOKAHEAD_BYTES in all (where the loop does not look ahead). Keys of
- * many entries each are written as ascending runs forward, descending ones
- * backward, which the prefetchers follow less well (COO -> UCSR at 0.05,
- * 50-120 entries a row: 0.91-0.98 of the C backward, 1.01-1.02 forward;
- * 3-7 entries a row: 1.00-1.05 backward, 0.96-1.00 forward). */
-/* (the lookahead's threshold, below) */
-#ifndef SPF_LOOKAHEAD_BYTES
-#define SPF_LOOKAHEAD_BYTES (8 << 20)
-#endif
-#ifndef SPF_BACK_PER_KEY
-#define SPF_BACK_PER_KEY 8
-#endif
-static inline int spf_scatter_back(const spf_scatter *s, size_t entry_bytes)
+/* After the loop that placed every entry of a scatter of
+ * spf_scatter_new_in_i32: the counters (each key's end by now) shifted
+ * back, so that the array holds the starts from here on. Aborts when an
+ * entry was not placed. */
+static inline void spf_scatter_placed(spf_scatter *s)
 {
-    return s->back && s->sorted == 2 && (uint64_t)s->n <= (uint64_t)SPF_BACK_PER_KEY * (uint64_t)s->e &&
-           (uint64_t)s->n * (uint64_t)entry_bytes + 1 <= (uint64_t)SPF_LOOKAHEAD_BYTES; /* <, quiet when 0 */
-}
-
-/* A sorted scatter of spf_scatter_new_back_i32 placing forward after all:
- * each key's end shifted to the next key, so that the counter of key v
- * holds start(v) (place_inserted() advances it to start(v + 1), and
- * placed() shifts them back). */
-static inline void spf_scatter_forward(spf_scatter *s)
-{
-    if (SPF_UNLIKELY(!s->back || s->sorted != 2))
-        spf_die("forward() of a scatter not sorted to place from the end", s->e);
+    if (SPF_UNLIKELY(s->in_array != 1 || !s->sorted))
+        spf_die("placed() of a scatter not sorted in its pointer array, or twice", s->e);
+    if (SPF_UNLIKELY(s->trusted != s->n))
+        spf_die("a scatter counting in its pointer array with entries unplaced", s->n - s->trusted);
     if (s->e > 0) {
         memmove(s->next + 1, s->next, (size_t)(s->e - 1) * sizeof *s->next);
         s->next[0] = 0;
     }
-    s->sorted = 1;
-}
-
-/* After the loop that placed every entry of a scatter of
- * spf_scatter_new_back_i32: the array holds the starts from here on
- * (forward, the counters shifted back: start(v) at v). Aborts when an
- * entry was not placed. */
-static inline void spf_scatter_placed(spf_scatter *s)
-{
-    if (SPF_UNLIKELY(s->back != 1 || !s->sorted))
-        spf_die("placed() of a scatter not sorted to place from the end, or twice", s->e);
-    if (SPF_UNLIKELY(s->trusted != s->n))
-        spf_die("a scatter placing from the end with entries unplaced", s->n - s->trusted);
-    if (s->sorted == 1 && s->e > 0) {
-        memmove(s->next + 1, s->next, (size_t)(s->e - 1) * sizeof *s->next);
-        s->next[0] = 0;
-    }
-    s->back = 2;
+    s->in_array = 2;
 }
 
 /* Counts one entry with key v, 0 <= v < e, before sort and slot: no abort
@@ -2640,8 +2600,8 @@ static inline int64_t spf_scatter_at(const spf_scatter *s, int64_t v)
 static inline int64_t spf_scatter_count(const spf_scatter *s, int64_t v)
 {
     if (SPF_UNLIKELY(s->sorted)) {
-        if (SPF_UNLIKELY(s->back == 1))
-            spf_die("count() of a scatter placing from the end before placed()", v);
+        if (SPF_UNLIKELY(s->in_array == 1))
+            spf_die("count() of a scatter counting in its pointer array before placed()", v);
         return (uint64_t)v < (uint64_t)s->e ? spf_scatter_at(s, v + 1) - spf_scatter_at(s, v) : 0;
     }
     return (uint64_t)v < (uint64_t)s->e ? (int64_t)s->next[v] : 0;
@@ -2654,8 +2614,8 @@ static inline int64_t spf_scatter_count(const spf_scatter *s, int64_t v)
 static inline void spf_scatter_sort_to(spf_scatter *s, int64_t *start, int32_t *start32)
 {
     int64_t v, sum = 0;
-    if (SPF_UNLIKELY(s->back))
-        spf_die("a scatter placing from the end sorts into its own counters only", s->e);
+    if (SPF_UNLIKELY(s->in_array))
+        spf_die("a scatter counting in its pointer array sorts into that array only", s->e);
     spf_scatter_close(s, SPF_SCATTER_SORTED);
     s->sorted = 1;
     s->start = start;
@@ -2710,17 +2670,19 @@ static inline void spf_scatter_sort_into_i32(spf_scatter *s, int32_t *start32)
     if (SPF_UNLIKELY(s->n > INT32_MAX))
         spf_die("a 32-bit pointer array holds at most 2^31 - 1 entries", s->n);
     s->own_start = 0;
-    if (s->back) {
-        /* each key's end, in place: place_inserted_back counts down */
+    if (s->in_array) {
+        /* each key's first position, in place: place_inserted() advances
+           it to the next key's start */
         int64_t v, sum = 0;
         if (SPF_UNLIKELY(start32 != (int32_t *)s->next))
-            spf_die("a scatter placing from the end sorts into its own counters only", s->e);
+            spf_die("a scatter counting in its pointer array sorts into that array only", s->e);
         spf_scatter_close(s, SPF_SCATTER_SORTED);
-        s->sorted = 2;
+        s->sorted = 1;
         s->start32 = start32;
         for (v = 0; v < s->e; v++) {
-            sum += start32[v];
+            const int64_t c = start32[v];
             start32[v] = (int32_t)sum;
+            sum += c;
         }
         start32[s->e] = (int32_t)sum;
         s->sink = sum;
@@ -2740,8 +2702,8 @@ static inline int64_t spf_scatter_start(const spf_scatter *s, int64_t v)
 {
     if (SPF_UNLIKELY(!s->sorted))
         spf_die("start() before sort()", v);
-    if (SPF_UNLIKELY(s->back == 1))
-        spf_die("start() of a scatter placing from the end before placed()", v);
+    if (SPF_UNLIKELY(s->in_array == 1))
+        spf_die("start() of a scatter counting in its pointer array before placed()", v);
     return spf_scatter_at(s, v);
 }
 
@@ -2750,8 +2712,8 @@ static inline int64_t spf_scatter_start(const spf_scatter *s, int64_t v)
  * inserted, checked by spf_scatter_free). */
 static inline int64_t spf_scatter_place(spf_scatter *s, int64_t v)
 {
-    if (SPF_UNLIKELY(s->sorted != 1 || s->back))
-        spf_die(s->back ? "place() of a scatter placing from the end" : "place() before sort()", v);
+    if (SPF_UNLIKELY(s->sorted != 1 || s->in_array))
+        spf_die(s->in_array ? "place() of a scatter counting in its pointer array" : "place() before sort()", v);
     s->placed++;
     return (int64_t)s->next[v]++;
 }
@@ -2762,22 +2724,9 @@ static inline int64_t spf_scatter_place(spf_scatter *s, int64_t v)
 static inline int64_t spf_scatter_place_inserted(spf_scatter *s, int64_t v)
 {
     if (SPF_UNLIKELY(s->sorted != 1))
-        spf_die(s->back ? "place_inserted() of a scatter placing from the end, before forward()"
-                        : "place_inserted() before sort()",
-                v);
+        spf_die("place_inserted() before sort()", v);
     s->trusted++;
     return (int64_t)s->next[v]++;
-}
-
-/* place_inserted(v) of a scatter placing from the end
- * (spf_scatter_new_back_i32): key v's positions from its last down, for a
- * loop over the entries run backward. */
-static inline int64_t spf_scatter_place_inserted_back(spf_scatter *s, int64_t v)
-{
-    if (SPF_UNLIKELY(s->sorted != 2))
-        spf_die("place_inserted_back() before sort(), or of a scatter placing from the start", v);
-    s->trusted++;
-    return (int64_t)--s->next[v];
 }
 
 /* Looking ahead in a placing loop (the C backend's choice, docs/runtime.md).
@@ -2796,6 +2745,12 @@ static inline int64_t spf_scatter_place_inserted_back(spf_scatter *s, int64_t v)
  * generated code chooses between the two loops with spf_scatter_far. */
 #ifndef SPF_LOOKAHEAD
 #define SPF_LOOKAHEAD 32
+#endif
+
+/* (the bytes a placing loop writes below which it never looks ahead:
+ * spf_scatter_far) */
+#ifndef SPF_LOOKAHEAD_BYTES
+#define SPF_LOOKAHEAD_BYTES (8 << 20)
 #endif
 
 #ifndef SPF_LOOKAHEAD_LINES
@@ -2899,7 +2854,7 @@ static inline int64_t spf_scatter_peek(const spf_scatter *s, int64_t v)
     if ((uint64_t)v > (uint64_t)s->e)
         return 0;
 #endif
-    return (int64_t)s->next[v] - (s->sorted == 2); /* placing from the end: below */
+    return (int64_t)s->next[v];
 }
 
 /* Prefetches key v's slot counter (as spf_scatter_ahead; nothing before the
@@ -3054,11 +3009,11 @@ static inline void spf_scatter_free(spf_scatter *s)
 {
     int64_t v = -1;
     spf_scatter_check(s);
-    if (s->back) {
+    if (s->in_array) {
         /* the counters are the caller's array: its starts once every
            entry is placed */
-        if (s->sorted && s->back == 1)
-            spf_die("a scatter placing from the end freed before placed()", s->n - s->trusted);
+        if (s->sorted && s->in_array == 1)
+            spf_die("a scatter counting in its pointer array freed before placed()", s->n - s->trusted);
         free(s->slots);
         return;
     }

@@ -1,32 +1,25 @@
-//! Scatters that count into their pointer array and may place from the
-//! end.
+//! Scatters that count in their pointer array.
 //!
 //! A scatter sorted into a 32-bit `out` pointer array
 //! (`spf_scatter_sort_into_i32`) keeps, besides that array, counters of its
 //! own: counted into, turned into each key's next position by the sort,
 //! advanced by every `place`. Where one loop places every inserted entry
 //! and nothing reads the starts before it ends, C counts into the pointer
-//! array itself (`spf_scatter_new_back_i32`) and the sort leaves each
-//! key's end there. Where the runtime says so (few entries a key, in
-//! cache: `spf_scatter_back`), the placing loop runs backward, handing out
-//! each key's positions from its last down
-//! (`spf_scatter_place_inserted_back`): the entries land where the forward
-//! loop puts them and the array ends up holding the starts, with no array
-//! of counters, no second array written by the sort, and the keys the
-//! counting loop read last still in cache. Otherwise it runs forward after
-//! `spf_scatter_forward`, and `spf_scatter_placed` shifts the counters back
-//! into the starts (docs/runtime.md, "Placing from the end").
+//! array itself (`spf_scatter_new_in_i32`): the sort turns the counts into
+//! each key's first position in place, the placing loop advances them, and
+//! `spf_scatter_placed`, printed after that loop, shifts them back into the
+//! starts: no counter array to allocate, zero and free, and no second
+//! array written by the sort (docs/runtime.md, "Counting in the pointer
+//! array").
 
 use super::counted::resolve_let;
 use super::{Action, Code, LNode, Method, ObjectKind};
-use crate::emit::{insert_once, loop_from_zero, reads_in_node, Lowered};
-use iegen::computation::UpdateOp;
+use crate::emit::{insert_once, loop_from_zero, Lowered};
 
 /// For a scatter sorted into a 32-bit `out` array whose copy loop
 /// (`Lowered::scatter_starts_into`) is top-level node `copy`: the
 /// top-level node of the loop that places its entries, when the scatter may
-/// count into the array and that loop run backward, placing from the end.
-/// That holds when
+/// count in the array. That holds when
 ///
 /// - the scatter's calls are one `insert`, one `sort`, one
 ///   `place_inserted`, `size` anywhere and `start` only in `copy`, in
@@ -34,15 +27,9 @@ use iegen::computation::UpdateOp;
 /// - `insert` and `place_inserted` each run once in every iteration of a
 ///   top-level loop `for v in 0..u` (the same `v` and `u`), reached through
 ///   `let`s only, with the same key: every inserted entry is placed, in
-///   the loop placing it;
-/// - the placing loop's body is `let`s and statements only, whose actions
-///   are the `k = place_inserted(key)` and, after it, stores `a(k) = e` to
-///   arrays at exactly the position `k` (distinct in every iteration), no
-///   value or `let` reading a stored array or calling an object: the
-///   iterations are independent but for the positions the scatter hands
-///   out, so that running them backward writes the same;
-/// - no node after the placing loop reads `k`.
-pub(super) fn placing_back(low: &Lowered<'_>, object: usize, copy: usize) -> Option<usize> {
+///   the loop placing it, so that the counters are the starts again once
+///   it ends.
+pub(super) fn placing_loop(low: &Lowered<'_>, object: usize, copy: usize) -> Option<usize> {
     if !matches!(low.specs[object].kind, ObjectKind::Scatter { .. }) {
         return None;
     }
@@ -92,67 +79,22 @@ pub(super) fn placing_back(low: &Lowered<'_>, object: usize, copy: usize) -> Opt
     if !straight(pbody, var, &mut plets, &mut actions) {
         return None;
     }
-    let mut scalar = None;
-    let mut stored: Vec<usize> = Vec::new();
-    let mut values: Vec<&Code> = plets.iter().map(|(_, v)| *v).collect();
-    for action in actions {
-        match (action, scalar) {
-            (
-                Action::Update {
-                    target:
-                        Code::Elem {
-                            space, index: None, ..
-                        },
-                    op: UpdateOp::Assign,
-                    value:
-                        Code::Call {
-                            object: o,
-                            method: Method::PlaceInserted,
-                            args,
-                        },
-                },
-                None,
-            ) if *o == object => {
-                let [arg] = args.as_slice() else {
-                    return None;
-                };
-                if resolve_let(arg, &plets) != key {
-                    return None;
-                }
-                scalar = Some(*space);
-            }
-            (
-                Action::Update {
-                    target:
-                        Code::Elem {
-                            space,
-                            index: Some(index),
-                            ..
-                        },
-                    op: UpdateOp::Assign,
-                    value,
-                },
-                Some(k),
-            ) if matches!(&**index, Code::Elem { space: s, index: None, .. } if *s == k)
-                && *space != k =>
-            {
-                stored.push(*space);
-                values.push(value);
-            }
-            _ => return None,
-        }
+    // Exactly one `place_inserted` in the loop, the value of an update,
+    // with the inserted key.
+    let mut placed = 0;
+    for node in pbody {
+        calls_in_node(node, &mut |o, m| {
+            placed += usize::from(o == object && m == Method::PlaceInserted)
+        });
     }
-    let k = scalar?;
-    let mut independent = true;
-    for value in values {
-        value.for_each_elem(&mut |s| independent &= !stored.contains(&s));
-        calls_in_code(value, &mut |_, _| independent = false);
-    }
-    let mut k_read_after = false;
-    for node in &low.body[places + 1..] {
-        reads_in_node(node, &mut |s| k_read_after |= s == k);
-    }
-    (independent && !k_read_after).then_some(places)
+    let with_key = actions.iter().any(|action| {
+        matches!(action, Action::Update {
+            value: Code::Call { object: o, method: Method::PlaceInserted, args },
+            ..
+        } if *o == object
+            && matches!(args.as_slice(), [arg] if resolve_let(arg, &plets) == key))
+    });
+    (placed == 1 && with_key).then_some(places)
 }
 
 /// Collects, in `nodes`, the `let`s (in order) and the actions of the
