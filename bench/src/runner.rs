@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 
 use codegen::width::IndexWidth;
 use indicatif::{ProgressBar, ProgressStyle};
+use rayon::prelude::*;
 use synth::instance::Instance;
 use synth::Descriptor;
 
@@ -635,7 +636,7 @@ pub fn run(config: &Config) -> Result<Results, String> {
     let bin_dir = config.work_dir.join("bin");
     std::fs::create_dir_all(&bin_dir).map_err(|e| format!("{}: {e}", bin_dir.display()))?;
     // The baselines' files written first, then the builds (a compiler run
-    // each) on every processor, each thread taking the next.
+    // each) on every processor.
     let mut builds = Vec::new();
     for conv in work.iter().flat_map(|(_, cs)| cs.iter().copied()) {
         if !builds.iter().any(|(c, _, _)| *c == conv) {
@@ -645,38 +646,20 @@ pub fn run(config: &Config) -> Result<Results, String> {
             builds.push((conv, bin, baseline));
         }
     }
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let failures = std::sync::Mutex::new(Vec::new());
-    let threads = std::thread::available_parallelism().map_or(2, |t| t.get());
-    std::thread::scope(|scope| {
-        for _ in 0..threads {
-            scope.spawn(|| loop {
-                let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                let Some((conv, bin, baseline)) = builds.get(k) else {
-                    break;
-                };
-                let built = config.spf.build(
-                    conv.src(),
-                    conv.dst(),
-                    bin,
-                    Some(baseline),
-                    config.index_width,
-                );
-                if let Err(e) = built {
-                    failures
-                        .lock()
-                        .unwrap_or_else(|p| p.into_inner())
-                        .push((k, e));
-                }
-            });
-        }
-    });
+    let built: Vec<Result<(), String>> = builds
+        .par_iter()
+        .map(|(conv, bin, baseline)| {
+            config.spf.build(
+                conv.src(),
+                conv.dst(),
+                bin,
+                Some(baseline),
+                config.index_width,
+            )
+        })
+        .collect();
     // The first conversion's failure, as a build one after the other gives.
-    let mut failures = failures.into_inner().unwrap_or_else(|p| p.into_inner());
-    failures.sort_by_key(|(k, _)| *k);
-    if let Some((_, e)) = failures.into_iter().next() {
-        return Err(e);
-    }
+    built.into_iter().collect::<Result<(), String>>()?;
     let bins: BTreeMap<Conversion, PathBuf> = builds
         .into_iter()
         .map(|(conv, bin, _)| (conv, bin))

@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::OnceLock;
 
+use rayon::prelude::*;
 use spf::synth::instance::Instance;
 use spf::synth::instance_validation::validate;
 use spf::synth::oracle::{compare, coordinate_entries, entries};
@@ -355,22 +356,16 @@ const SANITIZE: [&str; 3] = [
 ];
 
 /// Compiles each of `programs` (what it is, its C, the flags, the
-/// executable) on every processor, each thread taking the next.
+/// executable) on every processor; a failure reported is the first in
+/// the order of `programs`.
 fn compile_all(programs: &[(String, String, Vec<&str>, PathBuf)]) {
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let threads = std::thread::available_parallelism().map_or(2, |t| t.get());
-    std::thread::scope(|scope| {
-        for _ in 0..threads {
-            scope.spawn(|| {
-                while let Some((what, text, flags, bin)) =
-                    programs.get(next.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
-                {
-                    crate::cli::c_compiler::compile(text, bin, flags)
-                        .unwrap_or_else(|e| panic!("{what} compiles: {e}"));
-                }
-            });
-        }
-    });
+    let results: Vec<_> = programs
+        .par_iter()
+        .map(|(_, text, flags, bin)| crate::cli::c_compiler::compile(text, bin, flags))
+        .collect();
+    for ((what, ..), result) in programs.iter().zip(results) {
+        result.unwrap_or_else(|e| panic!("{what} compiles: {e}"));
+    }
 }
 
 /// Malformed coordinate files: the program's message is spf's, with the

@@ -14,8 +14,8 @@
 mod harness;
 
 use std::path::Path;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Mutex, OnceLock};
+
+use rayon::prelude::*;
 
 use codegen::ast::LoopProgram;
 use codegen::interp::{run, Memory};
@@ -72,41 +72,29 @@ fn check_pairs(formats: &[&str], inputs: &[Coordinates]) {
     let coo = load_format(coo_name).unwrap();
     let descriptors: Vec<_> = formats.iter().map(|f| load_format(f).unwrap()).collect();
     let both = std::env::var_os("SPF_EXHAUSTIVE").is_some();
-    // Synthesized, scanned and run in the interpreter on every processor
-    // (each thread takes the next pair), in the order of the pairs.
+    // Synthesized, scanned and run in the interpreter on every processor,
+    // in the order of the pairs: first the conversion from COO into each
+    // format, then every pair.
     let n = descriptors.len();
-    let next = AtomicUsize::new(0);
-    let done = Mutex::new(Vec::new());
-    let to_srcs: Vec<OnceLock<(Synthesized, LoopProgram)>> =
-        (0..n).map(|_| OnceLock::new()).collect();
-    let threads = std::thread::available_parallelism().map_or(2, |t| t.get());
-    std::thread::scope(|scope| {
-        for _ in 0..threads {
-            scope.spawn(|| loop {
-                let k = next.fetch_add(1, Ordering::Relaxed);
-                if k >= n * n {
-                    break;
-                }
-                let (i, j) = (k / n, k % n);
-                let (s, d) = (&descriptors[i], &descriptors[j]);
-                let to_src = to_srcs[i].get_or_init(|| {
-                    let to_src = synthesize(&coo, s).unwrap();
-                    let program = to_src.program().unwrap();
-                    (to_src, program)
-                });
-                let conv = synthesize(s, d).unwrap();
-                let program = conv.program().unwrap();
-                let cases = pair_cases(to_src, &conv, &program, inputs);
-                let pair = (conv, program, cases, i + j);
-                done.lock()
-                    .expect("no thread panicked holding it")
-                    .push((k, pair));
-            });
-        }
-    });
-    let mut done = done.into_inner().expect("no thread panicked holding it");
-    done.sort_by_key(|(k, _)| *k);
-    let pairs: Vec<_> = done.into_iter().map(|(_, pair)| pair).collect();
+    let to_srcs: Vec<(Synthesized, LoopProgram)> = descriptors
+        .par_iter()
+        .map(|s| {
+            let to_src = synthesize(&coo, s).unwrap();
+            let program = to_src.program().unwrap();
+            (to_src, program)
+        })
+        .collect();
+    let pairs: Vec<_> = (0..n * n)
+        .into_par_iter()
+        .map(|k| {
+            let (i, j) = (k / n, k % n);
+            let (s, d) = (&descriptors[i], &descriptors[j]);
+            let conv = synthesize(s, d).unwrap();
+            let program = conv.program().unwrap();
+            let cases = pair_cases(&to_srcs[i], &conv, &program, inputs);
+            (conv, program, cases, i + j)
+        })
+        .collect();
     assert_eq!(pairs.len(), n * n);
     // Widths in turn over (source, destination): both kinds 32, both 64,
     // positions 64 and coordinates 32, and the reverse.

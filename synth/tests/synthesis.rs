@@ -10,6 +10,7 @@ use std::sync::OnceLock;
 use codegen::ast::{LoopProgram, Node};
 use iegen::computation::{Body, Role};
 use proptest::prelude::*;
+use rayon::prelude::*;
 use synth::builtin::load_format;
 use synth::instance::Instance;
 use synth::instance_validation::{validate, validate_entries};
@@ -39,28 +40,25 @@ fn pairs() -> &'static BTreeMap<(String, String), (Synthesized, LoopProgram)> {
                 }
             }
         }
+        // The descriptors read before the rayon tasks that use them.
+        let todo: Vec<_> = todo
+            .into_iter()
+            .map(|(s, d)| (s, d, descriptor(s), descriptor(d)))
+            .collect();
         // Synthesized on every processor (synthesis and its battery were
-        // most of this file's time): each thread takes the next pair.
-        let out = std::sync::Mutex::new(BTreeMap::new());
-        let next = std::sync::atomic::AtomicUsize::new(0);
-        let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
-        std::thread::scope(|scope| {
-            for _ in 0..threads {
-                scope.spawn(|| {
-                    while let Some(&(s, d)) =
-                        todo.get(next.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
-                    {
-                        let syn = synthesize(descriptor(s), descriptor(d))
-                            .unwrap_or_else(|e| panic!("{s} -> {d} does not synthesize: {e}"));
-                        let program = syn.program().expect("scans");
-                        out.lock()
-                            .expect("no thread panicked holding it")
-                            .insert((s.to_string(), d.to_string()), (syn, program));
-                    }
-                });
-            }
-        });
-        out.into_inner().expect("no thread panicked holding it")
+        // most of this file's time); a failure reported is the first pair's.
+        let done: Vec<_> = todo
+            .par_iter()
+            .map(|&(s, d, sd, dd)| {
+                let syn = synthesize(sd, dd)
+                    .map_err(|e| format!("{s} -> {d} does not synthesize: {e}"))?;
+                let program = syn.program().expect("scans");
+                Ok::<_, String>(((s.to_string(), d.to_string()), (syn, program)))
+            })
+            .collect();
+        done.into_iter()
+            .map(|r| r.unwrap_or_else(|e| panic!("{e}")))
+            .collect()
     })
 }
 
@@ -171,23 +169,18 @@ fn every_2d_pair_on_shared_matrices() {
     // Pair `(s, d)`, numbered `k = s * n + d`, runs on matrices `k`,
     // `k + step`, ... (mod the number of matrices).
     let step = matrices.len() / MATRICES_PER_PAIR;
-    // The matrices on every processor, each thread taking the next.
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let threads = std::thread::available_parallelism().map_or(2, |t| t.get());
-    std::thread::scope(|scope| {
-        for _ in 0..threads {
-            scope.spawn(|| loop {
-                let mi = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                let Some(m) = matrices.get(mi) else { break };
-                let coords = read_file(m, None).unwrap();
-                let chosen = |s: usize, d: usize| {
-                    exhaustive
-                        || (0..MATRICES_PER_PAIR)
-                            .any(|r| (s * n + d + r * step) % matrices.len() == mi)
-                };
-                check_pairs(&coords, &formats, chosen, &m.display().to_string());
-            });
-        }
+    // The pairs synthesized first: their synthesis runs on rayon's pool,
+    // and filling the static from inside a rayon task while other tasks
+    // wait for it could deadlock.
+    pairs();
+    // The matrices on every processor.
+    matrices.par_iter().enumerate().for_each(|(mi, m)| {
+        let coords = read_file(m, None).unwrap();
+        let chosen = |s: usize, d: usize| {
+            exhaustive
+                || (0..MATRICES_PER_PAIR).any(|r| (s * n + d + r * step) % matrices.len() == mi)
+        };
+        check_pairs(&coords, &formats, chosen, &m.display().to_string());
     });
 }
 

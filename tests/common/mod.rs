@@ -70,30 +70,10 @@ pub fn storable(matrix: &Path, src: &str, dst: &str, dir: &Path) -> PathBuf {
     path
 }
 
-/// `f` of each of `0..n`, in order, computed on every processor (each
-/// thread takes the next index): for a test of long independent items (a
-/// compiler run each), which would otherwise leave a core idle.
+/// `f` of each of `0..n`, in order, computed on every processor (rayon's
+/// pool): for a test of long independent items (a compiler run each),
+/// which would otherwise leave a core idle.
 pub fn on_every_processor<T: Send>(n: usize, f: impl Fn(usize) -> T + Sync) -> Vec<T> {
-    use std::sync::atomic::{AtomicUsize, Ordering};
-    let next = AtomicUsize::new(0);
-    let out: std::sync::Mutex<Vec<Option<T>>> =
-        std::sync::Mutex::new((0..n).map(|_| None).collect());
-    let threads = std::thread::available_parallelism().map_or(2, |t| t.get());
-    std::thread::scope(|scope| {
-        for _ in 0..threads.min(n) {
-            scope.spawn(|| loop {
-                let k = next.fetch_add(1, Ordering::Relaxed);
-                if k >= n {
-                    break;
-                }
-                let value = f(k);
-                out.lock().expect("no thread panicked holding it")[k] = Some(value);
-            });
-        }
-    });
-    out.into_inner()
-        .expect("no thread panicked holding it")
-        .into_iter()
-        .map(|v| v.expect("every item computed"))
-        .collect()
+    use rayon::prelude::*;
+    (0..n).into_par_iter().map(&f).collect()
 }
