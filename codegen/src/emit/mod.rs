@@ -51,7 +51,7 @@ pub(crate) use names::{Lang, Namer};
 pub(crate) use print::{print, print_conds, print_place, reads_any, Dialect, Prec, Used, P};
 pub(crate) use rows::RowFill;
 pub(crate) use tree::{lin, Action, CmpOp, Code, Cond, InitOrder, LNode, ObjectInit, Ty};
-pub(crate) use walk::{count_calls, insert_once, loop_from_zero, reads_in_node, stores_rising};
+pub(crate) use walk::{calls_in_node, count_calls, insert_once, loop_from_zero, stores_rising};
 
 /// Where in a loop program an [`EmitError`] was found.
 #[derive(Clone, Debug, PartialEq, Eq)]

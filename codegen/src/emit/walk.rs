@@ -261,3 +261,82 @@ pub(crate) fn stores_rising(nodes: &[LNode], through_loops: bool) -> bool {
         )
     }) > 0
 }
+
+/// Calls `visit(object, method)` for every call in `node`: statements'
+/// calls, and value calls in bounds, `let`s, guards and updates.
+pub(crate) fn calls_in_node(node: &LNode, visit: &mut impl FnMut(usize, Method)) {
+    match node {
+        LNode::For {
+            lower, upper, body, ..
+        } => {
+            calls_in_code(lower, visit);
+            calls_in_code(upper, visit);
+            body.iter().for_each(|n| calls_in_node(n, visit));
+        }
+        LNode::Let { value, body, .. } => {
+            calls_in_code(value, visit);
+            body.iter().for_each(|n| calls_in_node(n, visit));
+        }
+        LNode::If { guards, body } => {
+            for g in guards {
+                calls_in_code(&g.lhs, visit);
+                calls_in_code(&g.rhs, visit);
+            }
+            body.iter().for_each(|n| calls_in_node(n, visit));
+        }
+        LNode::Stmt { actions, .. } => actions.iter().for_each(|a| calls_in_action(a, visit)),
+    }
+}
+
+/// `calls_in_node` for one action.
+fn calls_in_action(action: &Action, visit: &mut impl FnMut(usize, Method)) {
+    match action {
+        Action::Update { target, value, .. } => {
+            calls_in_code(target, visit);
+            calls_in_code(value, visit);
+        }
+        Action::If { conds, then } => {
+            for c in conds {
+                calls_in_code(&c.lhs, visit);
+                calls_in_code(&c.rhs, visit);
+            }
+            then.iter().for_each(|a| calls_in_action(a, visit));
+        }
+        Action::Call {
+            object,
+            method,
+            args,
+        } => {
+            visit(*object, *method);
+            args.iter().for_each(|a| calls_in_code(a, visit));
+        }
+    }
+}
+
+/// `calls_in_node` for one value.
+fn calls_in_code(code: &Code, visit: &mut impl FnMut(usize, Method)) {
+    match code {
+        Code::Call {
+            object,
+            method,
+            args,
+        } => {
+            visit(*object, *method);
+            args.iter().for_each(|a| calls_in_code(a, visit));
+        }
+        Code::Elem { index, .. } => {
+            if let Some(i) = index {
+                calls_in_code(i, visit);
+            }
+        }
+        Code::Lin(ts, _) => ts.iter().for_each(|(_, t)| calls_in_code(t, visit)),
+        Code::Neg(a, _) | Code::FloorDiv(a, _) | Code::CeilDiv(a, _) | Code::ToReal(a) => {
+            calls_in_code(a, visit)
+        }
+        Code::Bin(_, _, a, b) => {
+            calls_in_code(a, visit);
+            calls_in_code(b, visit);
+        }
+        Code::Int(_) | Code::Real(_) | Code::Var(_) | Code::Sym(_) => {}
+    }
+}
