@@ -246,7 +246,7 @@ pub fn driver_source(
         out.push_str(
             "/* The input is checked against the source descriptor (drv_check_source)\n \
              * before the conversion runs: the runtime leaves out its inserts' range\n \
-             * checks (runtime.h). */\n#define SPF_INPUT_VALIDATED 1\n\n",
+             * checks (the C runtime). */\n#define SPF_INPUT_VALIDATED 1\n\n",
         );
     }
     let pre = match coordinates {

@@ -41,9 +41,11 @@
 //!
 //! The runtimes themselves:
 //!
-//! * [`C_RUNTIME`] (`runtime.h`): `static inline` functions and three types
-//!   with the `spf_` prefix, guarded by `#ifndef SPF_RUNTIME_H` so that
-//!   several generated functions can share one file. [`crate::c::emit_c`]
+//! * [`C_RUNTIME`] (`c/*.h`, one header's text in six pieces, one idea
+//!   each: the common helpers, a permutation's building, sorting and
+//!   reading, the ordered set, the scatter): `static inline` functions and
+//!   three types with the `spf_` prefix, guarded by `#ifndef SPF_RUNTIME_H`
+//!   so that several generated functions can share one file. [`crate::c::emit_c`]
 //!   prints it before the function when the function uses an object.
 //! * [`RUST_RUNTIME`] (`spf_runtime.rs`): a module [`spf_runtime`] that
 //!   [`crate::rust::emit_rust`] prints inside the generated function (as
@@ -65,8 +67,17 @@ pub mod spf_runtime;
 pub use objects::ObjectFault;
 
 /// The C runtime, emitted once per generated C file (guarded by
-/// `#ifndef SPF_RUNTIME_H`).
-pub const C_RUNTIME: &str = include_str!("runtime.h");
+/// `#ifndef SPF_RUNTIME_H`): the pieces in `c/`, concatenated in order
+/// (each needs the ones before it; the guard opens in the first and closes
+/// in the last).
+pub const C_RUNTIME: &str = concat!(
+    include_str!("c/common.h"),
+    include_str!("c/perm_build.h"),
+    include_str!("c/perm_sort.h"),
+    include_str!("c/perm_read.h"),
+    include_str!("c/oset.h"),
+    include_str!("c/scatter.h"),
+);
 
 /// The Rust runtime: the body of the `mod spf_runtime` that generated Rust
 /// functions carry (the same text as the [`spf_runtime`] module).
