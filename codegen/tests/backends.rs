@@ -1078,7 +1078,7 @@ fn rust_names_are_snake_case_unique_and_documented() {
 
 #[test]
 fn runtime_calls_on_undeclared_objects_are_rejected_by_every_backend() {
-    // Runtime objects themselves are tested in tests/runtime.rs.
+    // Runtime objects themselves are tested in tests/runtime/.
     let mut p = csr_spmv();
     p.computation.stmts[0].body = Body::Seq(vec![
         p.computation.stmts[0].body.clone(),
