@@ -457,16 +457,12 @@ impl Library {
             let Some(Array::Int(v)) = memory.arrays.get(&p.source) else {
                 return Err(fail(format!("no index array `{}`", p.source)));
             };
-            let copy = v
-                .iter()
-                .map(|&x| i32::try_from(x))
-                .collect::<Result<Vec<i32>, _>>()
-                .map_err(|_| {
-                    fail(format!(
-                        "`{}` holds a value that does not fit 32-bit indices",
-                        p.source
-                    ))
-                })?;
+            let copy = narrowed(v).ok_or_else(|| {
+                fail(format!(
+                    "`{}` holds a value that does not fit 32-bit indices",
+                    p.source
+                ))
+            })?;
             narrow[k] = Some(copy);
             if !read_by_extents(&p.source) {
                 memory
@@ -699,6 +695,21 @@ enum Returned {
 enum Scalar {
     Int(i64),
     Real(f64),
+}
+
+/// `v` at 32 bits, or `None` when a value does not fit: one pass into a
+/// block of the final size (collecting `Result`s would grow it by
+/// doubling, copying and touching fresh pages at each step).
+fn narrowed(v: &[i64]) -> Option<Vec<i32>> {
+    let mut fits = true;
+    let copy: Vec<i32> = v
+        .iter()
+        .map(|&x| {
+            fits &= i64::from(x as i32) == x;
+            x as i32
+        })
+        .collect();
+    fits.then_some(copy)
 }
 
 /// The value of symbol or input scalar `p` in `memory`.

@@ -10,79 +10,106 @@ use std::collections::HashMap;
 
 use super::CooTensor;
 
-/// The entries' coordinates linearized row-major (the last mode fastest)
-/// as `u64` keys; `None` when the extents' product does not fit in a `u64`.
-pub(super) fn linear_keys(columns: &[&[i64]], dims: &[i64]) -> Option<Vec<u64>> {
+/// The strides of the row-major linearization of coordinates within
+/// `dims` (the last mode fastest); `None` when the extents' product does
+/// not fit in a `u64`.
+pub(super) fn row_major_strides(dims: &[i64]) -> Option<Vec<u64>> {
     let mut stride: u64 = 1;
     let mut strides = vec![0u64; dims.len()];
     for (d, &extent) in dims.iter().enumerate().rev() {
         strides[d] = stride;
         stride = stride.checked_mul(u64::try_from(extent.max(1)).ok()?)?;
     }
-    let n = columns.first().map_or(0, |c| c.len());
-    let mut keys = vec![0u64; n];
-    for (column, &s) in columns.iter().zip(&strides) {
-        for (k, &i) in keys.iter_mut().zip(column.iter()) {
-            // Indices were checked to lie in 0..extent.
-            *k += i as u64 * s;
-        }
-    }
-    Some(keys)
+    Some(strides)
 }
 
-/// Whether two keys are equal: `O(n)` when they are strictly increasing;
-/// otherwise one pass distributes them by their top 11 bits and each
-/// bucket (about `n / 2048` keys, in cache) is sorted on its own.
-pub(super) fn has_repeated_keys(keys: Vec<u64>) -> bool {
+/// Whether two of the keys `key(0), .., key(n - 1)` are equal, with no
+/// array of keys built: `O(n)` when they are strictly increasing;
+/// otherwise one pass counts them by their top 11 bits, one distributes
+/// them into buckets (about `n / 2048` keys each, in cache), and each
+/// bucket is sorted on its own. Many keys are counted, distributed and
+/// sorted in two halves on two threads.
+pub(super) fn has_repeated_keys(n: usize, key: impl Fn(usize) -> u64 + Sync) -> bool {
     const BITS: u32 = 11;
-    if keys.windows(2).all(|w| w[0] < w[1]) {
+    const BUCKETS: usize = 1 << BITS;
+    let (increasing, max) = (0..n).fold((true, None::<u64>), |(up, last), e| {
+        let k = key(e);
+        (
+            up && last.is_none_or(|l| l < k),
+            Some(last.map_or(k, |l| l.max(k))),
+        )
+    });
+    if increasing {
         return false;
     }
-    let max = keys.iter().copied().max().unwrap_or(0);
+    let max = max.unwrap_or(0);
     let shift = (64 - max.leading_zeros()).saturating_sub(BITS);
-    let mut starts = vec![0usize; (1 << BITS) + 1];
-    for &k in &keys {
-        starts[(k >> shift) as usize + 1] += 1;
+    let bucket = |k: u64| (k >> shift) as usize;
+    // Each part of the entries is distributed into buckets of its own.
+    let distribute = |part: std::ops::Range<usize>| {
+        let mut starts = vec![0usize; BUCKETS + 1];
+        for e in part.clone() {
+            starts[bucket(key(e)) + 1] += 1;
+        }
+        for b in 0..BUCKETS {
+            starts[b + 1] += starts[b];
+        }
+        let mut next = starts.clone();
+        let mut keys = vec![0u64; part.len()];
+        for e in part {
+            let k = key(e);
+            let b = bucket(k);
+            keys[next[b]] = k;
+            next[b] += 1;
+        }
+        Distributed { starts, keys }
+    };
+    // Whether a bucket in `range` holds a key twice (both parts' keys of
+    // the bucket, gathered and sorted).
+    let repeated_in = |parts: &[Distributed], range: std::ops::Range<usize>| {
+        let mut scratch = Vec::new();
+        range.into_iter().any(|b| {
+            scratch.clear();
+            for p in parts {
+                scratch.extend_from_slice(&p.keys[p.starts[b]..p.starts[b + 1]]);
+            }
+            scratch.sort_unstable();
+            scratch.windows(2).any(|w| w[0] == w[1])
+        })
+    };
+    if n < PARALLEL_KEYS {
+        return repeated_in(&[distribute(0..n)], 0..BUCKETS);
     }
-    for b in 0..1 << BITS {
-        starts[b + 1] += starts[b];
-    }
-    let mut next = starts.clone();
-    let mut buckets = vec![0u64; keys.len()];
-    for &k in &keys {
-        let b = (k >> shift) as usize;
-        buckets[next[b]] = k;
-        next[b] += 1;
-    }
-    // The buckets are sorted in two halves of about as many keys, the
-    // second on a thread of its own when there are many.
-    let half = starts.partition_point(|&s| s < keys.len() / 2);
-    let (low, high) = buckets.split_at_mut(starts[half]);
-    if keys.len() < PARALLEL_KEYS {
-        return any_repeated(low, &starts[..=half]) || any_repeated(high, &starts[half..]);
-    }
+    let parts = std::thread::scope(|scope| {
+        let later = scope.spawn(|| distribute(n / 2..n));
+        let earlier = distribute(0..n / 2);
+        later.join().map(|later| [earlier, later])
+    });
+    // A thread that failed counts as a repeat: the caller then sums
+    // duplicates, which is right whether or not there are any.
+    let Ok(parts) = parts else {
+        return true;
+    };
+    // The buckets in two runs of about as many keys.
+    let before = |b: usize| parts.iter().map(|p| p.starts[b]).sum::<usize>();
+    let half = (0..=BUCKETS)
+        .find(|&b| before(b) >= n / 2)
+        .unwrap_or(BUCKETS);
     std::thread::scope(|scope| {
-        let later = scope.spawn(|| any_repeated(high, &starts[half..]));
-        let earlier = any_repeated(low, &starts[..=half]);
-        // A half whose thread failed counts as repeated: the caller then
-        // sums duplicates, which is right whether or not there are any.
+        let later = scope.spawn(|| repeated_in(&parts, half..BUCKETS));
+        let earlier = repeated_in(&parts, 0..half);
         earlier || later.join().unwrap_or(true)
     })
 }
 
-/// The fewest keys whose buckets [`has_repeated_keys`] sorts on two threads.
-const PARALLEL_KEYS: usize = 1 << 18;
-
-/// Whether a bucket of `buckets` (bucket `b` at `starts[b] - starts[0]`
-/// up to `starts[b + 1] - starts[0]`) holds a key twice, each sorted.
-fn any_repeated(buckets: &mut [u64], starts: &[usize]) -> bool {
-    let base = starts[0];
-    starts.windows(2).any(|w| {
-        let bucket = &mut buckets[w[0] - base..w[1] - base];
-        bucket.sort_unstable();
-        bucket.windows(2).any(|p| p[0] == p[1])
-    })
+/// Keys distributed into buckets: bucket `b` at `keys[starts[b]..starts[b + 1]]`.
+struct Distributed {
+    starts: Vec<usize>,
+    keys: Vec<u64>,
 }
+
+/// The fewest keys [`has_repeated_keys`] handles on two threads.
+const PARALLEL_KEYS: usize = 1 << 18;
 
 /// Sums the entries that share coordinates into the first of them, keeping
 /// the order of the others.
@@ -131,9 +158,16 @@ pub(super) fn merge_duplicates(t: &mut CooTensor) {
     if sorted_first_mode_fastest(&columns) {
         return;
     }
-    let repeated = match linear_keys(&columns, &t.dims) {
-        Some(keys) => has_repeated_keys(keys),
-        None => true,
+    let n = t.values.len();
+    let repeated = match (row_major_strides(&t.dims), columns.as_slice()) {
+        (Some(s), &[rows, cols]) => {
+            has_repeated_keys(n, |e| rows[e] as u64 * s[0] + cols[e] as u64)
+        }
+        (Some(s), _) => has_repeated_keys(n, |e| {
+            // Indices were checked to lie in 0..extent.
+            columns.iter().zip(&s).map(|(c, &d)| c[e] as u64 * d).sum()
+        }),
+        (None, _) => true,
     };
     if repeated {
         sum_duplicates(t);
@@ -151,36 +185,66 @@ mod tests {
         assert!(!sorted_first_mode_fastest(&[&[0, 1], &[1, 0]]));
     }
 
+    /// [`has_repeated_keys`] of the keys of a slice.
+    fn repeated(keys: &[u64]) -> bool {
+        has_repeated_keys(keys.len(), |e| keys[e])
+    }
+
     #[test]
     fn repeated_keys_are_found_sorted_or_not() {
-        assert!(!has_repeated_keys(vec![1, 2, 5]));
-        assert!(!has_repeated_keys(vec![5, 1, 2]));
-        assert!(has_repeated_keys(vec![5, 1, 5]));
-        assert!(has_repeated_keys(vec![1, 1]));
-        assert!(!has_repeated_keys(vec![]));
+        assert!(!repeated(&[1, 2, 5]));
+        assert!(!repeated(&[5, 1, 2]));
+        assert!(repeated(&[5, 1, 5]));
+        assert!(repeated(&[1, 1]));
+        assert!(!repeated(&[]));
         // Many keys, one repeat far apart, in every bucket.
         let mut keys: Vec<u64> = (0..5000u64)
             .map(|i| (i * 7919) % 5003 * (1 << 30))
             .collect();
-        assert!(!has_repeated_keys(keys.clone()));
+        assert!(!repeated(&keys));
         keys.push(keys[17]);
-        assert!(has_repeated_keys(keys));
+        assert!(repeated(&keys));
         // Enough keys for two threads: a repeat in either half is found.
         let many: Vec<u64> = (0..PARALLEL_KEYS as u64 + 5)
             .map(|i| i.wrapping_mul(2_654_435_761) % (1 << 40))
             .collect();
-        assert!(!has_repeated_keys(many.clone()));
-        for repeated in [many.iter().min(), many.iter().max()] {
+        assert!(!repeated(&many));
+        for twice in [many.iter().min(), many.iter().max()] {
             let mut keys = many.clone();
-            keys.push(*repeated.expect("keys"));
-            assert!(has_repeated_keys(keys));
+            keys.push(*twice.expect("keys"));
+            assert!(repeated(&keys));
         }
     }
 
     #[test]
-    fn keys_are_row_major_and_overflow_is_none() {
-        let keys = linear_keys(&[&[0, 1, 2], &[3, 0, 1]], &[3, 4]);
-        assert_eq!(keys, Some(vec![3, 4, 9]));
-        assert_eq!(linear_keys(&[&[0], &[0]], &[1 << 40, 1 << 40]), None);
+    fn strides_are_row_major_and_overflow_is_none() {
+        assert_eq!(row_major_strides(&[3, 4]), Some(vec![4, 1]));
+        assert_eq!(row_major_strides(&[2, 3, 4]), Some(vec![12, 4, 1]));
+        assert_eq!(row_major_strides(&[1 << 40, 1 << 40]), None);
+    }
+
+    #[test]
+    fn duplicates_are_summed_and_distinct_entries_kept() {
+        // Enough entries for two threads, shuffled, with a repeat of the
+        // first and of the last: both summed into their first occurrence.
+        let n: i64 = PARALLEL_KEYS as i64 + 7;
+        let order: Vec<i64> = (0..n).map(|e| (e * 7919) % n).collect();
+        let mut t = CooTensor {
+            dims: vec![n, 3],
+            indices: vec![order.clone(), order.iter().map(|e| e % 3).collect()],
+            values: vec![1.0; n as usize],
+        };
+        merge_duplicates(&mut t);
+        assert_eq!(t.values.len(), n as usize, "no duplicates: nothing changes");
+        for e in [0usize, n as usize - 1] {
+            t.indices[0].push(order[e]);
+            t.indices[1].push(order[e] % 3);
+            t.values.push(2.0);
+        }
+        merge_duplicates(&mut t);
+        assert_eq!(t.values.len(), n as usize);
+        assert_eq!(t.values[0], 3.0);
+        assert_eq!(t.values[n as usize - 1], 3.0);
+        assert_eq!(t.values.iter().filter(|&&v| v == 3.0).count(), 2);
     }
 }

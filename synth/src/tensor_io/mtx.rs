@@ -2,11 +2,12 @@
 //! array body (see the module documentation of [`super`]).
 
 use std::collections::HashMap;
+use std::mem::MaybeUninit;
 
 use super::duplicates::{has_repeated_keys, merge_duplicates};
 use super::text::{
-    as_text, capacity, decode, end_position, fast_int, fast_real, fast_uint, line_of, parse_count,
-    parse_index, parse_int, parse_real, skip_spaces, Field, Line, Lines,
+    as_text, capacity, decode, end_position, fast_int, fast_real, fast_uint, is_space, line_of,
+    parse_count, parse_index, parse_int, parse_real, skip_spaces, Field, Line, Lines,
 };
 use super::{CooTensor, ReadOptions, Symmetry, TensorIoError};
 
@@ -435,9 +436,11 @@ fn too_few(text: &str, read: i64, what: &str, announced: i64, size_line: usize) 
 /// The smallest body [`coordinate_body`] splits between two threads.
 const PARALLEL_BYTES: usize = 1 << 20;
 
-/// The entries of a coordinate body, in file order: a large body is read
-/// in two halves on two threads ([`fast_half`]); when either half has a
-/// line the fast path does not read, or the count is not the announced
+/// The entries of a coordinate body, in file order. A large body is read
+/// in two halves on two threads ([`fast_half`]) straight into one block
+/// of the announced size: the second half's entry lines are counted
+/// first, so it knows where its entries start. When either half has a
+/// line the fast path does not read, or the counts are not the announced
 /// one, the whole body is read again line by line, which finds the first
 /// problem and says where it is.
 fn coordinate_body(
@@ -448,36 +451,102 @@ fn coordinate_body(
     hint: usize,
 ) -> Result<Body, TensorIoError> {
     let rest = lines.rest();
-    if rest.len() >= PARALLEL_BYTES {
+    let announced = usize::try_from(size.announced).unwrap_or(usize::MAX);
+    // No entry line is shorter than 4 bytes (`1 1\n`): a count the body
+    // cannot hold is not allocated for (the careful path reports it).
+    if rest.len() >= PARALLEL_BYTES && announced <= hint {
         let middle = rest.len() / 2;
         let cut = memchr::memchr(b'\n', &rest[middle..]).map_or(rest.len(), |k| middle + k + 1);
         let (first, second) = rest.split_at(cut);
-        let announced = usize::try_from(size.announced).unwrap_or(0);
-        let room = capacity(size.announced).max(hint.min(announced));
-        let halves = std::thread::scope(|scope| {
-            let later =
-                scope.spawn(|| fast_half(second, banner, size, room.min(announced / 2 + 1024)));
-            let earlier = fast_half(first, banner, size, room);
-            (earlier, later.join().ok().flatten())
-        });
-        if let (Some(mut body), Some(more)) = halves {
-            if body.values.len() + more.values.len() == announced {
-                body.rows.extend_from_slice(&more.rows);
-                body.cols.extend_from_slice(&more.cols);
-                body.values.extend_from_slice(&more.values);
-                lines.finish();
-                return Ok(body);
-            }
+        if let Some(body) = two_halves(first, second, banner, size, announced) {
+            lines.finish();
+            return Ok(body);
         }
     }
     careful_body(lines, text, banner, size, hint)
 }
 
-/// The entries of the lines in `bytes` when the fast path reads every one
-/// (comments and blank lines skipped; no skew-symmetric diagonal), room
-/// made for `capacity`; `None` otherwise.
-fn fast_half(bytes: &[u8], banner: &Banner, size: &Size, capacity: usize) -> Option<Body> {
-    let mut body = Body::with_capacity(capacity);
+/// [`coordinate_body`]'s two threads: `first` read into the start of one
+/// block of `announced` entries and `second` into its end, where its lines
+/// (counted first: newlines, a trailing blank line not counted) start;
+/// `None` unless each half fills its part exactly (a comment or blank line
+/// inside the second half, say, sends the body to the careful path).
+fn two_halves(
+    first: &[u8],
+    second: &[u8],
+    banner: &Banner,
+    size: &Size,
+    announced: usize,
+) -> Option<Body> {
+    let last = second.iter().rposition(|&b| !is_space(b));
+    let second = &second[..last.map_or(0, |k| k + 1)];
+    let wanted = if second.is_empty() {
+        0
+    } else {
+        second.iter().filter(|&&b| b == b'\n').count() + 1
+    };
+    let start = announced.checked_sub(wanted)?;
+    let mut body = Body::with_capacity(announced);
+    let (rows_a, rows_b) = body.rows.spare_capacity_mut()[..announced].split_at_mut(start);
+    let (cols_a, cols_b) = body.cols.spare_capacity_mut()[..announced].split_at_mut(start);
+    let (values_a, values_b) = body.values.spare_capacity_mut()[..announced].split_at_mut(start);
+    let (earlier, later) = std::thread::scope(|scope| {
+        let later =
+            scope.spawn(|| fast_half(second, banner, size, Slots::new(rows_b, cols_b, values_b)));
+        let earlier = fast_half(first, banner, size, Slots::new(rows_a, cols_a, values_a));
+        (earlier, later.join().ok().flatten())
+    });
+    if earlier != Some(start) || later != Some(wanted) {
+        return None;
+    }
+    // SAFETY: the two halves wrote every one of the first `announced`
+    // slots of each column: `start` and `wanted` of them, in order, which
+    // `fast_half` counted.
+    unsafe {
+        body.rows.set_len(announced);
+        body.cols.set_len(announced);
+        body.values.set_len(announced);
+    }
+    Some(body)
+}
+
+/// Room for entries that [`fast_half`] fills in order.
+struct Slots<'a> {
+    rows: &'a mut [MaybeUninit<i64>],
+    cols: &'a mut [MaybeUninit<i64>],
+    values: &'a mut [MaybeUninit<f64>],
+    len: usize,
+}
+
+impl<'a> Slots<'a> {
+    fn new(
+        rows: &'a mut [MaybeUninit<i64>],
+        cols: &'a mut [MaybeUninit<i64>],
+        values: &'a mut [MaybeUninit<f64>],
+    ) -> Self {
+        Slots {
+            rows,
+            cols,
+            values,
+            len: 0,
+        }
+    }
+
+    /// Writes the next entry; `None` when there is no room left.
+    fn push(&mut self, i: i64, j: i64, v: f64) -> Option<()> {
+        let k = self.len;
+        self.rows.get_mut(k)?.write(i);
+        self.cols.get_mut(k)?.write(j);
+        self.values.get_mut(k)?.write(v);
+        self.len += 1;
+        Some(())
+    }
+}
+
+/// The entries of the lines in `bytes` written in order into `slots` when
+/// the fast path reads every one (comments and blank lines skipped; no
+/// skew-symmetric diagonal) and they fit: how many; `None` otherwise.
+fn fast_half(bytes: &[u8], banner: &Banner, size: &Size, mut slots: Slots<'_>) -> Option<usize> {
     for (_, raw) in Lines::new(bytes, 0, 1) {
         if skipped(raw) {
             continue;
@@ -486,9 +555,9 @@ fn fast_half(bytes: &[u8], banner: &Banner, size: &Size, capacity: usize) -> Opt
         if banner.kind == Kind::Skew && i == j {
             return None;
         }
-        body.push(i, j, v);
+        slots.push(i, j, v)?;
     }
-    Some(body)
+    Some(slots.len)
 }
 
 /// [`coordinate_body`] line by line, each line the fast path does not
@@ -599,13 +668,9 @@ fn merge_symmetric(body: &mut Body, n: i64, body_start: &Lines<'_>) -> Result<()
         .and_then(|m| m.checked_mul(m))
         .is_some();
     if fits {
-        let keys = body
-            .rows
-            .iter()
-            .zip(&body.cols)
-            .map(|(&i, &j)| (i.max(j) * n + i.min(j)) as u64)
-            .collect();
-        if !has_repeated_keys(keys) {
+        let (rows, cols) = (&body.rows, &body.cols);
+        let key = |e: usize| (rows[e].max(cols[e]) * n + rows[e].min(cols[e])) as u64;
+        if !has_repeated_keys(rows.len(), key) {
             return Ok(());
         }
     }
@@ -697,4 +762,91 @@ pub(super) fn parse(bytes: &[u8], options: &ReadOptions) -> Result<CooTensor, Te
         indices: vec![out.rows, out.cols],
         values: out.values,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A general real file of `n` distinct entries in a scrambled order,
+    /// large enough for two threads, with `middle` inserted before the
+    /// entry line `n * 3 / 4` (in the second half) and `tail` at the end.
+    fn big_file(n: usize, announced: usize, middle: &str, tail: &str) -> (Vec<u8>, CooTensor) {
+        let mut text =
+            format!("%%MatrixMarket matrix coordinate real general\n1000 1000 {announced}\n");
+        let mut t = CooTensor {
+            dims: vec![1000, 1000],
+            indices: vec![Vec::new(), Vec::new()],
+            values: Vec::new(),
+        };
+        for e in 0..n {
+            if e == n * 3 / 4 {
+                text.push_str(middle);
+            }
+            let k = (e * 7919) % 1_000_000;
+            let (i, j, v) = (k / 1000, k % 1000, (e % 97) as f64 + 0.25);
+            text.push_str(&format!("{} {} {v}\n", i + 1, j + 1));
+            t.indices[0].push(i as i64);
+            t.indices[1].push(j as i64);
+            t.values.push(v);
+        }
+        text.push_str(tail);
+        assert!(text.len() > PARALLEL_BYTES, "two threads read it");
+        (text.into_bytes(), t)
+    }
+
+    /// The halves of the body of `bytes` as [`coordinate_body`] cuts them.
+    fn halves_of(bytes: &[u8]) -> Option<usize> {
+        let text = decode(bytes).expect("text");
+        let mut lines = Lines::new(bytes, 0, 1);
+        let banner = read_banner(as_text(lines.next().expect("a banner").1)).expect("banner");
+        let size = read_size(&mut lines, text, &banner).expect("size");
+        let rest = lines.rest();
+        let cut =
+            rest.len() / 2 + memchr::memchr(b'\n', &rest[rest.len() / 2..]).expect("a line") + 1;
+        let (first, second) = rest.split_at(cut);
+        two_halves(first, second, &banner, &size, size.announced as usize).map(|b| b.values.len())
+    }
+
+    #[test]
+    fn two_threads_fill_one_block_and_read_what_one_would() {
+        let n = 150_000;
+        for (middle, tail, both) in [
+            ("", "", true),
+            ("", "\n \n\t\n", true),
+            ("% a comment in the second half\n", "", false),
+            ("\n", "", false),
+        ] {
+            let (bytes, want) = big_file(n, n, middle, tail);
+            assert_eq!(halves_of(&bytes).is_some(), both, "{middle:?} {tail:?}");
+            let got = parse(&bytes, &ReadOptions::default()).expect("a valid file");
+            assert_eq!(got, want, "{middle:?} {tail:?}");
+        }
+        // A comment in the first half leaves the second's count right.
+        let mut text = String::from_utf8(big_file(n, n, "", "").0).expect("text");
+        text = text.replacen("\n1 ", "\n% first half\n1 ", 1);
+        let bytes = text.into_bytes();
+        assert_eq!(halves_of(&bytes), Some(n));
+    }
+
+    #[test]
+    fn two_threads_leave_wrong_counts_to_the_careful_path() {
+        let n = 150_000;
+        let (bytes, _) = big_file(n, n + 1, "", "");
+        assert!(halves_of(&bytes).is_none());
+        let e = parse(&bytes, &ReadOptions::default()).expect_err("one entry short");
+        assert!(
+            e.message.contains(&format!("after {n} of the {}", n + 1)),
+            "{}",
+            e.message
+        );
+        let (bytes, _) = big_file(n, n - 1, "", "");
+        assert!(halves_of(&bytes).is_none());
+        let e = parse(&bytes, &ReadOptions::default()).expect_err("one entry too many");
+        assert_eq!(e.line, n + 2, "{}", e.message);
+        assert!(e.message.contains("more entries than"), "{}", e.message);
+        // A count far beyond what the body can hold is not allocated for.
+        let (bytes, _) = big_file(n, usize::MAX / 64, "", "");
+        assert!(parse(&bytes, &ReadOptions::default()).is_err());
+    }
 }
