@@ -16,10 +16,10 @@ use cli::error::CliError;
 use cli::progress::Progress;
 use spf::codegen::width::{WidthChoice, WidthChoices};
 
-/// Large blocks in huge pages and reused once freed: `spf convert`'s arrays
-/// cost the kernel fewer page faults ([`cli::allocator`]).
+/// Large blocks in huge pages: `spf convert`'s arrays are mapped in 2 MiB
+/// pages, not 4 KiB ones ([`cli::huge_pages`]).
 #[global_allocator]
-static ALLOCATOR: cli::allocator::LargeBlocks = cli::allocator::LargeBlocks::new();
+static ALLOCATOR: cli::huge_pages::HugePages = cli::huge_pages::HugePages;
 
 /// Synthesizes sparse tensor format conversions with the Sparse Polyhedral Framework.
 #[derive(Parser)]

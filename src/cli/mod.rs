@@ -1,7 +1,6 @@
 //! The `spf` command line: argument definitions, subcommands, input and
 //! output handling. `main` reports the one `CliError` a subcommand returns.
 
-pub mod allocator;
 pub mod c_compiler;
 pub mod commands;
 pub mod conversion;
@@ -11,6 +10,7 @@ mod driver_rules;
 pub mod engine;
 pub mod error;
 pub mod generate;
+pub mod huge_pages;
 pub mod instance_file;
 pub mod native;
 pub mod native_cache;
