@@ -178,6 +178,7 @@ pub fn convert(
     let dd = load_format(dst)?;
     let options = ReadOptions {
         symmetry,
+        narrow: runner.reads_narrow(),
         ..ReadOptions::default()
     };
     runner.exactly(&|| convert_once(&sd, &dd, input, output, runner, &options))
@@ -363,7 +364,7 @@ pub fn read_source(
         },
         other => problem(other.to_string()),
     })?;
-    let order = coords.tensor().order();
+    let order = coords.order();
     if order != src.dense.len() {
         return Err(problem(format!(
             "the input has {} dimensions but {} has {}",

@@ -131,6 +131,16 @@ impl Runner {
         }
     }
 
+    /// Whether coordinate files are best read with 32-bit index columns
+    /// (where the extents fit): the conversions are compiled, and the
+    /// coordinate arrays (a COO's index columns) are not fixed at 64 bits.
+    /// A compiled conversion at 32 bits then takes the columns as they are
+    /// read; any other run widens them, which is always right.
+    pub fn reads_narrow(&self) -> bool {
+        self.engine != Engine::Interp
+            && self.widths.coordinates != WidthChoice::Fixed(IndexWidth::W64)
+    }
+
     /// Whether results are compared with their input's entries exactly
     /// (else by fingerprint).
     pub fn is_exact(&self) -> bool {

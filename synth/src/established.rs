@@ -37,7 +37,7 @@ use crate::fingerprint::Fingerprint;
 use crate::instance::{Instance, InstanceError, Values};
 use crate::npz::layout::match_layout;
 use crate::oracle::Entries;
-use crate::tensor_io::{CooTensor, ReadCoordinates};
+use crate::tensor_io::{CooTensor, IndexInt, ReadCoordinates, ReadTensor};
 
 /// A descriptor recognized as a coordinate format: its names, in the
 /// template's order.
@@ -154,13 +154,14 @@ impl CoordinateFormat {
     /// coordinates have another number of dimensions (or columns of
     /// different lengths), [`InstanceError::NegativeExtent`].
     pub fn instance(&self, read: ReadCoordinates) -> Result<(Instance, Entries), InstanceError> {
-        let c = self.checked(read)?;
+        let c = self.checked(read.into_tensor())?;
         let entries = sorted_nonzeros(&c);
         Ok((self.instance_of(c), entries))
     }
 
     /// [`CoordinateFormat::instance`] with the entries' [`Fingerprint`]
-    /// instead of the entries themselves: one pass, nothing sorted.
+    /// instead of the entries themselves: one pass, nothing sorted. Index
+    /// columns read at 32 bits stay so ([`Values::Int32`]).
     ///
     /// # Errors
     ///
@@ -169,15 +170,23 @@ impl CoordinateFormat {
         &self,
         read: ReadCoordinates,
     ) -> Result<(Instance, Fingerprint), InstanceError> {
-        let c = self.checked(read)?;
-        let print = Fingerprint::of_columns(&c.indices, &c.values);
-        Ok((self.instance_of(c), print))
+        match read.into_read() {
+            ReadTensor::Wide(t) => {
+                let c = self.checked(t)?;
+                let print = Fingerprint::of_columns(&c.indices, &c.values);
+                Ok((self.instance_of(c), print))
+            }
+            ReadTensor::Narrow(t) => {
+                let c = self.checked(t)?;
+                let print = Fingerprint::of_columns(&c.indices, &c.values);
+                Ok((self.instance_with(c, Values::Int32), print))
+            }
+        }
     }
 
     /// The read coordinates, checked for what the readers do not
     /// guarantee ([`CoordinateFormat::instance`]).
-    fn checked(&self, read: ReadCoordinates) -> Result<CooTensor, InstanceError> {
-        let c = read.into_tensor();
+    fn checked<I: IndexInt>(&self, c: CooTensor<I>) -> Result<CooTensor<I>, InstanceError> {
         // The readers build the columns together and the extents from the
         // file; checked anyway, as they cost nothing.
         if c.indices.len() != self.index.len()
@@ -211,6 +220,16 @@ impl CoordinateFormat {
     /// The columns as an instance of the format, in their order (moved,
     /// not copied), checked for nothing.
     pub fn instance_of(&self, c: CooTensor) -> Instance {
+        self.instance_with(c, Values::Int)
+    }
+
+    /// [`CoordinateFormat::instance_of`] of columns at any width, each
+    /// made an array by `column`.
+    fn instance_with<I: IndexInt>(
+        &self,
+        c: CooTensor<I>,
+        column: impl Fn(Vec<I>) -> Values,
+    ) -> Instance {
         let mut inst = Instance {
             format: self.format.clone(),
             ..Instance::default()
@@ -219,8 +238,8 @@ impl CoordinateFormat {
             inst.symbols.insert(name.clone(), *extent);
         }
         inst.symbols.insert(self.count.clone(), c.len() as i64);
-        for (name, column) in self.index.iter().zip(c.indices) {
-            inst.arrays.insert(name.clone(), Values::Int(column));
+        for (name, values) in self.index.iter().zip(c.indices) {
+            inst.arrays.insert(name.clone(), column(values));
         }
         inst.arrays
             .insert(self.values.clone(), Values::Real(c.values));
@@ -312,6 +331,35 @@ mod tests {
             let (inst, entries) = f.instance(read).expect("an instance");
             let full = validate_entries(&coo, &inst).expect("valid in full");
             assert_eq!(entries, full, "{m}");
+        }
+    }
+
+    #[test]
+    fn columns_read_at_32_bits_stay_so_with_the_same_fingerprint() {
+        let coo = format("coo");
+        let f = CoordinateFormat::of(&coo).expect("COO");
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/data/matrices");
+        let narrow = ReadOptions {
+            narrow: true,
+            ..ReadOptions::default()
+        };
+        for m in ["jgl009.mtx", "lund_a.mtx", "pores_1.mtx"] {
+            let path = std::path::Path::new(dir).join(m);
+            let read = |o: &ReadOptions| read_checked_coo_file(&path, o).expect("readable");
+            let (wide, wide_print) = f
+                .instance_fingerprinted(read(&ReadOptions::default()))
+                .expect("an instance");
+            let (thin, thin_print) = f
+                .instance_fingerprinted(read(&narrow))
+                .expect("an instance");
+            assert_eq!(thin_print, wide_print, "{m}");
+            for name in ["row", "col"] {
+                assert!(matches!(thin.arrays[name], Values::Int32(_)), "{m} {name}");
+                assert!(matches!(wide.arrays[name], Values::Int(_)), "{m} {name}");
+            }
+            let full = validate_entries(&coo, &thin).expect("valid in full");
+            assert_eq!(full, validate_entries(&coo, &wide).expect("valid"), "{m}");
+            assert_eq!(Fingerprint::of_entries(&full), thin_print, "{m}");
         }
     }
 }

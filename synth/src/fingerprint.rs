@@ -125,16 +125,20 @@ impl Fingerprint {
     }
 
     /// The fingerprint of coordinate columns (one per dimension, entry `e`
-    /// at `columns[k][e]`) and their values, under this process's [`key`]:
-    /// many entries in two halves on two threads (a fingerprint is a sum).
-    pub fn of_columns(columns: &[Vec<i64>], values: &[f64]) -> Fingerprint {
+    /// at `columns[k][e]`, at any integer width) and their values, under
+    /// this process's [`key`]: many entries in two halves on two threads
+    /// (a fingerprint is a sum).
+    pub fn of_columns<I: Copy + Into<i64> + Sync>(
+        columns: &[Vec<I>],
+        values: &[f64],
+    ) -> Fingerprint {
         let key = key();
         let range = |from: usize, to: usize| {
             let mut f = Fingerprint::default();
             let mut point = vec![0i64; columns.len()];
             for (e, &v) in (from..to).zip(&values[from..to]) {
                 for (p, column) in point.iter_mut().zip(columns) {
-                    *p = column[e];
+                    *p = column[e].into();
                 }
                 f.add(key, &point, v);
             }

@@ -8,7 +8,7 @@
 
 use std::collections::HashMap;
 
-use super::CooTensor;
+use super::{CooTensor, IndexInt};
 
 /// The strides of the row-major linearization of coordinates within
 /// `dims` (the last mode fastest); `None` when the extents' product does
@@ -113,12 +113,12 @@ const PARALLEL_KEYS: usize = 1 << 18;
 
 /// Sums the entries that share coordinates into the first of them, keeping
 /// the order of the others.
-pub(super) fn sum_duplicates(t: &mut CooTensor) {
+pub(super) fn sum_duplicates<I: IndexInt>(t: &mut CooTensor<I>) {
     let n = t.values.len();
-    let mut seen: HashMap<Vec<i64>, usize> = HashMap::with_capacity(n);
+    let mut seen: HashMap<Vec<I>, usize> = HashMap::with_capacity(n);
     let mut kept = 0;
     for e in 0..n {
-        let index: Vec<i64> = t.indices.iter().map(|c| c[e]).collect();
+        let index: Vec<I> = t.indices.iter().map(|c| c[e]).collect();
         match seen.get(&index) {
             Some(&at) => t.values[at] += t.values[e],
             None => {
@@ -139,7 +139,7 @@ pub(super) fn sum_duplicates(t: &mut CooTensor) {
 
 /// Whether the entries are strictly increasing with the first mode
 /// fastest (column by column, as many Matrix Market files list them).
-fn sorted_first_mode_fastest(columns: &[&[i64]]) -> bool {
+fn sorted_first_mode_fastest<I: IndexInt>(columns: &[&[I]]) -> bool {
     let n = columns.first().map_or(0, |c| c.len());
     (1..n).all(|e| {
         for c in columns.iter().rev() {
@@ -153,19 +153,24 @@ fn sorted_first_mode_fastest(columns: &[&[i64]]) -> bool {
 
 /// Sums duplicates when there are any ([`has_repeated_keys`] decides, or
 /// one pass when the entries are sorted column by column).
-pub(super) fn merge_duplicates(t: &mut CooTensor) {
-    let columns: Vec<&[i64]> = t.indices.iter().map(Vec::as_slice).collect();
+pub(super) fn merge_duplicates<I: IndexInt>(t: &mut CooTensor<I>) {
+    let columns: Vec<&[I]> = t.indices.iter().map(Vec::as_slice).collect();
     if sorted_first_mode_fastest(&columns) {
         return;
     }
     let n = t.values.len();
     let repeated = match (row_major_strides(&t.dims), columns.as_slice()) {
-        (Some(s), &[rows, cols]) => {
-            has_repeated_keys(n, |e| rows[e] as u64 * s[0] + cols[e] as u64)
-        }
+        (Some(s), &[rows, cols]) => has_repeated_keys(n, |e| {
+            let (i, j): (i64, i64) = (rows[e].into(), cols[e].into());
+            i as u64 * s[0] + j as u64
+        }),
         (Some(s), _) => has_repeated_keys(n, |e| {
             // Indices were checked to lie in 0..extent.
-            columns.iter().zip(&s).map(|(c, &d)| c[e] as u64 * d).sum()
+            columns
+                .iter()
+                .zip(&s)
+                .map(|(c, &d)| Into::<i64>::into(c[e]) as u64 * d)
+                .sum()
         }),
         (None, _) => true,
     };

@@ -215,19 +215,44 @@ pub enum WriteError {
     Io(#[from] std::io::Error),
 }
 
+/// An integer type index columns are held at: `i64`, or `i32` when every
+/// extent fits (what the compiled conversions take at 32-bit indices, so
+/// that the columns are passed as they are read, not narrowed into
+/// copies).
+pub trait IndexInt:
+    Copy + Default + Into<i64> + Ord + std::hash::Hash + Send + Sync + std::fmt::Debug
+{
+    /// `i`, which the caller knows fits, at this width.
+    fn from_i64(i: i64) -> Self;
+}
+
+impl IndexInt for i64 {
+    fn from_i64(i: i64) -> i64 {
+        i
+    }
+}
+
+impl IndexInt for i32 {
+    fn from_i64(i: i64) -> i32 {
+        debug_assert!(i32::try_from(i).is_ok(), "{i} does not fit 32 bits");
+        i as i32
+    }
+}
+
 /// A sparse tensor as COO in structure-of-arrays form: what the readers
-/// produce and what becomes a COO instance without copying.
+/// produce and what becomes a COO instance without copying; its index
+/// columns at 64 bits unless said otherwise ([`IndexInt`]).
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct CooTensor {
+pub struct CooTensor<I = i64> {
     /// The extent of each dense dimension.
     pub dims: Vec<i64>,
     /// `indices[d][e]`: the 0-based index along dimension `d` of entry `e`.
-    pub indices: Vec<Vec<i64>>,
+    pub indices: Vec<Vec<I>>,
     /// `values[e]`: the value of entry `e`.
     pub values: Vec<f64>,
 }
 
-impl CooTensor {
+impl<I: IndexInt> CooTensor<I> {
     /// The number of dimensions (modes).
     pub fn order(&self) -> usize {
         self.dims.len()
@@ -247,7 +272,7 @@ impl CooTensor {
     pub fn to_coordinates(&self) -> Coordinates {
         let entries = (0..self.len())
             .map(|e| {
-                let index = self.indices.iter().map(|c| c[e]).collect();
+                let index = self.indices.iter().map(|c| c[e].into()).collect();
                 (index, self.values[e])
             })
             .collect();
@@ -257,6 +282,21 @@ impl CooTensor {
         }
     }
 
+    /// The same tensor with 64-bit index columns.
+    pub fn widened(self) -> CooTensor {
+        CooTensor {
+            dims: self.dims,
+            indices: self
+                .indices
+                .into_iter()
+                .map(|c| c.into_iter().map(Into::into).collect())
+                .collect(),
+            values: self.values,
+        }
+    }
+}
+
+impl CooTensor {
     /// The entries of [`Coordinates`] as columns.
     pub fn from_coordinates(c: &Coordinates) -> CooTensor {
         CooTensor {
@@ -265,6 +305,33 @@ impl CooTensor {
                 .map(|d| c.entries.iter().map(|(i, _)| i[d]).collect())
                 .collect(),
             values: c.entries.iter().map(|(_, v)| *v).collect(),
+        }
+    }
+}
+
+/// Read columns at the width the reader chose ([`ReadOptions::narrow`]).
+#[derive(Clone, Debug, PartialEq)]
+pub enum ReadTensor {
+    /// 64-bit index columns.
+    Wide(CooTensor),
+    /// 32-bit index columns: every extent fits in an `i32`.
+    Narrow(CooTensor<i32>),
+}
+
+impl ReadTensor {
+    /// The number of dimensions.
+    pub fn order(&self) -> usize {
+        match self {
+            ReadTensor::Wide(t) => t.order(),
+            ReadTensor::Narrow(t) => t.order(),
+        }
+    }
+
+    /// The tensor with 64-bit index columns.
+    pub fn widened(self) -> CooTensor {
+        match self {
+            ReadTensor::Wide(t) => t,
+            ReadTensor::Narrow(t) => t.widened(),
         }
     }
 }
@@ -278,18 +345,24 @@ impl CooTensor {
 /// not covered: a sum of duplicates may overflow to infinity.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ReadCoordinates {
-    tensor: CooTensor,
+    tensor: ReadTensor,
 }
 
 impl ReadCoordinates {
-    /// The coordinates.
-    pub fn tensor(&self) -> &CooTensor {
-        &self.tensor
+    /// The number of dimensions.
+    pub fn order(&self) -> usize {
+        self.tensor.order()
     }
 
-    /// The coordinates, giving up the guarantee.
-    pub fn into_tensor(self) -> CooTensor {
+    /// The coordinates at the width they were read, giving up the
+    /// guarantee.
+    pub fn into_read(self) -> ReadTensor {
         self.tensor
+    }
+
+    /// The coordinates with 64-bit index columns, giving up the guarantee.
+    pub fn into_tensor(self) -> CooTensor {
+        self.tensor.widened()
     }
 }
 
@@ -304,7 +377,8 @@ pub enum Symmetry {
 }
 
 /// How the readers read: the extents of a FROSTT file (its largest indices
-/// when absent) and what a symmetric Matrix Market file becomes.
+/// when absent), what a symmetric Matrix Market file becomes, and the
+/// width of the index columns.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ReadOptions {
     /// The extents of a `.tns` file; ignored for `.mtx`, whose size line
@@ -312,6 +386,10 @@ pub struct ReadOptions {
     pub dims: Option<Vec<i64>>,
     /// Expand symmetric matrices, or keep the triangle the file lists.
     pub symmetry: Symmetry,
+    /// Hold the index columns at 32 bits when every extent fits
+    /// ([`ReadTensor::Narrow`], Matrix Market only): what the compiled
+    /// conversions at 32-bit indices take, half the memory of 64 bits.
+    pub narrow: bool,
 }
 
 /// Reads a Matrix Market file (see the module documentation) into columns.
@@ -435,9 +513,9 @@ pub fn read_checked_coo_file(
         source,
     })?;
     let result = if tns {
-        parse_tns(&bytes, options)
+        parse_tns(&bytes, options).map(ReadTensor::Wide)
     } else {
-        parse_mtx(&bytes, options)
+        mtx::parse_at_width(&bytes, options)
     };
     result
         .map(|tensor| ReadCoordinates { tensor })

@@ -9,7 +9,7 @@ use super::text::{
     as_text, capacity, decode, end_position, fast_int, fast_real, fast_uint, is_space, line_of,
     parse_count, parse_index, parse_int, parse_real, skip_spaces, Field, Line, Lines,
 };
-use super::{CooTensor, ReadOptions, Symmetry, TensorIoError};
+use super::{CooTensor, IndexInt, ReadOptions, ReadTensor, Symmetry, TensorIoError};
 
 /// The banner's field: what a value is.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -370,15 +370,16 @@ fn array_value(raw: &[u8], number: usize, field: Field3) -> Result<f64, TensorIo
     Ok(v)
 }
 
-/// The parsed entries before symmetric expansion.
-struct Body {
-    rows: Vec<i64>,
-    cols: Vec<i64>,
+/// The parsed entries before symmetric expansion, their indices at `I`'s
+/// width (which the extents fit).
+struct Body<I> {
+    rows: Vec<I>,
+    cols: Vec<I>,
     values: Vec<f64>,
 }
 
-impl Body {
-    fn with_capacity(n: usize) -> Body {
+impl<I: IndexInt> Body<I> {
+    fn with_capacity(n: usize) -> Body<I> {
         Body {
             rows: Vec::with_capacity(n),
             cols: Vec::with_capacity(n),
@@ -387,8 +388,8 @@ impl Body {
     }
 
     fn push(&mut self, i: i64, j: i64, v: f64) {
-        self.rows.push(i);
-        self.cols.push(j);
+        self.rows.push(I::from_i64(i));
+        self.cols.push(I::from_i64(j));
         self.values.push(v);
     }
 }
@@ -443,13 +444,13 @@ const PARALLEL_BYTES: usize = 1 << 20;
 /// line the fast path does not read, or the counts are not the announced
 /// one, the whole body is read again line by line, which finds the first
 /// problem and says where it is.
-fn coordinate_body(
+fn coordinate_body<I: IndexInt>(
     lines: &mut Lines<'_>,
     text: &str,
     banner: &Banner,
     size: &Size,
     hint: usize,
-) -> Result<Body, TensorIoError> {
+) -> Result<Body<I>, TensorIoError> {
     let rest = lines.rest();
     let announced = usize::try_from(size.announced).unwrap_or(usize::MAX);
     // No entry line is shorter than 4 bytes (`1 1\n`): a count the body
@@ -471,13 +472,13 @@ fn coordinate_body(
 /// (counted first: newlines, a trailing blank line not counted) start;
 /// `None` unless each half fills its part exactly (a comment or blank line
 /// inside the second half, say, sends the body to the careful path).
-fn two_halves(
+fn two_halves<I: IndexInt>(
     first: &[u8],
     second: &[u8],
     banner: &Banner,
     size: &Size,
     announced: usize,
-) -> Option<Body> {
+) -> Option<Body<I>> {
     let last = second.iter().rposition(|&b| !is_space(b));
     let second = &second[..last.map_or(0, |k| k + 1)];
     let wanted = if second.is_empty() {
@@ -511,17 +512,17 @@ fn two_halves(
 }
 
 /// Room for entries that [`fast_half`] fills in order.
-struct Slots<'a> {
-    rows: &'a mut [MaybeUninit<i64>],
-    cols: &'a mut [MaybeUninit<i64>],
+struct Slots<'a, I> {
+    rows: &'a mut [MaybeUninit<I>],
+    cols: &'a mut [MaybeUninit<I>],
     values: &'a mut [MaybeUninit<f64>],
     len: usize,
 }
 
-impl<'a> Slots<'a> {
+impl<'a, I: IndexInt> Slots<'a, I> {
     fn new(
-        rows: &'a mut [MaybeUninit<i64>],
-        cols: &'a mut [MaybeUninit<i64>],
+        rows: &'a mut [MaybeUninit<I>],
+        cols: &'a mut [MaybeUninit<I>],
         values: &'a mut [MaybeUninit<f64>],
     ) -> Self {
         Slots {
@@ -535,8 +536,8 @@ impl<'a> Slots<'a> {
     /// Writes the next entry; `None` when there is no room left.
     fn push(&mut self, i: i64, j: i64, v: f64) -> Option<()> {
         let k = self.len;
-        self.rows.get_mut(k)?.write(i);
-        self.cols.get_mut(k)?.write(j);
+        self.rows.get_mut(k)?.write(I::from_i64(i));
+        self.cols.get_mut(k)?.write(I::from_i64(j));
         self.values.get_mut(k)?.write(v);
         self.len += 1;
         Some(())
@@ -546,7 +547,12 @@ impl<'a> Slots<'a> {
 /// The entries of the lines in `bytes` written in order into `slots` when
 /// the fast path reads every one (comments and blank lines skipped; no
 /// skew-symmetric diagonal) and they fit: how many; `None` otherwise.
-fn fast_half(bytes: &[u8], banner: &Banner, size: &Size, mut slots: Slots<'_>) -> Option<usize> {
+fn fast_half<I: IndexInt>(
+    bytes: &[u8],
+    banner: &Banner,
+    size: &Size,
+    mut slots: Slots<'_, I>,
+) -> Option<usize> {
     for (_, raw) in Lines::new(bytes, 0, 1) {
         if skipped(raw) {
             continue;
@@ -562,13 +568,13 @@ fn fast_half(bytes: &[u8], banner: &Banner, size: &Size, mut slots: Slots<'_>) -
 
 /// [`coordinate_body`] line by line, each line the fast path does not
 /// read by the careful one.
-fn careful_body(
+fn careful_body<I: IndexInt>(
     lines: &mut Lines<'_>,
     text: &str,
     banner: &Banner,
     size: &Size,
     hint: usize,
-) -> Result<Body, TensorIoError> {
+) -> Result<Body<I>, TensorIoError> {
     let mut body =
         Body::with_capacity(capacity(size.announced).max(hint.min(size.announced as usize)));
     let mut read: i64 = 0;
@@ -605,12 +611,12 @@ fn careful_body(
 
 /// The nonzero values of an array body (column-major; a symmetric file
 /// lists the lower triangle, a skew-symmetric one without the diagonal).
-fn array_body(
+fn array_body<I: IndexInt>(
     lines: &mut Lines<'_>,
     text: &str,
     banner: &Banner,
     size: &Size,
-) -> Result<Body, TensorIoError> {
+) -> Result<Body<I>, TensorIoError> {
     let mut body = Body::with_capacity(capacity(size.announced));
     let (mut i, mut j) = (0i64, 0i64);
     let first_row = |j: i64| match banner.kind {
@@ -662,14 +668,21 @@ fn entry_positions(lines: Lines<'_>, wanted: &[usize]) -> Vec<(usize, usize)> {
 /// Sums the duplicates of a symmetric file's entries (by their position in
 /// one triangle) and refuses an entry whose mirror the file also gives;
 /// `body_start` is the first line of the body, to locate that error.
-fn merge_symmetric(body: &mut Body, n: i64, body_start: &Lines<'_>) -> Result<(), TensorIoError> {
+fn merge_symmetric<I: IndexInt>(
+    body: &mut Body<I>,
+    n: i64,
+    body_start: &Lines<'_>,
+) -> Result<(), TensorIoError> {
     let fits = u64::try_from(n)
         .ok()
         .and_then(|m| m.checked_mul(m))
         .is_some();
     if fits {
         let (rows, cols) = (&body.rows, &body.cols);
-        let key = |e: usize| (rows[e].max(cols[e]) * n + rows[e].min(cols[e])) as u64;
+        let key = |e: usize| {
+            let (i, j): (i64, i64) = (rows[e].into(), cols[e].into());
+            (i.max(j) * n + i.min(j)) as u64
+        };
         if !has_repeated_keys(rows.len(), key) {
             return Ok(());
         }
@@ -678,9 +691,9 @@ fn merge_symmetric(body: &mut Body, n: i64, body_start: &Lines<'_>) -> Result<()
     let mut seen: HashMap<(i64, i64), (usize, usize)> = HashMap::new();
     let mut kept = 0;
     for e in 0..body.values.len() {
-        let (i, j) = (body.rows[e], body.cols[e]);
+        let (i, j): (i64, i64) = (body.rows[e].into(), body.cols[e].into());
         match seen.get(&(i.max(j), i.min(j))) {
-            Some(&(at, _)) if body.rows[at] == i => body.values[at] += body.values[e],
+            Some(&(at, _)) if body.rows[at].into() == i => body.values[at] += body.values[e],
             Some(&(_, first)) => {
                 let p = entry_positions(body_start.clone(), &[first, e]);
                 return Err(err(
@@ -700,8 +713,8 @@ fn merge_symmetric(body: &mut Body, n: i64, body_start: &Lines<'_>) -> Result<()
             }
             None => {
                 seen.insert((i.max(j), i.min(j)), (kept, e));
-                body.rows[kept] = i;
-                body.cols[kept] = j;
+                body.rows[kept] = body.rows[e];
+                body.cols[kept] = body.cols[e];
                 body.values[kept] = body.values[e];
                 kept += 1;
             }
@@ -713,55 +726,103 @@ fn merge_symmetric(body: &mut Body, n: i64, body_start: &Lines<'_>) -> Result<()
     Ok(())
 }
 
-/// Reads a Matrix Market file into columns (see the module documentation
-/// of [`super`]).
+/// Reads a Matrix Market file into 64-bit columns (see the module
+/// documentation of [`super`]).
 pub(super) fn parse(bytes: &[u8], options: &ReadOptions) -> Result<CooTensor, TensorIoError> {
-    let text = decode(bytes)?;
-    let mut lines = Lines::new(bytes, 0, 1);
-    let banner_line = lines.next().map_or("", |(_, raw)| as_text(raw));
-    let banner = read_banner(banner_line.strip_suffix('\r').unwrap_or(banner_line))?;
-    let size = read_size(&mut lines, text, &banner)?;
-    let body_start = lines.clone();
-    // No entry line is shorter than 4 bytes (`1 1\n`).
-    let hint = bytes.len() / 4;
-    let mut body = if banner.array {
-        array_body(&mut lines, text, &banner, &size)?
+    let header = Header::read(bytes)?;
+    header.body::<i64>(bytes, options)
+}
+
+/// [`parse`], the columns at 32 bits when `options` asks for it
+/// ([`ReadOptions::narrow`]) and both extents fit.
+pub(super) fn parse_at_width(
+    bytes: &[u8],
+    options: &ReadOptions,
+) -> Result<ReadTensor, TensorIoError> {
+    let header = Header::read(bytes)?;
+    let fits = |n: i64| i32::try_from(n).is_ok();
+    if options.narrow && fits(header.size.rows) && fits(header.size.cols) {
+        header.body::<i32>(bytes, options).map(ReadTensor::Narrow)
     } else {
-        coordinate_body(&mut lines, text, &banner, &size, hint)?
-    };
-    let dims = vec![size.rows, size.cols];
-    if banner.kind == Kind::General {
-        let mut t = CooTensor {
-            dims,
-            indices: vec![body.rows, body.cols],
-            values: body.values,
+        header.body::<i64>(bytes, options).map(ReadTensor::Wide)
+    }
+}
+
+/// What comes before a file's body: the text, its banner and size line,
+/// and where the body starts.
+struct Header<'a> {
+    text: &'a str,
+    banner: Banner,
+    size: Size,
+    body_start: Lines<'a>,
+}
+
+impl<'a> Header<'a> {
+    fn read(bytes: &'a [u8]) -> Result<Header<'a>, TensorIoError> {
+        let text = decode(bytes)?;
+        let mut lines = Lines::new(bytes, 0, 1);
+        let banner_line = lines.next().map_or("", |(_, raw)| as_text(raw));
+        let banner = read_banner(banner_line.strip_suffix('\r').unwrap_or(banner_line))?;
+        let size = read_size(&mut lines, text, &banner)?;
+        Ok(Header {
+            text,
+            banner,
+            size,
+            body_start: lines,
+        })
+    }
+
+    /// The body's entries with indices at `I`'s width (which the extents
+    /// fit): duplicates summed, symmetric files expanded as `options` say.
+    fn body<I: IndexInt>(
+        &self,
+        bytes: &[u8],
+        options: &ReadOptions,
+    ) -> Result<CooTensor<I>, TensorIoError> {
+        let (text, banner, size) = (self.text, &self.banner, &self.size);
+        let mut lines = self.body_start.clone();
+        // No entry line is shorter than 4 bytes (`1 1\n`).
+        let hint = bytes.len() / 4;
+        let mut body = if banner.array {
+            array_body::<I>(&mut lines, text, banner, size)?
+        } else {
+            coordinate_body::<I>(&mut lines, text, banner, size, hint)?
         };
-        merge_duplicates(&mut t);
-        return Ok(t);
-    }
-    if !banner.array {
-        merge_symmetric(&mut body, size.rows, &body_start)?;
-    }
-    if options.symmetry == Symmetry::KeepTriangle {
-        return Ok(CooTensor {
-            dims,
-            indices: vec![body.rows, body.cols],
-            values: body.values,
-        });
-    }
-    let sign = if banner.kind == Kind::Skew { -1.0 } else { 1.0 };
-    let mut out = Body::with_capacity(2 * body.values.len());
-    for ((&i, &j), &v) in body.rows.iter().zip(&body.cols).zip(&body.values) {
-        out.push(i, j, v);
-        if i != j {
-            out.push(j, i, sign * v);
+        let dims = vec![size.rows, size.cols];
+        if banner.kind == Kind::General {
+            let mut t = CooTensor {
+                dims,
+                indices: vec![body.rows, body.cols],
+                values: body.values,
+            };
+            merge_duplicates(&mut t);
+            return Ok(t);
         }
+        if !banner.array {
+            merge_symmetric(&mut body, size.rows, &self.body_start)?;
+        }
+        if options.symmetry == Symmetry::KeepTriangle {
+            return Ok(CooTensor {
+                dims,
+                indices: vec![body.rows, body.cols],
+                values: body.values,
+            });
+        }
+        let sign = if banner.kind == Kind::Skew { -1.0 } else { 1.0 };
+        let mut out = Body::<I>::with_capacity(2 * body.values.len());
+        for ((&i, &j), &v) in body.rows.iter().zip(&body.cols).zip(&body.values) {
+            let (i, j): (i64, i64) = (i.into(), j.into());
+            out.push(i, j, v);
+            if i != j {
+                out.push(j, i, sign * v);
+            }
+        }
+        Ok(CooTensor {
+            dims,
+            indices: vec![out.rows, out.cols],
+            values: out.values,
+        })
     }
-    Ok(CooTensor {
-        dims,
-        indices: vec![out.rows, out.cols],
-        values: out.values,
-    })
 }
 
 #[cfg(test)]
@@ -797,15 +858,13 @@ mod tests {
 
     /// The halves of the body of `bytes` as [`coordinate_body`] cuts them.
     fn halves_of(bytes: &[u8]) -> Option<usize> {
-        let text = decode(bytes).expect("text");
-        let mut lines = Lines::new(bytes, 0, 1);
-        let banner = read_banner(as_text(lines.next().expect("a banner").1)).expect("banner");
-        let size = read_size(&mut lines, text, &banner).expect("size");
-        let rest = lines.rest();
+        let h = Header::read(bytes).expect("a header");
+        let rest = h.body_start.rest();
         let cut =
             rest.len() / 2 + memchr::memchr(b'\n', &rest[rest.len() / 2..]).expect("a line") + 1;
         let (first, second) = rest.split_at(cut);
-        two_halves(first, second, &banner, &size, size.announced as usize).map(|b| b.values.len())
+        two_halves::<i64>(first, second, &h.banner, &h.size, h.size.announced as usize)
+            .map(|b| b.values.len())
     }
 
     #[test]
@@ -848,5 +907,47 @@ mod tests {
         // A count far beyond what the body can hold is not allocated for.
         let (bytes, _) = big_file(n, usize::MAX / 64, "", "");
         assert!(parse(&bytes, &ReadOptions::default()).is_err());
+    }
+
+    #[test]
+    fn narrow_columns_hold_what_wide_ones_do() {
+        let narrow = ReadOptions {
+            narrow: true,
+            ..ReadOptions::default()
+        };
+        let keep = ReadOptions {
+            symmetry: Symmetry::KeepTriangle,
+            ..narrow.clone()
+        };
+        let (big, _) = big_file(150_000, 150_000, "", "");
+        let texts: Vec<Vec<u8>> = vec![
+            b"%%MatrixMarket matrix coordinate real general\n3 4 4\n1 1 1.5\n3 4 2\n1 1 -1\n2 3 7\n".to_vec(),
+            b"%%MatrixMarket matrix coordinate real symmetric\n3 3 3\n1 1 1\n3 1 2\n2 2 3\n".to_vec(),
+            b"%%MatrixMarket matrix coordinate integer skew-symmetric\n3 3 2\n2 1 5\n3 2 -6\n".to_vec(),
+            b"%%MatrixMarket matrix coordinate pattern symmetric\n3 3 2\n2 1\n3 3\n".to_vec(),
+            b"%%MatrixMarket matrix array integer general\n2 2\n1\n0\n0\n4\n".to_vec(),
+            big,
+        ];
+        for text in &texts {
+            for options in [&narrow, &keep] {
+                let wide = parse(text, options).expect("a valid file");
+                match parse_at_width(text, options).expect("a valid file") {
+                    ReadTensor::Narrow(t) => assert_eq!(t.widened(), wide),
+                    ReadTensor::Wide(_) => panic!("the extents fit 32 bits"),
+                }
+            }
+        }
+        // Asked for 64 bits, or extents beyond 32 bits: wide.
+        let wide = ReadOptions::default();
+        assert!(matches!(
+            parse_at_width(&texts[0], &wide),
+            Ok(ReadTensor::Wide(_))
+        ));
+        let huge =
+            b"%%MatrixMarket matrix coordinate real general\n3000000000 2 1\n2999999999 2 1\n";
+        match parse_at_width(huge, &narrow).expect("a valid file") {
+            ReadTensor::Wide(t) => assert_eq!(t.indices, vec![vec![2_999_999_998], vec![1]]),
+            ReadTensor::Narrow(_) => panic!("3e9 rows do not fit 32 bits"),
+        }
     }
 }
