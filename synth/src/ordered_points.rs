@@ -11,7 +11,7 @@
 //! search assigns next the *first* variable in tuple order that has finite
 //! bounds from the constraints whose other atoms are known (falling back to
 //! later variables, then to existentials, which are searched for one
-//! witness per tuple). The values come from the same [`Interpretation`] as
+//! witness per tuple). The values come from the same [`Interpretation`](iegen::eval::Interpretation) as
 //! `iegen::eval`'s, and the result is the same set of points, sorted.
 
 use std::ops::ControlFlow;
