@@ -598,38 +598,47 @@ fn compile_c(src: &std::path::Path, exe: &std::path::Path, defines: &[&str]) {
 /// component's high bits (as out of cache, `SPF_PARTITION_BYTES`), for the
 /// machine (`-march=native`), without the inserts' range checks
 /// (`SPF_INPUT_VALIDATED`), and under AddressSanitizer and UBSan (no read of
-/// a view or of the key store out of bounds).
-#[test]
-fn c_permutation_fast_paths_match_the_reference() {
+/// a view or of the key store out of bounds) — each build a test of its
+/// own, so that the harness compiles and runs them side by side (in one
+/// test's loop they were this suite's slowest test).
+macro_rules! fast_path_builds {
+    ($($name:ident: [$($define:expr),*];)*) => {
+        $(
+            #[test]
+            fn $name() {
+                c_permutation_matches_the_reference(&[$($define),*]);
+            }
+        )*
+    };
+}
+
+fast_path_builds! {
+    c_permutation_as_tuned_matches_the_reference: [];
+    c_permutation_with_lsd_for_two_components_matches_the_reference:
+        ["-DSPF_MSD_SMALL=0", "-DSPF_MSD_SHORT=0"];
+    c_permutation_with_msd_everywhere_matches_the_reference: ["-DSPF_MSD_BYTES=0"];
+    c_permutation_partitioned_matches_the_reference: [
+        "-DSPF_MSD_BYTES=0",
+        "-DSPF_PARTITION_BYTES=0",
+        "-DSPF_PARTITION_BITS=1"
+    ];
     // `-march=native` as `spf build` compiles: BMI2's pext for Morton
     // components where the CPU has it.
-    for defines in [
-        &[][..],
-        &["-DSPF_MSD_SMALL=0", "-DSPF_MSD_SHORT=0"][..],
-        &["-DSPF_MSD_BYTES=0"][..],
-        &[
-            "-DSPF_MSD_BYTES=0",
-            "-DSPF_PARTITION_BYTES=0",
-            "-DSPF_PARTITION_BITS=1",
-        ][..],
-        &["-march=native"][..],
-        &["-DSPF_INPUT_VALIDATED"][..],
-        &[
-            "-fsanitize=address,undefined",
-            "-fno-sanitize-recover=all",
-            "-DSPF_MSD_SMALL=0",
-            "-DSPF_MSD_SHORT=0",
-        ][..],
-        &[
-            "-fsanitize=address,undefined",
-            "-fno-sanitize-recover=all",
-            "-DSPF_MSD_BYTES=0",
-            "-DSPF_PARTITION_BYTES=0",
-            "-DSPF_PARTITION_BITS=2",
-        ][..],
-    ] {
-        c_permutation_matches_the_reference(defines);
-    }
+    c_permutation_for_this_cpu_matches_the_reference: ["-march=native"];
+    c_permutation_without_range_checks_matches_the_reference: ["-DSPF_INPUT_VALIDATED"];
+    c_permutation_sanitized_with_lsd_matches_the_reference: [
+        "-fsanitize=address,undefined",
+        "-fno-sanitize-recover=all",
+        "-DSPF_MSD_SMALL=0",
+        "-DSPF_MSD_SHORT=0"
+    ];
+    c_permutation_sanitized_partitioned_matches_the_reference: [
+        "-fsanitize=address,undefined",
+        "-fno-sanitize-recover=all",
+        "-DSPF_MSD_BYTES=0",
+        "-DSPF_PARTITION_BYTES=0",
+        "-DSPF_PARTITION_BITS=2"
+    ];
 }
 
 fn c_permutation_matches_the_reference(defines: &[&str]) {
