@@ -232,7 +232,9 @@ impl Scipy {
             .arg(check)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
+            // Its messages go where the bench's go: a pipe nobody reads
+            // until the end could fill up and stop it.
+            .stderr(Stdio::inherit())
             .spawn()
             .map_err(|e| format!("{python}: {e}"))?;
         let (Some(requests), Some(answers)) = (child.stdin.take(), child.stdout.take()) else {
@@ -249,16 +251,18 @@ impl Scipy {
     /// The next JSON line the script prints; its standard error when it
     /// prints none.
     fn answer(&mut self) -> Result<serde_json::Value, String> {
-        use std::io::{BufRead, Read};
+        use std::io::BufRead;
         let mut line = String::new();
         let read = self.answers.read_line(&mut line).unwrap_or(0);
         if read == 0 {
-            let mut why = String::new();
-            if let Some(mut e) = self.child.stderr.take() {
-                let _ = e.read_to_string(&mut why);
-            }
-            let _ = self.child.wait();
-            return Err(format!("scipy's {}: {why}", self.job));
+            let status = self
+                .child
+                .wait()
+                .map_or("unknown".into(), |s| s.to_string());
+            return Err(format!(
+                "scipy's {} stopped without an answer ({status}; its messages are above)",
+                self.job
+            ));
         }
         serde_json::from_str(&line)
             .map_err(|e| format!("scipy's {} printed no JSON line: {e}", self.job))

@@ -171,17 +171,21 @@ impl CoordinateFormat {
         read: ReadCoordinates,
     ) -> Result<(Instance, Fingerprint), InstanceError> {
         match read.into_read() {
-            ReadTensor::Wide(t) => {
-                let c = self.checked(t)?;
-                let print = Fingerprint::of_columns(&c.indices, &c.values);
-                Ok((self.instance_of(c), print))
-            }
-            ReadTensor::Narrow(t) => {
-                let c = self.checked(t)?;
-                let print = Fingerprint::of_columns(&c.indices, &c.values);
-                Ok((self.instance_with(c, Values::Int32), print))
-            }
+            ReadTensor::Wide(t) => self.fingerprinted(t, Values::Int),
+            ReadTensor::Narrow(t) => self.fingerprinted(t, Values::Int32),
         }
+    }
+
+    /// [`CoordinateFormat::instance_fingerprinted`] of columns at any
+    /// width, each made an array by `column`.
+    fn fingerprinted<I: IndexInt>(
+        &self,
+        t: CooTensor<I>,
+        column: impl Fn(Vec<I>) -> Values,
+    ) -> Result<(Instance, Fingerprint), InstanceError> {
+        let c = self.checked(t)?;
+        let print = Fingerprint::of_columns(&c.indices, &c.values);
+        Ok((self.instance_with(c, column), print))
     }
 
     /// The read coordinates, checked for what the readers do not
