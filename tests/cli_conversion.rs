@@ -435,7 +435,7 @@ fn readme_main_job_converts_the_bundled_matrix() {
     let out = spf(&["convert", args[1], args[2], s(&input), "-o", s(&output)]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     let inst = if args[5].ends_with(".npz") {
-        spf::synth::npz::read_npz_file(&output, &format("csr")).expect("an .npz of CSR")
+        spf::synth::npz::read_npz_file(&output, &format("csr"), None).expect("an .npz of CSR")
     } else {
         read_instance(&output)
     };

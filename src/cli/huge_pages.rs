@@ -22,6 +22,8 @@
 
 use std::alloc::{GlobalAlloc, Layout, System};
 
+use super::file_blocks;
+
 /// The fewest bytes of a block marked for huge pages: two of them, so
 /// that at least one whole 2 MiB page lies inside.
 pub const LARGE: usize = 4 << 20;
@@ -99,8 +101,17 @@ fn huge_pages_in(buddyinfo: &str) -> Option<u64> {
     Some(free)
 }
 
-// SAFETY: every call is forwarded to `System` with the same arguments;
-// `mark` only advises the kernel on memory `System` just handed out.
+/// Whether the block of `layout` at `p` is a file's pages
+/// ([`super::file_blocks`]), which is then forgotten: only large blocks
+/// are looked up.
+fn mapped(p: *mut u8, layout: Layout) -> bool {
+    layout.size() >= file_blocks::SMALLEST && file_blocks::take(p)
+}
+
+// SAFETY: every call is forwarded to `System` with the same arguments,
+// but those about a file's pages (`file_blocks`: freed by unmapping,
+// reallocated by copying into a block of `System`'s); `mark` only advises
+// the kernel on memory `System` just handed out.
 unsafe impl GlobalAlloc for HugePages {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         // SAFETY: forwarded under the caller's contract.
@@ -117,11 +128,34 @@ unsafe impl GlobalAlloc for HugePages {
     }
 
     unsafe fn dealloc(&self, p: *mut u8, layout: Layout) {
+        if mapped(p, layout) {
+            // SAFETY: a block `file_blocks` mapped, freed by the caller.
+            unsafe { file_blocks::unmap(p, layout) };
+            return;
+        }
         // SAFETY: forwarded under the caller's contract.
         unsafe { System.dealloc(p, layout) }
     }
 
     unsafe fn realloc(&self, p: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        if layout.size() >= file_blocks::SMALLEST && file_blocks::holds(p) {
+            // SAFETY: `new_size` is not zero and fits `layout`'s alignment
+            // (the caller's contract).
+            let q =
+                unsafe { self.alloc(Layout::from_size_align_unchecked(new_size, layout.align())) };
+            if !q.is_null() {
+                // SAFETY: both blocks hold the bytes copied; the mapped one
+                // is not used after (one owner: the table still has it).
+                unsafe {
+                    std::ptr::copy_nonoverlapping(p, q, layout.size().min(new_size));
+                    if file_blocks::take(p) {
+                        file_blocks::unmap(p, layout);
+                    }
+                }
+            }
+            // A failed allocation leaves the block as it was, mapped.
+            return q;
+        }
         // SAFETY: forwarded under the caller's contract.
         let q = unsafe { System.realloc(p, layout, new_size) };
         mark(q, new_size);

@@ -78,7 +78,7 @@ fn load_instance(d: &Descriptor, input: &Path) -> Result<Instance, CliError> {
         source,
     };
     let inst = if is_npz(input) {
-        read_npz_file(input, d).map_err(|e| match e {
+        read_npz_file(input, d, Some(&super::file_blocks::FileBlocks)).map_err(|e| match e {
             ReadFileError::Io(source) => read_failed(source),
             ReadFileError::Npz(e) => problem(e.to_string()),
         })?

@@ -9,6 +9,7 @@ pub mod driver;
 mod driver_rules;
 pub mod engine;
 pub mod error;
+pub mod file_blocks;
 pub mod generate;
 pub mod huge_pages;
 pub mod instance_file;

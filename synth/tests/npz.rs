@@ -11,8 +11,9 @@ use codegen::width::{IndexWidth, IndexWidths};
 use synth::builtin::{builtin_names, load_format};
 use synth::instance::{Instance, Values};
 use synth::instance_validation::validate;
+use synth::npz::in_place::FilePages;
 use synth::npz::layout::layout_of;
-use synth::npz::{read_npz, write_npz, NpzError, Written};
+use synth::npz::{read_npz, read_npz_file, write_npz, NpzError, ReadFileError, Written};
 use synth::oracle::entries;
 use synth::Descriptor;
 
@@ -372,5 +373,163 @@ mod damaged {
                 let _ = validate(&d, &inst);
             }
         }
+    }
+}
+
+/// A [`FilePages`] that copies: a block of the global allocator holding
+/// the file's bytes, as the contract asks (the mapping itself is the
+/// `spf` binary's, tested there); it records the offset and alignment of
+/// each block it gives.
+#[derive(Default)]
+struct CopyingPages(std::sync::Mutex<Vec<(u64, usize)>>);
+
+impl CopyingPages {
+    fn given(&self) -> Vec<(u64, usize)> {
+        self.0.lock().expect("not poisoned").clone()
+    }
+}
+
+// SAFETY: the block is the global allocator's, of `len` bytes at `align`,
+// holding the file's bytes at `offset`.
+unsafe impl FilePages for CopyingPages {
+    fn map(
+        &self,
+        file: &std::fs::File,
+        offset: u64,
+        len: usize,
+        align: usize,
+    ) -> Option<std::ptr::NonNull<u8>> {
+        use std::os::unix::fs::FileExt;
+        let layout = std::alloc::Layout::from_size_align(len, align).ok()?;
+        // SAFETY: `len` is at least `in_place::SMALLEST`, not zero.
+        let p = std::ptr::NonNull::new(unsafe { std::alloc::alloc(layout) })?;
+        // SAFETY: the block just allocated holds `len` bytes.
+        let block = unsafe { std::slice::from_raw_parts_mut(p.as_ptr(), len) };
+        if file.read_exact_at(block, offset).is_err() {
+            // SAFETY: allocated above with this layout.
+            unsafe { std::alloc::dealloc(p.as_ptr(), layout) };
+            return None;
+        }
+        self.0.lock().expect("not poisoned").push((offset, align));
+        Some(p)
+    }
+}
+
+/// A CSR of `n` rows with 2 entries each (columns `i` and `i + 1` of an
+/// `n + 1`-column matrix), its values `i + 0.5` and `-(i + 1)`.
+fn wide_csr(n: usize) -> Instance {
+    let rowptr: Vec<i64> = (0..=n as i64).map(|i| 2 * i).collect();
+    let col: Vec<i64> = (0..n as i64).flat_map(|i| [i, i + 1]).collect();
+    let a: Vec<f64> = (0..n)
+        .flat_map(|i| [i as f64 + 0.5, -(i as f64 + 1.0)])
+        .collect();
+    Instance {
+        format: "CSR".into(),
+        symbols: [
+            ("NR", n as i64),
+            ("NC", n as i64 + 1),
+            ("NNZ", 2 * n as i64),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v))
+        .collect(),
+        arrays: [
+            ("rowptr".to_string(), Values::Int(rowptr)),
+            ("col".to_string(), Values::Int(col)),
+            ("A".to_string(), Values::Real(a)),
+        ]
+        .into_iter()
+        .collect(),
+        index_width: None,
+    }
+}
+
+#[test]
+fn aligned_members_are_read_in_place_and_equal_a_copy() {
+    let d = format("csr");
+    // 300,000 rows: `col` holds 600,000 int32 (2.4 MB) and `A` as many
+    // float64, both over `in_place::SMALLEST`; `rowptr` too.
+    let inst = wide_csr(300_000);
+    let (bytes, _) = write(&d, &inst);
+    let dir = tempfile::tempdir().expect("a directory");
+    let path = dir.path().join("wide.npz");
+    std::fs::write(&path, &bytes).expect("written");
+    let pages = CopyingPages::default();
+    let placed = read_npz_file(&path, &d, Some(&pages)).expect("read in place");
+    let given = pages.given();
+    assert_eq!(given.len(), 3, "rowptr, col and A: {given:?}");
+    assert!(given
+        .iter()
+        .all(|&(offset, align)| offset % align as u64 == 0));
+    let copied = read_npz_file(&path, &d, None).expect("read by copying");
+    assert_eq!(placed, copied);
+    assert_eq!(placed.arrays["col"], inst.arrays["col"]);
+    assert_eq!(placed.arrays["A"], inst.arrays["A"]);
+    assert!(matches!(placed.arrays["col"], Values::Int32(_)));
+    validate(&d, &placed).expect("valid");
+
+    // A flipped bit of a value is found by the member's checksum, as the
+    // copying reader finds it.
+    let mut damaged = bytes.clone();
+    let at = bytes.len() / 2;
+    damaged[at] ^= 0x10;
+    std::fs::write(&path, &damaged).expect("written");
+    let err = |pages: Option<&dyn FilePages>| match read_npz_file(&path, &d, pages) {
+        Err(ReadFileError::Npz(e)) => e.to_string(),
+        other => panic!("not refused: {:?}", other.map(|_| ())),
+    };
+    let (placed, copied) = (err(Some(&pages)), err(None));
+    assert!(placed.contains("checksum"), "{placed}");
+    assert!(copied.contains("checksum"), "{copied}");
+}
+
+#[test]
+fn members_that_cannot_be_held_in_place_are_copied() {
+    let d = format("csr");
+    let inst = wide_csr(300_000);
+    let dir = tempfile::tempdir().expect("a directory");
+    // Written by zip without alignment after a member of one byte (which
+    // shifts the values off their alignment), compressed, or small: none
+    // is given to the allocator, and each reads as the instance.
+    let (bytes, _) = write(&d, &inst);
+    let mut unaligned = zip::ZipWriter::new(Cursor::new(Vec::new()));
+    let stored =
+        zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Stored);
+    unaligned.start_file("pad", stored).expect("started");
+    std::io::Write::write_all(&mut unaligned, b"x").expect("written");
+    let mut compressed = zip::ZipWriter::new(Cursor::new(Vec::new()));
+    let mut source = zip::ZipArchive::new(Cursor::new(&bytes)).expect("an archive");
+    for k in 0..source.len() {
+        let mut member = source.by_index(k).expect("a member");
+        let name = member.name().to_string();
+        let mut data = Vec::new();
+        std::io::Read::read_to_end(&mut member, &mut data).expect("read");
+        unaligned.start_file(name.clone(), stored).expect("started");
+        std::io::Write::write_all(&mut unaligned, &data).expect("written");
+        let deflated = zip::write::SimpleFileOptions::default()
+            .compression_method(zip::CompressionMethod::Deflated);
+        compressed.start_file(name, deflated).expect("started");
+        std::io::Write::write_all(&mut compressed, &data).expect("written");
+    }
+    let small = write(&d, &wide_csr(1000)).0;
+    for (what, bytes, want) in [
+        (
+            "unaligned",
+            unaligned.finish().expect("done").into_inner(),
+            &inst,
+        ),
+        (
+            "compressed",
+            compressed.finish().expect("done").into_inner(),
+            &inst,
+        ),
+        ("small", small, &wide_csr(1000)),
+    ] {
+        let path = dir.path().join(format!("{what}.npz"));
+        std::fs::write(&path, &bytes).expect("written");
+        let pages = CopyingPages::default();
+        let read = read_npz_file(&path, &d, Some(&pages)).expect("read");
+        assert_eq!(read.arrays, want.arrays, "{what}");
+        assert_eq!(pages.given(), vec![], "{what}");
     }
 }

@@ -11,6 +11,7 @@ use zip::{CompressionMethod, ZipArchive, ZipWriter};
 
 use codegen::width::IndexWidth;
 
+use super::in_place::{InPlace, MemberInfo};
 use super::NpzError;
 use crate::instance::Values;
 
@@ -114,12 +115,14 @@ where
 /// Reads the member's values straight from its bytes, `N` little-endian
 /// bytes each, decoded by `decode` a chunk at a time (no value read one
 /// by one through npyz); `raw` says that `decode` is `T::from_le_bytes`,
-/// so that on a little-endian machine the bytes are read into place.
+/// so that on a little-endian machine the bytes are read into place, or
+/// held in the file's own pages when `place` allows ([`InPlace`]).
 fn read_le<T, R, const N: usize>(
     npy: NpyFile<Member<'_, R>>,
     key: &str,
     raw: bool,
     decode: impl Fn([u8; N]) -> T,
+    place: Option<InPlace<'_>>,
 ) -> Result<Array<T>, NpzError>
 where
     T: bytemuck::Pod,
@@ -131,6 +134,19 @@ where
     let n = usize::try_from(npy.len())
         .map_err(|_| NpzError::member(key, "holds more values than this machine addresses"))?;
     let mut reader = npy.into_inner();
+    let in_c_order = !fortran || shape.len() < 2;
+    if let (Some(place), true, true) = (place, raw && std::mem::size_of::<T>() == N, in_c_order) {
+        let member = reader.get_ref();
+        let info = MemberInfo {
+            stored: member.compression() == zip::CompressionMethod::Stored && !member.encrypted(),
+            data_start: member.data_start(),
+            size: member.size(),
+            crc32: member.crc32(),
+        };
+        if let Some(values) = place.values(key, &info, n)? {
+            return Ok(Array { shape, values });
+        }
+    }
     const CHUNK: usize = 1 << 16;
     let mut buf = vec![0u8; CHUNK * N];
     // Room for every value when the member is large enough to hold them
@@ -163,6 +179,9 @@ where
                 .map(|c| decode(c.try_into().unwrap_or([0; N]))),
         );
     }
+    // The archive checks the member's checksum at its end, which reading
+    // exactly the values does not reach.
+    std::io::copy(&mut reader, &mut std::io::sink()).map_err(failed)?;
     let values = if fortran {
         to_c_order(&shape, values)
     } else {
@@ -201,16 +220,18 @@ pub(super) fn read_ints<R: Read + Seek>(
     zip: &mut ZipArchive<R>,
     key: &str,
 ) -> Result<Array<i64>, NpzError> {
-    read_any_int(zip, key)
+    read_any_int(zip, key, None)
 }
 
 /// Member `key` as an index array, with the index width its dtype
 /// records: 32 for integers of at most 32 bits that fit `int32` (int8 to
 /// int32, uint8 and uint16; held as [`Values::Int32`], little-endian int32
-/// read straight from its bytes), 64 otherwise.
+/// read straight from its bytes, or in place when `place` allows), 64
+/// otherwise.
 pub(super) fn read_index<R: Read + Seek>(
     zip: &mut ZipArchive<R>,
     key: &str,
+    place: Option<InPlace<'_>>,
 ) -> Result<(IndexArray, IndexWidth), NpzError> {
     let npy = open(zip, key)?.ok_or_else(|| NpzError::missing(key))?;
     let t = type_str(key, &npy.dtype())?;
@@ -221,7 +242,7 @@ pub(super) fn read_index<R: Read + Seek>(
     };
     match (t.type_char(), t.size_field()) {
         (TypeChar::Int, 4) if little_endian(&t) => {
-            let a = read_le(npy, key, true, i32::from_le_bytes)?;
+            let a = read_le(npy, key, true, i32::from_le_bytes, place)?;
             let values = Values::Int32(a.values);
             Ok((
                 IndexArray {
@@ -233,11 +254,11 @@ pub(super) fn read_index<R: Read + Seek>(
         }
         (TypeChar::Int, 1 | 2 | 4) | (TypeChar::Uint, 1 | 2) => {
             drop(npy);
-            Ok((narrow(read_any_int(zip, key)?), IndexWidth::W32))
+            Ok((narrow(read_any_int(zip, key, None)?), IndexWidth::W32))
         }
         _ => {
             drop(npy);
-            let a = read_any_int(zip, key)?;
+            let a = read_any_int(zip, key, place)?;
             let values = Values::Int(a.values);
             Ok((
                 IndexArray {
@@ -250,72 +271,128 @@ pub(super) fn read_index<R: Read + Seek>(
     }
 }
 
-/// Reads member `key` as integers of any integer dtype.
+/// Reads member `key` as integers of any integer dtype (little-endian
+/// int64 in place when `place` allows).
 fn read_any_int<R: Read + Seek>(
     zip: &mut ZipArchive<R>,
     key: &str,
+    place: Option<InPlace<'_>>,
 ) -> Result<Array<i64>, NpzError> {
-    let npy = open(zip, key)?.ok_or_else(|| NpzError::missing(key))?;
-    let t = type_str(key, &npy.dtype())?;
-    let wrong = || {
-        NpzError::member(
-            key,
-            format!("has dtype `{t}`, but an index array holds integers (int32 or int64)"),
-        )
+    let (a, by_npyz) = {
+        let npy = open(zip, key)?.ok_or_else(|| NpzError::missing(key))?;
+        let t = type_str(key, &npy.dtype())?;
+        let wrong = || {
+            NpzError::member(
+                key,
+                format!("has dtype `{t}`, but an index array holds integers (int32 or int64)"),
+            )
+        };
+        // read_le checks the member's checksum; npyz's reading (read_as) does
+        // not reach the member's end, where the archive checks it.
+        let by_npyz = !(matches!(t.type_char(), TypeChar::Int)
+            && matches!(t.size_field(), 4 | 8)
+            && little_endian(&t));
+        let a = match (t.type_char(), t.size_field()) {
+            (TypeChar::Int, 1) => convert(read_as::<i8, _>(npy, key)?, |v| Some(i64::from(v)), key),
+            (TypeChar::Int, 2) => {
+                convert(read_as::<i16, _>(npy, key)?, |v| Some(i64::from(v)), key)
+            }
+            (TypeChar::Int, 4) if little_endian(&t) => {
+                read_le(npy, key, false, |b| i64::from(i32::from_le_bytes(b)), None)
+            }
+            (TypeChar::Int, 8) if little_endian(&t) => {
+                read_le(npy, key, true, i64::from_le_bytes, place)
+            }
+            (TypeChar::Int, 4) => {
+                convert(read_as::<i32, _>(npy, key)?, |v| Some(i64::from(v)), key)
+            }
+            (TypeChar::Int, 8) => read_as::<i64, _>(npy, key),
+            (TypeChar::Uint, 1) => {
+                convert(read_as::<u8, _>(npy, key)?, |v| Some(i64::from(v)), key)
+            }
+            (TypeChar::Uint, 2) => {
+                convert(read_as::<u16, _>(npy, key)?, |v| Some(i64::from(v)), key)
+            }
+            (TypeChar::Uint, 4) => {
+                convert(read_as::<u32, _>(npy, key)?, |v| Some(i64::from(v)), key)
+            }
+            (TypeChar::Uint, 8) => {
+                convert(read_as::<u64, _>(npy, key)?, |v| i64::try_from(v).ok(), key)
+            }
+            _ => Err(wrong()),
+        }?;
+        (a, by_npyz)
     };
-    match (t.type_char(), t.size_field()) {
-        (TypeChar::Int, 1) => convert(read_as::<i8, _>(npy, key)?, |v| Some(i64::from(v)), key),
-        (TypeChar::Int, 2) => convert(read_as::<i16, _>(npy, key)?, |v| Some(i64::from(v)), key),
-        (TypeChar::Int, 4) if little_endian(&t) => {
-            read_le(npy, key, false, |b| i64::from(i32::from_le_bytes(b)))
-        }
-        (TypeChar::Int, 8) if little_endian(&t) => read_le(npy, key, true, i64::from_le_bytes),
-        (TypeChar::Int, 4) => convert(read_as::<i32, _>(npy, key)?, |v| Some(i64::from(v)), key),
-        (TypeChar::Int, 8) => read_as::<i64, _>(npy, key),
-        (TypeChar::Uint, 1) => convert(read_as::<u8, _>(npy, key)?, |v| Some(i64::from(v)), key),
-        (TypeChar::Uint, 2) => convert(read_as::<u16, _>(npy, key)?, |v| Some(i64::from(v)), key),
-        (TypeChar::Uint, 4) => convert(read_as::<u32, _>(npy, key)?, |v| Some(i64::from(v)), key),
-        (TypeChar::Uint, 8) => {
-            convert(read_as::<u64, _>(npy, key)?, |v| i64::try_from(v).ok(), key)
-        }
-        _ => Err(wrong()),
+    if by_npyz {
+        verify_checksum(zip, key)?;
     }
+    Ok(a)
+}
+
+/// Reads member `key` to its end, where the archive compares its bytes
+/// with their checksum: what a reader that stops at the last value (npyz)
+/// leaves unchecked.
+fn verify_checksum<R: Read + Seek>(zip: &mut ZipArchive<R>, key: &str) -> Result<(), NpzError> {
+    let mut file = zip
+        .by_name(&format!("{key}.npy"))
+        .map_err(NpzError::archive)?;
+    std::io::copy(&mut file, &mut std::io::sink())
+        .map(drop)
+        .map_err(|e| NpzError::member(key, format!("cannot read its values: {e}")))
 }
 
 /// Reads member `key` as reals: float64, float32, or an integer dtype
-/// (exact up to 2^53, like any reader into `f64`).
+/// (exact up to 2^53, like any reader into `f64`); little-endian float64
+/// in place when `place` allows.
 pub(super) fn read_reals<R: Read + Seek>(
     zip: &mut ZipArchive<R>,
     key: &str,
+    place: Option<InPlace<'_>>,
 ) -> Result<Array<f64>, NpzError> {
-    let npy = open(zip, key)?.ok_or_else(|| NpzError::missing(key))?;
-    let t = type_str(key, &npy.dtype())?;
-    match (t.type_char(), t.size_field()) {
-        (TypeChar::Float, 8) if little_endian(&t) => read_le(npy, key, true, f64::from_le_bytes),
-        (TypeChar::Float, 8) => read_as::<f64, _>(npy, key),
-        (TypeChar::Float, 4) => convert(read_as::<f32, _>(npy, key)?, |v| Some(f64::from(v)), key),
-        (TypeChar::Int | TypeChar::Uint, _) => {
-            drop(npy);
-            let ints = read_ints(zip, key)?;
-            Ok(Array {
-                shape: ints.shape,
-                values: ints.values.iter().map(|&v| v as f64).collect(),
-            })
-        }
-        (TypeChar::Bool, _) => convert(
-            read_as::<bool, _>(npy, key)?,
-            |v| Some(f64::from(u8::from(v))),
-            key,
-        ),
-        (TypeChar::Complex, _) => Err(NpzError::member(
-            key,
-            format!("has dtype `{t}`: complex values are not supported"),
-        )),
-        _ => Err(NpzError::member(
-            key,
-            format!("has dtype `{t}`, but values are numbers (float64)"),
-        )),
+    let (a, by_npyz) = {
+        let npy = open(zip, key)?.ok_or_else(|| NpzError::missing(key))?;
+        let t = type_str(key, &npy.dtype())?;
+        // As in read_any_int: what npyz reads is checked here.
+        let by_npyz = matches!(
+            (t.type_char(), t.size_field()),
+            (TypeChar::Float, 4 | 8) | (TypeChar::Bool, _)
+        ) && !(t.size_field() == 8 && little_endian(&t));
+        let a = match (t.type_char(), t.size_field()) {
+            (TypeChar::Float, 8) if little_endian(&t) => {
+                read_le(npy, key, true, f64::from_le_bytes, place)
+            }
+            (TypeChar::Float, 8) => read_as::<f64, _>(npy, key),
+            (TypeChar::Float, 4) => {
+                convert(read_as::<f32, _>(npy, key)?, |v| Some(f64::from(v)), key)
+            }
+            (TypeChar::Int | TypeChar::Uint, _) => {
+                drop(npy);
+                let ints = read_ints(zip, key)?;
+                Ok(Array {
+                    shape: ints.shape,
+                    values: ints.values.iter().map(|&v| v as f64).collect(),
+                })
+            }
+            (TypeChar::Bool, _) => convert(
+                read_as::<bool, _>(npy, key)?,
+                |v| Some(f64::from(u8::from(v))),
+                key,
+            ),
+            (TypeChar::Complex, _) => Err(NpzError::member(
+                key,
+                format!("has dtype `{t}`: complex values are not supported"),
+            )),
+            _ => Err(NpzError::member(
+                key,
+                format!("has dtype `{t}`, but values are numbers (float64)"),
+            )),
+        }?;
+        (a, by_npyz)
+    };
+    if by_npyz {
+        verify_checksum(zip, key)?;
     }
+    Ok(a)
 }
 
 /// Reads member `key` as a text scalar (`|S` bytes or `<U` unicode).
@@ -340,14 +417,24 @@ pub(super) fn read_text<R: Read + Seek>(
     let mut v = npy
         .into_vec::<String>()
         .map_err(|e| NpzError::member(key, format!("cannot read its text: {e}")))?;
+    verify_checksum(zip, key)?;
     Ok(v.pop())
 }
 
+/// Where every member's bytes start: at a multiple of 64 bytes in the
+/// file (the zip format's alignment padding, which readers skip), so that
+/// the values, which the `.npy` header ends at a multiple of 64 too, lie
+/// at an offset their alignment divides and can be read in place
+/// ([`super::in_place`]).
+pub const MEMBER_ALIGNMENT: u16 = 64;
+
 /// The options of every member: stored (no compression, as
-/// `save_npz(..., compressed=False)`), zip64 when large.
+/// `save_npz(..., compressed=False)`), aligned ([`MEMBER_ALIGNMENT`]),
+/// zip64 when large.
 fn options(bytes: u64) -> SimpleFileOptions {
     SimpleFileOptions::default()
         .compression_method(CompressionMethod::Stored)
+        .with_alignment(MEMBER_ALIGNMENT)
         .large_file(bytes >= u64::from(u32::MAX) - 1024)
 }
 

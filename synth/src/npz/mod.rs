@@ -27,6 +27,7 @@
 //! against the descriptor (lengths, ranges, rules), as a JSON instance.
 
 pub mod arrays;
+pub mod in_place;
 pub mod layout;
 
 use std::collections::BTreeMap;
@@ -38,6 +39,7 @@ use zip::{ZipArchive, ZipWriter};
 
 use crate::descriptor::Descriptor;
 use crate::instance::{Instance, Values};
+use in_place::{FilePages, InPlace};
 use layout::{layout_of, match_layout, scipy_layout, ScipyLayout, Transform};
 
 /// The key of the format name in the generic layout.
@@ -115,12 +117,22 @@ pub enum Written {
 /// A damaged archive, a missing array, a dtype or shape that cannot be
 /// the layout's, or an archive of a scipy format that `d` does not have.
 pub fn read_npz<R: Read + Seek>(reader: R, d: &Descriptor) -> Result<Instance, NpzError> {
+    read_npz_with(reader, d, None)
+}
+
+/// [`read_npz`], with the large arrays held in the file's pages when
+/// `place` allows ([`in_place`]).
+fn read_npz_with<R: Read + Seek>(
+    reader: R,
+    d: &Descriptor,
+    place: Option<InPlace<'_>>,
+) -> Result<Instance, NpzError> {
     let mut zip = ZipArchive::new(reader).map_err(NpzError::archive)?;
     if let Some(format) = arrays::read_text(&mut zip, "format")? {
-        return read_scipy(&mut zip, &format.to_ascii_lowercase(), d);
+        return read_scipy(&mut zip, &format.to_ascii_lowercase(), d, place);
     }
     if let Some(format) = arrays::read_text(&mut zip, GENERIC_FORMAT_KEY)? {
-        return read_generic(&mut zip, format, d);
+        return read_generic(&mut zip, format, d, place);
     }
     Err(NpzError::Layout(format!(
         "the archive is neither a scipy.sparse matrix (no `format` array) nor an spf instance \
@@ -169,8 +181,9 @@ fn read_scipy<R: Read + Seek>(
     zip: &mut ZipArchive<R>,
     format: &str,
     d: &Descriptor,
+    place: Option<InPlace<'_>>,
 ) -> Result<Instance, NpzError> {
-    let data = arrays::read_reals(zip, "data")?;
+    let data = arrays::read_reals(zip, "data", place)?;
     let block = match (format, data.shape.as_slice()) {
         ("bsr", [_, r, c]) => Some((*r as i64, *c as i64)),
         ("bsr", s) => {
@@ -216,7 +229,7 @@ fn read_scipy<R: Read + Seek>(
     let mut recorded = Recorded::default();
     if arrays::has(zip, "coords") && !arrays::has(zip, &t.ufs[0].name) {
         // scipy's newer COO: one row of `coords` per dimension.
-        let (coords, width) = arrays::read_index(zip, "coords")?;
+        let (coords, width) = arrays::read_index(zip, "coords", None)?;
         for uf in &t.ufs {
             recorded.note(t.index_kind(&uf.name), width);
         }
@@ -259,7 +272,7 @@ fn read_scipy<R: Read + Seek>(
             continue;
         }
         let hint = format!(" (a scipy `{format}` matrix stores it)");
-        let (a, width) = arrays::read_index(zip, &uf.name).map_err(|e| match e {
+        let (a, width) = arrays::read_index(zip, &uf.name, place).map_err(|e| match e {
             NpzError::Missing { key, .. } => NpzError::Missing { key, hint },
             e => e,
         })?;
@@ -374,6 +387,7 @@ fn read_generic<R: Read + Seek>(
     zip: &mut ZipArchive<R>,
     format: String,
     d: &Descriptor,
+    place: Option<InPlace<'_>>,
 ) -> Result<Instance, NpzError> {
     if format != d.name {
         return Err(NpzError::Layout(format!(
@@ -407,7 +421,7 @@ fn read_generic<R: Read + Seek>(
     }
     let mut recorded = Recorded::default();
     for uf in &d.ufs {
-        let (a, width) = arrays::read_index(zip, &uf.name).map_err(|e| match e {
+        let (a, width) = arrays::read_index(zip, &uf.name, place).map_err(|e| match e {
             NpzError::Missing { key, .. } => NpzError::Missing {
                 key,
                 hint: hint("an index array"),
@@ -418,7 +432,7 @@ fn read_generic<R: Read + Seek>(
         inst.arrays.insert(uf.name.clone(), a.values);
     }
     inst.index_width = recorded.widths();
-    let a = arrays::read_reals(zip, &d.data_name).map_err(|e| match e {
+    let a = arrays::read_reals(zip, &d.data_name, place).map_err(|e| match e {
         NpzError::Missing { key, .. } => NpzError::Missing {
             key,
             hint: hint("the value array"),
@@ -684,10 +698,18 @@ fn write_generic<W: Write + Seek>(
     arrays::write_reals(zip, &d.data_name, &[values.len() as u64], &values)
 }
 
-/// Reads an instance of `d` from an `.npz` file ([`read_npz`]).
-pub fn read_npz_file(path: &std::path::Path, d: &Descriptor) -> Result<Instance, ReadFileError> {
+/// Reads an instance of `d` from an `.npz` file ([`read_npz`]); with
+/// `pages`, the process's allocator, large arrays stored aligned and
+/// uncompressed are held in the file's own pages, not copied
+/// ([`in_place`]: the file must not change while the instance is used).
+pub fn read_npz_file(
+    path: &std::path::Path,
+    d: &Descriptor,
+    pages: Option<&dyn FilePages>,
+) -> Result<Instance, ReadFileError> {
     let file = std::fs::File::open(path).map_err(ReadFileError::Io)?;
-    read_npz(std::io::BufReader::new(file), d).map_err(ReadFileError::Npz)
+    let place = pages.map(|pages| InPlace { file: &file, pages });
+    read_npz_with(std::io::BufReader::new(&file), d, place).map_err(ReadFileError::Npz)
 }
 
 /// Why an `.npz` file could not be read: the file, or its content.
