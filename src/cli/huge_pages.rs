@@ -38,7 +38,9 @@ pub struct HugePages;
 /// Marks the whole huge pages inside `len` bytes at `p` (nothing for a
 /// small or failed block, or when the kernel has fewer free huge pages; a
 /// mark the kernel refuses is ignored: the block stays in base pages).
-fn mark(p: *mut u8, len: usize) {
+/// Also what compiled conversions' own large blocks get
+/// ([`super::native`]).
+pub fn mark(p: *mut u8, len: usize) {
     if p.is_null() || len < LARGE {
         return;
     }

@@ -11,7 +11,7 @@
 //! * `int spf_abi_parameters(void)`: the function's number of parameters,
 //!   checked against [`c_parameters`](spf::codegen::c::c_parameters) before each call;
 //! * `int spf_abi_convert(void *const *args, char *message, size_t cap,
-//!   spf_abi_alloc_fn alloc, void *alloc_ctx)`:
+//!   spf_abi_alloc_fn alloc, void *alloc_ctx, spf_abi_large_fn large)`:
 //!   calls the function with one pointer per parameter, in
 //!   [`c_parameters`](spf::codegen::c::c_parameters)' order: to the value of a symbol or an input scalar,
 //!   to the first element of an array (inputs and outputs sized by their
@@ -25,7 +25,12 @@
 //!   check, an allocation that cannot be made): `abort()` and the
 //!   runtime's out-of-memory hook jump back to the entry point instead of
 //!   ending the process (what the function allocated until then is lost:
-//!   spf reports the error and exits).
+//!   spf reports the error and exits). Every block of 4 MiB or more that
+//!   the runtime allocates itself (a permutation's words, a sort's
+//!   buffers: its `malloc`, `calloc` and `realloc`) is shown to
+//!   `large(alloc_ctx, p, bytes)` before it is first touched, when `large`
+//!   is not NULL: spf marks it for transparent huge pages as its own
+//!   allocator marks its blocks ([`host_large`], [`super::huge_pages`]).
 //! * `void spf_abi_free(void *p)`: frees a returned array.
 //!
 //! The input is validated before the call (`spf convert` checks every input
@@ -51,10 +56,11 @@ use spf::synth::synthesize::Synthesized;
 use spf::synth::synthesized::{BindingKind, Side};
 
 use super::error::CliError;
+use super::huge_pages;
 
 /// The version of the entry points above; part of the cache key, so a
 /// library of another version is never loaded.
-pub const ABI_VERSION: i32 = 3;
+pub const ABI_VERSION: i32 = 4;
 
 /// The name the synthesized function gets inside the library.
 const FUNCTION: &str = "spf_conversion";
@@ -119,9 +125,11 @@ pub fn library_source(
          SPF_ABI_EXPORT int spf_abi_parameters(void) {{ return {}; }}\n\
          SPF_ABI_EXPORT void spf_abi_free(void *p) {{ free(p); }}\n\n\
          SPF_ABI_EXPORT int spf_abi_convert(void *const *args, char *message, size_t cap,\n\
-         \x20                                 spf_abi_alloc_fn alloc, void *alloc_ctx)\n{{\n\
+         \x20                                 spf_abi_alloc_fn alloc, void *alloc_ctx,\n\
+         \x20                                 spf_abi_large_fn large)\n{{\n\
          \x20   spf_abi_alloc = alloc;\n\
          \x20   spf_abi_alloc_ctx = alloc_ctx;\n\
+         \x20   spf_abi_large = large;\n\
          \x20   if (setjmp(spf_abi_jump)) {{\n\
          \x20       if (cap > 0)\n\
          \x20           snprintf(message, cap, \"%s\", spf_abi_message);\n\
@@ -215,11 +223,42 @@ static inline void *spf_alloc_out(int64_t n, size_t size, int64_t written)
     return calloc(n > 0 ? (size_t)n : 1, size);
 }
 
+/* The runtime's own large blocks are shown to spf before they are first
+ * touched (spf marks them for transparent huge pages): its malloc, calloc
+ * and realloc are these, which call the C library's. */
+typedef void (*spf_abi_large_fn)(void *ctx, void *p, size_t bytes);
+static spf_abi_large_fn spf_abi_large;
+static void *spf_abi_seen(void *p, size_t bytes)
+{
+    if (p != NULL && spf_abi_large != NULL && bytes >= ((size_t)4 << 20))
+        spf_abi_large(spf_abi_alloc_ctx, p, bytes);
+    return p;
+}
+static void *spf_abi_malloc(size_t n) { return spf_abi_seen(malloc(n), n); }
+static void *spf_abi_calloc(size_t n, size_t size)
+{
+    /* calloc refuses a product that overflows; `n * size` is then unused. */
+    return spf_abi_seen(calloc(n, size), n * size);
+}
+static void *spf_abi_realloc(void *p, size_t n) { return spf_abi_seen(realloc(p, n), n); }
+#define malloc(n) spf_abi_malloc(n)
+#define calloc(n, size) spf_abi_calloc((n), (size))
+#define realloc(p, n) spf_abi_realloc((p), (n))
+
 "#;
 
 /// The entry point's type.
-type ConvertFn =
-    unsafe extern "C" fn(*const *mut c_void, *mut c_char, usize, HostAllocFn, *mut c_void) -> c_int;
+type ConvertFn = unsafe extern "C" fn(
+    *const *mut c_void,
+    *mut c_char,
+    usize,
+    HostAllocFn,
+    *mut c_void,
+    HostLargeFn,
+) -> c_int;
+
+/// What the library shows its own large blocks to ([`host_large`]).
+type HostLargeFn = unsafe extern "C" fn(*mut c_void, *mut c_void, usize);
 
 /// The allocator the library's results come from ([`host_alloc`]).
 type HostAllocFn = unsafe extern "C" fn(*mut c_void, i64, usize) -> *mut c_void;
@@ -229,6 +268,8 @@ type HostAllocFn = unsafe extern "C" fn(*mut c_void, i64, usize) -> *mut c_void;
 #[derive(Default)]
 struct HostAllocations {
     live: Vec<(*mut u8, std::alloc::Layout)>,
+    /// How many large blocks of its own the library showed ([`host_large`]).
+    large: usize,
 }
 
 impl HostAllocations {
@@ -294,10 +335,27 @@ unsafe extern "C" fn host_alloc(ctx: *mut c_void, n: i64, size: usize) -> *mut c
     p.cast()
 }
 
+/// A large block the library allocated itself (`bytes` at `p`, not yet
+/// touched), counted in the [`HostAllocations`] at `ctx` and marked for
+/// transparent huge pages as spf's allocator marks its own
+/// ([`huge_pages::mark`]: only when the kernel has the pages to spare).
+///
+/// # Safety
+///
+/// `ctx` points to a live `HostAllocations` that nothing else touches
+/// during the call; `p` is a block of `bytes` bytes the library owns.
+unsafe extern "C" fn host_large(ctx: *mut c_void, p: *mut c_void, bytes: usize) {
+    // SAFETY: the caller vouches for `ctx`.
+    unsafe { &mut *ctx.cast::<HostAllocations>() }.large += 1;
+    huge_pages::mark(p.cast(), bytes);
+}
+
 /// A loaded conversion library.
 pub struct Library {
     lib: libloading::Library,
     path: PathBuf,
+    /// How many large blocks of its own the last run showed ([`host_large`]).
+    large_blocks: std::cell::Cell<usize>,
 }
 
 impl Library {
@@ -314,6 +372,7 @@ impl Library {
         let library = Library {
             lib,
             path: path.to_path_buf(),
+            large_blocks: std::cell::Cell::new(0),
         };
         let version = library.int_function("spf_abi_version")?;
         if version != ABI_VERSION {
@@ -518,8 +577,10 @@ impl Library {
                 message.len(),
                 host_alloc,
                 (&mut host as *mut HostAllocations).cast(),
+                host_large,
             )
         };
+        self.large_blocks.set(host.large);
         // The 32-bit results, by their computation names; those an extent
         // reads are in the memory at 64 bits too (before the returned
         // arrays are measured by them).
@@ -604,6 +665,13 @@ impl Library {
             }
         }
         Ok(out)
+    }
+
+    /// How many blocks of 4 MiB or more the runtime allocated itself in
+    /// the last [`Library::run`] (each shown to [`host_large`]).
+    #[cfg(test)]
+    fn large_blocks(&self) -> usize {
+        self.large_blocks.get()
     }
 
     /// The exported symbol `name`, of type `T`.
@@ -786,6 +854,69 @@ mod tests {
                 assert_eq!(narrow, width == IndexWidth::W32, "{name} at {width:?}");
             }
         }
+        let _ = std::fs::remove_dir_all(&cache);
+    }
+
+    /// The runtime's own large blocks (COO → CSR's permutation of 600,000
+    /// entries holds their words in 4.8 MB) are shown to spf, and the
+    /// conversion's result is the CSR of the entries.
+    #[test]
+    fn large_runtime_blocks_are_shown_to_spf() {
+        let (coo, csr) = (load_format("coo").unwrap(), load_format("csr").unwrap());
+        let s = synthesize(&coo, &csr).expect("synthesizes");
+        let program = s.program().expect("scans");
+        // Entry n at row n % 1000 and column (7 (n / 1000) + n) % 1000:
+        // 600 distinct columns a row, rows interleaved.
+        let n = 600_000i64;
+        let (rows, cols): (Vec<i32>, Vec<i32>) = (0..n)
+            .map(|e| ((e % 1000) as i32, ((7 * (e / 1000) + e) % 1000) as i32))
+            .unzip();
+        let values: Vec<f64> = (0..n).map(|e| e as f64 + 0.5).collect();
+        let mut input = Instance {
+            format: "COO".into(),
+            ..Instance::default()
+        };
+        for (name, v) in [("NR", 1000), ("NC", 1000), ("NNZ", n)] {
+            input.symbols.insert(name.into(), v);
+        }
+        input
+            .arrays
+            .insert("row".into(), Values::Int32(rows.clone()));
+        input
+            .arrays
+            .insert("col".into(), Values::Int32(cols.clone()));
+        input
+            .arrays
+            .insert("A".into(), Values::Real(values.clone()));
+        let cache = std::env::temp_dir().join(format!("spf-native-large-{}", std::process::id()));
+        let widths = IndexWidths::uniform(IndexWidth::W32);
+        let source = library_source(&s, &program, widths).expect("prints");
+        let (lib, _, _) = obtain(
+            Some(&cache),
+            &coo,
+            &csr,
+            widths,
+            &source,
+            &Progress::hidden(),
+        )
+        .expect("compiles");
+        let out = lib.run(&s, &program, &mut input, widths).expect("runs");
+        assert!(lib.large_blocks() >= 1, "{}", lib.large_blocks());
+        // The CSR, computed here: entries sorted by (row, column).
+        let mut sorted: Vec<(i32, i32, f64)> = (0..n as usize)
+            .map(|e| (rows[e], cols[e], values[e]))
+            .collect();
+        sorted.sort_by_key(|&(i, j, _)| (i, j));
+        let rowptr: Vec<i32> = (0..=1000).map(|i| i * 600).collect();
+        assert_eq!(out.arrays["rowptr"], Values::Int32(rowptr));
+        assert_eq!(
+            out.arrays["col"],
+            Values::Int32(sorted.iter().map(|e| e.1).collect())
+        );
+        assert_eq!(
+            out.arrays["A"],
+            Values::Real(sorted.iter().map(|e| e.2).collect())
+        );
         let _ = std::fs::remove_dir_all(&cache);
     }
 }
