@@ -446,7 +446,7 @@ const PARALLEL_BYTES: usize = 1 << 20;
 /// problem and says where it is.
 fn coordinate_body<I: IndexInt>(
     lines: &mut Lines<'_>,
-    text: &str,
+    file: &[u8],
     banner: &Banner,
     size: &Size,
     hint: usize,
@@ -464,7 +464,7 @@ fn coordinate_body<I: IndexInt>(
             return Ok(body);
         }
     }
-    careful_body(lines, text, banner, size, hint)
+    careful_body(lines, whole_text(file)?, banner, size, hint)
 }
 
 /// [`coordinate_body`]'s two threads: `first` read into the start of one
@@ -748,24 +748,53 @@ pub(super) fn parse_at_width(
     }
 }
 
-/// What comes before a file's body: the text, its banner and size line,
-/// and where the body starts.
+/// What comes before a file's body: its banner and size line, and where
+/// the body starts.
+///
+/// Only the header is checked to be UTF-8 here. The body's fast path reads
+/// ASCII entries and nothing else; the careful path, which every other
+/// body goes to, first checks the whole file ([`whole_text`]). So a file
+/// with a byte that is not UTF-8 is refused, located, as before, without
+/// a pass over the bodies that the fast path reads.
 struct Header<'a> {
-    text: &'a str,
+    bytes: &'a [u8],
     banner: Banner,
     size: Size,
     body_start: Lines<'a>,
 }
 
+/// The whole file as text, for the careful path: an invalid byte is
+/// located.
+fn whole_text(bytes: &[u8]) -> Result<&str, TensorIoError> {
+    decode(bytes)
+}
+
+/// Where the header ends: after the banner line, the comment and blank
+/// lines that follow it, and the size line (the end of the file when it
+/// ends before).
+fn header_end(bytes: &[u8]) -> usize {
+    let mut lines = Lines::new(bytes, 0, 1);
+    let _banner = lines.next();
+    for (_, raw) in lines.by_ref() {
+        if !skipped(raw) {
+            break;
+        }
+    }
+    bytes.len() - lines.rest().len()
+}
+
 impl<'a> Header<'a> {
     fn read(bytes: &'a [u8]) -> Result<Header<'a>, TensorIoError> {
-        let text = decode(bytes)?;
+        // The header's text: a prefix of the file, so an invalid byte in it
+        // is located as in the whole file (and a file that ends in its
+        // header is all header).
+        let text = decode(&bytes[..header_end(bytes)])?;
         let mut lines = Lines::new(bytes, 0, 1);
         let banner_line = lines.next().map_or("", |(_, raw)| as_text(raw));
         let banner = read_banner(banner_line.strip_suffix('\r').unwrap_or(banner_line))?;
         let size = read_size(&mut lines, text, &banner)?;
         Ok(Header {
-            text,
+            bytes,
             banner,
             size,
             body_start: lines,
@@ -779,14 +808,14 @@ impl<'a> Header<'a> {
         bytes: &[u8],
         options: &ReadOptions,
     ) -> Result<CooTensor<I>, TensorIoError> {
-        let (text, banner, size) = (self.text, &self.banner, &self.size);
+        let (banner, size) = (&self.banner, &self.size);
         let mut lines = self.body_start.clone();
         // No entry line is shorter than 4 bytes (`1 1\n`).
         let hint = bytes.len() / 4;
         let mut body = if banner.array {
-            array_body::<I>(&mut lines, text, banner, size)?
+            array_body::<I>(&mut lines, whole_text(self.bytes)?, banner, size)?
         } else {
-            coordinate_body::<I>(&mut lines, text, banner, size, hint)?
+            coordinate_body::<I>(&mut lines, self.bytes, banner, size, hint)?
         };
         let dims = vec![size.rows, size.cols];
         if banner.kind == Kind::General {
@@ -886,6 +915,50 @@ mod tests {
         text = text.replacen("\n1 ", "\n% first half\n1 ", 1);
         let bytes = text.into_bytes();
         assert_eq!(halves_of(&bytes), Some(n));
+    }
+
+    /// Only the header is checked to be UTF-8 before the body is read: a
+    /// byte that is not, in a large body's entry, in a comment of its
+    /// second half or after its last entry, sends the body to the careful
+    /// path, which locates it as a check of the whole file did.
+    #[test]
+    fn bytes_that_are_not_utf8_are_located_in_any_body() {
+        let n = 150_000;
+        let (bytes, _) = big_file(n, n, "", "");
+        let line_of = |at: usize| bytes[..at].iter().filter(|&&b| b == b'\n').count() + 1;
+        // The third entry line's value, the last entry line's value.
+        let starts: Vec<usize> = std::iter::once(0)
+            .chain(memchr::memchr_iter(b'\n', &bytes).map(|k| k + 1))
+            .collect();
+        for line in [5, n + 2] {
+            let mut bad = bytes.clone();
+            let at = starts[line - 1] + 2;
+            bad[at] = 0xff;
+            let e = parse(&bad, &ReadOptions::default()).expect_err("not UTF-8");
+            assert_eq!(
+                (e.line, e.column, e.message.as_str()),
+                (line_of(at), 3, "the file is not valid UTF-8 text")
+            );
+        }
+        let (mut bad, _) = big_file(n, n, "% caf\u{e9}\n", "% end\n");
+        for tail in [bad.len() - 3, bad.len() - 1] {
+            let mut b = bad.clone();
+            b[tail] = 0xc3;
+            let e = parse(&b, &ReadOptions::default()).expect_err("not UTF-8");
+            assert_eq!(e.message, "the file is not valid UTF-8 text");
+            assert_eq!(e.line, n + 4, "{tail}");
+        }
+        // A comment's valid UTF-8 (`é`) is read.
+        bad.truncate(bad.len() - "% end\n".len());
+        assert_eq!(
+            parse(&bad, &ReadOptions::default()).map(|t| t.values.len()),
+            Ok(n)
+        );
+        // In the header.
+        let mut head = bytes.clone();
+        head[3] = 0x80;
+        let e = parse(&head, &ReadOptions::default()).expect_err("not UTF-8");
+        assert_eq!((e.line, e.column), (1, 4));
     }
 
     #[test]
