@@ -24,7 +24,8 @@ pub(super) fn row_major_strides(dims: &[i64]) -> Option<Vec<u64>> {
 }
 
 /// Whether two of the keys `key(0), .., key(n - 1)` are equal, with no
-/// array of keys built: `O(n)` when they are strictly increasing;
+/// array of keys built: `O(n)` when they are strictly increasing (found
+/// on two threads for many keys, [`order_and_max`]);
 /// otherwise one pass counts them by their top 11 bits, one distributes
 /// them into buckets (about `n / 2048` keys each, in cache), and each
 /// bucket is sorted on its own. Many keys are counted, distributed and
@@ -32,17 +33,10 @@ pub(super) fn row_major_strides(dims: &[i64]) -> Option<Vec<u64>> {
 pub(super) fn has_repeated_keys(n: usize, key: impl Fn(usize) -> u64 + Sync) -> bool {
     const BITS: u32 = 11;
     const BUCKETS: usize = 1 << BITS;
-    let (increasing, max) = (0..n).fold((true, None::<u64>), |(up, last), e| {
-        let k = key(e);
-        (
-            up && last.is_none_or(|l| l < k),
-            Some(last.map_or(k, |l| l.max(k))),
-        )
-    });
+    let (increasing, max) = order_and_max(n, &key);
     if increasing {
         return false;
     }
-    let max = max.unwrap_or(0);
     let shift = (64 - max.leading_zeros()).saturating_sub(BITS);
     let bucket = |k: u64| (k >> shift) as usize;
     // Each part of the entries is distributed into buckets of its own.
@@ -100,6 +94,42 @@ pub(super) fn has_repeated_keys(n: usize, key: impl Fn(usize) -> u64 + Sync) -> 
         let earlier = repeated_in(&parts, 0..half);
         earlier || later.join().unwrap_or(true)
     })
+}
+
+/// Whether the keys `key(0), .., key(n - 1)` are strictly increasing, and
+/// the largest (0 for none): in two halves on two threads for many keys
+/// (the halves are increasing, and the first's last key is below the
+/// second's first).
+fn order_and_max(n: usize, key: &(impl Fn(usize) -> u64 + Sync)) -> (bool, u64) {
+    // (increasing, first, last, largest) of the keys in `part`.
+    let scan = |part: std::ops::Range<usize>| {
+        let first = (!part.is_empty()).then(|| key(part.start));
+        let (up, last, max) = part.fold((true, None::<u64>, 0u64), |(up, last, max), e| {
+            let k = key(e);
+            (up && last.is_none_or(|l| l < k), Some(k), max.max(k))
+        });
+        (up, first, last, max)
+    };
+    if n < PARALLEL_KEYS {
+        let (up, _, _, max) = scan(0..n);
+        return (up, max);
+    }
+    let halves = std::thread::scope(|scope| {
+        let later = scope.spawn(|| scan(n / 2..n));
+        let earlier = scan(0..n / 2);
+        later.join().map(|later| (earlier, later))
+    });
+    match halves {
+        Ok(((up1, _, last1, max1), (up2, first2, _, max2))) => {
+            let joined = matches!((last1, first2), (Some(a), Some(b)) if a < b);
+            (up1 && up2 && joined, max1.max(max2))
+        }
+        // A thread that failed: both halves scanned here.
+        Err(_) => {
+            let (up, _, _, max) = scan(0..n);
+            (up, max)
+        }
+    }
 }
 
 /// Keys distributed into buckets: bucket `b` at `keys[starts[b]..starts[b + 1]]`.
@@ -219,6 +249,33 @@ mod tests {
             keys.push(*twice.expect("keys"));
             assert!(repeated(&keys));
         }
+    }
+
+    /// The order and largest key of many keys, from two halves, are those
+    /// of one scan: increasing only when each half is and they join in
+    /// order.
+    #[test]
+    fn order_and_max_from_two_halves() {
+        let n = PARALLEL_KEYS + 11;
+        let up: Vec<u64> = (0..n as u64).map(|i| 3 * i + 1).collect();
+        let of = |keys: &[u64]| order_and_max(keys.len(), &|e| keys[e]);
+        assert_eq!(of(&up), (true, 3 * (n as u64 - 1) + 1));
+        // The two halves increase, but the second starts below the first's
+        // end; a repeat across the cut; a fall inside either half.
+        let mut swapped = up[n / 2..].to_vec();
+        swapped.extend_from_slice(&up[..n / 2]);
+        assert_eq!(of(&swapped), (false, *up.last().expect("keys")));
+        let mut at_cut = up.clone();
+        at_cut[n / 2] = at_cut[n / 2 - 1];
+        assert!(!of(&at_cut).0);
+        for fall in [7, n - 3] {
+            let mut keys = up.clone();
+            keys.swap(fall, fall + 1);
+            assert!(!of(&keys).0, "{fall}");
+            assert!(!repeated(&keys));
+        }
+        assert_eq!(of(&[]), (true, 0));
+        assert_eq!(of(&[9]), (true, 9));
     }
 
     #[test]
