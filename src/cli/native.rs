@@ -794,14 +794,29 @@ fn scalar(p: &Parameter, memory: &Memory) -> Result<Scalar, String> {
 
 #[cfg(test)]
 mod tests {
+    use spf::codegen::ast::LoopProgram;
     use spf::codegen::width::{IndexWidth, IndexWidths};
     use spf::synth::builtin::load_format;
     use spf::synth::instance::{Instance, Values};
-    use spf::synth::synthesize::synthesize;
+    use spf::synth::synthesize::{synthesize, Synthesized};
 
-    use super::library_source;
+    use super::{library_source, Library};
     use crate::cli::native_cache::obtain;
     use crate::cli::progress::Progress;
+
+    /// The library of `s` at `widths`, compiled into `cache`.
+    fn compiled(
+        s: &Synthesized,
+        program: &LoopProgram,
+        widths: IndexWidths,
+        cache: &std::path::Path,
+    ) -> Library {
+        let source = library_source(s, program, widths).expect("prints");
+        let (src, dst) = (&s.conversion.src, &s.conversion.dst_given);
+        obtain(Some(cache), src, dst, widths, &source, &Progress::hidden())
+            .expect("compiles")
+            .0
+    }
 
     /// A 32-bit instance goes through a compiled conversion at 32 bits
     /// without being widened: its arrays are passed as they are, the
@@ -831,16 +846,7 @@ mod tests {
         let cache = std::env::temp_dir().join(format!("spf-native-w32-{}", std::process::id()));
         for width in [IndexWidth::W32, IndexWidth::W64] {
             let widths = IndexWidths::uniform(width);
-            let source = library_source(&s, &program, widths).expect("prints");
-            let (lib, _, _) = obtain(
-                Some(&cache),
-                &csr,
-                &csc,
-                widths,
-                &source,
-                &Progress::hidden(),
-            )
-            .expect("compiles");
+            let lib = compiled(&s, &program, widths, &cache);
             let out = lib
                 .run(&s, &program, &mut input.clone(), widths)
                 .expect("runs");
@@ -890,16 +896,7 @@ mod tests {
             .insert("A".into(), Values::Real(values.clone()));
         let cache = std::env::temp_dir().join(format!("spf-native-large-{}", std::process::id()));
         let widths = IndexWidths::uniform(IndexWidth::W32);
-        let source = library_source(&s, &program, widths).expect("prints");
-        let (lib, _, _) = obtain(
-            Some(&cache),
-            &coo,
-            &csr,
-            widths,
-            &source,
-            &Progress::hidden(),
-        )
-        .expect("compiles");
+        let lib = compiled(&s, &program, widths, &cache);
         let out = lib.run(&s, &program, &mut input, widths).expect("runs");
         assert!(lib.large_blocks() >= 1, "{}", lib.large_blocks());
         // The CSR, computed here: entries sorted by (row, column).
