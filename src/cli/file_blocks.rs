@@ -98,12 +98,13 @@ fn map(file: &File, offset: u64, len: usize, align: usize) -> Option<NonNull<u8>
     if len < SMALLEST || align == 0 || offset % align != 0 {
         return None;
     }
+    let (start, maplen) = pages_around(offset, len);
+    let within = offset - start;
+    let file_offset = libc::off_t::try_from(start).ok()?;
     let slot = BLOCKS.iter().find(|slot| {
         slot.compare_exchange(0, FILLING, Ordering::AcqRel, Ordering::Relaxed)
             .is_ok()
     })?;
-    let (start, maplen) = pages_around(offset, len);
-    let within = offset - start;
     // SAFETY: a new mapping at an address the kernel chooses; the
     // descriptor is open for reading; a private read-only mapping changes
     // nothing of the file or of other memory.
@@ -114,7 +115,7 @@ fn map(file: &File, offset: u64, len: usize, align: usize) -> Option<NonNull<u8>
             libc::PROT_READ,
             libc::MAP_PRIVATE | libc::MAP_POPULATE,
             file.as_raw_fd(),
-            libc::off_t::try_from(start).ok()?,
+            file_offset,
         )
     };
     let made = base != libc::MAP_FAILED
