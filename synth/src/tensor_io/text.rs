@@ -213,7 +213,9 @@ impl<'a> Iterator for Lines<'a> {
     }
 }
 
-/// The line's text: the whole file was checked to be UTF-8, so every line is.
+/// The line's text. Every line read as text was checked to be UTF-8
+/// first: the header's lines with the header, a careful body's with the
+/// whole file, and the lines the fast path read are ASCII.
 pub(super) fn as_text(line: &[u8]) -> &str {
     std::str::from_utf8(line).unwrap_or("")
 }
