@@ -133,10 +133,10 @@ impl Fingerprint {
         values: &[f64],
     ) -> Fingerprint {
         let key = key();
-        let range = |from: usize, to: usize| {
+        let range = |r: std::ops::Range<usize>| {
             let mut f = Fingerprint::default();
             let mut point = vec![0i64; columns.len()];
-            for (e, &v) in (from..to).zip(&values[from..to]) {
+            for (e, &v) in r.clone().zip(&values[r]) {
                 for (p, column) in point.iter_mut().zip(columns) {
                     *p = column[e].into();
                 }
@@ -146,14 +146,9 @@ impl Fingerprint {
         };
         let n = values.len();
         if n < PARALLEL_ENTRIES {
-            return range(0, n);
+            return range(0..n);
         }
-        let (first, second) = std::thread::scope(|scope| {
-            let later = scope.spawn(|| range(n / 2, n));
-            let earlier = range(0, n / 2);
-            // A thread that failed: its half is summed here.
-            (earlier, later.join().unwrap_or_else(|_| range(n / 2, n)))
-        });
+        let (first, second) = crate::halves::both(0, n / 2, n, range);
         first.plus(second)
     }
 

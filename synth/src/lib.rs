@@ -17,6 +17,7 @@ mod error;
 pub mod established;
 pub mod fingerprint;
 mod flatten;
+mod halves;
 pub mod instance;
 pub mod instance_validation;
 pub mod lower;

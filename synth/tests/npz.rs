@@ -533,3 +533,75 @@ fn members_that_cannot_be_held_in_place_are_copied() {
         assert_eq!(pages.given(), vec![], "{what}");
     }
 }
+
+/// An `.npy` file of dtype `dtype` holding `values` (a 1-d array).
+fn npy_of<T: npyz::Serialize + npyz::AutoSerialize>(
+    dtype: &str,
+    values: impl ExactSizeIterator<Item = T>,
+) -> Vec<u8> {
+    use npyz::WriterBuilder as _;
+    let mut buf = Vec::new();
+    let mut w = npyz::WriteOptions::<T>::new()
+        .dtype(npyz::DType::Plain(dtype.parse().expect("a dtype")))
+        .shape(&[values.len() as u64])
+        .writer(&mut buf)
+        .begin_nd()
+        .expect("a writer");
+    w.extend(values).expect("written");
+    w.finish().expect("finished");
+    buf
+}
+
+/// Every way a member is read checks its checksum: a flipped bit in
+/// float32 values (read through npyz), in int64 indices (read as they lie)
+/// and in int32 indices is refused; unflipped, the archive reads.
+#[test]
+fn a_flipped_bit_is_refused_whatever_the_dtype() {
+    use std::io::Write as _;
+    let d = format("csr");
+    let inst = wide_csr(50);
+    let (bytes, _) = write(&d, &inst);
+    let mut source = zip::ZipArchive::new(Cursor::new(&bytes)).expect("an archive");
+    // The archive again with `data` as float32 and `indptr` as int64.
+    let mut out = zip::ZipWriter::new(Cursor::new(Vec::new()));
+    let stored =
+        zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Stored);
+    for k in 0..source.len() {
+        let mut member = source.by_index(k).expect("a member");
+        let name = member.name().to_string();
+        let mut raw = Vec::new();
+        std::io::Read::read_to_end(&mut member, &mut raw).expect("read");
+        let npy = npyz::NpyFile::new(&raw[..]).expect("an .npy");
+        let data = match name.as_str() {
+            "data.npy" => {
+                let v: Vec<f64> = npy.into_vec().expect("reals");
+                npy_of("<f4", v.iter().map(|&x| x as f32))
+            }
+            "indptr.npy" => {
+                let v: Vec<i32> = npy.into_vec().expect("int32");
+                npy_of("<i8", v.iter().map(|&x| i64::from(x)))
+            }
+            _ => raw,
+        };
+        out.start_file(name, stored).expect("started");
+        out.write_all(&data).expect("written");
+    }
+    let rewritten = out.finish().expect("done").into_inner();
+    let back = read(&rewritten, &d).expect("unflipped, it reads");
+    assert_eq!(back.arrays["rowptr"], inst.arrays["rowptr"]);
+    assert_eq!(
+        back.arrays["A"], inst.arrays["A"],
+        "halves are exact in f32"
+    );
+    let mut archive = zip::ZipArchive::new(Cursor::new(&rewritten)).expect("an archive");
+    for name in ["data.npy", "indptr.npy", "indices.npy"] {
+        let member = archive.by_name(name).expect("a member");
+        let end = (member.data_start().expect("read") + member.size()) as usize;
+        drop(member);
+        // The last byte of the member: a value's.
+        let mut bad = rewritten.clone();
+        bad[end - 1] ^= 0x01;
+        let e = read(&bad, &d).expect_err("a flipped bit").to_string();
+        assert!(e.contains("checksum"), "{name}: {e}");
+    }
+}

@@ -93,17 +93,27 @@ fn to_c_order<T: Copy>(shape: &[u64], values: Vec<T>) -> Vec<T> {
     out
 }
 
-/// Reads the member's values as `T` (the caller checked the dtype).
-fn read_as<T, R>(npy: NpyFile<R>, key: &str) -> Result<Array<T>, NpzError>
+/// The dtype of member `key`, which must be there.
+fn dtype_of<R: Read + Seek>(zip: &mut ZipArchive<R>, key: &str) -> Result<TypeStr, NpzError> {
+    let npy = open(zip, key)?.ok_or_else(|| NpzError::missing(key))?;
+    type_str(key, &npy.dtype())
+}
+
+/// Reads member `key`'s values as `T` through npyz (the caller checked the
+/// dtype), then its checksum ([`verify_checksum`]: npyz stops at the last
+/// value, short of the archive's check at the member's end).
+fn read_as<T, R>(zip: &mut ZipArchive<R>, key: &str) -> Result<Array<T>, NpzError>
 where
     T: npyz::Deserialize + Copy,
-    R: Read,
+    R: Read + Seek,
 {
+    let npy = open(zip, key)?.ok_or_else(|| NpzError::missing(key))?;
     let shape = npy.shape().to_vec();
     let fortran = npy.order() == Order::Fortran;
     let values = npy
         .into_vec::<T>()
         .map_err(|e| NpzError::member(key, format!("cannot read its values: {e}")))?;
+    verify_checksum(zip, key)?;
     let values = if fortran {
         to_c_order(&shape, values)
     } else {
@@ -118,7 +128,7 @@ where
 /// so that on a little-endian machine the bytes are read into place, or
 /// held in the file's own pages when `place` allows ([`InPlace`]).
 fn read_le<T, R, const N: usize>(
-    npy: NpyFile<Member<'_, R>>,
+    zip: &mut ZipArchive<R>,
     key: &str,
     raw: bool,
     decode: impl Fn([u8; N]) -> T,
@@ -126,8 +136,9 @@ fn read_le<T, R, const N: usize>(
 ) -> Result<Array<T>, NpzError>
 where
     T: bytemuck::Pod,
-    R: Read,
+    R: Read + Seek,
 {
+    let npy = open(zip, key)?.ok_or_else(|| NpzError::missing(key))?;
     let shape = npy.shape().to_vec();
     let fortran = npy.order() == Order::Fortran;
     let failed = |e: std::io::Error| NpzError::member(key, format!("cannot read its values: {e}"));
@@ -233,8 +244,7 @@ pub(super) fn read_index<R: Read + Seek>(
     key: &str,
     place: Option<InPlace<'_>>,
 ) -> Result<(IndexArray, IndexWidth), NpzError> {
-    let npy = open(zip, key)?.ok_or_else(|| NpzError::missing(key))?;
-    let t = type_str(key, &npy.dtype())?;
+    let t = dtype_of(zip, key)?;
     let narrow = |a: Array<i64>| IndexArray {
         shape: a.shape,
         // The dtype's values fit 32 bits.
@@ -242,7 +252,7 @@ pub(super) fn read_index<R: Read + Seek>(
     };
     match (t.type_char(), t.size_field()) {
         (TypeChar::Int, 4) if little_endian(&t) => {
-            let a = read_le(npy, key, true, i32::from_le_bytes, place)?;
+            let a = read_le(zip, key, true, i32::from_le_bytes, place)?;
             let values = Values::Int32(a.values);
             Ok((
                 IndexArray {
@@ -253,11 +263,9 @@ pub(super) fn read_index<R: Read + Seek>(
             ))
         }
         (TypeChar::Int, 1 | 2 | 4) | (TypeChar::Uint, 1 | 2) => {
-            drop(npy);
             Ok((narrow(read_any_int(zip, key, None)?), IndexWidth::W32))
         }
         _ => {
-            drop(npy);
             let a = read_any_int(zip, key, place)?;
             let values = Values::Int(a.values);
             Ok((
@@ -278,55 +286,29 @@ fn read_any_int<R: Read + Seek>(
     key: &str,
     place: Option<InPlace<'_>>,
 ) -> Result<Array<i64>, NpzError> {
-    let (a, by_npyz) = {
-        let npy = open(zip, key)?.ok_or_else(|| NpzError::missing(key))?;
-        let t = type_str(key, &npy.dtype())?;
-        let wrong = || {
-            NpzError::member(
-                key,
-                format!("has dtype `{t}`, but an index array holds integers (int32 or int64)"),
-            )
-        };
-        // read_le checks the member's checksum; npyz's reading (read_as) does
-        // not reach the member's end, where the archive checks it.
-        let by_npyz = !(matches!(t.type_char(), TypeChar::Int)
-            && matches!(t.size_field(), 4 | 8)
-            && little_endian(&t));
-        let a = match (t.type_char(), t.size_field()) {
-            (TypeChar::Int, 1) => convert(read_as::<i8, _>(npy, key)?, |v| Some(i64::from(v)), key),
-            (TypeChar::Int, 2) => {
-                convert(read_as::<i16, _>(npy, key)?, |v| Some(i64::from(v)), key)
-            }
-            (TypeChar::Int, 4) if little_endian(&t) => {
-                read_le(npy, key, false, |b| i64::from(i32::from_le_bytes(b)), None)
-            }
-            (TypeChar::Int, 8) if little_endian(&t) => {
-                read_le(npy, key, true, i64::from_le_bytes, place)
-            }
-            (TypeChar::Int, 4) => {
-                convert(read_as::<i32, _>(npy, key)?, |v| Some(i64::from(v)), key)
-            }
-            (TypeChar::Int, 8) => read_as::<i64, _>(npy, key),
-            (TypeChar::Uint, 1) => {
-                convert(read_as::<u8, _>(npy, key)?, |v| Some(i64::from(v)), key)
-            }
-            (TypeChar::Uint, 2) => {
-                convert(read_as::<u16, _>(npy, key)?, |v| Some(i64::from(v)), key)
-            }
-            (TypeChar::Uint, 4) => {
-                convert(read_as::<u32, _>(npy, key)?, |v| Some(i64::from(v)), key)
-            }
-            (TypeChar::Uint, 8) => {
-                convert(read_as::<u64, _>(npy, key)?, |v| i64::try_from(v).ok(), key)
-            }
-            _ => Err(wrong()),
-        }?;
-        (a, by_npyz)
-    };
-    if by_npyz {
-        verify_checksum(zip, key)?;
+    let t = dtype_of(zip, key)?;
+    match (t.type_char(), t.size_field()) {
+        (TypeChar::Int, 1) => convert(read_as::<i8, _>(zip, key)?, |v| Some(i64::from(v)), key),
+        (TypeChar::Int, 2) => convert(read_as::<i16, _>(zip, key)?, |v| Some(i64::from(v)), key),
+        (TypeChar::Int, 4) if little_endian(&t) => {
+            read_le(zip, key, false, |b| i64::from(i32::from_le_bytes(b)), None)
+        }
+        (TypeChar::Int, 8) if little_endian(&t) => {
+            read_le(zip, key, true, i64::from_le_bytes, place)
+        }
+        (TypeChar::Int, 4) => convert(read_as::<i32, _>(zip, key)?, |v| Some(i64::from(v)), key),
+        (TypeChar::Int, 8) => read_as::<i64, _>(zip, key),
+        (TypeChar::Uint, 1) => convert(read_as::<u8, _>(zip, key)?, |v| Some(i64::from(v)), key),
+        (TypeChar::Uint, 2) => convert(read_as::<u16, _>(zip, key)?, |v| Some(i64::from(v)), key),
+        (TypeChar::Uint, 4) => convert(read_as::<u32, _>(zip, key)?, |v| Some(i64::from(v)), key),
+        (TypeChar::Uint, 8) => {
+            convert(read_as::<u64, _>(zip, key)?, |v| i64::try_from(v).ok(), key)
+        }
+        _ => Err(NpzError::member(
+            key,
+            format!("has dtype `{t}`, but an index array holds integers (int32 or int64)"),
+        )),
     }
-    Ok(a)
 }
 
 /// Reads member `key` to its end, where the archive compares its bytes
@@ -349,50 +331,34 @@ pub(super) fn read_reals<R: Read + Seek>(
     key: &str,
     place: Option<InPlace<'_>>,
 ) -> Result<Array<f64>, NpzError> {
-    let (a, by_npyz) = {
-        let npy = open(zip, key)?.ok_or_else(|| NpzError::missing(key))?;
-        let t = type_str(key, &npy.dtype())?;
-        // As in read_any_int: what npyz reads is checked here.
-        let by_npyz = matches!(
-            (t.type_char(), t.size_field()),
-            (TypeChar::Float, 4 | 8) | (TypeChar::Bool, _)
-        ) && !(t.size_field() == 8 && little_endian(&t));
-        let a = match (t.type_char(), t.size_field()) {
-            (TypeChar::Float, 8) if little_endian(&t) => {
-                read_le(npy, key, true, f64::from_le_bytes, place)
-            }
-            (TypeChar::Float, 8) => read_as::<f64, _>(npy, key),
-            (TypeChar::Float, 4) => {
-                convert(read_as::<f32, _>(npy, key)?, |v| Some(f64::from(v)), key)
-            }
-            (TypeChar::Int | TypeChar::Uint, _) => {
-                drop(npy);
-                let ints = read_ints(zip, key)?;
-                Ok(Array {
-                    shape: ints.shape,
-                    values: ints.values.iter().map(|&v| v as f64).collect(),
-                })
-            }
-            (TypeChar::Bool, _) => convert(
-                read_as::<bool, _>(npy, key)?,
-                |v| Some(f64::from(u8::from(v))),
-                key,
-            ),
-            (TypeChar::Complex, _) => Err(NpzError::member(
-                key,
-                format!("has dtype `{t}`: complex values are not supported"),
-            )),
-            _ => Err(NpzError::member(
-                key,
-                format!("has dtype `{t}`, but values are numbers (float64)"),
-            )),
-        }?;
-        (a, by_npyz)
-    };
-    if by_npyz {
-        verify_checksum(zip, key)?;
+    let t = dtype_of(zip, key)?;
+    match (t.type_char(), t.size_field()) {
+        (TypeChar::Float, 8) if little_endian(&t) => {
+            read_le(zip, key, true, f64::from_le_bytes, place)
+        }
+        (TypeChar::Float, 8) => read_as::<f64, _>(zip, key),
+        (TypeChar::Float, 4) => convert(read_as::<f32, _>(zip, key)?, |v| Some(f64::from(v)), key),
+        (TypeChar::Int | TypeChar::Uint, _) => {
+            let ints = read_ints(zip, key)?;
+            Ok(Array {
+                shape: ints.shape,
+                values: ints.values.iter().map(|&v| v as f64).collect(),
+            })
+        }
+        (TypeChar::Bool, _) => convert(
+            read_as::<bool, _>(zip, key)?,
+            |v| Some(f64::from(u8::from(v))),
+            key,
+        ),
+        (TypeChar::Complex, _) => Err(NpzError::member(
+            key,
+            format!("has dtype `{t}`: complex values are not supported"),
+        )),
+        _ => Err(NpzError::member(
+            key,
+            format!("has dtype `{t}`, but values are numbers (float64)"),
+        )),
     }
-    Ok(a)
 }
 
 /// Reads member `key` as a text scalar (`|S` bytes or `<U` unicode).

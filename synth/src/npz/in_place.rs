@@ -146,21 +146,13 @@ fn checksum(header: &[u8], values: &[u8]) -> u32 {
         crc.update(values);
         return crc.finalize();
     }
-    let (first, second) = values.split_at(values.len() / 2);
-    let later = std::thread::scope(|scope| {
-        let later = scope.spawn(|| {
-            let mut h = crc32fast::Hasher::new();
-            h.update(second);
-            h
-        });
-        crc.update(first);
-        later.join()
+    let (first, second) = crate::halves::both(0, values.len() / 2, values.len(), |r| {
+        let mut h = crc32fast::Hasher::new();
+        h.update(&values[r]);
+        h
     });
-    match later {
-        Ok(h) => crc.combine(&h),
-        // A thread that failed: its half is summed here.
-        Err(_) => crc.update(second),
-    }
+    crc.combine(&first);
+    crc.combine(&second);
     crc.finalize()
 }
 

@@ -74,26 +74,15 @@ pub(super) fn has_repeated_keys(n: usize, key: impl Fn(usize) -> u64 + Sync) -> 
     if n < PARALLEL_KEYS {
         return repeated_in(&[distribute(0..n)], 0..BUCKETS);
     }
-    let parts = std::thread::scope(|scope| {
-        let later = scope.spawn(|| distribute(n / 2..n));
-        let earlier = distribute(0..n / 2);
-        later.join().map(|later| [earlier, later])
-    });
-    // A thread that failed counts as a repeat: the caller then sums
-    // duplicates, which is right whether or not there are any.
-    let Ok(parts) = parts else {
-        return true;
-    };
+    let (earlier, later) = crate::halves::both(0, n / 2, n, distribute);
+    let parts = [earlier, later];
     // The buckets in two runs of about as many keys.
     let before = |b: usize| parts.iter().map(|p| p.starts[b]).sum::<usize>();
     let half = (0..=BUCKETS)
         .find(|&b| before(b) >= n / 2)
         .unwrap_or(BUCKETS);
-    std::thread::scope(|scope| {
-        let later = scope.spawn(|| repeated_in(&parts, half..BUCKETS));
-        let earlier = repeated_in(&parts, 0..half);
-        earlier || later.join().unwrap_or(true)
-    })
+    let (earlier, later) = crate::halves::both(0, half, BUCKETS, |b| repeated_in(&parts, b));
+    earlier || later
 }
 
 /// Whether the keys `key(0), .., key(n - 1)` are strictly increasing, and
@@ -114,22 +103,9 @@ fn order_and_max(n: usize, key: &(impl Fn(usize) -> u64 + Sync)) -> (bool, u64) 
         let (up, _, _, max) = scan(0..n);
         return (up, max);
     }
-    let halves = std::thread::scope(|scope| {
-        let later = scope.spawn(|| scan(n / 2..n));
-        let earlier = scan(0..n / 2);
-        later.join().map(|later| (earlier, later))
-    });
-    match halves {
-        Ok(((up1, _, last1, max1), (up2, first2, _, max2))) => {
-            let joined = matches!((last1, first2), (Some(a), Some(b)) if a < b);
-            (up1 && up2 && joined, max1.max(max2))
-        }
-        // A thread that failed: both halves scanned here.
-        Err(_) => {
-            let (up, _, _, max) = scan(0..n);
-            (up, max)
-        }
-    }
+    let ((up1, _, last1, max1), (up2, first2, _, max2)) = crate::halves::both(0, n / 2, n, scan);
+    let joined = matches!((last1, first2), (Some(a), Some(b)) if a < b);
+    (up1 && up2 && joined, max1.max(max2))
 }
 
 /// Keys distributed into buckets: bucket `b` at `keys[starts[b]..starts[b + 1]]`.

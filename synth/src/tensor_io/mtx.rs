@@ -464,7 +464,8 @@ fn coordinate_body<I: IndexInt>(
             return Ok(body);
         }
     }
-    careful_body(lines, whole_text(file)?, banner, size, hint)
+    // The careful path checks the whole file to be UTF-8 first ([`Header`]).
+    careful_body(lines, decode(file)?, banner, size, hint)
 }
 
 /// [`coordinate_body`]'s two threads: `first` read into the start of one
@@ -730,7 +731,7 @@ fn merge_symmetric<I: IndexInt>(
 /// documentation of [`super`]).
 pub(super) fn parse(bytes: &[u8], options: &ReadOptions) -> Result<CooTensor, TensorIoError> {
     let header = Header::read(bytes)?;
-    header.body::<i64>(bytes, options)
+    header.body::<i64>(options)
 }
 
 /// [`parse`], the columns at 32 bits when `options` asks for it
@@ -742,9 +743,9 @@ pub(super) fn parse_at_width(
     let header = Header::read(bytes)?;
     let fits = |n: i64| i32::try_from(n).is_ok();
     if options.narrow && fits(header.size.rows) && fits(header.size.cols) {
-        header.body::<i32>(bytes, options).map(ReadTensor::Narrow)
+        header.body::<i32>(options).map(ReadTensor::Narrow)
     } else {
-        header.body::<i64>(bytes, options).map(ReadTensor::Wide)
+        header.body::<i64>(options).map(ReadTensor::Wide)
     }
 }
 
@@ -753,7 +754,7 @@ pub(super) fn parse_at_width(
 ///
 /// Only the header is checked to be UTF-8 here. The body's fast path reads
 /// ASCII entries and nothing else; the careful path, which every other
-/// body goes to, first checks the whole file ([`whole_text`]). So a file
+/// body goes to, first checks the whole file. So a file
 /// with a byte that is not UTF-8 is refused, located, as before, without
 /// a pass over the bodies that the fast path reads.
 struct Header<'a> {
@@ -761,12 +762,6 @@ struct Header<'a> {
     banner: Banner,
     size: Size,
     body_start: Lines<'a>,
-}
-
-/// The whole file as text, for the careful path: an invalid byte is
-/// located.
-fn whole_text(bytes: &[u8]) -> Result<&str, TensorIoError> {
-    decode(bytes)
 }
 
 /// Where the header ends: after the banner line, the comment and blank
@@ -803,19 +798,16 @@ impl<'a> Header<'a> {
 
     /// The body's entries with indices at `I`'s width (which the extents
     /// fit): duplicates summed, symmetric files expanded as `options` say.
-    fn body<I: IndexInt>(
-        &self,
-        bytes: &[u8],
-        options: &ReadOptions,
-    ) -> Result<CooTensor<I>, TensorIoError> {
+    fn body<I: IndexInt>(&self, options: &ReadOptions) -> Result<CooTensor<I>, TensorIoError> {
+        let bytes = self.bytes;
         let (banner, size) = (&self.banner, &self.size);
         let mut lines = self.body_start.clone();
         // No entry line is shorter than 4 bytes (`1 1\n`).
         let hint = bytes.len() / 4;
         let mut body = if banner.array {
-            array_body::<I>(&mut lines, whole_text(self.bytes)?, banner, size)?
+            array_body::<I>(&mut lines, decode(bytes)?, banner, size)?
         } else {
-            coordinate_body::<I>(&mut lines, self.bytes, banner, size, hint)?
+            coordinate_body::<I>(&mut lines, bytes, banner, size, hint)?
         };
         let dims = vec![size.rows, size.cols];
         if banner.kind == Kind::General {
