@@ -22,7 +22,7 @@
 
 use std::alloc::{GlobalAlloc, Layout, System};
 
-use super::file_blocks;
+use super::{file_blocks, freed_blocks};
 
 /// The fewest bytes of a block marked for huge pages: two of them, so
 /// that at least one whole 2 MiB page lies inside.
@@ -103,6 +103,13 @@ fn huge_pages_in(buddyinfo: &str) -> Option<u64> {
     Some(free)
 }
 
+/// Whether blocks of `layout` can be kept and handed out again
+/// ([`freed_blocks`]): large ones of the C library's `malloc`, whose
+/// alignment (16 on 64-bit targets) `System` asks no more of.
+fn reusable(layout: Layout) -> bool {
+    layout.size() >= LARGE && layout.align() <= 16
+}
+
 /// Whether the block of `layout` at `p` is a file's pages
 /// ([`super::file_blocks`]), which is then forgotten: only large blocks
 /// are looked up.
@@ -116,6 +123,12 @@ fn mapped(p: *mut u8, layout: Layout) -> bool {
 // the kernel on memory `System` just handed out.
 unsafe impl GlobalAlloc for HugePages {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        if reusable(layout) {
+            let p = freed_blocks::obtain(layout.size(), false);
+            if !p.is_null() {
+                return p;
+            }
+        }
         // SAFETY: forwarded under the caller's contract.
         let p = unsafe { System.alloc(layout) };
         mark(p, layout.size());
@@ -123,6 +136,12 @@ unsafe impl GlobalAlloc for HugePages {
     }
 
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        if reusable(layout) {
+            let p = freed_blocks::obtain(layout.size(), true);
+            if !p.is_null() {
+                return p;
+            }
+        }
         // SAFETY: forwarded under the caller's contract.
         let p = unsafe { System.alloc_zeroed(layout) };
         mark(p, layout.size());
@@ -133,6 +152,11 @@ unsafe impl GlobalAlloc for HugePages {
         if mapped(p, layout) {
             // SAFETY: a block `file_blocks` mapped, freed by the caller.
             unsafe { file_blocks::unmap(p, layout) };
+            return;
+        }
+        // SAFETY: a block of `System`'s, which with this layout is the C
+        // library's `malloc`'s, freed by the caller.
+        if reusable(layout) && unsafe { freed_blocks::keep(p) } {
             return;
         }
         // SAFETY: forwarded under the caller's contract.

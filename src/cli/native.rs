@@ -11,7 +11,7 @@
 //! * `int spf_abi_parameters(void)`: the function's number of parameters,
 //!   checked against [`c_parameters`](spf::codegen::c::c_parameters) before each call;
 //! * `int spf_abi_convert(void *const *args, char *message, size_t cap,
-//!   spf_abi_alloc_fn alloc, void *alloc_ctx, spf_abi_large_fn large)`:
+//!   spf_abi_alloc_fn alloc, void *alloc_ctx, const spf_abi_blocks *blocks)`:
 //!   calls the function with one pointer per parameter, in
 //!   [`c_parameters`](spf::codegen::c::c_parameters)' order: to the value of a symbol or an input scalar,
 //!   to the first element of an array (inputs and outputs sized by their
@@ -25,12 +25,14 @@
 //!   check, an allocation that cannot be made): `abort()` and the
 //!   runtime's out-of-memory hook jump back to the entry point instead of
 //!   ending the process (what the function allocated until then is lost:
-//!   spf reports the error and exits). Every block of
-//!   [`huge_pages::LARGE`] bytes or more that the runtime allocates itself (a permutation's words, a sort's
-//!   buffers: its `malloc`, `calloc` and `realloc`) is shown to
-//!   `large(alloc_ctx, p, bytes)` before it is first touched, when `large`
-//!   is not NULL: spf marks it for transparent huge pages as its own
-//!   allocator marks its blocks ([`host_large`], [`super::huge_pages`]).
+//!   spf reports the error and exits). When `blocks` is not NULL, every
+//!   block of [`huge_pages::LARGE`] bytes or more that the runtime
+//!   allocates itself (a permutation's words, a sort's buffers: its
+//!   `malloc`, `calloc` and `realloc`) comes from `blocks->obtain` and
+//!   `blocks->resize`, and every block it frees goes to `blocks->release`:
+//!   spf hands out a large block the process freed, whose pages are in
+//!   memory already, or a new one marked for transparent huge pages
+//!   ([`host_obtain`], [`super::freed_blocks`], [`super::huge_pages`]).
 //! * `void spf_abi_free(void *p)`: frees a returned array.
 //!
 //! The input is validated before the call (`spf convert` checks every input
@@ -56,11 +58,12 @@ use spf::synth::synthesize::Synthesized;
 use spf::synth::synthesized::{BindingKind, Side};
 
 use super::error::CliError;
-use super::huge_pages;
+use super::prefault::Prefaulter;
+use super::{freed_blocks, huge_pages};
 
 /// The version of the entry points above; part of the cache key, so a
 /// library of another version is never loaded.
-pub const ABI_VERSION: i32 = 4;
+pub const ABI_VERSION: i32 = 5;
 
 /// The name the synthesized function gets inside the library.
 const FUNCTION: &str = "spf_conversion";
@@ -132,16 +135,18 @@ pub fn library_source(
          SPF_ABI_EXPORT void spf_abi_free(void *p) {{ free(p); }}\n\n\
          SPF_ABI_EXPORT int spf_abi_convert(void *const *args, char *message, size_t cap,\n\
          \x20                                 spf_abi_alloc_fn alloc, void *alloc_ctx,\n\
-         \x20                                 spf_abi_large_fn large)\n{{\n\
+         \x20                                 const spf_abi_blocks *blocks)\n{{\n\
          \x20   spf_abi_alloc = alloc;\n\
          \x20   spf_abi_alloc_ctx = alloc_ctx;\n\
-         \x20   spf_abi_large = large;\n\
+         \x20   spf_abi_host_blocks = blocks;\n\
          \x20   if (setjmp(spf_abi_jump)) {{\n\
+         \x20       spf_abi_host_blocks = NULL;\n\
          \x20       if (cap > 0)\n\
          \x20           snprintf(message, cap, \"%s\", spf_abi_message);\n\
          \x20       return 1;\n\
          \x20   }}\n\
          \x20   {FUNCTION}({});\n\
+         \x20   spf_abi_host_blocks = NULL;\n\
          \x20   (void)args;\n\
          \x20   return 0;\n}}\n",
         params.len(),
@@ -229,27 +234,50 @@ static inline void *spf_alloc_out(int64_t n, size_t size, int64_t written)
     return calloc(n > 0 ? (size_t)n : 1, size);
 }
 
-/* The runtime's own large blocks are shown to spf before they are first
- * touched (spf marks them for transparent huge pages): its malloc, calloc
- * and realloc are these, which call the C library's. */
-typedef void (*spf_abi_large_fn)(void *ctx, void *p, size_t bytes);
-static spf_abi_large_fn spf_abi_large;
-static void *spf_abi_seen(void *p, size_t bytes)
+/* The runtime's own large blocks (SPF_ABI_LARGE_BYTES or more: a
+ * permutation's words, a sort's buffers) come from spf: a block the process
+ * freed, whose pages are in memory already, or a new one marked for
+ * transparent huge pages. Every block the runtime frees goes back to spf,
+ * which keeps the large ones for the next request. Blocks are the C
+ * library's either way; without spf's functions (between calls), its
+ * malloc, calloc, realloc and free. */
+typedef struct {
+    void *ctx;
+    void *(*obtain)(void *ctx, size_t bytes, int zeroed);
+    void *(*resize)(void *ctx, void *p, size_t bytes);
+    void (*release)(void *ctx, void *p);
+} spf_abi_blocks;
+static const spf_abi_blocks *spf_abi_host_blocks;
+static void *spf_abi_malloc(size_t n)
 {
-    if (p != NULL && spf_abi_large != NULL && bytes >= SPF_ABI_LARGE_BYTES)
-        spf_abi_large(spf_abi_alloc_ctx, p, bytes);
-    return p;
+    const spf_abi_blocks *b = spf_abi_host_blocks;
+    return b != NULL && n >= SPF_ABI_LARGE_BYTES ? b->obtain(b->ctx, n, 0) : malloc(n);
 }
-static void *spf_abi_malloc(size_t n) { return spf_abi_seen(malloc(n), n); }
 static void *spf_abi_calloc(size_t n, size_t size)
 {
-    /* calloc refuses a product that overflows; `n * size` is then unused. */
-    return spf_abi_seen(calloc(n, size), n * size);
+    const spf_abi_blocks *b = spf_abi_host_blocks;
+    /* calloc refuses a product that overflows */
+    if (b != NULL && size != 0 && n <= SIZE_MAX / size && n * size >= SPF_ABI_LARGE_BYTES)
+        return b->obtain(b->ctx, n * size, 1);
+    return calloc(n, size);
 }
-static void *spf_abi_realloc(void *p, size_t n) { return spf_abi_seen(realloc(p, n), n); }
+static void *spf_abi_realloc(void *p, size_t n)
+{
+    const spf_abi_blocks *b = spf_abi_host_blocks;
+    return b != NULL && n >= SPF_ABI_LARGE_BYTES ? b->resize(b->ctx, p, n) : realloc(p, n);
+}
+static void spf_abi_release(void *p)
+{
+    const spf_abi_blocks *b = spf_abi_host_blocks;
+    if (b != NULL)
+        b->release(b->ctx, p);
+    else
+        free(p);
+}
 #define malloc(n) spf_abi_malloc(n)
 #define calloc(n, size) spf_abi_calloc((n), (size))
 #define realloc(p, n) spf_abi_realloc((p), (n))
+#define free(p) spf_abi_release(p)
 
 "#;
 
@@ -260,25 +288,46 @@ type ConvertFn = unsafe extern "C" fn(
     usize,
     HostAllocFn,
     *mut c_void,
-    HostLargeFn,
+    *const HostBlocks,
 ) -> c_int;
 
-/// What the library shows its own large blocks to ([`host_large`]).
-type HostLargeFn = unsafe extern "C" fn(*mut c_void, *mut c_void, usize);
+/// Where the library's runtime takes its own large blocks from and gives
+/// every block back to (the prelude's `spf_abi_blocks`): [`host_obtain`],
+/// [`host_resize`] and [`host_release`], with a [`HostAllocations`] as
+/// `ctx`.
+#[repr(C)]
+struct HostBlocks {
+    ctx: *mut c_void,
+    obtain: unsafe extern "C" fn(*mut c_void, usize, c_int) -> *mut c_void,
+    resize: unsafe extern "C" fn(*mut c_void, *mut c_void, usize) -> *mut c_void,
+    release: unsafe extern "C" fn(*mut c_void, *mut c_void),
+}
 
 /// The allocator the library's results come from ([`host_alloc`]).
 type HostAllocFn = unsafe extern "C" fn(*mut c_void, i64, usize) -> *mut c_void;
 
 /// The arrays [`host_alloc`] made during one call: each pointer with its
 /// layout. Those the results do not adopt are freed when it is dropped.
-#[derive(Default)]
+/// With the helper that faults in the call's new large blocks.
 struct HostAllocations {
     live: Vec<(*mut u8, std::alloc::Layout)>,
-    /// How many large blocks of its own the library showed ([`host_large`]).
+    /// Faults in the large blocks the call fills, on a thread of its own.
+    prefault: Prefaulter,
+    /// How many large blocks of its own the library obtained
+    /// ([`host_obtain`]).
     large: usize,
 }
 
 impl HostAllocations {
+    /// Nothing allocated yet; the helper started.
+    fn new() -> HostAllocations {
+        HostAllocations {
+            live: Vec::new(),
+            prefault: Prefaulter::start(),
+            large: 0,
+        }
+    }
+
     /// The allocation at `ptr` as a vector of `len` elements of `T`, when
     /// `host_alloc` made it for elements of `T`'s size and alignment and
     /// at least `len` of them (it is no longer this list's to free).
@@ -302,6 +351,7 @@ impl HostAllocations {
 
 impl Drop for HostAllocations {
     fn drop(&mut self) {
+        self.prefault.finish();
         for &(p, layout) in &self.live {
             // SAFETY: allocated by `host_alloc` with this layout, not adopted.
             unsafe { std::alloc::dealloc(p, layout) };
@@ -334,33 +384,120 @@ unsafe extern "C" fn host_alloc(ctx: *mut c_void, n: i64, size: usize) -> *mut c
     let p = unsafe { std::alloc::alloc_zeroed(layout) };
     if !p.is_null() {
         // SAFETY: the caller vouches for `ctx`.
-        unsafe { &mut *ctx.cast::<HostAllocations>() }
-            .live
-            .push((p, layout));
+        let host = unsafe { &mut *ctx.cast::<HostAllocations>() };
+        host.live.push((p, layout));
+        if layout.size() >= huge_pages::LARGE {
+            host.prefault.add(p, layout.size());
+        }
     }
     p.cast()
 }
 
-/// A large block the library allocated itself (`bytes` at `p`, not yet
-/// touched), counted in the [`HostAllocations`] at `ctx` and marked for
-/// transparent huge pages as spf's allocator marks its own
+/// A large block for the library's runtime (`bytes` at least, the first
+/// `bytes` zeroed when `zeroed` is not 0), counted in the
+/// [`HostAllocations`] at `ctx`: one the process freed
+/// ([`freed_blocks::obtain`]), else a new one of the C library's, marked
+/// for transparent huge pages as spf's allocator marks its own
 /// ([`huge_pages::mark`]: only when the kernel has the pages to spare).
+/// Null when none can be made (the runtime then stops with its
+/// out-of-memory message).
 ///
 /// # Safety
 ///
 /// `ctx` points to a live `HostAllocations` that nothing else touches
-/// during the call; `p` is a block of `bytes` bytes the library owns.
-unsafe extern "C" fn host_large(ctx: *mut c_void, p: *mut c_void, bytes: usize) {
+/// during the call.
+unsafe extern "C" fn host_obtain(ctx: *mut c_void, bytes: usize, zeroed: c_int) -> *mut c_void {
     // SAFETY: the caller vouches for `ctx`.
     unsafe { &mut *ctx.cast::<HostAllocations>() }.large += 1;
+    let kept = freed_blocks::obtain(bytes, zeroed != 0);
+    if !kept.is_null() {
+        return kept.cast();
+    }
+    // SAFETY: plain allocations of the C library's.
+    let p = unsafe {
+        if zeroed != 0 {
+            libc::calloc(1, bytes)
+        } else {
+            libc::malloc(bytes)
+        }
+    };
     huge_pages::mark(p.cast(), bytes);
+    if bytes >= huge_pages::LARGE {
+        // SAFETY: the caller vouches for `ctx`.
+        unsafe { &*ctx.cast::<HostAllocations>() }
+            .prefault
+            .add(p.cast(), bytes);
+    }
+    p
+}
+
+/// The runtime's `realloc` of a large size: `p` (null: none) holding
+/// `bytes` or more, moved into a block of [`host_obtain`]'s when it holds
+/// fewer (its bytes copied, `p` given back to [`host_release`]); null when
+/// none can be made (`p` is then left as it was).
+///
+/// # Safety
+///
+/// As [`host_obtain`]; `p` is null or a live block of the C library's that
+/// the library owns.
+unsafe extern "C" fn host_resize(ctx: *mut c_void, p: *mut c_void, bytes: usize) -> *mut c_void {
+    if p.is_null() {
+        // SAFETY: the caller's contract.
+        return unsafe { host_obtain(ctx, bytes, 0) };
+    }
+    // SAFETY: `p` is a live block of the C library's (the caller's
+    // contract).
+    let Some(usable) = (unsafe { freed_blocks::usable_size(p.cast()) }) else {
+        // SAFETY: as above; the C library moves it.
+        let q = unsafe { libc::realloc(p, bytes) };
+        huge_pages::mark(q.cast(), bytes);
+        return q;
+    };
+    if usable >= bytes {
+        return p;
+    }
+    // SAFETY: the caller's contract.
+    let q = unsafe { host_obtain(ctx, bytes, 0) };
+    if !q.is_null() {
+        // SAFETY: `p` holds `usable` bytes, `q` more; both the library's,
+        // `p` not used after it is given back.
+        unsafe {
+            std::ptr::copy_nonoverlapping(p.cast::<u8>(), q.cast::<u8>(), usable);
+            host_release(ctx, p);
+        }
+    }
+    q
+}
+
+/// The runtime's `free`: the block at `p` taken back from the helper that
+/// faults blocks in, then kept when it is large
+/// ([`freed_blocks::release`]), else given back to the C library.
+///
+/// # Safety
+///
+/// `ctx` points to a live `HostAllocations`; `p` is null or a live block
+/// of the C library's that the library owns and does not use after.
+unsafe extern "C" fn host_release(ctx: *mut c_void, p: *mut c_void) {
+    // SAFETY: `p` is null or a live block of the C library's (the
+    // caller's contract).
+    if !p.is_null()
+        && unsafe { freed_blocks::usable_size(p.cast()) }.is_none_or(|u| u >= huge_pages::LARGE)
+    {
+        // SAFETY: the caller vouches for `ctx`.
+        unsafe { &*ctx.cast::<HostAllocations>() }
+            .prefault
+            .forget(p.cast());
+    }
+    // SAFETY: the caller's contract.
+    unsafe { freed_blocks::release(p.cast()) }
 }
 
 /// A loaded conversion library.
 pub struct Library {
     lib: libloading::Library,
     path: PathBuf,
-    /// How many large blocks of its own the last run showed ([`host_large`]).
+    /// How many large blocks of its own the last run obtained
+    /// ([`host_obtain`]).
     large_blocks: std::cell::Cell<usize>,
 }
 
@@ -571,7 +708,13 @@ impl Library {
         // this program's parameters (checked in number above, each array of
         // the length its extents give); the pointers stay valid during the
         // call (nothing touches `memory`, `narrow`, `values` or `returned`).
-        let mut host = HostAllocations::default();
+        let mut host = HostAllocations::new();
+        let blocks = HostBlocks {
+            ctx: (&mut host as *mut HostAllocations).cast(),
+            obtain: host_obtain,
+            resize: host_resize,
+            release: host_release,
+        };
         let status = unsafe {
             let f = self
                 .lib
@@ -582,8 +725,8 @@ impl Library {
                 message.as_mut_ptr().cast(),
                 message.len(),
                 host_alloc,
-                (&mut host as *mut HostAllocations).cast(),
-                host_large,
+                blocks.ctx,
+                &blocks,
             )
         };
         self.large_blocks.set(host.large);
@@ -674,7 +817,7 @@ impl Library {
     }
 
     /// How many blocks of 4 MiB or more the runtime allocated itself in
-    /// the last [`Library::run`] (each shown to [`host_large`]).
+    /// the last [`Library::run`] (each from [`host_obtain`]).
     #[cfg(test)]
     fn large_blocks(&self) -> usize {
         self.large_blocks.get()
@@ -870,10 +1013,10 @@ mod tests {
     }
 
     /// The runtime's own large blocks (COO → CSR's permutation of 600,000
-    /// entries holds their words in 4.8 MB) are shown to spf, and the
+    /// entries holds their words in 4.8 MB) come from spf, and the
     /// conversion's result is the CSR of the entries.
     #[test]
-    fn large_runtime_blocks_are_shown_to_spf() {
+    fn large_runtime_blocks_come_from_spf() {
         let (coo, csr) = (load_format("coo").unwrap(), load_format("csr").unwrap());
         let s = synthesize(&coo, &csr).expect("synthesizes");
         let program = s.program().expect("scans");
