@@ -273,6 +273,19 @@ mod tests {
     }
 
     #[test]
+    fn every_block_is_taken_at_once_to_be_given_back() {
+        let mut held = Held::new(usize::MAX);
+        assert!(held.put(0x1000, 8 * MIB));
+        assert!(held.put(0x2000, 9 * MIB));
+        let mut all: Vec<usize> = held.take_all().into_iter().filter(|&p| p != 0).collect();
+        all.sort_unstable();
+        assert_eq!(all, [0x1000, 0x2000]);
+        assert_eq!(held.bytes, 0);
+        assert_eq!(held.take(8 * MIB), None);
+        assert!(held.take_all().iter().all(|&p| p == 0));
+    }
+
+    #[test]
     fn the_limit_is_a_part_of_the_machine() {
         let limit = Held::limit();
         assert!(limit >= 16 * MIB, "{limit}");

@@ -1065,4 +1065,38 @@ mod tests {
         );
         let _ = std::fs::remove_dir_all(&cache);
     }
+
+    /// The runtime's large blocks: obtained zeroed when asked; a `realloc`
+    /// to a size the block holds keeps it, a larger one moves it with its
+    /// bytes; a null block is obtained anew. Each is counted.
+    #[test]
+    fn the_runtimes_large_blocks_keep_their_bytes_when_they_grow() {
+        use super::{host_obtain, host_release, host_resize, HostAllocations};
+        use std::ffi::c_void;
+        let mut host = HostAllocations::new();
+        let ctx: *mut c_void = (&mut host as *mut HostAllocations).cast();
+        let size = super::huge_pages::LARGE + 8;
+        // SAFETY: `ctx` is a live `HostAllocations`; every block is the
+        // runtime's (these calls'), used within its size and given back
+        // once.
+        unsafe {
+            let p = host_obtain(ctx, size, 1);
+            assert!(!p.is_null());
+            let bytes = std::slice::from_raw_parts_mut(p.cast::<u8>(), size);
+            assert!(bytes.iter().all(|&b| b == 0));
+            for (k, b) in bytes.iter_mut().enumerate() {
+                *b = (k % 251) as u8;
+            }
+            assert_eq!(host_resize(ctx, p, size - 8), p);
+            let q = host_resize(ctx, p, 3 * size);
+            assert!(!q.is_null());
+            let moved = std::slice::from_raw_parts(q.cast::<u8>(), size);
+            assert!(moved.iter().enumerate().all(|(k, &b)| b == (k % 251) as u8));
+            host_release(ctx, q);
+            let r = host_resize(ctx, std::ptr::null_mut(), size);
+            assert!(!r.is_null());
+            host_release(ctx, r);
+        }
+        assert!(host.large >= 3, "{}", host.large);
+    }
 }

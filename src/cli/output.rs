@@ -4,6 +4,8 @@
 use std::io::Write;
 use std::path::Path;
 
+use spf::synth::npz::arrays::WRITE_PIECE;
+
 use super::error::CliError;
 
 /// Checks that `path` may be written as an output, the same for every
@@ -58,9 +60,15 @@ pub fn check_target(path: &Path) -> Result<(), CliError> {
 /// Syncing, or ext4's flush of a file renamed over another, cost a
 /// conversion of a few million entries a fifth of its time.
 /// An existing special file (`/dev/null`, a pipe) is written in place: a
-/// rename would replace the device by a regular file.
+/// rename would replace the device by a regular file. The contents go in
+/// pieces of [`WRITE_PIECE`] bytes, as `.npz` members do (the page cache
+/// then takes small folios).
 pub fn write_atomically(path: &Path, contents: &[u8]) -> Result<(), CliError> {
-    write_atomically_with(path, &mut |f| f.write_all(contents))
+    write_atomically_with(path, &mut |f| {
+        contents
+            .chunks(WRITE_PIECE)
+            .try_for_each(|piece| f.write_all(piece))
+    })
 }
 
 /// [`write_atomically`] for a writer that needs the file itself (to seek,
