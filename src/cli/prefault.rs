@@ -49,11 +49,14 @@ pub struct Prefaulter {
 }
 
 impl Prefaulter {
-    /// A helper thread, or one that does nothing where the kernel cannot
-    /// populate memory (not Linux) or no thread can be started.
+    /// A helper thread, or none (and nothing done) where the kernel cannot
+    /// populate memory (not Linux), on a single processor (the helper
+    /// would only take the owner's turns) or when no thread can be
+    /// started.
     pub fn start() -> Prefaulter {
         let shared = Arc::new((Mutex::new(State::default()), Condvar::new()));
-        let helper = if cfg!(target_os = "linux") {
+        let processors = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let helper = if cfg!(target_os = "linux") && processors > 1 {
             let theirs = Arc::clone(&shared);
             std::thread::Builder::new()
                 .name("spf-prefault".into())
