@@ -16,7 +16,9 @@
 //! the blocks kept stay under [`Held::limit`] bytes (an eighth of the
 //! machine's memory): memory kept and never asked for again stays the
 //! process's until it exits, which `spf`'s commands do after one
-//! conversion. It is handed out for a request of at least half its size
+//! conversion, or until [`give_back`] (`spf convert` calls it before it
+//! writes its output, whose page cache the kernel then fills from those
+//! pages). It is handed out for a request of at least half its size
 //! (the smallest that fits), so a small request does not take a block a
 //! later large one could use.
 //!

@@ -11,8 +11,8 @@
 //! its pages in (`madvise(MADV_POPULATE_WRITE)`, Linux 5.14 or later), 2
 //! MiB at a time from the block's end, while the owner writes from its
 //! start: each page is faulted once, by whichever thread comes first. On
-//! this project's machines ecology1's COO → CSR conversion took 0.17–0.19 s
-//! so instead of 0.26–0.31 s with cold memory.
+//! this project's machines ecology1's COO → CSR conversion took 0.17–0.21 s
+//! so, instead of 0.23–0.31 s, with memory the host had taken back.
 //!
 //! Populating changes no byte (a page present is left as it is, a missing
 //! one is mapped zeroed, as a first write would), so the owner's writes
