@@ -117,12 +117,17 @@ struct Shared {
 // SAFETY: `held` is only reached with `lock` taken (`Shared::with`).
 unsafe impl Sync for Shared {}
 
-static SHARED: Shared = Shared {
-    lock: AtomicBool::new(false),
-    held: UnsafeCell::new(None),
-};
+static SHARED: Shared = Shared::new();
 
 impl Shared {
+    /// No block kept (the limit is read on first use).
+    const fn new() -> Shared {
+        Shared {
+            lock: AtomicBool::new(false),
+            held: UnsafeCell::new(None),
+        }
+    }
+
     /// `f` of the kept blocks, the lock held (`f` does not panic: it only
     /// scans the slots).
     fn with<R>(&self, f: impl FnOnce(&mut Held) -> R) -> R {
@@ -139,27 +144,57 @@ impl Shared {
         self.lock.store(false, Ordering::Release);
         r
     }
+
+    /// [`obtain`] from these blocks.
+    fn obtain(&self, size: usize, zeroed: bool) -> *mut u8 {
+        if !cfg!(all(target_os = "linux", target_env = "gnu")) || size < LARGE {
+            return std::ptr::null_mut();
+        }
+        match self.with(|held| held.take(size)) {
+            Some((p, _)) => {
+                let p = p as *mut u8;
+                if zeroed {
+                    // SAFETY: the block holds `size` bytes or more and is
+                    // no longer kept: the caller's alone.
+                    unsafe { std::ptr::write_bytes(p, 0, size) };
+                }
+                p
+            }
+            None => std::ptr::null_mut(),
+        }
+    }
+
+    /// [`keep`] among these blocks.
+    ///
+    /// # Safety
+    ///
+    /// As [`keep`].
+    unsafe fn keep(&self, p: *mut u8) -> bool {
+        // SAFETY: the caller's contract.
+        match unsafe { usable_size(p) } {
+            Some(usable) if !p.is_null() && usable >= LARGE => {
+                self.with(|held| held.put(p as usize, usable))
+            }
+            _ => false,
+        }
+    }
+
+    /// [`give_back`] these blocks.
+    fn give_back(&self) {
+        let blocks = self.with(Held::take_all);
+        for p in blocks.into_iter().filter(|&p| p != 0) {
+            // SAFETY: a block of the C library's that was kept, and so no
+            // one else's; it is no longer kept.
+            unsafe { libc::free(p as *mut libc::c_void) };
+        }
+    }
 }
 
 /// A kept block of `size` bytes or more (the first `size` zeroed when
 /// `zeroed`), or null when none fits: the caller allocates a fresh one.
 /// Freed with the C library's `free` or [`release`].
 pub fn obtain(size: usize, zeroed: bool) -> *mut u8 {
-    if !cfg!(all(target_os = "linux", target_env = "gnu")) || size < LARGE {
-        return std::ptr::null_mut();
-    }
-    match SHARED.with(|held| held.take(size)) {
-        Some((p, _)) => {
-            let p = p as *mut u8;
-            if zeroed {
-                // SAFETY: the block holds `size` bytes or more and is no
-                // longer kept: the caller's alone.
-                unsafe { std::ptr::write_bytes(p, 0, size) };
-            }
-            p
-        }
-        None => std::ptr::null_mut(),
-    }
+    SHARED.obtain(size, zeroed)
 }
 
 /// Keeps the C library's block at `p` (true), or leaves it to the caller
@@ -170,21 +205,8 @@ pub fn obtain(size: usize, zeroed: bool) -> *mut u8 {
 /// `p` is null or a live block of the C library's allocator that the
 /// caller owns and no longer uses once this returns true.
 pub unsafe fn keep(p: *mut u8) -> bool {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    {
-        if p.is_null() {
-            return false;
-        }
-        // SAFETY: `p` is a live block of the C library's (the caller's
-        // contract).
-        let usable = unsafe { libc::malloc_usable_size(p.cast()) };
-        usable >= LARGE && SHARED.with(|held| held.put(p as usize, usable))
-    }
-    #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
-    {
-        let _ = p;
-        false
-    }
+    // SAFETY: the caller's contract.
+    unsafe { SHARED.keep(p) }
 }
 
 /// Frees the C library's block at `p`: kept when [`keep`] takes it, else
@@ -207,12 +229,7 @@ pub unsafe fn release(p: *mut u8) {
 /// allocator (a file's pages in the page cache when it is written), which
 /// then reuses pages already in memory.
 pub fn give_back() {
-    let blocks = SHARED.with(Held::take_all);
-    for p in blocks.into_iter().filter(|&p| p != 0) {
-        // SAFETY: a block of the C library's that was kept, and so no one
-        // else's; it is no longer kept.
-        unsafe { libc::free(p as *mut libc::c_void) };
-    }
+    SHARED.give_back();
 }
 
 /// The usable size of the C library's block at `p` (what [`obtain`]'s
@@ -220,7 +237,7 @@ pub fn give_back() {
 ///
 /// # Safety
 ///
-/// `p` is a live block of the C library's.
+/// `p` is null (0 bytes) or a live block of the C library's.
 pub unsafe fn usable_size(p: *mut u8) -> Option<usize> {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     {
@@ -294,25 +311,33 @@ mod tests {
     }
 
     /// A real block kept and handed out again: the same address, zeroed
-    /// on request.
+    /// on request; given back, it is no longer kept. (A table of the
+    /// test's own: the process's is the allocator's, which the tests
+    /// running beside this one use.)
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     #[test]
-    fn a_released_block_is_obtained_again_zeroed() {
-        // A large odd size, so that no other test running beside this
-        // one asks for a block this one fits.
-        let size = 37 * MIB + 4096 * 3 + 8;
-        // SAFETY: a block of the C library's, written within its size,
-        // released once; the obtained block is read within `size`.
+    fn a_kept_block_is_obtained_again_zeroed_until_given_back() {
+        let shared = Shared::new();
+        let size = 5 * MIB + 8;
+        // SAFETY: blocks of the C library's, written within their size,
+        // kept or freed once; the obtained block is read within `size`.
         unsafe {
             let p = libc::malloc(size).cast::<u8>();
             assert!(!p.is_null());
             std::ptr::write_bytes(p, 0xab, size);
-            release(p);
-            let q = obtain(size, true);
+            assert!(shared.keep(p));
+            let q = shared.obtain(size, true);
             assert_eq!(q, p);
             assert!(std::slice::from_raw_parts(q, size).iter().all(|&b| b == 0));
-            libc::free(q.cast());
+            assert!(shared.obtain(size, false).is_null(), "handed out once");
+            assert!(shared.keep(q));
+            shared.give_back();
+            assert!(shared.obtain(size, false).is_null(), "given back");
+            let small = libc::malloc(LARGE / 2).cast::<u8>();
+            assert!(!shared.keep(small));
+            libc::free(small.cast());
+            assert!(!shared.keep(std::ptr::null_mut()));
         }
-        assert!(obtain(LARGE - 1, false).is_null());
+        assert!(shared.obtain(LARGE - 1, false).is_null());
     }
 }
