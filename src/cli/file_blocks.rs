@@ -28,16 +28,9 @@ const FILLING: usize = 1;
 /// The start of each live mapped block (0: a free slot).
 static BLOCKS: [AtomicUsize; SLOTS] = [const { AtomicUsize::new(0) }; SLOTS];
 
-/// The size of a page.
-fn page() -> usize {
-    // SAFETY: sysconf has no preconditions.
-    let p = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
-    usize::try_from(p).ok().filter(|&p| p > 0).unwrap_or(4096)
-}
-
 /// The whole pages around `len` bytes at `p`: their start and length.
 fn pages_around(p: usize, len: usize) -> (usize, usize) {
-    let page = page();
+    let page = super::huge_pages::page_size();
     let start = p / page * page;
     let end = (p + len).div_ceil(page) * page;
     (start, end - start)

@@ -43,6 +43,14 @@ pub const LARGE: usize = 4 << 20;
 /// base pages): marks cover whole ones.
 const HUGE_PAGE: usize = 2 << 20;
 
+/// The size of a base page (4 KiB where `sysconf` cannot say): what
+/// `madvise` and `mmap` take whole ranges of.
+pub fn page_size() -> usize {
+    // SAFETY: sysconf has no preconditions.
+    let p = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+    usize::try_from(p).ok().filter(|&p| p > 0).unwrap_or(4096)
+}
+
 /// The system allocator, with large blocks marked for huge pages.
 pub struct HugePages;
 
