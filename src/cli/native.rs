@@ -319,11 +319,12 @@ struct HostAllocations {
 }
 
 impl HostAllocations {
-    /// Nothing allocated yet; the helper started.
+    /// Nothing allocated yet (the helper starts with the first large
+    /// block).
     fn new() -> HostAllocations {
         HostAllocations {
             live: Vec::new(),
-            prefault: Prefaulter::start(),
+            prefault: Prefaulter::new(),
             large: (0, 0),
         }
     }

@@ -22,7 +22,7 @@
 //! back, waiting for a populate call in progress on it to end, and the
 //! owner calls it before freeing the block.
 
-use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock};
 use std::thread::JoinHandle;
 
 use super::huge_pages::page_size;
@@ -44,30 +44,42 @@ struct State {
 }
 
 /// A helper thread that faults in the blocks it is shown ([`Prefaulter::add`])
-/// until it is dropped (which waits for the thread).
+/// until it is dropped (which waits for the thread). The thread starts
+/// with the first block shown: a conversion with no large block starts
+/// none.
 pub struct Prefaulter {
     shared: Arc<(Mutex<State>, Condvar)>,
-    helper: Option<JoinHandle<()>>,
-}
-
-impl Prefaulter {
-    /// A helper thread, or none (and nothing done) where the kernel cannot
+    /// The helper, once a block was shown: none where the kernel cannot
     /// populate memory (not Linux), on a single processor (the helper
     /// would only take the owner's turns) or when no thread can be
     /// started.
-    pub fn start() -> Prefaulter {
-        let shared = Arc::new((Mutex::new(State::default()), Condvar::new()));
-        let processors = std::thread::available_parallelism().map_or(1, |n| n.get());
-        let helper = if cfg!(target_os = "linux") && processors > 1 {
-            let theirs = Arc::clone(&shared);
-            std::thread::Builder::new()
-                .name("spf-prefault".into())
-                .spawn(move || populate_blocks(&theirs))
-                .ok()
-        } else {
-            None
-        };
-        Prefaulter { shared, helper }
+    helper: OnceLock<Option<JoinHandle<()>>>,
+}
+
+impl Prefaulter {
+    /// No block shown, no thread started yet.
+    pub fn new() -> Prefaulter {
+        Prefaulter {
+            shared: Arc::new((Mutex::new(State::default()), Condvar::new())),
+            helper: OnceLock::new(),
+        }
+    }
+
+    /// Whether a helper runs, started now if it is the first time.
+    fn helping(&self) -> bool {
+        self.helper
+            .get_or_init(|| {
+                let processors = std::thread::available_parallelism().map_or(1, |n| n.get());
+                if !cfg!(target_os = "linux") || processors < 2 {
+                    return None;
+                }
+                let theirs = Arc::clone(&self.shared);
+                std::thread::Builder::new()
+                    .name("spf-prefault".into())
+                    .spawn(move || populate_blocks(&theirs))
+                    .ok()
+            })
+            .is_some()
     }
 
     fn state(&self) -> MutexGuard<'_, State> {
@@ -77,7 +89,7 @@ impl Prefaulter {
     /// Shows the helper `len` bytes at `p`, a block its owner is about to
     /// fill (nothing for a null block or without a helper).
     pub fn add(&self, p: *mut u8, len: usize) {
-        if p.is_null() || len == 0 || self.helper.is_none() {
+        if p.is_null() || len == 0 || !self.helping() {
             return;
         }
         self.state().waiting.push((p as usize, len));
@@ -108,7 +120,7 @@ impl Prefaulter {
             state.current = None;
         }
         self.shared.1.notify_all();
-        if let Some(helper) = self.helper.take() {
+        if let Some(Some(helper)) = self.helper.take() {
             let _ = helper.join();
         }
     }
@@ -213,7 +225,7 @@ mod tests {
         let page = page_size();
         let len = 8 << 20;
         let p = reserved(len);
-        let prefaulter = Prefaulter::start();
+        let prefaulter = Prefaulter::new();
         prefaulter.add(p, len);
         // The owner writes the first half's pages only.
         for k in (0..len / 2).step_by(page) {
@@ -281,7 +293,7 @@ mod tests {
         // 1 GiB: the helper is far from its start when it is forgotten.
         let len = 1 << 30;
         let p = reserved(len);
-        let prefaulter = Prefaulter::start();
+        let prefaulter = Prefaulter::new();
         prefaulter.add(p, len);
         while present(p, len) == 0 {
             std::thread::yield_now();
@@ -311,7 +323,7 @@ mod tests {
         let mut proved = false;
         for _ in 0..5 {
             let (ahead, p) = (reserved(ahead_len), reserved(len));
-            let prefaulter = Prefaulter::start();
+            let prefaulter = Prefaulter::new();
             prefaulter.add(ahead, ahead_len);
             prefaulter.add(p, len);
             prefaulter.forget(p);
