@@ -228,9 +228,6 @@ fn convert_once(
         let (commit, decided) = std::sync::mpsc::channel::<bool>();
         let (out, progress) = (&result.instance, runner.progress);
         let writer = scope.spawn(move || {
-            // The file's pages come from the kernel: the blocks kept for
-            // reuse go back first, for it to reuse their pages.
-            super::freed_blocks::give_back();
             progress.step(&format!("writing {shown}"), || {
                 write_instance_when(dd, out, output, &|| decided.recv().unwrap_or(false))
             })

@@ -122,6 +122,30 @@ fn huge_pages_in(buddyinfo: &str) -> Option<u64> {
     Some(free)
 }
 
+/// A block of `size` bytes or more of the C library's (`malloc`'s
+/// alignment), its first `size` bytes zeroed when `zeroed`: one the
+/// process freed and kept ([`freed_blocks::obtain`]), else a new one
+/// marked for huge pages ([`mark`]); null when none can be made. What the
+/// allocator gives a large request, and a compiled conversion's runtime
+/// its own large blocks ([`super::native`]).
+pub fn large_block(size: usize, zeroed: bool) -> *mut u8 {
+    let kept = freed_blocks::obtain(size, zeroed);
+    if !kept.is_null() {
+        return kept;
+    }
+    // SAFETY: plain allocations of the C library's.
+    let p = unsafe {
+        if zeroed {
+            libc::calloc(1, size)
+        } else {
+            libc::malloc(size)
+        }
+    }
+    .cast::<u8>();
+    mark(p, size);
+    p
+}
+
 /// Whether blocks of `layout` can be kept and handed out again
 /// ([`freed_blocks`]): large ones of the C library's `malloc`, whose
 /// alignment (16 on 64-bit targets) `System` asks no more of.
@@ -139,17 +163,15 @@ fn mapped(p: *mut u8, layout: Layout) -> bool {
 // SAFETY: every call is forwarded to `System` with the same arguments,
 // but those about a file's pages (`file_blocks`: freed by unmapping,
 // reallocated by copying into a block of `System`'s) and large blocks of
-// `malloc`'s alignment: freed ones are kept by `freed_blocks` (no longer
-// the caller's) and handed out whole to one later request that fits
-// them, zeroed when asked; `mark` only advises the kernel on memory
-// `System` just handed out.
+// `malloc`'s alignment, which are the C library's as `System`'s are
+// (`large_block`: a kept block handed out whole to one request that
+// fits it, zeroed when asked, or a new one; freed ones kept by
+// `freed_blocks`, no longer the caller's); `mark` only advises the
+// kernel on memory just handed out.
 unsafe impl GlobalAlloc for HugePages {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         if reusable(layout) {
-            let p = freed_blocks::obtain(layout.size(), false);
-            if !p.is_null() {
-                return p;
-            }
+            return large_block(layout.size(), false);
         }
         // SAFETY: forwarded under the caller's contract.
         let p = unsafe { System.alloc(layout) };
@@ -159,10 +181,7 @@ unsafe impl GlobalAlloc for HugePages {
 
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
         if reusable(layout) {
-            let p = freed_blocks::obtain(layout.size(), true);
-            if !p.is_null() {
-                return p;
-            }
+            return large_block(layout.size(), true);
         }
         // SAFETY: forwarded under the caller's contract.
         let p = unsafe { System.alloc_zeroed(layout) };

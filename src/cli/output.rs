@@ -84,7 +84,10 @@ pub fn write_atomically_with(
 /// `commit` says yes once it is written (`spf convert` writes while it
 /// checks the result, and commits when the check passes); a special file,
 /// written in place, is written only after `commit` said yes. Whether the
-/// file was written.
+/// file was written. The file's pages come from the kernel's page cache,
+/// so the large blocks the process keeps for reuse are given back first
+/// ([`super::freed_blocks::give_back`]): the kernel then fills the file
+/// with pages already in memory.
 ///
 /// # Errors
 ///
@@ -95,6 +98,7 @@ pub fn write_atomically_when(
     commit: &dyn Fn() -> bool,
 ) -> Result<bool, CliError> {
     check_target(path)?;
+    super::freed_blocks::give_back();
     let shown = path.display().to_string();
     let fail = |source| CliError::Write {
         path: shown.clone(),
