@@ -204,6 +204,12 @@ enum Command {
         /// program exits with status 3 before writing anything.
         #[arg(long)]
         verify: bool,
+        /// Extra flags for the C compiler, after spf's own (`-O3
+        /// -march=native -std=c99`), so that they win: e.g. `--cflags "-O1 -g
+        /// -fsanitize=address,undefined"` for a program checked by the
+        /// sanitizers.
+        #[arg(long, value_name = "FLAGS", allow_hyphen_values = true)]
+        cflags: Option<String>,
         #[command(flatten)]
         widths: WidthFlags,
     },
@@ -286,15 +292,19 @@ fn main() -> ExitCode {
             emit_source,
             baseline,
             verify,
+            cflags,
             widths,
         } => conversion::build(
             src,
             dst,
             output,
-            path(emit_source),
-            path(baseline),
-            *verify,
-            widths.choices(),
+            conversion::BuildOptions {
+                emit_source: path(emit_source),
+                baseline: path(baseline),
+                verify: *verify,
+                cflags: cflags.as_deref().unwrap_or_default(),
+                width: widths.choices(),
+            },
         ),
         Command::Check { format, other } => commands::check(format, other.as_deref()),
         Command::Dump {

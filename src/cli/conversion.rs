@@ -414,6 +414,20 @@ pub fn read_source(
     runner.run(&s, &coo, src, source)
 }
 
+/// What `spf build` takes beside the pair and the output.
+pub struct BuildOptions<'a> {
+    /// Where to write the program's C source too.
+    pub emit_source: Option<&'a Path>,
+    /// A hand-written conversion timed beside the generated one.
+    pub baseline: Option<&'a Path>,
+    /// Whether the program checks every result against its input.
+    pub verify: bool,
+    /// Extra compiler flags (split on whitespace), after spf's own.
+    pub cflags: &'a str,
+    /// The index widths.
+    pub width: WidthChoices,
+}
+
 /// `spf build SRC DST -o BIN [--emit-source FILE.c] [--baseline B.c]`:
 /// writes the C program of the conversion (see [`super::driver`]), with the
 /// hand-written conversion in `B.c` timed beside it, and compiles it into
@@ -422,23 +436,27 @@ pub fn build(
     src: &str,
     dst: &str,
     output: &Path,
-    emit_source: Option<&Path>,
-    baseline: Option<&Path>,
-    verify: bool,
-    width: WidthChoices,
+    options: BuildOptions<'_>,
 ) -> Result<(), CliError> {
-    let baseline = baseline.map(driver::Baseline::new).transpose()?;
+    let baseline = options.baseline.map(driver::Baseline::new).transpose()?;
     let sd = load_format(src)?;
     let dd = load_format(dst)?;
-    let (source, note) =
-        build_source(&sd, &dd, &synthesize_pair, baseline.as_ref(), verify, width)?;
+    let (source, note) = build_source(
+        &sd,
+        &dd,
+        &synthesize_pair,
+        baseline.as_ref(),
+        options.verify,
+        options.width,
+    )?;
     if let Some(note) = note {
         eprintln!("spf: note: {}: {note}", output.display());
     }
-    if let Some(path) = emit_source {
+    if let Some(path) = options.emit_source {
         write_atomically(path, source.as_bytes())?;
     }
-    super::c_compiler::compile(&source, output, &[])
+    let extra: Vec<&str> = options.cflags.split_whitespace().collect();
+    super::c_compiler::compile(&source, output, &extra)
 }
 
 /// The C program of the conversion `src` → `dst`, and a note when it cannot

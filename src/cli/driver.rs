@@ -12,7 +12,12 @@
 //!   (any other name). Coordinates become an instance of COO (COO3D for three
 //!   dimensions) in file order, as `synth::tensor_io` reads them; when the
 //!   source format is not that COO format, a second synthesized function
-//!   converts COO to the source first, outside the timed region.
+//!   converts COO to the source first, outside the timed region. Before it
+//!   runs, every entry read is checked to be storable in the source
+//!   (`drv_pre_check_representable`, [`super::driver_rules::representable_check`]),
+//!   as `spf convert` checks it: an entry the source cannot store (below
+//!   an upper skyline's diagonal, a third in a 2:4 group) stops the program
+//!   with the message `spf convert` gives, before anything is written.
 //! * The source instance is checked before the conversion runs: the format
 //!   name, exactly the descriptor's symbols and arrays, index arrays of
 //!   integers, the lengths the conversion reads, every index-array value
@@ -34,6 +39,10 @@
 //! * With `-o OUT.json` it writes the destination instance in the schema of
 //!   `Instance::to_json` (keys sorted; names as the destination descriptor
 //!   declares them), through a temporary file and a rename.
+//! * With `--verify` (`spf build --verify`) the result is compared with the
+//!   entries of the input as read — a coordinate file's own entries, not
+//!   the source instance built from them — so a step that loses an entry
+//!   is caught too.
 //! * Errors print one line on standard error and exit with status 2:
 //!   `INPUT:LINE:COL: message` for a malformed file.
 //!
@@ -390,6 +399,17 @@ pub fn driver_source(
         &spf::synth::representable::Representable::of(dst),
     ));
     out.push('\n');
+    if let CoordinateInput::Through { to_source, .. } = coordinates {
+        // The coordinates read are checked as `spf convert` checks them:
+        // an entry the source cannot store stops the program before the
+        // COO → source conversion runs.
+        out.push_str(&super::driver_rules::representable_check(
+            &to_source.conversion.src,
+            &spf::synth::representable::Representable::of(&to_source.conversion.dst_given),
+            "drv_pre",
+        ));
+        out.push('\n');
+    }
     if let Some((s, program)) = &pre {
         // The COO → source conversion's destination is the source format as
         // loaded: its dense names are the source's own.
@@ -482,9 +502,13 @@ pub struct Verifier<'a> {
     pub dst_to_coo: Option<&'a Synthesized>,
 }
 
-/// `drv_verify(src, dst, input)`: converts both instances to coordinates
-/// (through the wrappers `drv_src_to_coo` / `drv_dst_to_coo` where a side is
-/// not coordinates already) and compares their sorted nonzero entries.
+/// `drv_verify(src, dst, read, input)`: converts both instances to
+/// coordinates (through the wrappers `drv_src_to_coo` / `drv_dst_to_coo`
+/// where a side is not coordinates already) and compares their sorted
+/// nonzero entries. `read`, when not NULL, holds the entries of the
+/// coordinate file the program read and converted to the source: the
+/// result is compared with them instead of with the source, so that a
+/// step from the file to the source that loses an entry is caught.
 fn verify_glue(v: &Verifier<'_>) -> String {
     let mut f = String::new();
     let _ = writeln!(
@@ -498,7 +522,8 @@ fn verify_glue(v: &Verifier<'_>) -> String {
         c_str(&v.coo.values)
     );
     f.push_str(
-        "static void drv_verify(drv_inst *src, drv_inst *dst, const char *input)\n{\n    \
+        "static void drv_verify(drv_inst *src, drv_inst *dst, const drv_inst *read, \
+         const char *input)\n{\n    \
          drv_entry *e[2];\n    int64_t n[2];\n    double seconds;\n    \
          static char ctx[512];\n    (void)seconds;\n",
     );
@@ -517,6 +542,15 @@ fn verify_glue(v: &Verifier<'_>) -> String {
                  drv_verify_values, &n[{k}])"
             )
         };
+        if side == "src" {
+            // The entries of the file read, when there is one: a step from
+            // them to the source that lost an entry is caught too.
+            let _ = writeln!(
+                f,
+                "    if (read != NULL)\n        e[{k}] = {};\n    else",
+                entries("read")
+            );
+        }
         if conversion.is_some() {
             let _ = writeln!(
                 f,

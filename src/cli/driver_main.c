@@ -34,6 +34,10 @@ int main(int argc, char **argv)
     int64_t repeat = 1, r;
     int k, unchecked = 0;
     drv_inst src, dst;
+    /* The entries of a coordinate file as read, when the program converts
+       them to the source first: what --verify compares the result with. */
+    drv_inst read;
+    int have_read = 0;
 #if DRV_HAS_BASELINE
     drv_inst bdst;
     double *btimes;
@@ -121,10 +125,19 @@ int main(int argc, char **argv)
             double seconds;
             drv_coo_instance(&c, &coo, drv_coo_format, drv_coo_dims, drv_coo_index,
                              drv_coo_count, drv_coo_values);
+            /* An entry the source cannot store, refused as `spf convert`
+               refuses it: the conversion to the source would drop it or
+               write outside its arrays. */
+            drv_pre_check_representable(&coo, input);
             snprintf(ctx, sizeof ctx, "%s: internal error: converting %s to %s", input,
                      drv_coo_format, drv_src_format);
             drv_to_source(&coo, &src, &seconds, ctx);
-            drv_inst_free(&coo);
+            if (DRV_VERIFY) {
+                read = coo;
+                have_read = 1;
+            } else {
+                drv_inst_free(&coo);
+            }
             drv_check_source(&src, ctx);
         }
 #else
@@ -193,8 +206,10 @@ int main(int argc, char **argv)
 #endif
 #if DRV_VERIFY
     /* Before anything is written: a wrong result never reaches a file. */
-    drv_verify(&src, &dst, input);
+    drv_verify(&src, &dst, have_read ? &read : NULL, input);
 #endif
+    if (have_read)
+        drv_inst_free(&read);
     if (output != NULL)
         drv_write_json(&dst, output);
 #if DRV_HAS_BASELINE

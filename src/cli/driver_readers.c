@@ -13,6 +13,8 @@ typedef struct {
     int64_t n, cap;
     int64_t *idx; /* n * order indices, 0-based */
     double *val;
+    int64_t *line; /* the line of each entry's first occurrence */
+    const char *path;
     int64_t *table; /* open addressing: entry + 1, 0 when empty */
     int64_t tcap;
 } drv_coords;
@@ -43,7 +45,9 @@ static DRV_UNUSED void drv_coords_rehash(drv_coords *c, int64_t tcap)
     }
 }
 
-static DRV_UNUSED void drv_coords_add(drv_coords *c, const int64_t *idx, double v)
+/* Adds the entry of `line` (a duplicate summed into the first occurrence;
+ * a sum beyond the range of a double is an error at that line). */
+static DRV_UNUSED void drv_coords_add(drv_coords *c, const int64_t *idx, double v, int64_t line)
 {
     uint64_t h;
     if (2 * (c->n + 1) > c->tcap)
@@ -52,7 +56,20 @@ static DRV_UNUSED void drv_coords_add(drv_coords *c, const int64_t *idx, double 
     while (c->table[h] != 0) {
         int64_t e = c->table[h] - 1;
         if (memcmp(c->idx + e * c->order, idx, (size_t)c->order * sizeof *idx) == 0) {
-            c->val[e] += v;
+            const double sum = c->val[e] + v;
+            if (!isfinite(sum) && isfinite(c->val[e]) && isfinite(v)) {
+                char at[512];
+                int d, used = 0;
+                at[0] = '\0';
+                for (d = 0; d < c->order && used < (int)sizeof at; d++)
+                    used += snprintf(at + used, sizeof at - (size_t)used, d ? ", %lld" : "%lld",
+                                     (long long)idx[d] + 1);
+                drv_located(c->path, line, 1,
+                            "the entries at (%s) on lines %lld and %lld sum to %s, beyond the "
+                            "range of a double",
+                            at, (long long)c->line[e], (long long)line, sum > 0 ? "inf" : "-inf");
+            }
+            c->val[e] = sum;
             return;
         }
         h = (h + 1) & (uint64_t)(c->tcap - 1);
@@ -61,9 +78,11 @@ static DRV_UNUSED void drv_coords_add(drv_coords *c, const int64_t *idx, double 
         c->cap = c->cap ? 2 * c->cap : 1024;
         c->idx = drv_grow(c->idx, c->cap * c->order, sizeof *c->idx);
         c->val = drv_grow(c->val, c->cap, sizeof *c->val);
+        c->line = drv_grow(c->line, c->cap, sizeof *c->line);
     }
     memcpy(c->idx + c->n * c->order, idx, (size_t)c->order * sizeof *idx);
     c->val[c->n] = v;
+    c->line[c->n] = line;
     c->table[h] = ++c->n;
 }
 
@@ -71,6 +90,7 @@ static DRV_UNUSED void drv_coords_free(drv_coords *c)
 {
     free(c->idx);
     free(c->val);
+    free(c->line);
     free(c->table);
     memset(c, 0, sizeof *c);
 }
@@ -164,6 +184,7 @@ static DRV_UNUSED void drv_read_mtx(const char *path, drv_coords *c)
     c->order = 2;
     memset(&given, 0, sizeof given);
     given.order = 2;
+    c->path = given.path = path;
     /* The banner. */
     drv_next_line(&p, end, &done, &s, &e);
     number = 1;
@@ -362,11 +383,11 @@ static DRV_UNUSED void drv_read_mtx(const char *path, drv_coords *c)
                             (long long)idx[0] + 1, (long long)idx[1] + 1, (long long)idx[1] + 1,
                             (long long)idx[0] + 1, (long long)given.val[at - 1]);
             if (drv_coords_find(&given, idx) == 0)
-                drv_coords_add(&given, idx, (double)number);
+                drv_coords_add(&given, idx, (double)number, number);
         }
-        drv_coords_add(c, idx, v);
+        drv_coords_add(c, idx, v, number);
         if (kind != 0 && idx[0] != idx[1])
-            drv_coords_add(c, mirror, kind == 2 ? -v : v);
+            drv_coords_add(c, mirror, kind == 2 ? -v : v, number);
     }
     drv_coords_free(&given);
     if (read < counts[2]) {
@@ -389,6 +410,7 @@ static DRV_UNUSED void drv_read_tns(const char *path, drv_coords *c)
     int64_t number = 0, first_line = 0;
     drv_line l;
     memset(c, 0, sizeof *c);
+    c->path = path;
     while (drv_next_line(&p, end, &done, &s, &e)) {
         const char *hash = memchr(s, '#', (size_t)(e - s));
         int n;
@@ -420,10 +442,12 @@ static DRV_UNUSED void drv_read_tns(const char *path, drv_coords *c)
             if (idx[d] + 1 > c->dims[d])
                 c->dims[d] = idx[d] + 1;
         }
-        drv_coords_add(c, idx, drv_real_field(path, number, l.f[m], "value"));
+        drv_coords_add(c, idx, drv_real_field(path, number, l.f[m], "value"), number);
     }
     if (m < 0)
-        c->order = 0;
+        drv_located(path, 1, 1,
+                    "the file is empty: it lists no entries, and a FROSTT file tells its number "
+                    "of modes and its extents only by its entries");
     free(text);
 }
 

@@ -52,32 +52,65 @@ use super::driver::{c_str, c_str_list};
 pub(super) fn rules_check(d: &Descriptor, storable: &Representable) -> String {
     match rules_check_exact(d, storable) {
         Ok(code) => code,
-        Err(reason) => {
-            let representable = if storable.is_everything() {
-                "static void drv_check_representable(drv_inst *x, const char *ctx)\n{\n    \
-                 (void)x;\n    (void)ctx;\n}\n"
-                    .to_string()
-            } else {
-                format!(
-                    "static void drv_check_representable(drv_inst *x, const char *ctx)\n{{\n    \
-                     (void)x;\n    drv_die(\"%s: this program cannot check in C that every entry \
-                     of %s can be stored in %s (%s), so it converts nothing; `spf convert` \
-                     checks it\", ctx, {}, {}, {});\n}}\n",
-                    c_str(&d.name),
-                    c_str(&storable.format),
-                    c_str(&reason)
-                )
-            };
-            format!(
-                "static void drv_check_rules(drv_inst *x, const char *ctx)\n{{\n    (void)x;\n    \
-                 drv_die(\"%s: this program cannot check a JSON instance of %s in C (%s); \
-                 `spf convert` checks it, or run the program with --unchecked to convert it \
-                 unchecked\", ctx, {}, {});\n}}\n{representable}",
-                c_str(&d.name),
-                c_str(&reason)
-            )
-        }
+        Err(reason) => format!(
+            "static void drv_check_rules(drv_inst *x, const char *ctx)\n{{\n    (void)x;\n    \
+             drv_die(\"%s: this program cannot check a JSON instance of %s in C (%s); \
+             `spf convert` checks it, or run the program with --unchecked to convert it \
+             unchecked\", ctx, {}, {});\n}}\n{}",
+            c_str(&d.name),
+            c_str(&reason),
+            unchecked_representable("drv", d, storable, &reason)
+        ),
     }
+}
+
+/// The C of `{prefix}_check_representable(drv_inst *x, const char *ctx)`
+/// alone, every name it defines prefixed `prefix`: the check that every
+/// entry of an instance of `d` can be stored in `storable`'s format, which
+/// a program runs on what it converts before the conversion runs (the
+/// coordinates it read, before it converts them to its source format).
+/// When the check cannot be printed, the function refuses every instance
+/// that has an entry to check, with the reason.
+pub(super) fn representable_check(
+    d: &Descriptor,
+    storable: &Representable,
+    prefix: &str,
+) -> String {
+    if storable.is_everything() {
+        return unchecked_representable(prefix, d, storable, "");
+    }
+    let mut emitter = Emitter::new(d);
+    emitter.prefix = prefix.to_string();
+    let code = emitter.declarations().and_then(|(head, names)| {
+        let function = emitter.representable_function(storable, &names)?;
+        Ok(format!("{head}{}{function}", emitter.helpers))
+    });
+    code.unwrap_or_else(|reason| unchecked_representable(prefix, d, storable, &reason))
+}
+
+/// The stand-in for a representability check that cannot be printed: it
+/// refuses every instance, unless every entry is storable.
+fn unchecked_representable(
+    prefix: &str,
+    d: &Descriptor,
+    storable: &Representable,
+    reason: &str,
+) -> String {
+    if storable.is_everything() {
+        return format!(
+            "static void {prefix}_check_representable(drv_inst *x, const char *ctx)\n{{\n    \
+             (void)x;\n    (void)ctx;\n}}\n"
+        );
+    }
+    format!(
+        "static void {prefix}_check_representable(drv_inst *x, const char *ctx)\n{{\n    \
+         (void)x;\n    drv_die(\"%s: this program cannot check in C that every entry \
+         of %s can be stored in %s (%s), so it converts nothing; `spf convert` \
+         checks it\", ctx, {}, {}, {});\n}}\n",
+        c_str(&d.name),
+        c_str(&storable.format),
+        c_str(reason)
+    )
 }
 
 /// [`rules_check`]'s C, or why some check cannot be printed (the library
@@ -107,6 +140,9 @@ struct Emitter<'d> {
     body: String,
     /// A counter for fresh names.
     fresh: usize,
+    /// The prefix of every name the check defines (`drv`: `drv_rs`,
+    /// `drv_uf0`, …), so that two checks can live in one program.
+    prefix: String,
 }
 
 impl<'d> Emitter<'d> {
@@ -138,6 +174,7 @@ impl<'d> Emitter<'d> {
             helpers: String::new(),
             body: String::new(),
             fresh: 0,
+            prefix: "drv".to_string(),
         }
     }
 
@@ -146,33 +183,16 @@ impl<'d> Emitter<'d> {
         self.fresh
     }
 
+    /// A fresh name for a helper of the given kind (`drv_holds3`).
+    fn fresh_name(&mut self, kind: &str) -> String {
+        let n = self.next();
+        format!("{}_{kind}{n}", self.prefix)
+    }
+
     fn emit(mut self, storable: &Representable) -> Result<String, Unsupported> {
         let d = self.d;
-        let mut head = String::new();
-        let _ = writeln!(
-            head,
-            "static int64_t drv_rs[{}];\nstatic const drv_array *drv_ru[{}];",
-            d.symbols.len().max(1),
-            d.ufs.len().max(1)
-        );
-        for (k, u) in d.ufs.iter().enumerate() {
-            self.uf_reader(&mut head, k, u)?;
-        }
-        for (k, c) in d.comparators.iter().enumerate() {
-            self.key_function(&mut head, k, c)?;
-        }
-        let mut setup = String::new();
-        for (s, k) in &self.syms {
-            let _ = writeln!(setup, "    drv_rs[{k}] = drv_symbol(x, ctx, {});", c_str(s));
-        }
-        for (u, k) in &self.ufs {
-            let _ = writeln!(
-                setup,
-                "    drv_ru[{k}] = drv_array_named(x, ctx, {});",
-                c_str(u)
-            );
-        }
-        let names = setup.clone();
+        let (head, names) = self.declarations()?;
+        let mut setup = names.clone();
         for u in &d.ufs {
             setup.push_str(&self.length_check(u)?);
         }
@@ -189,16 +209,64 @@ impl<'d> Emitter<'d> {
             }
         }
         self.storage_check()?;
-        let representable = self.representable_check(storable)?;
-        let representable = if representable.is_empty() {
+        let representable = self.representable_function(storable, &names)?;
+        let p = &self.prefix;
+        Ok(format!(
+            "{head}{}\nstatic void {p}_check_rules(drv_inst *x, const char *ctx)\n{{\n{setup}{}}}\n\
+             {representable}",
+            self.helpers, self.body
+        ))
+    }
+
+    /// The check's index-array readers and comparator keys, and the
+    /// statements that bind its symbols and arrays to the instance `x`.
+    fn declarations(&mut self) -> Result<(String, String), Unsupported> {
+        let d = self.d;
+        let p = self.prefix.clone();
+        let mut head = String::new();
+        let _ = writeln!(
+            head,
+            "static int64_t {p}_rs[{}];\nstatic const drv_array *{p}_ru[{}];",
+            d.symbols.len().max(1),
+            d.ufs.len().max(1)
+        );
+        for (k, u) in d.ufs.iter().enumerate() {
+            self.uf_reader(&mut head, k, u)?;
+        }
+        for (k, c) in d.comparators.iter().enumerate() {
+            self.key_function(&mut head, k, c)?;
+        }
+        let mut names = String::new();
+        for (s, k) in &self.syms {
+            let _ = writeln!(names, "    {p}_rs[{k}] = drv_symbol(x, ctx, {});", c_str(s));
+        }
+        for (u, k) in &self.ufs {
+            let _ = writeln!(
+                names,
+                "    {p}_ru[{k}] = drv_array_named(x, ctx, {});",
+                c_str(u)
+            );
+        }
+        Ok((head, names))
+    }
+
+    /// `{prefix}_check_representable(x, ctx)` (`names` binds the
+    /// instance's symbols and arrays); the helpers it calls are added to
+    /// `self.helpers`.
+    fn representable_function(
+        &mut self,
+        storable: &Representable,
+        names: &str,
+    ) -> Result<String, Unsupported> {
+        let body = self.representable_check(storable)?;
+        let body = if body.is_empty() {
             "    (void)x;\n    (void)ctx;\n".to_string()
         } else {
-            format!("{names}{representable}")
+            format!("{names}{body}")
         };
         Ok(format!(
-            "{head}{}\nstatic void drv_check_rules(drv_inst *x, const char *ctx)\n{{\n{setup}{}}}\n\
-             static void drv_check_representable(drv_inst *x, const char *ctx)\n{{\n{representable}}}\n",
-            self.helpers, self.body
+            "static void {}_check_representable(drv_inst *x, const char *ctx)\n{{\n{body}}}\n",
+            self.prefix
         ))
     }
 
@@ -206,12 +274,13 @@ impl<'d> Emitter<'d> {
     /// `k`, row-major over its extents (the length for one argument; the
     /// domain's affine upper bounds for several).
     fn uf_reader(&mut self, out: &mut String, k: usize, u: &UfDecl) -> Result<(), Unsupported> {
+        let p = self.prefix.clone();
         let n = u.domain.arity();
         let params: String = (0..n).map(|i| format!(", drv_ix a{i}")).collect();
         let _ = writeln!(
             out,
-            "static DRV_UNUSED drv_ix drv_uf{k}(const char *ctx, const char *rule{params})\n{{\n    \
-             const drv_array *a = drv_ru[{k}];\n    drv_ix at = 0;"
+            "static DRV_UNUSED drv_ix {p}_uf{k}(const char *ctx, const char *rule{params})\n{{\n    \
+             const drv_array *a = {p}_ru[{k}];\n    drv_ix at = 0;"
         );
         if n == 1 {
             out.push_str("    at = a0;\n");
@@ -260,6 +329,7 @@ impl<'d> Emitter<'d> {
     /// product of its extents, or 0 when it is empty. Another domain is left
     /// to the bounds-checked reads.
     fn length_check(&self, u: &UfDecl) -> Result<String, Unsupported> {
+        let p = &self.prefix;
         let [conj] = u.domain.conjunctions() else {
             return Ok(String::new());
         };
@@ -317,9 +387,9 @@ impl<'d> Emitter<'d> {
         let _ = writeln!(
             code,
             "        if (empty)\n            needs = 0;\n        \
-             if (drv_ru[{k}]->len != needs)\n            \
-             drv_die(\"%s: %s has %lld values but its domain %s needs %lld\", ctx, drv_ru[{k}]->name,\n                    \
-             (long long)drv_ru[{k}]->len, {}, (long long)needs);\n    }}",
+             if ({p}_ru[{k}]->len != needs)\n            \
+             drv_die(\"%s: %s has %lld values but its domain %s needs %lld\", ctx, {p}_ru[{k}]->name,\n                    \
+             (long long){p}_ru[{k}]->len, {}, (long long)needs);\n    }}",
             c_str(&u.domain.to_string())
         );
         Ok(code)
@@ -333,9 +403,10 @@ impl<'d> Emitter<'d> {
         c: &Comparator,
     ) -> Result<(), Unsupported> {
         let what = c_str(&format!("comparator {}", c.name));
+        let p = &self.prefix;
         let _ = writeln!(
             out,
-            "static DRV_UNUSED void drv_key{k}(const char *ctx, const int64_t *p, drv_wide *key)\n{{\n    \
+            "static DRV_UNUSED void {p}_key{k}(const char *ctx, const int64_t *p, drv_wide *key)\n{{\n    \
              static const char what[] = {what};\n    (void)p;\n    (void)what;"
         );
         for (i, e) in c.key.iter().enumerate() {
@@ -369,13 +440,13 @@ impl<'d> Emitter<'d> {
             Atom::Sym(s) => self
                 .syms
                 .get(s)
-                .map(|k| format!("(drv_ix)drv_rs[{k}]"))
+                .map(|k| format!("(drv_ix){}_rs[{k}]", self.prefix))
                 .ok_or_else(|| format!("`{s}` is not a symbol of {}", self.d.name)),
             Atom::Uf(name, args) => {
                 let Some(&k) = self.ufs.get(name) else {
                     return Err(format!("the comparator {name} inside arithmetic"));
                 };
-                let mut text = format!("drv_uf{k}(ctx, rule");
+                let mut text = format!("{}_uf{k}(ctx, rule", self.prefix);
                 for arg in args {
                     let _ = write!(text, ", {}", self.affine(arg, var)?);
                 }
@@ -394,7 +465,7 @@ impl<'d> Emitter<'d> {
     /// deciding constraint `c` at the rule point `v` (comparators through
     /// their keys, as the validator decides them); returns its name.
     fn holds_function(&mut self, rule: &UfRule, c: &Constraint) -> Result<String, Unsupported> {
-        let name = format!("drv_holds{}", self.next());
+        let name = self.fresh_name("holds");
         let var = |i: usize| Some(format!("v[{i}]"));
         let decide = |x: &str| match c.kind() {
             ConstraintKind::Eq => format!("{x} == 0"),
@@ -430,8 +501,9 @@ impl<'d> Emitter<'d> {
                     let i = calls.len();
                     let _ = writeln!(
                         code,
-                        "    drv_wide key{i}[{}];\n    drv_key{k}(ctx, (const int64_t[]){{{}}}, key{i});",
+                        "    drv_wide key{i}[{}];\n    {}_key{k}(ctx, (const int64_t[]){{{}}}, key{i});",
                         cmp.key.len().max(1),
+                        self.prefix,
                         if vals.is_empty() { "0".to_string() } else { vals.join(", ") }
                     );
                     calls.push((cmp, coef, i));
@@ -626,7 +698,8 @@ impl<'d> Emitter<'d> {
                     .ok_or_else(|| format!("the loop variable {v} is not bound"))?
             ),
             IndexExpr::Sym(s) => format!(
-                "(drv_ix)drv_rs[{}]",
+                "(drv_ix){}_rs[{}]",
+                self.prefix,
                 self.syms
                     .get(s)
                     .ok_or_else(|| format!("`{s}` is not a symbol"))?
@@ -636,7 +709,7 @@ impl<'d> Emitter<'d> {
                     .ufs
                     .get(name)
                     .ok_or_else(|| format!("`{name}` is not an index array"))?;
-                let mut text = format!("drv_uf{k}(ctx, rule");
+                let mut text = format!("{}_uf{k}(ctx, rule", self.prefix);
                 for a in args {
                     let _ = write!(text, ", {}", self.index(a, names)?);
                 }
@@ -740,7 +813,7 @@ impl<'d> Emitter<'d> {
         if check.adjacent {
             // No budget to count: a part, which may run on several
             // threads (the instance's values measure the work).
-            let part = format!("drv_rule{}", self.next());
+            let part = self.fresh_name("rule");
             let (lo, hi) = self.part_function(
                 &part,
                 &format!(
@@ -823,7 +896,7 @@ impl<'d> Emitter<'d> {
                 }
             })
             .collect();
-        let pair = format!("drv_pair{}", self.next());
+        let pair = self.fresh_name("pair");
         let _ = writeln!(
             self.helpers,
             "static void {pair}(const char *ctx, const int64_t *a, const int64_t *b)\n{{\n    \
@@ -936,7 +1009,7 @@ impl<'d> Emitter<'d> {
         let at = tail(format!("drv_fp_add(&mine, {entry})"));
         let keep = tail(format!("drv_storage_entry(s->entries, {entry}, k)"));
         let n_pos = extents.len();
-        let part = format!("drv_storage{}", self.next());
+        let part = self.fresh_name("storage");
         let (lo, hi) = self.part_function(
             &part,
             "    static const char rule[] = \"the sparse-to-dense map\";\n    \

@@ -527,8 +527,18 @@ impl Instance {
                     let values = if all_int {
                         Values::Int(ints)
                     } else {
-                        // Every item is a number; serde_json gives every number an f64.
-                        Values::Real(items.iter().map(|x| x.as_f64().unwrap_or(0.0)).collect())
+                        // Every item is a number, read from its text as the
+                        // nearest double (`strict_json`); one beyond the
+                        // range of a double has none.
+                        let reals = items.iter().enumerate().map(|(k, x)| {
+                            x.as_f64().ok_or_else(|| {
+                                structure(
+                                    format!("arrays.{name}[{k}]"),
+                                    format!("{} is beyond the range of a double", describe(x)),
+                                )
+                            })
+                        });
+                        Values::Real(reals.collect::<Result<_, _>>()?)
                     };
                     arrays.insert(name.clone(), values);
                 }

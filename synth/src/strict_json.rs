@@ -1,5 +1,6 @@
 //! JSON parsed into a `serde_json::Value` with one rule serde_json does not
-//! enforce: an object may not give the same key twice.
+//! enforce: an object may not give the same key twice; and its numbers
+//! kept as written, so that a real reads as the double nearest to its text.
 //!
 //! serde_json keeps the last of repeated keys, so `{"NR": 4, "NR": 5}` would
 //! silently mean `NR = 5`. An instance file with a repeated key is almost
@@ -21,6 +22,27 @@ impl<'de> Deserialize<'de> for StrictValue {
 }
 
 struct StrictVisitor;
+
+/// The key under which serde_json (with its `arbitrary_precision` feature)
+/// hands a number's text to a visitor, as a map of one entry.
+const NUMBER_TOKEN: &str = "$serde_json::private::Number";
+
+/// A number from its text, kept as written: its value as a double is read
+/// from the text by Rust's parser, which rounds correctly (serde_json's
+/// own reading of reals is off by an ulp on some inputs and reads
+/// `2.4703282292062328e-324`, which rounds to the least subnormal, as 0).
+/// A real beyond the range of a double is an error.
+fn number<E: de::Error>(text: String) -> Result<Value, E> {
+    let n: Number = text
+        .parse()
+        .map_err(|_| E::custom(format!("invalid number `{text}`")))?;
+    if n.as_f64().is_none() {
+        return Err(E::custom(format!(
+            "number out of range: {text} is beyond the range of a double"
+        )));
+    }
+    Ok(Value::Number(n))
+}
 
 impl<'de> Visitor<'de> for StrictVisitor {
     type Value = Value;
@@ -78,6 +100,9 @@ impl<'de> Visitor<'de> for StrictVisitor {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
         let mut out = Map::new();
         while let Some(key) = map.next_key::<String>()? {
+            if out.is_empty() && key == NUMBER_TOKEN {
+                return number(map.next_value::<String>()?);
+            }
             if out.contains_key(&key) {
                 return Err(de::Error::custom(format!(
                     "the key \"{key}\" is given twice in one object"

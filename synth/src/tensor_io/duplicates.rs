@@ -8,7 +8,7 @@
 
 use std::collections::HashMap;
 
-use super::{CooTensor, IndexInt};
+use super::{CooTensor, IndexInt, TensorIoError};
 
 /// The strides of the row-major linearization of coordinates within
 /// `dims` (the last mode fastest); `None` when the extents' product does
@@ -117,18 +117,66 @@ struct Distributed {
 /// The fewest keys [`has_repeated_keys`] handles on two threads.
 const PARALLEL_KEYS: usize = 1 << 18;
 
+/// Entries at one coordinate whose sum is beyond the range of a double
+/// (each value is finite; the sum is not).
+#[derive(Clone, Debug, PartialEq)]
+pub(super) struct Overflow {
+    /// The coordinate, 0-based.
+    pub at: Vec<i64>,
+    /// The first entry there and the one whose addition overflowed, as
+    /// positions in the order the entries were read.
+    pub entries: [usize; 2],
+    /// The sum.
+    pub sum: f64,
+}
+
+impl Overflow {
+    /// The error at the line of the entry that overflowed, given the line
+    /// numbers of the entries in the order they were read.
+    pub(super) fn error(&self, entry_lines: impl Iterator<Item = usize>) -> TensorIoError {
+        let listed: Vec<usize> = entry_lines.take(self.entries[1] + 1).collect();
+        let line = |e: usize| listed.get(e).copied().unwrap_or(0);
+        let at: Vec<String> = self.at.iter().map(|i| (i + 1).to_string()).collect();
+        TensorIoError::new(
+            line(self.entries[1]),
+            1,
+            format!(
+                "the entries at ({}) on lines {} and {} sum to {}, beyond the range of a double",
+                at.join(", "),
+                line(self.entries[0]),
+                line(self.entries[1]),
+                self.sum
+            ),
+        )
+    }
+}
+
 /// Sums the entries that share coordinates into the first of them, keeping
 /// the order of the others.
-pub(super) fn sum_duplicates<I: IndexInt>(t: &mut CooTensor<I>) {
+///
+/// # Errors
+///
+/// The first sum beyond the range of a double.
+pub(super) fn sum_duplicates<I: IndexInt>(t: &mut CooTensor<I>) -> Result<(), Overflow> {
     let n = t.values.len();
-    let mut seen: HashMap<Vec<I>, usize> = HashMap::with_capacity(n);
+    let mut seen: HashMap<Vec<I>, (usize, usize)> = HashMap::with_capacity(n);
     let mut kept = 0;
     for e in 0..n {
         let index: Vec<I> = t.indices.iter().map(|c| c[e]).collect();
         match seen.get(&index) {
-            Some(&at) => t.values[at] += t.values[e],
+            Some(&(at, first)) => {
+                let sum = t.values[at] + t.values[e];
+                if !sum.is_finite() && t.values[at].is_finite() && t.values[e].is_finite() {
+                    return Err(Overflow {
+                        at: index.iter().map(|&i| i.into()).collect(),
+                        entries: [first, e],
+                        sum,
+                    });
+                }
+                t.values[at] = sum;
+            }
             None => {
-                seen.insert(index, kept);
+                seen.insert(index, (kept, e));
                 for c in &mut t.indices {
                     c[kept] = c[e];
                 }
@@ -141,6 +189,7 @@ pub(super) fn sum_duplicates<I: IndexInt>(t: &mut CooTensor<I>) {
         c.truncate(kept);
     }
     t.values.truncate(kept);
+    Ok(())
 }
 
 /// Whether the entries are strictly increasing with the first mode
@@ -159,10 +208,14 @@ fn sorted_first_mode_fastest<I: IndexInt>(columns: &[&[I]]) -> bool {
 
 /// Sums duplicates when there are any ([`has_repeated_keys`] decides, or
 /// one pass when the entries are sorted column by column).
-pub(super) fn merge_duplicates<I: IndexInt>(t: &mut CooTensor<I>) {
+///
+/// # Errors
+///
+/// The first sum beyond the range of a double ([`sum_duplicates`]).
+pub(super) fn merge_duplicates<I: IndexInt>(t: &mut CooTensor<I>) -> Result<(), Overflow> {
     let columns: Vec<&[I]> = t.indices.iter().map(Vec::as_slice).collect();
     if sorted_first_mode_fastest(&columns) {
-        return;
+        return Ok(());
     }
     let n = t.values.len();
     let repeated = match (row_major_strides(&t.dims), columns.as_slice()) {
@@ -181,8 +234,9 @@ pub(super) fn merge_duplicates<I: IndexInt>(t: &mut CooTensor<I>) {
         (None, _) => true,
     };
     if repeated {
-        sum_duplicates(t);
+        sum_duplicates(t)?;
     }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -272,17 +326,30 @@ mod tests {
             indices: vec![order.clone(), order.iter().map(|e| e % 3).collect()],
             values: vec![1.0; n as usize],
         };
-        merge_duplicates(&mut t);
+        merge_duplicates(&mut t).unwrap();
         assert_eq!(t.values.len(), n as usize, "no duplicates: nothing changes");
         for e in [0usize, n as usize - 1] {
             t.indices[0].push(order[e]);
             t.indices[1].push(order[e] % 3);
             t.values.push(2.0);
         }
-        merge_duplicates(&mut t);
+        merge_duplicates(&mut t).unwrap();
         assert_eq!(t.values.len(), n as usize);
         assert_eq!(t.values[0], 3.0);
         assert_eq!(t.values[n as usize - 1], 3.0);
         assert_eq!(t.values.iter().filter(|&&v| v == 3.0).count(), 2);
+    }
+
+    #[test]
+    fn a_sum_beyond_the_double_range_names_the_coordinate_and_the_entries() {
+        let mut t = CooTensor {
+            dims: vec![3, 3],
+            indices: vec![vec![2, 0, 2, 2], vec![1, 0, 1, 1]],
+            values: vec![1e308, 1.0, 5e307, 1e308],
+        };
+        let o = merge_duplicates(&mut t).unwrap_err();
+        assert_eq!(o.at, vec![2, 1]);
+        assert_eq!(o.entries, [0, 3]);
+        assert_eq!(o.sum, f64::INFINITY);
     }
 }

@@ -816,7 +816,10 @@ impl<'a> Header<'a> {
                 indices: vec![body.rows, body.cols],
                 values: body.values,
             };
-            merge_duplicates(&mut t);
+            merge_duplicates(&mut t).map_err(|o| {
+                let lines = self.body_start.clone();
+                o.error(lines.filter(|(_, raw)| !skipped(raw)).map(|(n, _)| n))
+            })?;
             return Ok(t);
         }
         if !banner.array {

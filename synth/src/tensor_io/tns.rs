@@ -134,7 +134,15 @@ pub(super) fn parse(bytes: &[u8], options: &ReadOptions) -> Result<CooTensor, Te
         values.push(value);
     }
     if columns.is_empty() {
-        columns = vec![Vec::new(); dims.map_or(0, <[i64]>::len)];
+        let Some(d) = dims else {
+            return Err(TensorIoError::new(
+                1,
+                1,
+                "the file is empty: it lists no entries, and a FROSTT file tells its number of \
+                 modes and its extents only by its entries",
+            ));
+        };
+        columns = vec![Vec::new(); d.len()];
     }
     let dims = match dims {
         Some(d) => d.to_vec(),
@@ -148,6 +156,21 @@ pub(super) fn parse(bytes: &[u8], options: &ReadOptions) -> Result<CooTensor, Te
         indices: columns,
         values,
     };
-    merge_duplicates(&mut t);
+    merge_duplicates(&mut t).map_err(|o| {
+        let lines = Lines::new(bytes, 0, 1);
+        o.error(lines.filter(|(_, raw)| lists_entry(raw)).map(|(n, _)| n))
+    })?;
     Ok(t)
+}
+
+/// Whether a line lists an entry (neither blank nor only a comment).
+fn lists_entry(raw: &[u8]) -> bool {
+    let p = skip_spaces(raw, 0);
+    if p == raw.len() || raw[p] == b'#' {
+        return false;
+    }
+    let text = as_text(raw);
+    !line_of(0, text.split('#').next().unwrap_or(""))
+        .fields
+        .is_empty()
 }

@@ -1,0 +1,323 @@
+//! Random matrices through the built-in pairs, by every path a user takes:
+//! `spf convert` from a Matrix Market file, from a JSON instance and from
+//! an `.npz` instance of the source, and the program `spf build` makes,
+//! compiled with AddressSanitizer and UndefinedBehaviorSanitizer, from the
+//! Matrix Market file and from the JSON instance. Every result is compared
+//! with the file's entries by the format-independent oracle, and the
+//! results of the paths with each other; a program may refuse an input
+//! (exit status 2 with a message) only where `spf convert` refuses it too,
+//! and no sanitizer may report anything.
+//!
+//! The matrices hold values a careless reader gets wrong (subnormals, the
+//! least subnormal, ±0.0, values near the top of the double range) and
+//! shapes at the edges (empty, 1 × N, N × 1, no entries at all); each
+//! pair also gets a matrix with entries its source cannot store (a skyline
+//! stores one triangle), which every path must refuse alike.
+//!
+//! Each built-in format is a source once and a destination once (the pairs
+//! rotate through the registry); `SPF_EXHAUSTIVE=1` runs every ordered
+//! pair.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use spf::synth::instance::Instance;
+use spf::synth::instance_validation::validate;
+use spf::synth::oracle::{compare, coordinate_entries, entries};
+use spf::synth::representable::Representable;
+use spf::synth::tensor_io::Coordinates;
+use spf::synth::validate::coordinate_text;
+
+mod common;
+
+use common::{s, spf, text};
+
+/// The sanitizers' flags: every report stops the program.
+const SANITIZE: &str = "-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
+                        -fno-sanitize-recover=all";
+
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n.max(1)
+    }
+
+    /// A value: mostly ordinary, often one a reader gets wrong.
+    fn value(&mut self) -> f64 {
+        match self.below(10) {
+            0 => 5e-324,
+            1 => f64::from_bits(1 + self.below(1 << 52)),
+            2 => -f64::from_bits(1 + self.below(1 << 52)),
+            3 => 0.0,
+            4 => -0.0,
+            5 => f64::MAX / (1 + self.below(8)) as f64,
+            6 => f64::MIN_POSITIVE,
+            _ => {
+                let x = f64::from_bits(self.next() >> 2);
+                if x.is_finite() {
+                    x
+                } else {
+                    1.5
+                }
+            }
+        }
+    }
+}
+
+/// A random matrix of `rows` × `cols` with about `fill` of its positions
+/// stored, each at most once.
+fn random_matrix(rng: &mut Rng, rows: i64, cols: i64, fill: f64) -> Coordinates {
+    let mut entries = Vec::new();
+    for i in 0..rows {
+        for j in 0..cols {
+            if (rng.below(1000) as f64) < fill * 1000.0 {
+                entries.push((vec![i, j], rng.value()));
+            }
+        }
+    }
+    // File order is not sorted order.
+    for k in (1..entries.len()).rev() {
+        let other = rng.below(k as u64 + 1) as usize;
+        entries.swap(k, other);
+    }
+    Coordinates {
+        dims: vec![rows, cols],
+        entries,
+    }
+}
+
+/// The matrices of one pair: random ones of several shapes restricted to
+/// what both formats store, and one with every position of a small square
+/// stored (unrestricted: when a format cannot store all of it, every path
+/// must refuse it).
+fn matrices(rng: &mut Rng, src: &str, dst: &str) -> Vec<(String, Coordinates, bool)> {
+    let storable: Vec<Representable> = [src, dst]
+        .iter()
+        .map(|f| Representable::of(&spf::synth::builtin::load_format(f).expect("built-in")))
+        .collect();
+    let restrict = |c: Coordinates| storable.iter().fold(c, |c, r| r.restrict(&c));
+    let mut out = Vec::new();
+    let shapes = [
+        (0, 0, 0.0),
+        (3, 4, 0.0),
+        (1, 9, 0.5),
+        (9, 1, 0.5),
+        (7, 5, 0.4),
+        (12, 12, 0.2),
+    ];
+    for (k, &(rows, cols, fill)) in shapes.iter().enumerate() {
+        let m = restrict(random_matrix(rng, rows, cols, fill));
+        out.push((format!("m{k}"), m, true));
+    }
+    let full = random_matrix(rng, 4, 4, 1.0);
+    let storable_everywhere = restrict(full.clone()) == full;
+    out.push(("full".to_string(), full, storable_everywhere));
+    out
+}
+
+fn run(bin: &Path, args: &[&str]) -> Output {
+    Command::new(bin)
+        .args(args)
+        .env(
+            "ASAN_OPTIONS",
+            "detect_leaks=0:abort_on_error=0:exitcode=90",
+        )
+        .env(
+            "UBSAN_OPTIONS",
+            "halt_on_error=1:exitcode=91:print_stacktrace=1",
+        )
+        .output()
+        .expect("the program runs")
+}
+
+/// The instance in a JSON file, with only what a conversion computes (the
+/// index width it ran at is left out: the paths may pick differently).
+fn result(path: &Path) -> Instance {
+    let mut i = Instance::from_json(&std::fs::read_to_string(path).expect("written"))
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    i.index_width = None;
+    i
+}
+
+/// An `.npz` instance of `format`, read by spf's own reader.
+fn npz_instance(npz: &Path, format: &str) -> Instance {
+    let d = spf::synth::builtin::load_format(format).expect("built-in");
+    let mut i = spf::synth::npz::read_npz_file(npz, &d, None)
+        .unwrap_or_else(|e| panic!("{}: {e}", npz.display()));
+    i.index_width = None;
+    i
+}
+
+/// What one path made of one input: the result, or the refusal's message.
+#[derive(Debug)]
+enum Outcome {
+    Converted(Instance),
+    Refused(String),
+}
+
+/// `spf convert` (or a program) run with `-o out`: its outcome; any other
+/// exit status than 0 and 2, and any sanitizer report, fails the test.
+fn outcome(what: &str, out: &Output, path: &Path) -> Outcome {
+    let stderr = text(&out.stderr);
+    assert!(
+        !stderr.contains("Sanitizer") && !stderr.contains("runtime error:"),
+        "{what}: a sanitizer report:\n{stderr}"
+    );
+    match out.status.code() {
+        Some(0) => Outcome::Converted(result(path)),
+        Some(2) => {
+            assert!(
+                !stderr.trim().is_empty(),
+                "{what}: exit 2 without a message"
+            );
+            assert!(
+                !path.exists(),
+                "{what}: refused, but wrote {}",
+                path.display()
+            );
+            Outcome::Refused(stderr)
+        }
+        other => panic!("{what}: exit status {other:?}:\n{stderr}"),
+    }
+}
+
+/// The first line of a refusal's message, without spf's prefix and the
+/// input's name (`spf: `, `PATH: `).
+fn reason<'a>(message: &'a str, input: &Path) -> &'a str {
+    let line = message.lines().next().unwrap_or_default();
+    let line = line.strip_prefix("spf: ").unwrap_or(line);
+    line.strip_prefix(&format!("{}: ", input.display()))
+        .unwrap_or(line)
+}
+
+fn check_pair(src: &str, dst: &str, seed: u64, dir: &Path) {
+    let d_dst = spf::synth::builtin::load_format(dst).expect("built-in");
+    let tag = format!("{src}-{dst}");
+    let bin = dir.join(&tag);
+    let built = spf(&[
+        "build",
+        src,
+        dst,
+        "--verify",
+        "--cflags",
+        SANITIZE,
+        "-o",
+        s(&bin),
+    ]);
+    assert!(built.status.success(), "{tag}: {}", text(&built.stderr));
+    let mut rng = Rng(seed);
+    for (name, m, storable) in matrices(&mut rng, src, dst) {
+        let what = format!(
+            "{tag} on {name} ({} x {}, {} entries)",
+            m.dims[0],
+            m.dims[1],
+            m.len()
+        );
+        let mtx = dir.join(format!("{tag}-{name}.mtx"));
+        std::fs::write(&mtx, coordinate_text(&m)).expect("write");
+        let want: BTreeMap<Vec<i64>, f64> = coordinate_entries(&m);
+        let out_path = |path: &str| dir.join(format!("{tag}-{name}-{path}"));
+
+        // spf convert from the file, and the program from the file.
+        let p = out_path("convert-mtx.json");
+        let from_mtx = outcome(
+            &format!("spf convert {what}"),
+            &spf(&["convert", src, dst, s(&mtx), "-o", s(&p)]),
+            &p,
+        );
+        let p = out_path("program-mtx.json");
+        let program = outcome(
+            &format!("the program {what}"),
+            &run(&bin, &[s(&mtx), "-o", s(&p)]),
+            &p,
+        );
+        let converted = match (from_mtx, program) {
+            (Outcome::Refused(a), Outcome::Refused(b)) => {
+                assert!(!storable, "{what}: refused though storable: {a}");
+                assert_eq!(reason(&a, &mtx), reason(&b, &mtx), "{what}: two refusals");
+                continue;
+            }
+            (Outcome::Converted(a), Outcome::Converted(b)) => {
+                assert!(
+                    storable,
+                    "{what}: converted though {src} or {dst} cannot store it"
+                );
+                assert_eq!(a, b, "{what}: spf convert and the program differ");
+                a
+            }
+            (a, b) => panic!("{what}: spf convert gives {a:?}, the program {b:?}"),
+        };
+        validate(&d_dst, &converted).unwrap_or_else(|e| panic!("{what}: {e}"));
+        let got = entries(&d_dst, &converted).expect("readable");
+        compare(&want, &got).unwrap_or_else(|e| panic!("{what}: {e}"));
+
+        // The source instance, as JSON and as .npz, through both paths.
+        let src_json = out_path("src.json");
+        let src_npz = out_path("src.npz");
+        for (path, kind) in [(&src_json, "JSON"), (&src_npz, ".npz")] {
+            let out = spf(&["convert", "coo", src, s(&mtx), "-o", s(path)]);
+            assert!(
+                out.status.success(),
+                "{what}: the {kind} source: {}",
+                text(&out.stderr)
+            );
+        }
+        assert_eq!(
+            npz_instance(&src_npz, src),
+            result(&src_json),
+            "{what}: the .npz and JSON sources differ"
+        );
+        for (input, kind) in [(&src_json, "json"), (&src_npz, "npz")] {
+            let p = out_path(&format!("convert-{kind}.json"));
+            let out = spf(&["convert", src, dst, s(input), "-o", s(&p)]);
+            match outcome(&format!("spf convert {what} from {kind}"), &out, &p) {
+                Outcome::Converted(r) => assert_eq!(r, converted, "{what}: from {kind}"),
+                Outcome::Refused(e) => panic!("{what}: from {kind}: {e}"),
+            }
+        }
+        let p = out_path("program-json.json");
+        match outcome(
+            &format!("the program {what} from JSON"),
+            &run(&bin, &[s(&src_json), "-o", s(&p)]),
+            &p,
+        ) {
+            Outcome::Converted(r) => assert_eq!(r, converted, "{what}: the program from JSON"),
+            Outcome::Refused(e) => panic!("{what}: the program from JSON: {e}"),
+        }
+    }
+}
+
+/// The pairs this run checks: each 2-D built-in a source once and a
+/// destination once (every ordered pair with `SPF_EXHAUSTIVE`).
+fn pairs() -> Vec<(&'static str, &'static str)> {
+    let formats = spf::synth::builtin::builtin_names_of_order(2);
+    if std::env::var_os("SPF_EXHAUSTIVE").is_some() {
+        return formats
+            .iter()
+            .flat_map(|&a| formats.iter().map(move |&b| (a, b)))
+            .collect();
+    }
+    let n = formats.len();
+    (0..n).map(|k| (formats[k], formats[(k + 1) % n])).collect()
+}
+
+#[test]
+fn random_matrices_agree_on_every_path_under_the_sanitizers() {
+    let dir: PathBuf = common::temp("cli-differential", "pairs");
+    let pairs = pairs();
+    assert!(pairs.len() >= 16, "{pairs:?}");
+    common::on_every_processor(pairs.len(), |k| {
+        let (src, dst) = pairs[k];
+        check_pair(src, dst, 0x5EED + k as u64, &dir);
+    });
+    let _ = std::fs::remove_dir_all(&dir);
+}
