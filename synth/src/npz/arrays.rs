@@ -338,13 +338,14 @@ pub(super) fn read_reals<R: Read + Seek>(
         }
         (TypeChar::Float, 8) => read_as::<f64, _>(zip, key),
         (TypeChar::Float, 4) => convert(read_as::<f32, _>(zip, key)?, |v| Some(f64::from(v)), key),
-        (TypeChar::Int | TypeChar::Uint, _) => {
-            let ints = read_ints(zip, key)?;
-            Ok(Array {
-                shape: ints.shape,
-                values: ints.values.iter().map(|&v| v as f64).collect(),
-            })
+        // Integer values are values, whatever their size: each becomes the
+        // double equal to it, and one no double equals is refused (a
+        // conversion would change it).
+        (TypeChar::Uint, 8) => {
+            let ints = read_as::<u64, _>(zip, key)?;
+            exact_reals(ints, i128::from, key)
         }
+        (TypeChar::Int | TypeChar::Uint, _) => exact_reals(read_ints(zip, key)?, i128::from, key),
         (TypeChar::Bool, _) => convert(
             read_as::<bool, _>(zip, key)?,
             |v| Some(f64::from(u8::from(v))),
@@ -359,6 +360,37 @@ pub(super) fn read_reals<R: Read + Seek>(
             format!("has dtype `{t}`, but values are numbers (float64)"),
         )),
     }
+}
+
+/// Integer values as the doubles equal to them.
+///
+/// # Errors
+///
+/// The first value no double equals (above 2^53 in magnitude, with low
+/// bits a double does not keep).
+fn exact_reals<T: Copy + std::fmt::Display>(
+    a: Array<T>,
+    wide: impl Fn(T) -> i128,
+    key: &str,
+) -> Result<Array<f64>, NpzError> {
+    let mut values = Vec::with_capacity(a.values.len());
+    for (k, &v) in a.values.iter().enumerate() {
+        let x = wide(v) as f64;
+        if x as i128 != wide(v) {
+            return Err(NpzError::member(
+                key,
+                format!(
+                    "holds the value {v} (element {k}), which no double equals (the nearest is \
+                     {x:.0}); spf stores values as doubles, exactly for integers up to 2^53"
+                ),
+            ));
+        }
+        values.push(x);
+    }
+    Ok(Array {
+        shape: a.shape,
+        values,
+    })
 }
 
 /// Reads member `key` as a text scalar (`|S` bytes or `<U` unicode).
