@@ -143,8 +143,9 @@ fn run_page(name: &str, page: &str) -> PathBuf {
     let dir = scratch(name);
     let spf = PathBuf::from(env!("CARGO_BIN_EXE_spf"));
     let path = std::env::join_paths(
-        std::iter::once(spf.parent().expect("the binary's folder").to_path_buf())
-            .chain(std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())),
+        std::iter::once(spf.parent().expect("the binary's folder").to_path_buf()).chain(
+            std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()),
+        ),
     )
     .expect("a PATH");
     let steps = steps(page);
@@ -239,7 +240,10 @@ fn the_console_blocks_of_the_docs_print_what_they_show() {
 #[test]
 fn elisions_match_as_the_module_says() {
     let lines = |xs: &[&str]| xs.iter().map(|s| s.to_string()).collect::<Vec<_>>();
-    assert!(lines_match(&lines(&["a", "...", "d"]), &["a", "b", "c", "d"]));
+    assert!(lines_match(
+        &lines(&["a", "...", "d"]),
+        &["a", "b", "c", "d"]
+    ));
     assert!(lines_match(&lines(&["a", "...", "b"]), &["a", "b"]));
     assert!(!lines_match(&lines(&["a", "...", "d"]), &["a", "b", "c"]));
     assert!(!lines_match(&lines(&["a", "b"]), &["a", "b", "c"]));
