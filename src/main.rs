@@ -23,7 +23,7 @@ static ALLOCATOR: cli::huge_pages::HugePages = cli::huge_pages::HugePages;
 
 /// Synthesizes sparse tensor format conversions with the Sparse Polyhedral Framework.
 #[derive(Parser)]
-#[command(name = "spf", version, about, long_about = None)]
+#[command(name = "spf", version, about, long_about = None, after_help = formats_help())]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -34,11 +34,13 @@ enum Command {
     /// Evaluates a program of the set/relation calculator (reads standard
     /// input without FILE). Statements end with `;`: `uf NAME : SET -> SET
     /// [PROPS];`, `forall e1, e2 : P => Q;`, `NAME := EXPR;`, `EXPR;`.
+    #[command(after_help = "Example:\n  spf calc examples/csr.calc")]
     Calc {
         /// The program file; standard input when absent.
         file: Option<PathBuf>,
     },
     /// Scans a computation file into loops and prints it as C or Rust.
+    #[command(after_help = "Example:\n  spf codegen examples/spmv_csr.comp --emit c")]
     Codegen {
         /// The computation file (see docs/computations.md).
         file: PathBuf,
@@ -51,6 +53,9 @@ enum Command {
     },
     /// Runs a computation file in the interpreter and prints its `out` and
     /// `inout` data as JSON.
+    #[command(
+        after_help = "Examples:\n  spf run examples/spmv_csr.comp N=3 NC=3 NNZ=4 rowptr=0,2,2,4 col=0,2,1,2 A=1,2,3,4 x=1,1,2\n  spf run examples/forward_solve.comp --data examples/forward_solve.json"
+    )]
     Run {
         /// The computation file.
         file: PathBuf,
@@ -69,6 +74,9 @@ enum Command {
     /// synthesizes and validates its conversions to and from every built-in
     /// format of its order, one line per pair; with a second format, only
     /// the pair, both ways.
+    #[command(
+        after_help = "Examples:\n  spf check csr\n  spf check tests/data/descriptors/mycsr.desc csc"
+    )]
     Check {
         /// A built-in format (an unknown name lists them) or a path to a
         /// descriptor file.
@@ -77,6 +85,7 @@ enum Command {
         other: Option<String>,
     },
     /// Writes the entries an instance of a format stores as coordinates.
+    #[command(after_help = "Example:\n  spf dump csr dwt_2680.csr.npz -o dwt_2680.mtx")]
     Dump {
         /// The instance's format (built-in name or descriptor path).
         format: String,
@@ -90,6 +99,9 @@ enum Command {
     /// Generates a benchmark matrix or 3-D tensor shaped like the papers'
     /// (size, nnz, occupied diagonals, row-length spread), deterministic
     /// for a seed; `--list` shows the catalog.
+    #[command(
+        after_help = "Examples:\n  spf generate --list\n  spf generate ecology1 --scale 0.1 -o ecology1.mtx"
+    )]
     Generate {
         /// A catalog name (`spf generate --list`), e.g. ecology1.
         #[arg(required_unless_present = "list")]
@@ -114,6 +126,9 @@ enum Command {
     },
     /// Draws the polyhedral dataflow graph of a computation file, or of the
     /// synthesized conversion between two formats (`spf pdfg SRC DST`).
+    #[command(
+        after_help = "Examples:\n  spf pdfg coo csr -o coo_csr.svg\n  spf pdfg examples/forward_solve.comp -o fs.dot"
+    )]
     Pdfg {
         /// A computation file, or two formats: SRC DST (built-in names or
         /// descriptor paths).
@@ -124,6 +139,9 @@ enum Command {
         output: PathBuf,
     },
     /// Synthesizes the conversion from SRC to DST and prints it.
+    #[command(
+        after_help = "Examples:\n  spf synth coo csr --emit c -o coo_csr.c\n  spf synth coo csr --emit ir"
+    )]
     Synth {
         /// The source format (built-in name or descriptor path).
         src: String,
@@ -145,6 +163,9 @@ enum Command {
     /// destination's descriptor and the oracle, and writes it as an
     /// instance of DST: `.npz` (scipy's layout when DST has one),
     /// `.mtx`/`.tns` (its entries) or JSON.
+    #[command(
+        after_help = "Example:\n  spf convert coo csr tests/data/matrices/dwt_2680.mtx -o dwt_2680.csr.npz"
+    )]
     Convert {
         /// The source format (built-in name or descriptor path).
         src: String,
@@ -180,6 +201,9 @@ enum Command {
     /// Compiles the conversion from SRC to DST into a program:
     /// `BIN INPUT [-o OUT.json] [--repeat N]` prints one JSON line with the
     /// conversion's median time (and a baseline's, with --baseline).
+    #[command(
+        after_help = "Example:\n  spf build coo csr -o coo2csr && ./coo2csr tests/data/matrices/dwt_2680.mtx --repeat 10"
+    )]
     Build {
         /// The source format (built-in name or descriptor path).
         src: String,
@@ -233,6 +257,15 @@ struct WidthFlags {
     /// --index-width's.
     #[arg(long, value_name = "32|64|auto")]
     crd_width: Option<WidthChoice>,
+}
+
+/// The end of `spf --help`: the built-in formats, from the registry
+/// (`synth::builtin`).
+fn formats_help() -> String {
+    format!(
+        "Built-in formats (wherever a command takes a format; a path to a .desc file works too):\n  {}",
+        spf::synth::builtin::builtin_names().join(", ")
+    )
 }
 
 impl WidthFlags {

@@ -494,7 +494,7 @@ fn check_png(case: &Case, p: &Pdfg) {
 
 // ------------------------------------------------------------------ tests
 
-/// The pairs of the issue, checked by hand: golden structure and picture.
+/// Named pairs, checked by hand: golden structure and picture.
 #[test]
 fn named_pairs_structure_and_picture() {
     for (src, dst) in [

@@ -1,11 +1,10 @@
 //! Criterion benches of synthesis itself: descriptors in, C out
 //! (`synthesize_unvalidated` + `program()` + `emit_c`), for the
 //! dissertation's conversions one by one, and for every ordered pair of
-//! built-in formats that synthesizes (issue 5 asks for the whole set under
-//! one second in release mode); and of translation validation, which
+//! built-in formats that synthesizes; and of translation validation, which
 //! `synthesize` adds once per pair and process (`validate::validate` on the
 //! whole battery, the test instances made by an unvalidated COO → source
-//! conversion; issue 19 asks for well under a second per 2-D pair).
+//! conversion). docs/benchmarks.md has the figures.
 //!
 //! `cargo bench -p bench --bench synthesis`
 

@@ -1,5 +1,6 @@
 //! What is measured: the conversions of the dissertation's experiments
-//! (and of issue 5), and the baselines each is measured against.
+//! and of the formats of nested and unordered levels, and the baselines
+//! each is measured against.
 
 use std::fmt;
 

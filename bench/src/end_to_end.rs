@@ -15,7 +15,7 @@
 //! one second to the next, and timing one side's runs after the other's
 //! put that change into the ratio. Each of spf's results is loaded by
 //! scipy and compared with scipy's own before a ratio is reported; the
-//! table gives spf's time over scipy's against issue 23's [`target`]s.
+//! table gives spf's time over scipy's against the [`target`]s.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -300,9 +300,9 @@ fn median(v: &mut [f64]) -> f64 {
     v[v.len() / 2]
 }
 
-/// The most `spf` may take as a multiple of scipy's time on `job` (issue
-/// 23's targets: within 1.5× for COO to CSR from a `.mtx`, 1.2× for CSR to
-/// CSC between `.npz` files).
+/// The most `spf` may take as a multiple of scipy's time on `job` (the
+/// targets: within 1.5× for COO to CSR from a `.mtx`, 1.2× for CSR to CSC
+/// between `.npz` files).
 pub fn target(job: &str) -> Option<f64> {
     match job {
         "coo_csr" => Some(1.5),

@@ -1,5 +1,5 @@
 //! `cargo run --release -p bench -- [OPTIONS]`: reproduces the papers'
-//! conversion experiments (see the README's "Benchmarks" section).
+//! conversion experiments (docs/benchmarks.md).
 
 use std::path::PathBuf;
 use std::process::ExitCode;

@@ -69,7 +69,7 @@ pub fn summary(r: &Results) -> Vec<SummaryLine> {
     out
 }
 
-/// One of issue 5's performance targets: the geometric mean against a
+/// One of the performance targets: the geometric mean against a
 /// baseline on some conversions, and optionally the worst matrix against
 /// the hand-written C.
 #[derive(Clone, Debug, PartialEq)]
@@ -84,8 +84,8 @@ pub struct Target {
     pub worst: Option<f64>,
 }
 
-/// Issue 5's targets, with issue 22's (at 32-bit indices): at least as
-/// fast as the hand-written C on every conversion (no matrix below 0.85);
+/// The performance targets: at least as fast as the hand-written C on
+/// every conversion (no matrix below 0.85);
 /// 2x sprs and nalgebra-sparse on COO→CSR and CSR→CSC; scipy: 1.0x on
 /// CSR→CSC, 1.5x on COO→CSR and COO→CSC, 10x on COO→DIA.
 pub fn targets() -> Vec<Target> {

@@ -1,4 +1,4 @@
-//! The calculator language end to end: the examples of the issue, UF facts,
+//! The calculator language end to end: the documented examples, UF facts,
 //! and located errors.
 
 use iegen::calc::Calculator;

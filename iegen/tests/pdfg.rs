@@ -932,8 +932,8 @@ fn dependence_pairs_match_brute_force() {
 
 #[test]
 fn svg_draws_a_self_dependence() {
-    // A statement that carries a dependence on itself (this graph once
-    // tripped the layout engine the SVG used to be drawn with).
+    // A statement that carries a dependence on itself: an edge from a
+    // node to itself, which the SVG must still draw and label.
     let c = Computation {
         name: "trip".into(),
         symbols: vec!["N".into()],

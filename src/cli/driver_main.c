@@ -51,8 +51,8 @@ int main(int argc, char **argv)
      * baselines) do. glibc maps every block above its mmap threshold
      * (32 MiB at most) afresh and unmaps it on free, so a conversion whose
      * temporaries exceed it (a permutation's keys and sort buffers: 89 MB
-     * for 1.6M COO3D entries) paid their page faults on every run (COO3D ->
-     * MCOO3 109 -> 70 ms on freebase-music at scale 0.05): blocks come from
+     * for 1.6M COO3D entries) would pay their page faults on every run
+     * (COO3D -> MCOO3 109 ms instead of 70 on freebase-music at 0.05): blocks come from
      * the heap (no mmap), and the heap is never trimmed. */
     mallopt(M_MMAP_MAX, 0);
     mallopt(M_TRIM_THRESHOLD, INT_MAX);

@@ -44,7 +44,7 @@
 //! line to a careful parser that accepts every spelling above and locates
 //! every error (`text.rs`); duplicates are found without a hash map unless
 //! there are some (`duplicates.rs`). On one core this reads 400–500 MB/s
-//! of text (README, "Reading coordinate files").
+//! of text (docs/input-checks.md, "Reading coordinate files").
 //!
 //! # Decisions
 //!

@@ -570,10 +570,10 @@ static inline SPF_INLINE void spf_perm_counting_lsd2(spf_perm *p, int ebits, int
  * O(n + 2^digit) per pass, no branch on the data and no per-bucket cost:
  * where MSD's buckets are long (more than 32 entries, each then
  * radix-sorted on its own, with its histograms) and the words in cache
- * (COO -> TCOO8's bands of 8 rows, 40 entries each, whose sorts took half
- * the conversion: 2 passes over all words instead; 0.72 -> 0.89 of the
- * hand-written C on jnlbrng1 at 0.05, 0.55 -> 0.80 on dixmaanl, whose 24
- * code bits all vary). Stable: equal codes keep their entry order (the
+ * (COO -> TCOO8's bands of 8 rows, 40 entries each, whose MSD sorts take
+ * half the conversion: 2 passes over all words instead; 0.89 of the
+ * hand-written C on jnlbrng1 at 0.05 against 0.72, 0.80 on dixmaanl,
+ * whose 24 code bits all vary, against 0.55). Stable: equal codes keep their entry order (the
  * low bits). spf_words_radix sorts n words (room for n + SPF_AHEAD) and
  * returns them sorted, in words or in a
  * buffer of its own (the other one freed); spf_perm_counting_words builds
