@@ -125,3 +125,77 @@ fn descriptors_that_check_rejects_are_refused_first() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The messages of inputs that are wrong in ways a reader could miss, the
+/// same from `spf convert` and a built program, each naming what is wrong:
+/// duplicates that sum past the range of a double (the coordinate and both
+/// lines), an empty FROSTT file, a negative count, and entries the source
+/// of a built program cannot store (below an upper skyline's diagonal,
+/// above a lower one's, a third in a 2:4 group), which the program refuses
+/// before converting (it used to drop them, or write outside its arrays).
+#[test]
+fn messages_name_what_is_wrong_on_every_path() {
+    let dir = temp("messages");
+    let file = |name: &str, body: &str| {
+        let p = dir.join(name);
+        std::fs::write(&p, body).expect("write");
+        p
+    };
+    let dup = file(
+        "dup.mtx",
+        &format!("{BANNER}2 2 3\n1 1 1e308\n1 1 1e308\n2 2 1\n"),
+    );
+    let dup3 = file(
+        "dup.tns",
+        "1 1 1 1e308\n# a comment\n2 2 2 1\n\n1 1 1 1e308\n",
+    );
+    let empty = file("empty.tns", "");
+    let negative = file(
+        "negative.json",
+        r#"{"format":"COO","symbols":{"NR":2,"NC":3,"NNZ":-2},"arrays":{"row":[0,1],"col":[2,0],"A":[1.5,1]}}"#,
+    );
+    let lower = file(
+        "lower.mtx",
+        &format!("{BANNER}4 4 3\n1 1 1.0\n3 1 2.0\n2 3 4.0\n"),
+    );
+    let upper = file(
+        "upper.mtx",
+        &format!("{BANNER}4 4 3\n1 1 1.0\n1 3 2.0\n2 3 4.0\n"),
+    );
+    let three = file(
+        "three.mtx",
+        &format!("{BANNER}2 4 3\n1 1 1.0\n1 2 2.0\n1 3 4.0\n"),
+    );
+    let cases: [(&str, &str, &std::path::Path, &str); 7] = [
+        ("coo", "csr", &dup, "dup.mtx:4:1: the entries at (1, 1) on lines 3 and 4 sum to inf, beyond the range of a double"),
+        ("coo3d", "csf3", &dup3, "dup.tns:5:1: the entries at (1, 1, 1) on lines 1 and 5 sum to inf, beyond the range of a double"),
+        ("coo3d", "csf3", &empty, "empty.tns:1:1: the file is empty: it lists no entries"),
+        ("coo", "csr", &negative, "needs 0: NNZ is -2, and a size cannot be negative"),
+        ("skyu", "csr", &lower, "the entry at (3, 1) cannot be stored in SKYU: SKYU stores only entries with i <= j"),
+        ("skyl", "coo", &upper, "the entry at (1, 3) cannot be stored in SKYL: SKYL stores only entries with j <= i"),
+        ("nm24", "csr", &three, "the entry at (1, 3) cannot be stored in NM24: NM24 stores at most 2 entries"),
+    ];
+    let out_json = dir.join("out.json");
+    for (src, dst, input, message) in cases {
+        let what = format!("{src} -> {dst} on {}", input.display());
+        let out = spf(&["convert", src, dst, s(input), "-o", s(&out_json)]);
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "spf convert {what}: {err}");
+        assert!(err.contains(message), "spf convert {what}: {err}");
+        assert!(!out_json.exists(), "{what}");
+        let bin = dir.join(format!("{src}_{dst}"));
+        if !bin.exists() {
+            let out = spf(&["build", src, dst, "--verify", "-o", s(&bin)]);
+            assert!(out.status.success(), "{what}: {}", text(&out.stderr));
+        }
+        let out = std::process::Command::new(&bin)
+            .args([s(input), "-o", s(&out_json)])
+            .output()
+            .expect("runs");
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "the program {what}: {err}");
+        assert!(err.contains(message), "the program {what}: {err}");
+        assert!(!out_json.exists(), "{what}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

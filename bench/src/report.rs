@@ -327,7 +327,7 @@ pub fn summary_md(r: &Results) -> String {
         let missed = checked.iter().filter(|c| !c.2).count();
         let _ = writeln!(
             s,
-            "\nTargets (issues 5 and 22): {} of {} met{}.\n",
+            "\nTargets: {} of {} met{}.\n",
             checked.len() - missed,
             checked.len(),
             if missed > 0 {

@@ -384,10 +384,28 @@ impl<'d> Emitter<'d> {
             );
         }
         let k = self.ufs[&u.name];
+        code.push_str("        if (empty)\n            needs = 0;\n");
+        // A domain emptied by a negative symbol says so, as spf does.
+        let symbols: std::collections::BTreeSet<String> = u
+            .domain
+            .conjunctions()
+            .iter()
+            .flat_map(|c| c.symbols())
+            .collect();
+        for (name, slot) in symbols.iter().filter_map(|s| Some((s, self.syms.get(s)?))) {
+            let _ = writeln!(
+                code,
+                "        if (needs == 0 && {p}_ru[{k}]->len != 0 && {p}_rs[{slot}] < 0)\n            \
+                 drv_die(\"%s: %s has %lld values but its domain %s needs 0: %s is %lld, and a \
+                 size cannot be negative\", ctx, {p}_ru[{k}]->name, (long long){p}_ru[{k}]->len, \
+                 {}, {}, (long long){p}_rs[{slot}]);",
+                c_str(&u.domain.to_string()),
+                c_str(name)
+            );
+        }
         let _ = writeln!(
             code,
-            "        if (empty)\n            needs = 0;\n        \
-             if ({p}_ru[{k}]->len != needs)\n            \
+            "        if ({p}_ru[{k}]->len != needs)\n            \
              drv_die(\"%s: %s has %lld values but its domain %s needs %lld\", ctx, {p}_ru[{k}]->name,\n                    \
              (long long){p}_ru[{k}]->len, {}, (long long)needs);\n    }}",
             c_str(&u.domain.to_string())

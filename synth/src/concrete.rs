@@ -887,10 +887,22 @@ pub(crate) fn prepare<'a>(
             } else {
                 String::new()
             };
+            // A domain emptied by a negative symbol says so: the symbol,
+            // not the array, is what is wrong.
+            let negative: Vec<String> = set_symbols(&u.domain)
+                .iter()
+                .filter_map(|s| interp.symbols.get(s).filter(|&&v| v < 0).map(|v| (s, v)))
+                .map(|(s, v)| format!("{s} is {v}, and a size cannot be negative"))
+                .collect();
+            let negative = if count == 0 && !negative.is_empty() {
+                format!(": {}", negative.join("; "))
+            } else {
+                String::new()
+            };
             return Err(InstanceError::Length {
                 array: u.name.clone(),
                 found: ints.len(),
-                why: format!("{} needs {needs}{shape}", domain_text()),
+                why: format!("{} needs {needs}{shape}{negative}", domain_text()),
             });
         }
         // Listed points that do not fill their extents leave holes.

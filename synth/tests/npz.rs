@@ -647,3 +647,109 @@ fn large_members_are_written_in_pieces() {
     let back = read(&bytes, &d).expect("reads");
     assert_eq!(nonzeros(&d, &back), nonzeros(&d, &inst));
 }
+
+/// `wide_csr`'s archive with its `data` member replaced by `data`.
+fn with_data(data: Vec<u8>) -> Vec<u8> {
+    use std::io::Write as _;
+    let d = format("csr");
+    let (bytes, _) = write(&d, &wide_csr(2));
+    let mut source = zip::ZipArchive::new(Cursor::new(&bytes)).expect("an archive");
+    let mut out = zip::ZipWriter::new(Cursor::new(Vec::new()));
+    let stored =
+        zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Stored);
+    for k in 0..source.len() {
+        let mut member = source.by_index(k).expect("a member");
+        let name = member.name().to_string();
+        let mut raw = Vec::new();
+        std::io::Read::read_to_end(&mut member, &mut raw).expect("read");
+        out.start_file(name.clone(), stored).expect("started");
+        out.write_all(if name == "data.npy" { &data } else { &raw })
+            .expect("written");
+    }
+    out.finish().expect("done").into_inner()
+}
+
+/// Integer values are values: each becomes the double equal to it, uint64
+/// ones above 2^63 included, and one that no double equals is refused
+/// naming it, never rounded.
+#[test]
+fn integer_values_are_read_exactly_or_refused() {
+    let d = format("csr");
+    let n = wide_csr(2).arrays["A"].len();
+    let exact: Vec<u64> = (0..n).map(|k| (1u64 << 63) + ((k as u64) << 11)).collect();
+    let back = read(&with_data(npy_of("<u8", exact.iter().copied())), &d).expect("exact values");
+    let want: Vec<f64> = exact.iter().map(|&v| v as f64).collect();
+    assert_eq!(back.arrays["A"], Values::Real(want));
+    for (dtype, bytes, value) in [
+        (
+            "<u8",
+            npy_of("<u8", (0..n).map(|k| (1u64 << 63) + 5 + k as u64)),
+            "9223372036854775813",
+        ),
+        (
+            "<i8",
+            npy_of("<i8", (0..n).map(|k| (1i64 << 53) + 1 + k as i64)),
+            "9007199254740993",
+        ),
+    ] {
+        let e = read(&with_data(bytes), &d).expect_err(dtype).to_string();
+        assert!(
+            e.contains(&format!(
+                "holds the value {value} (element 0), which no double equals"
+            )),
+            "{dtype}: {e}"
+        );
+    }
+}
+
+/// A `dia` archive whose data is wider than the matrix (scipy allows it and
+/// ignores the columns past the last) reads as scipy reads it: the same
+/// instance as the fixture, the extra columns ignored whatever they hold.
+#[test]
+fn dia_data_wider_than_the_matrix_is_read_as_scipy_reads_it() {
+    use std::io::Write as _;
+    let d = format("dia");
+    let bytes = fixture("dia.npz");
+    let want = read(&bytes, &d).expect("the fixture reads");
+    let mut source = zip::ZipArchive::new(Cursor::new(&bytes)).expect("an archive");
+    let mut out = zip::ZipWriter::new(Cursor::new(Vec::new()));
+    let stored =
+        zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Stored);
+    for k in 0..source.len() {
+        let mut member = source.by_index(k).expect("a member");
+        let name = member.name().to_string();
+        let mut raw = Vec::new();
+        std::io::Read::read_to_end(&mut member, &mut raw).expect("read");
+        if name == "data.npy" {
+            let npy = npyz::NpyFile::new(&raw[..]).expect("an .npy");
+            let shape = npy.shape().to_vec();
+            let v: Vec<f64> = npy.into_vec().expect("reals");
+            let (rows, cols) = (shape[0] as usize, shape[1] as usize);
+            let wider: Vec<f64> = (0..rows)
+                .flat_map(|r| {
+                    v[r * cols..(r + 1) * cols]
+                        .iter()
+                        .copied()
+                        .chain([7.0, -9.5, 3.25])
+                })
+                .collect();
+            use npyz::WriterBuilder as _;
+            let mut buf = Vec::new();
+            let mut w = npyz::WriteOptions::<f64>::new()
+                .default_dtype()
+                .shape(&[rows as u64, cols as u64 + 3])
+                .writer(&mut buf)
+                .begin_nd()
+                .expect("a writer");
+            w.extend(wider).expect("written");
+            w.finish().expect("finished");
+            raw = buf;
+        }
+        out.start_file(name, stored).expect("started");
+        out.write_all(&raw).expect("written");
+    }
+    let wider = out.finish().expect("done").into_inner();
+    let back = read(&wider, &d).expect("wider data reads");
+    assert_eq!(nonzeros(&d, &back), nonzeros(&d, &want));
+    assert_eq!(nonzeros(&d, &back), expected());
+}
