@@ -1,5 +1,6 @@
-//! Random matrices through the built-in pairs, by every path a user takes:
-//! `spf convert` from a Matrix Market file, from a JSON instance and from
+//! Random matrices and 3-D tensors through the built-in pairs, by every
+//! path a user takes: `spf convert` from a Matrix Market (or FROSTT) file,
+//! from a JSON instance and from
 //! an `.npz` instance of the source, and the program `spf build` makes,
 //! compiled with AddressSanitizer and UndefinedBehaviorSanitizer, from the
 //! Matrix Market file and from the JSON instance. Every result is compared
@@ -14,9 +15,9 @@
 //! pair also gets a matrix with entries its source cannot store (a skyline
 //! stores one triangle), which every path must refuse alike.
 //!
-//! Each built-in format is a source once and a destination once (the pairs
-//! rotate through the registry); `SPF_EXHAUSTIVE=1` runs every ordered
-//! pair.
+//! Each built-in format of each order is a source once and a destination
+//! once (the pairs rotate through the registry); `SPF_EXHAUSTIVE=1` runs
+//! every ordered pair.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -33,9 +34,10 @@ mod common;
 
 use common::{s, spf, text};
 
-/// The sanitizers' flags: every report stops the program.
-const SANITIZE: &str = "-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
-                        -fno-sanitize-recover=all";
+/// The sanitizers' flags: every report stops the program (`-O0` compiles
+/// in a third of `-O1`'s time; the sanitizers check every access at any
+/// level).
+const SANITIZE: &str = "-O0 -fsanitize=address,undefined -fno-sanitize-recover=all";
 
 struct Rng(u64);
 
@@ -73,15 +75,19 @@ impl Rng {
     }
 }
 
-/// A random matrix of `rows` × `cols` with about `fill` of its positions
-/// stored, each at most once.
-fn random_matrix(rng: &mut Rng, rows: i64, cols: i64, fill: f64) -> Coordinates {
+/// A random tensor of extents `dims` with about `fill` of its positions
+/// stored, each at most once, in no particular order.
+fn random_tensor(rng: &mut Rng, dims: &[i64], fill: f64) -> Coordinates {
+    let total: i64 = dims.iter().product();
     let mut entries = Vec::new();
-    for i in 0..rows {
-        for j in 0..cols {
-            if (rng.below(1000) as f64) < fill * 1000.0 {
-                entries.push((vec![i, j], rng.value()));
-            }
+    for mut at in 0..total {
+        let mut index = vec![0; dims.len()];
+        for (d, &extent) in dims.iter().enumerate().rev() {
+            index[d] = at % extent;
+            at /= extent;
+        }
+        if (rng.below(1000) as f64) < fill * 1000.0 {
+            entries.push((index, rng.value()));
         }
     }
     // File order is not sorted order.
@@ -90,34 +96,48 @@ fn random_matrix(rng: &mut Rng, rows: i64, cols: i64, fill: f64) -> Coordinates 
         entries.swap(k, other);
     }
     Coordinates {
-        dims: vec![rows, cols],
+        dims: dims.to_vec(),
         entries,
     }
 }
 
-/// The matrices of one pair: random ones of several shapes restricted to
-/// what both formats store, and one with every position of a small square
+/// The tensors of one pair: random ones of several shapes restricted to
+/// what both formats store, and one with every position of a small cube
 /// stored (unrestricted: when a format cannot store all of it, every path
-/// must refuse it).
-fn matrices(rng: &mut Rng, src: &str, dst: &str) -> Vec<(String, Coordinates, bool)> {
+/// must refuse it). A FROSTT file tells its extents by its entries, so
+/// the 3-D tensors have an entry at their far corner, and none is empty.
+fn tensors(rng: &mut Rng, src: &str, dst: &str, order: usize) -> Vec<(String, Coordinates, bool)> {
     let storable: Vec<Representable> = [src, dst]
         .iter()
         .map(|f| Representable::of(&spf::synth::builtin::load_format(f).expect("built-in")))
         .collect();
     let restrict = |c: Coordinates| storable.iter().fold(c, |c, r| r.restrict(&c));
+    let shapes: Vec<(Vec<i64>, f64)> = if order == 2 {
+        vec![
+            (vec![0, 0], 0.0),
+            (vec![3, 4], 0.0),
+            (vec![1, 9], 0.5),
+            (vec![9, 1], 0.5),
+            (vec![12, 12], 0.25),
+        ]
+    } else {
+        vec![
+            (vec![1, 1, 6], 0.5),
+            (vec![5, 1, 3], 0.5),
+            (vec![6, 5, 4], 0.2),
+        ]
+    };
     let mut out = Vec::new();
-    let shapes = [
-        (0, 0, 0.0),
-        (3, 4, 0.0),
-        (1, 9, 0.5),
-        (9, 1, 0.5),
-        (12, 12, 0.25),
-    ];
-    for (k, &(rows, cols, fill)) in shapes.iter().enumerate() {
-        let m = restrict(random_matrix(rng, rows, cols, fill));
-        out.push((format!("m{k}"), m, true));
+    for (k, (dims, fill)) in shapes.iter().enumerate() {
+        let mut t = random_tensor(rng, dims, *fill);
+        if order != 2 {
+            let corner: Vec<i64> = dims.iter().map(|e| e - 1).collect();
+            t.entries.retain(|e| e.0 != corner);
+            t.entries.push((corner, 1.0));
+        }
+        out.push((format!("t{k}"), restrict(t), true));
     }
-    let full = random_matrix(rng, 4, 4, 1.0);
+    let full = random_tensor(rng, &vec![4; order], 1.0);
     let storable_everywhere = restrict(full.clone()) == full;
     out.push(("full".to_string(), full, storable_everywhere));
     out
@@ -241,14 +261,27 @@ fn check_pair(src: &str, dst: &str, seed: u64, dir: &Path) {
     ]);
     assert!(built.status.success(), "{tag}: {}", text(&built.stderr));
     let mut rng = Rng(seed);
-    for (name, m, storable) in matrices(&mut rng, src, dst) {
+    let order = d_dst.dense.len();
+    let (extension, coo) = if order == 2 {
+        ("mtx", "coo")
+    } else {
+        ("tns", "coo3d")
+    };
+    let tensors = tensors(&mut rng, src, dst, order);
+    let largest = tensors
+        .iter()
+        .filter(|t| t.2 && t.0 != "full")
+        .max_by_key(|t| t.1.len())
+        .map(|t| t.0.clone())
+        .unwrap_or_default();
+    for (name, m, storable) in tensors {
+        let shape: Vec<String> = m.dims.iter().map(i64::to_string).collect();
         let what = format!(
-            "{tag} on {name} ({} x {}, {} entries)",
-            m.dims[0],
-            m.dims[1],
+            "{tag} on {name} ({}, {} entries)",
+            shape.join(" x "),
             m.len()
         );
-        let mtx = dir.join(format!("{tag}-{name}.mtx"));
+        let mtx = dir.join(format!("{tag}-{name}.{extension}"));
         std::fs::write(&mtx, coordinate_text(&m)).expect("write");
         let want: BTreeMap<Vec<i64>, f64> = coordinate_entries(&m);
         let out_path = |path: &str| dir.join(format!("{tag}-{name}-{path}"));
@@ -290,11 +323,15 @@ fn check_pair(src: &str, dst: &str, seed: u64, dir: &Path) {
         let got = entries(&d_dst, &converted).expect("readable");
         compare(&want, &got).unwrap_or_else(|e| panic!("{what}: {e}"));
 
-        // The source instance, as JSON and as .npz, through both paths.
+        // The source instance, as JSON and as .npz, through both paths:
+        // for the largest tensor, whose values take every kind.
+        if name != largest {
+            continue;
+        }
         let src_json = out_path("src.json");
         let src_npz = out_path("src.npz");
         for (path, kind) in [(&src_json, "JSON"), (&src_npz, ".npz")] {
-            let out = spf(&["convert", "coo", src, s(&mtx), "-o", s(path)]);
+            let out = spf(&["convert", coo, src, s(&mtx), "-o", s(path)]);
             assert!(
                 out.status.success(),
                 "{what}: the {kind} source: {}",
@@ -335,15 +372,22 @@ fn check_pair(src: &str, dst: &str, seed: u64, dir: &Path) {
 /// The pairs this run checks: each 2-D built-in a source once and a
 /// destination once (every ordered pair with `SPF_EXHAUSTIVE`).
 fn pairs() -> Vec<(&'static str, &'static str)> {
-    let formats = spf::synth::builtin::builtin_names_of_order(2);
-    if std::env::var_os("SPF_EXHAUSTIVE").is_some() {
-        return formats
-            .iter()
-            .flat_map(|&a| formats.iter().map(move |&b| (a, b)))
-            .collect();
+    let exhaustive = std::env::var_os("SPF_EXHAUSTIVE").is_some();
+    let mut out = Vec::new();
+    for order in [2, 3] {
+        let formats = spf::synth::builtin::builtin_names_of_order(order);
+        let n = formats.len();
+        if exhaustive {
+            out.extend(
+                formats
+                    .iter()
+                    .flat_map(|&a| formats.iter().map(move |&b| (a, b))),
+            );
+        } else {
+            out.extend((0..n).map(|k| (formats[k], formats[(k + 1) % n])));
+        }
     }
-    let n = formats.len();
-    (0..n).map(|k| (formats[k], formats[(k + 1) % n])).collect()
+    out
 }
 
 #[test]

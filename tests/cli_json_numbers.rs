@@ -103,6 +103,27 @@ fn convert_dump_and_built_programs_read_every_real_exactly() {
         .unwrap();
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert_exact("the built program", &texts, &reals(&programmed, "A"));
+    // Both writers print each real as the shortest text that reads back:
+    // as many digits as Rust's `{:e}` prints.
+    for written in [&converted, &programmed] {
+        let json = std::fs::read_to_string(written).unwrap();
+        let line = json.lines().find(|l| l.contains("\"A\"")).unwrap();
+        let list = line.split('[').nth(1).unwrap().trim_end_matches([']', ',']);
+        for token in list.split(',') {
+            let x: f64 = token.trim().parse().unwrap();
+            let digits = |s: &str| {
+                let mantissa = s.split(['e', 'E']).next().unwrap();
+                let d: String = mantissa.chars().filter(char::is_ascii_digit).collect();
+                d.trim_start_matches('0').trim_end_matches('0').len()
+            };
+            assert_eq!(
+                digits(token.trim()),
+                digits(&format!("{x:e}")),
+                "{}: {token} is not the shortest text of {x:e}",
+                written.display()
+            );
+        }
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -234,7 +234,7 @@ pub fn driver_source(
     );
     out.push_str(
         "#define _POSIX_C_SOURCE 200809L\n\
-         #include <ctype.h>\n#include <errno.h>\n#include <math.h>\n#include <stdarg.h>\n\
+         #include <ctype.h>\n#include <errno.h>\n#include <float.h>\n#include <math.h>\n#include <stdarg.h>\n\
          #include <stdint.h>\n#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n\
          #include <time.h>\n#include <sys/stat.h>\n#include <unistd.h>\n\
          #include <limits.h>\n#ifdef __GLIBC__\n#include <malloc.h>\n#endif\n\n",

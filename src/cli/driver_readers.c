@@ -948,8 +948,13 @@ static DRV_UNUSED void drv_put_string(FILE *f, const char *s)
     fputc('"', f);
 }
 
-/* The shortest of %.15g, %.16g, %.17g that reads back exactly, with a
- * decimal point or an exponent so that it reads back as a real. */
+/* The shortest text that reads back exactly, with a decimal point or an
+ * exponent so that it reads back as a real. A normal double whose shortest
+ * text has at most 15 digits prints it at %.15g (15 digits of any decimal
+ * survive the trip through a double and back, DBL_DIG), so its shortest is
+ * the first of %.15g, %.16g, %.17g that reads back; a subnormal has fewer
+ * bits, and its shortest may be shorter still (5e-324), so every
+ * precision is tried from 1. */
 static DRV_UNUSED void drv_put_real(FILE *f, double v)
 {
     char buf[64];
@@ -958,7 +963,7 @@ static DRV_UNUSED void drv_put_real(FILE *f, double v)
         fputs("null", f);
         return;
     }
-    for (prec = 15; prec <= 17; prec++) {
+    for (prec = (v != 0 && fabs(v) < DBL_MIN) ? 1 : 15; prec <= 17; prec++) {
         snprintf(buf, sizeof buf, "%.*g", prec, v);
         if (strtod(buf, NULL) == v)
             break;
