@@ -13,6 +13,7 @@ use cli::commands::{self, path, Language};
 use cli::conversion;
 use cli::engine::{Engine, Runner};
 use cli::error::CliError;
+use cli::instance_file::{OutputKind, Target};
 use cli::progress::Progress;
 use spf::codegen::width::{WidthChoice, WidthChoices};
 
@@ -92,9 +93,14 @@ enum Command {
         /// The instance: JSON ({"format": ..., "symbols": {...}, "arrays":
         /// {...}}) or `.npz`.
         input: PathBuf,
-        /// The output: `.mtx` (Matrix Market) or `.tns` (FROSTT).
+        /// The output: `.mtx` (Matrix Market) or `.tns` (FROSTT), also
+        /// gzip-compressed (`.mtx.gz`, `.tns.gz`); standard output (`-` or
+        /// none) for Matrix Market, or FROSTT for a tensor of another order.
         #[arg(short, long)]
-        output: PathBuf,
+        output: Option<PathBuf>,
+        /// What to write, whatever the output's name: mtx or tns.
+        #[arg(long, value_enum)]
+        to: Option<OutputKind>,
     },
     /// Generates a benchmark matrix or 3-D tensor shaped like the papers'
     /// (size, nnz, occupied diagonals, row-length spread), deterministic
@@ -171,14 +177,21 @@ enum Command {
         src: String,
         /// The destination format (built-in name or descriptor path).
         dst: String,
-        /// A Matrix Market `.mtx` or FROSTT `.tns` file (converted to SRC
-        /// first when SRC is not COO), or an instance of SRC: `.npz` (scipy's
-        /// `save_npz` or spf's generic layout) or JSON.
+        /// A Matrix Market or FROSTT file (converted to SRC first when SRC
+        /// is not COO), or an instance of SRC: an `.npz` archive (scipy's
+        /// `save_npz` or spf's generic layout) or JSON. The kind is told by
+        /// the content, whatever the name; gzip-compressed files are read;
+        /// `-` is standard input.
         input: PathBuf,
-        /// The instance of DST, by extension: `.npz`, `.mtx`, `.tns`, or
-        /// JSON; JSON on standard output when absent.
+        /// The instance of DST, by its name: `.npz`, `.mtx`, `.tns` or
+        /// `.json` (the last three also `.gz`-compressed); JSON on standard
+        /// output when absent or `-`.
         #[arg(short, long)]
         output: Option<PathBuf>,
+        /// What to write, whatever the output's name: npz, mtx, tns or
+        /// json.
+        #[arg(long, value_enum)]
+        to: Option<OutputKind>,
         /// Where the conversion runs: compiled when a C compiler works,
         /// else in the interpreter with a notice (auto); always compiled
         /// (native); in the interpreter (interp).
@@ -298,6 +311,7 @@ fn main() -> ExitCode {
             dst,
             input,
             output,
+            to,
             engine,
             no_verify,
             verbose,
@@ -316,7 +330,8 @@ fn main() -> ExitCode {
             } else {
                 spf::synth::tensor_io::Symmetry::Expand
             };
-            conversion::convert(src, dst, input, path(output), &runner, symmetry)
+            Target::new(path(output), *to, OutputKind::Json)
+                .and_then(|target| conversion::convert(src, dst, input, &target, &runner, symmetry))
         }
         Command::Build {
             src,
@@ -344,7 +359,8 @@ fn main() -> ExitCode {
             format,
             input,
             output,
-        } => commands::dump(format, input, output),
+            to,
+        } => commands::dump(format, input, path(output), *to),
         Command::Generate {
             name,
             list,

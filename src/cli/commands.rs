@@ -11,6 +11,7 @@ use spf::iegen::UfEnvironment;
 
 use super::data;
 use super::error::CliError;
+use super::instance_file::{OutputKind, Target};
 use super::output::{emit, read_input, write_atomically};
 
 /// `spf calc [FILE]`: runs a calculator program, printing as it goes.
@@ -203,16 +204,30 @@ pub fn check(format: &str, other: Option<&str>) -> Result<(), CliError> {
     Ok(())
 }
 
-/// `spf dump FMT IN.json|IN.npz -o OUT.mtx|OUT.tns`: writes the entries an
-/// instance of a format stores as Matrix Market or FROSTT coordinates.
-pub fn dump(format: &str, input: &Path, output: &Path) -> Result<(), CliError> {
+/// `spf dump FMT IN [-o OUT]`: writes the entries an instance of a format
+/// stores as Matrix Market or FROSTT coordinates (`target`: by `--to` or
+/// OUT's name; standard output without `-o`, Matrix Market for a matrix,
+/// FROSTT otherwise).
+pub fn dump(
+    format: &str,
+    input: &Path,
+    output: Option<&Path>,
+    to: Option<OutputKind>,
+) -> Result<(), CliError> {
     let d = load_format(format)?;
-    if spf::synth::tensor_io::coordinate_kind(output).is_none() {
+    let stdout = if d.dense.len() == 2 {
+        OutputKind::Mtx
+    } else {
+        OutputKind::Tns
+    };
+    let target = Target::new(output, to, stdout)?;
+    if !matches!(target.kind, OutputKind::Mtx | OutputKind::Tns) {
         return Err(CliError::Usage(format!(
-            "{}: the output must end in .mtx or .tns",
-            output.display()
+            "{}: spf dump writes coordinates (.mtx or .tns); `spf convert {format} {format}` \
+             writes an instance",
+            target.shown()
         )));
     }
     let inst = super::instance_file::read_instance(&d, input)?;
-    super::instance_file::write_coordinates(&d, &inst, output)
+    super::instance_file::write_coordinates(&d, &inst, &target)
 }

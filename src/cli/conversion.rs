@@ -17,16 +17,14 @@ use spf::synth::fingerprint::Fingerprint;
 use spf::synth::instance::Instance;
 use spf::synth::instance_validation::validate_entries;
 use spf::synth::synthesize::{synthesize_recorded, SynthError, Synthesized};
-use spf::synth::tensor_io::{
-    coordinate_kind, read_checked_coo_file, FileError, ReadOptions, Symmetry,
-};
+use spf::synth::tensor_io::{parse_checked_coo, FileError, ReadOptions, Symmetry};
 use spf::synth::Descriptor;
 
 use super::commands::load_format;
 use super::driver::{self, CoordinateInput};
 use super::engine::{Expected, Runner, Source};
 use super::error::CliError;
-use super::instance_file::{read_instance_entries, write_instance_when};
+use super::instance_file::{read_instance_entries, write_instance_when, Target};
 use super::output::{emit, write_atomically};
 
 /// What `spf synth` prints.
@@ -163,14 +161,15 @@ pub fn pdfg(inputs: &[String], output: &Path) -> Result<(), CliError> {
 /// `spf convert SRC DST INPUT [-o OUT]`: converts INPUT (coordinates, or a
 /// JSON or `.npz` instance of SRC) to DST as `runner` says (compiled or in
 /// the interpreter, [`super::engine`]), checks the result unless told not
-/// to, and writes it as OUT's extension says (`.npz`, `.mtx`, `.tns`, JSON
-/// otherwise; JSON on standard output without `-o`). `symmetry` says what a
-/// symmetric Matrix Market input becomes.
+/// to, and writes it to `target` ([`Target`]: `.npz`, `.mtx`, `.tns` or
+/// JSON, by `--to` or by OUT's name; JSON on standard output without `-o`
+/// or with `-o -`). `symmetry` says what a symmetric Matrix Market input
+/// becomes.
 pub fn convert(
     src: &str,
     dst: &str,
     input: &Path,
-    output: Option<&Path>,
+    target: &Target<'_>,
     runner: &Runner,
     symmetry: Symmetry,
 ) -> Result<(), CliError> {
@@ -181,7 +180,7 @@ pub fn convert(
         narrow: runner.reads_narrow(),
         ..ReadOptions::default()
     };
-    runner.exactly(&|| convert_once(&sd, &dd, input, output, runner, &options))
+    runner.exactly(&|| convert_once(&sd, &dd, input, target, runner, &options))
 }
 
 /// One attempt of [`convert`] from `sd` to `dd` (a result whose
@@ -191,7 +190,7 @@ fn convert_once(
     sd: &Descriptor,
     dd: &Descriptor,
     input: &Path,
-    output: Option<&Path>,
+    target: &Target<'_>,
     runner: &Runner,
     options: &ReadOptions,
 ) -> Result<(), CliError> {
@@ -221,7 +220,9 @@ fn convert_once(
     let source = source?;
     let s = &synthesized?;
     let result = runner.convert(s, sd, dd, source)?;
-    let shown = output.map_or("the result".into(), |p| p.display().to_string());
+    let shown = target
+        .path
+        .map_or("the result".into(), |p| p.display().to_string());
     // The result is written while it is checked, on a thread of its own,
     // and kept only when the check passes.
     let (verdict, written) = std::thread::scope(|scope| {
@@ -229,7 +230,7 @@ fn convert_once(
         let (out, progress) = (&result.instance, runner.progress);
         let writer = scope.spawn(move || {
             progress.step(&format!("writing {shown}"), || {
-                write_instance_when(dd, out, output, &|| decided.recv().unwrap_or(false))
+                write_instance_when(dd, out, target, &|| decided.recv().unwrap_or(false))
             })
         });
         let verdict = runner.verify(s, dd, &result);
@@ -239,8 +240,7 @@ fn convert_once(
     verdict?;
     let note = written.unwrap_or_else(|panic| std::panic::resume_unwind(panic))?;
     if let Some(note) = note {
-        let shown = output.map_or("<stdout>".into(), |p| p.display().to_string());
-        eprintln!("spf: note: {shown}: {note}");
+        eprintln!("spf: note: {}: {note}", target.shown());
     }
     Ok(())
 }
@@ -336,8 +336,9 @@ pub fn read_source(
     // Shown while the input is read (and a coordinate file checked; ends
     // before a conversion).
     let reading = std::cell::Cell::new(Some(runner.progress.start(&format!("reading {shown}"))));
-    if coordinate_kind(input).is_none() {
-        let (instance, expected) = read_instance_entries(src, input, &|d, inst| {
+    let file = super::instance_file::open(input)?;
+    if !file.kind.is_coordinates() {
+        let (instance, expected) = read_instance_entries(src, input, &file, &|d, inst| {
             // The check is a step of its own, after the reading's.
             drop(reading.take());
             runner
@@ -348,7 +349,7 @@ pub fn read_source(
         })?;
         return Ok(Source { instance, expected });
     }
-    let coords = read_checked_coo_file(input, options).map_err(|e| match e {
+    let coords = parse_checked_coo(&file, input, options).map_err(|e| match e {
         FileError::Io { source, .. } => CliError::Read {
             path: shown.clone(),
             source,
@@ -364,6 +365,8 @@ pub fn read_source(
         },
         other => problem(other.to_string()),
     })?;
+    // The text is parsed: its bytes (a decompressed copy, or a map) go.
+    drop(file);
     let order = coords.order();
     if order != src.dense.len() {
         return Err(problem(format!(

@@ -79,6 +79,7 @@
 //! reads FROSTT. The number parsing is a crate's (`fast-float2`).
 
 mod duplicates;
+pub mod kind;
 mod mtx;
 mod text;
 mod tns;
@@ -151,11 +152,14 @@ pub enum FileError {
         #[source]
         source: std::io::Error,
     },
-    /// The extension is neither `.mtx` nor `.tns`.
-    #[error("{}: unknown coordinate file type; expected a .mtx (Matrix Market) or .tns (FROSTT) file", path.display())]
-    UnknownKind {
+    /// The content is not coordinates (an `.npz` archive, a JSON
+    /// instance), where coordinates are read.
+    #[error("{}: this is {}, not a coordinate file (Matrix Market or FROSTT)", path.display(), kind.name())]
+    NotCoordinates {
         /// The file.
         path: PathBuf,
+        /// What it is.
+        kind: kind::FileKind,
     },
     /// The content is malformed; displays as `PATH:LINE:COL: message`.
     #[error("{}:{error}", path.display())]
@@ -494,8 +498,9 @@ fn file_bytes(path: &Path) -> std::io::Result<FileBytes> {
     Ok(FileBytes::Read(bytes))
 }
 
-/// Reads a `.mtx` or `.tns` file, chosen by its extension, into columns.
-/// Content errors display as `PATH:LINE:COL: message`.
+/// Reads a Matrix Market or FROSTT file (told by its content, gzip
+/// decompressed; `-` is standard input) into columns. Content errors
+/// display as `PATH:LINE:COL: message`.
 pub fn read_coo_file(path: &Path, options: &ReadOptions) -> Result<CooTensor, FileError> {
     read_checked_coo_file(path, options).map(ReadCoordinates::into_tensor)
 }
@@ -505,17 +510,34 @@ pub fn read_checked_coo_file(
     path: &Path,
     options: &ReadOptions,
 ) -> Result<ReadCoordinates, FileError> {
-    let tns = coordinate_kind(path).ok_or_else(|| FileError::UnknownKind {
-        path: path.to_path_buf(),
-    })?;
-    let bytes = file_bytes(path).map_err(|source| FileError::Io {
+    let input = kind::open_input(path).map_err(|source| FileError::Io {
         path: path.to_path_buf(),
         source,
     })?;
-    let result = if tns {
-        parse_tns(&bytes, options).map(ReadTensor::Wide)
-    } else {
-        mtx::parse_at_width(&bytes, options)
+    parse_checked_coo(&input, path, options)
+}
+
+/// The coordinates of an input already read ([`kind::open_input`]);
+/// `path` names it in errors.
+///
+/// # Errors
+///
+/// [`FileError::NotCoordinates`] for an archive or a JSON instance, and
+/// the readers' located errors.
+pub fn parse_checked_coo(
+    input: &kind::InputFile,
+    path: &Path,
+    options: &ReadOptions,
+) -> Result<ReadCoordinates, FileError> {
+    let result = match input.kind {
+        kind::FileKind::Frostt => parse_tns(input.bytes(), options).map(ReadTensor::Wide),
+        kind::FileKind::MatrixMarket => mtx::parse_at_width(input.bytes(), options),
+        other => {
+            return Err(FileError::NotCoordinates {
+                path: path.to_path_buf(),
+                kind: other,
+            })
+        }
     };
     result
         .map(|tensor| ReadCoordinates { tensor })
@@ -525,8 +547,8 @@ pub fn read_checked_coo_file(
         })
 }
 
-/// Reads a `.mtx` or `.tns` file, chosen by its extension (`dims` applies
-/// to `.tns` only), as [`Coordinates`]. Content errors display as
+/// Reads a Matrix Market or FROSTT file, told by its content (`dims`
+/// applies to FROSTT only), as [`Coordinates`]. Content errors display as
 /// `PATH:LINE:COL: message`.
 pub fn read_file(path: &Path, dims: Option<&[i64]>) -> Result<Coordinates, FileError> {
     let options = ReadOptions {

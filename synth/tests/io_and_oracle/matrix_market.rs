@@ -481,11 +481,20 @@ fn matrix_market_details() {
     // The small file of tests/data.
     let m = read_file(&data("small.mtx"), None).unwrap();
     assert_eq!(coordinate_entries(&m), coordinate_entries(&small()));
-    // Unknown extensions and missing files.
+    // A file is read by its content, whatever its name; a JSON instance is
+    // not coordinates; a missing file is an I/O error.
+    let dir = std::env::temp_dir().join(format!("spf-mm-kinds-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let named = dir.join("matrix.txt");
+    std::fs::copy(data("small.mtx"), &named).unwrap();
+    let m = read_file(&named, None).unwrap();
+    assert_eq!(coordinate_entries(&m), coordinate_entries(&small()));
+    std::fs::write(&named, "{\"format\": \"COO\"}").unwrap();
     assert!(matches!(
-        read_file(Path::new("matrix.txt"), None),
-        Err(FileError::UnknownKind { .. })
+        read_file(&named, None),
+        Err(FileError::NotCoordinates { .. })
     ));
+    let _ = std::fs::remove_dir_all(&dir);
     assert!(matches!(
         read_file(Path::new("/no/such/file.mtx"), None),
         Err(FileError::Io { .. })
