@@ -73,12 +73,12 @@ fn huge_declared_sizes_are_errors_not_aborts() {
 fn outputs_are_not_forced() {
     let dir = temp("outputs");
     let matrix = common::test_data("matrices/jgl009.mtx");
-    let protected = dir.join("protected.out");
+    let protected = dir.join("protected.json");
     std::fs::write(&protected, "keep").expect("write");
     let mut perm = std::fs::metadata(&protected).expect("exists").permissions();
     perm.set_readonly(true);
     std::fs::set_permissions(&protected, perm).expect("chmod");
-    let missing = dir.join("no/such/dir/out");
+    let missing = dir.join("no/such/dir/out.json");
     for (target, why) in [
         (&protected, "write-protected"),
         (&missing, "does not exist"),
@@ -106,7 +106,7 @@ fn descriptors_that_check_rejects_are_refused_first() {
     let dir = temp("illformed");
     let desc = common::test_data("descriptors/nonunique.desc");
     let matrix = common::test_data("matrices/jgl009.mtx");
-    let out_file = dir.join("out");
+    let out_file = dir.join("out.json");
     for args in [
         vec!["synth", "coo", s(&desc), "--emit", "c", "-o", s(&out_file)],
         vec!["synth", s(&desc), "coo", "--emit", "ir", "-o", s(&out_file)],
@@ -128,7 +128,8 @@ fn descriptors_that_check_rejects_are_refused_first() {
 
 /// The messages of inputs that are wrong in ways a reader could miss, the
 /// same from `spf convert` and a built program, each naming what is wrong:
-/// duplicates that sum past the range of a double (the coordinate and both
+/// a tensor of another order than the source's (with the formats of its
+/// order), duplicates that sum past the range of a double (the coordinate and both
 /// lines), an empty FROSTT file, a negative count, and entries the source
 /// of a built program cannot store (below an upper skyline's diagonal,
 /// above a lower one's, a third in a 2:4 group), which the program refuses
@@ -166,7 +167,15 @@ fn messages_name_what_is_wrong_on_every_path() {
         "three.mtx",
         &format!("{BANNER}2 4 3\n1 1 1.0\n1 2 2.0\n1 3 4.0\n"),
     );
-    let cases: [(&str, &str, &std::path::Path, &str); 7] = [
+    let cube = file("cube.tns", "1 1 1 1.0\n2 2 2 2.0\n");
+    let cases: [(&str, &str, &std::path::Path, &str); 8] = [
+        (
+            "coo",
+            "csr",
+            &cube,
+            "the input has 3 dimensions but COO has 2; the built-in formats of 3 dimensions: \
+             coo3d, mcoo3, scoo3, csf3",
+        ),
         ("coo", "csr", &dup, "dup.mtx:4:1: the entries at (1, 1) on lines 3 and 4 sum to inf, beyond the range of a double"),
         ("coo3d", "csf3", &dup3, "dup.tns:5:1: the entries at (1, 1, 1) on lines 1 and 5 sum to inf, beyond the range of a double"),
         ("coo3d", "csf3", &empty, "empty.tns:1:1: the file is empty: it lists no entries"),

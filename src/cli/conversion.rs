@@ -370,10 +370,11 @@ pub fn read_source(
     let order = coords.order();
     if order != src.dense.len() {
         return Err(problem(format!(
-            "the input has {} dimensions but {} has {}",
+            "the input has {} dimensions but {} has {}; {}",
             order,
             src.name,
-            src.dense.len()
+            src.dense.len(),
+            spf::synth::builtin::formats_of_order_hint(order)
         )));
     }
     let coo = spf::synth::builtin::coordinate_format(order).ok_or_else(|| {

@@ -351,6 +351,20 @@ pub fn driver_source(
     );
     match coordinates {
         CoordinateInput::Direct(coo) | CoordinateInput::Through { coo, .. } => {
+            // What a coordinate file of another order is told.
+            out.push_str(
+                "static const char *drv_formats_of_order(int order)\n{\n    switch (order) {\n",
+            );
+            for order in 1..=8 {
+                let _ = writeln!(
+                    out,
+                    "    case {order}:\n        return {};",
+                    c_str(&spf::synth::builtin::formats_of_order_hint(order))
+                );
+            }
+            out.push_str(
+                "    default:\n        return \"no built-in format has that many dimensions\";\n    }\n}\n",
+            );
             let _ = writeln!(out, "#define DRV_COORD_ORDER {}", coo.dims.len());
             let _ = writeln!(
                 out,

@@ -117,8 +117,8 @@ int main(int argc, char **argv)
         else
             drv_read_tns(input, &c);
         if (c.order != DRV_COORD_ORDER)
-            drv_die("%s: the input has %d dimensions but %s has %d", input, c.order,
-                    drv_src_format, DRV_COORD_ORDER);
+            drv_die("%s: the input has %d dimensions but %s has %d; %s", input, c.order,
+                    drv_src_format, DRV_COORD_ORDER, drv_formats_of_order(c.order));
 #if DRV_HAS_PRE
         {
             drv_inst coo;

@@ -502,8 +502,9 @@ fn malformed_coordinates_are_reported_like_spf() {
             Ok(_) => assert_eq!(
                 stderr,
                 format!(
-                    "{}: the input has 3 dimensions but COO has 2\n",
-                    path.display()
+                    "{}: the input has 3 dimensions but COO has 2; {}\n",
+                    path.display(),
+                    spf::synth::builtin::formats_of_order_hint(3)
                 )
             ),
         }

@@ -139,6 +139,20 @@ pub fn builtin_names_of_order(order: usize) -> Vec<&'static str> {
         .collect()
 }
 
+/// What to say to an input of `order` dimensions given to a format of
+/// another order: the built-in formats that have that order
+/// (`the built-in formats of 2 dimensions: coo, scoo, ...`), or that none
+/// does.
+pub fn formats_of_order_hint(order: usize) -> String {
+    match builtin_names_of_order(order)[..] {
+        [] => format!("no built-in format has {order} dimensions"),
+        ref names => format!(
+            "the built-in formats of {order} dimensions: {}",
+            names.join(", ")
+        ),
+    }
+}
+
 /// Why a format could not be loaded.
 #[derive(Debug, thiserror::Error)]
 pub enum LoadError {
@@ -166,13 +180,30 @@ pub enum LoadError {
 fn io_message(file: &str, e: &std::io::Error) -> String {
     let looks_like_name = !file.contains(['/', '\\', '.']);
     if e.kind() == std::io::ErrorKind::NotFound && looks_like_name {
+        let guess = match nearest_name(file) {
+            Some(name) => format!("; did you mean `{name}`?"),
+            None => String::new(),
+        };
         format!(
-            "not a built-in format ({}) nor a descriptor file: {e}",
+            "not a built-in format ({}) nor a descriptor file{guess} ({e})",
             NAMES.join(", ")
         )
     } else {
         e.to_string()
     }
+}
+
+/// The built-in name closest to `name` (a misspelling: at most two
+/// letters added, dropped, changed or swapped, and fewer than the name
+/// has), if one is.
+fn nearest_name(name: &str) -> Option<&'static str> {
+    let name = name.to_ascii_lowercase();
+    NAMES
+        .iter()
+        .map(|&n| (strsim::damerau_levenshtein(&name, n), n))
+        .filter(|&(d, n)| d <= 2 && d < n.len().min(name.len()))
+        .min_by_key(|&(d, _)| d)
+        .map(|(_, n)| n)
 }
 
 /// Loads a format: a built-in name (case-insensitive, see

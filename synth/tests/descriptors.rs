@@ -291,13 +291,28 @@ fn load_format_names_paths_and_errors() {
         Err(LoadError::Io { file, .. }) => assert_eq!(file, "no/such.desc"),
         other => panic!("{other:?}"),
     }
+    // A misspelled name is given the nearest built-in one.
     let msg = load_format("csr5").unwrap_err().to_string();
     let listed = format!(
-        "csr5: not a built-in format ({}) nor a descriptor file: ",
+        "csr5: not a built-in format ({}) nor a descriptor file; did you mean `csr`? (",
         builtin_names().join(", ")
     );
     assert!(msg.starts_with(&listed), "{msg}");
     assert!(msg.contains("coo, scoo"), "{msg}");
+    for (typo, name) in [
+        ("ccs", "csc"),
+        ("CSSR", "csr"),
+        ("dai", "dia"),
+        ("jda", "jad"),
+    ] {
+        let msg = load_format(typo).unwrap_err().to_string();
+        assert!(
+            msg.contains(&format!("did you mean `{name}`?")),
+            "{typo}: {msg}"
+        );
+    }
+    let msg = load_format("nosuchformat").unwrap_err().to_string();
+    assert!(!msg.contains("did you mean"), "{msg}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
