@@ -1,0 +1,99 @@
+//! What a test reports beyond passing or failing, shared by the test code
+//! of every crate of the workspace (each includes this file by path): a
+//! prerequisite it lacks, or a count of the cases it checked.
+//!
+//! The lines are written to the process's standard error directly, not
+//! with `eprintln!`: the test harness captures what `print!` and `eprint!`
+//! write and shows it only for a failing test, while a direct write reaches
+//! the terminal, so the line appears in the default `cargo test` output of
+//! a passing test too.
+//!
+//! Two kinds of missing prerequisite:
+//! - [`require`]: something CI installs (`.ci/run`: python3 with numpy and
+//!   scipy, fonts). Under CI (`CI=true` or `CI=1` in the environment) its
+//!   absence fails the test, naming what is missing; elsewhere the test
+//!   reports itself skipped.
+//! - [`host_has`]: a feature of the machine (a CPU's instructions, a
+//!   kernel's call, free huge pages) that CI's machine may lack too; the
+//!   test reports itself skipped even under CI, and covers the logic that
+//!   does not need the feature by other means.
+
+// Each including crate uses a part of it.
+#![allow(dead_code)]
+
+use std::io::Write as _;
+
+/// Whether the tests run under CI, where every prerequisite [`require`]
+/// names must be present.
+pub fn in_ci() -> bool {
+    std::env::var("CI").is_ok_and(|v| v == "true" || v == "1")
+}
+
+/// The name of the running test (the harness names each test's thread
+/// after it), else `what`'s location.
+#[track_caller]
+fn test_name() -> String {
+    std::thread::current()
+        .name()
+        .filter(|n| *n != "main")
+        .map_or_else(
+            || std::panic::Location::caller().to_string(),
+            str::to_string,
+        )
+}
+
+/// Writes `line` to the process's standard error, past the harness's
+/// capture.
+pub fn line(line: &str) {
+    let _ = writeln!(std::io::stderr().lock(), "{line}");
+}
+
+/// Whether the calling test's prerequisite is present: `missing` is `None`
+/// when it is, else what is missing (`python3 with scipy (pip install
+/// numpy scipy)`). When it is missing, under CI the test fails naming it;
+/// elsewhere this reports the test skipped and returns `false`.
+#[track_caller]
+pub fn require(missing: Option<String>) -> bool {
+    let Some(what) = missing else {
+        return true;
+    };
+    let test = test_name();
+    assert!(
+        !in_ci(),
+        "{test}: missing prerequisite: {what} (under CI every prerequisite must be present)"
+    );
+    line(&format!("skipped {test}: missing prerequisite: {what}"));
+    false
+}
+
+/// Whether this machine has the feature the calling test's host-only part
+/// needs: `missing` is `None` when it has, else what it lacks. When it
+/// lacks it, this reports the part skipped (under CI too: the feature is
+/// the machine's, not something CI installs) and returns `false`.
+#[track_caller]
+pub fn host_has(missing: Option<String>) -> bool {
+    let Some(what) = missing else {
+        return true;
+    };
+    line(&format!(
+        "skipped (host-only part) {}: this machine lacks {what}",
+        test_name()
+    ));
+    false
+}
+
+/// Reports how many cases the calling test checked (`checked` followed by
+/// `what`: `65 of 256 cases validated and converted`) and fails it unless
+/// they are at least `floor`: a property that stops checking its cases
+/// fails instead of passing on none.
+#[track_caller]
+pub fn counted(checked: usize, what: &str, floor: usize) {
+    let test = test_name();
+    line(&format!(
+        "{test}: {checked} {what} (at least {floor} required)"
+    ));
+    assert!(
+        checked >= floor,
+        "{test}: only {checked} {what}, fewer than the {floor} required"
+    );
+}
