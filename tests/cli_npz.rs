@@ -121,7 +121,7 @@ fn scipy_reads_what_spf_writes() {
         )),
         Err(e) => Some(format!("python3 ({e})")),
     };
-    if !common::report::require(missing) {
+    if !common::report::require("the round trip through scipy", missing) {
         return;
     }
     let dir = temp("scipy");

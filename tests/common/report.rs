@@ -21,7 +21,9 @@
 // Each including crate uses a part of it.
 #![allow(dead_code)]
 
+use std::collections::BTreeSet;
 use std::io::Write as _;
+use std::sync::{Mutex, PoisonError};
 
 /// Whether the tests run under CI, where every prerequisite [`require`]
 /// names must be present.
@@ -48,12 +50,13 @@ pub fn line(line: &str) {
     let _ = writeln!(std::io::stderr().lock(), "{line}");
 }
 
-/// Whether the calling test's prerequisite is present: `missing` is `None`
-/// when it is, else what is missing (`python3 with scipy (pip install
-/// numpy scipy)`). When it is missing, under CI the test fails naming it;
-/// elsewhere this reports the test skipped and returns `false`.
+/// Whether the prerequisite of `part` of the calling test (the whole
+/// test, or a check of it) is present: `missing` is `None` when it is, else
+/// what is missing (`python3 with numpy and scipy`). When it is missing,
+/// under CI the test fails naming it; elsewhere this reports `part`
+/// skipped and returns `false`.
 #[track_caller]
-pub fn require(missing: Option<String>) -> bool {
+pub fn require(part: &str, missing: Option<String>) -> bool {
     let Some(what) = missing else {
         return true;
     };
@@ -62,24 +65,35 @@ pub fn require(missing: Option<String>) -> bool {
         !in_ci(),
         "{test}: missing prerequisite: {what} (under CI every prerequisite must be present)"
     );
-    line(&format!("skipped {test}: missing prerequisite: {what}"));
+    skipped(&test, part, &format!("missing prerequisite: {what}"));
     false
 }
 
-/// Whether this machine has the feature the calling test's host-only part
+/// Whether this machine has the feature that `part` of the calling test
 /// needs: `missing` is `None` when it has, else what it lacks. When it
-/// lacks it, this reports the part skipped (under CI too: the feature is
-/// the machine's, not something CI installs) and returns `false`.
+/// lacks it, this reports `part` skipped (under CI too: the feature is the
+/// machine's, not something CI installs) and returns `false`.
 #[track_caller]
-pub fn host_has(missing: Option<String>) -> bool {
+pub fn host_has(part: &str, missing: Option<String>) -> bool {
     let Some(what) = missing else {
         return true;
     };
-    line(&format!(
-        "skipped (host-only part) {}: this machine lacks {what}",
-        test_name()
-    ));
+    skipped(&test_name(), part, &format!("this machine lacks {what}"));
     false
+}
+
+/// Writes that `part` of `test` is skipped and why, once per test and part
+/// however often the test reaches it (a check made for each of several
+/// cases).
+fn skipped(test: &str, part: &str, why: &str) {
+    static SHOWN: Mutex<BTreeSet<(String, String)>> = Mutex::new(BTreeSet::new());
+    let first = SHOWN
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .insert((test.to_string(), part.to_string()));
+    if first {
+        line(&format!("skipped in {test}: {part} ({why})"));
+    }
 }
 
 /// Reports how many cases the calling test checked (`checked` followed by
