@@ -335,7 +335,7 @@ mod tests {
                 let free = free_huge_pages();
                 let lacks = if !thp.contains('[') || thp.contains("[never]") {
                     Some(format!("transparent huge pages (enabled: {})", thp.trim()))
-                } else if !free.is_some_and(|f| f >= 8) {
+                } else if free.is_none_or(|f| f < 8) {
                     Some(format!("8 free huge pages (/proc/buddyinfo: {free:?})"))
                 } else {
                     None
