@@ -11,8 +11,6 @@
 #[path = "../../tests/common/report.rs"]
 mod report;
 
-use std::sync::atomic::{AtomicUsize, Ordering};
-
 use codegen::interp::{run, Array, Memory, Trace};
 use codegen::scan;
 use iegen::computation::{
@@ -22,7 +20,6 @@ use iegen::computation::{
 use iegen::eval::{enumerate_set, Bounds, Interpretation, UfTable};
 use iegen::{Expr, Relation, Set, UfEnvironment};
 use proptest::prelude::*;
-use proptest::test_runner::TestRunner;
 
 /// Every iterator lies in `0..B`; index arrays have `LEN` entries with values
 /// in `0..=B`. A loop shared by statements with different domains runs over
@@ -194,20 +191,13 @@ fn expected(comp: &Computation, interp: &Interpretation) -> Result<Vec<Keyed>, T
 /// unbounded fails the test instead of passing on few.
 #[test]
 fn every_instance_once_in_schedule_order() {
-    const CASES: u32 = 256;
-    let mut config = ProptestConfig::with_cases(CASES);
-    // The seeds of past failures (scan_trace.proptest-regressions) run
-    // first, as under the `proptest!` macro.
-    config.source_file = Some(file!());
-    let [tried, traced, unbounded] = [(); 3].map(|()| AtomicUsize::new(0));
     let strategy = (
         prop::collection::vec(statement(), 1..=3),
         prop::collection::vec(0i64..=B, LEN as usize),
         prop::collection::vec(0i64..=B, LEN as usize),
         0i64..=B,
     );
-    let result = TestRunner::new(config).run(&strategy, |(stmts, f, g, n)| {
-        tried.fetch_add(1, Ordering::Relaxed);
+    let (tried, traced) = report::checked_cases(file!(), 256, &strategy, |(stmts, f, g, n)| {
         let comp = computation(&stmts);
         let mut f = f;
         f.sort_unstable(); // f is used as a row pointer
@@ -216,10 +206,7 @@ fn every_instance_once_in_schedule_order() {
             // The generator can make an iterator unbounded in terms of the
             // enclosing loops only when its schedule puts it first; that is a
             // clear error, not a wrong program, counted apart.
-            Err(codegen::ScanError::Unbounded { .. }) => {
-                unbounded.fetch_add(1, Ordering::Relaxed);
-                return Ok(());
-            }
+            Err(codegen::ScanError::Unbounded { .. }) => return Ok(false),
             Err(e) => return Err(TestCaseError::fail(format!("scan failed: {e}"))),
         };
         let interp = Interpretation::new()
@@ -272,18 +259,13 @@ fn every_instance_once_in_schedule_order() {
             executed,
             "every traced instance ran its body once"
         );
-        traced.fetch_add(1, Ordering::Relaxed);
-        Ok(())
+        Ok(true)
     });
-    if let Err(e) = result {
-        panic!("{e}");
-    }
-    let tried = tried.into_inner();
     report::counted(
-        traced.into_inner(),
+        traced,
         &format!(
             "of {tried} cases scanned and traced ({} refused as unbounded)",
-            unbounded.into_inner()
+            tried - traced
         ),
         tried - tried / 20,
     );

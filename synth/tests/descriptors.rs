@@ -3,12 +3,9 @@
 #[path = "../../tests/common/report.rs"]
 mod report;
 
-use std::sync::atomic::{AtomicUsize, Ordering};
-
 use iegen::syntax::{parse_formula, parse_program};
 use iegen::{Expr, Monotonicity, Relation, Set};
 use proptest::prelude::*;
-use proptest::test_runner::TestRunner;
 use synth::builtin::{builtin, builtin_names, load_format, LoadError};
 use synth::check::{check, check_with_timeout, Finding, Property, Severity};
 use synth::descriptor_file::parse_descriptor;
@@ -982,14 +979,10 @@ const DECIDED: [Property; 10] = [
 /// property checking nothing.
 #[test]
 fn check_never_panics_on_mutants() {
-    let mut config = ProptestConfig::with_cases(48);
-    config.source_file = Some(file!());
-    let [tried, checked] = [(); 2].map(|()| AtomicUsize::new(0));
     let strategy = prop::sample::select(builtin_texts()).prop_flat_map(mutated);
-    let result = TestRunner::new(config).run(&strategy, |src| {
-        tried.fetch_add(1, Ordering::Relaxed);
+    let (tried, checked) = report::checked_cases(file!(), 48, &strategy, |src| {
         let Ok(d) = parse_descriptor(&src) else {
-            return Ok(());
+            return Ok(false);
         };
         let findings = check_with_timeout(&d, 2_000);
         let mut reported: Vec<Property> = findings.iter().map(|f| f.property).collect();
@@ -1002,15 +995,10 @@ fn check_never_panics_on_mutants() {
         if synth::builtin::is_builtin(&d) {
             prop_assert!(errors(&findings).is_empty(), "{}", show(&findings));
         }
-        checked.fetch_add(1, Ordering::Relaxed);
-        Ok(())
+        Ok(true)
     });
-    if let Err(e) = result {
-        panic!("{e}");
-    }
-    let tried = tried.into_inner();
     report::counted(
-        checked.into_inner(),
+        checked,
         &format!("of {tried} mutants parsed and checked"),
         tried / 10,
     );

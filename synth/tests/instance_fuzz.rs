@@ -10,10 +10,7 @@
 #[path = "../../tests/common/report.rs"]
 mod report;
 
-use std::sync::atomic::{AtomicUsize, Ordering};
-
 use proptest::prelude::*;
-use proptest::test_runner::TestRunner;
 use synth::builtin::load_format;
 use synth::instance::{Instance, Values};
 use synth::instance_validation::validate;
@@ -176,41 +173,33 @@ fn converts(
 /// leave the property checking nothing.
 #[test]
 fn accepted_mutants_convert_without_losing_entries() {
-    let mut config = ProptestConfig::with_cases(cases());
-    // The seeds of past failures (instance_fuzz.proptest-regressions) run
-    // first, as under the `proptest!` macro.
-    config.source_file = Some(file!());
-    let (tried, converted) = (AtomicUsize::new(0), AtomicUsize::new(0));
     let strategy = (
         coordinates(),
         prop::sample::select(synth::builtin::builtin_names_of_order(2)),
         prop::collection::vec(mutation(), 1..=2),
     );
-    let result = TestRunner::new(config).run(&strategy, |(coords, format, mutations)| {
-        tried.fetch_add(1, Ordering::Relaxed);
-        let coo = load_format("coo").expect("built-in");
-        let f = load_format(format).expect("built-in");
-        let make = synthesize(&coo, &f).expect("validated");
-        let program = make.program().expect("scans");
-        // What the format can store (a skyline: one triangle).
-        let coords = synth::representable::Representable::of(&f).restrict(&coords);
-        let original = run_checked(&make, &program, &Instance::from_coordinates(&coords))
-            .map_err(|p| TestCaseError::fail(format!("{format}: {p}")))?;
-        let mut mutant = original.clone();
-        for m in &mutations {
-            mutant = mutate(&mutant, m);
-        }
-        if validate(&f, &mutant).is_ok() && converts(format, &f, &mutant, &mutations)? {
-            converted.fetch_add(1, Ordering::Relaxed);
-        }
-        Ok(())
-    });
-    if let Err(e) = result {
-        panic!("{e}");
-    }
-    let tried = tried.into_inner();
+    let (tried, converted) = report::checked_cases(
+        file!(),
+        cases(),
+        &strategy,
+        |(coords, format, mutations)| {
+            let coo = load_format("coo").expect("built-in");
+            let f = load_format(format).expect("built-in");
+            let make = synthesize(&coo, &f).expect("validated");
+            let program = make.program().expect("scans");
+            // What the format can store (a skyline: one triangle).
+            let coords = synth::representable::Representable::of(&f).restrict(&coords);
+            let original = run_checked(&make, &program, &Instance::from_coordinates(&coords))
+                .map_err(|p| TestCaseError::fail(format!("{format}: {p}")))?;
+            let mut mutant = original.clone();
+            for m in &mutations {
+                mutant = mutate(&mutant, m);
+            }
+            Ok(validate(&f, &mutant).is_ok() && converts(format, &f, &mutant, &mutations)?)
+        },
+    );
     report::counted(
-        converted.into_inner(),
+        converted,
         &format!("of {tried} cases validated and converted"),
         tried / 10,
     );

@@ -1,6 +1,7 @@
 //! What a test reports beyond passing or failing, shared by the test code
 //! of every crate of the workspace (each includes this file by path): a
-//! prerequisite it lacks, or a count of the cases it checked.
+//! prerequisite it lacks, or a count of the cases it checked (with
+//! [`checked_cases`], the property tests that count them).
 //!
 //! The lines are written to the process's standard error directly, not
 //! with `eprintln!`: the test harness captures what `print!` and `eprint!`
@@ -23,7 +24,11 @@
 
 use std::collections::BTreeSet;
 use std::io::Write as _;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, PoisonError};
+
+use proptest::strategy::Strategy;
+use proptest::test_runner::{Config, TestCaseError, TestRunner};
 
 /// Whether the tests run under CI, where every prerequisite [`require`]
 /// names must be present.
@@ -110,4 +115,32 @@ pub fn counted(checked: usize, what: &str, floor: usize) {
         checked >= floor,
         "{test}: only {checked} {what}, fewer than the {floor} required"
     );
+}
+
+/// Runs the property `test` on `cases` values of `strategy`, after the
+/// seeds of past failures that proptest keeps beside `source_file` (the
+/// test's `file!()`), as `proptest!` does, and fails the calling test on
+/// a failing case (shrunk). `test` says whether it checked the case or
+/// passed over it (`Ok(false)`: a mutant that does not parse, say).
+/// Returns (cases tried, cases checked), for [`counted`].
+pub fn checked_cases<S: Strategy>(
+    source_file: &'static str,
+    cases: u32,
+    strategy: &S,
+    test: impl Fn(S::Value) -> Result<bool, TestCaseError>,
+) -> (usize, usize) {
+    let mut config = Config::with_cases(cases);
+    config.source_file = Some(source_file);
+    let [tried, checked] = [(); 2].map(|()| AtomicUsize::new(0));
+    let result = TestRunner::new(config).run(strategy, |value| {
+        tried.fetch_add(1, Ordering::Relaxed);
+        if test(value)? {
+            checked.fetch_add(1, Ordering::Relaxed);
+        }
+        Ok(())
+    });
+    if let Err(e) = result {
+        panic!("{e}");
+    }
+    (tried.into_inner(), checked.into_inner())
 }
