@@ -390,12 +390,8 @@ mod tests {
     fn no_helper_where_it_is_not_worth_it() {
         let calls = Arc::new(Calls::default());
         calls.open();
-        let c = Arc::clone(&calls);
-        let populate = move |from: usize, len: usize| {
-            c.made.lock().unwrap().push((from, len));
-            true
-        };
-        let prefaulter = Prefaulter::with(Arc::new(populate), || false);
+        let mut prefaulter = recording(&calls, true);
+        prefaulter.worth_it = || false;
         prefaulter.add((64 * STEP) as *mut u8, STEP);
         assert!(matches!(prefaulter.helper.get(), Some(None)));
         drop(prefaulter);
