@@ -262,11 +262,11 @@ fn check_pair(src: &str, dst: &str, seed: u64, dir: &Path) {
     assert!(built.status.success(), "{tag}: {}", text(&built.stderr));
     let mut rng = Rng(seed);
     let order = d_dst.dense.len();
-    let (extension, coo) = if order == 2 {
-        ("mtx", "coo")
-    } else {
-        ("tns", "coo3d")
-    };
+    let extension = if order == 2 { "mtx" } else { "tns" };
+    let coo = spf::synth::builtin::coordinate_format(order)
+        .expect("a coordinate format of every order")
+        .name;
+    let coo = coo.as_str();
     let tensors = tensors(&mut rng, src, dst, order);
     let largest = tensors
         .iter()
@@ -374,7 +374,7 @@ fn check_pair(src: &str, dst: &str, seed: u64, dir: &Path) {
 fn pairs() -> Vec<(&'static str, &'static str)> {
     let exhaustive = std::env::var_os("SPF_EXHAUSTIVE").is_some();
     let mut out = Vec::new();
-    for order in [2, 3] {
+    for order in spf::synth::builtin::builtin_orders() {
         let formats = spf::synth::builtin::builtin_names_of_order(order);
         let n = formats.len();
         if exhaustive {

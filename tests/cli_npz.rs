@@ -1,6 +1,6 @@
 //! `.npz` through the `spf` command: scipy's files in, converted through
-//! formats scipy lacks, scipy's files out (checked by scipy itself when
-//! python3 has it, skipped with the reason otherwise), and damaged or
+//! formats scipy lacks, scipy's files out (checked by scipy itself, a
+//! prerequisite CI installs: see `common::report`), and damaged or
 //! mismatched archives refused with exit status 2 and no output file.
 
 mod common;
@@ -105,22 +105,24 @@ fn symmetric_inputs_keep_one_triangle_on_request() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// scipy's own check, when python3 has scipy.
+/// scipy's own check: python3 with numpy and scipy reads what spf writes
+/// (a prerequisite: missing, it fails the test under CI, which installs it,
+/// and is reported skipped elsewhere).
 #[test]
 fn scipy_reads_what_spf_writes() {
     let ready = std::process::Command::new("python3")
         .args(["-c", "import numpy, scipy.sparse; print(scipy.__version__)"])
         .output();
-    match &ready {
-        Ok(out) if out.status.success() => {}
-        Ok(_) => {
-            eprintln!("skipped: python3 has no scipy (pip install scipy numpy to run this test)");
-            return;
-        }
-        Err(e) => {
-            eprintln!("skipped: python3 cannot be run ({e})");
-            return;
-        }
+    let missing = match &ready {
+        Ok(out) if out.status.success() => None,
+        Ok(out) => Some(format!(
+            "python3 with numpy and scipy (pip install numpy scipy): {}",
+            text(&out.stderr).lines().last().unwrap_or_default()
+        )),
+        Err(e) => Some(format!("python3 ({e})")),
+    };
+    if !common::report::require("the round trip through scipy", missing) {
+        return;
     }
     let dir = temp("scipy");
     let script = common::test_data("scipy_round_trip.py");

@@ -7,15 +7,18 @@
 //! loops are nested rectangles around their statements, no two texts
 //! overlap. `SPF_PDFG_PNG=DIR` also writes the PNGs there, to look at.
 
+mod common;
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
+use std::sync::OnceLock;
 
 use spf::codegen::ast::{LoopProgram, Node};
 use spf::codegen::scan::scan;
 use spf::iegen::computation::{parse_computation, Computation};
 use spf::iegen::pdfg::{Pdfg, PdfgEdge, PdfgNode};
 use spf::iegen::UfEnvironment;
-use spf::synth::builtin::{builtin_names_of_order, load_format};
+use spf::synth::builtin::{builtin_names_of_order, builtin_orders, load_format};
 use spf::synth::synthesize::synthesize;
 
 /// A case: its name, the computation, its UF environment.
@@ -65,7 +68,7 @@ fn examples() -> Vec<Case> {
 /// Every ordered pair of distinct built-in formats of one order.
 fn all_pairs() -> Vec<(&'static str, &'static str)> {
     let mut out = Vec::new();
-    for order in [2, 3] {
+    for order in builtin_orders() {
         let names = builtin_names_of_order(order);
         for a in &names {
             for b in &names {
@@ -418,9 +421,40 @@ fn render(svg: &str) -> resvg::tiny_skia::Pixmap {
     pixmap
 }
 
+/// What is missing to draw text in one of `families` (an SVG
+/// `font-family` list), or `None` when a system font of one of them is
+/// installed.
+fn missing_font(families: &str) -> Option<String> {
+    use resvg::usvg::fontdb::{Database, Family, Query};
+    // The system's fonts, read once for every picture.
+    static FONTS: OnceLock<Database> = OnceLock::new();
+    let db = FONTS.get_or_init(|| {
+        let mut db = Database::new();
+        db.load_system_fonts();
+        db
+    });
+    let wanted: Vec<Family<'_>> = families
+        .split(',')
+        .map(|f| match f.trim() {
+            "serif" => Family::Serif,
+            "sans-serif" => Family::SansSerif,
+            "monospace" => Family::Monospace,
+            name => Family::Name(name),
+        })
+        .collect();
+    let query = Query {
+        families: &wanted,
+        ..Query::default()
+    };
+    db.query(&query)
+        .is_none()
+        .then(|| format!("a system font of the family {families} (Debian: fonts-dejavu-core)"))
+}
+
 /// The rendered picture: its natural size is the SVG's; each loop's
 /// border is drawn in the loop colour; each statement box is white inside
-/// with a dark border; and where fonts are installed, text is drawn.
+/// with a dark border; and text is drawn, in a font of the picture's
+/// families (a prerequisite CI installs, see `common::report`).
 fn check_png(case: &Case, p: &Pdfg) {
     let svg = p.to_svg();
     let png = render(&svg);
@@ -471,9 +505,10 @@ fn check_png(case: &Case, p: &Pdfg) {
             case.name
         );
     }
-    let mut fonts = resvg::usvg::Options::default();
-    fonts.fontdb_mut().load_system_fonts();
-    if !fonts.fontdb.is_empty() {
+    let families = root
+        .attribute("font-family")
+        .expect("the picture names its fonts");
+    if common::report::require("the check of the pictures' text", missing_font(families)) {
         // The title's first letters are ink.
         let title = doc
             .descendants()

@@ -8,6 +8,9 @@
 //! point of every domain (enumerated by `iegen::eval`) exactly once, ordered
 //! by (time tuple, statement); instances with equal keys may come in any order.
 
+#[path = "../../tests/common/report.rs"]
+mod report;
+
 use codegen::interp::{run, Array, Memory, Trace};
 use codegen::scan;
 use iegen::computation::{
@@ -180,16 +183,21 @@ fn expected(comp: &Computation, interp: &Interpretation) -> Result<Vec<Keyed>, T
     Ok(out)
 }
 
-proptest! {
-    #![proptest_config(ProptestConfig::with_cases(256))]
-
-    #[test]
-    fn every_instance_once_in_schedule_order(
-        stmts in prop::collection::vec(statement(), 1..=3),
-        f in prop::collection::vec(0i64..=B, LEN as usize),
-        g in prop::collection::vec(0i64..=B, LEN as usize),
-        n in 0i64..=B,
-    ) {
+/// Every case: a random computation scanned, run with a trace, the trace
+/// compared with the domains' points. A computation the scanner refuses as
+/// unbounded is counted apart (6 of 20,000 cases when this was written);
+/// at least 19 cases in 20 are scanned and traced (the count is printed),
+/// so a generator or scanner that drifted into refusing computations as
+/// unbounded fails the test instead of passing on few.
+#[test]
+fn every_instance_once_in_schedule_order() {
+    let strategy = (
+        prop::collection::vec(statement(), 1..=3),
+        prop::collection::vec(0i64..=B, LEN as usize),
+        prop::collection::vec(0i64..=B, LEN as usize),
+        0i64..=B,
+    );
+    let (tried, traced) = report::checked_cases(file!(), 256, &strategy, |(stmts, f, g, n)| {
         let comp = computation(&stmts);
         let mut f = f;
         f.sort_unstable(); // f is used as a row pointer
@@ -197,8 +205,8 @@ proptest! {
             Ok(p) => p,
             // The generator can make an iterator unbounded in terms of the
             // enclosing loops only when its schedule puts it first; that is a
-            // clear error, not a wrong program.
-            Err(codegen::ScanError::Unbounded { .. }) => return Ok(()),
+            // clear error, not a wrong program, counted apart.
+            Err(codegen::ScanError::Unbounded { .. }) => return Ok(false),
             Err(e) => return Err(TestCaseError::fail(format!("scan failed: {e}"))),
         };
         let interp = Interpretation::new()
@@ -246,6 +254,19 @@ proptest! {
         let Some(count) = memory.int("count") else {
             return Err(TestCaseError::fail("count is an int array"));
         };
-        prop_assert_eq!(count[0], executed, "every traced instance ran its body once");
-    }
+        prop_assert_eq!(
+            count[0],
+            executed,
+            "every traced instance ran its body once"
+        );
+        Ok(true)
+    });
+    report::counted(
+        traced,
+        &format!(
+            "of {tried} cases scanned and traced ({} refused as unbounded)",
+            tried - traced
+        ),
+        tried - tried / 20,
+    );
 }

@@ -41,7 +41,8 @@ pub enum SynthEmit {
 }
 
 /// Where synthesized conversions come from: [`synthesize_pair`] on the
-/// command line, a hand-made conversion in tests.
+/// command line, the same synthesis without its record in tests
+/// (`testing::synthesized`), or a conversion changed on purpose.
 pub type Synthesizer<'a> = dyn Fn(&Descriptor, &Descriptor) -> Result<Synthesized, CliError> + 'a;
 
 /// Synthesizes the conversion from `src` to `dst`.
@@ -70,14 +71,19 @@ pub fn synthesize_pair(src: &Descriptor, dst: &Descriptor) -> Result<Synthesized
         Some(r) => r,
         None => &spf::synth::record::NoRecord,
     };
-    synthesize_recorded(src, dst, record).map_err(|e| match e {
+    synthesize_recorded(src, dst, record).map_err(|e| synthesis_error(src, dst, e))
+}
+
+/// The error of a pair that does not synthesize.
+fn synthesis_error(src: &Descriptor, dst: &Descriptor, e: SynthError) -> CliError {
+    match e {
         // Names the pair and the failing test tensor itself.
         SynthError::Validation(v) => CliError::Usage(v.to_string()),
         e => CliError::Usage(format!(
             "cannot synthesize the conversion {} -> {}: {e}",
             src.name, dst.name
         )),
-    })
+    }
 }
 
 /// `spf synth SRC DST --emit c|rust|ir|dot [-o OUT] [--index-width W]
@@ -549,135 +555,53 @@ pub fn build_source(
     ))
 }
 
-/// Hand-made conversions for the tests while synthesis cannot lower plans:
-/// the computations a synthesizer would produce for COO → CSR (a counting
-/// sort with the source index as payload) and CSR → COO.
+/// The tests' synthesizer: the synthesized conversions, each pair
+/// synthesized once per test process (without the record
+/// [`synthesize_pair`] keeps beside the user's compiled conversions), and
+/// copies with one piece of the computation changed, for the tests that a
+/// wrong conversion is caught.
 #[cfg(test)]
 pub(crate) mod testing {
+    use std::sync::Mutex;
+
     use spf::iegen::computation::parse_computation;
-    use spf::synth::conversion::Conversion;
-    use spf::synth::plan::Plan;
-    use spf::synth::synthesize::{Binding, BindingKind, Side, Synthesized};
+    use spf::synth::synthesize::{synthesize, Synthesized};
     use spf::synth::Descriptor;
 
-    use super::CliError;
+    use super::{synthesis_error, CliError};
 
-    /// COO → CSR.
-    pub(crate) const COO_CSR: &str = "
-        computation coo_to_csr(NR, NC, NNZ) {
-            in   int  row[NNZ];
-            in   int  col[NNZ];
-            in   real A[NNZ];
-            out  int  NNZ_out;
-            out  int  rowptr[NR + 1];
-            out  int  col_out[NNZ_out];
-            out  real A_out[NNZ_out];
-            temp int  src[NNZ_out];
-            object P : Permutation(3, counting, NR, NC);
-
-            S0: P.insert(row(n), col(n), n)
-                domain {[n] : 0 <= n < NNZ} schedule {[n] -> [0, n, 0]};
-            S1: P.sort() domain {[]} schedule {[] -> [1, 0, 0]};
-            S2: NNZ_out = P.size() domain {[]} schedule {[] -> [2, 0, 0]};
-            S3: rowptr(i) = P.start(i)
-                domain {[i] : 0 <= i <= NR} schedule {[i] -> [3, i, 0]};
-            S4: { col_out(p) = P.key(1, p); src(p) = P.key(2, p) }
-                domain {[p] : 0 <= p < NNZ_out} schedule {[p] -> [4, p, 0]};
-            S5: A_out(p) = A(src(p))
-                domain {[p] : 0 <= p < NNZ_out} schedule {[p] -> [5, p, 0]};
-        }";
-
-    /// CSR → COO.
-    pub(crate) const CSR_COO: &str = "
-        computation csr_to_coo(NR, NC, NNZ) {
-            in   int  rowptr[NR + 1];
-            in   int  col[NNZ];
-            in   real A[NNZ];
-            out  int  NNZ_out;
-            out  int  row_out[NNZ_out];
-            out  int  col_out[NNZ_out];
-            out  real A_out[NNZ_out];
-
-            S0: NNZ_out = rowptr(NR) domain {[]} schedule {[] -> [0, 0, 0, 0, 0]};
-            S1: { row_out(k) = i; col_out(k) = col(k); A_out(k) = A(k) }
-                domain {[i, k] : 0 <= i < NR && rowptr(i) <= k < rowptr(i + 1)}
-                schedule {[i, k] -> [1, i, 0, k, 0]};
-        }";
-
-    fn binding(side: Side, name: &str, ir_name: &str, kind: BindingKind) -> Binding {
-        Binding {
-            side,
-            name: name.into(),
-            ir_name: ir_name.into(),
-            kind,
-        }
-    }
-
-    /// A conversion from `src` to `dst` with a given computation (in the
-    /// `.comp` format) and bindings `(side, name, ir_name, kind)`.
-    pub(crate) fn with_computation(
-        src: &Descriptor,
-        dst: &Descriptor,
-        text: &str,
-        bindings: &[(Side, &str, &str, BindingKind)],
-    ) -> Synthesized {
-        let conversion = Conversion::new(src, dst).expect("the formats compose");
-        Synthesized {
-            conversion,
-            // Neither the interpreter nor the driver reads the plan.
-            plan: Plan {
-                steps: Vec::new(),
-                cost: 0.0,
-            },
-            computation: parse_computation(text).expect("the hand-made computation parses"),
-            bindings: bindings
-                .iter()
-                .map(|(side, name, ir, kind)| binding(*side, name, ir, *kind))
-                .collect(),
-        }
-    }
-
-    /// The bindings of a COO ↔ CSR conversion's source or destination side.
-    pub(crate) fn side(
-        format: &str,
-        side: Side,
-    ) -> Vec<(Side, &'static str, &'static str, BindingKind)> {
-        use BindingKind::*;
-        let out = side == Side::Destination;
-        let (nnz, col, a) = if out {
-            ("NNZ_out", "col_out", "A_out")
-        } else {
-            ("NNZ", "col", "A")
+    /// The conversion `src` → `dst` as synthesis makes it: what the tests
+    /// pass where the commands pass [`super::synthesize_pair`].
+    pub(crate) fn synthesized(src: &Descriptor, dst: &Descriptor) -> Result<Synthesized, CliError> {
+        type Done = Vec<(Descriptor, Descriptor, Synthesized)>;
+        static DONE: Mutex<Done> = Mutex::new(Vec::new());
+        let done = |d: &Done| {
+            d.iter()
+                .find(|(s, t, _)| s == src && t == dst)
+                .map(|(_, _, c)| c.clone())
         };
-        let mut b = Vec::new();
-        if !out {
-            b.push((side, "NR", "NR", Symbol));
-            b.push((side, "NC", "NC", Symbol));
+        if let Some(c) = done(&DONE.lock().unwrap_or_else(|e| e.into_inner())) {
+            return Ok(c);
         }
-        b.push((side, "NNZ", nnz, Symbol));
-        match format {
-            "COO" => b.push((side, "row", if out { "row_out" } else { "row" }, IndexArray)),
-            _ => b.push((side, "rowptr", "rowptr", IndexArray)),
+        // Synthesized without the lock: the tests synthesize other pairs
+        // meanwhile.
+        let c = synthesize(src, dst).map_err(|e| synthesis_error(src, dst, e))?;
+        let mut d = DONE.lock().unwrap_or_else(|e| e.into_inner());
+        if done(&d).is_none() {
+            d.push((src.clone(), dst.clone(), c.clone()));
         }
-        b.push((side, "col", col, IndexArray));
-        b.push((side, "A", a, Values));
-        b
+        Ok(c)
     }
 
-    /// The hand-made synthesizer: COO → CSR and CSR → COO.
-    pub(crate) fn hand_made(src: &Descriptor, dst: &Descriptor) -> Result<Synthesized, CliError> {
-        let text = match (src.name.as_str(), dst.name.as_str()) {
-            ("COO", "CSR") => COO_CSR,
-            ("CSR", "COO") => CSR_COO,
-            (s, d) => {
-                return Err(CliError::Usage(format!(
-                    "no hand-made conversion {s} -> {d}"
-                )))
-            }
-        };
-        let mut bindings = side(&src.name, Side::Source);
-        bindings.extend(side(&dst.name, Side::Destination));
-        Ok(with_computation(src, dst, text, &bindings))
+    /// [`synthesized`] `src` → `dst` with `from` replaced by `to` in the
+    /// text of its computation (the `.comp` format), which must hold
+    /// `from`: a wrong conversion, for the checks that catch one.
+    pub(crate) fn altered(src: &Descriptor, dst: &Descriptor, from: &str, to: &str) -> Synthesized {
+        let mut c = synthesized(src, dst).expect("the pair synthesizes");
+        let text = c.computation.to_string();
+        assert!(text.contains(from), "no `{from}` in\n{text}");
+        c.computation = parse_computation(&text.replace(from, to)).expect("the change parses");
+        c
     }
 }
 
@@ -688,11 +612,10 @@ mod tests {
     use spf::synth::instance::Values;
     use spf::synth::instance_validation::validate;
     use spf::synth::oracle::{compare, coordinate_entries, entries};
-    use spf::synth::synthesize::{BindingKind, Side};
     use spf::synth::tensor_io::read_coo_file;
     use spf::synth::tensor_io::read_file;
 
-    use super::testing::{hand_made, side, with_computation, COO_CSR, CSR_COO};
+    use super::testing::{altered, synthesized};
     use super::*;
 
     fn format(name: &str) -> Descriptor {
@@ -732,7 +655,7 @@ mod tests {
             matrix("lund_a.mtx"),
         ] {
             let out =
-                convert_file(&coo, &csr, &m, &hand_made, &Runner::interp()).expect("converted");
+                convert_file(&coo, &csr, &m, &synthesized, &Runner::interp()).expect("converted");
             assert_eq!(out.format, "CSR");
             validate(&csr, &out).expect("a valid CSR instance");
             let got = entries(&csr, &out).expect("readable");
@@ -743,7 +666,7 @@ mod tests {
             &coo,
             &csr,
             &data("small.mtx"),
-            &hand_made,
+            &synthesized,
             &Runner::interp(),
         )
         .expect("converted");
@@ -761,7 +684,7 @@ mod tests {
         // .mtx -> COO -> (synthesized) CSR -> (synthesized) COO.
         let (coo, csr) = (format("coo"), format("csr"));
         let m = matrix("lund_a.mtx");
-        let out = convert_file(&csr, &coo, &m, &hand_made, &Runner::interp()).expect("converted");
+        let out = convert_file(&csr, &coo, &m, &synthesized, &Runner::interp()).expect("converted");
         validate(&coo, &out).expect("a valid COO instance");
         compare(&file_entries(&m), &entries(&coo, &out).expect("readable")).expect("same");
         // A JSON instance of the source is read as it is.
@@ -769,7 +692,7 @@ mod tests {
             &csr,
             &coo,
             &data("csr_small.json"),
-            &hand_made,
+            &synthesized,
             &Runner::interp(),
         )
         .expect("ok");
@@ -785,13 +708,13 @@ mod tests {
         let text = std::fs::read_to_string(data("csr_small.json")).expect("read");
         let bad = dir.join("bad.json");
         std::fs::write(&bad, text.replace("[0, 2, 2, 4, 5]", "[0, 3, 2, 4, 5]")).expect("w");
-        let e = convert_file(&csr, &coo, &bad, &hand_made, &Runner::interp()).unwrap_err();
+        let e = convert_file(&csr, &coo, &bad, &synthesized, &Runner::interp()).unwrap_err();
         assert!(matches!(e, CliError::Input { .. }), "{e}");
         assert!(e.to_string().contains("rowptr is not nondecreasing"), "{e}");
         // Malformed JSON: located.
         let broken = dir.join("broken.json");
         std::fs::write(&broken, "{\"format\": \"CSR\",\n  \"symbols\": [}").expect("w");
-        let e = convert_file(&csr, &coo, &broken, &hand_made, &Runner::interp()).unwrap_err();
+        let e = convert_file(&csr, &coo, &broken, &synthesized, &Runner::interp()).unwrap_err();
         assert!(matches!(e, CliError::Located { .. }), "{e}");
         assert!(
             e.to_string()
@@ -803,14 +726,14 @@ mod tests {
             &coo,
             &csr,
             &data("csr_small.json"),
-            &hand_made,
+            &synthesized,
             &Runner::interp(),
         )
         .unwrap_err();
         assert!(e.to_string().contains("not `COO`"), "{e}");
         // A malformed Matrix Market file: located, as tensor_io says.
         let wrong = matrix("wrong.mtx");
-        let e = convert_file(&coo, &csr, &wrong, &hand_made, &Runner::interp()).unwrap_err();
+        let e = convert_file(&coo, &csr, &wrong, &synthesized, &Runner::interp()).unwrap_err();
         assert_eq!(
             e.to_string(),
             format!(
@@ -824,7 +747,7 @@ mod tests {
             &coo,
             &csr,
             &data("small.tns"),
-            &hand_made,
+            &synthesized,
             &Runner::interp(),
         )
         .unwrap_err();
@@ -834,7 +757,7 @@ mod tests {
             &coo,
             &csr,
             &dir.join("none.mtx"),
-            &hand_made,
+            &synthesized,
             &Runner::interp(),
         )
         .unwrap_err();
@@ -846,24 +769,7 @@ mod tests {
     fn a_wrong_conversion_is_an_internal_error() {
         let (coo, csr) = (format("coo"), format("csr"));
         // Values copied in source order instead of through the permutation.
-        let wrong = COO_CSR.replace("A_out(p) = A(src(p))", "A_out(p) = A(p)");
-        let bindings = [
-            (Side::Source, "NR", "NR", BindingKind::Symbol),
-            (Side::Source, "NC", "NC", BindingKind::Symbol),
-            (Side::Source, "NNZ", "NNZ", BindingKind::Symbol),
-            (Side::Source, "row", "row", BindingKind::IndexArray),
-            (Side::Source, "col", "col", BindingKind::IndexArray),
-            (Side::Source, "A", "A", BindingKind::Values),
-            (Side::Destination, "NNZ", "NNZ_out", BindingKind::Symbol),
-            (
-                Side::Destination,
-                "rowptr",
-                "rowptr",
-                BindingKind::IndexArray,
-            ),
-            (Side::Destination, "col", "col_out", BindingKind::IndexArray),
-            (Side::Destination, "A", "A_out", BindingKind::Values),
-        ];
+        let wrong = altered(&coo, &csr, "A_out(p) = A(n_src)", "A_out(p) = A(p)");
         // Caught in the interpreter's checks and in the compiled ones
         // (native_check.rs): a result the compiled check passed would not
         // be checked again, so an unsorted CSR below is the compiled
@@ -871,9 +777,7 @@ mod tests {
         // entries it enumerates.
         let cache = temp("wrong-conversion-cache");
         for runner in [&Runner::interp(), &Runner::native_in(&cache)] {
-            let synth = |s: &Descriptor, d: &Descriptor| -> Result<Synthesized, CliError> {
-                Ok(with_computation(s, d, &wrong, &bindings))
-            };
+            let synth = |_: &Descriptor, _: &Descriptor| Ok(wrong.clone());
             let e = convert_file(&coo, &csr, &data("small.mtx"), &synth, runner).unwrap_err();
             let text = e.to_string();
             assert!(
@@ -885,11 +789,10 @@ mod tests {
             );
             // From an instance file: the result is compared with the entries
             // its validation read.
-            let wrong_values = CSR_COO.replace("A_out(k) = A(k)", "A_out(k) = A(0)");
-            let mut csr_coo = side("CSR", Side::Source);
-            csr_coo.extend(side("COO", Side::Destination));
-            let synth = |s: &Descriptor, d: &Descriptor| -> Result<Synthesized, CliError> {
-                Ok(with_computation(s, d, &wrong_values, &csr_coo))
+            let wrong_values = altered(&csr, &coo, "A_out(n) = A(k)", "A_out(n) = A(0)");
+            let synth = |s: &Descriptor, d: &Descriptor| match (s.name.as_str(), d.name.as_str()) {
+                ("CSR", "COO") => Ok(wrong_values.clone()),
+                _ => synthesized(s, d),
             };
             let e = convert_file(&csr, &coo, &data("csr_small.json"), &synth, runner).unwrap_err();
             assert!(
@@ -899,10 +802,8 @@ mod tests {
                 "{e}"
             );
             // A conversion that leaves an output unsorted is invalid.
-            let unsorted = COO_CSR.replace("P.key(1, p)", "P.key(1, NNZ_out - 1 - p)");
-            let synth = |s: &Descriptor, d: &Descriptor| -> Result<Synthesized, CliError> {
-                Ok(with_computation(s, d, &unsorted, &bindings))
-            };
+            let unsorted = altered(&coo, &csr, "P.key(1, p)", "P.key(1, NP - 1 - p)");
+            let synth = |_: &Descriptor, _: &Descriptor| Ok(unsorted.clone());
             let e = convert_file(&coo, &csr, &data("small.mtx"), &synth, runner).unwrap_err();
             assert!(
                 e.to_string()

@@ -25,7 +25,7 @@ const AUTO: WidthChoices = WidthChoices {
     positions: WidthChoice::Auto,
     coordinates: WidthChoice::Auto,
 };
-use crate::cli::conversion::testing::hand_made;
+use crate::cli::conversion::testing::{altered, synthesized};
 
 /// Flags that keep the driver honest: the program must compile without
 /// a warning.
@@ -70,7 +70,7 @@ fn synthesized_source(src: &Descriptor, dst: &Descriptor) -> String {
     .0
 }
 
-/// Builds the program of a hand-made pair once per test process.
+/// Builds the program of a synthesized pair once per test process.
 fn built(src: &str, dst: &str) -> PathBuf {
     static BUILT: OnceLock<std::sync::Mutex<BTreeMap<String, PathBuf>>> = OnceLock::new();
     let cache = BUILT.get_or_init(Default::default);
@@ -80,7 +80,8 @@ fn built(src: &str, dst: &str) -> PathBuf {
         return p.clone();
     }
     let (sd, dd) = (format(src), format(dst));
-    let (source, note) = build_source(&sd, &dd, &hand_made, None, false, AUTO).expect("a program");
+    let (source, note) =
+        build_source(&sd, &dd, &synthesized, None, false, AUTO).expect("a program");
     assert!(note.is_none(), "{note:?}");
     std::fs::write(dir().join(format!("{key}.c")), &source).expect("write");
     let bin = dir().join(&key);
@@ -175,7 +176,7 @@ fn coo_to_csr_on_real_matrices_agrees_with_the_oracle_and_the_interpreter() {
                 &coo,
                 &csr,
                 &m,
-                &hand_made,
+                &synthesized,
                 &crate::cli::engine::Runner::interp(),
             )
             .expect("converted");
@@ -680,10 +681,12 @@ fn command_line_errors() {
 fn special_output_files_are_written_in_place() {
     let bin = built("coo", "csr");
     let fifo = dir().join("fifo");
-    let made = Command::new("mkfifo").arg(&fifo).status();
-    if !made.is_ok_and(|s| s.success()) {
-        return; // no mkfifo here: nothing to check
-    }
+    let _ = std::fs::remove_file(&fifo);
+    // The C library's mkfifo (no program that may be missing).
+    let path = std::ffi::CString::new(fifo.to_str().expect("utf-8")).expect("no NUL");
+    // SAFETY: a NUL-terminated path.
+    let made = unsafe { libc::mkfifo(path.as_ptr(), 0o600) };
+    assert_eq!(made, 0, "mkfifo: {}", std::io::Error::last_os_error());
     let reader = {
         let fifo = fifo.clone();
         std::thread::spawn(move || std::fs::read_to_string(fifo).expect("read the FIFO"))
@@ -711,7 +714,7 @@ fn without_a_conversion_from_coo_the_program_reads_json_only() {
         if s.name == "COO" {
             Err(crate::cli::error::CliError::Usage("no COO today".into()))
         } else {
-            hand_made(s, d)
+            synthesized(s, d)
         }
     };
     let (source, note) =
@@ -728,27 +731,31 @@ fn without_a_conversion_from_coo_the_program_reads_json_only() {
 }
 
 /// `spf build --verify`: the program converts its input and its result
-/// to coordinates and compares them; a wrong result (here a hand-made
-/// COO → CSR that adds 1 to every value) exits with status 3 and writes
+/// to coordinates and compares them; a wrong result (here the synthesized
+/// COO → CSR changed to add 1 to every value) exits with status 3 and writes
 /// no output file, a right one reports `"verified": true`.
 #[test]
 fn verify_catches_a_wrong_result_before_writing_it() {
-    use spf::iegen::computation::parse_computation;
+    let (coo, csr) = (format("coo"), format("csr"));
+    let wrong_csr = altered(
+        &coo,
+        &csr,
+        "A_out(p) = A(n_src)",
+        "A_out(p) = A(n_src) + 1.0",
+    );
     let wrong = |s: &Descriptor, d: &Descriptor| {
-        let mut c = hand_made(s, d)?;
-        if s.name == "COO" {
-            let text = crate::cli::conversion::testing::COO_CSR
-                .replace("A_out(p) = A(src(p))", "A_out(p) = A(src(p)) + 1.0");
-            c.computation = parse_computation(&text).expect("parses");
+        if *s == coo && *d == csr {
+            Ok(wrong_csr.clone())
+        } else {
+            synthesized(s, d)
         }
-        Ok(c)
     };
     let input = matrix("pores_1.mtx");
     let input = input.to_str().expect("utf-8");
     for (name, synth, wrong_result) in [
         (
             "verify_right",
-            &hand_made as &crate::cli::conversion::Synthesizer,
+            &synthesized as &crate::cli::conversion::Synthesizer,
             false,
         ),
         ("verify_wrong", &wrong, true),
@@ -775,7 +782,7 @@ fn verify_catches_a_wrong_result_before_writing_it() {
     }
 }
 
-/// A hand-written COO → CSR with the hand-made computation's
+/// A hand-written COO → CSR with the synthesized computation's
 /// parameters: counting by rows, columns in input order within a row.
 const COO_CSR_BASELINE: &str = "
 void baseline(int64_t NR, int64_t NC, int64_t NNZ, const int64_t *row, const int64_t *col,
@@ -803,7 +810,7 @@ rowptr[0] = 0;
 }
 ";
 
-/// Builds the hand-made COO → CSR with `baseline_text` as its baseline.
+/// Builds the synthesized COO → CSR with `baseline_text` as its baseline.
 fn built_with_baseline(name: &str, baseline_text: &str) -> Result<PathBuf, CliError> {
     let file = dir().join(format!("{name}.c"));
     std::fs::write(&file, baseline_text).expect("write");
@@ -811,7 +818,7 @@ fn built_with_baseline(name: &str, baseline_text: &str) -> Result<PathBuf, CliEr
     let (source, _) = build_source(
         &format("coo"),
         &format("csr"),
-        &hand_made,
+        &synthesized,
         Some(&baseline),
         false,
         AUTO,
@@ -931,11 +938,29 @@ fn input_validation_is_stated_only_when_every_range_is_checked() {
     let odd = spf::synth::descriptor_file::parse_descriptor(&text).expect("parses");
     let (check, complete) = super::source_check(&odd).expect("a check");
     assert!(!complete, "{check}");
-    let (source, _) = build_source(&format("csr"), &format("coo"), &hand_made, None, false, W64)
-        .expect("a program");
+    let (source, _) = build_source(
+        &format("csr"),
+        &format("coo"),
+        &synthesized,
+        None,
+        false,
+        W64,
+    )
+    .expect("a program");
     assert!(source.contains("#define SPF_INPUT_VALIDATED 1"));
+    // The odd format's columns skip 2 and 3, which COO -> odd cannot make
+    // (so odd -> COO cannot be validated): its program is CSR's, with
+    // odd as the source whose ranges the program checks.
+    let as_odd = |s: &Descriptor, d: &Descriptor| {
+        if *s != odd {
+            return synthesized(s, d);
+        }
+        let mut c = synthesized(&format("csr"), d)?;
+        c.conversion.src = odd.clone();
+        Ok(c)
+    };
     let (source, _) =
-        build_source(&odd, &format("coo"), &hand_made, None, false, W64).expect("a program");
+        build_source(&odd, &format("coo"), &as_odd, None, false, W64).expect("a program");
     assert!(!source.contains("SPF_INPUT_VALIDATED 1"), "{source}");
 }
 

@@ -60,15 +60,8 @@ pub struct HugePages;
 /// Also what compiled conversions' own large blocks get
 /// ([`super::native`]).
 pub fn mark(p: *mut u8, len: usize) {
-    if p.is_null() || len < LARGE {
-        return;
-    }
-    let start = (p as usize).next_multiple_of(HUGE_PAGE);
-    let end = (p as usize + len) / HUGE_PAGE * HUGE_PAGE;
     #[cfg(target_os = "linux")]
-    if end > start
-        && free_huge_pages().is_some_and(|free| free >= ((end - start) / HUGE_PAGE) as u64)
-    {
+    if let Some((start, end)) = marked_range(p, len, free_huge_pages) {
         // SAFETY: [start, end) lies inside the block just allocated, which
         // this process owns; the advice changes page sizes, not contents.
         unsafe {
@@ -76,7 +69,26 @@ pub fn mark(p: *mut u8, len: usize) {
         }
     }
     #[cfg(not(target_os = "linux"))]
-    let _ = (start, end);
+    let _ = (p, len);
+}
+
+/// The addresses [start, end) [`mark`] marks in `len` bytes at `p`: the
+/// whole huge pages inside a large block, when `free` (the kernel's free
+/// huge pages, asked only then) counts at least as many; `None` for a
+/// small or failed block, one without a whole huge page, or too few free.
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+fn marked_range(
+    p: *mut u8,
+    len: usize,
+    free: impl FnOnce() -> Option<u64>,
+) -> Option<(usize, usize)> {
+    if p.is_null() || len < LARGE {
+        return None;
+    }
+    let start = (p as usize).next_multiple_of(HUGE_PAGE);
+    let end = (p as usize + len) / HUGE_PAGE * HUGE_PAGE;
+    let pages = ((end - start) / HUGE_PAGE) as u64;
+    (end > start && free().is_some_and(|f| f >= pages)).then_some((start, end))
 }
 
 /// The free blocks of 2 MiB the kernel's buddy allocator holds, counting a
@@ -270,6 +282,35 @@ mod tests {
         assert_eq!(huge_pages_in(""), Some(0));
     }
 
+    /// The range marked, with the kernel's free huge pages given: the
+    /// whole huge pages inside a large block when as many are free, else
+    /// none, and the kernel is not asked about a small block.
+    #[test]
+    fn large_blocks_are_marked_where_enough_huge_pages_are_free() {
+        // A block starting 4 KiB past a huge page, of 3 * LARGE bytes: the
+        // huge pages from the next boundary to the last inside it.
+        let p = (64 * HUGE_PAGE + 4096) as *mut u8;
+        let len = 3 * LARGE;
+        let (start, end) = (65 * HUGE_PAGE, 70 * HUGE_PAGE);
+        assert_eq!(marked_range(p, len, || Some(5)), Some((start, end)));
+        assert_eq!(marked_range(p, len, || Some(1000)), Some((start, end)));
+        assert_eq!(marked_range(p, len, || Some(4)), None, "too few free");
+        assert_eq!(marked_range(p, len, || None), None, "no buddyinfo");
+        let aligned = (64 * HUGE_PAGE) as *mut u8;
+        assert_eq!(
+            marked_range(aligned, LARGE, || Some(2)),
+            Some((64 * HUGE_PAGE, 66 * HUGE_PAGE))
+        );
+        let asked = std::cell::Cell::new(false);
+        let ask = || {
+            asked.set(true);
+            Some(1000)
+        };
+        assert_eq!(marked_range(p, LARGE - 1, ask), None, "small");
+        assert_eq!(marked_range(std::ptr::null_mut(), len, ask), None, "null");
+        assert!(!asked.get(), "the kernel is asked about large blocks only");
+    }
+
     #[test]
     fn large_blocks_are_marked_and_small_ones_are_not() {
         let large = Layout::from_size_align(3 * LARGE, 8).expect("a layout");
@@ -285,12 +326,21 @@ mod tests {
             let s = HugePages.alloc(small);
             #[cfg(target_os = "linux")]
             {
+                // A kernel with huge pages to spare takes the mark: `hg` in
+                // the flags of the mapping at the block's middle. That part
+                // is this machine's (the range marked is checked above on
+                // any).
                 let thp = std::fs::read_to_string("/sys/kernel/mm/transparent_hugepage/enabled")
                     .unwrap_or_default();
-                // A kernel with huge pages to spare takes the mark: `hg` in
-                // the flags of the mapping at the block's middle.
-                let spare = free_huge_pages().is_some_and(|f| f >= 8);
-                if thp.contains('[') && !thp.contains("[never]") && spare {
+                let free = free_huge_pages();
+                let lacks = if !thp.contains('[') || thp.contains("[never]") {
+                    Some(format!("transparent huge pages (enabled: {})", thp.trim()))
+                } else if free.is_none_or(|f| f < 8) {
+                    Some(format!("8 free huge pages (/proc/buddyinfo: {free:?})"))
+                } else {
+                    None
+                };
+                if crate::cli::report::host_has("the kernel's mark on a large block", lacks) {
                     let middle = q as usize + 2 * LARGE;
                     let flags = flags_at(middle).expect("the block's mapping");
                     assert!(flags.split_whitespace().any(|f| f == "hg"), "{flags}");

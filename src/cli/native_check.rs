@@ -828,14 +828,14 @@ mod tests {
     fn corrupted_results_are_refused_by_fingerprint() {
         use spf::synth::fingerprint::Fingerprint;
 
-        use crate::cli::conversion::testing::hand_made;
+        use crate::cli::conversion::testing::synthesized;
         use crate::cli::engine::{Expected, Source};
         use crate::cli::error::CliError;
         let (coo, csr_format) = (
             spf::synth::builtin::load_format("coo").expect("built-in"),
             spf::synth::builtin::load_format("csr").expect("built-in"),
         );
-        let s = hand_made(&coo, &csr_format).expect("COO -> CSR");
+        let s = synthesized(&coo, &csr_format).expect("COO -> CSR");
         let cache = std::env::temp_dir().join(format!("spf-fp-check-{}", std::process::id()));
         let good = csr(vec![0, 2, 2, 4], vec![0, 3, 1, 2], vec![1.0, 2.0, 3.0, 4.0]);
         let corrupted = [

@@ -43,25 +43,39 @@ struct State {
     stop: bool,
 }
 
+/// The call that faults in the `len` bytes at address `from` (whole
+/// pages), returning whether it did: the kernel's ([`kernel_populate`]),
+/// or in tests a stand-in that records the calls.
+type Populate = Arc<dyn Fn(usize, usize) -> bool + Send + Sync>;
+
 /// A helper thread that faults in the blocks it is shown ([`Prefaulter::add`])
 /// until it is dropped (which waits for the thread). The thread starts
 /// with the first block shown: a conversion with no large block starts
 /// none.
 pub struct Prefaulter {
     shared: Arc<(Mutex<State>, Condvar)>,
-    /// The helper, once a block was shown: none where the kernel cannot
-    /// populate memory (not Linux), on a single processor (the helper
-    /// would only take the owner's turns) or when no thread can be
-    /// started.
+    /// The helper, once a block was shown: none where `worth_it` says no
+    /// or when no thread can be started.
     helper: OnceLock<Option<JoinHandle<()>>>,
+    /// What the helper calls on each step of a block.
+    populate: Populate,
+    /// Whether a helper is worth starting here, asked at the first block.
+    worth_it: fn() -> bool,
 }
 
 impl Prefaulter {
-    /// No block shown, no thread started yet.
+    /// No block shown, no thread started yet: the kernel populates, where
+    /// a helper is worth it ([`worth_helping`]).
     pub fn new() -> Prefaulter {
+        Prefaulter::with(Arc::new(kernel_populate), worth_helping)
+    }
+
+    fn with(populate: Populate, worth_it: fn() -> bool) -> Prefaulter {
         Prefaulter {
             shared: Arc::new((Mutex::new(State::default()), Condvar::new())),
             helper: OnceLock::new(),
+            populate,
+            worth_it,
         }
     }
 
@@ -69,14 +83,14 @@ impl Prefaulter {
     fn helping(&self) -> bool {
         self.helper
             .get_or_init(|| {
-                let processors = std::thread::available_parallelism().map_or(1, |n| n.get());
-                if !cfg!(target_os = "linux") || processors < 2 {
+                if !(self.worth_it)() {
                     return None;
                 }
                 let theirs = Arc::clone(&self.shared);
+                let populate = Arc::clone(&self.populate);
                 std::thread::Builder::new()
                     .name("spf-prefault".into())
-                    .spawn(move || populate_blocks(&theirs))
+                    .spawn(move || populate_blocks(&theirs, &*populate))
                     .ok()
             })
             .is_some()
@@ -142,10 +156,27 @@ fn wait<'a>(c: &Condvar, g: MutexGuard<'a, State>) -> MutexGuard<'a, State> {
     c.wait(g).unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
-/// The helper's loop: each block shown, from its end, a [`STEP`] per call,
-/// as long as it stays shown; ends when the owner stops it or the kernel
-/// refuses (then nothing more is populated).
-fn populate_blocks(shared: &(Mutex<State>, Condvar)) {
+/// Whether a helper is worth starting: not where the kernel cannot
+/// populate memory (not Linux), nor on a single processor (the helper
+/// would only take the owner's turns).
+fn worth_helping() -> bool {
+    let processors = std::thread::available_parallelism().map_or(1, |n| n.get());
+    cfg!(target_os = "linux") && processors >= 2
+}
+
+/// Faults in the `len` bytes at `from` (`madvise(MADV_POPULATE_WRITE)`),
+/// which must lie in a block its owner has not freed; whether the kernel
+/// did (an old kernel, or one out of memory, refuses).
+fn kernel_populate(from: usize, len: usize) -> bool {
+    // SAFETY: the caller's range lies in a live block (`populate_blocks`:
+    // `forget` waits while `in_call` is set). Populating writes no byte.
+    unsafe { libc::madvise(from as *mut libc::c_void, len, libc::MADV_POPULATE_WRITE) == 0 }
+}
+
+/// The helper's loop: each block shown, from its end, a [`STEP`] per
+/// `populate` call, as long as it stays shown; ends when the owner stops
+/// it or a call is refused (then nothing more is populated).
+fn populate_blocks(shared: &(Mutex<State>, Condvar), populate: &dyn Fn(usize, usize) -> bool) {
     let (m, c) = shared;
     let mut state = lock(m);
     loop {
@@ -164,16 +195,9 @@ fn populate_blocks(shared: &(Mutex<State>, Condvar)) {
             let from = hi.saturating_sub(STEP).max(lo);
             state.in_call = true;
             drop(state);
-            // SAFETY: [from, hi) lies in a block its owner has not freed:
-            // `forget` waits while `in_call` is set. Populating writes no
-            // byte.
-            let refused = unsafe {
-                libc::madvise(
-                    from as *mut libc::c_void,
-                    hi - from,
-                    libc::MADV_POPULATE_WRITE,
-                )
-            } != 0;
+            // [from, hi) lies in a block its owner has not freed: `forget`
+            // waits while `in_call` is set.
+            let refused = !populate(from, hi - from);
             state = lock(m);
             state.in_call = false;
             c.notify_all();
@@ -195,10 +219,189 @@ fn populate_blocks(shared: &(Mutex<State>, Condvar)) {
 mod tests {
     use super::*;
 
-    /// Whether this kernel populates memory (`MADV_POPULATE_WRITE`, Linux
-    /// 5.14): the tests that watch the helper work need it.
+    use std::time::Duration;
+
+    use crate::cli::report;
+
+    /// What the calls of a stand-in for the kernel share: the calls made,
+    /// as (start, length), in order, and a gate each call waits at until
+    /// it is open.
+    #[derive(Default)]
+    struct Calls {
+        made: Mutex<Vec<(usize, usize)>>,
+        open: Mutex<bool>,
+        changed: Condvar,
+    }
+
+    impl Calls {
+        fn made(&self) -> Vec<(usize, usize)> {
+            self.made.lock().unwrap().clone()
+        }
+
+        fn open(&self) {
+            *self.open.lock().unwrap() = true;
+            self.changed.notify_all();
+        }
+
+        /// Waits until `n` calls have been made, or [`PATIENCE`] has
+        /// passed (the test's checks then fail, instead of waiting on).
+        fn wait_for(&self, n: usize) {
+            let made = self.made.lock().unwrap();
+            let _ = self
+                .changed
+                .wait_timeout_while(made, PATIENCE, |made| made.len() < n)
+                .unwrap();
+        }
+    }
+
+    /// A prefaulter whose helper populates nothing: each call is recorded
+    /// in `calls`, waits at its gate, and answers `answer` (whether the
+    /// kernel populated). The blocks shown are only addresses: no memory
+    /// is touched, so the logic runs on any machine.
+    fn recording(calls: &Arc<Calls>, answer: bool) -> Prefaulter {
+        let c = Arc::clone(calls);
+        let populate = move |from: usize, len: usize| {
+            c.made.lock().unwrap().push((from, len));
+            c.changed.notify_all();
+            let mut open = c.open.lock().unwrap();
+            while !*open {
+                open = c.changed.wait(open).unwrap();
+            }
+            answer
+        };
+        Prefaulter::with(Arc::new(populate), || true)
+    }
+
+    /// How long a test waits for the helper before its checks fail.
+    const PATIENCE: Duration = Duration::from_secs(10);
+
+    /// Waits until `done` holds of the helper's state, or [`PATIENCE`] has
+    /// passed.
+    fn wait_until(p: &Prefaulter, done: impl Fn(&State) -> bool) {
+        let start = std::time::Instant::now();
+        while !done(&p.state()) && start.elapsed() < PATIENCE {
+            std::thread::yield_now();
+        }
+    }
+
+    /// Waits until the helper has no block and is in no call.
+    fn idle(p: &Prefaulter) {
+        wait_until(p, |s| {
+            s.current.is_none() && s.waiting.is_empty() && !s.in_call
+        });
+    }
+
+    /// Each block is populated from its end, a [`STEP`] per call over its
+    /// whole pages, the blocks in the order shown.
+    #[test]
+    fn blocks_are_populated_from_their_end_a_step_per_call() {
+        let page = page_size();
+        let calls = Arc::new(Calls::default());
+        calls.open();
+        let prefaulter = recording(&calls, true);
+        assert!(
+            prefaulter.helper.get().is_none(),
+            "no thread before a block"
+        );
+        // A block starting inside a page: its whole pages are [lo, hi),
+        // three steps and a page.
+        let base = 64 * STEP;
+        let (p, len) = (base + 100, 3 * STEP + 2 * page);
+        let (lo, hi) = (base + page, base + 3 * STEP + 2 * page);
+        prefaulter.add(p as *mut u8, len);
+        prefaulter.add((128 * STEP) as *mut u8, STEP);
+        calls.wait_for(5);
+        idle(&prefaulter);
+        drop(prefaulter);
+        assert_eq!(
+            calls.made(),
+            [
+                (hi - STEP, STEP),
+                (hi - 2 * STEP, STEP),
+                (hi - 3 * STEP, STEP),
+                (lo, page),
+                (128 * STEP, STEP),
+            ]
+        );
+    }
+
+    /// `forget` of the block in a call waits for the call to end; the
+    /// helper calls on it no more, and goes on with the next block shown.
+    #[test]
+    fn forgetting_a_block_in_a_call_waits_for_it_and_ends_its_calls() {
+        let calls = Arc::new(Calls::default());
+        let prefaulter = recording(&calls, true);
+        let block = 64 * STEP;
+        prefaulter.add(block as *mut u8, 4 * STEP);
+        calls.wait_for(1);
+        let forgotten = std::sync::atomic::AtomicBool::new(false);
+        std::thread::scope(|s| {
+            s.spawn(|| {
+                prefaulter.forget(block as *mut u8);
+                forgotten.store(true, std::sync::atomic::Ordering::SeqCst);
+            });
+            std::thread::sleep(Duration::from_millis(30));
+            // The call is still held at its gate (opened before the check,
+            // so that a failure does not leave the helper waiting).
+            let early = forgotten.load(std::sync::atomic::Ordering::SeqCst);
+            calls.open();
+            assert!(!early, "forget returned during the call");
+        });
+        assert!(forgotten.into_inner());
+        prefaulter.add((128 * STEP) as *mut u8, STEP);
+        calls.wait_for(2);
+        idle(&prefaulter);
+        drop(prefaulter);
+        assert_eq!(calls.made(), [(67 * STEP, STEP), (128 * STEP, STEP)]);
+    }
+
+    /// A block forgotten while it waits behind another is never called on.
+    #[test]
+    fn a_block_forgotten_while_it_waits_is_never_populated() {
+        let calls = Arc::new(Calls::default());
+        let prefaulter = recording(&calls, true);
+        prefaulter.add((64 * STEP) as *mut u8, STEP);
+        calls.wait_for(1);
+        let waiting = (128 * STEP) as *mut u8;
+        prefaulter.add(waiting, 4 * STEP);
+        prefaulter.forget(waiting);
+        calls.open();
+        idle(&prefaulter);
+        drop(prefaulter);
+        assert_eq!(calls.made(), [(64 * STEP, STEP)]);
+    }
+
+    /// A refused call (an old kernel, no memory) ends the helper: no block
+    /// is called on after it.
+    #[test]
+    fn a_refused_call_ends_the_helper() {
+        let calls = Arc::new(Calls::default());
+        calls.open();
+        let prefaulter = recording(&calls, false);
+        prefaulter.add((64 * STEP) as *mut u8, 2 * STEP);
+        prefaulter.add((128 * STEP) as *mut u8, STEP);
+        wait_until(&prefaulter, |s| s.stop);
+        drop(prefaulter);
+        assert_eq!(calls.made(), [(65 * STEP, STEP)]);
+    }
+
+    /// Where a helper is not worth it, none starts and nothing is called.
+    #[test]
+    fn no_helper_where_it_is_not_worth_it() {
+        let calls = Arc::new(Calls::default());
+        calls.open();
+        let mut prefaulter = recording(&calls, true);
+        prefaulter.worth_it = || false;
+        prefaulter.add((64 * STEP) as *mut u8, STEP);
+        assert!(matches!(prefaulter.helper.get(), Some(None)));
+        drop(prefaulter);
+        assert!(calls.made().is_empty());
+    }
+
+    /// What this machine lacks for the tests that watch the kernel fault
+    /// real pages in, if anything: `MADV_POPULATE_WRITE` (Linux 5.14).
     #[cfg(target_os = "linux")]
-    fn kernel_populates() -> bool {
+    fn kernel_cannot_populate() -> Option<String> {
         let len = page_size();
         let p = reserved(len);
         // SAFETY: the page just mapped, populated and unmapped.
@@ -207,10 +410,15 @@ mod tests {
             libc::munmap(p.cast(), len);
             ok
         };
-        if !ok {
-            eprintln!("this kernel does not populate memory: the helper does nothing here");
-        }
-        ok
+        (!ok).then(|| "madvise(MADV_POPULATE_WRITE) (Linux 5.14 or later)".to_string())
+    }
+
+    /// Whether the kernel's own populating can be watched here (else the
+    /// test is reported skipped: the logic is tested with a stand-in
+    /// above on any machine).
+    #[cfg(target_os = "linux")]
+    fn kernel_populates() -> bool {
+        report::host_has("real pages faulted in", kernel_cannot_populate())
     }
 
     /// The pages of a block the helper was shown are all present once it

@@ -153,6 +153,27 @@ pub fn formats_of_order_hint(order: usize) -> String {
     }
 }
 
+/// The orders of the built-in formats (the number of their dense
+/// dimensions), increasing, each once. Tests enumerate the registry by
+/// order with it and [`builtin_names_of_order`], so a format of a new order
+/// is covered by adding it too.
+///
+/// ```
+/// let orders = synth::builtin::builtin_orders();
+/// assert!(orders.contains(&2) && orders.contains(&3));
+/// assert!(orders.windows(2).all(|w| w[0] < w[1]));
+/// ```
+pub fn builtin_orders() -> Vec<usize> {
+    let mut orders: Vec<usize> = NAMES
+        .iter()
+        .filter_map(|n| load_format(n).ok())
+        .map(|d| d.dense.len())
+        .collect();
+    orders.sort_unstable();
+    orders.dedup();
+    orders
+}
+
 /// Why a format could not be loaded.
 #[derive(Debug, thiserror::Error)]
 pub enum LoadError {

@@ -27,6 +27,9 @@
 //! read straight off the columns, in `O(n + extents)`
 //! ([`coordinate_order`]).
 
+use std::collections::BTreeMap;
+use std::sync::{Mutex, PoisonError};
+
 use iegen::constraint::Normalized;
 use iegen::{Constraint, UfRule};
 
@@ -141,6 +144,22 @@ impl CoordinateFormat {
             count: back("NNZ")?,
             values: d.data_name.clone(),
         })
+    }
+
+    /// The names of the coordinate format of `order` dimensions
+    /// ([`crate::builtin::coordinate_format`]: COO, COO3D, or one written
+    /// for the order), read off its descriptor once per process; `None`
+    /// for order 0.
+    pub fn of_order(order: usize) -> Option<CoordinateFormat> {
+        static KNOWN: Mutex<BTreeMap<usize, Option<CoordinateFormat>>> =
+            Mutex::new(BTreeMap::new());
+        let known = || KNOWN.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(f) = known().get(&order) {
+            return f.clone();
+        }
+        let f = crate::builtin::coordinate_format(order).and_then(|d| CoordinateFormat::of(&d));
+        known().insert(order, f.clone());
+        f
     }
 
     /// The instance holding `read` (its columns moved, not copied) and its
@@ -322,6 +341,42 @@ mod tests {
         let mut loose = format("coo");
         loose.ufs[1].range = "{[y] : 0 <= y}".parse().expect("a set");
         assert!(CoordinateFormat::of(&loose).is_none());
+    }
+
+    /// Every order's coordinate format is one, and the instance of
+    /// coordinates of that order (`Instance::from_coordinates`) bears its
+    /// descriptor's names and validates against it.
+    #[test]
+    fn coordinates_of_every_order_make_an_instance_of_its_coordinate_format() {
+        assert_eq!(CoordinateFormat::of_order(0), None);
+        for order in 1..=5 {
+            let d = crate::builtin::coordinate_format(order).expect("a coordinate format");
+            let f = CoordinateFormat::of_order(order).expect("recognized");
+            assert_eq!(Some(&f), CoordinateFormat::of(&d).as_ref());
+            let c = crate::tensor_io::Coordinates {
+                dims: (2..2 + order as i64).collect(),
+                entries: vec![(vec![1; order], 2.5), (vec![0; order], -1.0)],
+            };
+            let inst = Instance::from_coordinates(&c);
+            assert_eq!(inst.format, d.name);
+            assert_eq!(inst.symbols[&f.count], 2);
+            for (k, (extent, index)) in f.dims.iter().zip(&f.index).enumerate() {
+                assert_eq!(inst.symbols[extent], 2 + k as i64, "{order}: {extent}");
+                assert_eq!(
+                    inst.arrays[index],
+                    Values::Int(vec![1, 0]),
+                    "{order}: {index}"
+                );
+            }
+            assert_eq!(inst.arrays[&f.values], Values::Real(vec![2.5, -1.0]));
+            crate::instance_validation::validate(&d, &inst).expect("valid");
+        }
+        let coo3 = Instance::from_coordinates(&crate::tensor_io::Coordinates {
+            dims: vec![1, 1, 1],
+            entries: Vec::new(),
+        });
+        let names: Vec<&String> = coo3.arrays.keys().collect();
+        assert_eq!(names, ["A", "col", "row", "z"]);
     }
 
     #[test]

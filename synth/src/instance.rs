@@ -664,10 +664,11 @@ impl Instance {
 }
 
 impl Instance {
-    /// The COO instance (COO3D for three dimensions) holding `c`'s entries
-    /// in their order: what a coordinate file (`.mtx`, `.tns`) is read as.
-    /// Arrays are named as `descriptors/coo.desc` and `coo3d.desc` name
-    /// them (`row`, `col`, `z`, `A`).
+    /// The instance of the coordinate format of `c`'s order
+    /// ([`crate::builtin::coordinate_format`]: COO, COO3D, COO4D, ...)
+    /// holding `c`'s entries in their order: what a coordinate file
+    /// (`.mtx`, `.tns`) is read as. Its names are that descriptor's (`row`,
+    /// `col`, `z`, `A` for COO3D).
     ///
     /// ```
     /// use synth::instance::{Instance, Values};
@@ -678,45 +679,14 @@ impl Instance {
     /// assert_eq!(i.symbols["NNZ"], 1);
     /// assert_eq!(i.arrays["col"], Values::Int(vec![2]));
     /// ```
+    ///
+    /// # Panics
+    ///
+    /// For coordinates of no dimension, which no reader makes and no
+    /// coordinate format stores.
     pub fn from_coordinates(c: &crate::tensor_io::Coordinates) -> Instance {
-        // The names of `crate::builtin::coordinate_format(order)`.
-        let (format, arrays): (String, Vec<(String, String)>) = match c.order() {
-            2 => (
-                "COO".into(),
-                vec![("NR".into(), "row".into()), ("NC".into(), "col".into())],
-            ),
-            3 => (
-                "COO3D".into(),
-                vec![
-                    ("NR".into(), "row".into()),
-                    ("NC".into(), "col".into()),
-                    ("NZ".into(), "z".into()),
-                ],
-            ),
-            n => (
-                format!("COO{n}D"),
-                (0..n)
-                    .map(|d| (format!("N{d}"), format!("idx{d}")))
-                    .collect(),
-            ),
-        };
-        let mut inst = Instance {
-            format,
-            ..Instance::default()
-        };
-        for (d, (extent, array)) in arrays.iter().enumerate() {
-            inst.symbols
-                .insert(extent.to_string(), c.dims.get(d).copied().unwrap_or(0));
-            inst.arrays.insert(
-                array.to_string(),
-                Values::Int(c.entries.iter().map(|e| e.0[d]).collect()),
-            );
-        }
-        inst.symbols.insert("NNZ".into(), c.len() as i64);
-        inst.arrays.insert(
-            "A".into(),
-            Values::Real(c.entries.iter().map(|e| e.1).collect()),
-        );
-        inst
+        crate::established::CoordinateFormat::of_order(c.order())
+            .unwrap_or_else(|| panic!("no coordinate format has order {}", c.order()))
+            .instance_of(crate::tensor_io::CooTensor::from_coordinates(c))
     }
 }

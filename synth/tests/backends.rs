@@ -1,7 +1,9 @@
 //! The C and Rust that synthesized conversions emit compile (C with
 //! `-Wall -Wextra -pedantic -Werror`, Rust with `-D warnings`) and agree
 //! with the interpreter, whose results the oracle checks (tests/synthesis.rs),
-//! for every ordered pair of the 2-D and of the 3-D formats.
+//! for every ordered pair of the built-in formats of each order (the
+//! registry enumerated by order, so a new descriptor is covered by adding
+//! it).
 //!
 //! Index widths: the pairs take turns over (source, destination) among
 //! 32-bit and 64-bit index arrays and the two mixtures of 32-bit and 64-bit
@@ -64,12 +66,8 @@ fn pair_cases(
 /// interpreter on each input (converted into the source first): one C and
 /// one Rust program hold all the pairs.
 fn check_pairs(formats: &[&str], inputs: &[Coordinates]) {
-    let coo_name = if inputs[0].order() == 3 {
-        "coo3d"
-    } else {
-        "coo"
-    };
-    let coo = load_format(coo_name).unwrap();
+    let order = inputs[0].order();
+    let coo = synth::builtin::coordinate_format(order).expect("a coordinate format");
     let descriptors: Vec<_> = formats.iter().map(|f| load_format(f).unwrap()).collect();
     let both = std::env::var_os("SPF_EXHAUSTIVE").is_some();
     // Synthesized, scanned and run in the interpreter on every processor,
@@ -146,27 +144,49 @@ fn matrices() -> Vec<Coordinates> {
     out
 }
 
+/// Tensors of `order` dimensions (3 or more) to convert: a few distinct
+/// entries in no order, drawn from a small box so that they share
+/// prefixes (a fiber of several entries, a row of several fibers), and an
+/// empty tensor.
+fn tensors(order: usize) -> Vec<Coordinates> {
+    let dims: Vec<i64> = (0..order).map(|d| (5 - d as i64).max(2)).collect();
+    let mut rng = harness::Rng(0x9E37_79B9_7F4A_7C15 ^ order as u64);
+    let mut entries: Vec<(Vec<i64>, f64)> = Vec::new();
+    while entries.len() < 8 {
+        let at: Vec<i64> = dims.iter().map(|&n| rng.below(n as u64) as i64).collect();
+        if entries.iter().all(|(a, _)| *a != at) {
+            entries.push((at, rng.real()));
+        }
+    }
+    // The last corner, so that every extent is reached.
+    let last: Vec<i64> = dims.iter().map(|n| n - 1).collect();
+    if entries.iter().all(|(a, _)| *a != last) {
+        entries.push((last, 4.0));
+    }
+    vec![
+        Coordinates { dims, entries },
+        Coordinates {
+            dims: vec![2; order],
+            entries: Vec::new(),
+        },
+    ]
+}
+
 #[test]
 fn every_2d_pair_compiles_and_agrees() {
     check_pairs(&synth::builtin::builtin_names_of_order(2), &matrices());
 }
 
+/// Every pair of every order but 2 (matrices, which
+/// [`every_2d_pair_compiles_and_agrees`] takes with their own inputs), one
+/// batch (one C and one Rust program) per order.
 #[test]
-fn every_3d_pair_compiles_and_agrees() {
-    let inputs = vec![
-        Coordinates {
-            dims: vec![5, 4, 3],
-            entries: vec![
-                (vec![4, 0, 2], 1.0),
-                (vec![0, 3, 1], 2.0),
-                (vec![2, 2, 2], 3.0),
-                (vec![0, 0, 0], 4.0),
-            ],
-        },
-        Coordinates {
-            dims: vec![2, 2, 2],
-            entries: Vec::new(),
-        },
-    ];
-    check_pairs(&["coo3d", "mcoo3"], &inputs);
+fn every_pair_of_every_other_order_compiles_and_agrees() {
+    let orders = synth::builtin::builtin_orders();
+    assert!(orders.contains(&3), "3-D formats are built in: {orders:?}");
+    for order in orders.into_iter().filter(|&o| o != 2) {
+        let formats = synth::builtin::builtin_names_of_order(order);
+        assert!(formats.len() > 1, "order {order}: {formats:?}");
+        check_pairs(&formats, &tensors(order));
+    }
 }

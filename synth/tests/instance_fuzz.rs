@@ -7,6 +7,9 @@
 //! command that reads an instance: nothing that passes the check can make a
 //! conversion exit 0 with fewer or different entries than the input holds.
 
+#[path = "../../tests/common/report.rs"]
+mod report;
+
 use proptest::prelude::*;
 use synth::builtin::load_format;
 use synth::instance::{Instance, Values};
@@ -133,43 +136,71 @@ fn mutate(inst: &Instance, m: &Mutation) -> Instance {
     out
 }
 
-proptest! {
-    #![proptest_config(ProptestConfig::with_cases(cases()))]
-
-    #[test]
-    fn accepted_mutants_convert_without_losing_entries(
-        coords in coordinates(),
-        format in prop::sample::select(synth::builtin::builtin_names_of_order(2)),
-        mutations in prop::collection::vec(mutation(), 1..=2),
-    ) {
-        let coo = load_format("coo").expect("built-in");
-        let f = load_format(format).expect("built-in");
-        let make = synthesize(&coo, &f).expect("validated");
-        let program = make.program().expect("scans");
-        // What the format can store (a skyline: one triangle).
-        let coords = synth::representable::Representable::of(&f).restrict(&coords);
-        let original = run_checked(&make, &program, &Instance::from_coordinates(&coords))
-            .map_err(|p| TestCaseError::fail(format!("{format}: {p}")))?;
-        let mut mutant = original.clone();
-        for m in &mutations {
-            mutant = mutate(&mutant, m);
-        }
-        if validate(&f, &mutant).is_ok() {
-            for to in ["coo", "csr"] {
-                let d = load_format(to).expect("built-in");
-                let s = synthesize(&f, &d).expect("validated");
-                let p = s.program().expect("scans");
-                match run_checked(&s, &p, &mutant) {
-                    Ok(_) => {}
-                    // A size no machine can hold is refused, not lost.
-                    Err(Problem::Run(e)) if e.contains("too large: ") => {}
-                    Err(problem) => return Err(TestCaseError::fail(format!(
-                        "{format} -> {to}: an instance that validates converts wrongly: \
-                         {problem}\nmutations {mutations:?}\n{}",
-                        mutant.to_json()
-                    ))),
-                }
+/// Converts a mutant that validates from `format` (`f`) to COO and to CSR,
+/// each checked by the oracle: whether it converted (`false` when a size no
+/// machine can hold was refused instead).
+fn converts(
+    format: &str,
+    f: &synth::Descriptor,
+    mutant: &Instance,
+    mutations: &[Mutation],
+) -> Result<bool, TestCaseError> {
+    let mut converted = true;
+    for to in ["coo", "csr"] {
+        let d = load_format(to).expect("built-in");
+        let s = synthesize(f, &d).expect("validated");
+        let p = s.program().expect("scans");
+        match run_checked(&s, &p, mutant) {
+            Ok(_) => {}
+            // A size no machine can hold is refused, not lost.
+            Err(Problem::Run(e)) if e.contains("too large: ") => converted = false,
+            Err(problem) => {
+                return Err(TestCaseError::fail(format!(
+                    "{format} -> {to}: an instance that validates converts wrongly: \
+                     {problem}\nmutations {mutations:?}\n{}",
+                    mutant.to_json()
+                )))
             }
         }
     }
+    Ok(converted)
+}
+
+/// Every case: a valid instance of a format, mutated once or twice; a
+/// mutant that validates converts without losing an entry. At least a
+/// tenth of the cases validate and convert (the count is printed): a
+/// mutation or validation that stopped producing accepted mutants would
+/// leave the property checking nothing.
+#[test]
+fn accepted_mutants_convert_without_losing_entries() {
+    let strategy = (
+        coordinates(),
+        prop::sample::select(synth::builtin::builtin_names_of_order(2)),
+        prop::collection::vec(mutation(), 1..=2),
+    );
+    let (tried, converted) = report::checked_cases(
+        file!(),
+        cases(),
+        &strategy,
+        |(coords, format, mutations)| {
+            let coo = load_format("coo").expect("built-in");
+            let f = load_format(format).expect("built-in");
+            let make = synthesize(&coo, &f).expect("validated");
+            let program = make.program().expect("scans");
+            // What the format can store (a skyline: one triangle).
+            let coords = synth::representable::Representable::of(&f).restrict(&coords);
+            let original = run_checked(&make, &program, &Instance::from_coordinates(&coords))
+                .map_err(|p| TestCaseError::fail(format!("{format}: {p}")))?;
+            let mut mutant = original.clone();
+            for m in &mutations {
+                mutant = mutate(&mutant, m);
+            }
+            Ok(validate(&f, &mutant).is_ok() && converts(format, &f, &mutant, &mutations)?)
+        },
+    );
+    report::counted(
+        converted,
+        &format!("of {tried} cases validated and converted"),
+        tried / 10,
+    );
 }

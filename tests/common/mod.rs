@@ -2,6 +2,8 @@
 
 #![allow(dead_code)]
 
+pub mod report;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
