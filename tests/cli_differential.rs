@@ -121,11 +121,19 @@ fn tensors(rng: &mut Rng, src: &str, dst: &str, order: usize) -> Vec<(String, Co
             (vec![12, 12], 0.25),
         ]
     } else {
-        vec![
-            (vec![1, 1, 6], 0.5),
-            (vec![5, 1, 3], 0.5),
-            (vec![6, 5, 4], 0.2),
-        ]
+        // One long mode; the first and last long; every mode long.
+        let line: Vec<i64> = (0..order)
+            .map(|d| if d + 1 == order { 6 } else { 1 })
+            .collect();
+        let ends: Vec<i64> = (0..order)
+            .map(|d| match d {
+                0 => 5,
+                _ if d + 1 == order => 3,
+                _ => 1,
+            })
+            .collect();
+        let all: Vec<i64> = (0..order).map(|d| 6 - d.min(3) as i64).collect();
+        vec![(line, 0.5), (ends, 0.5), (all, 0.2)]
     };
     let mut out = Vec::new();
     for (k, (dims, fill)) in shapes.iter().enumerate() {

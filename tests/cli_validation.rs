@@ -33,7 +33,7 @@ fn a_conversion_that_fails_validation_is_refused_by_every_command() {
     .expect("write");
     for (file, name) in WRONG {
         let desc = data(file);
-        let out_file = dir.join("out");
+        let out_file = dir.join("out.json");
         let svg = dir.join("out.svg");
         let attempts: Vec<Vec<&str>> = vec![
             vec!["synth", "coo", s(&desc), "--emit", "c", "-o", s(&out_file)],

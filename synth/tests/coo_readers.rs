@@ -201,6 +201,12 @@ proptest! {
                 format_args!(" {}", spell_value(*v, s(2) / 8)),
             ));
         }
+        if coords.is_empty() {
+            // No entry tells the order or the extents: an error that says so.
+            let e = parse_tns(text.as_bytes(), &ReadOptions::default()).unwrap_err();
+            prop_assert!(e.message.contains("the file is empty"), "{}", e);
+            return Ok(());
+        }
         let t = parse_tns(text.as_bytes(), &ReadOptions::default()).unwrap_or_else(|e| panic!("{e}\n{text}"));
         prop_assert_eq!(t.len(), coords.len());
         let got: Vec<u64> = t.values.iter().map(|v| v.to_bits()).collect();

@@ -24,10 +24,16 @@ fn frostt_reads_and_reports() {
     // Duplicates are summed.
     let t = read_tns(b"1 2 1\n1 2 2.5\n", None).unwrap();
     assert_eq!(t.entries, vec![(vec![0, 1], 3.5)]);
-    // An empty file: no modes.
+    // An empty file tells neither its order nor its extents: an error
+    // that says so; with the extents given, an empty tensor.
+    let e = read_tns(b"# nothing\n\n", None).unwrap_err();
+    assert!(e.message.starts_with("the file is empty"), "{e}");
     assert_eq!(
-        read_tns(b"# nothing\n\n", None).unwrap(),
-        Coordinates::default()
+        read_tns(b"# nothing\n\n", Some(&[2, 3])).unwrap(),
+        Coordinates {
+            dims: vec![2, 3],
+            entries: vec![]
+        }
     );
 
     let tns_err = |text: &str, dims: Option<&[i64]>| {
