@@ -39,16 +39,12 @@ use common::{s, spf, text};
 /// level).
 const SANITIZE: &str = "-O0 -fsanitize=address,undefined -fno-sanitize-recover=all";
 
-struct Rng(u64);
+#[path = "../synth/tests/support/json_texts.rs"]
+mod json_texts;
+use json_texts::Rng;
 
+/// The draws the tensors are made of.
 impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-
     fn below(&mut self, n: u64) -> u64 {
         self.next() % n.max(1)
     }

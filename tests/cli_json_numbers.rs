@@ -38,15 +38,39 @@ fn assert_exact(what: &str, texts: &[String], got: &[f64]) {
     assert!(wrong.is_empty(), "{what}: {wrong:?}");
 }
 
+/// A COO instance in `dir` with the JSON text `json`.
+fn instance_file(dir: &Path, name: &str, json: &str) -> std::path::PathBuf {
+    let input = dir.join(name);
+    std::fs::write(&input, json).unwrap();
+    input
+}
+
+/// `spf convert coo csr INPUT -o DIR/convert.json` and a program of `spf
+/// build coo csr` run on INPUT with `-o DIR/program.json`: both results.
+fn convert_and_program(dir: &Path, input: &Path) -> (std::path::PathBuf, std::path::PathBuf) {
+    let converted = dir.join("convert.json");
+    let out = spf(&["convert", "coo", "csr", s(input), "-o", s(&converted)]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let bin = dir.join("coo_csr");
+    let out = spf(&["build", "coo", "csr", "-o", s(&bin)]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let programmed = dir.join("program.json");
+    let out = Command::new(&bin)
+        .args([s(input), "-o", s(&programmed)])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    (converted, programmed)
+}
+
 #[test]
 fn a_least_subnormal_entry_is_kept() {
     let dir = common::temp("cli-json-numbers", "subnormal");
-    let input = dir.join("a.json");
-    std::fs::write(
-        &input,
+    let input = instance_file(
+        &dir,
+        "a.json",
         r#"{"format":"COO","symbols":{"NR":2,"NC":3,"NNZ":2},"arrays":{"row":[0,1],"col":[2,0],"A":[2.4703282292062328e-324,1]}}"#,
-    )
-    .unwrap();
+    );
     let mtx = dir.join("o.mtx");
     let out = spf(&["convert", "coo", "csr", s(&input), "-o", s(&mtx)]);
     assert!(out.status.success(), "{}", text(&out.stderr));
@@ -67,13 +91,10 @@ fn convert_dump_and_built_programs_read_every_real_exactly() {
     // order of the rows.
     let texts = texts(400);
     assert!(texts.len() > 2_500, "{}", texts.len());
-    let input = dir.join("in.json");
-    std::fs::write(&input, instance_text(&texts)).unwrap();
-
-    let converted = dir.join("convert.json");
-    let out = spf(&["convert", "coo", "csr", s(&input), "-o", s(&converted)]);
-    assert!(out.status.success(), "{}", text(&out.stderr));
+    let input = instance_file(&dir, "in.json", &instance_text(&texts));
+    let (converted, programmed) = convert_and_program(&dir, &input);
     assert_exact("spf convert", &texts, &reals(&converted, "A"));
+    assert_exact("the built program", &texts, &reals(&programmed, "A"));
 
     let dumped = dir.join("dump.mtx");
     let out = spf(&["dump", "coo", s(&input), "-o", s(&dumped)]);
@@ -93,16 +114,6 @@ fn convert_dump_and_built_programs_read_every_real_exactly() {
         .collect();
     assert_exact("spf dump", &nonzero, &dumped_values);
 
-    let bin = dir.join("coo_csr");
-    let out = spf(&["build", "coo", "csr", "-o", s(&bin)]);
-    assert!(out.status.success(), "{}", text(&out.stderr));
-    let programmed = dir.join("program.json");
-    let out = Command::new(&bin)
-        .args([s(&input), "-o", s(&programmed)])
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", text(&out.stderr));
-    assert_exact("the built program", &texts, &reals(&programmed, "A"));
     // Both writers print each real as the shortest text that reads back:
     // as many digits as Rust's `{:e}` prints.
     for written in [&converted, &programmed] {
@@ -131,24 +142,12 @@ fn convert_dump_and_built_programs_read_every_real_exactly() {
 fn an_index_written_minus_zero_gets_one_verdict() {
     // `-0` is the integer 0 to spf's reader and to a built program's.
     let dir = common::temp("cli-json-numbers", "minus-zero");
-    let input = dir.join("z.json");
-    std::fs::write(
-        &input,
+    let input = instance_file(
+        &dir,
+        "z.json",
         r#"{"format":"COO","symbols":{"NR":2,"NC":3,"NNZ":2},"arrays":{"row":[-0,1],"col":[2,0],"A":[1.5,1]}}"#,
-    )
-    .unwrap();
-    let converted = dir.join("convert.json");
-    let out = spf(&["convert", "coo", "csr", s(&input), "-o", s(&converted)]);
-    assert!(out.status.success(), "{}", text(&out.stderr));
-    let bin = dir.join("coo_csr");
-    let out = spf(&["build", "coo", "csr", "-o", s(&bin)]);
-    assert!(out.status.success(), "{}", text(&out.stderr));
-    let programmed = dir.join("program.json");
-    let out = Command::new(&bin)
-        .args([s(&input), "-o", s(&programmed)])
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", text(&out.stderr));
+    );
+    let (converted, programmed) = convert_and_program(&dir, &input);
     let read = |p: &Path| {
         let mut i = Instance::from_json(&std::fs::read_to_string(p).unwrap()).unwrap();
         i.index_width = None;

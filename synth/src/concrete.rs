@@ -737,9 +737,11 @@ pub(crate) fn prepare<'a>(
     let all_symbols = names_list(&d.symbols);
     for s in &d.symbols {
         if !inst.symbols.contains_key(s) {
+            let unknown = inst.symbols.keys().filter(|k| !d.symbols.contains(k));
             return Err(InstanceError::MissingSymbol {
                 name: s.clone(),
                 all: all_symbols,
+                hint: misspelling_hint(s, unknown),
             });
         }
     }
@@ -771,9 +773,14 @@ pub(crate) fn prepare<'a>(
     let all_arrays = names_list(&array_names);
     for a in &array_names {
         if !inst.arrays.contains_key(*a) {
+            let unknown = inst
+                .arrays
+                .keys()
+                .filter(|k| !array_names.contains(&k.as_str()));
             return Err(InstanceError::MissingArray {
                 name: a.to_string(),
                 all: all_arrays,
+                hint: misspelling_hint(a, unknown),
             });
         }
     }
@@ -1010,6 +1017,18 @@ fn linear(p: &[i64], extents: &[i64]) -> usize {
         at = at * e + x;
     }
     at as usize
+}
+
+/// `; "colx" is given: did you mean "col"?` when one of the names `given`
+/// (that the format does not declare) is within two edits of `wanted`,
+/// the nearest first; else empty.
+fn misspelling_hint<'a>(wanted: &str, given: impl Iterator<Item = &'a String>) -> String {
+    given
+        .map(|g| (strsim::damerau_levenshtein(g, wanted), g))
+        .filter(|&(d, g)| d <= 2 && d < wanted.len().max(g.len()))
+        .min_by_key(|&(d, _)| d)
+        .map(|(_, g)| format!("; \"{g}\" is given: did you mean \"{wanted}\"?"))
+        .unwrap_or_default()
 }
 
 #[cfg(test)]

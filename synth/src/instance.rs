@@ -202,12 +202,15 @@ pub enum InstanceError {
         descriptor: String,
     },
     /// A symbol of the descriptor has no value.
-    #[error("symbol `{name}` has no value (the format's symbols: {all})")]
+    #[error("symbol `{name}` has no value (the format's symbols: {all}){hint}")]
     MissingSymbol {
         /// The symbol.
         name: String,
         /// All symbols of the format.
         all: String,
+        /// `; "NNz" is given: did you mean "NNZ"?` when a name given is a
+        /// misspelling of it, else empty.
+        hint: String,
     },
     /// A dense extent (a dimension of the tensor) below zero.
     #[error("symbol `{name}` is a dimension of the tensor, so it cannot be negative ({value})")]
@@ -228,12 +231,15 @@ pub enum InstanceError {
         all: String,
     },
     /// An array of the descriptor is missing.
-    #[error("array `{name}` is missing (the format's arrays: {all})")]
+    #[error("array `{name}` is missing (the format's arrays: {all}){hint}")]
     MissingArray {
         /// The array.
         name: String,
         /// All arrays of the format.
         all: String,
+        /// `; "colx" is given: did you mean "col"?` when a name given is a
+        /// misspelling of it, else empty.
+        hint: String,
     },
     /// An array the descriptor does not declare.
     #[error("`{name}` is not an array of {format} (its arrays: {all})")]

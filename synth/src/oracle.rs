@@ -796,6 +796,7 @@ pub fn coordinates_from(d: &Descriptor, inst: &Instance) -> Result<Coordinates, 
                 OracleError::Instance(InstanceError::MissingSymbol {
                     name: s.clone(),
                     all: d.symbols.join(", "),
+                    hint: String::new(),
                 })
             })
         })

@@ -552,27 +552,38 @@ fn npy_of<T: npyz::Serialize + npyz::AutoSerialize>(
     buf
 }
 
+/// The archive `bytes` again, each member (by name, with its `.npy`
+/// bytes) replaced by what `member` gives, stored uncompressed.
+fn rewritten(bytes: &[u8], member: impl Fn(&str, Vec<u8>) -> Vec<u8>) -> Vec<u8> {
+    use std::io::Write as _;
+    let mut source = zip::ZipArchive::new(Cursor::new(bytes)).expect("an archive");
+    let mut out = zip::ZipWriter::new(Cursor::new(Vec::new()));
+    let stored =
+        zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Stored);
+    for k in 0..source.len() {
+        let mut file = source.by_index(k).expect("a member");
+        let name = file.name().to_string();
+        let mut raw = Vec::new();
+        std::io::Read::read_to_end(&mut file, &mut raw).expect("read");
+        let data = member(&name, raw);
+        out.start_file(name, stored).expect("started");
+        out.write_all(&data).expect("written");
+    }
+    out.finish().expect("done").into_inner()
+}
+
 /// Every way a member is read checks its checksum: a flipped bit in
 /// float32 values (read through npyz), in int64 indices (read as they lie)
 /// and in int32 indices is refused; unflipped, the archive reads.
 #[test]
 fn a_flipped_bit_is_refused_whatever_the_dtype() {
-    use std::io::Write as _;
     let d = format("csr");
     let inst = wide_csr(50);
     let (bytes, _) = write(&d, &inst);
-    let mut source = zip::ZipArchive::new(Cursor::new(&bytes)).expect("an archive");
     // The archive again with `data` as float32 and `indptr` as int64.
-    let mut out = zip::ZipWriter::new(Cursor::new(Vec::new()));
-    let stored =
-        zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Stored);
-    for k in 0..source.len() {
-        let mut member = source.by_index(k).expect("a member");
-        let name = member.name().to_string();
-        let mut raw = Vec::new();
-        std::io::Read::read_to_end(&mut member, &mut raw).expect("read");
+    let rewritten = rewritten(&bytes, |name, raw| {
         let npy = npyz::NpyFile::new(&raw[..]).expect("an .npy");
-        let data = match name.as_str() {
+        match name {
             "data.npy" => {
                 let v: Vec<f64> = npy.into_vec().expect("reals");
                 npy_of("<f4", v.iter().map(|&x| x as f32))
@@ -582,11 +593,8 @@ fn a_flipped_bit_is_refused_whatever_the_dtype() {
                 npy_of("<i8", v.iter().map(|&x| i64::from(x)))
             }
             _ => raw,
-        };
-        out.start_file(name, stored).expect("started");
-        out.write_all(&data).expect("written");
-    }
-    let rewritten = out.finish().expect("done").into_inner();
+        }
+    });
     let back = read(&rewritten, &d).expect("unflipped, it reads");
     assert_eq!(back.arrays["rowptr"], inst.arrays["rowptr"]);
     assert_eq!(
@@ -650,23 +658,14 @@ fn large_members_are_written_in_pieces() {
 
 /// `wide_csr`'s archive with its `data` member replaced by `data`.
 fn with_data(data: Vec<u8>) -> Vec<u8> {
-    use std::io::Write as _;
-    let d = format("csr");
-    let (bytes, _) = write(&d, &wide_csr(2));
-    let mut source = zip::ZipArchive::new(Cursor::new(&bytes)).expect("an archive");
-    let mut out = zip::ZipWriter::new(Cursor::new(Vec::new()));
-    let stored =
-        zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Stored);
-    for k in 0..source.len() {
-        let mut member = source.by_index(k).expect("a member");
-        let name = member.name().to_string();
-        let mut raw = Vec::new();
-        std::io::Read::read_to_end(&mut member, &mut raw).expect("read");
-        out.start_file(name.clone(), stored).expect("started");
-        out.write_all(if name == "data.npy" { &data } else { &raw })
-            .expect("written");
-    }
-    out.finish().expect("done").into_inner()
+    let (bytes, _) = write(&format("csr"), &wide_csr(2));
+    rewritten(&bytes, |name, raw| {
+        if name == "data.npy" {
+            data.clone()
+        } else {
+            raw
+        }
+    })
 }
 
 /// Integer values are values: each becomes the double equal to it, uint64
@@ -707,48 +706,37 @@ fn integer_values_are_read_exactly_or_refused() {
 /// instance as the fixture, the extra columns ignored whatever they hold.
 #[test]
 fn dia_data_wider_than_the_matrix_is_read_as_scipy_reads_it() {
-    use std::io::Write as _;
     let d = format("dia");
     let bytes = fixture("dia.npz");
     let want = read(&bytes, &d).expect("the fixture reads");
-    let mut source = zip::ZipArchive::new(Cursor::new(&bytes)).expect("an archive");
-    let mut out = zip::ZipWriter::new(Cursor::new(Vec::new()));
-    let stored =
-        zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Stored);
-    for k in 0..source.len() {
-        let mut member = source.by_index(k).expect("a member");
-        let name = member.name().to_string();
-        let mut raw = Vec::new();
-        std::io::Read::read_to_end(&mut member, &mut raw).expect("read");
-        if name == "data.npy" {
-            let npy = npyz::NpyFile::new(&raw[..]).expect("an .npy");
-            let shape = npy.shape().to_vec();
-            let v: Vec<f64> = npy.into_vec().expect("reals");
-            let (rows, cols) = (shape[0] as usize, shape[1] as usize);
-            let wider: Vec<f64> = (0..rows)
-                .flat_map(|r| {
-                    v[r * cols..(r + 1) * cols]
-                        .iter()
-                        .copied()
-                        .chain([7.0, -9.5, 3.25])
-                })
-                .collect();
-            use npyz::WriterBuilder as _;
-            let mut buf = Vec::new();
-            let mut w = npyz::WriteOptions::<f64>::new()
-                .default_dtype()
-                .shape(&[rows as u64, cols as u64 + 3])
-                .writer(&mut buf)
-                .begin_nd()
-                .expect("a writer");
-            w.extend(wider).expect("written");
-            w.finish().expect("finished");
-            raw = buf;
+    let wider = rewritten(&bytes, |name, raw| {
+        if name != "data.npy" {
+            return raw;
         }
-        out.start_file(name, stored).expect("started");
-        out.write_all(&raw).expect("written");
-    }
-    let wider = out.finish().expect("done").into_inner();
+        let npy = npyz::NpyFile::new(&raw[..]).expect("an .npy");
+        let shape = npy.shape().to_vec();
+        let v: Vec<f64> = npy.into_vec().expect("reals");
+        let (rows, cols) = (shape[0] as usize, shape[1] as usize);
+        let wider: Vec<f64> = (0..rows)
+            .flat_map(|r| {
+                v[r * cols..(r + 1) * cols]
+                    .iter()
+                    .copied()
+                    .chain([7.0, -9.5, 3.25])
+            })
+            .collect();
+        use npyz::WriterBuilder as _;
+        let mut buf = Vec::new();
+        let mut w = npyz::WriteOptions::<f64>::new()
+            .default_dtype()
+            .shape(&[rows as u64, cols as u64 + 3])
+            .writer(&mut buf)
+            .begin_nd()
+            .expect("a writer");
+        w.extend(wider).expect("written");
+        w.finish().expect("finished");
+        buf
+    });
     let back = read(&wider, &d).expect("wider data reads");
     assert_eq!(nonzeros(&d, &back), nonzeros(&d, &want));
     assert_eq!(nonzeros(&d, &back), expected());

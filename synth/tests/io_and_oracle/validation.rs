@@ -71,6 +71,23 @@ fn every_validation_error_names_the_array_index_and_property() {
         invalid(&d, &i),
         "array `col` is missing (the format's arrays: rowptr, col, A)"
     );
+    // A misspelled name is pointed at.
+    let mut i = good.clone();
+    let col = i.arrays.remove("col").unwrap();
+    i.arrays.insert("cols".into(), col);
+    assert_eq!(
+        invalid(&d, &i),
+        "array `col` is missing (the format's arrays: rowptr, col, A); \"cols\" is given: \
+         did you mean \"col\"?"
+    );
+    let mut i = good.clone();
+    let nc = i.symbols.remove("NC").unwrap();
+    i.symbols.insert("Nc".into(), nc);
+    assert_eq!(
+        invalid(&d, &i),
+        "symbol `NC` has no value (the format's symbols: NR, NC, NNZ); \"Nc\" is given: did \
+         you mean \"NC\"?"
+    );
     let mut i = good.clone();
     set_array(&mut i, "row", Values::Int(vec![]));
     assert_eq!(
