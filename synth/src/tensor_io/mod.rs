@@ -452,17 +452,6 @@ pub fn read_tns(bytes: &[u8], dims: Option<&[i64]>) -> Result<Coordinates, Tenso
     parse_tns(bytes, &options).map(|t| t.to_coordinates())
 }
 
-/// Whether a path names a coordinate file: `Some(true)` for `.tns`,
-/// `Some(false)` for `.mtx` (by extension, any case), `None` otherwise.
-pub fn coordinate_kind(path: &Path) -> Option<bool> {
-    let ext = path.extension()?.to_str()?.to_ascii_lowercase();
-    match ext.as_str() {
-        "mtx" => Some(false),
-        "tns" => Some(true),
-        _ => None,
-    }
-}
-
 /// The bytes of a file, mapped into memory when the system allows it.
 enum FileBytes {
     Mapped(memmap2::Mmap),
