@@ -295,7 +295,21 @@ fn damaged_and_mismatched_archives_are_refused() {
     let e = read(&fixture("bsr3.npz"), &format("bcsr"))
         .unwrap_err()
         .to_string();
-    assert!(e.contains("of 3 × 3 blocks"), "{e}");
+    assert_eq!(
+        e,
+        "the archive holds a scipy `bsr` matrix of 3 × 3 blocks, but BCSR stores 2 × 2 \
+         blocks; save it with blocksize=(2, 2), or name a format of 3 × 3 blocks (a \
+         descriptor like BCSR's with its block size changed)"
+    );
+    // A bsr named as another format: the formats with its layout.
+    let e = read(&fixture("bsr.npz"), &csr).unwrap_err().to_string();
+    assert!(
+        e.contains("but CSR does not have scipy's `bsr` layout of 2 × 2 blocks")
+            && e.contains("(the built-in formats with that layout: bcsr)"),
+        "{e}"
+    );
+    let e = read(&fixture("bsr3.npz"), &csr).unwrap_err().to_string();
+    assert!(e.contains("(no built-in format has it"), "{e}");
     // Real-valued indices: a dtype error naming the array.
     let e = read(&fixture("float_indices.npz"), &csr)
         .unwrap_err()

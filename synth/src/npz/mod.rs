@@ -163,8 +163,9 @@ fn one_d_shaped(shape: &[u64], key: &str) -> Result<(), NpzError> {
     Ok(())
 }
 
-/// The built-in formats with scipy layout `format`, for messages.
-fn builtins_with(format: &str) -> Vec<&'static str> {
+/// The built-in formats with scipy layout `format` (of `block`-shaped
+/// blocks, for `bsr`), for messages.
+fn builtins_with(format: &str, block: Option<(i64, i64)>) -> Vec<&'static str> {
     crate::builtin::builtin_names()
         .iter()
         .copied()
@@ -172,9 +173,49 @@ fn builtins_with(format: &str) -> Vec<&'static str> {
             crate::builtin::load_format(n)
                 .ok()
                 .and_then(|b| layout_of(&b))
-                .is_some_and(|(l, _)| l.format == format)
+                .is_some_and(|(l, _)| l.format == format && l.block == block)
         })
         .collect()
+}
+
+/// Why `d` cannot read a scipy `format` archive (of `block`-shaped
+/// blocks): the format whose layout it has, when only the block shape
+/// differs, or the built-in formats that have the archive's layout.
+fn layout_mismatch(d: &Descriptor, format: &str, block: Option<(i64, i64)>) -> String {
+    let blocks = |(r, c): (i64, i64)| format!("{r} × {c} blocks");
+    let what = block.map_or(String::new(), |b| format!(" of {}", blocks(b)));
+    let own = layout_of(d).map(|(l, _)| (l.format, l.block));
+    if let (Some((own_format, Some(own_block))), Some(block)) = (own, block) {
+        if own_format == format {
+            return format!(
+                "the archive holds a scipy `{format}` matrix{what}, but {} stores {}; save it \
+                 with blocksize={:?}, or name a format of {} (a descriptor like {}'s with its \
+                 block size changed)",
+                d.name,
+                blocks(own_block),
+                own_block,
+                blocks(block),
+                d.name
+            );
+        }
+    }
+    let hint = match builtins_with(format, block)[..] {
+        [] => format!(
+            "no built-in format has it{}",
+            if block.is_some() {
+                " (a descriptor of a block format with that block size does)"
+            } else {
+                ""
+            }
+        ),
+        ref with => format!("the built-in formats with that layout: {}", with.join(", ")),
+    };
+    format!(
+        "the archive holds a scipy `{format}` matrix{what}, but {} does not have scipy's \
+         `{format}` layout{}; name a source format that has it ({hint})",
+        d.name,
+        block.map_or(String::new(), |b| format!(" of {}", blocks(b)))
+    )
 }
 
 fn read_scipy<R: Read + Seek>(
@@ -205,23 +246,8 @@ fn read_scipy<R: Read + Seek>(
             shape.len()
         ))
     })?;
-    let pairs = match_layout(d, &layout.template).ok_or_else(|| {
-        let shape = block.map_or(String::new(), |(r, c)| format!(" of {r} × {c} blocks"));
-        let with = builtins_with(format);
-        let hint = if with.is_empty() {
-            String::new()
-        } else {
-            format!(
-                " (the built-in formats with that layout: {})",
-                with.join(", ")
-            )
-        };
-        NpzError::Layout(format!(
-            "the archive holds a scipy `{format}` matrix{shape}, but {} does not have scipy's \
-             `{format}` layout; name a source format that has it{hint}",
-            d.name
-        ))
-    })?;
+    let pairs = match_layout(d, &layout.template)
+        .ok_or_else(|| NpzError::Layout(layout_mismatch(d, format, block)))?;
     let t = &layout.template;
     let mut symbols: BTreeMap<String, i64> =
         t.dense.iter().cloned().zip(shape.iter().copied()).collect();
