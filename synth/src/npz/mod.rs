@@ -203,7 +203,7 @@ fn layout_mismatch(d: &Descriptor, format: &str, block: Option<(i64, i64)>) -> S
         [] => format!(
             "no built-in format has it{}",
             if block.is_some() {
-                " (a descriptor of a block format with that block size does)"
+                "; a descriptor of a block format of that block size has it"
             } else {
                 ""
             }
