@@ -690,10 +690,19 @@ impl<'s> Names<'s> {
         } else {
             String::new()
         };
+        // A misspelling of a declared name is pointed at first.
+        let near = self
+            .ufs
+            .keys()
+            .chain(self.comparators.keys())
+            .map(|n| (strsim::damerau_levenshtein(n, &f.name), n))
+            .filter(|&(d, n)| d <= 2 && d < n.len().min(f.name.len()))
+            .min_by_key(|&(d, _)| d)
+            .map_or(String::new(), |(_, n)| format!("did you mean `{n}`? else "));
         Err(self.err(
             f.span,
             format!(
-                "`{}` is not a declared index array; declare it with `uf {} : DOMAIN -> RANGE;`{comparator_hint}",
+                "`{}` is not a declared index array; {near}declare it with `uf {} : DOMAIN -> RANGE;`{comparator_hint}",
                 f.name, f.name
             ),
         ))

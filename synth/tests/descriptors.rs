@@ -471,7 +471,7 @@ fn validation_errors_are_located() {
         // Unknown and misused names.
         (
             base_with(6, "    uf cl : {[x] : 0 <= x < NNZ} -> {[y] : 0 <= y < NC};"),
-            "3:90: `col` is not a declared index array; declare it with `uf col : DOMAIN -> RANGE;`",
+            "3:90: `col` is not a declared index array; did you mean `cl`? else declare it with `uf col : DOMAIN -> RANGE;`",
         ),
         (
             base_plus("    comparator M(i, j) = i;\n    forall n : 0 <= n < NNZ => M(row(n), col(n)) >= 0 && P(n) = 0;"),
