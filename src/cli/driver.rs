@@ -351,20 +351,19 @@ pub fn driver_source(
     );
     match coordinates {
         CoordinateInput::Direct(coo) | CoordinateInput::Through { coo, .. } => {
-            // What a coordinate file of another order is told.
+            // What a coordinate file of another order is told: the formats
+            // of its order (NULL: none has it).
             out.push_str(
                 "static const char *drv_formats_of_order(int order)\n{\n    switch (order) {\n",
             );
-            for order in 1..=8 {
+            for order in spf::synth::builtin::builtin_orders() {
                 let _ = writeln!(
                     out,
                     "    case {order}:\n        return {};",
                     c_str(&spf::synth::builtin::formats_of_order_hint(order))
                 );
             }
-            out.push_str(
-                "    default:\n        return \"no built-in format has that many dimensions\";\n    }\n}\n",
-            );
+            out.push_str("    default:\n        return NULL;\n    }\n}\n");
             let _ = writeln!(out, "#define DRV_COORD_ORDER {}", coo.dims.len());
             let _ = writeln!(
                 out,

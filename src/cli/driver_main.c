@@ -116,9 +116,15 @@ int main(int argc, char **argv)
             drv_read_mtx(input, &c);
         else
             drv_read_tns(input, &c);
-        if (c.order != DRV_COORD_ORDER)
+        if (c.order != DRV_COORD_ORDER) {
+            const char *formats = drv_formats_of_order(c.order);
+            if (formats == NULL)
+                drv_die("%s: the input has %d dimensions but %s has %d; no built-in format has "
+                        "%d dimensions",
+                        input, c.order, drv_src_format, DRV_COORD_ORDER, c.order);
             drv_die("%s: the input has %d dimensions but %s has %d; %s", input, c.order,
-                    drv_src_format, DRV_COORD_ORDER, drv_formats_of_order(c.order));
+                    drv_src_format, DRV_COORD_ORDER, formats);
+        }
 #if DRV_HAS_PRE
         {
             drv_inst coo;

@@ -16,7 +16,7 @@ use spf::synth::tensor_io::{write_mtx, write_tns};
 use spf::synth::Descriptor;
 
 use super::error::CliError;
-use super::output::{write_atomically, write_atomically_when};
+use super::output::{emit, write_atomically_when};
 
 /// Reads an instance of `d` from a JSON file or an `.npz` archive and
 /// validates it against `d`.
@@ -224,23 +224,8 @@ impl<'a> Target<'a> {
         } else {
             bytes
         };
-        match self.path {
-            Some(p) => write_atomically(p, bytes),
-            None => emit_bytes(bytes),
-        }
+        emit(self.path, bytes)
     }
-}
-
-/// Writes bytes to standard output.
-fn emit_bytes(bytes: &[u8]) -> Result<(), CliError> {
-    use std::io::Write as _;
-    let mut out = std::io::stdout().lock();
-    out.write_all(bytes)
-        .and_then(|()| out.flush())
-        .map_err(|source| CliError::Write {
-            path: "<stdout>".into(),
-            source,
-        })
 }
 
 /// Writes the entries a valid instance of `d` stores as Matrix Market or

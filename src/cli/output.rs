@@ -176,13 +176,15 @@ fn replace(tmp: &Path, path: &Path) -> std::io::Result<()> {
     std::fs::rename(tmp, path)
 }
 
-/// Writes `contents` to `path`, or to standard output without one.
-pub fn emit(path: Option<&Path>, contents: &str) -> Result<(), CliError> {
+/// Writes `contents` (text or bytes) to `path`, or to standard output
+/// without one.
+pub fn emit(path: Option<&Path>, contents: impl AsRef<[u8]>) -> Result<(), CliError> {
+    let contents = contents.as_ref();
     match path {
-        Some(p) => write_atomically(p, contents.as_bytes()),
+        Some(p) => write_atomically(p, contents),
         None => {
             let mut out = std::io::stdout().lock();
-            out.write_all(contents.as_bytes())
+            out.write_all(contents)
                 .and_then(|()| out.flush())
                 .map_err(|source| CliError::Write {
                     path: "<stdout>".into(),

@@ -132,11 +132,23 @@ fn coordinate_format_text(order: usize) -> String {
 /// `synth/tests/descriptors.rs` checks against the directory) is covered
 /// by adding it.
 pub fn builtin_names_of_order(order: usize) -> Vec<&'static str> {
-    NAMES
+    orders()
         .iter()
-        .copied()
-        .filter(|n| load_format(n).is_ok_and(|d| d.dense.len() == order))
+        .filter(|&&(_, o)| o == order)
+        .map(|&(n, _)| n)
         .collect()
+}
+
+/// Each built-in name with its order, the descriptors parsed once per
+/// process (a build asks for the formats of every order).
+fn orders() -> &'static [(&'static str, usize)] {
+    static ORDERS: std::sync::OnceLock<Vec<(&'static str, usize)>> = std::sync::OnceLock::new();
+    ORDERS.get_or_init(|| {
+        NAMES
+            .iter()
+            .filter_map(|&n| Some((n, load_format(n).ok()?.dense.len())))
+            .collect()
+    })
 }
 
 /// What to say to an input of `order` dimensions given to a format of
@@ -164,11 +176,7 @@ pub fn formats_of_order_hint(order: usize) -> String {
 /// assert!(orders.windows(2).all(|w| w[0] < w[1]));
 /// ```
 pub fn builtin_orders() -> Vec<usize> {
-    let mut orders: Vec<usize> = NAMES
-        .iter()
-        .filter_map(|n| load_format(n).ok())
-        .map(|d| d.dense.len())
-        .collect();
+    let mut orders: Vec<usize> = self::orders().iter().map(|&(_, o)| o).collect();
     orders.sort_unstable();
     orders.dedup();
     orders

@@ -516,18 +516,22 @@ impl Instance {
                                 format!("expected a number, found {}", describe(x)),
                             ));
                         }
-                        if x.is_u64() && !x.is_i64() {
-                            return Err(structure(
-                                format!("arrays.{name}[{k}]"),
-                                format!(
-                                    "{}; write a value with a decimal point if it is a real",
-                                    describe(x)
-                                ),
-                            ));
-                        }
+                        // Each number's text is read once here (the
+                        // common case, an integer of 64 bits), twice for
+                        // a real.
                         match x.as_i64() {
                             Some(n) if all_int => ints.push(n),
-                            _ => all_int = false,
+                            Some(_) => {}
+                            None if x.is_u64() => {
+                                return Err(structure(
+                                    format!("arrays.{name}[{k}]"),
+                                    format!(
+                                        "{}; write a value with a decimal point if it is a real",
+                                        describe(x)
+                                    ),
+                                ))
+                            }
+                            None => all_int = false,
                         }
                     }
                     let values = if all_int {

@@ -36,7 +36,10 @@ fn number<E: de::Error>(text: String) -> Result<Value, E> {
     let n: Number = text
         .parse()
         .map_err(|_| E::custom(format!("invalid number `{text}`")))?;
-    if n.as_f64().is_none() {
+    // An integer of at most 20 characters is finite as a double; only a
+    // real or a longer integer is read as one to see.
+    let checked = text.len() > 20 || text.contains(['.', 'e', 'E']);
+    if checked && n.as_f64().is_none() {
         return Err(E::custom(format!(
             "number out of range: {text} is beyond the range of a double"
         )));
