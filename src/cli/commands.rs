@@ -96,7 +96,7 @@ pub fn run(
     };
     let program = scan(&comp, &UfEnvironment::new()).map_err(|e| input(e.to_string()))?;
     interp::run(&program, &mut memory, None).map_err(|e| input(e.to_string()))?;
-    emit(output, &data::results_json(&comp, &memory))
+    emit(output, data::results_json(&comp, &memory))
 }
 
 /// `spf pdfg FILE -o OUT.dot|OUT.svg`.
@@ -177,7 +177,7 @@ pub fn check(format: &str, other: Option<&str>) -> Result<(), CliError> {
         failed += usize::from(!verdict.is_ok());
         // One line per pair; a counterexample's lines are indented below it.
         let shown = verdict.to_string().replace('\n', "\n    ");
-        emit(None, &format!("pair {} -> {}: {shown}\n", a.name, b.name))?;
+        emit(None, format!("pair {} -> {}: {shown}\n", a.name, b.name))?;
     }
     if errors > 0 || failed > 0 {
         let mut what = Vec::new();
