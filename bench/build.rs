@@ -1,6 +1,6 @@
 //! Compiles the hand-written C baselines with the flags `spf build` gives
 //! the generated converters (`-O3 -march=native -std=c99`, and on x86-64
-//! `-mprefer-vector-width=256 -falign-loops=32`; `src/cli/driver.rs`,
+//! `-mprefer-vector-width=256 -falign-loops=32`; `engine/src/program/mod.rs`,
 //! `compile`), whatever
 //! the Cargo profile, so the two are compiled alike.
 

@@ -11,16 +11,16 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 use cli::commands::{self, path, Language};
 use cli::conversion;
-use cli::engine::{Engine, Runner};
 use cli::error::CliError;
-use cli::instance_file::{OutputKind, Target};
 use cli::progress::Progress;
+use engine::files::{OutputKind, Target};
+use engine::runner::{Engine, Runner};
 use spf::codegen::width::{WidthChoice, WidthChoices};
 
 /// Large blocks in huge pages: `spf convert`'s arrays are mapped in 2 MiB
 /// pages, not 4 KiB ones ([`cli::huge_pages`]).
 #[global_allocator]
-static ALLOCATOR: cli::huge_pages::HugePages = cli::huge_pages::HugePages;
+static ALLOCATOR: engine::memory::huge_pages::HugePages = engine::memory::huge_pages::HugePages;
 
 /// Synthesizes sparse tensor format conversions with the Sparse Polyhedral Framework.
 #[derive(Parser)]
@@ -100,7 +100,7 @@ enum Command {
         output: Option<PathBuf>,
         /// What to write, whatever the output's name: mtx or tns.
         #[arg(long, value_enum)]
-        to: Option<OutputKind>,
+        to: Option<ToFlag>,
     },
     /// Generates a benchmark matrix or 3-D tensor shaped like the papers'
     /// (size, nnz, occupied diagonals, row-length spread), deterministic
@@ -191,12 +191,12 @@ enum Command {
         /// What to write, whatever the output's name: npz, mtx, tns or
         /// json.
         #[arg(long, value_enum)]
-        to: Option<OutputKind>,
+        to: Option<ToFlag>,
         /// Where the conversion runs: compiled when a C compiler works,
         /// else in the interpreter with a notice (auto); always compiled
         /// (native); in the interpreter (interp).
-        #[arg(long, value_enum, default_value_t = Engine::Auto)]
-        engine: Engine,
+        #[arg(long, value_enum, default_value_t = EngineFlag::Auto)]
+        engine: EngineFlag,
         /// Skips checking the result (the input is still checked).
         #[arg(long)]
         no_verify: bool,
@@ -274,6 +274,54 @@ struct WidthFlags {
 
 /// The end of `spf --help`: the built-in formats, from the registry
 /// (`synth::builtin`).
+/// Where a conversion runs (`--engine`).
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum EngineFlag {
+    /// Compiled when a C compiler works, else in the interpreter (with a
+    /// notice).
+    Auto,
+    /// Compiled with the C compiler (`$CC`, else `cc`), cached; an error
+    /// when that fails.
+    Native,
+    /// In spf's interpreter.
+    Interp,
+}
+
+impl From<EngineFlag> for Engine {
+    fn from(flag: EngineFlag) -> Engine {
+        match flag {
+            EngineFlag::Auto => Engine::Auto,
+            EngineFlag::Native => Engine::Native,
+            EngineFlag::Interp => Engine::Interp,
+        }
+    }
+}
+
+/// The kind of file a result is written as (`--to`).
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum ToFlag {
+    /// An `.npz` archive: scipy's `save_npz` layout where the format has
+    /// one, spf's generic layout otherwise.
+    Npz,
+    /// The entries as Matrix Market coordinates.
+    Mtx,
+    /// The entries as FROSTT coordinates.
+    Tns,
+    /// A JSON instance.
+    Json,
+}
+
+impl From<ToFlag> for OutputKind {
+    fn from(flag: ToFlag) -> OutputKind {
+        match flag {
+            ToFlag::Npz => OutputKind::Npz,
+            ToFlag::Mtx => OutputKind::Mtx,
+            ToFlag::Tns => OutputKind::Tns,
+            ToFlag::Json => OutputKind::Json,
+        }
+    }
+}
+
 fn formats_help() -> String {
     format!(
         "Built-in formats (wherever a command takes a format; a path to a .desc file works too):\n  {}",
@@ -319,10 +367,9 @@ fn main() -> ExitCode {
             widths,
         } => {
             let mut runner = Runner::new(
-                *engine,
+                (*engine).into(),
                 !no_verify,
-                *verbose,
-                Progress::on_terminal(*verbose),
+                std::sync::Arc::new(Progress::on_terminal(*verbose)),
             );
             runner.widths = widths.choices();
             let symmetry = if *keep_triangle {
@@ -330,7 +377,7 @@ fn main() -> ExitCode {
             } else {
                 spf::synth::tensor_io::Symmetry::Expand
             };
-            Target::new(path(output), *to, OutputKind::Json)
+            Target::new(path(output), to.map(Into::into), OutputKind::Json)
                 .and_then(|target| conversion::convert(src, dst, input, &target, &runner, symmetry))
         }
         Command::Build {
@@ -346,7 +393,7 @@ fn main() -> ExitCode {
             src,
             dst,
             output,
-            conversion::BuildOptions {
+            engine::program::build::BuildOptions {
                 emit_source: path(emit_source),
                 baseline: path(baseline),
                 verify: *verify,
@@ -360,7 +407,7 @@ fn main() -> ExitCode {
             input,
             output,
             to,
-        } => commands::dump(format, input, path(output), *to),
+        } => commands::dump(format, input, path(output), to.map(Into::into)),
         Command::Generate {
             name,
             list,

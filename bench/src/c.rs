@@ -382,7 +382,7 @@ pub fn traffic(src: &[u8], in_bytes: usize, out_bytes: usize) -> Result<f64, Str
 /// The hand-written baselines with the generated converters' parameters
 /// (`bench/c/paired/`), linked into each converter's program with `spf
 /// build --baseline` so that the two are timed in one process, in turn
-/// (`src/cli/driver.rs`, `Baseline`). Embedded, so the benchmark writes
+/// (`engine/src/program/mod.rs`, `Baseline`). Embedded, so the benchmark writes
 /// them wherever it works.
 const PAIRED: &[(&str, &str)] = &[
     ("baselines.c", include_str!("../c/baselines.c")),

@@ -87,7 +87,7 @@ pub fn measure<T>(
 }
 
 /// Puts this process's allocator in the regime of the generated converter
-/// programs (`src/cli/driver_main.c`): glibc never maps a block of its own
+/// programs (`engine/c/driver_main.c`): glibc never maps a block of its own
 /// nor trims the heap, so repeated runs reuse memory instead of faulting in
 /// fresh pages. The in-process baselines (the C, sprs, nalgebra-sparse)
 /// and the converters are then timed under the same allocator policy; with

@@ -11,8 +11,8 @@ use spf::iegen::UfEnvironment;
 
 use super::data;
 use super::error::CliError;
-use super::instance_file::{OutputKind, Target};
-use super::output::{emit, read_input, write_atomically};
+use engine::files::{OutputKind, Target};
+use engine::output::{emit, read_input, write_atomically};
 
 /// `spf calc [FILE]`: runs a calculator program, printing as it goes.
 pub fn calc(file: Option<&Path>) -> Result<(), CliError> {
@@ -127,81 +127,29 @@ pub fn path(p: &Option<PathBuf>) -> Option<&Path> {
 
 /// Loads a format given by built-in name or descriptor path.
 pub fn load_format(name: &str) -> Result<spf::synth::Descriptor, CliError> {
-    spf::synth::builtin::load_format(name).map_err(|e| match e {
-        spf::synth::builtin::LoadError::Syntax { file, error } => CliError::Located { file, error },
-        other => CliError::Usage(other.to_string()),
-    })
+    spf::Format::load(name).map(|f| f.descriptor().clone())
 }
 
-/// `spf check FMT`: validates a descriptor with z3 and explains each finding.
-/// Prints every finding; fails when one is an error.
+/// `spf check FMT [OTHER]`: validates a descriptor with z3 and explains
+/// each finding, then tries its conversions ([`spf::check_each`]),
+/// printing each line as it is known; fails when something does not hold.
 pub fn check(format: &str, other: Option<&str>) -> Result<(), CliError> {
-    use spf::synth::builtin::builtin_names;
-    use spf::synth::check::{check, Severity};
-    let d = load_format(format)?;
-    let mut text = String::new();
-    let mut errors = 0;
-    let mut pairs = Vec::new();
-    match other {
-        None => {
-            let findings = check(&d);
-            for f in &findings {
-                text.push_str(&format!("{f}\n"));
-            }
-            errors = findings
-                .iter()
-                .filter(|f| f.severity == Severity::Error)
-                .count();
-            if errors == 0 {
-                for name in builtin_names() {
-                    let b = load_format(name)?;
-                    if b.dense.len() == d.dense.len() {
-                        pairs.push((d.clone(), b.clone()));
-                        if b != d {
-                            pairs.push((b, d.clone()));
-                        }
-                    }
-                }
-            }
+    let f = spf::Format::load(format)?;
+    let o = other.map(spf::Format::load).transpose()?;
+    let mut printed = Ok(());
+    let report = spf::check_each(&f, o.as_ref(), &mut |line| {
+        if printed.is_ok() {
+            printed = emit(None, format!("{line}\n"));
         }
-        Some(other) => {
-            let o = load_format(other)?;
-            pairs.push((d.clone(), o.clone()));
-            pairs.push((o, d.clone()));
-        }
-    }
-    emit(None, &text)?;
-    let mut failed = 0;
-    for (a, b) in &pairs {
-        let verdict = spf::synth::synthesize::check_pair(a, b);
-        failed += usize::from(!verdict.is_ok());
-        // One line per pair; a counterexample's lines are indented below it.
-        let shown = verdict.to_string().replace('\n', "\n    ");
-        emit(None, format!("pair {} -> {}: {shown}\n", a.name, b.name))?;
-    }
-    if errors > 0 || failed > 0 {
-        let mut what = Vec::new();
-        if errors > 0 {
-            let (noun, verb) = if errors == 1 {
-                ("property", "does")
-            } else {
-                ("properties", "do")
-            };
-            what.push(format!("{errors} {noun} of {} {verb} not hold", d.name));
-        }
-        if failed > 0 {
-            what.push(format!(
-                "{failed} of {} conversions {} not convert",
-                pairs.len(),
-                if failed == 1 { "does" } else { "do" }
-            ));
-        }
-        return Err(CliError::Input {
+    })?;
+    printed?;
+    match report.summary() {
+        Some(message) => Err(CliError::Input {
             file: format.to_string(),
-            message: what.join("; "),
-        });
+            message,
+        }),
+        None => Ok(()),
     }
-    Ok(())
 }
 
 /// `spf dump FMT IN [-o OUT]`: writes the entries an instance of a format
@@ -228,6 +176,6 @@ pub fn dump(
             target.shown()
         )));
     }
-    let inst = super::instance_file::read_instance(&d, input)?;
-    super::instance_file::write_coordinates(&d, &inst, &target)
+    let inst = engine::files::read_instance(&d, input)?;
+    engine::files::write_coordinates(&d, &inst, &target)
 }

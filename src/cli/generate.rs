@@ -6,7 +6,7 @@ use std::path::Path;
 use spf::synth::tensor_io::{write_mtx, write_tns};
 
 use super::error::CliError;
-use super::output::{emit, write_atomically};
+use engine::output::{emit, write_atomically};
 
 /// Checks the scale, with the command line's wording.
 fn checked_scale(scale: f64) -> Result<f64, CliError> {

@@ -2,13 +2,16 @@
 //! (indicatif) for each step that takes over a second, and then a line
 //! with its time, shown only when standard error is a terminal (nothing is
 //! written otherwise, so scripts and tests see only spf's messages). With
-//! `--verbose`, every step's time is printed, terminal or not.
+//! `--verbose`, every step's time is printed, terminal or not, and so are
+//! the engine's details (which engine ran, which library was used).
+//! [`Progress`] is the command's [`Observer`] of the engine.
 
 use std::io::IsTerminal;
 use std::sync::mpsc::{channel, RecvTimeoutError, Sender};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+use engine::observe::{self, Observer};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 /// How long a step runs before its spinner appears.
@@ -19,40 +22,26 @@ const SHOW_AFTER: Duration = Duration::from_secs(1);
 pub struct Progress {
     shown: bool,
     timed: bool,
+    verbose: bool,
 }
 
 impl Progress {
-    /// Progress on standard error when it is a terminal; with `timed`,
-    /// each step's time on standard error in any case.
-    pub fn on_terminal(timed: bool) -> Progress {
+    /// Progress on standard error when it is a terminal; with `verbose`,
+    /// each step's time and the engine's details on standard error in any
+    /// case.
+    pub fn on_terminal(verbose: bool) -> Progress {
         let shown = std::io::stderr().is_terminal();
         Progress {
             shown,
-            timed: timed && !shown,
+            timed: verbose && !shown,
+            verbose,
         }
     }
 
-    /// No progress at all (the tests' runners).
-    #[cfg(test)]
-    pub fn hidden() -> Progress {
-        Progress {
-            shown: false,
-            timed: false,
-        }
-    }
-
-    /// Runs `work`, the step `label` (`reading m.mtx`): after a second
-    /// without an answer a spinner shows the label and the time so far,
-    /// replaced by `spf: label (N.N s)` when the step ends.
-    pub fn step<T>(&self, label: &str, work: impl FnOnce() -> T) -> T {
-        let shown = self.start(label);
-        let out = work();
-        drop(shown);
-        out
-    }
-
-    /// The step `label` from now until the returned guard is dropped (see
-    /// [`Progress::step`]).
+    /// The step `label` (`reading m.mtx`) from now until the returned
+    /// guard is dropped: after a second without an answer a spinner shows
+    /// the label and the time so far, replaced by `spf: label (N.N s)`
+    /// when the step ends.
     pub fn start(&self, label: &str) -> Step {
         if !self.shown {
             return Step {
@@ -102,5 +91,25 @@ impl Drop for Step {
         if let Some((label, started)) = self.timed.take() {
             eprintln!("spf: {label} ({:.3} s)", started.elapsed().as_secs_f64());
         }
+    }
+}
+
+impl Observer for Progress {
+    fn begin(&self, label: &str) -> observe::Step {
+        observe::Step::with(self.start(label))
+    }
+
+    fn note(&self, line: &str) {
+        eprintln!("spf: note: {line}");
+    }
+
+    fn detail(&self, line: &str) {
+        if self.verbose {
+            eprintln!("{line}");
+        }
+    }
+
+    fn wants_details(&self) -> bool {
+        self.verbose
     }
 }

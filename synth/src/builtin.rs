@@ -225,7 +225,7 @@ fn io_message(file: &str, e: &std::io::Error) -> String {
 /// The built-in name closest to `name` (a misspelling: at most two
 /// letters added, dropped, changed or swapped, and fewer than the name
 /// has), if one is.
-fn nearest_name(name: &str) -> Option<&'static str> {
+pub fn nearest_name(name: &str) -> Option<&'static str> {
     let name = name.to_ascii_lowercase();
     NAMES
         .iter()

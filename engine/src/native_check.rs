@@ -1,15 +1,15 @@
 //! A format's instance check compiled into a shared library: what `spf
 //! convert` runs on its input and on its result when it converts natively,
-//! instead of interpreting [`spf::synth::instance_validation::validate_entries`].
+//! instead of interpreting [`synth::instance_validation::validate_entries`].
 //!
 //! The library holds the C that `spf build`'s programs check their JSON
 //! input with: `drv_check_source` (names, index arrays' types, ranges,
-//! monotonicity; [`super::driver`]), `spf_check_scalars` (dense extents
-//! not negative, values finite: what [`spf::synth::instance_validation::validate`]
+//! monotonicity; [`crate::program`]), `spf_check_scalars` (dense extents
+//! not negative, values finite: what [`synth::instance_validation::validate`]
 //! looks at besides the descriptor) and `drv_check_rules` (lengths, every
 //! rule by the validator's own plan, and the storage check, which
 //! enumerates the map's points: every nonzero value addressed, no two
-//! nonzero entries at one coordinate; [`super::driver_rules`]), over the
+//! nonzero entries at one coordinate; [`crate::program::rules`]), over the
 //! driver's runtime built with `DRV_JUMP` (a stop jumps back to the entry
 //! point with its message instead of ending the process). The storage
 //! check's entries are handed back as the caller asks: sorted by
@@ -37,7 +37,7 @@
 //! order in which some order of the coordinates has them increasing); with
 //! `mode` 2 nothing is kept: `print[0]` and `print[1]` receive the number
 //! of entries and the sum of their hashes under `key`
-//! ([`spf::synth::fingerprint`]), and two entries at one coordinate are
+//! ([`synth::fingerprint`]), and two entries at one coordinate are
 //! not looked for; `mode` 3 is mode 2 with `print[2]` set to whether the
 //! entries came increasing in some order of the coordinates (then no two
 //! share one). It returns 0, or 1
@@ -58,19 +58,20 @@ use std::ffi::{c_char, c_int, CString};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use spf::codegen::width::IndexWidth;
-use spf::synth::fingerprint::{self, Fingerprint};
-use spf::synth::instance::{Instance, Values};
-use spf::synth::oracle::Entries;
-use spf::synth::representable::Representable;
-use spf::synth::Descriptor;
+use codegen::width::IndexWidth;
+use synth::fingerprint::{self, Fingerprint};
+use synth::instance::{Instance, Values};
+use synth::oracle::Entries;
+use synth::representable::Representable;
+use synth::Descriptor;
 
-use super::driver::{c_str, first_failing, source_check, RUNTIME};
-use super::driver_rules::rules_check_exact;
-use super::error::CliError;
-use super::native::{Library, ABI_VERSION};
-use super::native_cache::{obtain_checker, Origin};
-use super::progress::Progress;
+use crate::native::{Library, ABI_VERSION};
+use crate::native_cache::{obtain_checker, Origin};
+use crate::observe::Observer;
+use crate::program::c_text::c_str;
+use crate::program::rules::rules_check_exact;
+use crate::program::{first_failing, source_check, RUNTIME};
+use crate::Error;
 
 /// One array of an instance as the library reads it (`spf_check_array`).
 #[repr(C)]
@@ -310,28 +311,28 @@ pub enum Failed {
 
 impl Checker {
     /// The check library of `d`, from the cache (`cache`, else the
-    /// user's, [`super::native_cache::cache_dir`]) or compiled now, with
+    /// user's, [`crate::native_cache::cache_dir`]) or compiled now, with
     /// its path and origin.
     ///
     /// # Errors
     ///
-    /// [`CliError::Usage`] when a check of `d` cannot be printed as C, or
+    /// [`Error::Usage`] when a check of `d` cannot be printed as C, or
     /// the library cannot be compiled or loaded.
     pub fn obtain(
         cache: Option<&Path>,
         d: &Descriptor,
         width: Option<IndexWidth>,
-        progress: &Progress,
-    ) -> Result<(Checker, PathBuf, Origin), CliError> {
+        observer: &dyn Observer,
+    ) -> Result<(Checker, PathBuf, Origin), Error> {
         let source = checker_source(d, width)
-            .map_err(|reason| CliError::Usage(format!("checking {} in C: {reason}", d.name)))?;
-        let (library, path, origin) = obtain_checker(cache, d, &source, progress)?;
+            .map_err(|reason| Error::Usage(format!("checking {} in C: {reason}", d.name)))?;
+        let (library, path, origin) = obtain_checker(cache, d, &source, observer)?;
         Ok((Checker { library }, path, origin))
     }
 
     /// Checks `inst` against `d` (the descriptor the library was printed
     /// for) and gives its nonzero entries sorted by coordinate, as
-    /// [`spf::synth::instance_validation::validate_entries`] does.
+    /// [`synth::instance_validation::validate_entries`] does.
     ///
     /// # Errors
     ///
@@ -512,21 +513,20 @@ impl Checker {
 
 #[cfg(test)]
 mod tests {
-    use spf::synth::instance::{Instance, InstanceError, Values};
-    use spf::synth::instance_validation::validate_entries;
+    use synth::instance::{Instance, InstanceError, Values};
+    use synth::instance_validation::validate_entries;
 
     use super::{Checker, Failed, Give};
-    use crate::cli::engine::Runner;
-    use crate::cli::progress::Progress;
-    use spf::codegen::width::IndexWidth;
-    use spf::synth::fingerprint::Fingerprint;
+    use crate::runner::Runner;
+    use codegen::width::IndexWidth;
+    use synth::fingerprint::Fingerprint;
 
     /// The compiled check of CSR agrees with spf's own: the same entries
     /// of a valid instance, and each broken one refused with spf's error
     /// (the compiled check finds the problem; spf's names it).
     #[test]
     fn the_compiled_check_agrees_with_spf() {
-        let csr = spf::synth::builtin::load_format("csr").expect("built-in");
+        let csr = synth::builtin::load_format("csr").expect("built-in");
         let cache = std::env::temp_dir().join(format!("spf-native-check-{}", std::process::id()));
         let runner = Runner::native_in(&cache);
         let instance = |rowptr, col, a, nr| csr_with(rowptr, col, a, nr);
@@ -537,7 +537,7 @@ mod tests {
             3,
         );
         let (checker, _, _) =
-            Checker::obtain(Some(&cache), &csr, None, &Progress::hidden()).expect("compiled");
+            Checker::obtain(Some(&cache), &csr, None, &crate::observe::Quiet).expect("compiled");
         let want = validate_entries(&csr, &good).expect("valid");
         let got = checker.entries(&csr, &good).expect("valid");
         assert_eq!((&got.coords, &got.values), (&want.coords, &want.values));
@@ -596,10 +596,10 @@ mod tests {
     /// the first failing value, in a later block too.
     #[test]
     fn a_check_for_one_width_finds_the_first_failure_in_any_block() {
-        let csr = spf::synth::builtin::load_format("csr").expect("built-in");
+        let csr = synth::builtin::load_format("csr").expect("built-in");
         let cache = std::env::temp_dir().join(format!("spf-one-width-{}", std::process::id()));
         let obtain = |w| {
-            Checker::obtain(Some(&cache), &csr, Some(w), &Progress::hidden())
+            Checker::obtain(Some(&cache), &csr, Some(w), &crate::observe::Quiet)
                 .expect("compiled")
                 .0
         };
@@ -668,7 +668,7 @@ mod tests {
         // COO without its rule against repeated coordinates: the storage
         // check's watch is what finds them.
         let text = std::fs::read_to_string(
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("descriptors/coo.desc"),
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../descriptors/coo.desc"),
         )
         .expect("coo.desc");
         let text: String = text
@@ -676,11 +676,11 @@ mod tests {
             .filter(|l| !l.trim_start().starts_with("forall"))
             .map(|l| format!("{l}\n"))
             .collect();
-        let coo = spf::synth::descriptor_file::parse_descriptor(&text).expect("a descriptor");
+        let coo = synth::descriptor_file::parse_descriptor(&text).expect("a descriptor");
         assert!(coo.rules.is_empty());
         let cache = std::env::temp_dir().join(format!("spf-ranges-{}", std::process::id()));
         let (checker, _, _) =
-            Checker::obtain(Some(&cache), &coo, None, &Progress::hidden()).expect("compiled");
+            Checker::obtain(Some(&cache), &coo, None, &crate::observe::Quiet).expect("compiled");
         // More entries than the 65,536 value slots checked on one thread;
         // the middle one starts a range for any number of threads.
         let n: i64 = 200_000;
@@ -747,10 +747,10 @@ mod tests {
     /// too, and the violation reported is the first, as on one thread.
     #[test]
     fn the_first_violation_of_ranges_checked_at_once_is_reported() {
-        let csr = spf::synth::builtin::load_format("csr").expect("built-in");
+        let csr = synth::builtin::load_format("csr").expect("built-in");
         let cache = std::env::temp_dir().join(format!("spf-rule-ranges-{}", std::process::id()));
         let (checker, _, _) =
-            Checker::obtain(Some(&cache), &csr, None, &Progress::hidden()).expect("compiled");
+            Checker::obtain(Some(&cache), &csr, None, &crate::observe::Quiet).expect("compiled");
         // 50,000 rows of 4 entries: more values than one thread checks.
         let rows: i64 = 50_000;
         let rowptr: Vec<i64> = (0..=rows).map(|i| 4 * i).collect();
@@ -804,15 +804,15 @@ mod tests {
     /// off `input`.
     fn against(
         r: &Runner,
-        s: &spf::synth::synthesize::Synthesized,
-        d: &spf::synth::Descriptor,
+        s: &synth::synthesize::Synthesized,
+        d: &synth::Descriptor,
         input: &Instance,
         result: &Instance,
-    ) -> Result<(), crate::cli::error::CliError> {
-        use crate::cli::engine::Source;
+    ) -> Result<(), crate::Error> {
+        use crate::runner::Source;
         let expected = r
             .expected(d, input)
-            .map_err(|e| crate::cli::error::CliError::Usage(e.to_string()))?;
+            .map_err(|e| crate::Error::Usage(e.to_string()))?;
         let out = Source {
             instance: result.clone(),
             expected,
@@ -826,14 +826,14 @@ mod tests {
     /// fingerprint names the first difference as before.
     #[test]
     fn corrupted_results_are_refused_by_fingerprint() {
-        use spf::synth::fingerprint::Fingerprint;
+        use synth::fingerprint::Fingerprint;
 
-        use crate::cli::conversion::testing::synthesized;
-        use crate::cli::engine::{Expected, Source};
-        use crate::cli::error::CliError;
+        use crate::runner::{Expected, Source};
+        use crate::synthesis::testing::synthesized;
+        use crate::Error;
         let (coo, csr_format) = (
-            spf::synth::builtin::load_format("coo").expect("built-in"),
-            spf::synth::builtin::load_format("csr").expect("built-in"),
+            synth::builtin::load_format("coo").expect("built-in"),
+            synth::builtin::load_format("csr").expect("built-in"),
         );
         let s = synthesized(&coo, &csr_format).expect("COO -> CSR");
         let cache = std::env::temp_dir().join(format!("spf-fp-check-{}", std::process::id()));
@@ -898,7 +898,7 @@ mod tests {
                 let r = runner();
                 let attempt = || against(&r, &s, &csr_format, &good, bad);
                 let e = attempt().expect_err(first);
-                assert!(matches!(e, CliError::Mismatch(_)), "{first}: {e}");
+                assert!(matches!(e, Error::Mismatch(_)), "{first}: {e}");
                 let e = r.exactly(&attempt).expect_err(first);
                 let text = e.to_string();
                 assert!(
@@ -913,9 +913,8 @@ mod tests {
             assert!(e.to_string().contains("breaks a rule of CSR"), "{e}");
             // ELL has no rule against them: the fingerprint finds them, and
             // the exact check names them.
-            let ell_format = spf::synth::builtin::load_format("ell").expect("built-in");
-            let to_ell =
-                crate::cli::conversion::synthesize_pair(&coo, &ell_format).expect("COO -> ELL");
+            let ell_format = synth::builtin::load_format("ell").expect("built-in");
+            let to_ell = crate::synthesis::synthesize_pair(&coo, &ell_format).expect("COO -> ELL");
             let ell = |col: Vec<i64>, a: Vec<f64>| {
                 let mut inst = Instance {
                     format: "ELL".into(),
@@ -947,7 +946,7 @@ mod tests {
             let attempt = || against(&r, &to_ell, &ell_format, &good, &twice);
             // (spf's own check, interpreted, looks for them itself.)
             match attempt() {
-                Err(CliError::Mismatch(_)) => assert!(native),
+                Err(Error::Mismatch(_)) => assert!(native),
                 Err(e) => assert!(
                     !native && e.to_string().contains("two nonzero entries"),
                     "{e}"

@@ -1,4 +1,4 @@
-//! The cache of compiled conversions: shared libraries ([`super::native`])
+//! The cache of compiled conversions: shared libraries ([`crate::native`])
 //! in the user's cache directory, one per conversion, so that the second
 //! conversion of a pair pays no compile.
 //!
@@ -19,14 +19,14 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use codegen::width::IndexWidths;
 use sha2::{Digest, Sha256};
-use spf::codegen::width::IndexWidths;
-use spf::synth::Descriptor;
+use synth::Descriptor;
 
-use super::c_compiler::{compile_with, compiler_candidates, find_compiler, C_FLAGS};
-use super::error::CliError;
-use super::native::{Library, ABI_VERSION};
-use super::progress::Progress;
+use crate::c_compiler::{compile_with, compiler_candidates, find_compiler, C_FLAGS};
+use crate::native::{Library, ABI_VERSION};
+use crate::observe::Observer;
+use crate::Error;
 
 /// The flags a library is compiled with besides [`C_FLAGS`].
 const SHARED_FLAGS: &[&str] = &["-shared", "-fPIC", "-fvisibility=hidden", "-pthread"];
@@ -84,7 +84,7 @@ pub fn library_name(
 }
 
 /// The file name of the library of `d`'s compiled check
-/// ([`super::native_check`]): `check-NAME-HASH.so`.
+/// ([`crate::native_check`]): `check-NAME-HASH.so`.
 pub fn checker_name(d: &Descriptor, compiler: &[String], source: &str) -> String {
     let stem = format!("check-{}", file_safe(&d.name));
     keyed_name(&stem, &[format!("check {d:?}")], compiler, source)
@@ -122,15 +122,15 @@ fn hash_hex<'a>(parts: impl Iterator<Item = &'a str>) -> String {
 /// and only when a library is not in the cache: a conversion obtains up to
 /// three libraries (the input's check, the conversion, the result's
 /// check), and looking runs `cc --version`.
-fn compiler() -> Result<Vec<String>, CliError> {
+fn compiler() -> Result<Vec<String>, Error> {
     static FOUND: std::sync::OnceLock<Result<Vec<String>, String>> = std::sync::OnceLock::new();
     FOUND
         .get_or_init(|| find_compiler().map_err(|e| e.to_string()))
         .clone()
-        .map_err(CliError::Usage)
+        .map_err(Error::Usage)
 }
 
-/// What earlier runs synthesized ([`spf::synth::record::Record`]), as
+/// What earlier runs synthesized ([`synth::record::Record`]), as
 /// files in the cache directory: `lowered-HASH`, a plan's lowering as
 /// text, and `validated-HASH`, the number of test tensors a computation
 /// passed. The hash (a SHA-256's first 20 hex digits) is over the spf
@@ -177,7 +177,7 @@ impl SynthesisRecord {
     }
 }
 
-impl spf::synth::record::Record for SynthesisRecord {
+impl synth::record::Record for SynthesisRecord {
     fn passed(&self, key: &str) -> Option<usize> {
         std::fs::read_to_string(self.file("validated", key))
             .ok()?
@@ -208,11 +208,11 @@ fn file_safe(name: &str) -> String {
 
 /// The library of `source` from the cache (`cache`, else [`cache_dir`]),
 /// compiled into it first when it is not there (or does not load; the
-/// compile is a step of `progress`).
+/// compile is a step of `observer`).
 ///
 /// # Errors
 ///
-/// [`CliError::Usage`] without a cache directory or a C compiler, or when
+/// [`Error::Usage`] without a cache directory or a C compiler, or when
 /// compiling or loading fails (the first line of the compiler's messages).
 pub fn obtain(
     cache: Option<&Path>,
@@ -220,19 +220,19 @@ pub fn obtain(
     dst: &Descriptor,
     width: IndexWidths,
     source: &str,
-    progress: &Progress,
-) -> Result<(Library, PathBuf, Origin), CliError> {
+    observer: &dyn Observer,
+) -> Result<(Library, PathBuf, Origin), Error> {
     obtain_named(
         cache,
         &|compiler| library_name(src, dst, width, compiler, source),
         &format!("compiling {} -> {}", src.name, dst.name),
         source,
-        progress,
+        observer,
     )
 }
 
 /// [`obtain`] for the library of `d`'s compiled check
-/// ([`super::native_check`]).
+/// ([`crate::native_check`]).
 ///
 /// # Errors
 ///
@@ -241,32 +241,32 @@ pub fn obtain_checker(
     cache: Option<&Path>,
     d: &Descriptor,
     source: &str,
-    progress: &Progress,
-) -> Result<(Library, PathBuf, Origin), CliError> {
+    observer: &dyn Observer,
+) -> Result<(Library, PathBuf, Origin), Error> {
     obtain_named(
         cache,
         &|compiler| checker_name(d, compiler, source),
         &format!("compiling the check of {}", d.name),
         source,
-        progress,
+        observer,
     )
 }
 
 /// The library of `source` under the file name `name` gives for the
-/// compiler, from the cache or compiled into it (a step of `progress`
+/// compiler, from the cache or compiled into it (a step of `observer`
 /// called `step`).
 fn obtain_named(
     cache: Option<&Path>,
     name: &dyn Fn(&[String]) -> String,
     step: &str,
     source: &str,
-    progress: &Progress,
-) -> Result<(Library, PathBuf, Origin), CliError> {
+    observer: &dyn Observer,
+) -> Result<(Library, PathBuf, Origin), Error> {
     let dir = cache
         .map(Path::to_path_buf)
         .or_else(cache_dir)
         .ok_or_else(|| {
-            CliError::Usage("no cache directory (set SPF_CACHE_DIR, XDG_CACHE_HOME or HOME)".into())
+            Error::Usage("no cache directory (set SPF_CACHE_DIR, XDG_CACHE_HOME or HOME)".into())
         })?;
     // A library in the cache is found without starting a compiler.
     for candidate in compiler_candidates() {
@@ -279,33 +279,33 @@ fn obtain_named(
     }
     let compiler = compiler()?;
     let path = dir.join(name(&compiler));
-    std::fs::create_dir_all(&dir).map_err(|source| CliError::Write {
+    std::fs::create_dir_all(&dir).map_err(|source| Error::Write {
         path: dir.display().to_string(),
         source,
     })?;
     let started = Instant::now();
-    progress.step(step, || {
+    crate::observe::step(observer, step, || {
         compile_with(&compiler, source, &path, SHARED_FLAGS)
     })?;
     let took = started.elapsed();
-    let lib = Library::load(&path).map_err(CliError::Usage)?;
+    let lib = Library::load(&path).map_err(Error::Compiler)?;
     Ok((lib, path, Origin::Compiled(took)))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use spf::codegen::width::IndexWidth;
+    use codegen::width::IndexWidth;
 
     fn format(name: &str) -> Descriptor {
-        spf::synth::builtin::load_format(name).expect("built-in format")
+        synth::builtin::load_format(name).expect("built-in format")
     }
 
     /// A pass and a lowering noted are read back for their key and kind
     /// only; a file that does not hold a count is no record.
     #[test]
     fn the_synthesis_record_keeps_what_it_is_given_by_key() {
-        use spf::synth::record::Record;
+        use synth::record::Record;
         let dir = std::env::temp_dir().join(format!("spf-record-{}", std::process::id()));
         let record = SynthesisRecord::open(Some(&dir)).expect("a directory");
         assert_eq!(record.passed("a"), None);

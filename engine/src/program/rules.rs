@@ -4,7 +4,7 @@
 //! the storage check (every nonzero value addressed by a stored entry, no
 //! two nonzero entries at one coordinate).
 //!
-//! The plan is the validator's own ([`spf::synth::rule_plan`]): each
+//! The plan is the validator's own ([`synth::rule_plan`]): each
 //! constraint of a rule's conclusion is checked on adjacent pairs, by a join
 //! on keys, or by full enumeration within [`RULE_BUDGET`] evaluations, so a
 //! program accepts exactly the instances `spf convert` accepts. The points a
@@ -25,23 +25,23 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use spf::codegen::ast::{GuardOp, IndexExpr, Node};
-use spf::codegen::scan::scan;
-use spf::iegen::computation::{Body, Computation, Stmt};
-use spf::iegen::constraint::Normalized;
-use spf::iegen::{
+use codegen::ast::{GuardOp, IndexExpr, Node};
+use codegen::scan::scan;
+use iegen::computation::{Body, Computation, Stmt};
+use iegen::constraint::Normalized;
+use iegen::{
     Atom, Conjunction, Constraint, ConstraintKind, Expr, Formula, Relation, Set, UfDecl,
     UfEnvironment, UfRule, Var,
 };
-use spf::synth::concrete::domain_guards;
-use spf::synth::concrete::rule_text;
-use spf::synth::descriptor::{Comparator, KeyExpr};
-use spf::synth::instance_validation::RULE_BUDGET;
-use spf::synth::representable::Representable;
-use spf::synth::rule_plan::{rule_checks, Check, Join, RuleCheck};
-use spf::synth::Descriptor;
+use synth::concrete::domain_guards;
+use synth::concrete::rule_text;
+use synth::descriptor::{Comparator, KeyExpr};
+use synth::instance_validation::RULE_BUDGET;
+use synth::representable::Representable;
+use synth::rule_plan::{rule_checks, Check, Join, RuleCheck};
+use synth::Descriptor;
 
-use super::driver::{c_str, c_str_list};
+use super::c_text::{c_str, c_str_list};
 
 /// The C of `drv_check_rules(drv_inst *x, const char *ctx)` for `d`, and
 /// of `drv_check_representable(x, ctx)`, which stops at a nonzero entry the
@@ -49,7 +49,7 @@ use super::driver::{c_str, c_str_list};
 /// not, since the conversion would write outside its arrays), with the
 /// helpers they call. When some check cannot be printed, the function
 /// refuses every instance with the reason (see the module documentation).
-pub(super) fn rules_check(d: &Descriptor, storable: &Representable) -> String {
+pub(crate) fn rules_check(d: &Descriptor, storable: &Representable) -> String {
     match rules_check_exact(d, storable) {
         Ok(code) => code,
         Err(reason) => format!(
@@ -71,7 +71,7 @@ pub(super) fn rules_check(d: &Descriptor, storable: &Representable) -> String {
 /// coordinates it read, before it converts them to its source format).
 /// When the check cannot be printed, the function refuses every instance
 /// that has an entry to check, with the reason.
-pub(super) fn representable_check(
+pub(crate) fn representable_check(
     d: &Descriptor,
     storable: &Representable,
     prefix: &str,
@@ -114,9 +114,9 @@ fn unchecked_representable(
 }
 
 /// [`rules_check`]'s C, or why some check cannot be printed (the library
-/// of a format's compiled check, [`super::native_check`], has no
+/// of a format's compiled check, [`crate::native_check`], has no
 /// refusing stand-in: its caller checks in Rust instead).
-pub(super) fn rules_check_exact(
+pub(crate) fn rules_check_exact(
     d: &Descriptor,
     storable: &Representable,
 ) -> Result<String, Unsupported> {
@@ -1419,8 +1419,8 @@ fn key_expr(e: &KeyExpr, params: usize) -> Result<String, Unsupported> {
 #[cfg(test)]
 mod tests {
     use super::{rules_check, Representable};
-    use spf::synth::builtin::{builtin_names, load_format};
-    use spf::synth::descriptor_file::parse_descriptor;
+    use synth::builtin::{builtin_names, load_format};
+    use synth::descriptor_file::parse_descriptor;
 
     const REFUSAL: &str = "cannot check a JSON instance";
 

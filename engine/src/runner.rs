@@ -1,5 +1,5 @@
 //! How `spf convert` runs a synthesized conversion: compiled into a cached
-//! shared library ([`super::native`], [`super::native_cache`]) or in the
+//! shared library ([`crate::native`], [`crate::native_cache`]) or in the
 //! interpreter, and how it checks the result.
 //!
 //! With [`Engine::Auto`] (the default) a conversion runs natively when the
@@ -7,39 +7,41 @@
 //! notice on standard error. Whatever ran, the result is checked before it
 //! is handed out (the destination's descriptor, and a comparison with
 //! what the input's own check read: the entries' fingerprints,
-//! [`spf::synth::fingerprint`], and when they differ, on a second
+//! [`synth::fingerprint`], and when they differ, on a second
 //! attempt, the entries themselves by the oracle,
-//! [`spf::synth::validate::check_result_with`], which names the first
+//! [`synth::validate::check_result_with`], which names the first
 //! difference; [`Runner::exactly`]) unless verification is off
 //! (`--no-verify`). The input is always checked (what a reader of spf
-//! guarantees counts, [`spf::synth::established`]): the compiled code
+//! guarantees counts, [`synth::established`]): the compiled code
 //! trusts it. Natively, both checks against a descriptor run compiled too
 //! ([`Runner::expected`], [`Runner::validate_entries`],
-//! [`super::native_check`]).
+//! [`crate::native_check`]).
 
-use std::cell::Cell;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::sync::Mutex;
 
-use spf::codegen::ast::LoopProgram;
-use spf::codegen::width::{IndexWidth, IndexWidths, WidthChoice, WidthChoices};
-use spf::synth::fingerprint::Fingerprint;
-use spf::synth::instance::Instance;
-use spf::synth::instance::InstanceError;
-use spf::synth::instance_validation::{check_recorded_widths, validate_entries};
-use spf::synth::oracle::Entries;
-use spf::synth::synthesize::Synthesized;
-use spf::synth::validate::{check_result_with, check_storable, finish, Problem};
-use spf::synth::Descriptor;
+use codegen::ast::LoopProgram;
+use codegen::width::{IndexWidth, IndexWidths, WidthChoice, WidthChoices};
+use synth::fingerprint::Fingerprint;
+use synth::instance::Instance;
+use synth::instance::InstanceError;
+use synth::instance_validation::{check_recorded_widths, validate_entries};
+use synth::oracle::Entries;
+use synth::synthesize::Synthesized;
+use synth::validate::{check_result_with, check_storable, finish, Problem};
+use synth::Descriptor;
 
-use super::error::CliError;
-use super::native::{library_source, Library};
-use super::native_cache::{obtain, Origin};
-use super::native_check::{held_width, Checker, Failed};
-use super::progress::Progress;
+use crate::native::{library_source, Library};
+use crate::native_cache::{obtain, Origin};
+use crate::native_check::{held_width, Checker, Failed};
+use crate::observe::{step, Observer};
+use crate::Error;
 
 /// A conversion's input: a valid instance of the source format and what
 /// the result is compared with (read once, by the input's validation or
-/// straight off a reader's coordinates, [`spf::synth::established`]).
+/// straight off a reader's coordinates, [`synth::established`]).
 pub struct Source {
     /// The instance.
     pub instance: Instance,
@@ -48,10 +50,10 @@ pub struct Source {
 }
 
 /// What a result must store: the input's entries sorted by coordinate
-/// ([`spf::synth::oracle::sorted_entries`]), compared exactly, or their
+/// ([`synth::oracle::sorted_entries`]), compared exactly, or their
 /// [`Fingerprint`] (what [`Runner`] keeps unless told to be exact: the
 /// result's check then keeps no entries either, and a difference makes the
-/// caller redo the conversion exactly, [`CliError::Mismatch`]).
+/// caller redo the conversion exactly, [`Error::Mismatch`]).
 pub enum Expected {
     /// The entries.
     Exact(Entries),
@@ -60,7 +62,7 @@ pub enum Expected {
 }
 
 /// Where a conversion runs.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Engine {
     /// Compiled when a C compiler works, else in the interpreter (with a
     /// notice).
@@ -73,6 +75,9 @@ pub enum Engine {
     Interp,
 }
 
+/// A compiled check loaded: its format, the index width it reads, and it.
+type LoadedCheck = (Descriptor, Option<IndexWidth>, Arc<Checker>);
+
 /// How `spf convert` runs and checks conversions.
 pub struct Runner {
     /// Where conversions run.
@@ -82,34 +87,38 @@ pub struct Runner {
     /// The index widths conversions run at, by kind (`auto`: decided per
     /// input).
     pub widths: WidthChoices,
-    /// Whether to say on standard error which engine ran and whether the
-    /// library was compiled or found in the cache.
-    pub verbose: bool,
-    /// Progress of the steps.
-    pub progress: Progress,
+    /// What is told of the steps, which engine ran and whether the library
+    /// was compiled or found in the cache.
+    pub observer: Arc<dyn Observer>,
     /// Set once the interpreter replaced a failed compile (the notice is
     /// printed once).
-    fell_back: Cell<bool>,
+    fell_back: AtomicBool,
     /// Whether results are compared with their input's entries exactly
     /// (sorted and merged, naming the first difference) rather than by
     /// fingerprint: set after a fingerprint differed ([`Runner::exactly`]).
-    exact: Cell<bool>,
+    exact: AtomicBool,
     /// Where compiled libraries are kept: `None`, the user's cache
-    /// ([`super::native_cache::cache_dir`]).
-    cache: Option<PathBuf>,
+    /// ([`crate::native_cache::cache_dir`]).
+    pub cache: Option<PathBuf>,
+    /// The conversion libraries loaded, by their C source: each is
+    /// compiled or found in the cache once per runner.
+    libraries: Mutex<Vec<(String, Arc<Library>)>>,
+    /// The compiled checks loaded, by format and index width.
+    checkers: Mutex<Vec<LoadedCheck>>,
 }
 
 impl Runner {
     /// A runner with these settings, at 64-bit indices.
-    pub fn new(engine: Engine, verify: bool, verbose: bool, progress: Progress) -> Runner {
+    pub fn new(engine: Engine, verify: bool, observer: Arc<dyn Observer>) -> Runner {
         Runner {
             engine,
             verify,
             widths: WidthChoices::uniform(WidthChoice::Fixed(IndexWidth::W64)),
-            verbose,
-            progress,
-            fell_back: Cell::new(false),
-            exact: Cell::new(false),
+            observer,
+            fell_back: AtomicBool::new(false),
+            exact: AtomicBool::new(false),
+            libraries: Mutex::new(Vec::new()),
+            checkers: Mutex::new(Vec::new()),
             cache: None,
         }
     }
@@ -117,7 +126,7 @@ impl Runner {
     /// The interpreter, results checked, quietly: what the library tests use.
     #[cfg(test)]
     pub fn interp() -> Runner {
-        Runner::new(Engine::Interp, true, false, Progress::hidden())
+        Runner::new(Engine::Interp, true, Arc::new(crate::observe::Quiet))
     }
 
     /// Compiled conversions and checks, results checked, quietly, the
@@ -127,7 +136,7 @@ impl Runner {
     pub fn native_in(cache: &std::path::Path) -> Runner {
         Runner {
             cache: Some(cache.to_path_buf()),
-            ..Runner::new(Engine::Native, true, false, Progress::hidden())
+            ..Runner::new(Engine::Native, true, Arc::new(crate::observe::Quiet))
         }
     }
 
@@ -144,23 +153,23 @@ impl Runner {
     /// Whether results are compared with their input's entries exactly
     /// (else by fingerprint).
     pub fn is_exact(&self) -> bool {
-        self.exact.get()
+        self.exact.load(Ordering::Relaxed)
     }
 
     /// Runs `attempt`; when a result's fingerprint differed from its
-    /// input's ([`CliError::Mismatch`]), runs it again comparing entries
+    /// input's ([`Error::Mismatch`]), runs it again comparing entries
     /// exactly, which names the first difference in the oracle's words.
     ///
     /// # Errors
     ///
     /// `attempt`'s.
-    pub fn exactly<T>(&self, attempt: &dyn Fn() -> Result<T, CliError>) -> Result<T, CliError> {
+    pub fn exactly<T>(&self, attempt: &dyn Fn() -> Result<T, Error>) -> Result<T, Error> {
         match attempt() {
-            Err(CliError::Mismatch(m)) if !self.exact.get() => {
+            Err(Error::Mismatch(m)) if !self.exact.load(Ordering::Relaxed) => {
                 self.say(&format!(
                     "spf: {m}; converting again to name the difference"
                 ));
-                self.exact.set(true);
+                self.exact.store(true, Ordering::Relaxed);
                 attempt()
             }
             other => other,
@@ -182,7 +191,7 @@ impl Runner {
         from: &Descriptor,
         to: &Descriptor,
         source: Source,
-    ) -> Result<Source, CliError> {
+    ) -> Result<Source, Error> {
         let out = self.convert(s, from, to, source)?;
         self.verify(s, to, &out)?;
         Ok(out)
@@ -196,7 +205,7 @@ impl Runner {
     ///
     /// # Errors
     ///
-    /// [`CliError::Usage`] when the conversion cannot run (or, with
+    /// [`Error::Usage`] when the conversion cannot run (or, with
     /// [`Engine::Native`], cannot be compiled).
     pub fn convert(
         &self,
@@ -204,14 +213,14 @@ impl Runner {
         from: &Descriptor,
         to: &Descriptor,
         source: Source,
-    ) -> Result<Source, CliError> {
+    ) -> Result<Source, Error> {
         let Source {
             instance: mut input,
             expected,
         } = source;
         let pair = format!("{} -> {}", from.name, to.name);
         let program = s.program().map_err(|e| {
-            CliError::Usage(format!("scanning the synthesized conversion {pair}: {e}"))
+            Error::Internal(format!("scanning the synthesized conversion {pair}: {e}"))
         })?;
         // An entry the destination cannot store: refused before any code runs.
         check_storable(s, &input).map_err(|p| problem_error(&pair, p))?;
@@ -219,18 +228,19 @@ impl Runner {
         let width = self
             .widths
             .resolve(input.sizes(from))
-            .map_err(|e| CliError::Usage(format!("{pair}: {e}")))?;
+            .map_err(|e| Error::TooLarge(format!("{pair}: {e}")))?;
         let library = match self.engine {
             Engine::Interp => None,
             Engine::Native => Some(self.library(s, &program, from, to, width)?),
-            Engine::Auto if self.fell_back.get() => None,
+            Engine::Auto if self.fell_back.load(Ordering::Relaxed) => None,
             Engine::Auto => match self.library(s, &program, from, to, width) {
                 Ok(lib) => Some(lib),
                 Err(e) => {
                     let first = e.to_string();
                     let first = first.lines().next().unwrap_or_default();
-                    eprintln!("spf: note: converting in the interpreter (slower): {first}");
-                    self.fell_back.set(true);
+                    self.observer
+                        .note(&format!("converting in the interpreter (slower): {first}"));
+                    self.fell_back.store(true, Ordering::Relaxed);
                     None
                 }
             },
@@ -238,7 +248,7 @@ impl Runner {
         let out = match &library {
             Some(lib) => {
                 self.say(&format!("spf: converting {pair} natively ({width})"));
-                self.progress.step(&format!("converting {pair}"), || {
+                step(&*self.observer, &format!("converting {pair}"), || {
                     lib.run(s, &program, &mut input, width)
                 })?
             }
@@ -246,13 +256,12 @@ impl Runner {
                 self.say(&format!(
                     "spf: converting {pair} in the interpreter ({width})"
                 ));
-                self.progress
-                    .step(&format!("converting {pair} (interpreter)"), || {
-                        s.run_program_at(&program, &input, width)
-                    })
-                    .map_err(|e| {
-                        CliError::Usage(format!("the synthesized conversion {pair}: {e}"))
-                    })?
+                step(
+                    &*self.observer,
+                    &format!("converting {pair} (interpreter)"),
+                    || s.run_program_at(&program, &input, width),
+                )
+                .map_err(|e| Error::stopped(format!("the synthesized conversion {pair}: {e}")))?
             }
         };
         let mut out = finish(s, &input, out);
@@ -273,39 +282,37 @@ impl Runner {
     ///
     /// An internal error naming the problem when the result is invalid or
     /// wrong (the conversion passed validation, so that is a bug in spf);
-    /// [`CliError::Mismatch`] when only the fingerprints say it is wrong.
-    pub fn verify(&self, s: &Synthesized, to: &Descriptor, out: &Source) -> Result<(), CliError> {
+    /// [`Error::Mismatch`] when only the fingerprints say it is wrong.
+    pub fn verify(&self, s: &Synthesized, to: &Descriptor, out: &Source) -> Result<(), Error> {
         if !self.verify {
             return Ok(());
         }
         let pair = format!("{} -> {}", s.conversion.src.name, to.name);
-        let step = format!("verifying the {} result", to.name);
+        let label = format!("verifying the {} result", to.name);
         match &out.expected {
-            Expected::Exact(want) => self
-                .progress
-                .step(&step, || {
-                    check_result_with(s, want, &out.instance, &|d, inst| {
-                        self.validate_entries(d, inst)
-                    })
+            Expected::Exact(want) => step(&*self.observer, &label, || {
+                check_result_with(s, want, &out.instance, &|d, inst| {
+                    self.validate_entries(d, inst)
                 })
-                .map_err(|p| problem_error(&pair, p)),
+            })
+            .map_err(|p| problem_error(&pair, p)),
             Expected::Fingerprint(want) => {
-                let got = self
-                    .progress
-                    .step(&step, || self.fingerprint(to, &out.instance))
-                    .map_err(|e| {
-                        problem_error(
-                            &pair,
-                            Problem::Invalid {
-                                format: to.name.clone(),
-                                error: e.to_string(),
-                            },
-                        )
-                    })?;
+                let got = step(&*self.observer, &label, || {
+                    self.fingerprint(to, &out.instance)
+                })
+                .map_err(|e| {
+                    problem_error(
+                        &pair,
+                        Problem::Invalid {
+                            format: to.name.clone(),
+                            error: e.to_string(),
+                        },
+                    )
+                })?;
                 if got == *want {
                     return Ok(());
                 }
-                Err(CliError::Mismatch(format!(
+                Err(Error::Mismatch(format!(
                     "the {pair} result's entries differ from the input's ({} entries expected, \
                      {} found, or other ones: their fingerprints differ)",
                     want.count, got.count
@@ -324,7 +331,7 @@ impl Runner {
     ///
     /// The first problem of `inst`.
     pub fn expected(&self, d: &Descriptor, inst: &Instance) -> Result<Expected, InstanceError> {
-        if self.exact.get() {
+        if self.exact.load(Ordering::Relaxed) {
             return self.validate_entries(d, inst).map(Expected::Exact);
         }
         self.compiled(d, inst, &|c| c.distinct_fingerprint(d, inst))
@@ -370,16 +377,26 @@ impl Runner {
     fn native(&self) -> bool {
         match self.engine {
             Engine::Interp => false,
-            Engine::Auto => !self.fell_back.get(),
+            Engine::Auto => !self.fell_back.load(Ordering::Relaxed),
             Engine::Native => true,
         }
     }
 
     /// The compiled check of `d`, or `None` (said) when it cannot be had.
-    fn checker(&self, d: &Descriptor, inst: &Instance) -> Option<Checker> {
-        match Checker::obtain(self.cache.as_deref(), d, held_width(inst), &self.progress) {
+    fn checker(&self, d: &Descriptor, inst: &Instance) -> Option<Arc<Checker>> {
+        let width = held_width(inst);
+        let loaded = self.checkers.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((_, _, c)) = loaded.iter().find(|(e, w, _)| e == d && *w == width) {
+            return Some(Arc::clone(c));
+        }
+        // Compiled without the lock: other threads check other formats.
+        drop(loaded);
+        match Checker::obtain(self.cache.as_deref(), d, width, &*self.observer) {
             Ok((checker, path, origin)) => {
                 self.said_library(&path, origin);
+                let checker = Arc::new(checker);
+                let mut loaded = self.checkers.lock().unwrap_or_else(|e| e.into_inner());
+                loaded.push((d.clone(), width, Arc::clone(&checker)));
                 Some(checker)
             }
             Err(e) => {
@@ -391,7 +408,7 @@ impl Runner {
 
     /// Checks `inst` against `d` and gives its nonzero entries sorted by
     /// coordinate ([`validate_entries`]): in the compiled check of `d`
-    /// ([`super::native_check`]) when conversions run natively, in spf's
+    /// ([`crate::native_check`]) when conversions run natively, in spf's
     /// own check otherwise, when the compiled one cannot be had or cannot
     /// tell, and when it finds a problem (spf's check names it in its own
     /// words; it is the reference).
@@ -438,24 +455,32 @@ impl Runner {
         from: &Descriptor,
         to: &Descriptor,
         width: IndexWidths,
-    ) -> Result<Library, CliError> {
+    ) -> Result<Arc<Library>, Error> {
         let source = library_source(s, program, width)?;
+        let loaded = self.libraries.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((_, lib)) = loaded.iter().find(|(text, _)| *text == source) {
+            return Ok(Arc::clone(lib));
+        }
+        drop(loaded);
         let (lib, path, origin) = obtain(
             self.cache.as_deref(),
             from,
             to,
             width,
             &source,
-            &self.progress,
+            &*self.observer,
         )?;
         self.said_library(&path, origin);
+        let lib = Arc::new(lib);
+        let mut loaded = self.libraries.lock().unwrap_or_else(|e| e.into_inner());
+        loaded.push((source, Arc::clone(&lib)));
         Ok(lib)
     }
 
-    /// A `--verbose` line on standard error.
+    /// A detail for a verbose observer.
     fn say(&self, line: &str) {
-        if self.verbose {
-            eprintln!("{line}");
+        if self.observer.wants_details() {
+            self.observer.detail(line);
         }
     }
 }
@@ -463,13 +488,12 @@ impl Runner {
 /// The error for a problem of the conversion `pair` on an input: the input's
 /// when the destination cannot store an entry, an internal error when the
 /// result is wrong (the conversion passed validation: a bug in spf).
-fn problem_error(pair: &str, p: Problem) -> CliError {
+fn problem_error(pair: &str, p: Problem) -> Error {
     match p {
-        Problem::Run(e) => CliError::Usage(format!("the synthesized conversion {pair}: {e}")),
-        Problem::Unrepresentable(e) => CliError::Usage(e.to_string()),
-        other => CliError::Usage(format!(
-            "internal error: the synthesized conversion {pair} passed validation, but on this \
-             input: {other}"
+        Problem::Run(e) => Error::stopped(format!("the synthesized conversion {pair}: {e}")),
+        Problem::Unrepresentable(e) => Error::Unstorable(e.to_string()),
+        other => Error::Internal(format!(
+            "the synthesized conversion {pair} passed validation, but on this input: {other}"
         )),
     }
 }

@@ -33,23 +33,11 @@
 
 use std::alloc::{GlobalAlloc, Layout, System};
 
-use super::{file_blocks, freed_blocks};
-
-/// The fewest bytes of a block marked for huge pages: two of them, so
-/// that at least one whole 2 MiB page lies inside.
-pub const LARGE: usize = 4 << 20;
+use super::{file_blocks, freed_blocks, LARGE};
 
 /// The size and alignment of a huge page on x86-64 and arm64 (with 4 KiB
 /// base pages): marks cover whole ones.
 const HUGE_PAGE: usize = 2 << 20;
-
-/// The size of a base page (4 KiB where `sysconf` cannot say): what
-/// `madvise` and `mmap` take whole ranges of.
-pub fn page_size() -> usize {
-    // SAFETY: sysconf has no preconditions.
-    let p = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
-    usize::try_from(p).ok().filter(|&p| p > 0).unwrap_or(4096)
-}
 
 /// The system allocator, with large blocks marked for huge pages.
 pub struct HugePages;
@@ -58,7 +46,7 @@ pub struct HugePages;
 /// small or failed block, or when the kernel has fewer free huge pages; a
 /// mark the kernel refuses is ignored: the block stays in base pages).
 /// Also what compiled conversions' own large blocks get
-/// ([`super::native`]).
+/// ([`crate::native`]).
 pub fn mark(p: *mut u8, len: usize) {
     #[cfg(target_os = "linux")]
     if let Some((start, end)) = marked_range(p, len, free_huge_pages) {
@@ -139,7 +127,7 @@ fn huge_pages_in(buddyinfo: &str) -> Option<u64> {
 /// process freed and kept ([`freed_blocks::obtain`]), else a new one
 /// marked for huge pages ([`mark`]); null when none can be made. What the
 /// allocator gives a large request, and a compiled conversion's runtime
-/// its own large blocks ([`super::native`]).
+/// its own large blocks ([`crate::native`]).
 pub fn large_block(size: usize, zeroed: bool) -> *mut u8 {
     let kept = freed_blocks::obtain(size, zeroed);
     if !kept.is_null() {
@@ -180,8 +168,40 @@ fn mapped(p: *mut u8, layout: Layout) -> bool {
 // fits it, zeroed when asked, or a new one; freed ones kept by
 // `freed_blocks`, no longer the caller's); `mark` only advises the
 // kernel on memory just handed out.
+/// The layout [`installed`] allocates to find out whether the allocator
+/// serving it is [`HugePages`] (a size and alignment no other allocation
+/// of spf's asks for together).
+const PROBE: (usize, usize) = (3, 64);
+
+/// Set when [`HugePages`] served a [`PROBE`] allocation.
+static PROBED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Whether [`HugePages`] is the process's global allocator (the `spf`
+/// binary installs it; a program using the library may or may not).
+/// What only it makes sound (blocks of a file's pages freed by unmapping,
+/// [`super::file_blocks`]) is used only when this holds.
+pub fn installed() -> bool {
+    static ANSWER: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ANSWER.get_or_init(|| {
+        let (size, align) = PROBE;
+        if let Ok(layout) = Layout::from_size_align(size, align) {
+            // SAFETY: the layout's size is not zero; the block is freed at once.
+            unsafe {
+                let p = std::alloc::alloc(layout);
+                if !p.is_null() {
+                    std::alloc::dealloc(p, layout);
+                }
+            }
+        }
+        PROBED.load(std::sync::atomic::Ordering::Acquire)
+    })
+}
+
 unsafe impl GlobalAlloc for HugePages {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        if (layout.size(), layout.align()) == PROBE {
+            PROBED.store(true, std::sync::atomic::Ordering::Release);
+        }
         if reusable(layout) {
             return large_block(layout.size(), false);
         }
@@ -340,7 +360,7 @@ mod tests {
                 } else {
                     None
                 };
-                if crate::cli::report::host_has("the kernel's mark on a large block", lacks) {
+                if crate::report::host_has("the kernel's mark on a large block", lacks) {
                     let middle = q as usize + 2 * LARGE;
                     let flags = flags_at(middle).expect("the block's mapping");
                     assert!(flags.split_whitespace().any(|f| f == "hg"), "{flags}");

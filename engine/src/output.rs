@@ -4,17 +4,17 @@
 use std::io::Write;
 use std::path::Path;
 
-use spf::synth::npz::arrays::WRITE_PIECE;
+use synth::npz::arrays::WRITE_PIECE;
 
-use super::error::CliError;
+use crate::Error;
 
 /// Checks that `path` may be written as an output, the same for every
 /// command: its directory exists (no command creates directories), and an
 /// existing regular file there is not write-protected (a rename would
 /// replace it anyway; spf refuses, as `cp` without `-f` does).
-pub fn check_target(path: &Path) -> Result<(), CliError> {
+pub fn check_target(path: &Path) -> Result<(), Error> {
     let shown = path.display().to_string();
-    let refuse = |message: String| CliError::Write {
+    let refuse = |message: String| Error::Write {
         path: shown.clone(),
         source: std::io::Error::new(std::io::ErrorKind::PermissionDenied, message),
     };
@@ -36,7 +36,7 @@ pub fn check_target(path: &Path) -> Result<(), CliError> {
         _ => Path::new("."),
     };
     if !dir.is_dir() {
-        return Err(CliError::Write {
+        return Err(Error::Write {
             path: shown.clone(),
             source: std::io::Error::new(
                 std::io::ErrorKind::NotFound,
@@ -63,7 +63,7 @@ pub fn check_target(path: &Path) -> Result<(), CliError> {
 /// rename would replace the device by a regular file. The contents go in
 /// pieces of [`WRITE_PIECE`] bytes, as `.npz` members do (the page cache
 /// then takes small folios).
-pub fn write_atomically(path: &Path, contents: &[u8]) -> Result<(), CliError> {
+pub fn write_atomically(path: &Path, contents: &[u8]) -> Result<(), Error> {
     write_atomically_with(path, &mut |f| {
         contents
             .chunks(WRITE_PIECE)
@@ -76,7 +76,7 @@ pub fn write_atomically(path: &Path, contents: &[u8]) -> Result<(), CliError> {
 pub fn write_atomically_with(
     path: &Path,
     write: &mut dyn FnMut(&mut std::fs::File) -> std::io::Result<()>,
-) -> Result<(), CliError> {
+) -> Result<(), Error> {
     write_atomically_when(path, write, &|| true).map(drop)
 }
 
@@ -86,7 +86,7 @@ pub fn write_atomically_with(
 /// written in place, is written only after `commit` said yes. Whether the
 /// file was written. The file's pages come from the kernel's page cache,
 /// so the large blocks the process keeps for reuse are given back first
-/// ([`super::freed_blocks::give_back`]): the kernel then fills the file
+/// ([`crate::memory::freed_blocks::give_back`]): the kernel then fills the file
 /// with pages already in memory.
 ///
 /// # Errors
@@ -96,11 +96,11 @@ pub fn write_atomically_when(
     path: &Path,
     write: &mut dyn FnMut(&mut std::fs::File) -> std::io::Result<()>,
     commit: &dyn Fn() -> bool,
-) -> Result<bool, CliError> {
+) -> Result<bool, Error> {
     check_target(path)?;
-    super::freed_blocks::give_back();
+    crate::memory::freed_blocks::give_back();
     let shown = path.display().to_string();
-    let fail = |source| CliError::Write {
+    let fail = |source| Error::Write {
         path: shown.clone(),
         source,
     };
@@ -178,7 +178,7 @@ fn replace(tmp: &Path, path: &Path) -> std::io::Result<()> {
 
 /// Writes `contents` (text or bytes) to `path`, or to standard output
 /// without one.
-pub fn emit(path: Option<&Path>, contents: impl AsRef<[u8]>) -> Result<(), CliError> {
+pub fn emit(path: Option<&Path>, contents: impl AsRef<[u8]>) -> Result<(), Error> {
     let contents = contents.as_ref();
     match path {
         Some(p) => write_atomically(p, contents),
@@ -186,7 +186,7 @@ pub fn emit(path: Option<&Path>, contents: impl AsRef<[u8]>) -> Result<(), CliEr
             let mut out = std::io::stdout().lock();
             out.write_all(contents)
                 .and_then(|()| out.flush())
-                .map_err(|source| CliError::Write {
+                .map_err(|source| Error::Write {
                     path: "<stdout>".into(),
                     source,
                 })
@@ -195,11 +195,11 @@ pub fn emit(path: Option<&Path>, contents: impl AsRef<[u8]>) -> Result<(), CliEr
 }
 
 /// Reads a file, or standard input for `None`; returns (shown name, text).
-pub fn read_input(path: Option<&Path>) -> Result<(String, String), CliError> {
+pub fn read_input(path: Option<&Path>) -> Result<(String, String), Error> {
     match path {
         Some(p) => {
             let shown = p.display().to_string();
-            let text = std::fs::read_to_string(p).map_err(|source| CliError::Read {
+            let text = std::fs::read_to_string(p).map_err(|source| Error::Read {
                 path: shown.clone(),
                 source,
             })?;
@@ -208,7 +208,7 @@ pub fn read_input(path: Option<&Path>) -> Result<(String, String), CliError> {
         None => {
             let mut text = String::new();
             std::io::Read::read_to_string(&mut std::io::stdin(), &mut text).map_err(|source| {
-                CliError::Read {
+                Error::Read {
                     path: "<stdin>".into(),
                     source,
                 }
@@ -224,12 +224,12 @@ mod tests {
 
     /// A special file, `/dev/null` (every Unix has it: a prerequisite,
     /// required under CI), is written in place (the C driver's FIFO case:
-    /// driver_tests.rs).
+    /// program/tests.rs).
     #[test]
     fn special_files_are_written_in_place() {
         let null = Path::new("/dev/null");
         let missing = (!null.exists()).then(|| "/dev/null".to_string());
-        if !crate::cli::report::require("the write to /dev/null", missing) {
+        if !crate::report::require("the write to /dev/null", missing) {
             return;
         }
         write_atomically(null, b"discarded").unwrap();

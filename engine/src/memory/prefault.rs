@@ -25,7 +25,7 @@
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock};
 use std::thread::JoinHandle;
 
-use super::huge_pages::page_size;
+use super::page_size;
 
 /// The bytes populated by one call: a huge page.
 const STEP: usize = 2 << 20;
@@ -61,6 +61,12 @@ pub struct Prefaulter {
     populate: Populate,
     /// Whether a helper is worth starting here, asked at the first block.
     worth_it: fn() -> bool,
+}
+
+impl Default for Prefaulter {
+    fn default() -> Prefaulter {
+        Prefaulter::new()
+    }
 }
 
 impl Prefaulter {
@@ -221,7 +227,7 @@ mod tests {
 
     use std::time::Duration;
 
-    use crate::cli::report;
+    use crate::report;
 
     /// What the calls of a stand-in for the kernel share: the calls made,
     /// as (start, length), in order, and a gate each call waits at until

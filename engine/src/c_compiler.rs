@@ -5,7 +5,7 @@
 use std::path::Path;
 use std::process::Command;
 
-use super::error::CliError;
+use crate::Error;
 
 /// Compiles `source` into the executable `output` with the C compiler
 /// (`$CC`, else `cc`, else `gcc`, else `clang`) and
@@ -16,10 +16,10 @@ use super::error::CliError;
 ///
 /// # Errors
 ///
-/// [`CliError::Usage`] without a compiler or when compilation fails (with
-/// the compiler's messages), [`CliError::Write`] when a file cannot be
+/// [`Error::Usage`] without a compiler or when compilation fails (with
+/// the compiler's messages), [`Error::Write`] when a file cannot be
 /// written.
-pub fn compile(source: &str, output: &Path, extra: &[&str]) -> Result<(), CliError> {
+pub fn compile(source: &str, output: &Path, extra: &[&str]) -> Result<(), Error> {
     compile_with(&find_compiler()?, source, output, extra)
 }
 
@@ -53,7 +53,7 @@ pub(super) fn compile_with(
     source: &str,
     output: &Path,
     extra: &[&str],
-) -> Result<(), CliError> {
+) -> Result<(), Error> {
     let shown = output.display().to_string();
     let dir = match output.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
@@ -67,11 +67,11 @@ pub(super) fn compile_with(
     static CALLS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let work = dir.join(format!(".{name}.spf-build-{}-{call}", std::process::id()));
-    let write_error = |source| CliError::Write {
+    let write_error = |source| Error::Write {
         path: shown.clone(),
         source,
     };
-    super::output::check_target(output)?;
+    crate::output::check_target(output)?;
     std::fs::create_dir(&work).map_err(write_error)?;
     let result = (|| {
         let c_file = work.join("conversion.c");
@@ -86,12 +86,12 @@ pub(super) fn compile_with(
             .arg(&c_file)
             .arg("-lm");
         let out = cmd.output().map_err(|e| {
-            CliError::Usage(format!("cannot run the C compiler `{}`: {e}", compiler[0]))
+            Error::Compiler(format!("cannot run the C compiler `{}`: {e}", compiler[0]))
         })?;
         if !out.status.success() {
             let messages = String::from_utf8_lossy(&out.stderr);
             let shown_lines: Vec<&str> = messages.lines().take(40).collect();
-            return Err(CliError::Usage(format!(
+            return Err(Error::Compiler(format!(
                 "the C compiler `{}` failed ({}):\n{}",
                 compiler.join(" "),
                 out.status,
@@ -106,7 +106,7 @@ pub(super) fn compile_with(
 
 /// The compiler command: `$CC` (split on whitespace), else the first of
 /// `cc`, `gcc`, `clang` that runs.
-pub(super) fn find_compiler() -> Result<Vec<String>, CliError> {
+pub(super) fn find_compiler() -> Result<Vec<String>, Error> {
     if let Some(cc) = cc_words() {
         return Ok(cc);
     }
@@ -121,7 +121,7 @@ pub(super) fn find_compiler() -> Result<Vec<String>, CliError> {
             return Ok(vec![candidate.to_string()]);
         }
     }
-    Err(CliError::Usage(
+    Err(Error::Compiler(
         "no C compiler found: set CC, or install cc, gcc or clang".into(),
     ))
 }

@@ -1,6 +1,6 @@
 //! Blocks of the `spf` process's allocator whose pages are a file's: the
 //! large arrays of an `.npz` input held in place
-//! ([`spf::synth::npz::in_place`]) instead of copied into fresh memory.
+//! ([`synth::npz::in_place`]) instead of copied into fresh memory.
 //!
 //! A block is a private, writable mapping of the file (a write copies the
 //! page it touches; the file never changes), made readable at once from
@@ -16,8 +16,8 @@ use std::fs::File;
 use std::ptr::NonNull;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use spf::synth::npz::in_place::FilePages;
-pub use spf::synth::npz::in_place::SMALLEST;
+use synth::npz::in_place::FilePages;
+pub use synth::npz::in_place::SMALLEST;
 
 /// How many mapped blocks can be alive at once.
 pub const SLOTS: usize = 32;
@@ -30,7 +30,7 @@ static BLOCKS: [AtomicUsize; SLOTS] = [const { AtomicUsize::new(0) }; SLOTS];
 
 /// The whole pages around `len` bytes at `p`: their start and length.
 fn pages_around(p: usize, len: usize) -> (usize, usize) {
-    let page = super::huge_pages::page_size();
+    let page = super::page_size();
     let start = p / page * page;
     let end = (p + len).div_ceil(page) * page;
     (start, end - start)
@@ -70,8 +70,9 @@ pub unsafe fn unmap(p: *mut u8, layout: Layout) {
 
 /// The mapping of files into blocks that the `spf` process's allocator
 /// frees ([`FilePages`]). Sound only where
-/// [`super::huge_pages::HugePages`] is the global allocator, which
-/// `main` makes it.
+/// [`super::huge_pages::HugePages`] is the global allocator
+/// ([`super::huge_pages::installed`] tells; the engine maps files only
+/// then).
 pub struct FileBlocks;
 
 // SAFETY: `map` returns a block at the file's bytes, readable and
@@ -189,9 +190,9 @@ mod tests {
 
     #[test]
     fn an_archive_spf_wrote_is_read_in_the_files_pages() {
-        use spf::synth::instance::{Instance, Values};
-        use spf::synth::npz::{read_npz_file, write_npz};
-        let d = spf::synth::builtin::load_format("csr").expect("built-in");
+        use synth::instance::{Instance, Values};
+        use synth::npz::{read_npz_file, write_npz};
+        let d = synth::builtin::load_format("csr").expect("built-in");
         let n = 400_000i64;
         let inst = Instance {
             format: "CSR".into(),

@@ -29,7 +29,7 @@
 use std::cell::UnsafeCell;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-pub use super::huge_pages::LARGE;
+pub use super::LARGE;
 
 /// How many blocks can be kept at once.
 pub const SLOTS: usize = 16;

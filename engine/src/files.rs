@@ -1,32 +1,32 @@
 //! Instance files: what `spf convert` and `spf dump` read (a JSON instance,
 //! or an `.npz` archive in scipy's or spf's generic layout, told by its
-//! content: [`spf::synth::tensor_io::kind`]) and what `spf convert` writes
+//! content: [`synth::tensor_io::kind`]) and what `spf convert` writes
 //! (the same, or the entries as `.mtx`/`.tns` coordinates, chosen by the
 //! output's name).
 
 use std::path::Path;
 
-use spf::iegen::syntax::SyntaxError;
-use spf::synth::instance::{Instance, InstanceError};
-use spf::synth::instance_validation::validate;
-use spf::synth::npz::{read_npz, read_npz_file, write_npz, ReadFileError, Written};
-use spf::synth::oracle::coordinates_from;
-use spf::synth::tensor_io::kind::{gzip, open_input, FileKind, InputFile};
-use spf::synth::tensor_io::{write_mtx, write_tns};
-use spf::synth::Descriptor;
+use iegen::syntax::SyntaxError;
+use synth::instance::{Instance, InstanceError};
+use synth::instance_validation::validate;
+use synth::npz::{read_npz, read_npz_file, write_npz, ReadFileError, Written};
+use synth::oracle::coordinates_from;
+use synth::tensor_io::kind::{gzip, open_input, FileKind, InputFile};
+use synth::tensor_io::{write_mtx, write_tns};
+use synth::Descriptor;
 
-use super::error::CliError;
-use super::output::{emit, write_atomically_when};
+use crate::output::{emit, write_atomically_when};
+use crate::Error;
 
 /// Reads an instance of `d` from a JSON file or an `.npz` archive and
 /// validates it against `d`.
 ///
 /// # Errors
 ///
-/// [`CliError::Located`] for malformed JSON, [`CliError::Input`] for an
+/// [`Error::Located`] for malformed JSON, [`Error::Input`] for an
 /// archive that cannot be read as `d` and for an instance that violates
-/// `d`, [`CliError::Read`] when the file cannot be read.
-pub fn read_instance(d: &Descriptor, input: &Path) -> Result<Instance, CliError> {
+/// `d`, [`Error::Read`] when the file cannot be read.
+pub fn read_instance(d: &Descriptor, input: &Path) -> Result<Instance, Error> {
     let inst = load_instance(d, input, &open(input)?)?;
     validate(d, &inst).map_err(|e| invalid(input, e))?;
     Ok(inst)
@@ -37,9 +37,9 @@ pub fn read_instance(d: &Descriptor, input: &Path) -> Result<Instance, CliError>
 ///
 /// # Errors
 ///
-/// [`CliError::Read`] when it cannot be read.
-pub fn open(input: &Path) -> Result<InputFile, CliError> {
-    open_input(input).map_err(|source| CliError::Read {
+/// [`Error::Read`] when it cannot be read.
+pub fn open(input: &Path) -> Result<InputFile, Error> {
+    open_input(input).map_err(|source| Error::Read {
         path: input.display().to_string(),
         source,
     })
@@ -48,8 +48,8 @@ pub fn open(input: &Path) -> Result<InputFile, CliError> {
 /// [`read_instance`] of an input already read ([`open`]), validated by
 /// `check`, with what `check` gives: the
 /// instance's entries, or their fingerprint, from the one enumeration of
-/// its validation (as [`spf::synth::instance_validation::validate_entries`]
-/// does; `spf convert` passes [`super::engine::Runner::expected`]): what a
+/// its validation (as [`synth::instance_validation::validate_entries`]
+/// does; `spf convert` passes [`crate::runner::Runner::expected`]): what a
 /// conversion's check compares its result with.
 ///
 /// # Errors
@@ -60,7 +60,7 @@ pub fn read_instance_entries<T>(
     input: &Path,
     file: &InputFile,
     check: &dyn Fn(&Descriptor, &Instance) -> Result<T, InstanceError>,
-) -> Result<(Instance, T), CliError> {
+) -> Result<(Instance, T), Error> {
     let inst = load_instance(d, input, file)?;
     let entries = check(d, &inst).map_err(|e| invalid(input, e))?;
     Ok((inst, entries))
@@ -68,8 +68,8 @@ pub fn read_instance_entries<T>(
 
 /// The error for an instance read from `input` that violates its
 /// descriptor.
-fn invalid(input: &Path, e: InstanceError) -> CliError {
-    CliError::Input {
+fn invalid(input: &Path, e: InstanceError) -> Error {
+    Error::Input {
         file: input.display().to_string(),
         message: e.to_string(),
     }
@@ -77,17 +77,21 @@ fn invalid(input: &Path, e: InstanceError) -> CliError {
 
 /// An instance of `d` from a JSON file or an `.npz` archive (`file`, read
 /// from `input`), not yet validated.
-fn load_instance(d: &Descriptor, input: &Path, file: &InputFile) -> Result<Instance, CliError> {
+fn load_instance(d: &Descriptor, input: &Path, file: &InputFile) -> Result<Instance, Error> {
     let shown = input.display().to_string();
-    let problem = |message: String| CliError::Input {
+    let problem = |message: String| Error::Input {
         file: shown.clone(),
         message,
     };
     let inst = match file.kind {
-        // A regular file is read in place where its members allow.
+        // A regular file is read in place where its members allow (where
+        // the global allocator can free a file's pages).
         FileKind::Npz if file.plain_file => {
-            read_npz_file(input, d, Some(&super::file_blocks::FileBlocks)).map_err(|e| match e {
-                ReadFileError::Io(source) => CliError::Read {
+            let in_place = crate::memory::huge_pages::installed()
+                .then_some(&crate::memory::file_blocks::FileBlocks);
+            let in_place = in_place.map(|f| f as &dyn synth::npz::in_place::FilePages);
+            read_npz_file(input, d, in_place).map_err(|e| match e {
+                ReadFileError::Io(source) => Error::Read {
                     path: shown.clone(),
                     source,
                 },
@@ -102,7 +106,7 @@ fn load_instance(d: &Descriptor, input: &Path, file: &InputFile) -> Result<Insta
                 line,
                 column,
                 message,
-            } => CliError::Located {
+            } => Error::Located {
                 file: shown.clone(),
                 error: SyntaxError {
                     line,
@@ -126,7 +130,7 @@ fn load_instance(d: &Descriptor, input: &Path, file: &InputFile) -> Result<Insta
 }
 
 /// The kinds of file a result is written as.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum OutputKind {
     /// An `.npz` archive: scipy's `save_npz` layout where the format has
     /// one, spf's generic layout otherwise.
@@ -158,13 +162,13 @@ impl<'a> Target<'a> {
     ///
     /// # Errors
     ///
-    /// [`CliError::Usage`] for a name whose kind spf cannot tell, naming
+    /// [`Error::Usage`] for a name whose kind spf cannot tell, naming
     /// the kinds, and for a compressed archive.
     pub fn new(
         output: Option<&'a Path>,
         to: Option<OutputKind>,
         stdout_kind: OutputKind,
-    ) -> Result<Target<'a>, CliError> {
+    ) -> Result<Target<'a>, Error> {
         let path = output.filter(|p| p.as_os_str() != "-");
         let name = path
             .and_then(|p| p.file_name())
@@ -188,7 +192,7 @@ impl<'a> Target<'a> {
             (None, None, _) => stdout_kind,
             (None, Some(_), Some(kind)) => kind,
             (None, Some(p), None) => {
-                return Err(CliError::Usage(format!(
+                return Err(Error::Usage(format!(
                     "{}: spf cannot tell what to write from the name; end it in .npz, .mtx, \
                      .tns or .json (.mtx.gz, .tns.gz or .json.gz compressed), or say which \
                      with --to npz|mtx|tns|json",
@@ -197,7 +201,7 @@ impl<'a> Target<'a> {
             }
         };
         if gzip && kind == OutputKind::Npz {
-            return Err(CliError::Usage(format!(
+            return Err(Error::Usage(format!(
                 "{}: an .npz archive is compressed already; name it .npz",
                 output.map(|p| p.display().to_string()).unwrap_or_default()
             )));
@@ -213,10 +217,10 @@ impl<'a> Target<'a> {
 
     /// Writes `bytes` (compressed when the target is): to the file whole
     /// or not at all, or to standard output.
-    fn write(&self, bytes: &[u8]) -> Result<(), CliError> {
+    fn write(&self, bytes: &[u8]) -> Result<(), Error> {
         let compressed;
         let bytes = if self.gzip {
-            compressed = gzip(bytes).map_err(|source| CliError::Write {
+            compressed = gzip(bytes).map_err(|source| Error::Write {
                 path: self.shown(),
                 source,
             })?;
@@ -233,14 +237,14 @@ impl<'a> Target<'a> {
 ///
 /// # Errors
 ///
-/// [`CliError::Input`] when the entries cannot be written in that form (a
+/// [`Error::Input`] when the entries cannot be written in that form (a
 /// matrix file of a 3-D tensor).
 pub fn write_coordinates(
     d: &Descriptor,
     inst: &Instance,
     target: &Target<'_>,
-) -> Result<(), CliError> {
-    let problem = |message: String| CliError::Input {
+) -> Result<(), Error> {
+    let problem = |message: String| Error::Input {
         file: target.shown(),
         message,
     };
@@ -260,7 +264,7 @@ pub fn write_coordinates(
 ///
 /// The output is kept only when `commit` says yes: an `.npz` file is
 /// written while `commit` decides and renamed into place after
-/// ([`super::output::write_atomically_when`]); any other output is written
+/// ([`crate::output::write_atomically_when`]); any other output is written
 /// after `commit` said yes, and nothing is written when it says no.
 ///
 /// # Errors
@@ -271,7 +275,7 @@ pub fn write_instance_when(
     inst: &Instance,
     target: &Target<'_>,
     commit: &dyn Fn() -> bool,
-) -> Result<Option<String>, CliError> {
+) -> Result<Option<String>, Error> {
     let mut written = None;
     let npz = |file: &mut dyn WriteSeek, written: &mut Option<Written>| {
         let w = write_npz(d, inst, std::io::BufWriter::new(file)).map_err(std::io::Error::other)?;
@@ -285,7 +289,7 @@ pub fn write_instance_when(
         _ if !commit() => return Ok(None),
         (OutputKind::Npz, None) => {
             let mut bytes = std::io::Cursor::new(Vec::new());
-            npz(&mut bytes, &mut written).map_err(|source| CliError::Write {
+            npz(&mut bytes, &mut written).map_err(|source| Error::Write {
                 path: target.shown(),
                 source,
             })?;

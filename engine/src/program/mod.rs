@@ -14,7 +14,7 @@
 //!   source format is not that COO format, a second synthesized function
 //!   converts COO to the source first, outside the timed region. Before it
 //!   runs, every entry read is checked to be storable in the source
-//!   (`drv_pre_check_representable`, [`super::driver_rules::representable_check`]),
+//!   (`drv_pre_check_representable`, [`rules::representable_check`]),
 //!   as `spf convert` checks it: an entry the source cannot store (below
 //!   an upper skyline's diagonal, a third in a 2:4 group) stops the program
 //!   with the message `spf convert` gives, before anything is written.
@@ -24,7 +24,7 @@
 //!   inside its declared range (the affine constraints of the range) and the
 //!   declared monotonicity; a JSON instance also against every rule of the
 //!   source descriptor and its storage, as `spf convert` checks it
-//!   ([`super::driver_rules`]), unless the program runs with `--unchecked`.
+//!   ([`rules`]), unless the program runs with `--unchecked`.
 //! * The conversion runs `N` times (default 1). Each run is timed with
 //!   `clock_gettime(CLOCK_MONOTONIC)` around the allocation of the
 //!   statically sized outputs and the call (which allocates the dynamically
@@ -76,29 +76,35 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use spf::codegen::ast::LoopProgram;
-use spf::codegen::c::{c_parameters_with, emit_c_with};
-use spf::codegen::emit::ParamKind;
-use spf::codegen::width::{Elem, IndexKind, IndexWidth, IndexWidths, WidthChoice, WidthChoices};
-use spf::iegen::computation::{ElemType, Role};
-use spf::iegen::{Atom, ConstraintKind, Expr, Monotonicity, Var};
-use spf::synth::synthesize::{BindingKind, Side, Synthesized};
-use spf::synth::Descriptor;
+use codegen::ast::LoopProgram;
+use codegen::c::{c_parameters_with, emit_c_with};
+use codegen::emit::ParamKind;
+use codegen::width::{Elem, IndexKind, IndexWidth, IndexWidths, WidthChoice, WidthChoices};
+use iegen::computation::{ElemType, Role};
+use iegen::{Atom, ConstraintKind, Expr, Monotonicity, Var};
+use synth::synthesize::{BindingKind, Side, Synthesized};
+use synth::Descriptor;
 
-use super::conversion::CooLayout;
-use super::error::CliError;
+pub mod build;
+pub(crate) mod c_text;
+pub(crate) mod rules;
+
+use c_text::{c_str, c_str_list};
+
+use crate::coordinates::CooLayout;
+use crate::Error;
 
 /// The driver's runtime: errors and allocation, instances, index widths
 /// and fields (`driver_runtime.c`); the coordinate and JSON readers and the
 /// JSON writer (`driver_readers.c`); verification and the checks
 /// (`driver_checks.c`).
-pub(super) const RUNTIME: &str = concat!(
-    include_str!("driver_runtime.c"),
-    include_str!("driver_readers.c"),
-    include_str!("driver_checks.c")
+pub(crate) const RUNTIME: &str = concat!(
+    include_str!("../../c/driver_runtime.c"),
+    include_str!("../../c/driver_readers.c"),
+    include_str!("../../c/driver_checks.c")
 );
 /// The driver's `main`.
-const MAIN: &str = include_str!("driver_main.c");
+const MAIN: &str = include_str!("../../c/driver_main.c");
 
 /// How the program turns a coordinate file into an instance of the source.
 pub enum CoordinateInput<'a> {
@@ -145,12 +151,12 @@ impl Baseline {
     ///
     /// # Errors
     ///
-    /// [`CliError::Read`] when the file cannot be read, [`CliError::Input`]
+    /// [`Error::Read`] when the file cannot be read, [`Error::Input`]
     /// when its path cannot be written in an `#include` (a `"`, a
     /// backslash or a line break in it).
-    pub fn new(file: &Path) -> Result<Baseline, CliError> {
+    pub fn new(file: &Path) -> Result<Baseline, Error> {
         let shown = file.display().to_string();
-        let read_error = |source| CliError::Read {
+        let read_error = |source| Error::Read {
             path: shown.clone(),
             source,
         };
@@ -158,7 +164,7 @@ impl Baseline {
         let path = std::fs::canonicalize(file).map_err(read_error)?;
         let text = path.to_string_lossy();
         if text.contains(['"', '\\', '\n', '\r']) || path.to_str().is_none() {
-            return Err(CliError::Input {
+            return Err(Error::Input {
                 file: shown,
                 message: "the path cannot be written in a C #include (it has a quote, a \
                           backslash, a line break or is not UTF-8): copy the file elsewhere"
@@ -191,7 +197,7 @@ impl Baseline {
 ///
 /// # Errors
 ///
-/// [`CliError::Usage`] when the synthesized computation cannot be scanned
+/// [`Error::Usage`] when the synthesized computation cannot be scanned
 /// or printed as C, or names something the driver cannot bind.
 pub fn driver_source(
     main: &Synthesized,
@@ -200,7 +206,7 @@ pub fn driver_source(
     baseline: Option<&Baseline>,
     verify: Option<&Verifier<'_>>,
     width: WidthChoices,
-) -> Result<String, CliError> {
+) -> Result<String, Error> {
     let src = &main.conversion.src;
     let uniform = |w| vec![IndexWidths::uniform(w)];
     // The widths `convert` is compiled at: with a baseline, whose
@@ -219,7 +225,7 @@ pub fn driver_source(
             ]
         }
         (p, c) => {
-            return Err(CliError::Usage(format!(
+            return Err(Error::Usage(format!(
                 "spf build compiles positions and coordinates at widths it knows, or picks one \
                  width for both (auto): --pos-width {p} with --crd-width {c} mixes the two; give \
                  both as 32 or 64"
@@ -356,11 +362,11 @@ pub fn driver_source(
             out.push_str(
                 "static const char *drv_formats_of_order(int order)\n{\n    switch (order) {\n",
             );
-            for order in spf::synth::builtin::builtin_orders() {
+            for order in synth::builtin::builtin_orders() {
                 let _ = writeln!(
                     out,
                     "    case {order}:\n        return {};",
-                    c_str(&spf::synth::builtin::formats_of_order_hint(order))
+                    c_str(&synth::builtin::formats_of_order_hint(order))
                 );
             }
             out.push_str("    default:\n        return NULL;\n    }\n}\n");
@@ -407,18 +413,18 @@ pub fn driver_source(
     }
     out.push_str(&check);
     out.push('\n');
-    out.push_str(&super::driver_rules::rules_check(
+    out.push_str(&rules::rules_check(
         src,
-        &spf::synth::representable::Representable::of(dst),
+        &synth::representable::Representable::of(dst),
     ));
     out.push('\n');
     if let CoordinateInput::Through { to_source, .. } = coordinates {
         // The coordinates read are checked as `spf convert` checks them:
         // an entry the source cannot store stops the program before the
         // COO → source conversion runs.
-        out.push_str(&super::driver_rules::representable_check(
+        out.push_str(&rules::representable_check(
             &to_source.conversion.src,
-            &spf::synth::representable::Representable::of(&to_source.conversion.dst_given),
+            &synth::representable::Representable::of(&to_source.conversion.dst_given),
             "drv_pre",
         ));
         out.push('\n');
@@ -594,9 +600,9 @@ fn dense_names(s: &Synthesized, dst: &Descriptor) -> Vec<(String, String)> {
 }
 
 /// The scanned computation, with its function renamed.
-fn renamed_program(s: &Synthesized, name: &str) -> Result<LoopProgram, CliError> {
+fn renamed_program(s: &Synthesized, name: &str) -> Result<LoopProgram, Error> {
     let mut program = s.program().map_err(|e| {
-        CliError::Usage(format!(
+        Error::Usage(format!(
             "scanning the synthesized {} -> {} conversion: {e}",
             s.conversion.src.name, s.conversion.dst.name
         ))
@@ -605,40 +611,13 @@ fn renamed_program(s: &Synthesized, name: &str) -> Result<LoopProgram, CliError>
     Ok(program)
 }
 
-fn c_code(s: &Synthesized, program: &LoopProgram, width: IndexWidths) -> Result<String, CliError> {
+fn c_code(s: &Synthesized, program: &LoopProgram, width: IndexWidths) -> Result<String, Error> {
     emit_c_with(program, &s.widths(width)).map_err(|e| {
-        CliError::Usage(format!(
+        Error::Usage(format!(
             "printing the synthesized {} -> {} conversion as C: {e}",
             s.conversion.src.name, s.conversion.dst.name
         ))
     })
-}
-
-/// C string literals, comma-separated (an array initializer's items).
-pub(super) fn c_str_list(names: &[String]) -> String {
-    names
-        .iter()
-        .map(|n| c_str(n))
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
-/// A C string literal.
-pub(super) fn c_str(s: &str) -> String {
-    let mut out = String::from("\"");
-    for b in s.bytes() {
-        match b {
-            b'"' => out.push_str("\\\""),
-            b'\\' => out.push_str("\\\\"),
-            b'?' => out.push_str("\\?"), // no trigraphs
-            0x20..=0x7e => out.push(b as char),
-            _ => {
-                let _ = write!(out, "\\{b:03o}");
-            }
-        }
-    }
-    out.push('"');
-    out
 }
 
 /// An affine expression as C, each atom translated by `atom` (`None`:
@@ -677,7 +656,7 @@ fn c_expr(e: &Expr, atom: &mut dyn FnMut(&Atom) -> Option<String>) -> Option<Str
 /// every index array's whole range (a range with existentials or a
 /// disjunction, or a term C cannot print, is not checked): only then may
 /// the program state `SPF_INPUT_VALIDATED`.
-pub(super) fn source_check(src: &Descriptor) -> Result<(String, bool), CliError> {
+pub(crate) fn source_check(src: &Descriptor) -> Result<(String, bool), Error> {
     let mut complete = true;
     let mut f = String::new();
     f.push_str("static void drv_check_source(drv_inst *x, const char *ctx)\n{\n");
@@ -790,7 +769,7 @@ pub(super) fn source_check(src: &Descriptor) -> Result<(String, bool), CliError>
 /// without a branch first, which the compiler vectorizes; only a block
 /// that fails is searched for its first failing value, so `ok` and `bind`
 /// must have no effects.
-pub(super) fn first_failing(end: &str, bind: &str, ok: &str, fail: &str) -> String {
+pub(crate) fn first_failing(end: &str, bind: &str, ok: &str, fail: &str) -> String {
     format!(
         "        {{\n            int64_t b;\n            \
          for (b = 0; b < {end}; b += DRV_BLOCK) {{\n                \
@@ -830,10 +809,10 @@ fn wrapper(
     dense: &[(String, String)],
     with_baseline: bool,
     width: IndexWidths,
-) -> Result<String, CliError> {
+) -> Result<String, Error> {
     let comp = &program.computation;
     let what = format!("{} -> {}", s.conversion.src.name, s.conversion.dst.name);
-    let fail = |message: String| CliError::Usage(format!("the synthesized {what}: {message}"));
+    let fail = |message: String| Error::Usage(format!("the synthesized {what}: {message}"));
     let params = c_parameters_with(program, &s.widths(width)).map_err(|e| fail(e.to_string()))?;
     // 32-bit index arrays: copies of the instance's, made and freed outside
     // the timed region.
@@ -1146,7 +1125,7 @@ fn put(elem: Elem, name: &str, local: &str, len: &str) -> String {
 /// `arrays` (`(local, length local)`); `None` when an extent uses anything
 /// else.
 fn size_expr(
-    comp: &spf::iegen::computation::Computation,
+    comp: &iegen::computation::Computation,
     space: &str,
     values: &BTreeMap<String, String>,
     arrays: &BTreeMap<String, (String, String)>,
@@ -1190,5 +1169,4 @@ fn extent_expr(
 }
 
 #[cfg(test)]
-#[path = "driver_tests.rs"]
 mod tests;

@@ -3,17 +3,17 @@
 //!
 //! # The library's C ABI
 //!
-//! [`library_source`] prints the synthesized function ([`emit_c`](spf::codegen::c::emit_c), renamed
+//! [`library_source`] prints the synthesized function ([`emit_c`](codegen::c::emit_c), renamed
 //! `spf_conversion`, internal to the library) and three exported entry
 //! points:
 //!
 //! * `int spf_abi_version(void)`: [`ABI_VERSION`], checked on load;
 //! * `int spf_abi_parameters(void)`: the function's number of parameters,
-//!   checked against [`c_parameters`](spf::codegen::c::c_parameters) before each call;
+//!   checked against [`c_parameters`](codegen::c::c_parameters) before each call;
 //! * `int spf_abi_convert(void *const *args, char *message, size_t cap,
 //!   spf_abi_alloc_fn alloc, void *alloc_ctx, const spf_abi_blocks *blocks)`:
 //!   calls the function with one pointer per parameter, in
-//!   [`c_parameters`](spf::codegen::c::c_parameters)' order: to the value of a symbol or an input scalar,
+//!   [`c_parameters`](codegen::c::c_parameters)' order: to the value of a symbol or an input scalar,
 //!   to the first element of an array (inputs and outputs sized by their
 //!   symbols, allocated by the caller), to an output scalar, and to a `T *`
 //!   slot for an array the function sizes and allocates itself (returned).
@@ -26,13 +26,13 @@
 //!   runtime's out-of-memory hook jump back to the entry point instead of
 //!   ending the process (what the function allocated until then is lost:
 //!   spf reports the error and exits). When `blocks` is not NULL, every
-//!   block of [`huge_pages::LARGE`] bytes or more that the runtime
+//!   block of [`crate::memory::LARGE`] bytes or more that the runtime
 //!   allocates itself (a permutation's words, a sort's buffers: its
 //!   `malloc`, `calloc` and `realloc`) comes from `blocks->obtain` and
 //!   `blocks->resize`, and every block it frees goes to `blocks->release`:
 //!   spf hands out a large block the process freed, whose pages are in
 //!   memory already, or a new one marked for transparent huge pages
-//!   ([`host_obtain`], [`super::freed_blocks`], [`super::huge_pages`]).
+//!   ([`host_obtain`], [`crate::memory::freed_blocks`], [`crate::memory::huge_pages`]).
 //! * `void spf_abi_free(void *p)`: frees a returned array.
 //!
 //! The input is validated before the call (`spf convert` checks every input
@@ -47,19 +47,19 @@ use std::ffi::{c_char, c_int, c_void};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use spf::codegen::ast::LoopProgram;
-use spf::codegen::c::{c_parameters_with, emit_c_with};
-use spf::codegen::emit::{ParamKind, Parameter};
-use spf::codegen::interp::{space_len, Array, Memory};
-use spf::codegen::width::{Elem, IndexWidth, IndexWidths};
-use spf::iegen::computation::Role;
-use spf::synth::instance::{Instance, Values};
-use spf::synth::synthesize::Synthesized;
-use spf::synth::synthesized::{BindingKind, Side};
+use codegen::ast::LoopProgram;
+use codegen::c::{c_parameters_with, emit_c_with};
+use codegen::emit::{ParamKind, Parameter};
+use codegen::interp::{space_len, Array, Memory};
+use codegen::width::{Elem, IndexWidth, IndexWidths};
+use iegen::computation::Role;
+use synth::instance::{Instance, Values};
+use synth::synthesize::Synthesized;
+use synth::synthesized::{BindingKind, Side};
 
-use super::error::CliError;
-use super::prefault::Prefaulter;
-use super::{freed_blocks, huge_pages};
+use crate::memory::prefault::Prefaulter;
+use crate::memory::{freed_blocks, huge_pages};
+use crate::Error;
 
 /// The version of the entry points above; part of the cache key, so a
 /// library of another version is never loaded.
@@ -73,15 +73,15 @@ const FUNCTION: &str = "spf_conversion";
 ///
 /// # Errors
 ///
-/// [`CliError::Usage`] when the program cannot be printed as C or has a
+/// [`Error::Usage`] when the program cannot be printed as C or has a
 /// parameter the ABI does not pass (an `inout` one).
 pub fn library_source(
     s: &Synthesized,
     program: &LoopProgram,
     width: IndexWidths,
-) -> Result<String, CliError> {
+) -> Result<String, Error> {
     let fail = |e: String| {
-        CliError::Usage(format!(
+        Error::Usage(format!(
             "printing the synthesized {} -> {} conversion as C: {e}",
             s.conversion.src.name, s.conversion.dst.name
         ))
@@ -124,7 +124,7 @@ pub fn library_source(
     let _ = writeln!(
         out,
         "#define SPF_ABI_LARGE_BYTES ((size_t){})",
-        huge_pages::LARGE
+        crate::memory::LARGE
     );
     out.push_str(PRELUDE);
     out.push_str(&code);
@@ -387,7 +387,7 @@ unsafe extern "C" fn host_alloc(ctx: *mut c_void, n: i64, size: usize) -> *mut c
         // SAFETY: the caller vouches for `ctx`.
         let host = unsafe { &mut *ctx.cast::<HostAllocations>() };
         host.live.push((p, layout));
-        if layout.size() >= huge_pages::LARGE {
+        if layout.size() >= crate::memory::LARGE {
             host.prefault.add(p, layout.size());
         }
     }
@@ -410,7 +410,7 @@ unsafe extern "C" fn host_obtain(ctx: *mut c_void, bytes: usize, zeroed: c_int) 
     // SAFETY: the caller vouches for `ctx`.
     unsafe { &mut *ctx.cast::<HostAllocations>() }.large.0 += 1;
     let p = huge_pages::large_block(bytes, zeroed != 0);
-    if bytes >= huge_pages::LARGE {
+    if bytes >= crate::memory::LARGE {
         // SAFETY: the caller vouches for `ctx`.
         unsafe { &*ctx.cast::<HostAllocations>() }
             .prefault
@@ -469,7 +469,7 @@ unsafe extern "C" fn host_release(ctx: *mut c_void, p: *mut c_void) {
     // SAFETY: `p` is null or a live block of the C library's (the
     // caller's contract).
     if !p.is_null()
-        && unsafe { freed_blocks::usable_size(p.cast()) }.is_none_or(|u| u >= huge_pages::LARGE)
+        && unsafe { freed_blocks::usable_size(p.cast()) }.is_none_or(|u| u >= crate::memory::LARGE)
     {
         // SAFETY: the caller vouches for `ctx`.
         let host = unsafe { &mut *ctx.cast::<HostAllocations>() };
@@ -486,7 +486,7 @@ pub struct Library {
     path: PathBuf,
     /// How many large blocks of its own the last run obtained
     /// ([`host_obtain`]) and gave back ([`host_release`]).
-    large_blocks: std::cell::Cell<(usize, usize)>,
+    large_blocks: std::sync::Mutex<(usize, usize)>,
 }
 
 impl Library {
@@ -503,7 +503,7 @@ impl Library {
         let library = Library {
             lib,
             path: path.to_path_buf(),
-            large_blocks: std::cell::Cell::new((0, 0)),
+            large_blocks: std::sync::Mutex::new((0, 0)),
         };
         let version = library.int_function("spf_abi_version")?;
         if version != ABI_VERSION {
@@ -539,7 +539,7 @@ impl Library {
     ///
     /// # Errors
     ///
-    /// [`CliError::Usage`] when the outputs cannot be sized or allocated,
+    /// [`Error::Usage`] when the outputs cannot be sized or allocated,
     /// when the runtime stops, or when the library does not match the
     /// program.
     pub fn run(
@@ -548,9 +548,9 @@ impl Library {
         program: &LoopProgram,
         input: &mut Instance,
         width: IndexWidths,
-    ) -> Result<Instance, CliError> {
+    ) -> Result<Instance, Error> {
         let pair = format!("{} -> {}", s.conversion.src.name, s.conversion.dst.name);
-        let fail = |e: String| CliError::Usage(format!("the compiled conversion {pair}: {e}"));
+        let fail = |e: String| Error::stopped(format!("the compiled conversion {pair}: {e}"));
         let params =
             c_parameters_with(program, &s.widths(width)).map_err(|e| fail(e.to_string()))?;
         let expected = self.int_function("spf_abi_parameters").map_err(fail)?;
@@ -717,7 +717,7 @@ impl Library {
                 &blocks,
             )
         };
-        self.large_blocks.set(host.large);
+        *self.large_blocks.lock().unwrap_or_else(|e| e.into_inner()) = host.large;
         // The 32-bit results, by their computation names; those an extent
         // reads are in the memory at 64 bits too (before the returned
         // arrays are measured by them).
@@ -809,7 +809,7 @@ impl Library {
     /// it gave back ([`host_release`]).
     #[cfg(test)]
     fn large_blocks(&self) -> (usize, usize) {
-        self.large_blocks.get()
+        *self.large_blocks.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// The exported symbol `name`, of type `T`.
@@ -835,7 +835,7 @@ impl Library {
     /// length is its extents' value now that the sizes are computed.
     fn copy_returned(
         &self,
-        comp: &spf::iegen::computation::Computation,
+        comp: &iegen::computation::Computation,
         p: &Parameter,
         elem: Elem,
         ptr: *mut c_void,
@@ -932,15 +932,14 @@ fn scalar(p: &Parameter, memory: &Memory) -> Result<Scalar, String> {
 
 #[cfg(test)]
 mod tests {
-    use spf::codegen::ast::LoopProgram;
-    use spf::codegen::width::{IndexWidth, IndexWidths};
-    use spf::synth::builtin::load_format;
-    use spf::synth::instance::{Instance, Values};
-    use spf::synth::synthesize::{synthesize, Synthesized};
+    use codegen::ast::LoopProgram;
+    use codegen::width::{IndexWidth, IndexWidths};
+    use synth::builtin::load_format;
+    use synth::instance::{Instance, Values};
+    use synth::synthesize::{synthesize, Synthesized};
 
     use super::{library_source, Library};
-    use crate::cli::native_cache::obtain;
-    use crate::cli::progress::Progress;
+    use crate::native_cache::obtain;
 
     /// The library of `s` at `widths`, compiled into `cache`.
     fn compiled(
@@ -951,9 +950,16 @@ mod tests {
     ) -> Library {
         let source = library_source(s, program, widths).expect("prints");
         let (src, dst) = (&s.conversion.src, &s.conversion.dst_given);
-        obtain(Some(cache), src, dst, widths, &source, &Progress::hidden())
-            .expect("compiles")
-            .0
+        obtain(
+            Some(cache),
+            src,
+            dst,
+            widths,
+            &source,
+            &crate::observe::Quiet,
+        )
+        .expect("compiles")
+        .0
     }
 
     /// A 32-bit instance goes through a compiled conversion at 32 bits
@@ -1067,7 +1073,7 @@ mod tests {
         use std::ffi::c_void;
         let mut host = HostAllocations::new();
         let ctx: *mut c_void = (&mut host as *mut HostAllocations).cast();
-        let size = super::huge_pages::LARGE + 8;
+        let size = crate::memory::LARGE + 8;
         // SAFETY: `ctx` is a live `HostAllocations`; every block is the
         // runtime's (these calls'), used within its size and given back
         // once.

@@ -6,16 +6,16 @@ use std::process::{Command, Output};
 use std::sync::OnceLock;
 
 use rayon::prelude::*;
-use spf::synth::instance::Instance;
-use spf::synth::instance_validation::validate;
-use spf::synth::oracle::{compare, coordinate_entries, entries};
-use spf::synth::tensor_io::{read_file, read_mtx};
-use spf::synth::Descriptor;
+use synth::instance::Instance;
+use synth::instance_validation::validate;
+use synth::oracle::{compare, coordinate_entries, entries};
+use synth::tensor_io::{read_file, read_mtx};
+use synth::Descriptor;
 
-use super::{CliError, WidthChoice, WidthChoices};
-use crate::cli::conversion::build_source;
+use super::{Error, WidthChoice, WidthChoices};
+use crate::program::build::build_source;
 
-use spf::codegen::width::{IndexWidth, IndexWidths};
+use codegen::width::{IndexWidth, IndexWidths};
 
 const W64: WidthChoices = WidthChoices {
     positions: WidthChoice::Fixed(IndexWidth::W64),
@@ -25,24 +25,27 @@ const AUTO: WidthChoices = WidthChoices {
     positions: WidthChoice::Auto,
     coordinates: WidthChoice::Auto,
 };
-use crate::cli::conversion::testing::{altered, synthesized};
+use crate::synthesis::testing::{altered, synthesized};
 
 /// Flags that keep the driver honest: the program must compile without
 /// a warning.
 const STRICT: &[&str] = &["-Wall", "-Wextra", "-pedantic", "-Werror"];
 
 fn format(name: &str) -> Descriptor {
-    spf::synth::builtin::load_format(name).expect("built-in format")
+    synth::builtin::load_format(name).expect("built-in format")
 }
 
 fn data(name: &str) -> PathBuf {
-    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/synth/tests/data")).join(name)
+    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../synth/tests/data")).join(name)
 }
 
 /// A test matrix of the repository; a missing file fails the test.
 fn matrix(name: &str) -> PathBuf {
-    let path =
-        PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/matrices")).join(name);
+    let path = PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../tests/data/matrices"
+    ))
+    .join(name);
     assert!(path.is_file(), "test matrix {} is missing", path.display());
     path
 }
@@ -61,7 +64,7 @@ fn synthesized_source(src: &Descriptor, dst: &Descriptor) -> String {
     build_source(
         src,
         dst,
-        &crate::cli::conversion::synthesize_pair,
+        &crate::synthesis::synthesize_pair,
         None,
         false,
         AUTO,
@@ -85,7 +88,7 @@ fn built(src: &str, dst: &str) -> PathBuf {
     assert!(note.is_none(), "{note:?}");
     std::fs::write(dir().join(format!("{key}.c")), &source).expect("write");
     let bin = dir().join(&key);
-    crate::cli::c_compiler::compile(&source, &bin, STRICT).expect("compiles without warnings");
+    crate::c_compiler::compile(&source, &bin, STRICT).expect("compiles without warnings");
     cache.insert(key, bin.clone());
     bin
 }
@@ -172,12 +175,12 @@ fn coo_to_csr_on_real_matrices_agrees_with_the_oracle_and_the_interpreter() {
         assert_eq!(line["dst"], "CSR");
         // The interpreter gives exactly the same instance.
         if std::fs::metadata(&m).expect("exists").len() < 50_000 {
-            let mut interpreted = crate::cli::conversion::convert_file(
+            let mut interpreted = crate::pipeline::convert_file(
                 &coo,
                 &csr,
                 &m,
                 &synthesized,
-                &crate::cli::engine::Runner::interp(),
+                &crate::runner::Runner::interp(),
             )
             .expect("converted");
             // The interpreter ran at 64 bits, the program (auto) at 32.
@@ -224,17 +227,11 @@ fn a_source_that_is_not_coo_is_read_through_a_second_conversion() {
             .map(|(k, v)| (k.to_string(), v))
             .collect(),
         arrays: [
-            (
-                "row",
-                spf::synth::instance::Values::Int(vec![0, 0, 2, 2, 3]),
-            ),
-            (
-                "col",
-                spf::synth::instance::Values::Int(vec![1, 3, 0, 2, 3]),
-            ),
+            ("row", synth::instance::Values::Int(vec![0, 0, 2, 2, 3])),
+            ("col", synth::instance::Values::Int(vec![1, 3, 0, 2, 3])),
             (
                 "A",
-                spf::synth::instance::Values::Real(vec![1.5, 2.0, -3.0, 4.0, 0.25]),
+                synth::instance::Values::Real(vec![1.5, 2.0, -3.0, 4.0, 0.25]),
             ),
         ]
         .into_iter()
@@ -362,7 +359,7 @@ const SANITIZE: [&str; 3] = [
 fn compile_all(programs: &[(String, String, Vec<&str>, PathBuf)]) {
     let results: Vec<_> = programs
         .par_iter()
-        .map(|(_, text, flags, bin)| crate::cli::c_compiler::compile(text, bin, flags))
+        .map(|(_, text, flags, bin)| crate::c_compiler::compile(text, bin, flags))
         .collect();
     for ((what, ..), result) in programs.iter().zip(results) {
         result.unwrap_or_else(|e| panic!("{what} compiles: {e}"));
@@ -498,14 +495,14 @@ fn malformed_coordinates_are_reported_like_spf() {
         let out = run(&bin, &[path.to_str().expect("utf-8")]);
         assert_eq!(out.status.code(), Some(2), "{name}");
         let stderr = text(&out.stderr);
-        match spf::synth::tensor_io::read_tns(content.as_bytes(), None) {
+        match synth::tensor_io::read_tns(content.as_bytes(), None) {
             Err(e) => assert_eq!(stderr, format!("{}:{e}\n", path.display()), "{name}"),
             Ok(_) => assert_eq!(
                 stderr,
                 format!(
                     "{}: the input has 3 dimensions but COO has 2; {}\n",
                     path.display(),
-                    spf::synth::builtin::formats_of_order_hint(3)
+                    synth::builtin::formats_of_order_hint(3)
                 )
             ),
         }
@@ -525,7 +522,7 @@ fn malformed_coordinates_are_reported_like_spf() {
         std::fs::write(&path, content).expect("write");
         let (_, inst) = convert(&bin, &path, &[]);
         let want = coordinate_entries(&read_mtx(content.as_bytes()).expect("valid"));
-        let csr = spf::synth::builtin::load_format("csr").expect("built-in");
+        let csr = synth::builtin::load_format("csr").expect("built-in");
         let got = entries(&csr, &inst).expect("readable");
         assert_eq!(got, want, "{name}");
     }
@@ -712,7 +709,7 @@ fn special_output_files_are_written_in_place() {
 fn without_a_conversion_from_coo_the_program_reads_json_only() {
     let no_coo = |s: &Descriptor, d: &Descriptor| {
         if s.name == "COO" {
-            Err(crate::cli::error::CliError::Usage("no COO today".into()))
+            Err(crate::Error::Usage("no COO today".into()))
         } else {
             synthesized(s, d)
         }
@@ -722,7 +719,7 @@ fn without_a_conversion_from_coo_the_program_reads_json_only() {
     let note = note.expect("a note");
     assert!(note.contains("no COO today"), "{note}");
     let bin = dir().join("json_only");
-    crate::cli::c_compiler::compile(&source, &bin, STRICT).expect("compiles");
+    crate::c_compiler::compile(&source, &bin, STRICT).expect("compiles");
     let out = run(&bin, &[data("small.mtx").to_str().expect("utf-8")]);
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("coordinate files are not accepted"));
@@ -755,7 +752,7 @@ fn verify_catches_a_wrong_result_before_writing_it() {
     for (name, synth, wrong_result) in [
         (
             "verify_right",
-            &synthesized as &crate::cli::conversion::Synthesizer,
+            &synthesized as &crate::synthesis::Synthesizer,
             false,
         ),
         ("verify_wrong", &wrong, true),
@@ -764,7 +761,7 @@ fn verify_catches_a_wrong_result_before_writing_it() {
             .expect("a program");
         assert!(source.contains("drv_dst_to_coo"), "CSR is converted back");
         let bin = dir().join(name);
-        crate::cli::c_compiler::compile(&source, &bin, STRICT).expect("compiles without warnings");
+        crate::c_compiler::compile(&source, &bin, STRICT).expect("compiles without warnings");
         let out_json = dir().join(format!("{name}.json"));
         let _ = std::fs::remove_file(&out_json);
         let out = run(&bin, &[input, "-o", out_json.to_str().expect("utf-8")]);
@@ -811,7 +808,7 @@ rowptr[0] = 0;
 ";
 
 /// Builds the synthesized COO → CSR with `baseline_text` as its baseline.
-fn built_with_baseline(name: &str, baseline_text: &str) -> Result<PathBuf, CliError> {
+fn built_with_baseline(name: &str, baseline_text: &str) -> Result<PathBuf, Error> {
     let file = dir().join(format!("{name}.c"));
     std::fs::write(&file, baseline_text).expect("write");
     let baseline = super::Baseline::new(&file)?;
@@ -825,7 +822,7 @@ fn built_with_baseline(name: &str, baseline_text: &str) -> Result<PathBuf, CliEr
     )?;
     assert!(source.contains(&format!("#include \"{}\"", baseline.path.display())));
     let bin = dir().join(format!("{name}-program"));
-    crate::cli::c_compiler::compile(&source, &bin, STRICT)?;
+    crate::c_compiler::compile(&source, &bin, STRICT)?;
     Ok(bin)
 }
 
@@ -898,15 +895,14 @@ fn a_baseline_with_other_parameters_or_no_file_is_an_error() {
 #[test]
 fn compiler_problems_are_clear_errors() {
     let bin = dir().join("never");
-    let e = crate::cli::c_compiler::compile_with(&["/nonexistent/cc".to_string()], "", &bin, &[])
+    let e = crate::c_compiler::compile_with(&["/nonexistent/cc".to_string()], "", &bin, &[])
         .unwrap_err();
     assert!(
         e.to_string()
             .contains("cannot run the C compiler `/nonexistent/cc`"),
         "{e}"
     );
-    let e =
-        crate::cli::c_compiler::compile("int main(void) { return nope; }", &bin, &[]).unwrap_err();
+    let e = crate::c_compiler::compile("int main(void) { return nope; }", &bin, &[]).unwrap_err();
     assert!(e.to_string().contains("nope"), "{e}");
     assert!(!bin.exists());
     // No temporary directory is left behind.
@@ -924,18 +920,20 @@ fn compiler_problems_are_clear_errors() {
 /// range with a disjunction, which the check does not print.
 #[test]
 fn input_validation_is_stated_only_when_every_range_is_checked() {
-    for name in spf::synth::builtin::builtin_names() {
+    for name in synth::builtin::builtin_names() {
         let (check, complete) = super::source_check(&format(name)).expect("a check");
         assert!(complete, "{name}: {check}");
     }
-    let text =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/descriptors/csr.desc"))
-            .expect("read")
-            .replace(
-                "uf col : {[x] : 0 <= x < NNZ} -> {[y] : 0 <= y < NC};",
-                "uf col : {[x] : 0 <= x < NNZ} -> {[y] : 0 <= y < 2 || 4 <= y < NC};",
-            );
-    let odd = spf::synth::descriptor_file::parse_descriptor(&text).expect("parses");
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../descriptors/csr.desc"
+    ))
+    .expect("read")
+    .replace(
+        "uf col : {[x] : 0 <= x < NNZ} -> {[y] : 0 <= y < NC};",
+        "uf col : {[x] : 0 <= x < NNZ} -> {[y] : 0 <= y < 2 || 4 <= y < NC};",
+    );
+    let odd = synth::descriptor_file::parse_descriptor(&text).expect("parses");
     let (check, complete) = super::source_check(&odd).expect("a check");
     assert!(!complete, "{check}");
     let (source, _) = build_source(
@@ -1027,9 +1025,9 @@ fn lookahead_loops_agree_with_the_oracle() {
 
 #[test]
 fn c_expressions() {
-    use spf::iegen::Expr;
-    let mut atom = |a: &spf::iegen::Atom| match a {
-        spf::iegen::Atom::Sym(s) => Some(s.to_lowercase()),
+    use iegen::Expr;
+    let mut atom = |a: &iegen::Atom| match a {
+        iegen::Atom::Sym(s) => Some(s.to_lowercase()),
         _ => None,
     };
     let e = Expr::sym("N")

@@ -1,0 +1,172 @@
+//! [`Converter`]: one conversion, synthesized and validated once, run on
+//! any number of instances from any thread.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use codegen::width::{WidthChoice, WidthChoices};
+use synth::synthesize::Synthesized;
+
+use super::format::Format;
+use super::instance::{invalid, Instance};
+use crate::observe::{Observer, Quiet};
+use crate::runner::{Runner, Source};
+use crate::synthesis::synthesize_pair;
+use crate::Error;
+
+pub use crate::runner::Engine;
+
+/// How a [`Converter`] runs.
+#[derive(Clone)]
+pub struct Options {
+    /// Where conversions run: compiled (cached), in the interpreter, or
+    /// compiled when a C compiler works and interpreted otherwise (the
+    /// default).
+    pub engine: Engine,
+    /// The index widths, by kind of array (`auto`: 32 bits when the
+    /// input's sizes fit, else 64).
+    pub widths: WidthChoices,
+    /// Whether every result is checked against its format and its input's
+    /// entries before it is returned (the default; the input is checked
+    /// in any case).
+    pub verify: bool,
+    /// Where compiled conversions are kept: `None` is the user's cache
+    /// (`$SPF_CACHE_DIR`, else `$XDG_CACHE_HOME/spf`, else
+    /// `~/.cache/spf`).
+    pub cache_dir: Option<PathBuf>,
+    /// What is told of the steps and of the engine's choices.
+    pub observer: Arc<dyn Observer>,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            engine: Engine::Auto,
+            widths: WidthChoices::uniform(WidthChoice::Auto),
+            verify: true,
+            cache_dir: None,
+            observer: Arc::new(Quiet),
+        }
+    }
+}
+
+impl std::fmt::Debug for Options {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Options")
+            .field("engine", &self.engine)
+            .field("widths", &self.widths)
+            .field("verify", &self.verify)
+            .field("cache_dir", &self.cache_dir)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Options {
+    /// A runner with these options.
+    pub(crate) fn runner(&self) -> Runner {
+        let mut runner = Runner::new(self.engine, self.verify, Arc::clone(&self.observer));
+        runner.widths = self.widths;
+        runner.cache.clone_from(&self.cache_dir);
+        runner
+    }
+}
+
+/// The conversion from one format to another: synthesized and validated
+/// when it is made, compiled (or found in the cache) on its first use at
+/// each index width, then run on any number of inputs, from any thread.
+///
+/// ```
+/// use engine::{Converter, Format, Instance, Options};
+///
+/// let (coo, csr) = (Format::builtin("coo")?, Format::builtin("csr")?);
+/// let to_csr = Converter::new(&coo, &csr, &Options::default())?;
+/// // [[0, 5], [7, 0]], its entries in any order.
+/// let a = Instance::builder(&coo)
+///     .symbol("NR", 2)
+///     .symbol("NC", 2)
+///     .symbol("NNZ", 2)
+///     .array("row", vec![1i64, 0])
+///     .array("col", vec![0i64, 1])
+///     .array("A", vec![7.0, 5.0])
+///     .build()?;
+/// let b = to_csr.convert(&a)?;
+/// assert_eq!(b.entries()?, a.entries()?);
+/// assert_eq!(b.array("A").unwrap().to_string(), "[5.0, 7.0]");
+/// # Ok::<(), engine::Error>(())
+/// ```
+pub struct Converter {
+    src: Format,
+    dst: Format,
+    synthesized: Synthesized,
+    runner: Runner,
+}
+
+impl Converter {
+    /// Synthesizes and validates the conversion from `src` to `dst`.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Format`] for a descriptor that is not well-formed,
+    /// [`Error::Unsupported`] for a pair synthesis cannot make (with the
+    /// reason), [`Error::Refused`] when validation refused what synthesis
+    /// made (with the tensor it gets wrong).
+    pub fn new(src: &Format, dst: &Format, options: &Options) -> Result<Converter, Error> {
+        let synthesized = synthesize_pair(src.descriptor(), dst.descriptor())?;
+        Ok(Converter {
+            src: src.clone(),
+            dst: dst.clone(),
+            synthesized,
+            runner: options.runner(),
+        })
+    }
+
+    /// The source format.
+    pub fn src(&self) -> &Format {
+        &self.src
+    }
+
+    /// The destination format.
+    pub fn dst(&self) -> &Format {
+        &self.dst
+    }
+
+    /// Converts `input` (an instance of the source format).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Invalid`] for an input of another format or one the
+    /// destination cannot store (a triangle's format given entries off
+    /// it), [`Error::TooLarge`] when the input does not fit the index
+    /// widths asked for, [`Error::Compiler`] when the engine must be
+    /// native and the C compiler fails, and [`Error::Internal`] when the
+    /// result is wrong (a bug in spf, never handed out).
+    pub fn convert(&self, input: &Instance) -> Result<Instance, Error> {
+        if input.format() != &self.src {
+            return Err(invalid(
+                input.format(),
+                format!(
+                    "the converter takes {} instances, not {}",
+                    self.src.name(),
+                    input.format().name()
+                ),
+            ));
+        }
+        let (from, to) = (self.src.descriptor(), self.dst.descriptor());
+        let out = self.runner.exactly(&|| {
+            let instance = input.raw().clone();
+            let expected = self
+                .runner
+                .expected(from, &instance)
+                .map_err(|e| invalid(&self.src, e))?;
+            self.runner
+                .run(&self.synthesized, from, to, Source { instance, expected })
+        })?;
+        Ok(Instance::trusted(&self.dst, out.instance))
+    }
+}
+
+/// The converter is shared between threads.
+const _: () = {
+    const fn shared<T: Send + Sync>() {}
+    shared::<Converter>();
+};

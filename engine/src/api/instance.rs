@@ -1,0 +1,268 @@
+//! [`Instance`]: the symbols and arrays of one tensor in one format.
+
+use std::collections::BTreeMap;
+
+use synth::instance::{Instance as Raw, Values};
+use synth::instance_validation::validate;
+
+use super::format::Format;
+use crate::Error;
+
+/// One array of an instance, as it is held: index arrays at 32 or 64
+/// bits, the value array as reals.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum ArrayRef<'a> {
+    /// 32-bit integers.
+    I32(&'a [i32]),
+    /// 64-bit integers.
+    I64(&'a [i64]),
+    /// Reals.
+    F64(&'a [f64]),
+}
+
+impl ArrayRef<'_> {
+    /// The number of elements.
+    pub fn len(&self) -> usize {
+        match self {
+            ArrayRef::I32(v) => v.len(),
+            ArrayRef::I64(v) => v.len(),
+            ArrayRef::F64(v) => v.len(),
+        }
+    }
+
+    /// Whether there is no element.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+impl std::fmt::Display for ArrayRef<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ArrayRef::I32(v) => write!(f, "{v:?}"),
+            ArrayRef::I64(v) => write!(f, "{v:?}"),
+            ArrayRef::F64(v) => write!(f, "{v:?}"),
+        }
+    }
+}
+
+/// The elements of an array given to [`InstanceBuilder::array`]: a
+/// vector of `i32`, `i64` or `f64` converts into one.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Array(Values);
+
+impl From<Vec<i32>> for Array {
+    fn from(v: Vec<i32>) -> Array {
+        Array(Values::Int32(v))
+    }
+}
+
+impl From<Vec<i64>> for Array {
+    fn from(v: Vec<i64>) -> Array {
+        Array(Values::Int(v))
+    }
+}
+
+impl From<Vec<f64>> for Array {
+    fn from(v: Vec<f64>) -> Array {
+        Array(Values::Real(v))
+    }
+}
+
+/// A tensor stored in a [`Format`]: a value for every symbol and an array
+/// for every index array and for the value array, valid against the
+/// format (an `Instance` is checked when it is built, read or converted).
+///
+/// ```
+/// use engine::{Format, Instance};
+///
+/// // [[1, 0, 2], [0, 0, 3]] in CSR.
+/// let csr = Format::builtin("csr")?;
+/// let a = Instance::builder(&csr)
+///     .symbol("NR", 2)
+///     .symbol("NC", 3)
+///     .symbol("NNZ", 3)
+///     .array("rowptr", vec![0i32, 2, 3])
+///     .array("col", vec![0i32, 2, 2])
+///     .array("A", vec![1.0, 2.0, 3.0])
+///     .build()?;
+/// assert_eq!(a.shape(), [2, 3]);
+/// assert_eq!(a.entries()?, [(vec![0, 0], 1.0), (vec![0, 2], 2.0), (vec![1, 2], 3.0)]);
+/// # Ok::<(), engine::Error>(())
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub struct Instance {
+    format: Format,
+    raw: Raw,
+}
+
+/// Builds an [`Instance`] symbol by symbol and array by array
+/// ([`Instance::builder`]).
+#[derive(Clone, Debug)]
+pub struct InstanceBuilder {
+    format: Format,
+    raw: Raw,
+}
+
+impl InstanceBuilder {
+    /// Gives the symbol `name` the value `value`.
+    pub fn symbol(mut self, name: &str, value: i64) -> InstanceBuilder {
+        self.raw.symbols.insert(name.to_string(), value);
+        self
+    }
+
+    /// Gives the array `name` (an index array or the value array) its
+    /// elements.
+    pub fn array(mut self, name: &str, elements: impl Into<Array>) -> InstanceBuilder {
+        self.raw.arrays.insert(name.to_string(), elements.into().0);
+        self
+    }
+
+    /// The instance, checked against its format.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Invalid`] naming the first problem: a missing or unknown
+    /// symbol or array, an array of the wrong length, an index out of its
+    /// range, a rule the arrays break (with the array and index).
+    pub fn build(self) -> Result<Instance, Error> {
+        Instance::from_raw(&self.format, self.raw)
+    }
+}
+
+impl Instance {
+    /// A builder of an instance of `format`.
+    pub fn builder(format: &Format) -> InstanceBuilder {
+        InstanceBuilder {
+            format: format.clone(),
+            raw: Raw {
+                format: format.name().to_string(),
+                ..Raw::default()
+            },
+        }
+    }
+
+    /// The instance `raw` of `format`, checked.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Invalid`] when it violates the format.
+    pub fn from_raw(format: &Format, mut raw: Raw) -> Result<Instance, Error> {
+        raw.format = format.name().to_string();
+        validate(format.descriptor(), &raw).map_err(|e| invalid(format, e))?;
+        Ok(Instance::trusted(format, raw))
+    }
+
+    /// An instance the engine made or checked itself.
+    pub(crate) fn trusted(format: &Format, raw: Raw) -> Instance {
+        Instance {
+            format: format.clone(),
+            raw,
+        }
+    }
+
+    /// The format.
+    pub fn format(&self) -> &Format {
+        &self.format
+    }
+
+    /// The value of the symbol `name`.
+    pub fn symbol(&self, name: &str) -> Option<i64> {
+        self.raw.symbols.get(name).copied()
+    }
+
+    /// Every symbol and its value.
+    pub fn symbols(&self) -> &BTreeMap<String, i64> {
+        &self.raw.symbols
+    }
+
+    /// The dense extents, in the order of the format's dimensions.
+    pub fn shape(&self) -> Vec<i64> {
+        self.format
+            .dims()
+            .iter()
+            .map(|d| self.symbol(d).unwrap_or(0))
+            .collect()
+    }
+
+    /// The array `name`, as it is held.
+    pub fn array(&self, name: &str) -> Option<ArrayRef<'_>> {
+        self.raw.arrays.get(name).map(view)
+    }
+
+    /// Every array, by name.
+    pub fn arrays(&self) -> impl Iterator<Item = (&str, ArrayRef<'_>)> + '_ {
+        self.raw.arrays.iter().map(|(n, v)| (n.as_str(), view(v)))
+    }
+
+    /// The nonzero entries the instance stores, as (coordinate, value)
+    /// pairs sorted by coordinate: what the format's sparse-to-dense map
+    /// enumerates, whatever the format (the oracle every conversion is
+    /// checked with).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Invalid`] when the map cannot be enumerated (it can, on a
+    /// checked instance, unless it is too large to enumerate).
+    pub fn entries(&self) -> Result<Vec<(Vec<i64>, f64)>, Error> {
+        synth::oracle::entries(self.format.descriptor(), &self.raw)
+            .map(|m| m.into_iter().collect())
+            .map_err(|e| Error::Invalid {
+                format: self.format.name().to_string(),
+                message: e.to_string(),
+            })
+    }
+
+    /// The instance as synthesis and the files hold it.
+    pub fn raw(&self) -> &Raw {
+        &self.raw
+    }
+
+    /// The instance as synthesis and the files hold it, taken.
+    pub fn into_raw(self) -> Raw {
+        self.raw
+    }
+}
+
+impl std::fmt::Display for Instance {
+    /// `CSR 2 x 3: NNZ = 3, rowptr = [0, 2, 3], col = [0, 2, 2], A = [1.0, 2.0,
+    /// 3.0]`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let shape: Vec<String> = self.shape().iter().map(i64::to_string).collect();
+        write!(f, "{} {}:", self.format.name(), shape.join(" x "))?;
+        let mut first = true;
+        let dims = self.format.dims();
+        for (name, value) in self.raw.symbols.iter().filter(|(n, _)| !dims.contains(n)) {
+            write!(f, "{} {name} = {value}", if first { "" } else { "," })?;
+            first = false;
+        }
+        // The index arrays in the descriptor's order, then the values.
+        let names = self
+            .format
+            .index_arrays()
+            .chain([self.format.value_array()]);
+        for name in names {
+            if let Some(array) = self.array(name) {
+                write!(f, "{} {name} = {array}", if first { "" } else { "," })?;
+                first = false;
+            }
+        }
+        Ok(())
+    }
+}
+
+fn view(v: &Values) -> ArrayRef<'_> {
+    match v {
+        Values::Int(v) => ArrayRef::I64(v),
+        Values::Int32(v) => ArrayRef::I32(v),
+        Values::Real(v) => ArrayRef::F64(v),
+    }
+}
+
+/// The error for an instance of `format` that violates it.
+pub(crate) fn invalid(format: &Format, e: impl std::fmt::Display) -> Error {
+    Error::Invalid {
+        format: format.name().to_string(),
+        message: e.to_string(),
+    }
+}

@@ -1,0 +1,22 @@
+//! The public API: formats, instances, converters, files and checks, as
+//! the root crate `spf` re-exports them.
+//!
+//! | item | what |
+//! |---|---|
+//! | [`Format`] | a format, built in or described |
+//! | [`Instance`] | a tensor in a format, checked |
+//! | [`Converter`] | one conversion, synthesized once, run many times |
+//! | [`read`], [`write`] | instances from and to `.mtx`, `.tns`, `.npz`, JSON |
+//! | [`check()`] | what `spf check` reports of a format |
+
+mod check;
+mod converter;
+mod files;
+mod format;
+mod instance;
+
+pub use check::{check, check_each, CheckReport};
+pub use converter::{Converter, Engine, Options};
+pub use files::{read, read_with, write};
+pub use format::Format;
+pub use instance::{Array, ArrayRef, Instance, InstanceBuilder};

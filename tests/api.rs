@@ -1,0 +1,252 @@
+//! The library's entry points (`spf::Format`, `Instance`, `Converter`,
+//! `read`, `write`, `check`) on good input and on the bad input the
+//! command's tests use: every bad input is an `Err` of the variant a
+//! caller matches, with the message the command prints, never a panic.
+
+use std::path::{Path, PathBuf};
+
+use spf::{Converter, Engine, Error, Format, Instance, Options};
+
+mod common;
+
+fn temp(test: &str) -> PathBuf {
+    common::temp("api", test)
+}
+
+const BANNER: &str = "%%MatrixMarket matrix coordinate real general\n";
+
+fn format(name: &str) -> Format {
+    Format::builtin(name).expect("a built-in format")
+}
+
+/// Reads `input` as `src` and converts it to `dst`: the first error.
+fn read_and_convert(src: &str, dst: &str, input: &Path) -> Result<Instance, Error> {
+    let (s, d) = (format(src), format(dst));
+    let a = spf::read(input, &s)?;
+    Converter::new(&s, &d, &Options::default())?.convert(&a)
+}
+
+#[test]
+fn bad_files_are_errors_with_the_commands_messages() {
+    let dir = temp("files");
+    let file = |name: &str, body: &str| {
+        let p = dir.join(name);
+        std::fs::write(&p, body).expect("write");
+        p
+    };
+    let dup = file(
+        "dup.mtx",
+        &format!("{BANNER}2 2 3\n1 1 1e308\n1 1 1e308\n2 2 1\n"),
+    );
+    let empty = file("empty.tns", "");
+    let negative = file(
+        "negative.json",
+        r#"{"format":"COO","symbols":{"NR":2,"NC":3,"NNZ":-2},"arrays":{"row":[0,1],"col":[2,0],"A":[1.5,1]}}"#,
+    );
+    let lower = file(
+        "lower.mtx",
+        &format!("{BANNER}4 4 3\n1 1 1.0\n3 1 2.0\n2 3 4.0\n"),
+    );
+    let cube = file("cube.tns", "1 1 1 1.0\n2 2 2 2.0\n");
+    let bad_json = file("bad.json", "{\"format\": \"COO\", ");
+    let huge = file(
+        "huge.mtx",
+        &format!("{BANNER}1099511627776 1099511627776 1\n1 1 1.0\n"),
+    );
+    let missing = dir.join("missing.mtx");
+    let located = |e: &Error| matches!(e, Error::Located { .. });
+    let input = |e: &Error| matches!(e, Error::Input { .. });
+    let unstorable = |e: &Error| matches!(e, Error::Unstorable(_));
+    let too_large = |e: &Error| matches!(e, Error::TooLarge(_));
+    let read = |e: &Error| matches!(e, Error::Read { .. });
+    type Kind = fn(&Error) -> bool;
+    let cases: [(&str, &str, &Path, Kind, &str); 8] = [
+        (
+            "coo",
+            "csr",
+            &cube,
+            input,
+            "the input has 3 dimensions but COO has 2",
+        ),
+        (
+            "coo",
+            "csr",
+            &dup,
+            located,
+            "dup.mtx:4:1: the entries at (1, 1) on lines 3 and 4 sum to inf",
+        ),
+        (
+            "coo3d",
+            "csf3",
+            &empty,
+            located,
+            "empty.tns:1:1: the file is empty",
+        ),
+        (
+            "coo",
+            "csr",
+            &negative,
+            input,
+            "NNZ is -2, and a size cannot be negative",
+        ),
+        (
+            "skyu",
+            "csr",
+            &lower,
+            unstorable,
+            "the entry at (3, 1) cannot be stored in SKYU",
+        ),
+        ("coo", "csr", &bad_json, located, "bad.json:1:"),
+        ("coo", "dia", &huge, too_large, "too large"),
+        ("coo", "csr", &missing, read, "missing.mtx"),
+    ];
+    for (src, dst, path, kind, message) in cases {
+        let e = read_and_convert(src, dst, path).expect_err(message);
+        assert!(kind(&e), "{src} -> {dst} on {}: {e:?}", path.display());
+        assert!(e.to_string().contains(message), "{e}");
+        // The command prints the same message.
+        let out = common::spf(&["convert", src, dst, common::s(path)]);
+        assert_eq!(out.status.code(), Some(2));
+        assert!(
+            common::text(&out.stderr).contains(message),
+            "{}",
+            common::text(&out.stderr)
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn bad_formats_are_errors() {
+    let e = Format::builtin("csx").unwrap_err();
+    assert!(matches!(e, Error::Format(_)), "{e:?}");
+    assert!(e.to_string().contains("did you mean `csr`"), "{e}");
+    let e = Format::from_file("no/such/format.desc").unwrap_err();
+    assert!(matches!(e, Error::Read { .. }), "{e:?}");
+    let e = Format::parse("format X {\n  dense [N];\n  map oops\n}").unwrap_err();
+    assert!(matches!(e, Error::Located { .. }), "{e:?}");
+    assert!(e.to_string().starts_with("<descriptor>:4:1: "), "{e}");
+    // A descriptor z3 rejects is refused before synthesis.
+    let nonunique = Format::from_file(common::test_data("descriptors/nonunique.desc")).unwrap();
+    let e = Converter::new(&nonunique, &format("coo"), &Options::default())
+        .err()
+        .expect("refused");
+    assert!(matches!(e, Error::Format(_)), "{e:?}");
+    assert!(e.to_string().contains("not a well-formed format"), "{e}");
+    let report = spf::check(&nonunique).expect("a report");
+    assert!(!report.holds() && report.errors() > 0, "{report}");
+    // A pair validation refuses names the tensor it gets wrong.
+    let pairs = Format::from_file(common::test_data("descriptors/csr_pairs.desc")).unwrap();
+    let e = Converter::new(&format("coo"), &pairs, &Options::default())
+        .err()
+        .expect("refused");
+    assert!(
+        matches!(e, Error::Refused(_) | Error::Unsupported { .. }),
+        "{e:?}"
+    );
+}
+
+#[test]
+fn bad_instances_are_errors_naming_the_array() {
+    let csr = format("csr");
+    let build = |col: Vec<i64>| {
+        Instance::builder(&csr)
+            .symbol("NR", 2)
+            .symbol("NC", 2)
+            .symbol("NNZ", 2)
+            .array("rowptr", vec![0i64, 1, 2])
+            .array("col", col)
+            .array("A", vec![1.0, 2.0])
+            .build()
+    };
+    assert!(build(vec![1, 0]).is_ok());
+    let e = build(vec![1, 7]).unwrap_err();
+    assert!(matches!(e, Error::Invalid { .. }), "{e:?}");
+    assert!(
+        e.to_string().contains("col(1) = 7 is outside its range"),
+        "{e}"
+    );
+    let e = Instance::builder(&csr).symbol("NR", 2).build().unwrap_err();
+    assert!(matches!(e, Error::Invalid { .. }), "{e:?}");
+    // An instance of another format is refused by a converter.
+    let to_coo = Converter::new(&format("csc"), &format("coo"), &Options::default()).unwrap();
+    let e = to_coo.convert(&build(vec![1, 0]).unwrap()).unwrap_err();
+    assert!(
+        e.to_string().contains("takes CSC instances, not CSR"),
+        "{e}"
+    );
+}
+
+#[test]
+fn bad_outputs_are_errors_and_good_ones_read_back() {
+    let dir = temp("outputs");
+    let coo = format("coo");
+    let a = spf::read(common::test_data("matrices/jgl009.mtx"), &coo).unwrap();
+    let e = spf::write(dir.join("out.xyz"), &a).unwrap_err();
+    assert!(matches!(e, Error::Usage(_)), "{e:?}");
+    let e = spf::write(dir.join("no/such/dir/out.json"), &a).unwrap_err();
+    assert!(matches!(e, Error::Write { .. }), "{e:?}");
+    for name in ["out.json", "out.npz", "out.mtx", "out.mtx.gz"] {
+        let path = dir.join(name);
+        spf::write(&path, &a).unwrap();
+        let back = spf::read(&path, &coo).unwrap();
+        assert_eq!(back.entries().unwrap(), a.entries().unwrap(), "{name}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// One converter, four threads, the interpreter and the compiled engine:
+/// every result stores its input's entries.
+#[test]
+fn a_converter_serves_threads_and_engines_agree() {
+    let (coo, csr) = (format("coo"), format("csr"));
+    let dir = temp("threads");
+    let cache = dir.join("cache");
+    let native = Options {
+        engine: Engine::Native,
+        cache_dir: Some(cache),
+        ..Options::default()
+    };
+    let interp = Options {
+        engine: Engine::Interp,
+        ..Options::default()
+    };
+    let cc = std::process::Command::new("cc").arg("--version").output();
+    let missing = (!cc.is_ok_and(|o| o.status.success())).then(|| "a C compiler (cc)".to_string());
+    let native = if common::report::require("the compiled engine", missing) {
+        Some(Converter::new(&coo, &csr, &native).unwrap())
+    } else {
+        None
+    };
+    let interp = Converter::new(&coo, &csr, &interp).unwrap();
+    let inputs: Vec<Instance> = (1..=4i64)
+        .map(|k| {
+            let n = 3 * k;
+            let entries: Vec<(i64, i64)> = (0..n).map(|i| ((i * 7 + k) % n, (i * 5) % n)).collect();
+            Instance::builder(&coo)
+                .symbol("NR", n)
+                .symbol("NC", n)
+                .symbol("NNZ", n)
+                .array("row", entries.iter().map(|e| e.0).collect::<Vec<i64>>())
+                .array("col", entries.iter().map(|e| e.1).collect::<Vec<i64>>())
+                .array("A", (1..=n).map(|v| v as f64).collect::<Vec<f64>>())
+                .build()
+                .unwrap()
+        })
+        .collect();
+    std::thread::scope(|scope| {
+        for a in &inputs {
+            let (native, interp) = (native.as_ref(), &interp);
+            scope.spawn(move || {
+                let want = a.entries().unwrap();
+                let b = interp.convert(a).unwrap();
+                assert_eq!(b.entries().unwrap(), want);
+                if let Some(native) = native {
+                    let c = native.convert(a).unwrap();
+                    assert_eq!(c, b);
+                }
+            });
+        }
+    });
+    let _ = std::fs::remove_dir_all(&dir);
+}
