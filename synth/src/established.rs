@@ -310,6 +310,36 @@ fn sorted_nonzeros(c: &CooTensor) -> Entries {
     entries
 }
 
+/// Instances of the coordinate format of an order, made from coordinates
+/// (here, beside [`CoordinateFormat`], which knows that format's layout).
+impl Instance {
+    /// The instance of the coordinate format of `c`'s order
+    /// ([`crate::builtin::coordinate_format`]: COO, COO3D, COO4D, ...)
+    /// holding `c`'s entries in their order: what a coordinate file
+    /// (`.mtx`, `.tns`) is read as. Its names are that descriptor's (`row`,
+    /// `col`, `z`, `A` for COO3D).
+    ///
+    /// ```
+    /// use synth::instance::{Instance, Values};
+    /// use synth::tensor_io::Coordinates;
+    /// let c = Coordinates { dims: vec![2, 3], entries: vec![(vec![1, 2], 5.0)] };
+    /// let i = Instance::from_coordinates(&c);
+    /// assert_eq!(i.format, "COO");
+    /// assert_eq!(i.symbols["NNZ"], 1);
+    /// assert_eq!(i.arrays["col"], Values::Int(vec![2]));
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// For coordinates of no dimension, which no reader makes and no
+    /// coordinate format stores.
+    pub fn from_coordinates(c: &crate::tensor_io::Coordinates) -> Instance {
+        CoordinateFormat::of_order(c.order())
+            .unwrap_or_else(|| panic!("no coordinate format has order {}", c.order()))
+            .instance_of(crate::tensor_io::CooTensor::from_coordinates(c))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
