@@ -712,6 +712,13 @@ pub(super) fn source_check(src: &Descriptor) -> Result<(String, bool), CliError>
             c_str(s)
         );
         let _ = writeln!(f, "    (void)s{k};");
+        if src.dense.contains(s) {
+            let _ = writeln!(
+                f,
+                "    if (s{k} < 0)\n        drv_die(\"%s: symbol `%s` is a dimension of the tensor, so it cannot be negative (%lld)\", ctx, {}, (long long)s{k});",
+                c_str(s)
+            );
+        }
         locals.insert(s.clone(), format!("s{k}"));
     }
     for u in &src.ufs {
@@ -726,14 +733,16 @@ pub(super) fn source_check(src: &Descriptor) -> Result<(String, bool), CliError>
             f,
             "        if (a->real)\n            drv_die(\"%s: %s is an index array and must hold integers, but it holds reals\", ctx, a->name);"
         );
-        // The range: the affine constraints of a single conjunction.
+        // The range: the affine constraints of a single conjunction,
+        // evaluated in 128 bits (`-y + NNZ` leaves 64 bits when `y` is far
+        // below 0).
         let mut conds = Vec::new();
         if let [conj] = u.range.conjunctions() {
             if conj.num_exists() == 0 {
                 for k in conj.constraints() {
                     let mut atom = |a: &Atom| match a {
-                        Atom::Var(Var::Tuple(0)) => Some("y".to_string()),
-                        Atom::Sym(s) => locals.get(s).cloned(),
+                        Atom::Var(Var::Tuple(0)) => Some("(drv_wide)y".to_string()),
+                        Atom::Sym(s) => locals.get(s).map(|l| format!("(drv_wide){l}")),
                         _ => None,
                     };
                     if let Some(e) = c_expr(k.expr(), &mut atom) {

@@ -156,6 +156,42 @@ static DRV_UNUSED int64_t drv_index_field(const char *path, int64_t line, drv_fi
     return 0;
 }
 
+/* Refuses a text that is not UTF-8, as spf's reader does: at the line and
+ * column (in characters) of the first byte of the first invalid sequence
+ * (overlong forms, surrogates and code points beyond U+10FFFF included). */
+static DRV_UNUSED void drv_check_utf8(const char *path, const char *text, size_t len)
+{
+    const unsigned char *u = (const unsigned char *)text;
+    size_t k = 0;
+    while (k < len) {
+        unsigned c = u[k];
+        size_t n = c < 0x80 ? 0 : c >= 0xC2 && c <= 0xDF ? 1 : c >= 0xE0 && c <= 0xEF ? 2
+                                                     : c >= 0xF0 && c <= 0xF4 ? 3
+                                                                              : 4;
+        size_t m;
+        int ok = n < 4 && k + n < len;
+        for (m = 1; ok && m <= n; m++) {
+            unsigned b = u[k + m];
+            unsigned lo = 0x80, hi = 0xBF;
+            if (m == 1 && c == 0xE0)
+                lo = 0xA0;
+            else if (m == 1 && c == 0xED)
+                hi = 0x9F;
+            else if (m == 1 && c == 0xF0)
+                lo = 0x90;
+            else if (m == 1 && c == 0xF4)
+                hi = 0x8F;
+            ok = b >= lo && b <= hi;
+        }
+        if (!ok) {
+            int64_t line, col;
+            drv_end_position(text, text + k, &line, &col);
+            drv_located(path, line, col, "the file is not valid UTF-8 text");
+        }
+        k += n + 1;
+    }
+}
+
 #define DRV_BANNER_HELP                                                                   \
     "`%%%%MatrixMarket matrix coordinate|array real|integer|pattern "                      \
     "general|symmetric|skew-symmetric`"
@@ -185,6 +221,7 @@ static DRV_UNUSED void drv_read_mtx(const char *path, drv_coords *c)
     memset(&given, 0, sizeof given);
     given.order = 2;
     c->path = given.path = path;
+    drv_check_utf8(path, text, len);
     /* The banner. */
     drv_next_line(&p, end, &done, &s, &e);
     number = 1;
@@ -411,6 +448,7 @@ static DRV_UNUSED void drv_read_tns(const char *path, drv_coords *c)
     drv_line l;
     memset(c, 0, sizeof *c);
     c->path = path;
+    drv_check_utf8(path, text, len);
     while (drv_next_line(&p, end, &done, &s, &e)) {
         const char *hash = memchr(s, '#', (size_t)(e - s));
         int n;
@@ -673,7 +711,9 @@ static DRV_UNUSED char *drv_json_string(drv_json *j)
     return out;
 }
 
-/* A number: returns 1 for an integer (*i), 0 for a real (*r). */
+/* A number: returns 1 for an integer (*i), 0 for a real (*r), 2 for an
+ * integer beyond 64 bits that fits 64 unsigned bits (*r; serde_json's
+ * u64, which spf refuses in an array, where a longer one is a real). */
 static DRV_UNUSED int drv_json_number(drv_json *j, int64_t *i, double *r)
 {
     const char *s, *q;
@@ -716,10 +756,12 @@ static DRV_UNUSED int drv_json_number(drv_json *j, int64_t *i, double *r)
         f.p = s;
         f.n = (size_t)(q - s);
         f.col = 0;
-        if (drv_parse_i64(f, i) != 0)
-            integer = 0; /* beyond 64 bits: a real, as serde_json reads it */
+        if (drv_parse_i64(f, i) != 0) {
+            /* beyond 64 bits: a real, as serde_json reads it, unless it is a u64 */
+            integer = *s != '-' && (q - s < 20 || (q - s == 20 && memcmp(s, "18446744073709551615", 20) <= 0)) ? 2 : 0;
+        }
     }
-    if (!integer) {
+    if (integer != 1) {
         *r = strtod(s, NULL);
         if (!isfinite(*r))
             drv_json_error(j, "invalid JSON: number out of range");
@@ -784,7 +826,7 @@ static DRV_UNUSED void drv_read_json(const char *path, drv_inst *x)
                             drv_json_error(&j, "duplicate symbol \"%s\"", name);
                         {
                             const char *at = j.p;
-                            if (!drv_json_number(&j, &v, &r)) {
+                            if (drv_json_number(&j, &v, &r) != 1) {
                                 j.p = at;
                                 drv_json_error(&j, "at `symbols.%s`: expected an integer", name);
                             }
@@ -833,7 +875,19 @@ static DRV_UNUSED void drv_read_json(const char *path, drv_inst *x)
                                 if (j.p >= j.end || (*j.p != '-' && (*j.p < '0' || *j.p > '9')))
                                     drv_json_error(&j, "at `arrays.%s[%lld]`: expected a number, found %s",
                                                    name, (long long)n, drv_json_what(&j));
-                                is_int = drv_json_number(&j, &v, &r);
+                                {
+                                    const char *at = j.p;
+                                    is_int = drv_json_number(&j, &v, &r);
+                                    if (is_int == 2) {
+                                        j.p = at;
+                                        drv_json_error(&j,
+                                                       "at `arrays.%s[%lld]`: the integer %.20s, which is "
+                                                       "beyond the 64-bit range (at most "
+                                                       "9223372036854775807); write a value with a "
+                                                       "decimal point if it is a real",
+                                                       name, (long long)n, at);
+                                    }
+                                }
                                 if (n == cap) {
                                     cap *= 2;
                                     if (all_int)
@@ -894,7 +948,7 @@ static DRV_UNUSED void drv_read_json(const char *path, drv_inst *x)
                         seen |= bit;
                         drv_json_expect(&j, ':', "`:`");
                         drv_json_ws(&j);
-                        if (!drv_json_number(&j, &v, &r) || (v != 32 && v != 64))
+                        if (drv_json_number(&j, &v, &r) != 1 || (v != 32 && v != 64))
                             drv_json_error(&j, "at `index_width`: expected 32 or 64");
                         if (v < narrowest)
                             narrowest = (int)v;
@@ -907,7 +961,7 @@ static DRV_UNUSED void drv_read_json(const char *path, drv_inst *x)
                                            "\"coordinates\", once each");
                     x->width = narrowest;
                 } else {
-                    if (!drv_json_number(&j, &v, &r) || (v != 32 && v != 64))
+                    if (drv_json_number(&j, &v, &r) != 1 || (v != 32 && v != 64))
                         drv_json_error(&j, "at `index_width`: expected 32 or 64");
                     x->width = (int)v;
                 }

@@ -637,16 +637,22 @@ static DRV_UNUSED void drv_end_position(const char *text, const char *end, int64
     *col = drv_chars(last, end) + 1;
 }
 
-/* Field text as a NUL-terminated string (for messages and strtod). */
+/* Field text as a NUL-terminated string (for messages and names), whole
+ * as spf's messages quote it; the last four stay valid. */
 static DRV_UNUSED const char *drv_text(drv_field f)
 {
-    static char buf[4][256];
+    static char *buf[4];
+    static size_t cap[4];
     static int which;
-    char *b = buf[which++ & 3];
-    size_t n = f.n < 255 ? f.n : 255;
-    memcpy(b, f.p, n);
-    b[n] = '\0';
-    return b;
+    const int w = which++ & 3;
+    if (cap[w] < f.n + 1) {
+        cap[w] = f.n + 1 > 256 ? f.n + 1 : 256;
+        free(buf[w]);
+        buf[w] = drv_alloc((int64_t)cap[w], 1);
+    }
+    memcpy(buf[w], f.p, f.n);
+    buf[w][f.n] = '\0';
+    return buf[w];
 }
 
 /* 0: ok; 1: not an integer; 2: out of the 64-bit range. */
@@ -688,6 +694,11 @@ static DRV_UNUSED int drv_parse_f64(drv_field f, double *out)
     char *endp;
     memcpy(buf, f.p, f.n);
     buf[f.n] = '\0';
+    /* A NUL byte would end the text strtod reads: it is not a number. */
+    if (memchr(f.p, '\0', f.n) != NULL) {
+        result = 1;
+        goto done;
+    }
     if (buf[k] == '+' || buf[k] == '-')
         k++;
     {
