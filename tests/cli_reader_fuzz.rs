@@ -845,6 +845,22 @@ const FIXED: &[(Input, &[u8])] = &[
         Input::Mtx,
         b"%%MatrixMarket matrix coordinate real symmetric\n2 2 2\n2 1 1e308\n2 1 1e308\n",
     ),
+    // Extents the runtime's counting sort cannot count: the programs
+    // aborted (spf convert refuses them).
+    (Input::Tns, b"2 1 4 -2\n4 9223372036854775807 3 0e0\n"),
+    (
+        Input::CooJson,
+        b"{\"format\": \"COO\", \"symbols\": {\"NR\": 1, \"NC\": 9223372036854775807, \
+          \"NNZ\": 0}, \"arrays\": {\"row\": [], \"col\": [], \"A\": []}}",
+    ),
+    // An integer value beyond 32 bits in an instance that records 32-bit
+    // indices: a value is not an index, but the programs refused it.
+    (
+        Input::CooJson,
+        b"{\"format\": \"COO\", \"index_width\": {\"positions\": 64, \"coordinates\": 32}, \
+          \"symbols\": {\"NR\": 2, \"NC\": 4, \"NNZ\": 1}, \
+          \"arrays\": {\"row\": [1], \"col\": [1], \"A\": [4294967296]}}",
+    ),
     // A field longer than 255 bytes, quoted whole in the message.
     (
         Input::Tns,

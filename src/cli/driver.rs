@@ -247,7 +247,12 @@ pub fn driver_source(
          /* A size a 32-bit conversion computes that does not fit its indices:\n \
          * drv_index_overflow reports it and exits with status 2. */\n\
          static void drv_index_overflow(const char *what, int64_t n);\n\
-         #define SPF_INDEX_OVERFLOW(what, n) drv_index_overflow((what), (n))\n\n",
+         #define SPF_INDEX_OVERFLOW(what, n) drv_index_overflow((what), (n))\n\n\
+         /* A stop of the runtime (extents its counting sort cannot count) is\n \
+         * the input's, as in spf convert: drv_runtime_stop reports it and exits\n \
+         * with status 2. */\n\
+         static void drv_runtime_stop(const char *what, int64_t value) __attribute__((noreturn));\n\
+         #define SPF_DIE(what, value) drv_runtime_stop((what), (value))\n\n",
     );
     let (check, complete) = source_check(src)?;
     if complete {
