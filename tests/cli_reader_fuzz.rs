@@ -893,6 +893,34 @@ const FIXED: &[(Input, &[u8])] = &[
           \"symbols\": {\"NR\": 2, \"NC\": 4, \"NNZ\": 1}, \
           \"arrays\": {\"row\": [1], \"col\": [1], \"A\": [4294967296]}}",
     ),
+    // A skew-symmetric file's duplicates: spf sums them, then mirrors the
+    // sum negated (-0.0); the programs summed the negated mirrors (+0.0).
+    (
+        Input::Mtx,
+        b"%%MatrixMarket matrix coordinate real skew-symmetric\n3 3 3\n2 1 0\n2 1 0\n2 1 -0E0\n",
+    ),
+    // A sum beyond the range of a double and a later error of the body:
+    // spf's reader reads the whole body before it sums duplicates.
+    (
+        Input::Mtx,
+        b"%%MatrixMarket matrix coordinate real symmetric\n2 2 2\n2 1 1e308\n2 1 1e308\n1 1 1\n",
+    ),
+    (
+        Input::Mtx,
+        b"%%MatrixMarket matrix coordinate real general\n2 2 3\n1 1 1e308\n1 1 1e308\n1 2 x\n",
+    ),
+    (Input::Tns, b"1 1 1 1e308\n1 1 1 1e308\n1 1 x 1\n"),
+    (
+        Input::Mtx,
+        b"%%MatrixMarket matrix coordinate real symmetric\n2 2 3\n2 1 1\n1 2 1\n2 2 x\n",
+    ),
+    // An extent whose successor leaves 64 bits (CSR's rowptr has NR + 1
+    // entries): the programs computed it in 64.
+    (
+        Input::CooJson,
+        b"{\"format\": \"COO\", \"symbols\": {\"NR\": 9223372036854775807, \"NC\": 1, \
+          \"NNZ\": 0}, \"arrays\": {\"row\": [], \"col\": [], \"A\": []}}",
+    ),
     // A field longer than 255 bytes, quoted whole in the message.
     (
         Input::Tns,

@@ -1168,7 +1168,9 @@ fn size_expr(
     let d = comp.space(space)?;
     let mut extents = Vec::new();
     for e in &d.extents {
-        extents.push(extent_expr(e, values, arrays)?);
+        // In 128 bits: `NR + 1` leaves 64 when NR is near 2^63.
+        let wide = extent_expr(e, values, arrays, true)?;
+        extents.push(format!("drv_extent(ctx, {}, {wide})", c_str(space)));
     }
     if extents.is_empty() {
         return Some("1".into());
@@ -1181,19 +1183,23 @@ fn size_expr(
     ))
 }
 
+/// An extent as a C expression, its terms `drv_wide` when `wide` (an
+/// index into an array is not).
 fn extent_expr(
     e: &Expr,
     values: &BTreeMap<String, String>,
     arrays: &BTreeMap<String, (String, String)>,
+    wide: bool,
 ) -> Option<String> {
+    let cast = if wide { "(drv_wide)" } else { "" };
     let mut atom = |a: &Atom| -> Option<String> {
         match a {
-            Atom::Sym(s) => values.get(s).cloned(),
+            Atom::Sym(s) => values.get(s).map(|v| format!("{cast}{v}")),
             Atom::Uf(name, args) if args.len() == 1 => {
                 let (local, len) = arrays.get(name)?;
-                let index = extent_expr(&args[0], values, arrays)?;
+                let index = extent_expr(&args[0], values, arrays, false)?;
                 Some(format!(
-                    "drv_at(ctx, {}, {local}, {len}, {index})",
+                    "{cast}drv_at(ctx, {}, {local}, {len}, {index})",
                     c_str(name)
                 ))
             }

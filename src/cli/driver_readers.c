@@ -17,7 +17,42 @@ typedef struct {
     const char *path;
     int64_t *table; /* open addressing: entry + 1, 0 when empty */
     int64_t tcap;
+    /* The first error of the entries together (a sum beyond the range of a
+     * double, a symmetric file's mirrored entry), reported once every line
+     * was read, as spf's reader finds it after the body: its line, column
+     * and message. */
+    int64_t err_line, err_col;
+    char *err;
 } drv_coords;
+
+/* Keeps the error at line:col unless an earlier one is kept. */
+static void drv_coords_defer(drv_coords *c, int64_t line, int64_t col, const char *fmt, ...)
+    DRV_PRINTF(4, 5);
+
+static DRV_UNUSED void drv_coords_defer(drv_coords *c, int64_t line, int64_t col, const char *fmt,
+                                        ...)
+{
+    va_list ap;
+    int n;
+    if (c->err != NULL)
+        return;
+    va_start(ap, fmt);
+    n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    c->err = drv_alloc(n + 1, 1);
+    va_start(ap, fmt);
+    vsnprintf(c->err, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    c->err_line = line;
+    c->err_col = col;
+}
+
+/* Reports the kept error, if any. */
+static DRV_UNUSED void drv_coords_report(const drv_coords *c)
+{
+    if (c->err != NULL)
+        drv_located(c->path, c->err_line, c->err_col, "%s", c->err);
+}
 
 static DRV_UNUSED uint64_t drv_hash(const int64_t *idx, int order)
 {
@@ -46,7 +81,7 @@ static DRV_UNUSED void drv_coords_rehash(drv_coords *c, int64_t tcap)
 }
 
 /* Adds the entry of `line` (a duplicate summed into the first occurrence;
- * a sum beyond the range of a double is an error at that line). */
+ * a sum beyond the range of a double is an error at that line, deferred). */
 static DRV_UNUSED void drv_coords_add(drv_coords *c, const int64_t *idx, double v, int64_t line)
 {
     uint64_t h;
@@ -64,10 +99,11 @@ static DRV_UNUSED void drv_coords_add(drv_coords *c, const int64_t *idx, double 
                 for (d = 0; d < c->order && used < (int)sizeof at; d++)
                     used += snprintf(at + used, sizeof at - (size_t)used, d ? ", %lld" : "%lld",
                                      (long long)idx[d] + 1);
-                drv_located(c->path, line, 1,
-                            "the entries at (%s) on lines %lld and %lld sum to %s, beyond the "
-                            "range of a double",
-                            at, (long long)c->line[e], (long long)line, sum > 0 ? "inf" : "-inf");
+                drv_coords_defer(c, line, 1,
+                                 "the entries at (%s) on lines %lld and %lld sum to %s, beyond the "
+                                 "range of a double",
+                                 at, (long long)c->line[e], (long long)line,
+                                 sum > 0 ? "inf" : "-inf");
             }
             c->val[e] = sum;
             return;
@@ -92,6 +128,7 @@ static DRV_UNUSED void drv_coords_free(drv_coords *c)
     free(c->val);
     free(c->line);
     free(c->table);
+    free(c->err);
     memset(c, 0, sizeof *c);
 }
 
@@ -412,19 +449,29 @@ static DRV_UNUSED void drv_read_mtx(const char *path, drv_coords *c)
              * file also gives would be summed into both positions. */
             int64_t at = drv_coords_find(&given, mirror);
             if (at != 0)
-                drv_located(path, number, l.f[0].col,
-                            "entry (%lld, %lld) mirrors the entry (%lld, %lld) of line %lld: a "
-                            "symmetric file lists one triangle, and expanding both would add "
-                            "them into both positions; keep one of them, or declare the matrix "
-                            "general",
-                            (long long)idx[0] + 1, (long long)idx[1] + 1, (long long)idx[1] + 1,
-                            (long long)idx[0] + 1, (long long)given.val[at - 1]);
+                drv_coords_defer(c, number, l.f[0].col,
+                                 "entry (%lld, %lld) mirrors the entry (%lld, %lld) of line %lld: a "
+                                 "symmetric file lists one triangle, and expanding both would add "
+                                 "them into both positions; keep one of them, or declare the "
+                                 "matrix general",
+                                 (long long)idx[0] + 1, (long long)idx[1] + 1,
+                                 (long long)idx[1] + 1, (long long)idx[0] + 1,
+                                 (long long)given.val[at - 1]);
             if (drv_coords_find(&given, idx) == 0)
                 drv_coords_add(&given, idx, (double)number, number);
         }
         drv_coords_add(c, idx, v, number);
-        if (kind != 0 && idx[0] != idx[1])
-            drv_coords_add(c, mirror, kind == 2 ? -v : v, number);
+        if (kind != 0 && idx[0] != idx[1]) {
+            /* The mirror holds the triangle's sum (negated when skew), as
+             * spf's reader sums a file's duplicates before it mirrors them:
+             * -(0 + -0) is -0, not -0 + 0. */
+            const int64_t at = drv_coords_find(c, idx), back = drv_coords_find(c, mirror);
+            const double m = kind == 2 ? -c->val[at - 1] : c->val[at - 1];
+            if (back == 0)
+                drv_coords_add(c, mirror, m, number);
+            else
+                c->val[back - 1] = m;
+        }
     }
     drv_coords_free(&given);
     if (read < counts[2]) {
@@ -433,6 +480,7 @@ static DRV_UNUSED void drv_read_mtx(const char *path, drv_coords *c)
         drv_located(path, el, ec, "the file ends after %lld of the %lld %s announced on line %lld",
                     (long long)read, (long long)counts[2], what, (long long)size.number);
     }
+    drv_coords_report(c);
     free(text);
 }
 
@@ -486,6 +534,7 @@ static DRV_UNUSED void drv_read_tns(const char *path, drv_coords *c)
         drv_located(path, 1, 1,
                     "the file is empty: it lists no entries, and a FROSTT file tells its number "
                     "of modes and its extents only by its entries");
+    drv_coords_report(c);
     free(text);
 }
 
