@@ -104,15 +104,7 @@ struct Program {
 
 fn build(src: &'static str, dst: &'static str, dir: &Path) -> Program {
     let bin = dir.join(format!("{src}-{dst}"));
-    let built = spf(&[
-        "build",
-        src,
-        dst,
-        "--cflags",
-        SANITIZE,
-        "-o",
-        s(&bin),
-    ]);
+    let built = spf(&["build", src, dst, "--cflags", SANITIZE, "-o", s(&bin)]);
     assert!(
         built.status.success(),
         "{src} -> {dst}: {}",
@@ -168,7 +160,9 @@ impl Rng {
             2 => format!("{x:e}").replace('e', "D"),
             3 if x >= 0.0 => format!("+{x}"),
             4 => format!("{}", (self.below(2000) as f64 - 1000.0) / 8.0),
-            5 => self.pick(&["1", "-2", "0", "-0", "3.", ".5", "-.25", "1e3", "7d-1"]).to_string(),
+            5 => self
+                .pick(&["1", "-2", "0", "-0", "3.", ".5", "-.25", "1e3", "7d-1"])
+                .to_string(),
             _ => format!("{x}"),
         }
     }
@@ -176,7 +170,15 @@ impl Rng {
     /// The text of an integer value of an `integer` Matrix Market file.
     fn int_text(&mut self) -> String {
         match self.below(6) {
-            0 => self.pick(&["9007199254740993", "-9223372036854775808", "9223372036854775807", "-0", "+7"]).to_string(),
+            0 => self
+                .pick(&[
+                    "9007199254740993",
+                    "-9223372036854775808",
+                    "9223372036854775807",
+                    "-0",
+                    "+7",
+                ])
+                .to_string(),
             _ => format!("{}", self.below(21) as i64 - 10),
         }
     }
@@ -224,7 +226,11 @@ fn mtx_text(rng: &mut Rng) -> String {
                 _ => j + 1,
             };
             for _ in first..rows {
-                let v = if rng.chance(3) { "0".to_string() } else { value(rng) };
+                let v = if rng.chance(3) {
+                    "0".to_string()
+                } else {
+                    value(rng)
+                };
                 body.push(v);
             }
         }
@@ -270,7 +276,11 @@ fn mtx_text(rng: &mut Rng) -> String {
     });
     for line in body {
         if rng.chance(8) {
-            lines.push(if rng.chance(2) { "%".into() } else { "   ".into() });
+            lines.push(if rng.chance(2) {
+                "%".into()
+            } else {
+                "   ".into()
+            });
         }
         lines.push(line);
     }
@@ -410,17 +420,33 @@ fn instance_json(rng: &mut Rng, csr: bool) -> J {
     }
     let values: Vec<J> = at
         .iter()
-        .map(|_| J::Num(if rng.chance(4) { rng.real_text().replace(['d', 'D'], "e").trim_start_matches('+').to_string() } else { format!("{:?}", rng.value()) }))
+        .map(|_| {
+            J::Num(if rng.chance(4) {
+                rng.real_text()
+                    .replace(['d', 'D'], "e")
+                    .trim_start_matches('+')
+                    .to_string()
+            } else {
+                format!("{:?}", rng.value())
+            })
+        })
         .map(|j| match j {
             // JSON has no `.5`, `3.` or `+1`.
-            J::Num(t) if t.starts_with(['.', '-']) && t.trim_start_matches('-').starts_with('.') => J::num(0.5),
+            J::Num(t)
+                if t.starts_with(['.', '-']) && t.trim_start_matches('-').starts_with('.') =>
+            {
+                J::num(0.5)
+            }
             J::Num(t) if t.ends_with('.') => J::Num(format!("{t}0")),
             j => j,
         })
         .collect();
     let ints = |v: Vec<i64>| J::Arr(v.into_iter().map(J::num).collect());
     let cols_of = ints(at.iter().map(|e| e.1).collect());
-    let mut arrays = vec![("col".to_string(), cols_of), ("A".to_string(), J::Arr(values))];
+    let mut arrays = vec![
+        ("col".to_string(), cols_of),
+        ("A".to_string(), J::Arr(values)),
+    ];
     if csr {
         let mut rowptr = vec![0i64; rows as usize + 1];
         for &(i, _) in &at {
@@ -439,7 +465,10 @@ fn instance_json(rng: &mut Rng, csr: bool) -> J {
         ("NNZ".to_string(), J::num(at.len())),
     ];
     let mut top = vec![
-        ("format".to_string(), J::Str(if csr { "CSR" } else { "COO" }.into())),
+        (
+            "format".to_string(),
+            J::Str(if csr { "CSR" } else { "COO" }.into()),
+        ),
         ("symbols".to_string(), J::Obj(symbols)),
         ("arrays".to_string(), J::Obj(arrays)),
     ];
@@ -465,28 +494,99 @@ fn instance_json(rng: &mut Rng, csr: bool) -> J {
 
 /// Numbers at the edges, and texts that are almost numbers.
 const EDGE_NUMBERS: &[&str] = &[
-    "0", "-0", "+0", "1", "-1", "2", "00", "007", "-0.0", "0.0", "1.0", "3.", ".5", "-.5",
-    "9223372036854775807", "9223372036854775808", "-9223372036854775808",
-    "-9223372036854775809", "18446744073709551615", "18446744073709551616",
-    "123456789012345678901234567890", "1e308", "1.7976931348623157e308",
-    "1.7976931348623158e308", "1.7976931348623159e308", "1e309", "-1e309", "5e-324",
-    "2.4703282292062328e-324", "2.4703282292062327e-324", "1e-400", "nan", "NaN", "-nan",
-    "inf", "-inf", "+inf", "Infinity", "infinity", "1D5", "1d-3", "1.5D+02", "1.e3", "1e",
-    "1e+", "e5", "0x10", "1_0", "1,5", "+", "-", "--1", "1.5.5", "1E5", "2.5e-3", "1e2",
-    "1E+2", "-1e-2", "4294967296", "2147483648", "-2147483649", "65536",
+    "0",
+    "-0",
+    "+0",
+    "1",
+    "-1",
+    "2",
+    "00",
+    "007",
+    "-0.0",
+    "0.0",
+    "1.0",
+    "3.",
+    ".5",
+    "-.5",
+    "9223372036854775807",
+    "9223372036854775808",
+    "-9223372036854775808",
+    "-9223372036854775809",
+    "18446744073709551615",
+    "18446744073709551616",
+    "123456789012345678901234567890",
+    "1e308",
+    "1.7976931348623157e308",
+    "1.7976931348623158e308",
+    "1.7976931348623159e308",
+    "1e309",
+    "-1e309",
+    "5e-324",
+    "2.4703282292062328e-324",
+    "2.4703282292062327e-324",
+    "1e-400",
+    "nan",
+    "NaN",
+    "-nan",
+    "inf",
+    "-inf",
+    "+inf",
+    "Infinity",
+    "infinity",
+    "1D5",
+    "1d-3",
+    "1.5D+02",
+    "1.e3",
+    "1e",
+    "1e+",
+    "e5",
+    "0x10",
+    "1_0",
+    "1,5",
+    "+",
+    "-",
+    "--1",
+    "1.5.5",
+    "1E5",
+    "2.5e-3",
+    "1e2",
+    "1E+2",
+    "-1e-2",
+    "4294967296",
+    "2147483648",
+    "-2147483649",
+    "65536",
 ];
 
 /// Bytes a flip writes: separators, signs, digits, structure, and bytes
 /// that are not ASCII (or not UTF-8).
 const FLIP_BYTES: &[u8] = &[
-    b'0', b'1', b'9', b' ', b'\t', b'\n', b'\r', 0x0B, 0x0C, 0x00, 0x80, 0xFF, 0xC3, 0xE2,
-    b'-', b'+', b'.', b'e', b'D', b'%', b'#', b'{', b'}', b'[', b']', b',', b'"', b':', b'x',
+    b'0', b'1', b'9', b' ', b'\t', b'\n', b'\r', 0x0B, 0x0C, 0x00, 0x80, 0xFF, 0xC3, 0xE2, b'-',
+    b'+', b'.', b'e', b'D', b'%', b'#', b'{', b'}', b'[', b']', b',', b'"', b':', b'x',
 ];
 
 /// Texts an insertion writes.
 const INSERTS: &[&str] = &[
-    " ", "\n", "% c\n", "# c\n", "1", "-", "e5", "\r", "\u{FEFF}", "é", "\t", "\x0C", "\0",
-    "\n\n", "  1 1 1\n", "%%MatrixMarket", "{", "[1]", "null", ",",
+    " ",
+    "\n",
+    "% c\n",
+    "# c\n",
+    "1",
+    "-",
+    "e5",
+    "\r",
+    "\u{FEFF}",
+    "é",
+    "\t",
+    "\x0C",
+    "\0",
+    "\n\n",
+    "  1 1 1\n",
+    "%%MatrixMarket",
+    "{",
+    "[1]",
+    "null",
+    ",",
 ];
 
 /// The byte ranges of the number-like tokens of `text`.
@@ -495,7 +595,10 @@ fn number_tokens(text: &[u8]) -> Vec<(usize, usize)> {
     let mut out = Vec::new();
     let mut k = 0;
     while k < text.len() {
-        if text[k].is_ascii_digit() || ((text[k] == b'-' || text[k] == b'+') && text.get(k + 1).is_some_and(u8::is_ascii_digit)) {
+        if text[k].is_ascii_digit()
+            || ((text[k] == b'-' || text[k] == b'+')
+                && text.get(k + 1).is_some_and(u8::is_ascii_digit))
+        {
             let start = k;
             while k < text.len() && numeric(text[k]) {
                 k += 1;
@@ -510,7 +613,9 @@ fn number_tokens(text: &[u8]) -> Vec<(usize, usize)> {
 
 /// The lines of `text`, each with its `\n`.
 fn lines_of(text: &[u8]) -> Vec<Vec<u8>> {
-    text.split_inclusive(|&b| b == b'\n').map(<[u8]>::to_vec).collect()
+    text.split_inclusive(|&b| b == b'\n')
+        .map(<[u8]>::to_vec)
+        .collect()
 }
 
 /// One mutation of the bytes of a file.
@@ -540,7 +645,9 @@ fn mutate_bytes(rng: &mut Rng, text: &mut Vec<u8>) {
                     // The number one above or below.
                     let t = String::from_utf8_lossy(&text[a..b]).to_string();
                     match t.parse::<i64>() {
-                        Ok(n) => (n + if rng.chance(2) { 1 } else { -1 }).to_string().into_bytes(),
+                        Ok(n) => (n + if rng.chance(2) { 1 } else { -1 })
+                            .to_string()
+                            .into_bytes(),
                         Err(_) => b"0".to_vec(),
                     }
                 } else {
@@ -579,7 +686,12 @@ fn mutate_bytes(rng: &mut Rng, text: &mut Vec<u8>) {
         9 => {
             // Every line end as CRLF, or every CRLF as LF.
             let s = String::from_utf8_lossy(text).to_string();
-            *text = if s.contains("\r\n") { s.replace("\r\n", "\n") } else { s.replace('\n', "\r\n") }.into_bytes();
+            *text = if s.contains("\r\n") {
+                s.replace("\r\n", "\n")
+            } else {
+                s.replace('\n', "\r\n")
+            }
+            .into_bytes();
         }
         _ => {
             // Every single space as another separator (a vertical tab is
@@ -619,7 +731,9 @@ fn mutate_json(rng: &mut Rng, j: &mut J) {
             if let J::Num(t) = node {
                 *t = rng.pick(EDGE_NUMBERS).to_string();
             } else if let J::Str(t) = node {
-                *t = rng.pick(&["coo", "csr", "COO3D", "", "CSR ", "C\u{f6}O"]).to_string();
+                *t = rng
+                    .pick(&["coo", "csr", "COO3D", "", "CSR ", "C\u{f6}O"])
+                    .to_string();
             }
         }
         4 | 5 => match node {
@@ -648,7 +762,17 @@ fn mutate_json(rng: &mut Rng, j: &mut J) {
                         members.push(m);
                     }
                     2 => {
-                        let name = rng.pick(&["nr", "Format", "extra", "NNZ", "row", "rowptr", "A", "index_width", "B"]);
+                        let name = rng.pick(&[
+                            "nr",
+                            "Format",
+                            "extra",
+                            "NNZ",
+                            "row",
+                            "rowptr",
+                            "A",
+                            "index_width",
+                            "B",
+                        ]);
                         members[k].0 = name.to_string();
                     }
                     _ => members.push(("extra".into(), J::num(1))),
@@ -667,8 +791,14 @@ fn mutate_json(rng: &mut Rng, j: &mut J) {
                         J::num(16),
                         J::Str("64".into()),
                         J::Obj(vec![("positions".into(), J::num(32))]),
-                        J::Obj(vec![("positions".into(), J::num(32)), ("coordinates".into(), J::num(32))]),
-                        J::Obj(vec![("positions".into(), J::num(32)), ("positions".into(), J::num(64))]),
+                        J::Obj(vec![
+                            ("positions".into(), J::num(32)),
+                            ("coordinates".into(), J::num(32)),
+                        ]),
+                        J::Obj(vec![
+                            ("positions".into(), J::num(32)),
+                            ("positions".into(), J::num(64)),
+                        ]),
                     ])
                     .clone();
                 members.push(("index_width".into(), w));
@@ -754,7 +884,13 @@ fn huge(input: Input, path: &Path) -> bool {
 
 /// Runs `bytes` as an input of `input` through `program` and `spf
 /// convert`; an error says how they disagree.
-fn check(program: &Program, input: Input, name: &str, bytes: &[u8], dir: &Path) -> Result<Verdict, String> {
+fn check(
+    program: &Program,
+    input: Input,
+    name: &str,
+    bytes: &[u8],
+    dir: &Path,
+) -> Result<Verdict, String> {
     let path = dir.join(format!("{name}.{}", input.extension()));
     std::fs::write(&path, bytes).expect("write");
     let what = format!("{name} ({:?}, {})", input, shown(bytes));
@@ -769,16 +905,38 @@ fn check(program: &Program, input: Input, name: &str, bytes: &[u8], dir: &Path) 
     let verdict = if sniff(bytes) != input.kind() {
         match by_program {
             Outcome::Refused(_) => Ok(Verdict::OtherKind),
-            Outcome::Converted(_) => Err(format!("{what}: not {:?} by its content, yet the program converts it", input.kind())),
+            Outcome::Converted(_) => Err(format!(
+                "{what}: not {:?} by its content, yet the program converts it",
+                input.kind()
+            )),
         }
     } else {
-        let convert = spf(&["convert", program.src, program.dst, s(&path), "-o", s(&p_spf)]);
+        let convert = spf(&[
+            "convert",
+            program.src,
+            program.dst,
+            s(&path),
+            "-o",
+            s(&p_spf),
+        ]);
         let by_spf = outcome(&format!("spf convert on {what}"), &convert, &p_spf);
         match (by_spf, by_program) {
-            (Outcome::Refused(a), Outcome::Refused(b)) => same_reason(input, &path, bytes, &a, &b).map(|()| Verdict::Refused).map_err(|e| format!("{what}: {e}")),
-            (Outcome::Converted(a), Outcome::Converted(b)) => same_entries(program, input, &path, &a, &b).map(|()| Verdict::Accepted).map_err(|e| format!("{what}: {e}")),
-            (Outcome::Converted(_), Outcome::Refused(e)) => Err(format!("{what}: spf convert converts it, the program refuses: {}", reason(&e, &path))),
-            (Outcome::Refused(e), Outcome::Converted(_)) => Err(format!("{what}: the program converts it, spf convert refuses: {}", reason(&e, &path))),
+            (Outcome::Refused(a), Outcome::Refused(b)) => same_reason(input, &path, bytes, &a, &b)
+                .map(|()| Verdict::Refused)
+                .map_err(|e| format!("{what}: {e}")),
+            (Outcome::Converted(a), Outcome::Converted(b)) => {
+                same_entries(program, input, &path, &a, &b)
+                    .map(|()| Verdict::Accepted)
+                    .map_err(|e| format!("{what}: {e}"))
+            }
+            (Outcome::Converted(_), Outcome::Refused(e)) => Err(format!(
+                "{what}: spf convert converts it, the program refuses: {}",
+                reason(&e, &path)
+            )),
+            (Outcome::Refused(e), Outcome::Converted(_)) => Err(format!(
+                "{what}: the program converts it, spf convert refuses: {}",
+                reason(&e, &path)
+            )),
         }
     };
     for p in [&path, &p_prog, &p_spf] {
@@ -791,7 +949,13 @@ fn check(program: &Program, input: Input, name: &str, bytes: &[u8], dir: &Path) 
 /// and column of the file) give one message. (JSON is refused with other
 /// words: the program checks while it parses, spf parses first; a NUL
 /// byte ends a quoted field in the program's message.)
-fn same_reason(input: Input, path: &Path, bytes: &[u8], by_spf: &str, by_program: &str) -> Result<(), String> {
+fn same_reason(
+    input: Input,
+    path: &Path,
+    bytes: &[u8],
+    by_spf: &str,
+    by_program: &str,
+) -> Result<(), String> {
     let (a, b) = (reason(by_spf, path), reason(by_program, path));
     let located = |r: &str| r.starts_with(&format!("{}:", path.display()));
     let coordinates = matches!(input, Input::Mtx | Input::Tns);
@@ -803,15 +967,29 @@ fn same_reason(input: Input, path: &Path, bytes: &[u8], by_spf: &str, by_program
 
 /// Both results are one instance, whose entries are those spf's reader
 /// reads from the input.
-fn same_entries(program: &Program, input: Input, path: &Path, by_spf: &Instance, by_program: &Instance) -> Result<(), String> {
+fn same_entries(
+    program: &Program,
+    input: Input,
+    path: &Path,
+    by_spf: &Instance,
+    by_program: &Instance,
+) -> Result<(), String> {
     if computed(by_spf) != computed(by_program) {
-        return Err(format!("the results differ:\nspf convert: {:?}\nthe program: {:?}", computed(by_spf), computed(by_program)));
+        return Err(format!(
+            "the results differ:\nspf convert: {:?}\nthe program: {:?}",
+            computed(by_spf),
+            computed(by_program)
+        ));
     }
     let want: BTreeMap<Vec<i64>, f64> = match input {
-        Input::Mtx | Input::Tns => coordinate_entries(&spf::synth::tensor_io::read_file(path, None).map_err(|e| format!("spf's reader refuses what spf convert took: {e}"))?),
+        Input::Mtx | Input::Tns => coordinate_entries(
+            &spf::synth::tensor_io::read_file(path, None)
+                .map_err(|e| format!("spf's reader refuses what spf convert took: {e}"))?,
+        ),
         Input::CooJson | Input::CsrJson => {
             let bytes = std::fs::read(path).expect("read");
-            let i = Instance::from_json_bytes(&bytes).map_err(|e| format!("spf's reader refuses what spf convert took: {e}"))?;
+            let i = Instance::from_json_bytes(&bytes)
+                .map_err(|e| format!("spf's reader refuses what spf convert took: {e}"))?;
             entries(&program.d_src, &i).map_err(|e| e.to_string())?
         }
     };
@@ -828,7 +1006,10 @@ const FIXED: &[(Input, &[u8])] = &[
         b"%%MatrixMarket matrix coordinate real general\n% caf\xE9\n2 2 1\n1 1 1.5\n",
     ),
     (Input::Tns, b"1 1 1 2.5 # \xFF\n2 2 2 1\n"),
-    (Input::Mtx, b"%%MatrixMarket matrix array real general\n1 1\n\xC3\x28\n"),
+    (
+        Input::Mtx,
+        b"%%MatrixMarket matrix array real general\n1 1\n\xC3\x28\n",
+    ),
     // A NUL byte ends the text a C reader gave strtod: `1.5\0` read as 1.5.
     (
         Input::Mtx,
@@ -934,7 +1115,10 @@ const FIXED: &[(Input, &[u8])] = &[
 /// How many random cases of each kind, and the first seed.
 fn budget() -> (usize, u64) {
     let var = |name: &str| std::env::var(name).ok().and_then(|v| v.parse::<u64>().ok());
-    (var("SPF_FUZZ_CASES").map_or(60, |n| n as usize), var("SPF_FUZZ_SEED").unwrap_or(0xF0_22ED))
+    (
+        var("SPF_FUZZ_CASES").map_or(60, |n| n as usize),
+        var("SPF_FUZZ_SEED").unwrap_or(0xF0_22ED),
+    )
 }
 
 #[test]
@@ -964,7 +1148,8 @@ fn the_c_readers_of_built_programs_agree_with_spf_convert() {
         let (input, name, bytes) = &cases[k];
         // A crash, a sanitizer's report or a message missing fail the
         // case (`outcome` panics), not the run: every case is checked.
-        let checked = std::panic::catch_unwind(|| check(program(*input), *input, name, bytes, &dir));
+        let checked =
+            std::panic::catch_unwind(|| check(program(*input), *input, name, bytes, &dir));
         checked.unwrap_or_else(|panic| {
             let message = panic
                 .downcast_ref::<String>()
@@ -974,7 +1159,12 @@ fn the_c_readers_of_built_programs_agree_with_spf_convert() {
         })
     });
     let failures: Vec<&String> = results.iter().filter_map(|r| r.as_ref().err()).collect();
-    let count = |v: Verdict| results.iter().filter(|r| r.as_ref().ok() == Some(&v)).count();
+    let count = |v: Verdict| {
+        results
+            .iter()
+            .filter(|r| r.as_ref().ok() == Some(&v))
+            .count()
+    };
     common::report::line(&format!(
         "{} cases: {} accepted by both, {} refused by both, {} of another kind refused by the \
          program, {} not run (extents of gigabytes)",
@@ -989,7 +1179,11 @@ fn the_c_readers_of_built_programs_agree_with_spf_convert() {
         "{} of {} cases disagree:\n{}",
         failures.len(),
         results.len(),
-        failures.iter().map(|f| f.as_str()).collect::<Vec<_>>().join("\n\n")
+        failures
+            .iter()
+            .map(|f| f.as_str())
+            .collect::<Vec<_>>()
+            .join("\n\n")
     );
     let floor = results.len() / 6;
     common::report::counted(count(Verdict::Accepted), "cases accepted by both", floor);

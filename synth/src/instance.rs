@@ -542,7 +542,9 @@ impl Instance {
                         // range of a double has none.
                         // `-0` is the integer 0, whose double is +0.0.
                         let reals = items.iter().enumerate().map(|(k, x)| {
-                            let real = x.as_f64().map(|r| if r == 0.0 && x.is_i64() { 0.0 } else { r });
+                            let real = x
+                                .as_f64()
+                                .map(|r| if r == 0.0 && x.is_i64() { 0.0 } else { r });
                             real.ok_or_else(|| {
                                 structure(
                                     format!("arrays.{name}[{k}]"),
