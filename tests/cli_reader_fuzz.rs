@@ -1010,6 +1010,21 @@ const FIXED: &[(Input, &[u8])] = &[
         Input::Mtx,
         b"%%MatrixMarket matrix array real general\n1 1\n\xC3\x28\n",
     ),
+    // A header's error before a byte of the body that is not UTF-8: spf
+    // checks the header, reads it, then checks the rest.
+    (
+        Input::Mtx,
+        b"%%MatrixMarket matrix coordinate real general\nx 2 1\n1 1 \xFF\n",
+    ),
+    // A banner after white space: spf reads it as FROSTT (and refuses it),
+    // the programs read the banner.
+    (
+        Input::Mtx,
+        b"\t%%MatrixMarket matrix coordinate pattern symmetric\n2 2 1\n2 2\n",
+    ),
+    // An allocation AddressSanitizer cannot make: a warning, then the
+    // refusal as too large.
+    (Input::Tns, b"3 18446744009551615 3 1.5\n"),
     // A NUL byte ends the text a C reader gave strtod: `1.5\0` read as 1.5.
     (
         Input::Mtx,

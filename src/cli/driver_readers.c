@@ -229,6 +229,24 @@ static DRV_UNUSED void drv_check_utf8(const char *path, const char *text, size_t
     }
 }
 
+/* Where a Matrix Market file's header ends: after the banner line, the
+ * comment and blank lines that follow it, and the size line (the end of
+ * the text when it ends before). spf's reader checks the header to be
+ * UTF-8 before it reads it, and the rest before the body. */
+static DRV_UNUSED size_t drv_mtx_header_end(const char *text, size_t len)
+{
+    const char *p = text, *end = text + len, *s, *e;
+    int done = 0;
+    drv_next_line(&p, end, &done, &s, &e);
+    while (drv_next_line(&p, end, &done, &s, &e)) {
+        while (s < e && drv_space(*s))
+            s++;
+        if (s < e && *s != '%')
+            break;
+    }
+    return (size_t)(p - text);
+}
+
 #define DRV_BANNER_HELP                                                                   \
     "`%%%%MatrixMarket matrix coordinate|array real|integer|pattern "                      \
     "general|symmetric|skew-symmetric`"
@@ -258,12 +276,13 @@ static DRV_UNUSED void drv_read_mtx(const char *path, drv_coords *c)
     memset(&given, 0, sizeof given);
     given.order = 2;
     c->path = given.path = path;
-    drv_check_utf8(path, text, len);
-    /* The banner. */
+    drv_check_utf8(path, text, drv_mtx_header_end(text, len));
+    /* The banner, first in the file (spf tells a Matrix Market file by
+     * it). */
     drv_next_line(&p, end, &done, &s, &e);
     number = 1;
     drv_split(s, e, 1, &l);
-    if (l.count == 0 || !drv_field_is(l.f[0], "%%MatrixMarket"))
+    if (l.count == 0 || !drv_field_is(l.f[0], "%%MatrixMarket") || l.f[0].col != 1)
         drv_located(path, 1, l.count ? l.f[0].col : 1,
                     "the file does not start with the Matrix Market banner " DRV_BANNER_HELP);
     if (l.count < 2)
@@ -382,6 +401,7 @@ static DRV_UNUSED void drv_read_mtx(const char *path, drv_coords *c)
     }
     c->dims[0] = counts[0];
     c->dims[1] = counts[1];
+    drv_check_utf8(path, text, len);
     fields_wanted = field_kind == 2 ? 2 : 3;
     layout = field_kind == 2 ? "`row column`" : "`row column value`";
     what = array ? "values" : "entries";
