@@ -185,7 +185,7 @@ impl Rng {
 
     /// A separator of fields: mostly one space.
     fn separator(&mut self) -> &'static str {
-        *self.pick(&[" ", " ", " ", " ", "\t", "  ", " \t "])
+        self.pick::<&str>(&[" ", " ", " ", " ", "\t", "  ", " \t "])
     }
 }
 
@@ -367,7 +367,7 @@ impl J {
                     }
                     out.push_str(ws(rng));
                     out.push_str(&serde_json::to_string(key).expect("a string"));
-                    out.push_str(*rng.pick(&[":", ": ", " : "]));
+                    out.push_str(rng.pick::<&str>(&[":", ": ", " : "]));
                     x.write(rng, out);
                 }
                 out.push_str(ws(rng));
@@ -637,7 +637,7 @@ fn mutate_bytes(rng: &mut Rng, text: &mut Vec<u8>) {
             text.splice(k..k, insert);
         }
         3 => text.truncate(rng.below(len + 1) as usize),
-        4 | 5 | 6 => {
+        4..=6 => {
             let tokens = number_tokens(text);
             if !tokens.is_empty() {
                 let (a, b) = *rng.pick(&tokens);
