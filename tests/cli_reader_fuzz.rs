@@ -645,7 +645,8 @@ fn mutate_bytes(rng: &mut Rng, text: &mut Vec<u8>) {
                     // The number one above or below.
                     let t = String::from_utf8_lossy(&text[a..b]).to_string();
                     match t.parse::<i64>() {
-                        Ok(n) => (n + if rng.chance(2) { 1 } else { -1 })
+                        Ok(n) => n
+                            .saturating_add(if rng.chance(2) { 1 } else { -1 })
                             .to_string()
                             .into_bytes(),
                         Err(_) => b"0".to_vec(),
@@ -808,7 +809,7 @@ fn mutate_json(rng: &mut Rng, j: &mut J) {
             // A number of the instance replaced by a value next to it.
             if let J::Num(t) = node {
                 if let Ok(n) = t.parse::<i64>() {
-                    *t = (n + rng.below(3) as i64 - 1).to_string();
+                    *t = n.saturating_add(rng.below(3) as i64 - 1).to_string();
                 }
             }
         }
