@@ -21,9 +21,8 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
-use spf::synth::instance::{Instance, Values};
+use spf::synth::instance::Instance;
 use spf::synth::instance_validation::validate;
 use spf::synth::oracle::{compare, coordinate_entries, entries};
 use spf::synth::representable::Representable;
@@ -32,44 +31,12 @@ use spf::synth::validate::coordinate_text;
 
 mod common;
 
+use common::outcome::{computed, outcome, reason, result, run_program, Outcome, SANITIZE};
 use common::{s, spf, text};
-
-/// The sanitizers' flags: every report stops the program (`-O0` compiles
-/// in a third of `-O1`'s time; the sanitizers check every access at any
-/// level).
-const SANITIZE: &str = "-O0 -fsanitize=address,undefined -fno-sanitize-recover=all";
 
 #[path = "../synth/tests/support/json_texts.rs"]
 mod json_texts;
 use json_texts::Rng;
-
-/// The draws the tensors are made of.
-impl Rng {
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n.max(1)
-    }
-
-    /// A value: mostly ordinary, often one a reader gets wrong.
-    fn value(&mut self) -> f64 {
-        match self.below(10) {
-            0 => 5e-324,
-            1 => f64::from_bits(1 + self.below(1 << 52)),
-            2 => -f64::from_bits(1 + self.below(1 << 52)),
-            3 => 0.0,
-            4 => -0.0,
-            5 => f64::MAX / (1 + self.below(8)) as f64,
-            6 => f64::MIN_POSITIVE,
-            _ => {
-                let x = f64::from_bits(self.next() >> 2);
-                if x.is_finite() {
-                    x
-                } else {
-                    1.5
-                }
-            }
-        }
-    }
-}
 
 /// A random tensor of extents `dims` with about `fill` of its positions
 /// stored, each at most once, in no particular order.
@@ -147,106 +114,11 @@ fn tensors(rng: &mut Rng, src: &str, dst: &str, order: usize) -> Vec<(String, Co
     out
 }
 
-fn run(bin: &Path, args: &[&str]) -> Output {
-    Command::new(bin)
-        .args(args)
-        .env(
-            "ASAN_OPTIONS",
-            "detect_leaks=0:abort_on_error=0:exitcode=90",
-        )
-        .env(
-            "UBSAN_OPTIONS",
-            "halt_on_error=1:exitcode=91:print_stacktrace=1",
-        )
-        .output()
-        .expect("the program runs")
-}
-
-/// What a conversion computes, in one form whatever the file kind: the
-/// format, the symbols, and each array's integers or the bits of its
-/// reals (an empty array has no element type; the index width a path ran
-/// at is left out, since the paths may pick differently).
-#[derive(Debug, PartialEq, Eq)]
-struct Computed {
-    format: String,
-    symbols: BTreeMap<String, i64>,
-    arrays: BTreeMap<String, Result<Vec<i64>, Vec<u64>>>,
-}
-
-fn computed(i: &Instance) -> Computed {
-    let arrays = i
-        .arrays
-        .iter()
-        .map(|(name, v)| {
-            let a = match v {
-                Values::Real(r) if !r.is_empty() => Err(r.iter().map(|x| x.to_bits()).collect()),
-                _ => Ok((0..v.len())
-                    .map(|k| v.int_at(k).unwrap_or(i64::MIN))
-                    .collect()),
-            };
-            (name.clone(), a)
-        })
-        .collect();
-    Computed {
-        format: i.format.clone(),
-        symbols: i.symbols.clone(),
-        arrays,
-    }
-}
-
-/// The instance in a JSON file.
-fn result(path: &Path) -> Instance {
-    Instance::from_json(&std::fs::read_to_string(path).expect("written"))
-        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-}
-
 /// An `.npz` instance of `format`, read by spf's own reader.
 fn npz_instance(npz: &Path, format: &str) -> Instance {
     let d = spf::synth::builtin::load_format(format).expect("built-in");
     spf::synth::npz::read_npz_file(npz, &d, None)
         .unwrap_or_else(|e| panic!("{}: {e}", npz.display()))
-}
-
-/// What one path made of one input: the result, or the refusal's message.
-#[derive(Debug)]
-enum Outcome {
-    Converted(Instance),
-    Refused(String),
-}
-
-/// `spf convert` (or a program) run with `-o out`: its outcome; any other
-/// exit status than 0 and 2, and any sanitizer report, fails the test.
-fn outcome(what: &str, out: &Output, path: &Path) -> Outcome {
-    let stderr = text(&out.stderr);
-    assert!(
-        !stderr.contains("Sanitizer") && !stderr.contains("runtime error:"),
-        "{what}: a sanitizer report:\n{stderr}"
-    );
-    match out.status.code() {
-        Some(0) => Outcome::Converted(result(path)),
-        Some(2) => {
-            assert!(
-                !stderr.trim().is_empty(),
-                "{what}: exit 2 without a message"
-            );
-            assert!(
-                !path.exists(),
-                "{what}: refused, but wrote {}",
-                path.display()
-            );
-            Outcome::Refused(stderr)
-        }
-        other => panic!("{what}: exit status {other:?}:\n{stderr}"),
-    }
-}
-
-/// The first line of a refusal's message, without spf's prefix and the
-/// input's name (`spf: `, `PATH: `).
-fn reason<'a>(message: &'a str, input: &Path) -> &'a str {
-    let line = message.lines().next().unwrap_or_default();
-    let line = line.strip_prefix("spf: ").unwrap_or(line);
-    line.strip_prefix(&format!("{}: ", input.display()))
-        .unwrap_or(line)
 }
 
 fn check_pair(src: &str, dst: &str, seed: u64, dir: &Path) {
@@ -300,7 +172,7 @@ fn check_pair(src: &str, dst: &str, seed: u64, dir: &Path) {
         let p = out_path("program-mtx.json");
         let program = outcome(
             &format!("the program {what}"),
-            &run(&bin, &[s(&mtx), "-o", s(&p)]),
+            &run_program(&bin, &[s(&mtx), "-o", s(&p)]),
             &p,
         );
         let converted = match (from_mtx, program) {
@@ -360,7 +232,7 @@ fn check_pair(src: &str, dst: &str, seed: u64, dir: &Path) {
         let p = out_path("program-json.json");
         match outcome(
             &format!("the program {what} from JSON"),
-            &run(&bin, &[s(&src_json), "-o", s(&p)]),
+            &run_program(&bin, &[s(&src_json), "-o", s(&p)]),
             &p,
         ) {
             Outcome::Converted(r) => assert_eq!(

@@ -127,6 +127,15 @@ static DRV_UNUSED void drv_compare_entries(const drv_entry *a, int64_t na, const
 __extension__ typedef __int128 drv_wide;
 __extension__ typedef unsigned __int128 drv_uwide;
 
+/* An extent of an array the conversion allocates, computed in 128 bits:
+ * one beyond 64 bits is too large, one below 0 an error of drv_size's. */
+static DRV_UNUSED int64_t drv_extent(const char *ctx, const char *space, drv_wide e)
+{
+    if (e > INT64_MAX)
+        drv_die("%s: `%s` would be too large", ctx, space);
+    return e < INT64_MIN ? INT64_MIN : (int64_t)e;
+}
+
 static DRV_UNUSED void drv_overflow(const char *ctx, const char *what)
 {
     drv_die("%s: cannot evaluate %s: arithmetic overflow", ctx, what);

@@ -170,7 +170,7 @@ int main(int argc, char **argv)
         char what[256];
         int64_t v = 0;
         const int fits = (DRV_WIDTH == 64 && src.width != 32) ||
-                         drv_fits_32(&src, what, sizeof what, &v);
+                         drv_fits_32(&src, drv_src_values, what, sizeof what, &v);
         if (src.width == 32 && !fits)
             drv_die("%s: the instance records 32-bit indices, but %s is %lld: more than 32-bit "
                     "indices hold (2147483647)",

@@ -17,7 +17,42 @@ typedef struct {
     const char *path;
     int64_t *table; /* open addressing: entry + 1, 0 when empty */
     int64_t tcap;
+    /* The first error of the entries together (a sum beyond the range of a
+     * double, a symmetric file's mirrored entry), reported once every line
+     * was read, as spf's reader finds it after the body: its line, column
+     * and message. */
+    int64_t err_line, err_col;
+    char *err;
 } drv_coords;
+
+/* Keeps the error at line:col unless an earlier one is kept. */
+static void drv_coords_defer(drv_coords *c, int64_t line, int64_t col, const char *fmt, ...)
+    DRV_PRINTF(4, 5);
+
+static DRV_UNUSED void drv_coords_defer(drv_coords *c, int64_t line, int64_t col, const char *fmt,
+                                        ...)
+{
+    va_list ap;
+    int n;
+    if (c->err != NULL)
+        return;
+    va_start(ap, fmt);
+    n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    c->err = drv_alloc(n + 1, 1);
+    va_start(ap, fmt);
+    vsnprintf(c->err, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    c->err_line = line;
+    c->err_col = col;
+}
+
+/* Reports the kept error, if any. */
+static DRV_UNUSED void drv_coords_report(const drv_coords *c)
+{
+    if (c->err != NULL)
+        drv_located(c->path, c->err_line, c->err_col, "%s", c->err);
+}
 
 static DRV_UNUSED uint64_t drv_hash(const int64_t *idx, int order)
 {
@@ -46,7 +81,7 @@ static DRV_UNUSED void drv_coords_rehash(drv_coords *c, int64_t tcap)
 }
 
 /* Adds the entry of `line` (a duplicate summed into the first occurrence;
- * a sum beyond the range of a double is an error at that line). */
+ * a sum beyond the range of a double is an error at that line, deferred). */
 static DRV_UNUSED void drv_coords_add(drv_coords *c, const int64_t *idx, double v, int64_t line)
 {
     uint64_t h;
@@ -64,10 +99,11 @@ static DRV_UNUSED void drv_coords_add(drv_coords *c, const int64_t *idx, double 
                 for (d = 0; d < c->order && used < (int)sizeof at; d++)
                     used += snprintf(at + used, sizeof at - (size_t)used, d ? ", %lld" : "%lld",
                                      (long long)idx[d] + 1);
-                drv_located(c->path, line, 1,
-                            "the entries at (%s) on lines %lld and %lld sum to %s, beyond the "
-                            "range of a double",
-                            at, (long long)c->line[e], (long long)line, sum > 0 ? "inf" : "-inf");
+                drv_coords_defer(c, line, 1,
+                                 "the entries at (%s) on lines %lld and %lld sum to %s, beyond the "
+                                 "range of a double",
+                                 at, (long long)c->line[e], (long long)line,
+                                 sum > 0 ? "inf" : "-inf");
             }
             c->val[e] = sum;
             return;
@@ -92,6 +128,7 @@ static DRV_UNUSED void drv_coords_free(drv_coords *c)
     free(c->val);
     free(c->line);
     free(c->table);
+    free(c->err);
     memset(c, 0, sizeof *c);
 }
 
@@ -156,6 +193,60 @@ static DRV_UNUSED int64_t drv_index_field(const char *path, int64_t line, drv_fi
     return 0;
 }
 
+/* Refuses a text that is not UTF-8, as spf's reader does: at the line and
+ * column (in characters) of the first byte of the first invalid sequence
+ * (overlong forms, surrogates and code points beyond U+10FFFF included). */
+static DRV_UNUSED void drv_check_utf8(const char *path, const char *text, size_t len)
+{
+    const unsigned char *u = (const unsigned char *)text;
+    size_t k = 0;
+    while (k < len) {
+        unsigned c = u[k];
+        size_t n = c < 0x80 ? 0 : c >= 0xC2 && c <= 0xDF ? 1 : c >= 0xE0 && c <= 0xEF ? 2
+                                                     : c >= 0xF0 && c <= 0xF4 ? 3
+                                                                              : 4;
+        size_t m;
+        int ok = n < 4 && k + n < len;
+        for (m = 1; ok && m <= n; m++) {
+            unsigned b = u[k + m];
+            unsigned lo = 0x80, hi = 0xBF;
+            if (m == 1 && c == 0xE0)
+                lo = 0xA0;
+            else if (m == 1 && c == 0xED)
+                hi = 0x9F;
+            else if (m == 1 && c == 0xF0)
+                lo = 0x90;
+            else if (m == 1 && c == 0xF4)
+                hi = 0x8F;
+            ok = b >= lo && b <= hi;
+        }
+        if (!ok) {
+            int64_t line, col;
+            drv_end_position(text, text + k, &line, &col);
+            drv_located(path, line, col, "the file is not valid UTF-8 text");
+        }
+        k += n + 1;
+    }
+}
+
+/* Where a Matrix Market file's header ends: after the banner line, the
+ * comment and blank lines that follow it, and the size line (the end of
+ * the text when it ends before). spf's reader checks the header to be
+ * UTF-8 before it reads it, and the rest before the body. */
+static DRV_UNUSED size_t drv_mtx_header_end(const char *text, size_t len)
+{
+    const char *p = text, *end = text + len, *s, *e;
+    int done = 0;
+    drv_next_line(&p, end, &done, &s, &e);
+    while (drv_next_line(&p, end, &done, &s, &e)) {
+        while (s < e && drv_space(*s))
+            s++;
+        if (s < e && *s != '%')
+            break;
+    }
+    return (size_t)(p - text);
+}
+
 #define DRV_BANNER_HELP                                                                   \
     "`%%%%MatrixMarket matrix coordinate|array real|integer|pattern "                      \
     "general|symmetric|skew-symmetric`"
@@ -185,11 +276,13 @@ static DRV_UNUSED void drv_read_mtx(const char *path, drv_coords *c)
     memset(&given, 0, sizeof given);
     given.order = 2;
     c->path = given.path = path;
-    /* The banner. */
+    drv_check_utf8(path, text, drv_mtx_header_end(text, len));
+    /* The banner, first in the file (spf tells a Matrix Market file by
+     * it). */
     drv_next_line(&p, end, &done, &s, &e);
     number = 1;
     drv_split(s, e, 1, &l);
-    if (l.count == 0 || !drv_field_is(l.f[0], "%%MatrixMarket"))
+    if (l.count == 0 || !drv_field_is(l.f[0], "%%MatrixMarket") || l.f[0].col != 1)
         drv_located(path, 1, l.count ? l.f[0].col : 1,
                     "the file does not start with the Matrix Market banner " DRV_BANNER_HELP);
     if (l.count < 2)
@@ -308,6 +401,7 @@ static DRV_UNUSED void drv_read_mtx(const char *path, drv_coords *c)
     }
     c->dims[0] = counts[0];
     c->dims[1] = counts[1];
+    drv_check_utf8(path, text, len);
     fields_wanted = field_kind == 2 ? 2 : 3;
     layout = field_kind == 2 ? "`row column`" : "`row column value`";
     what = array ? "values" : "entries";
@@ -375,19 +469,29 @@ static DRV_UNUSED void drv_read_mtx(const char *path, drv_coords *c)
              * file also gives would be summed into both positions. */
             int64_t at = drv_coords_find(&given, mirror);
             if (at != 0)
-                drv_located(path, number, l.f[0].col,
-                            "entry (%lld, %lld) mirrors the entry (%lld, %lld) of line %lld: a "
-                            "symmetric file lists one triangle, and expanding both would add "
-                            "them into both positions; keep one of them, or declare the matrix "
-                            "general",
-                            (long long)idx[0] + 1, (long long)idx[1] + 1, (long long)idx[1] + 1,
-                            (long long)idx[0] + 1, (long long)given.val[at - 1]);
+                drv_coords_defer(c, number, l.f[0].col,
+                                 "entry (%lld, %lld) mirrors the entry (%lld, %lld) of line %lld: a "
+                                 "symmetric file lists one triangle, and expanding both would add "
+                                 "them into both positions; keep one of them, or declare the "
+                                 "matrix general",
+                                 (long long)idx[0] + 1, (long long)idx[1] + 1,
+                                 (long long)idx[1] + 1, (long long)idx[0] + 1,
+                                 (long long)given.val[at - 1]);
             if (drv_coords_find(&given, idx) == 0)
                 drv_coords_add(&given, idx, (double)number, number);
         }
         drv_coords_add(c, idx, v, number);
-        if (kind != 0 && idx[0] != idx[1])
-            drv_coords_add(c, mirror, kind == 2 ? -v : v, number);
+        if (kind != 0 && idx[0] != idx[1]) {
+            /* The mirror holds the triangle's sum (negated when skew), as
+             * spf's reader sums a file's duplicates before it mirrors them:
+             * -(0 + -0) is -0, not -0 + 0. */
+            const int64_t at = drv_coords_find(c, idx), back = drv_coords_find(c, mirror);
+            const double m = kind == 2 ? -c->val[at - 1] : c->val[at - 1];
+            if (back == 0)
+                drv_coords_add(c, mirror, m, number);
+            else
+                c->val[back - 1] = m;
+        }
     }
     drv_coords_free(&given);
     if (read < counts[2]) {
@@ -396,6 +500,7 @@ static DRV_UNUSED void drv_read_mtx(const char *path, drv_coords *c)
         drv_located(path, el, ec, "the file ends after %lld of the %lld %s announced on line %lld",
                     (long long)read, (long long)counts[2], what, (long long)size.number);
     }
+    drv_coords_report(c);
     free(text);
 }
 
@@ -411,6 +516,7 @@ static DRV_UNUSED void drv_read_tns(const char *path, drv_coords *c)
     drv_line l;
     memset(c, 0, sizeof *c);
     c->path = path;
+    drv_check_utf8(path, text, len);
     while (drv_next_line(&p, end, &done, &s, &e)) {
         const char *hash = memchr(s, '#', (size_t)(e - s));
         int n;
@@ -448,6 +554,7 @@ static DRV_UNUSED void drv_read_tns(const char *path, drv_coords *c)
         drv_located(path, 1, 1,
                     "the file is empty: it lists no entries, and a FROSTT file tells its number "
                     "of modes and its extents only by its entries");
+    drv_coords_report(c);
     free(text);
 }
 
@@ -673,7 +780,9 @@ static DRV_UNUSED char *drv_json_string(drv_json *j)
     return out;
 }
 
-/* A number: returns 1 for an integer (*i), 0 for a real (*r). */
+/* A number: returns 1 for an integer (*i), 0 for a real (*r), 2 for an
+ * integer beyond 64 bits that fits 64 unsigned bits (*r; serde_json's
+ * u64, which spf refuses in an array, where a longer one is a real). */
 static DRV_UNUSED int drv_json_number(drv_json *j, int64_t *i, double *r)
 {
     const char *s, *q;
@@ -716,10 +825,12 @@ static DRV_UNUSED int drv_json_number(drv_json *j, int64_t *i, double *r)
         f.p = s;
         f.n = (size_t)(q - s);
         f.col = 0;
-        if (drv_parse_i64(f, i) != 0)
-            integer = 0; /* beyond 64 bits: a real, as serde_json reads it */
+        if (drv_parse_i64(f, i) != 0) {
+            /* beyond 64 bits: a real, as serde_json reads it, unless it is a u64 */
+            integer = *s != '-' && (q - s < 20 || (q - s == 20 && memcmp(s, "18446744073709551615", 20) <= 0)) ? 2 : 0;
+        }
     }
-    if (!integer) {
+    if (integer != 1) {
         *r = strtod(s, NULL);
         if (!isfinite(*r))
             drv_json_error(j, "invalid JSON: number out of range");
@@ -784,7 +895,7 @@ static DRV_UNUSED void drv_read_json(const char *path, drv_inst *x)
                             drv_json_error(&j, "duplicate symbol \"%s\"", name);
                         {
                             const char *at = j.p;
-                            if (!drv_json_number(&j, &v, &r)) {
+                            if (drv_json_number(&j, &v, &r) != 1) {
                                 j.p = at;
                                 drv_json_error(&j, "at `symbols.%s`: expected an integer", name);
                             }
@@ -833,7 +944,19 @@ static DRV_UNUSED void drv_read_json(const char *path, drv_inst *x)
                                 if (j.p >= j.end || (*j.p != '-' && (*j.p < '0' || *j.p > '9')))
                                     drv_json_error(&j, "at `arrays.%s[%lld]`: expected a number, found %s",
                                                    name, (long long)n, drv_json_what(&j));
-                                is_int = drv_json_number(&j, &v, &r);
+                                {
+                                    const char *at = j.p;
+                                    is_int = drv_json_number(&j, &v, &r);
+                                    if (is_int == 2) {
+                                        j.p = at;
+                                        drv_json_error(&j,
+                                                       "at `arrays.%s[%lld]`: the integer %.20s, which is "
+                                                       "beyond the 64-bit range (at most "
+                                                       "9223372036854775807); write a value with a "
+                                                       "decimal point if it is a real",
+                                                       name, (long long)n, at);
+                                    }
+                                }
                                 if (n == cap) {
                                     cap *= 2;
                                     if (all_int)
@@ -894,7 +1017,7 @@ static DRV_UNUSED void drv_read_json(const char *path, drv_inst *x)
                         seen |= bit;
                         drv_json_expect(&j, ':', "`:`");
                         drv_json_ws(&j);
-                        if (!drv_json_number(&j, &v, &r) || (v != 32 && v != 64))
+                        if (drv_json_number(&j, &v, &r) != 1 || (v != 32 && v != 64))
                             drv_json_error(&j, "at `index_width`: expected 32 or 64");
                         if (v < narrowest)
                             narrowest = (int)v;
@@ -907,7 +1030,7 @@ static DRV_UNUSED void drv_read_json(const char *path, drv_inst *x)
                                            "\"coordinates\", once each");
                     x->width = narrowest;
                 } else {
-                    if (!drv_json_number(&j, &v, &r) || (v != 32 && v != 64))
+                    if (drv_json_number(&j, &v, &r) != 1 || (v != 32 && v != 64))
                         drv_json_error(&j, "at `index_width`: expected 32 or 64");
                     x->width = (int)v;
                 }

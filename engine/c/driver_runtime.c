@@ -444,10 +444,12 @@ static DRV_UNUSED int64_t drv_bytes(const drv_inst *x, const char *const *positi
 #define DRV_FITS_32(v) ((v) <= INT32_MAX && (v) >= -INT32_MAX)
 
 /* 1 when every size of instance x fits 32-bit indices: each symbol, each
- * array's length and each index value at most 2^31 - 1 in magnitude;
+ * array's length and each value of an index array (every array but
+ * `values`, the value array) at most 2^31 - 1 in magnitude;
  * otherwise 0, with the first that does not described in what[0..size)
  * and its value in *value. */
-static DRV_UNUSED int drv_fits_32(const drv_inst *x, char *what, size_t size, int64_t *value)
+static DRV_UNUSED int drv_fits_32(const drv_inst *x, const char *values, char *what, size_t size,
+                                  int64_t *value)
 {
     int64_t k, e;
     for (k = 0; k < x->nsym; k++)
@@ -463,6 +465,9 @@ static DRV_UNUSED int drv_fits_32(const drv_inst *x, char *what, size_t size, in
             *value = a->len;
             return 0;
         }
+        /* The value array's values are not indices. */
+        if (strcmp(a->name, values) == 0)
+            continue;
         for (e = 0; !a->real && a->i32 == NULL && e < a->len; e++)
             if (!DRV_FITS_32(a->i[e])) {
                 snprintf(what, size, "%s[%lld]", a->name, (long long)e);
@@ -503,6 +508,14 @@ static DRV_UNUSED void drv_index_overflow(const char *what, int64_t n)
             "%s: %s is %lld: more than 32-bit indices hold (2147483647); build with "
             "--index-width 64\n",
             drv_prog, what, (long long)n);
+    exit(2);
+}
+
+/* SPF_DIE: the runtime stops on its input (extents beyond what its
+ * counting sort counts), with the words of spf convert's message. */
+static DRV_UNUSED void drv_runtime_stop(const char *what, int64_t value)
+{
+    fprintf(stderr, "%s: spf runtime: %s (%lld)\n", drv_prog, what, (long long)value);
     exit(2);
 }
 
@@ -637,16 +650,22 @@ static DRV_UNUSED void drv_end_position(const char *text, const char *end, int64
     *col = drv_chars(last, end) + 1;
 }
 
-/* Field text as a NUL-terminated string (for messages and strtod). */
+/* Field text as a NUL-terminated string (for messages and names), whole
+ * as spf's messages quote it; the last four stay valid. */
 static DRV_UNUSED const char *drv_text(drv_field f)
 {
-    static char buf[4][256];
+    static char *buf[4];
+    static size_t cap[4];
     static int which;
-    char *b = buf[which++ & 3];
-    size_t n = f.n < 255 ? f.n : 255;
-    memcpy(b, f.p, n);
-    b[n] = '\0';
-    return b;
+    const int w = which++ & 3;
+    if (cap[w] < f.n + 1) {
+        cap[w] = f.n + 1 > 256 ? f.n + 1 : 256;
+        free(buf[w]);
+        buf[w] = drv_alloc((int64_t)cap[w], 1);
+    }
+    memcpy(buf[w], f.p, f.n);
+    buf[w][f.n] = '\0';
+    return buf[w];
 }
 
 /* 0: ok; 1: not an integer; 2: out of the 64-bit range. */
@@ -688,6 +707,11 @@ static DRV_UNUSED int drv_parse_f64(drv_field f, double *out)
     char *endp;
     memcpy(buf, f.p, f.n);
     buf[f.n] = '\0';
+    /* A NUL byte would end the text strtod reads: it is not a number. */
+    if (memchr(f.p, '\0', f.n) != NULL) {
+        result = 1;
+        goto done;
+    }
     if (buf[k] == '+' || buf[k] == '-')
         k++;
     {

@@ -540,8 +540,12 @@ impl Instance {
                         // Every item is a number, read from its text as the
                         // nearest double (`strict_json`); one beyond the
                         // range of a double has none.
+                        // `-0` is the integer 0, whose double is +0.0.
                         let reals = items.iter().enumerate().map(|(k, x)| {
-                            x.as_f64().ok_or_else(|| {
+                            let real = x
+                                .as_f64()
+                                .map(|r| if r == 0.0 && x.is_i64() { 0.0 } else { r });
+                            real.ok_or_else(|| {
                                 structure(
                                     format!("arrays.{name}[{k}]"),
                                     format!("{} is beyond the range of a double", describe(x)),

@@ -2,6 +2,7 @@
 
 #![allow(dead_code)]
 
+pub mod outcome;
 pub mod report;
 
 use std::path::{Path, PathBuf};

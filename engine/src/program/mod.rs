@@ -253,7 +253,12 @@ pub fn driver_source(
          /* A size a 32-bit conversion computes that does not fit its indices:\n \
          * drv_index_overflow reports it and exits with status 2. */\n\
          static void drv_index_overflow(const char *what, int64_t n);\n\
-         #define SPF_INDEX_OVERFLOW(what, n) drv_index_overflow((what), (n))\n\n",
+         #define SPF_INDEX_OVERFLOW(what, n) drv_index_overflow((what), (n))\n\n\
+         /* A stop of the runtime (extents its counting sort cannot count) is\n \
+         * the input's, as in spf convert: drv_runtime_stop reports it and exits\n \
+         * with status 2. */\n\
+         static void drv_runtime_stop(const char *what, int64_t value) __attribute__((noreturn));\n\
+         #define SPF_DIE(what, value) drv_runtime_stop((what), (value))\n\n",
     );
     let (check, complete) = source_check(src)?;
     if complete {
@@ -691,6 +696,13 @@ pub(crate) fn source_check(src: &Descriptor) -> Result<(String, bool), Error> {
             c_str(s)
         );
         let _ = writeln!(f, "    (void)s{k};");
+        if src.dense.contains(s) {
+            let _ = writeln!(
+                f,
+                "    if (s{k} < 0)\n        drv_die(\"%s: symbol `%s` is a dimension of the tensor, so it cannot be negative (%lld)\", ctx, {}, (long long)s{k});",
+                c_str(s)
+            );
+        }
         locals.insert(s.clone(), format!("s{k}"));
     }
     for u in &src.ufs {
@@ -705,14 +717,16 @@ pub(crate) fn source_check(src: &Descriptor) -> Result<(String, bool), Error> {
             f,
             "        if (a->real)\n            drv_die(\"%s: %s is an index array and must hold integers, but it holds reals\", ctx, a->name);"
         );
-        // The range: the affine constraints of a single conjunction.
+        // The range: the affine constraints of a single conjunction,
+        // evaluated in 128 bits (`-y + NNZ` leaves 64 bits when `y` is far
+        // below 0).
         let mut conds = Vec::new();
         if let [conj] = u.range.conjunctions() {
             if conj.num_exists() == 0 {
                 for k in conj.constraints() {
                     let mut atom = |a: &Atom| match a {
-                        Atom::Var(Var::Tuple(0)) => Some("y".to_string()),
-                        Atom::Sym(s) => locals.get(s).cloned(),
+                        Atom::Var(Var::Tuple(0)) => Some("(drv_wide)y".to_string()),
+                        Atom::Sym(s) => locals.get(s).map(|l| format!("(drv_wide){l}")),
                         _ => None,
                     };
                     if let Some(e) = c_expr(k.expr(), &mut atom) {
@@ -1133,7 +1147,9 @@ fn size_expr(
     let d = comp.space(space)?;
     let mut extents = Vec::new();
     for e in &d.extents {
-        extents.push(extent_expr(e, values, arrays)?);
+        // In 128 bits: `NR + 1` leaves 64 when NR is near 2^63.
+        let wide = extent_expr(e, values, arrays, true)?;
+        extents.push(format!("drv_extent(ctx, {}, {wide})", c_str(space)));
     }
     if extents.is_empty() {
         return Some("1".into());
@@ -1146,19 +1162,23 @@ fn size_expr(
     ))
 }
 
+/// An extent as a C expression, its terms `drv_wide` when `wide` (an
+/// index into an array is not).
 fn extent_expr(
     e: &Expr,
     values: &BTreeMap<String, String>,
     arrays: &BTreeMap<String, (String, String)>,
+    wide: bool,
 ) -> Option<String> {
+    let cast = if wide { "(drv_wide)" } else { "" };
     let mut atom = |a: &Atom| -> Option<String> {
         match a {
-            Atom::Sym(s) => values.get(s).cloned(),
+            Atom::Sym(s) => values.get(s).map(|v| format!("{cast}{v}")),
             Atom::Uf(name, args) if args.len() == 1 => {
                 let (local, len) = arrays.get(name)?;
-                let index = extent_expr(&args[0], values, arrays)?;
+                let index = extent_expr(&args[0], values, arrays, false)?;
                 Some(format!(
-                    "drv_at(ctx, {}, {local}, {len}, {index})",
+                    "{cast}drv_at(ctx, {}, {local}, {len}, {index})",
                     c_str(name)
                 ))
             }

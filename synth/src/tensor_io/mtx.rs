@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::mem::MaybeUninit;
 
-use super::duplicates::{has_repeated_keys, merge_duplicates};
+use super::duplicates::{has_repeated_keys, merge_duplicates, Overflow};
 use super::text::{
     as_text, capacity, decode, end_position, fast_int, fast_real, fast_uint, is_space, line_of,
     parse_count, parse_index, parse_int, parse_real, skip_spaces, Field, Line, Lines,
@@ -667,7 +667,8 @@ fn entry_positions(lines: Lines<'_>, wanted: &[usize]) -> Vec<(usize, usize)> {
 }
 
 /// Sums the duplicates of a symmetric file's entries (by their position in
-/// one triangle) and refuses an entry whose mirror the file also gives;
+/// one triangle; a sum beyond the range of a double is refused, as in a
+/// general file) and refuses an entry whose mirror the file also gives;
 /// `body_start` is the first line of the body, to locate that error.
 fn merge_symmetric<I: IndexInt>(
     body: &mut Body<I>,
@@ -694,7 +695,19 @@ fn merge_symmetric<I: IndexInt>(
     for e in 0..body.values.len() {
         let (i, j): (i64, i64) = (body.rows[e].into(), body.cols[e].into());
         match seen.get(&(i.max(j), i.min(j))) {
-            Some(&(at, _)) if body.rows[at].into() == i => body.values[at] += body.values[e],
+            Some(&(at, first)) if body.rows[at].into() == i => {
+                let sum = body.values[at] + body.values[e];
+                if !sum.is_finite() {
+                    let lines = body_start.clone().filter(|(_, raw)| !skipped(raw));
+                    let overflow = Overflow {
+                        at: vec![i, j],
+                        entries: [first, e],
+                        sum,
+                    };
+                    return Err(overflow.error(lines.map(|(n, _)| n)));
+                }
+                body.values[at] = sum;
+            }
             Some(&(_, first)) => {
                 let p = entry_positions(body_start.clone(), &[first, e]);
                 return Err(err(

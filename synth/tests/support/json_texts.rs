@@ -21,6 +21,34 @@ impl Rng {
         self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
     }
 
+    /// A draw from `0..n` (0 when `n` is 0).
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.next() % n.max(1)
+    }
+
+    /// A value: mostly ordinary, often one a reader gets wrong (the least
+    /// subnormal, random subnormals, ±0.0, values near the top of the
+    /// double range, the least normal).
+    pub fn value(&mut self) -> f64 {
+        match self.below(10) {
+            0 => 5e-324,
+            1 => f64::from_bits(1 + self.below(1 << 52)),
+            2 => -f64::from_bits(1 + self.below(1 << 52)),
+            3 => 0.0,
+            4 => -0.0,
+            5 => f64::MAX / (1 + self.below(8)) as f64,
+            6 => f64::MIN_POSITIVE,
+            _ => {
+                let x = f64::from_bits(self.next() >> 2);
+                if x.is_finite() {
+                    x
+                } else {
+                    1.5
+                }
+            }
+        }
+    }
+
     /// A finite double with uniformly random bits: every exponent equally
     /// likely, so about one in 2,000 is subnormal.
     pub fn double(&mut self) -> f64 {
