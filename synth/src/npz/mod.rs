@@ -27,6 +27,7 @@
 //! against the descriptor (lengths, ranges, rules), as a JSON instance.
 
 pub mod arrays;
+mod canonical;
 pub mod in_place;
 pub mod layout;
 
@@ -305,10 +306,6 @@ fn read_scipy<R: Read + Seek>(
         recorded.note(t.index_kind(&uf.name), width);
         arrays.insert(uf.name.clone(), one_d_index(a, &uf.name)?);
     }
-    for (symbol, array) in &layout.counts {
-        let len = arrays.get(*array).map_or(0, Values::len);
-        symbols.insert(symbol.to_string(), len as i64);
-    }
     let values = match layout.transform {
         Transform::Copy => {
             if block.is_none() && data.shape.len() != 1 {
@@ -317,10 +314,16 @@ fn read_scipy<R: Read + Seek>(
                     format!("has shape {:?}, but it is a 1-d array", data.shape),
                 ));
             }
-            data.values
+            let mut values = data.values;
+            canonical::canonical(format, block, &mut arrays, &mut values, &shape)?;
+            values
         }
         Transform::DiaByColumn => dia_from_scipy(&layout, &mut arrays, data, shape[0])?,
     };
+    for (symbol, array) in &layout.counts {
+        let len = arrays.get(*array).map_or(0, Values::len);
+        symbols.insert(symbol.to_string(), len as i64);
+    }
     arrays.insert(t.data_name.clone(), Values::Real(values));
     // Template names -> the descriptor's.
     let back = |name: &String| {
