@@ -164,6 +164,42 @@ fn one_d_shaped(shape: &[u64], key: &str) -> Result<(), NpzError> {
     Ok(())
 }
 
+/// The block shape of a scipy `bsr` archive (its `data` is `nnzb × R ×
+/// C`); `None` for any other archive, and for one that cannot be read
+/// (whose reading then says why).
+pub fn bsr_block<R: Read + Seek>(reader: R) -> Option<(i64, i64)> {
+    let mut zip = ZipArchive::new(reader).ok()?;
+    let format = arrays::read_text(&mut zip, "format").ok()??;
+    if !format.eq_ignore_ascii_case("bsr") {
+        return None;
+    }
+    match arrays::shape_of(&mut zip, "data")?.as_slice() {
+        [_, r, c] => Some((i64::try_from(*r).ok()?, i64::try_from(*c).ok()?)),
+        _ => None,
+    }
+}
+
+/// The source format a scipy `bsr` archive of `block`-shaped blocks reads
+/// as when `d` is named: BCSR of that block shape
+/// ([`crate::builtin::block_format_text`]) when `d` is BCSR of another
+/// ([`crate::builtin::is_builtin`]); `None` when `d` reads it as it is or
+/// is a descriptor of the user's (whose message then names the format).
+pub fn block_source(d: &Descriptor, block: (i64, i64)) -> Option<Descriptor> {
+    let (l, _) = layout_of(d)?;
+    if l.format != "bsr" || l.block == Some(block) || !crate::builtin::is_builtin(d) {
+        return None;
+    }
+    scipy_layout("bsr", Some(block), 2)?;
+    crate::builtin::load_format(&crate::builtin::block_format_name(block)).ok()
+}
+
+/// [`block_source`] for the `.npz` file at `path` ([`bsr_block`]); `None`
+/// for a file that is not such an archive.
+pub fn block_source_file(d: &Descriptor, path: &std::path::Path) -> Option<Descriptor> {
+    let file = std::fs::File::open(path).ok()?;
+    block_source(d, bsr_block(std::io::BufReader::new(file))?)
+}
+
 /// The built-in formats with scipy layout `format` (of `block`-shaped
 /// blocks, for `bsr`), for messages.
 fn builtins_with(format: &str, block: Option<(i64, i64)>) -> Vec<&'static str> {
@@ -189,26 +225,28 @@ fn layout_mismatch(d: &Descriptor, format: &str, block: Option<(i64, i64)>) -> S
     if let (Some((own_format, Some(own_block))), Some(block)) = (own, block) {
         if own_format == format {
             return format!(
-                "the archive holds a scipy `{format}` matrix{what}, but {} stores {}; save it \
-                 with blocksize={:?}, or name a format of {} (a descriptor like {}'s with its \
-                 block size changed)",
+                "the archive holds a scipy `{format}` matrix{what}, but {} stores {}; name the \
+                 source {} (BCSR with {}), or save it with blocksize={:?}",
                 d.name,
                 blocks(own_block),
-                own_block,
+                crate::builtin::block_format_name(block),
                 blocks(block),
-                d.name
+                own_block,
             );
         }
     }
-    let hint = match builtins_with(format, block)[..] {
-        [] => format!(
-            "no built-in format has it{}",
-            if block.is_some() {
-                "; a descriptor of a block format of that block size has it"
-            } else {
-                ""
-            }
-        ),
+    let mut with: Vec<String> = builtins_with(format, block)
+        .into_iter()
+        .map(String::from)
+        .collect();
+    // Every block shape has its BCSR.
+    if let Some(name) = block.map(crate::builtin::block_format_name) {
+        if !with.contains(&name) {
+            with.push(name);
+        }
+    }
+    let hint = match with[..] {
+        [] => "no built-in format has it".to_string(),
         ref with => format!("the built-in formats with that layout: {}", with.join(", ")),
     };
     format!(
