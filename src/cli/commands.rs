@@ -228,6 +228,7 @@ pub fn dump(
             target.shown()
         )));
     }
+    let d = super::instance_file::source_format(d, input);
     let inst = super::instance_file::read_instance(&d, input)?;
     super::instance_file::write_coordinates(&d, &inst, &target)
 }

@@ -178,15 +178,16 @@ pub fn convert(
     target: &Target<'_>,
     runner: &Runner,
     symmetry: Symmetry,
+    drop_zeros: bool,
 ) -> Result<(), CliError> {
-    let sd = load_format(src)?;
+    let sd = super::instance_file::source_format(load_format(src)?, input);
     let dd = load_format(dst)?;
     let options = ReadOptions {
         symmetry,
         narrow: runner.reads_narrow(),
         ..ReadOptions::default()
     };
-    runner.exactly(&|| convert_once(&sd, &dd, input, target, runner, &options))
+    runner.exactly(&|| convert_once(&sd, &dd, input, target, runner, &options, drop_zeros))
 }
 
 /// One attempt of [`convert`] from `sd` to `dd` (a result whose
@@ -199,6 +200,7 @@ fn convert_once(
     target: &Target<'_>,
     runner: &Runner,
     options: &ReadOptions,
+    drop_zeros: bool,
 ) -> Result<(), CliError> {
     // Synthesis needs no input: it runs on a thread of its own while the
     // input is read and checked (an error of the input is reported first).
@@ -225,7 +227,10 @@ fn convert_once(
     });
     let source = source?;
     let s = &synthesized?;
-    let result = runner.convert(s, sd, dd, source)?;
+    let mut result = runner.convert(s, sd, dd, source)?;
+    if drop_zeros {
+        result = super::zeros::drop_zeros(dd, result, runner, &target.shown())?;
+    }
     let shown = target
         .path
         .map_or("the result".into(), |p| p.display().to_string());

@@ -11,7 +11,10 @@
 //! `_is_array` (so `load_npz` returns a sparse array). Index arrays are
 //! int32 when every index and extent fits, int64 otherwise, as scipy
 //! chooses; values are float64. Reading accepts what `save_npz` writes at
-//! any index width, compressed or not, and any integer or real dtype.
+//! any index width, compressed or not, and any integer or real dtype, and
+//! reads it as scipy means it: unsorted rows sorted, duplicates summed
+//! (`canonical`); a `bsr` of any block shape reads as the BCSR of that
+//! shape ([`block_source`]).
 //!
 //! # The generic layout
 //!
