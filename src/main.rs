@@ -335,10 +335,9 @@ fn main() -> ExitCode {
             } else {
                 spf::synth::tensor_io::Symmetry::Expand
             };
-            Target::new(path(output), *to, OutputKind::Json)
-                .and_then(|target| {
-                    conversion::convert(src, dst, input, &target, &runner, symmetry, *drop_zeros)
-                })
+            Target::new(path(output), *to, OutputKind::Json).and_then(|target| {
+                conversion::convert(src, dst, input, &target, &runner, symmetry, *drop_zeros)
+            })
         }
         Command::Build {
             src,

@@ -234,11 +234,7 @@ fn scipy_files_convert_as_scipy_means_them() {
     let run = spf(&["convert", "csr", "csc", s(&unsorted), "-o", s(&out)]);
     assert!(run.status.success(), "{}", text(&run.stderr));
     // Summed, sorted, and the explicit zero kept.
-    let want = vec![
-        (vec![0, 0], 2.0),
-        (vec![0, 2], 4.0),
-        (vec![1, 1], 0.0),
-    ];
+    let want = vec![(vec![0, 0], 2.0), (vec![0, 2], 4.0), (vec![1, 1], 0.0)];
     assert_eq!(listed(&out), want);
     let blocks = dir.join("blocks.npz");
     scipy_file(
@@ -259,7 +255,14 @@ fn scipy_files_convert_as_scipy_means_them() {
     assert_eq!(entries[&vec![1, 1]], 8.0);
     assert_eq!(entries.len(), 8);
     let out = dir.join("eye.mtx");
-    let run = spf(&["convert", "bcsr", "csr", s(&fixture("bsr3.npz")), "-o", s(&out)]);
+    let run = spf(&[
+        "convert",
+        "bcsr",
+        "csr",
+        s(&fixture("bsr3.npz")),
+        "-o",
+        s(&out),
+    ]);
     assert!(run.status.success(), "{}", text(&run.stderr));
     let eye: Vec<(Vec<i64>, f64)> = (0..3).map(|i| (vec![i, i], 1.0)).collect();
     assert_eq!(listed(&out), eye);

@@ -20,10 +20,10 @@ pub mod native_check;
 pub mod output;
 pub mod prefault;
 pub mod progress;
-pub mod zeros;
 /// What a test reports beyond passing or failing: a missing prerequisite,
 /// a host feature its host-only part lacks (the file every crate's tests
 /// share).
 #[cfg(test)]
 #[path = "../../tests/common/report.rs"]
 pub mod report;
+pub mod zeros;

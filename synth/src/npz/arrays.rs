@@ -51,7 +51,10 @@ fn open<'a, R: Read + Seek>(
 /// The shape of member `key` (read from its header alone); `None` when
 /// the archive has no such member or it cannot be read.
 pub(super) fn shape_of<R: Read + Seek>(zip: &mut ZipArchive<R>, key: &str) -> Option<Vec<u64>> {
-    open(zip, key).ok().flatten().map(|npy| npy.shape().to_vec())
+    open(zip, key)
+        .ok()
+        .flatten()
+        .map(|npy| npy.shape().to_vec())
 }
 
 /// Whether the archive has member `key.npy`.
