@@ -778,6 +778,51 @@ fn a_bsr_of_any_block_shape_reads_as_bcsr_of_that_shape() {
     let mut two = format("bcsr2x2");
     two.name = "BCSR".into();
     assert_eq!(two, format("bcsr"));
+    // 1 × 1 blocks (what scipy gives a matrix of odd extents) are a csr's
+    // arrays; a block of one row or column names what to do instead.
+    // The 2 × 2 matrix with 1.0 at (0, 1) and 2.0 at (1, 0), one block
+    // per block row.
+    let one = |r: i64, c: i64, bcol: Vec<i64>, a: Vec<f64>| {
+        let d = format(&format!("bcsr{r}x{c}"));
+        let inst = Instance {
+            format: d.name.clone(),
+            symbols: [("NR", 2), ("NC", 2), ("NNZB", 2)]
+                .map(|(k, v)| (k.to_string(), v))
+                .into(),
+            arrays: [
+                ("browptr", Values::Int(vec![0, 1, 2])),
+                ("bcol", Values::Int(bcol)),
+                ("A", Values::Real(a)),
+            ]
+            .map(|(k, v)| (k.to_string(), v))
+            .into(),
+            index_width: None,
+        };
+        write(&d, &inst).0
+    };
+    assert_eq!(
+        synth::npz::block_source(&format("bcsr"), (1, 1)),
+        Some(format("csr"))
+    );
+    let csr = format("csr");
+    let as_csr = read(&one(1, 1, vec![1, 0], vec![1.0, 2.0]), &csr).expect("a csr");
+    validate(&csr, &as_csr).expect("valid");
+    let want: BTreeMap<Vec<i64>, f64> = [(vec![0, 1], 1.0), (vec![1, 0], 2.0)].into();
+    assert_eq!(nonzeros(&csr, &as_csr), want);
+    let e = read(
+        &one(1, 2, vec![0, 0], vec![0.0, 1.0, 2.0, 0.0]),
+        &format("bcsr"),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        e.contains(
+            "spf's BCSR converts blocks of two rows and two columns or more, and these \
+                    are 1 × 2: save it as a csr (`tocsr()`), or save it with blocksize=(2, 2)"
+        ),
+        "{e}"
+    );
+    assert!(synth::npz::block_source(&format("bcsr"), (2, 1)).is_none());
     // The derived format writes scipy's layout of its blocks.
     let (again, written) = write(&derived, &inst);
     assert_eq!(written, Written::Scipy("bsr"));

@@ -35,8 +35,8 @@ cases = [
     ("csc", "csc", lambda m: sp.csc_array(m)),
     ("coo", "coo", lambda m: sp.coo_array(m)),
     ("bsr", "bcsr", lambda m: sp.bsr_array(m, blocksize=(2, 2))),
-    # Named bcsr, read as BCSR of 1 x 2 blocks (bcsr1x2).
-    ("bsr", "bcsr", lambda m: sp.bsr_array(m, blocksize=(1, 2))),
+    # Named bcsr, read as BCSR of 5 x 4 blocks (bcsr5x4).
+    ("bsr", "bcsr", lambda m: sp.bsr_array(m, blocksize=(5, 4))),
     ("dia", "dia", lambda m: sp.dia_array(m)),
 ]
 for fmt, name, build in cases:

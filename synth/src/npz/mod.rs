@@ -193,7 +193,37 @@ pub fn block_source(d: &Descriptor, block: (i64, i64)) -> Option<Descriptor> {
         return None;
     }
     scipy_layout("bsr", Some(block), 2)?;
-    crate::builtin::load_format(&crate::builtin::block_format_name(block)).ok()
+    crate::builtin::load_format(&block_reader(block)?).ok()
+}
+
+/// The built-in format that reads a scipy `bsr` of `block`-shaped blocks:
+/// CSR for 1 × 1 blocks (the same arrays), `bcsrRxC` for blocks of two
+/// rows and two columns or more; `None` for a block of one row or one
+/// column, whose BCSR does not synthesize.
+fn block_reader((r, c): (i64, i64)) -> Option<String> {
+    match (r, c) {
+        (1, 1) => Some("csr".into()),
+        (1, _) | (_, 1) => None,
+        _ => Some(crate::builtin::block_format_name((r, c))),
+    }
+}
+
+/// What to name for a scipy `bsr` of `block`-shaped blocks, in messages.
+fn block_remedy(block: (i64, i64)) -> String {
+    match block_reader(block) {
+        Some(name) if name == "csr" => {
+            "name the source csr (a bsr of 1 × 1 blocks is a csr)".into()
+        }
+        Some(name) => format!(
+            "name the source {name} (BCSR with {} × {} blocks)",
+            block.0, block.1
+        ),
+        None => format!(
+            "spf's BCSR converts blocks of two rows and two columns or more, and these are \
+             {} × {}: save it as a csr (`tocsr()`)",
+            block.0, block.1
+        ),
+    }
 }
 
 /// [`block_source`] for the `.npz` file at `path` ([`bsr_block`]); `None`
@@ -228,12 +258,11 @@ fn layout_mismatch(d: &Descriptor, format: &str, block: Option<(i64, i64)>) -> S
     if let (Some((own_format, Some(own_block))), Some(block)) = (own, block) {
         if own_format == format {
             return format!(
-                "the archive holds a scipy `{format}` matrix{what}, but {} stores {}; name the \
-                 source {} (BCSR with {}), or save it with blocksize={:?}",
+                "the archive holds a scipy `{format}` matrix{what}, but {} stores {}; {}, or \
+                 save it with blocksize={:?}",
                 d.name,
                 blocks(own_block),
-                crate::builtin::block_format_name(block),
-                blocks(block),
+                block_remedy(block),
                 own_block,
             );
         }
@@ -242,14 +271,14 @@ fn layout_mismatch(d: &Descriptor, format: &str, block: Option<(i64, i64)>) -> S
         .into_iter()
         .map(String::from)
         .collect();
-    // Every block shape has its BCSR.
-    if let Some(name) = block.map(crate::builtin::block_format_name) {
+    // A block shape's BCSR (CSR for 1 × 1 blocks).
+    if let Some(name) = block.and_then(block_reader) {
         if !with.contains(&name) {
             with.push(name);
         }
     }
     let hint = match with[..] {
-        [] => "no built-in format has it".to_string(),
+        [] => block.map_or("no built-in format has it".into(), block_remedy),
         ref with => format!("the built-in formats with that layout: {}", with.join(", ")),
     };
     format!(
@@ -266,8 +295,8 @@ fn read_scipy<R: Read + Seek>(
     d: &Descriptor,
     place: Option<InPlace<'_>>,
 ) -> Result<Instance, NpzError> {
-    let data = arrays::read_reals(zip, "data", place)?;
-    let block = match (format, data.shape.as_slice()) {
+    let mut data = arrays::read_reals(zip, "data", place)?;
+    let mut block = match (format, data.shape.as_slice()) {
         ("bsr", [_, r, c]) => Some((*r as i64, *c as i64)),
         ("bsr", s) => {
             return Err(NpzError::member(
@@ -280,6 +309,14 @@ fn read_scipy<R: Read + Seek>(
     let shape = one_d(arrays::read_ints(zip, "shape")?, "shape")?;
     if shape.iter().any(|&e| e < 0) {
         return Err(NpzError::member("shape", "holds a negative extent"));
+    }
+    // A bsr of 1 × 1 blocks (scipy's `tobsr()` of a matrix of odd
+    // extents) has a csr's arrays: a format of csr's layout reads it.
+    let mut format = format;
+    let csr = scipy_layout("csr", None, 2);
+    if block == Some((1, 1)) && csr.is_some_and(|l| match_layout(d, &l.template).is_some()) {
+        (format, block) = ("csr", None);
+        data.shape = vec![data.values.len() as u64];
     }
     let layout = scipy_layout(format, block, shape.len()).ok_or_else(|| {
         NpzError::Layout(format!(
