@@ -76,7 +76,9 @@ pub fn is_builtin(d: &Descriptor) -> bool {
 }
 
 /// The block shape a name of the BCSR family gives: `bcsr3x3` (any case)
-/// is BCSR with 3 × 3 blocks, `bcsr1x4` with 1 × 4 ([`block_format_text`]);
+/// is BCSR with 3 × 3 blocks, `bcsr4x2` with 4 × 2 ([`block_format_text`]; a
+/// block of one row or one column parses, but its conversions do not
+/// synthesize);
 /// `None` for any other name, and for a block of more than 2^20 values.
 ///
 /// ```
