@@ -188,12 +188,20 @@ pub fn bsr_block<R: Read + Seek>(reader: R) -> Option<(i64, i64)> {
 /// ([`crate::builtin::is_builtin`]); `None` when `d` reads it as it is or
 /// is a descriptor of the user's (whose message then names the format).
 pub fn block_source(d: &Descriptor, block: (i64, i64)) -> Option<Descriptor> {
-    let (l, _) = layout_of(d)?;
-    if l.format != "bsr" || l.block == Some(block) || !crate::builtin::is_builtin(d) {
+    let own = builtin_block(d)?;
+    if own == block {
         return None;
     }
     scipy_layout("bsr", Some(block), 2)?;
     crate::builtin::load_format(&block_reader(block)?).ok()
+}
+
+/// The block shape of `d` when it is BCSR of some block shape, as built in.
+fn builtin_block(d: &Descriptor) -> Option<(i64, i64)> {
+    let (l, _) = layout_of(d)?;
+    (l.format == "bsr" && crate::builtin::is_builtin(d))
+        .then_some(l.block)
+        .flatten()
 }
 
 /// The built-in format that reads a scipy `bsr` of `block`-shaped blocks:
@@ -229,6 +237,11 @@ fn block_remedy(block: (i64, i64)) -> String {
 /// [`block_source`] for the `.npz` file at `path` ([`bsr_block`]); `None`
 /// for a file that is not such an archive.
 pub fn block_source_file(d: &Descriptor, path: &std::path::Path) -> Option<Descriptor> {
+    // Only a regular file is looked into: a pipe is read once, by the reader.
+    builtin_block(d)?;
+    if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+        return None;
+    }
     let file = std::fs::File::open(path).ok()?;
     block_source(d, bsr_block(std::io::BufReader::new(file))?)
 }
