@@ -208,6 +208,10 @@ enum Command {
         /// them (one triangle) instead of adding their mirrors.
         #[arg(long)]
         keep_triangle: bool,
+        /// Removes the result's explicit zeros (stored zeros are kept
+        /// otherwise, as scipy keeps them, in every format without padding).
+        #[arg(long)]
+        drop_zeros: bool,
         #[command(flatten)]
         widths: WidthFlags,
     },
@@ -364,6 +368,7 @@ fn main() -> ExitCode {
             no_verify,
             verbose,
             keep_triangle,
+            drop_zeros,
             widths,
         } => {
             let mut runner = Runner::new(
@@ -377,8 +382,9 @@ fn main() -> ExitCode {
             } else {
                 spf::synth::tensor_io::Symmetry::Expand
             };
-            Target::new(path(output), to.map(Into::into), OutputKind::Json)
-                .and_then(|target| conversion::convert(src, dst, input, &target, &runner, symmetry))
+            Target::new(path(output), to.map(Into::into), OutputKind::Json).and_then(|target| {
+                conversion::convert(src, dst, input, &target, &runner, symmetry, *drop_zeros)
+            })
         }
         Command::Build {
             src,

@@ -187,3 +187,128 @@ fn bad_archives_are_refused_without_output() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Writes `arrays` as scipy's layout of `format`, as they are (scipy's
+/// own files need not be sorted, and may repeat an entry).
+fn scipy_file(path: &Path, format: &str, symbols: &[(&str, i64)], arrays: &[(&str, Values)]) {
+    let inst = Instance {
+        format: format.to_uppercase(),
+        symbols: symbols.iter().map(|(k, v)| (k.to_string(), *v)).collect(),
+        arrays: arrays
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.clone()))
+            .collect(),
+        index_width: None,
+    };
+    let mut bytes = Cursor::new(Vec::new());
+    write_npz(&load_format(format).expect("built-in"), &inst, &mut bytes).expect("written");
+    std::fs::write(path, bytes.into_inner()).expect("write");
+}
+
+/// The entries of a Matrix Market file, explicit zeros included.
+fn listed(path: &Path) -> Vec<(Vec<i64>, f64)> {
+    let mut e = read_file(path, None).expect("readable").entries;
+    e.sort_by(|a, b| a.0.cmp(&b.0));
+    e
+}
+
+/// What scipy writes by default converts: a csr whose rows are unsorted
+/// and repeat a column, a bsr of `tobsr(blocksize=(2, 2))` with its block
+/// columns out of order, and a 3 × 3 bsr of 3 × 3 blocks named `bcsr`.
+#[test]
+fn scipy_files_convert_as_scipy_means_them() {
+    let dir = temp("as-scipy");
+    let real = |v: &[f64]| Values::Real(v.to_vec());
+    let unsorted = dir.join("unsorted.npz");
+    scipy_file(
+        &unsorted,
+        "csr",
+        &[("NR", 2), ("NC", 3), ("NNZ", 4)],
+        &[
+            ("rowptr", Values::Int32(vec![0, 3, 4])),
+            ("col", Values::Int32(vec![2, 0, 2, 1])),
+            ("A", real(&[1.0, 2.0, 3.0, 0.0])),
+        ],
+    );
+    let out = dir.join("unsorted.mtx");
+    let run = spf(&["convert", "csr", "csc", s(&unsorted), "-o", s(&out)]);
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    // Summed, sorted, and the explicit zero kept.
+    let want = vec![(vec![0, 0], 2.0), (vec![0, 2], 4.0), (vec![1, 1], 0.0)];
+    assert_eq!(listed(&out), want);
+    let blocks = dir.join("blocks.npz");
+    scipy_file(
+        &blocks,
+        "bcsr",
+        &[("NR", 2), ("NC", 4), ("NNZB", 2)],
+        &[
+            ("browptr", Values::Int32(vec![0, 2])),
+            ("bcol", Values::Int32(vec![1, 0])),
+            ("A", real(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0])),
+        ],
+    );
+    let out = dir.join("blocks.mtx");
+    let run = spf(&["convert", "bcsr", "coo", s(&blocks), "-o", s(&out)]);
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    let entries = coordinate_entries(&read_file(&out, None).expect("readable"));
+    assert_eq!(entries[&vec![0, 2]], 1.0);
+    assert_eq!(entries[&vec![1, 1]], 8.0);
+    assert_eq!(entries.len(), 8);
+    let out = dir.join("eye.mtx");
+    let run = spf(&[
+        "convert",
+        "bcsr",
+        "csr",
+        s(&fixture("bsr3.npz")),
+        "-o",
+        s(&out),
+    ]);
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    let eye: Vec<(Vec<i64>, f64)> = (0..3).map(|i| (vec![i, i], 1.0)).collect();
+    assert_eq!(listed(&out), eye);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Explicit zeros are kept in every output kind, as scipy keeps them,
+/// except by a padded format (whose stored zeros are padding);
+/// `--drop-zeros` removes them.
+#[test]
+fn explicit_zeros_are_kept_in_every_output_kind_unless_dropped() {
+    let dir = temp("zeros");
+    let input = dir.join("z.mtx");
+    std::fs::write(
+        &input,
+        "%%MatrixMarket matrix coordinate real general\n3 3 3\n1 1 1.0\n2 2 0.0\n3 1 2.0\n",
+    )
+    .expect("write");
+    let csr = dir.join("z.npz");
+    let run = spf(&["convert", "coo", "csr", s(&input), "-o", s(&csr)]);
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    assert_eq!(read(&csr, "csr").symbols["NNZ"], 3);
+    let all = listed(&input);
+    let nonzero: Vec<(Vec<i64>, f64)> = all.iter().filter(|e| e.1 != 0.0).cloned().collect();
+    for (dst, kind, flag, want) in [
+        ("coo", "z.mtx", None, &all),
+        ("coo", "z.json", None, &all),
+        ("dcsr", "z.npz", None, &all),
+        ("coo", "d.mtx", Some("--drop-zeros"), &nonzero),
+        ("csc", "d.npz", Some("--drop-zeros"), &nonzero),
+        ("ell", "e.npz", None, &nonzero),
+    ] {
+        let out = dir.join(format!("{dst}.{kind}"));
+        let mut args = vec!["convert", "csr", dst, s(&csr), "-o", s(&out)];
+        args.extend(flag);
+        let run = spf(&args);
+        assert!(run.status.success(), "{dst} {kind}: {}", text(&run.stderr));
+        let back = if kind.ends_with(".mtx") {
+            out
+        } else {
+            let back = dir.join(format!("{dst}.{kind}.mtx"));
+            let run = spf(&["dump", dst, s(&out), "-o", s(&back)]);
+            assert!(run.status.success(), "{dst} {kind}: {}", text(&run.stderr));
+            back
+        };
+        assert_eq!(&listed(&back), want, "csr -> {dst} {kind} {flag:?}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -32,6 +32,13 @@ pub fn read_instance(d: &Descriptor, input: &Path) -> Result<Instance, Error> {
     Ok(inst)
 }
 
+/// The format an input named as `d` is read as: BCSR of the block shape
+/// of a scipy `bsr` archive when `d` is BCSR of another
+/// ([`synth::npz::block_source`]), else `d`.
+pub fn source_format(d: Descriptor, input: &Path) -> Descriptor {
+    synth::npz::block_source_file(&d, input).unwrap_or(d)
+}
+
 /// Reads the input at `input` (`-`: standard input; gzip decompressed),
 /// and tells its kind by its content.
 ///

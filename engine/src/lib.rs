@@ -28,6 +28,7 @@ pub mod pipeline;
 pub mod program;
 pub mod runner;
 pub mod synthesis;
+pub mod zeros;
 
 pub use api::{
     check, check_each, read, read_with, write, Array, ArrayRef, CheckReport, Converter, Engine,

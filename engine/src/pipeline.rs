@@ -27,7 +27,8 @@ use crate::Error;
 /// [`crate::runner`]), checks the result unless told not to, and writes it
 /// to `target` ([`Target`]: `.npz`, `.mtx`, `.tns` or JSON; JSON on
 /// standard output without a path). `symmetry` says what a symmetric
-/// Matrix Market input becomes.
+/// Matrix Market input becomes; with `drop_zeros`, the result's explicit
+/// zeros are removed ([`crate::zeros`]).
 ///
 /// # Errors
 ///
@@ -41,13 +42,14 @@ pub fn convert(
     target: &Target<'_>,
     runner: &Runner,
     symmetry: Symmetry,
+    drop_zeros: bool,
 ) -> Result<(), Error> {
     let options = ReadOptions {
         symmetry,
         narrow: runner.reads_narrow(),
         ..ReadOptions::default()
     };
-    runner.exactly(&|| convert_once(sd, dd, input, target, runner, &options))
+    runner.exactly(&|| convert_once(sd, dd, input, target, runner, &options, drop_zeros))
 }
 
 /// One attempt of [`convert`] from `sd` to `dd` (a result whose
@@ -60,6 +62,7 @@ fn convert_once(
     target: &Target<'_>,
     runner: &Runner,
     options: &ReadOptions,
+    drop_zeros: bool,
 ) -> Result<(), Error> {
     // Synthesis needs no input: it runs on a thread of its own while the
     // input is read and checked (an error of the input is reported first).
@@ -86,7 +89,10 @@ fn convert_once(
     });
     let source = source?;
     let s = &synthesized?;
-    let result = runner.convert(s, sd, dd, source)?;
+    let mut result = runner.convert(s, sd, dd, source)?;
+    if drop_zeros {
+        result = crate::zeros::drop_zeros(dd, result, runner, &target.shown())?;
+    }
     let shown = target
         .path
         .map_or("the result".into(), |p| p.display().to_string());

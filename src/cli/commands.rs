@@ -176,6 +176,7 @@ pub fn dump(
             target.shown()
         )));
     }
+    let d = engine::files::source_format(d, input);
     let inst = engine::files::read_instance(&d, input)?;
     engine::files::write_coordinates(&d, &inst, &target)
 }

@@ -118,10 +118,11 @@ pub fn convert(
     target: &Target<'_>,
     runner: &Runner,
     symmetry: Symmetry,
+    drop_zeros: bool,
 ) -> Result<(), CliError> {
-    let sd = load_format(src)?;
+    let sd = engine::files::source_format(load_format(src)?, input);
     let dd = load_format(dst)?;
-    engine::pipeline::convert(&sd, &dd, input, target, runner, symmetry)
+    engine::pipeline::convert(&sd, &dd, input, target, runner, symmetry, drop_zeros)
 }
 
 /// `spf build SRC DST -o BIN [--emit-source FILE.c] [--baseline B.c]`:

@@ -67,9 +67,64 @@ pub fn builtin(name: &str) -> Option<&'static str> {
 /// assert!(!synth::builtin::is_builtin(&csr));
 /// ```
 pub fn is_builtin(d: &Descriptor) -> bool {
+    if let Some((r, c)) = block_shape(&d.name) {
+        return parse_descriptor(&block_format_text(r, c)).is_ok_and(|b| b == *d);
+    }
     builtin(&d.name)
         .and_then(|text| parse_descriptor(text).ok())
         .is_some_and(|b| b == *d)
+}
+
+/// The block shape a name of the BCSR family gives: `bcsr3x3` (any case)
+/// is BCSR with 3 × 3 blocks, `bcsr4x2` with 4 × 2 ([`block_format_text`]; a
+/// block of one row or one column parses, but its conversions do not
+/// synthesize);
+/// `None` for any other name, and for a block of more than 2^20 values.
+///
+/// ```
+/// assert_eq!(synth::builtin::block_shape("BCSR3x2"), Some((3, 2)));
+/// assert_eq!(synth::builtin::block_shape("bcsr"), None);
+/// assert_eq!(synth::builtin::block_shape("bcsr0x2"), None);
+/// ```
+pub fn block_shape(name: &str) -> Option<(i64, i64)> {
+    let lower = name.to_ascii_lowercase();
+    let (r, c) = lower.strip_prefix("bcsr")?.split_once('x')?;
+    let digits = |t: &str| !t.is_empty() && t.len() <= 7 && t.bytes().all(|b| b.is_ascii_digit());
+    if !digits(r) || !digits(c) || r.starts_with('0') || c.starts_with('0') {
+        return None;
+    }
+    let (r, c): (i64, i64) = (r.parse().ok()?, c.parse().ok()?);
+    (r * c <= 1 << 20).then_some((r, c))
+}
+
+/// The name of BCSR with `r × c` blocks: `bcsr` for 2 × 2 (the built-in
+/// format), `bcsrRxC` otherwise ([`block_shape`]).
+pub fn block_format_name((r, c): (i64, i64)) -> String {
+    if (r, c) == (2, 2) {
+        "bcsr".into()
+    } else {
+        format!("bcsr{r}x{c}")
+    }
+}
+
+/// The descriptor of BCSR with `r × c` blocks, named `BCSR{r}x{c}`:
+/// `descriptors/bcsr.desc` with its block size changed (the 2 × 2 text
+/// parses to BCSR's descriptor but for the name). A scipy `bsr` matrix of
+/// any block shape reads as the one of its shape.
+pub fn block_format_text(r: i64, c: i64) -> String {
+    let rc = r * c;
+    format!(
+        "format BCSR{r}x{c} {{
+    dense [NR, NC];
+    map {{[bi, kb, r, c, ii, jj] -> [i, j] : i = ii && j = jj && 0 <= bi && {r} * bi < NR && browptr(bi) <= kb < browptr(bi + 1) && 0 <= r < {r} && 0 <= c < {c} && ii = {r} * bi + r && jj = {c} * bcol(kb) + c && ii < NR && jj < NC}};
+    data A : {{[bi, kb, r, c, ii, jj] -> [{rc} * kb + {c} * r + c]}} size {rc} * NNZB;
+    uf browptr : {{[x] : 0 <= x && {r} * x <= NR + {r1}}} -> {{[y] : 0 <= y <= NNZB}} nondecreasing;
+    uf bcol : {{[x] : 0 <= x < NNZB}} -> {{[y] : 0 <= y && {c} * y < NC}};
+    forall b, k1, k2 : 0 <= b && {r} * b < NR && browptr(b) <= k1 < k2 < browptr(b + 1) => bcol(k1) < bcol(k2);
+    padding;
+}}",
+        r1 = r - 1
+    )
 }
 
 /// The names of the built-in formats, lower case:
@@ -252,6 +307,11 @@ pub fn nearest_name(name: &str) -> Option<&'static str> {
 /// assert!(err.to_string().starts_with("no/such/file.desc: "));
 /// ```
 pub fn load_format(name_or_path: &str) -> Result<Descriptor, LoadError> {
+    if let Some((r, c)) = block_shape(name_or_path) {
+        let file = format!("the block format {}", name_or_path.to_ascii_lowercase());
+        return parse_descriptor(&block_format_text(r, c))
+            .map_err(|error| LoadError::Syntax { file, error });
+    }
     if let Some(text) = builtin(name_or_path) {
         let file = format!("descriptors/{}.desc", name_or_path.to_ascii_lowercase());
         return parse_descriptor(text).map_err(|error| LoadError::Syntax { file, error });

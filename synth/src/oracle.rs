@@ -26,6 +26,20 @@
 //!   explicit zeros whose coordinates may coincide with other entries';
 //!   there the error adds that padding slots must hold zeros.
 //!
+//! # Explicit zeros
+//!
+//! One rule, for every format, pair and output kind: a stored zero is an
+//! entry (an *explicit zero*, as scipy keeps one) in a format that can
+//! tell a stored entry from padding, that is one without `padding`; in a
+//! format with `padding` (BCSR, DIA, ELL, NM24, SKYL, SKYU) a stored zero
+//! is padding and never an entry. So a conversion between formats without
+//! padding keeps explicit zeros (a conversion copies values), one into or
+//! out of a padded format has none on the padded side, and the writers of
+//! coordinates write the entries so told ([`coordinates_from`]).
+//! Correctness ([`entries`], [`compare`], the fingerprints) compares the
+//! nonzero entries: an explicit zero is kept by construction, which
+//! `synth/tests/synthesis.rs` checks on every pair of 2-D formats.
+//!
 //! # Cost
 //!
 //! [`iegen::eval`] assigns the variable with the smallest range first,
@@ -540,6 +554,8 @@ struct Nonzeros {
     values: Vec<f64>,
     /// Their indices sorted by coordinate.
     order: Vec<usize>,
+    /// The number of stored points, zeros included.
+    stored: usize,
 }
 
 /// The indices of `coords` sorted by coordinate, ties by index (a
@@ -590,6 +606,7 @@ fn nonzeros_in(d: &Descriptor, c: &Concrete, every_value: bool) -> Result<Nonzer
         }
     }
     // The stored zeros left out, in place.
+    let stored = positions.len();
     let arity = coords.arity;
     let mut values = Vec::with_capacity(positions.len());
     let mut kept = 0;
@@ -645,6 +662,7 @@ fn nonzeros_in(d: &Descriptor, c: &Concrete, every_value: bool) -> Result<Nonzer
         coords,
         values,
         order,
+        stored,
     })
 }
 
@@ -777,17 +795,33 @@ fn flat_entries(nz: Nonzeros) -> Entries {
     out
 }
 
-/// The instance's nonzero entries as coordinates, in the order of the
-/// sparse iteration space (for `spf dump`); the extents are the values of
-/// the descriptor's dense symbols.
+/// The instance's entries as coordinates, in the order of the sparse
+/// iteration space (what `spf dump` and `spf convert -o OUT.mtx` write);
+/// the extents are the values of the descriptor's dense symbols.
+///
+/// The entries are the stored ones as the format tells them (the module
+/// documentation, "Explicit zeros"): a stored zero of a format without
+/// `padding` is an entry (an explicit zero, as scipy keeps one), once per
+/// coordinate and not beside a nonzero entry there; a stored zero of a
+/// format with `padding` (DIA, ELL, BCSR, ...) is padding, not an entry.
 pub fn coordinates_from(d: &Descriptor, inst: &Instance) -> Result<Coordinates, OracleError> {
     let nz = nonzeros(d, inst)?;
-    let entries = nz
-        .coords
-        .iter()
-        .zip(&nz.values)
-        .map(|(p, &v)| (p.to_vec(), v))
-        .collect();
+    let entries = if d.padding || nz.stored == nz.values.len() {
+        nz.coords
+            .iter()
+            .zip(&nz.values)
+            .map(|(p, &v)| (p.to_vec(), v))
+            .collect()
+    } else {
+        // Explicit zeros: every stored point, a zero only where nothing
+        // else is stored.
+        let mut taken: std::collections::BTreeSet<Vec<i64>> =
+            nz.coords.iter().map(<[i64]>::to_vec).collect();
+        stored_points(d, inst)?
+            .into_iter()
+            .filter(|(p, v)| *v != 0.0 || taken.insert(p.clone()))
+            .collect()
+    };
     let dims = d
         .dense
         .iter()

@@ -298,8 +298,8 @@ fn damaged_and_mismatched_archives_are_refused() {
     assert_eq!(
         e,
         "the archive holds a scipy `bsr` matrix of 3 × 3 blocks, but BCSR stores 2 × 2 \
-         blocks; save it with blocksize=(2, 2), or name a format of 3 × 3 blocks (a \
-         descriptor like BCSR's with its block size changed)"
+         blocks; name the source bcsr3x3 (BCSR with 3 × 3 blocks), or save it with \
+         blocksize=(2, 2)"
     );
     // A bsr named as another format: the formats with its layout.
     let e = read(&fixture("bsr.npz"), &csr).unwrap_err().to_string();
@@ -309,7 +309,10 @@ fn damaged_and_mismatched_archives_are_refused() {
         "{e}"
     );
     let e = read(&fixture("bsr3.npz"), &csr).unwrap_err().to_string();
-    assert!(e.contains("(no built-in format has it"), "{e}");
+    assert!(
+        e.contains("(the built-in formats with that layout: bcsr3x3)"),
+        "{e}"
+    );
     // Real-valued indices: a dtype error naming the array.
     let e = read(&fixture("float_indices.npz"), &csr)
         .unwrap_err()
@@ -754,4 +757,177 @@ fn dia_data_wider_than_the_matrix_is_read_as_scipy_reads_it() {
     let back = read(&wider, &d).expect("wider data reads");
     assert_eq!(nonzeros(&d, &back), nonzeros(&d, &want));
     assert_eq!(nonzeros(&d, &back), expected());
+}
+
+/// A 3 × 3 scipy bsr (scipy's `tobsr()` of a 3 × 3 matrix takes 3 × 3
+/// blocks) reads as BCSR of its block shape, which the name `bcsr` becomes.
+#[test]
+fn a_bsr_of_any_block_shape_reads_as_bcsr_of_that_shape() {
+    let bytes = fixture("bsr3.npz");
+    assert_eq!(synth::npz::bsr_block(Cursor::new(&bytes)), Some((3, 3)));
+    let derived = synth::npz::block_source(&format("bcsr"), (3, 3)).expect("derived");
+    assert_eq!(derived, format("bcsr3x3"));
+    assert!(synth::builtin::is_builtin(&derived));
+    assert!(synth::npz::block_source(&format("bcsr"), (2, 2)).is_none());
+    assert!(synth::npz::block_source(&format("csr"), (3, 3)).is_none());
+    let inst = read(&bytes, &derived).expect("reads");
+    validate(&derived, &inst).expect("valid");
+    let eye: BTreeMap<Vec<i64>, f64> = (0..3).map(|i| (vec![i, i], 1.0)).collect();
+    assert_eq!(nonzeros(&derived, &inst), eye);
+    // BCSR's text with 2 × 2 blocks is BCSR, but for the name.
+    let mut two = format("bcsr2x2");
+    two.name = "BCSR".into();
+    assert_eq!(two, format("bcsr"));
+    // 1 × 1 blocks (what scipy gives a matrix of odd extents) are a csr's
+    // arrays; a block of one row or column names what to do instead.
+    // The 2 × 2 matrix with 1.0 at (0, 1) and 2.0 at (1, 0), one block
+    // per block row.
+    let one = |r: i64, c: i64, bcol: Vec<i64>, a: Vec<f64>| {
+        let d = format(&format!("bcsr{r}x{c}"));
+        let inst = Instance {
+            format: d.name.clone(),
+            symbols: [("NR", 2), ("NC", 2), ("NNZB", 2)]
+                .map(|(k, v)| (k.to_string(), v))
+                .into(),
+            arrays: [
+                ("browptr", Values::Int(vec![0, 1, 2])),
+                ("bcol", Values::Int(bcol)),
+                ("A", Values::Real(a)),
+            ]
+            .map(|(k, v)| (k.to_string(), v))
+            .into(),
+            index_width: None,
+        };
+        write(&d, &inst).0
+    };
+    assert_eq!(
+        synth::npz::block_source(&format("bcsr"), (1, 1)),
+        Some(format("csr"))
+    );
+    let csr = format("csr");
+    let as_csr = read(&one(1, 1, vec![1, 0], vec![1.0, 2.0]), &csr).expect("a csr");
+    validate(&csr, &as_csr).expect("valid");
+    let want: BTreeMap<Vec<i64>, f64> = [(vec![0, 1], 1.0), (vec![1, 0], 2.0)].into();
+    assert_eq!(nonzeros(&csr, &as_csr), want);
+    let e = read(
+        &one(1, 2, vec![0, 0], vec![0.0, 1.0, 2.0, 0.0]),
+        &format("bcsr"),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        e.contains(
+            "spf's BCSR converts blocks of two rows and two columns or more, and these \
+                    are 1 × 2: save it as a csr (`tocsr()`), or save it with blocksize=(2, 2)"
+        ),
+        "{e}"
+    );
+    assert!(synth::npz::block_source(&format("bcsr"), (2, 1)).is_none());
+    // The derived format writes scipy's layout of its blocks.
+    let (again, written) = write(&derived, &inst);
+    assert_eq!(written, Written::Scipy("bsr"));
+    assert_eq!(read(&again, &derived).expect("reads back"), inst);
+}
+
+/// An instance whose arrays are written as they are (not validated), as
+/// scipy writes a matrix whose indices it has not sorted.
+fn unsorted(format: &str, symbols: &[(&str, i64)], arrays: &[(&str, Values)]) -> Vec<u8> {
+    let inst = Instance {
+        format: format.to_uppercase(),
+        symbols: symbols.iter().map(|(k, v)| (k.to_string(), *v)).collect(),
+        arrays: arrays
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.clone()))
+            .collect(),
+        index_width: None,
+    };
+    write(&self::format(format), &inst).0
+}
+
+/// scipy's csr, csc and bsr need not be sorted and may repeat an index,
+/// and a coo may repeat a coordinate: the reader sorts each row and sums
+/// the duplicates, as scipy's `sort_indices()` and `sum_duplicates()` do.
+#[test]
+fn unsorted_and_repeated_indices_read_as_scipy_means_them() {
+    let real = |v: &[f64]| Values::Real(v.to_vec());
+    let csr = format("csr");
+    // Row 0: columns 2, 0, 2 (2 twice); row 2: 1, 0. An explicit zero stays.
+    let bytes = unsorted(
+        "csr",
+        &[("NR", 3), ("NC", 3), ("NNZ", 5)],
+        &[
+            ("rowptr", Values::Int32(vec![0, 3, 3, 5])),
+            ("col", Values::Int32(vec![2, 0, 2, 1, 0])),
+            ("A", real(&[1.0, 2.0, 3.0, 0.0, 5.0])),
+        ],
+    );
+    let inst = read(&bytes, &csr).expect("reads");
+    validate(&csr, &inst).expect("sorted and summed");
+    assert_eq!(inst.arrays["col"], Values::Int(vec![0, 2, 0, 1]));
+    assert_eq!(inst.arrays["A"], real(&[2.0, 4.0, 5.0, 0.0]));
+    assert_eq!(inst.symbols["NNZ"], 4);
+    // csc: the same, by column.
+    let csc = format("csc");
+    let bytes = unsorted(
+        "csc",
+        &[("NR", 2), ("NC", 2), ("NNZ", 3)],
+        &[
+            ("colptr", Values::Int(vec![0, 3, 3])),
+            ("row", Values::Int(vec![1, 0, 1])),
+            ("A", real(&[1.0, 2.0, 3.0])),
+        ],
+    );
+    let inst = read(&bytes, &csc).expect("reads");
+    validate(&csc, &inst).expect("sorted and summed");
+    let want: BTreeMap<Vec<i64>, f64> = [(vec![0, 0], 2.0), (vec![1, 0], 4.0)].into();
+    assert_eq!(entries(&csc, &inst).expect("entries"), want);
+    // bsr (what `tobsr(blocksize=(2, 2))` writes): block columns 1, 0.
+    let bcsr = format("bcsr");
+    let bytes = unsorted(
+        "bcsr",
+        &[("NR", 2), ("NC", 4), ("NNZB", 2)],
+        &[
+            ("browptr", Values::Int32(vec![0, 2])),
+            ("bcol", Values::Int32(vec![1, 0])),
+            ("A", real(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0])),
+        ],
+    );
+    let inst = read(&bytes, &bcsr).expect("reads");
+    validate(&bcsr, &inst).expect("sorted");
+    assert_eq!(inst.arrays["bcol"], Values::Int32(vec![0, 1]));
+    assert_eq!(
+        inst.arrays["A"],
+        real(&[5.0, 6.0, 7.0, 8.0, 1.0, 2.0, 3.0, 4.0])
+    );
+    // coo: a coordinate twice, summed into its first place.
+    let coo = format("coo");
+    let bytes = unsorted(
+        "coo",
+        &[("NR", 2), ("NC", 2), ("NNZ", 3)],
+        &[
+            ("row", Values::Int32(vec![1, 0, 1])),
+            ("col", Values::Int32(vec![1, 0, 1])),
+            ("A", real(&[1.0, 2.0, 3.0])),
+        ],
+    );
+    let inst = read(&bytes, &coo).expect("reads");
+    validate(&coo, &inst).expect("summed");
+    assert_eq!(inst.arrays["row"], Values::Int32(vec![1, 0]));
+    assert_eq!(inst.arrays["A"], real(&[4.0, 2.0]));
+    // A sum beyond a double is refused, naming the coordinate.
+    let bytes = unsorted(
+        "csr",
+        &[("NR", 1), ("NC", 3), ("NNZ", 2)],
+        &[
+            ("rowptr", Values::Int32(vec![0, 2])),
+            ("col", Values::Int32(vec![2, 2])),
+            ("A", real(&[f64::MAX, f64::MAX])),
+        ],
+    );
+    let e = read(&bytes, &csr).unwrap_err().to_string();
+    assert_eq!(
+        e,
+        "array `data` holds duplicates at (0, 2) (positions 0 and 1 of `indices`) that sum to \
+         inf, beyond the range of a double"
+    );
 }

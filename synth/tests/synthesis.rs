@@ -600,3 +600,48 @@ fn pointer_arrays_come_from_the_scatter() {
             .any(|c| c.ends_with(".start")));
     }
 }
+
+/// Explicit zeros follow one rule in every ordered pair of 2-D formats: a
+/// stored zero is an entry of a format without padding, kept by the
+/// conversion when the destination has no padding either, and never an
+/// entry of a padded format (its zeros are padding): the oracle's
+/// "Explicit zeros". A 3 × 3 diagonal with a zero stored at (1, 1), which
+/// every format can store.
+#[test]
+fn explicit_zeros_are_kept_unless_a_side_pads() {
+    pairs();
+    let coords = Coordinates {
+        dims: vec![3, 3],
+        entries: vec![(vec![0, 0], 1.0), (vec![1, 1], 0.0), (vec![2, 2], 2.0)],
+    };
+    let coo = Instance::from_coordinates(&coords);
+    let told = |f: &str, inst: &Instance| -> BTreeMap<Vec<i64>, f64> {
+        synth::oracle::coordinates_from(descriptor(f), inst)
+            .unwrap_or_else(|e| panic!("{f}: {e}"))
+            .entries
+            .into_iter()
+            .collect()
+    };
+    let nonzero: BTreeMap<Vec<i64>, f64> = [(vec![0, 0], 1.0), (vec![2, 2], 2.0)].into();
+    let mut with_zero = nonzero.clone();
+    with_zero.insert(vec![1, 1], 0.0);
+    assert_eq!(told("coo", &coo), with_zero);
+    let run = |s: &str, d: &str, input: &Instance| {
+        let (syn, program) = &pairs()[&(s.to_string(), d.to_string())];
+        let out = syn
+            .run_program(program, input)
+            .unwrap_or_else(|e| panic!("{s} -> {d}: {e}"));
+        validate(descriptor(d), &out).unwrap_or_else(|e| panic!("{s} -> {d}: {e}"));
+        out
+    };
+    let formats = formats(2);
+    for s in &formats {
+        let src = run("coo", s, &coo);
+        for d in &formats {
+            let out = run(s, d, &src);
+            let kept = !descriptor(s).padding && !descriptor(d).padding;
+            let want = if kept { &with_zero } else { &nonzero };
+            assert_eq!(&told(d, &out), want, "{s} -> {d}");
+        }
+    }
+}

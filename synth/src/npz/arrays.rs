@@ -48,6 +48,15 @@ fn open<'a, R: Read + Seek>(
         .map_err(|e| NpzError::member(key, format!("not a readable .npy array: {e}")))
 }
 
+/// The shape of member `key` (read from its header alone); `None` when
+/// the archive has no such member or it cannot be read.
+pub(super) fn shape_of<R: Read + Seek>(zip: &mut ZipArchive<R>, key: &str) -> Option<Vec<u64>> {
+    open(zip, key)
+        .ok()
+        .flatten()
+        .map(|npy| npy.shape().to_vec())
+}
+
 /// Whether the archive has member `key.npy`.
 pub(super) fn has<R: Read + Seek>(zip: &ZipArchive<R>, key: &str) -> bool {
     zip.index_for_name(&format!("{key}.npy")).is_some()

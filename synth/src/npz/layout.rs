@@ -7,7 +7,7 @@
 //! arrays (domain, range, monotonicity) and padding equal the layout's
 //! template below (its name and rules do not matter: they are checked on
 //! every instance by validation, so scipy's CSR file becomes a CSR or a
-//! UCSR instance alike, and the CSR check refuses unsorted columns). So a
+//! UCSR instance alike, its rows sorted by the reader, `canonical`). So a
 //! user's descriptor with other names matches as well as a built-in, and a
 //! format that only resembles one (DCSR, ELL) does not.
 //!
@@ -17,7 +17,7 @@
 //! | `csc` | `indptr`, `indices`, `data`, `shape` | CSC's | CSC |
 //! | `coo` | `row`, `col`, `data`, `shape` | COO's (2-D) | COO, SCOO, MCOO, TCOO8 |
 //! | `coo` (3-D) | `coords` (`3 × nnz`), `data`, `shape` | COO3D's | COO3D, SCOO3, MCOO3 |
-//! | `bsr` | `indptr`, `indices`, `data` (`nnzb × R × C`), `shape` | BCSR's with `R × C` blocks | BCSR (2 × 2) |
+//! | `bsr` | `indptr`, `indices`, `data` (`nnzb × R × C`), `shape` | BCSR's with `R × C` blocks | BCSR (2 × 2), `bcsrRxC` |
 //! | `dia` | `offsets`, `data` (`ndiag × L`), `shape` | DIA's, the values transposed | DIA |
 //!
 //! scipy's DIA stores the value of diagonal `k` at column `j` in

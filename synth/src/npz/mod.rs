@@ -11,7 +11,10 @@
 //! `_is_array` (so `load_npz` returns a sparse array). Index arrays are
 //! int32 when every index and extent fits, int64 otherwise, as scipy
 //! chooses; values are float64. Reading accepts what `save_npz` writes at
-//! any index width, compressed or not, and any integer or real dtype.
+//! any index width, compressed or not, and any integer or real dtype, and
+//! reads it as scipy means it: unsorted rows sorted, duplicates summed
+//! (`canonical`); a `bsr` of any block shape reads as the BCSR of that
+//! shape ([`block_source`]).
 //!
 //! # The generic layout
 //!
@@ -27,6 +30,7 @@
 //! against the descriptor (lengths, ranges, rules), as a JSON instance.
 
 pub mod arrays;
+mod canonical;
 pub mod in_place;
 pub mod layout;
 
@@ -163,6 +167,85 @@ fn one_d_shaped(shape: &[u64], key: &str) -> Result<(), NpzError> {
     Ok(())
 }
 
+/// The block shape of a scipy `bsr` archive (its `data` is `nnzb × R ×
+/// C`); `None` for any other archive, and for one that cannot be read
+/// (whose reading then says why).
+pub fn bsr_block<R: Read + Seek>(reader: R) -> Option<(i64, i64)> {
+    let mut zip = ZipArchive::new(reader).ok()?;
+    let format = arrays::read_text(&mut zip, "format").ok()??;
+    if !format.eq_ignore_ascii_case("bsr") {
+        return None;
+    }
+    match arrays::shape_of(&mut zip, "data")?.as_slice() {
+        [_, r, c] => Some((i64::try_from(*r).ok()?, i64::try_from(*c).ok()?)),
+        _ => None,
+    }
+}
+
+/// The source format a scipy `bsr` archive of `block`-shaped blocks reads
+/// as when `d` is named: BCSR of that block shape
+/// ([`crate::builtin::block_format_text`]) when `d` is BCSR of another
+/// ([`crate::builtin::is_builtin`]); `None` when `d` reads it as it is or
+/// is a descriptor of the user's (whose message then names the format).
+pub fn block_source(d: &Descriptor, block: (i64, i64)) -> Option<Descriptor> {
+    let own = builtin_block(d)?;
+    if own == block {
+        return None;
+    }
+    scipy_layout("bsr", Some(block), 2)?;
+    crate::builtin::load_format(&block_reader(block)?).ok()
+}
+
+/// The block shape of `d` when it is BCSR of some block shape, as built in.
+fn builtin_block(d: &Descriptor) -> Option<(i64, i64)> {
+    let (l, _) = layout_of(d)?;
+    (l.format == "bsr" && crate::builtin::is_builtin(d))
+        .then_some(l.block)
+        .flatten()
+}
+
+/// The built-in format that reads a scipy `bsr` of `block`-shaped blocks:
+/// CSR for 1 × 1 blocks (the same arrays), `bcsrRxC` for blocks of two
+/// rows and two columns or more; `None` for a block of one row or one
+/// column, whose BCSR does not synthesize.
+fn block_reader((r, c): (i64, i64)) -> Option<String> {
+    match (r, c) {
+        (1, 1) => Some("csr".into()),
+        (1, _) | (_, 1) => None,
+        _ => Some(crate::builtin::block_format_name((r, c))),
+    }
+}
+
+/// What to name for a scipy `bsr` of `block`-shaped blocks, in messages.
+fn block_remedy(block: (i64, i64)) -> String {
+    match block_reader(block) {
+        Some(name) if name == "csr" => {
+            "name the source csr (a bsr of 1 × 1 blocks is a csr)".into()
+        }
+        Some(name) => format!(
+            "name the source {name} (BCSR with {} × {} blocks)",
+            block.0, block.1
+        ),
+        None => format!(
+            "spf's BCSR converts blocks of two rows and two columns or more, and these are \
+             {} × {}: save it as a csr (`tocsr()`)",
+            block.0, block.1
+        ),
+    }
+}
+
+/// [`block_source`] for the `.npz` file at `path` ([`bsr_block`]); `None`
+/// for a file that is not such an archive.
+pub fn block_source_file(d: &Descriptor, path: &std::path::Path) -> Option<Descriptor> {
+    // Only a regular file is looked into: a pipe is read once, by the reader.
+    builtin_block(d)?;
+    if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+        return None;
+    }
+    let file = std::fs::File::open(path).ok()?;
+    block_source(d, bsr_block(std::io::BufReader::new(file))?)
+}
+
 /// The built-in formats with scipy layout `format` (of `block`-shaped
 /// blocks, for `bsr`), for messages.
 fn builtins_with(format: &str, block: Option<(i64, i64)>) -> Vec<&'static str> {
@@ -188,26 +271,27 @@ fn layout_mismatch(d: &Descriptor, format: &str, block: Option<(i64, i64)>) -> S
     if let (Some((own_format, Some(own_block))), Some(block)) = (own, block) {
         if own_format == format {
             return format!(
-                "the archive holds a scipy `{format}` matrix{what}, but {} stores {}; save it \
-                 with blocksize={:?}, or name a format of {} (a descriptor like {}'s with its \
-                 block size changed)",
+                "the archive holds a scipy `{format}` matrix{what}, but {} stores {}; {}, or \
+                 save it with blocksize={:?}",
                 d.name,
                 blocks(own_block),
+                block_remedy(block),
                 own_block,
-                blocks(block),
-                d.name
             );
         }
     }
-    let hint = match builtins_with(format, block)[..] {
-        [] => format!(
-            "no built-in format has it{}",
-            if block.is_some() {
-                "; a descriptor of a block format of that block size has it"
-            } else {
-                ""
-            }
-        ),
+    let mut with: Vec<String> = builtins_with(format, block)
+        .into_iter()
+        .map(String::from)
+        .collect();
+    // A block shape's BCSR (CSR for 1 × 1 blocks).
+    if let Some(name) = block.and_then(block_reader) {
+        if !with.contains(&name) {
+            with.push(name);
+        }
+    }
+    let hint = match with[..] {
+        [] => block.map_or("no built-in format has it".into(), block_remedy),
         ref with => format!("the built-in formats with that layout: {}", with.join(", ")),
     };
     format!(
@@ -224,8 +308,8 @@ fn read_scipy<R: Read + Seek>(
     d: &Descriptor,
     place: Option<InPlace<'_>>,
 ) -> Result<Instance, NpzError> {
-    let data = arrays::read_reals(zip, "data", place)?;
-    let block = match (format, data.shape.as_slice()) {
+    let mut data = arrays::read_reals(zip, "data", place)?;
+    let mut block = match (format, data.shape.as_slice()) {
         ("bsr", [_, r, c]) => Some((*r as i64, *c as i64)),
         ("bsr", s) => {
             return Err(NpzError::member(
@@ -238,6 +322,14 @@ fn read_scipy<R: Read + Seek>(
     let shape = one_d(arrays::read_ints(zip, "shape")?, "shape")?;
     if shape.iter().any(|&e| e < 0) {
         return Err(NpzError::member("shape", "holds a negative extent"));
+    }
+    // A bsr of 1 × 1 blocks (scipy's `tobsr()` of a matrix of odd
+    // extents) has a csr's arrays: a format of csr's layout reads it.
+    let mut format = format;
+    let csr = scipy_layout("csr", None, 2);
+    if block == Some((1, 1)) && csr.is_some_and(|l| match_layout(d, &l.template).is_some()) {
+        (format, block) = ("csr", None);
+        data.shape = vec![data.values.len() as u64];
     }
     let layout = scipy_layout(format, block, shape.len()).ok_or_else(|| {
         NpzError::Layout(format!(
@@ -305,10 +397,6 @@ fn read_scipy<R: Read + Seek>(
         recorded.note(t.index_kind(&uf.name), width);
         arrays.insert(uf.name.clone(), one_d_index(a, &uf.name)?);
     }
-    for (symbol, array) in &layout.counts {
-        let len = arrays.get(*array).map_or(0, Values::len);
-        symbols.insert(symbol.to_string(), len as i64);
-    }
     let values = match layout.transform {
         Transform::Copy => {
             if block.is_none() && data.shape.len() != 1 {
@@ -317,10 +405,16 @@ fn read_scipy<R: Read + Seek>(
                     format!("has shape {:?}, but it is a 1-d array", data.shape),
                 ));
             }
-            data.values
+            let mut values = data.values;
+            canonical::canonical(format, block, &mut arrays, &mut values, &shape)?;
+            values
         }
         Transform::DiaByColumn => dia_from_scipy(&layout, &mut arrays, data, shape[0])?,
     };
+    for (symbol, array) in &layout.counts {
+        let len = arrays.get(*array).map_or(0, Values::len);
+        symbols.insert(symbol.to_string(), len as i64);
+    }
     arrays.insert(t.data_name.clone(), Values::Real(values));
     // Template names -> the descriptor's.
     let back = |name: &String| {

@@ -13,7 +13,7 @@ use super::{CooTensor, IndexInt, TensorIoError};
 /// The strides of the row-major linearization of coordinates within
 /// `dims` (the last mode fastest); `None` when the extents' product does
 /// not fit in a `u64`.
-pub(super) fn row_major_strides(dims: &[i64]) -> Option<Vec<u64>> {
+pub(crate) fn row_major_strides(dims: &[i64]) -> Option<Vec<u64>> {
     let mut stride: u64 = 1;
     let mut strides = vec![0u64; dims.len()];
     for (d, &extent) in dims.iter().enumerate().rev() {
@@ -30,7 +30,7 @@ pub(super) fn row_major_strides(dims: &[i64]) -> Option<Vec<u64>> {
 /// them into buckets (about `n / 2048` keys each, in cache), and each
 /// bucket is sorted on its own. Many keys are counted, distributed and
 /// sorted in two halves on two threads.
-pub(super) fn has_repeated_keys(n: usize, key: impl Fn(usize) -> u64 + Sync) -> bool {
+pub(crate) fn has_repeated_keys(n: usize, key: impl Fn(usize) -> u64 + Sync) -> bool {
     const BITS: u32 = 11;
     const BUCKETS: usize = 1 << BITS;
     let (increasing, max) = order_and_max(n, &key);
@@ -120,7 +120,7 @@ const PARALLEL_KEYS: usize = 1 << 18;
 /// Entries at one coordinate whose sum is beyond the range of a double
 /// (each value is finite; the sum is not).
 #[derive(Clone, Debug, PartialEq)]
-pub(super) struct Overflow {
+pub(crate) struct Overflow {
     /// The coordinate, 0-based.
     pub at: Vec<i64>,
     /// The first entry there and the one whose addition overflowed, as
@@ -157,7 +157,7 @@ impl Overflow {
 /// # Errors
 ///
 /// The first sum beyond the range of a double.
-pub(super) fn sum_duplicates<I: IndexInt>(t: &mut CooTensor<I>) -> Result<(), Overflow> {
+pub(crate) fn sum_duplicates<I: IndexInt>(t: &mut CooTensor<I>) -> Result<(), Overflow> {
     let n = t.values.len();
     let mut seen: HashMap<Vec<I>, (usize, usize)> = HashMap::with_capacity(n);
     let mut kept = 0;

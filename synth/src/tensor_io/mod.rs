@@ -78,7 +78,7 @@
 //! triangle of symmetric files, and pulls in nalgebra and pest. Neither
 //! reads FROSTT. The number parsing is a crate's (`fast-float2`).
 
-mod duplicates;
+pub(crate) mod duplicates;
 pub mod kind;
 mod mtx;
 mod text;
