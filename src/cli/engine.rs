@@ -21,7 +21,7 @@ use std::cell::Cell;
 use std::path::PathBuf;
 
 use spf::codegen::ast::LoopProgram;
-use spf::codegen::width::{IndexWidth, IndexWidths, WidthChoice, WidthChoices};
+use spf::codegen::width::{IndexWidth, IndexWidths, ValueType, WidthChoice, WidthChoices};
 use spf::synth::fingerprint::Fingerprint;
 use spf::synth::instance::Instance;
 use spf::synth::instance::InstanceError;
@@ -222,9 +222,9 @@ impl Runner {
             .map_err(|e| CliError::Usage(format!("{pair}: {e}")))?;
         let library = match self.engine {
             Engine::Interp => None,
-            Engine::Native => Some(self.library(s, &program, from, to, width)?),
+            Engine::Native => Some(self.library(s, &program, from, to, width, input.value_type)?),
             Engine::Auto if self.fell_back.get() => None,
-            Engine::Auto => match self.library(s, &program, from, to, width) {
+            Engine::Auto => match self.library(s, &program, from, to, width, input.value_type) {
                 Ok(lib) => Some(lib),
                 Err(e) => {
                     let first = e.to_string();
@@ -438,13 +438,15 @@ impl Runner {
         from: &Descriptor,
         to: &Descriptor,
         width: IndexWidths,
+        values: ValueType,
     ) -> Result<Library, CliError> {
-        let source = library_source(s, program, width)?;
+        let source = library_source(s, program, width, values)?;
         let (lib, path, origin) = obtain(
             self.cache.as_deref(),
             from,
             to,
             width,
+            values,
             &source,
             &self.progress,
         )?;
