@@ -210,6 +210,7 @@ mod tests {
             .into_iter()
             .collect(),
             index_width: None,
+            value_type: Default::default(),
         };
         let f = tempfile::NamedTempFile::new().expect("a temporary file");
         write_npz(&d, &inst, std::io::BufWriter::new(f.as_file())).expect("written");

@@ -235,6 +235,7 @@ fn other_formats_use_the_generic_layout() {
         .into_iter()
         .collect(),
         index_width: None,
+        value_type: Default::default(),
     };
     validate(&d, &inst).expect("a valid ELL");
     let (bytes, written) = write(&d, &inst);
@@ -247,6 +248,7 @@ fn other_formats_use_the_generic_layout() {
     assert_eq!(
         Instance {
             index_width: None,
+            value_type: Default::default(),
             ..back
         },
         inst
@@ -455,6 +457,7 @@ fn wide_csr(n: usize) -> Instance {
         .into_iter()
         .collect(),
         index_width: None,
+        value_type: Default::default(),
     }
 }
 
