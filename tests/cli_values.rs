@@ -82,9 +82,16 @@ fn exact_entries(coo: &Instance) -> Vec<(i64, i64, u64)> {
     let values: Vec<u64> = match &coo.arrays["A"] {
         Values::Real32(v) => v.iter().map(|x| u64::from(x.to_bits())).collect(),
         Values::Real(v) => v.iter().map(|x| x.to_bits()).collect(),
-        ints => ints.as_ints().expect("values").iter().map(|&x| x as u64).collect(),
+        ints => ints
+            .as_ints()
+            .expect("values")
+            .iter()
+            .map(|&x| x as u64)
+            .collect(),
     };
-    let mut out: Vec<_> = (0..row.len()).map(|k| (row[k], col[k], values[k])).collect();
+    let mut out: Vec<_> = (0..row.len())
+        .map(|k| (row[k], col[k], values[k]))
+        .collect();
     out.sort_unstable();
     out
 }
@@ -122,8 +129,20 @@ fn float32_npz_converts_to_every_two_d_format_and_back_as_float32() {
             dir.join(format!("{name}.back.npz")),
         );
         let eng = ["--engine", "interp"];
-        convert(&[&["convert", "coo", name, s(&src), "-o", s(&there)], &eng[..]].concat());
-        convert(&[&["convert", name, "coo", s(&there), "-o", s(&back)], &eng[..]].concat());
+        convert(
+            &[
+                &["convert", "coo", name, s(&src), "-o", s(&there)],
+                &eng[..],
+            ]
+            .concat(),
+        );
+        convert(
+            &[
+                &["convert", name, "coo", s(&there), "-o", s(&back)],
+                &eng[..],
+            ]
+            .concat(),
+        );
         let mid = read(&there, name);
         assert_eq!(mid.value_type, ValueType::F32, "{name}");
         assert!(
@@ -146,7 +165,11 @@ fn float32_npz_converts_to_every_two_d_format_and_back_as_float32() {
             entries(&coo, &input).expect("entries"),
             "{name}: back"
         );
-        assert_eq!(exact_entries(&out), exact_entries(&input), "{name}: bit for bit");
+        assert_eq!(
+            exact_entries(&out),
+            exact_entries(&input),
+            "{name}: bit for bit"
+        );
     }
     let _ = std::fs::remove_dir_all(&dir);
 }

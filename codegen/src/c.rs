@@ -676,6 +676,14 @@ const HELPERS: &[(&str, &str)] = &[
         "static inline double spf_max_f64(double a, double b) { return a > b ? a : b; }",
     ),
     (
+        "spf_min_f32",
+        "static inline float spf_min_f32(float a, float b) { return a < b ? a : b; }",
+    ),
+    (
+        "spf_max_f32",
+        "static inline float spf_max_f32(float a, float b) { return a > b ? a : b; }",
+    ),
+    (
         "spf_floord",
         "/* floor(a / b) for b > 0; a shift where b is a power of two (GCC and Clang */\n\
          /* shift arithmetically; b is a constant in generated code: the test folds) */\n\
@@ -964,14 +972,18 @@ impl Dialect for CDialect<'_> {
     }
 
     fn min_max(&self, op: BinOp, ty: Ty, a: &Code, b: &Code) -> P {
-        // Integer values take the integer helpers; `float` ones the
-        // `double` helpers, exactly (the result is one of the operands).
-        let int = ty == Ty::Int || self.low.values.is_integer();
-        let name = match (op, int) {
-            (BinOp::Min, true) => "spf_min_i64",
-            (BinOp::Min, false) => "spf_min_f64",
-            (_, true) => "spf_max_i64",
-            (_, false) => "spf_max_f64",
+        // Integer values take the integer helpers.
+        let values = match ty {
+            Ty::Int => ValueType::I64,
+            Ty::Real => self.low.values,
+        };
+        let name = match (op, values) {
+            (BinOp::Min, ValueType::I64 | ValueType::I32) => "spf_min_i64",
+            (BinOp::Min, ValueType::F64) => "spf_min_f64",
+            (BinOp::Min, ValueType::F32) => "spf_min_f32",
+            (_, ValueType::I64 | ValueType::I32) => "spf_max_i64",
+            (_, ValueType::F64) => "spf_max_f64",
+            (_, ValueType::F32) => "spf_max_f32",
         };
         self.used.add(name);
         P::atom(format!(

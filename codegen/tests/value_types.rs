@@ -35,9 +35,12 @@ fn program() -> LoopProgram {
     codegen::scan(&comp, &UfEnvironment::new()).unwrap_or_else(|e| panic!("{e}"))
 }
 
+/// The input `t` and the outputs, allocated at `t`'s value type.
 fn memory(t: Array) -> Memory {
     let n = t.len() as i64;
-    Memory::new().with_symbol("N", n).with_array("t", t)
+    let mut m = Memory::new().with_symbol("N", n).with_array("t", t);
+    codegen::interp::allocate_outputs(&program().computation, &mut m).expect("allocates");
+    m
 }
 
 #[test]
@@ -89,7 +92,11 @@ fn integer_values_beyond_two_to_the_53_stay_exact() {
     assert_eq!(m.arrays["total"], Array::RealInt(vec![t.iter().sum()]));
     // A sum beyond 64 bits: an error, not a rounded value.
     assert!(matches!(
-        run(&program(), &mut memory(Array::RealInt(vec![i64::MAX, 1])), None),
+        run(
+            &program(),
+            &mut memory(Array::RealInt(vec![i64::MAX, 1])),
+            None
+        ),
         Err(RunError::Overflow { .. })
     ));
     // int32 values: a result beyond int32 is an overflow too.

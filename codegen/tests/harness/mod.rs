@@ -213,7 +213,9 @@ fn c_cases(program: &LoopProgram, mems: &[Memory], widths: &Widths) -> String {
                     let value = match &mem.arrays[&p.source] {
                         Array::Int(v) => v[0].to_string(),
                         Array::Real(v) => format!("{:?}", v[0]),
-                        other => panic!("the harness runs f64 values, not {:?}", other.value_type()),
+                        other => {
+                            panic!("the harness runs f64 values, not {:?}", other.value_type())
+                        }
                     };
                     let _ = writeln!(m, "        {} {n} = {value};", c_type(*elem));
                     args.push(if *role == Role::In {
