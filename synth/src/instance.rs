@@ -5,8 +5,11 @@
 //! An instance is `{"format": NAME, "symbols": {"NR": 4, ...}, "arrays":
 //! {"rowptr": [...], "col": [...], "A": [...]}}`: a value for every symbol
 //! of the descriptor, and an array for every index array (UF) and for the
-//! value array (`data_name`). Index arrays hold integers; the value array
-//! holds reals (integers are accepted there too).
+//! value array (`data_name`), and optionally `"index_width"` and
+//! `"value_type"` (`"float32"`, `"int64"`, `"int32"`; absent: float64).
+//! Index arrays hold integers; the value array holds numbers of the value
+//! type (reals, or integers, for float64 and float32; integers for int64
+//! and int32).
 //!
 //! # Array layout
 //!
