@@ -456,7 +456,8 @@ fn exact_reals<T: Copy + std::fmt::Display>(
                 key,
                 format!(
                     "holds the value {v} (element {k}), which no double equals (the nearest is \
-                     {x:.0}); spf stores values as doubles, exactly for integers up to 2^53"
+                     {x:.0}); spf reads values of this dtype as doubles, exactly for integers up to 2^53 \
+                     (int64 and int32 values keep their type)"
                 ),
             ));
         }
