@@ -222,6 +222,7 @@ mod tests {
             Values::Int32(v) => v.as_ptr() as *mut u8,
             Values::Int(v) => v.as_ptr() as *mut u8,
             Values::Real(v) => v.as_ptr() as *mut u8,
+            Values::Real32(v) => v.as_ptr() as *mut u8,
         };
         let held: Vec<*mut u8> = ["rowptr", "col", "A"]
             .map(|k| start(&placed.arrays[k]))

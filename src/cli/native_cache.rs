@@ -66,8 +66,13 @@ pub fn library_name(
     compiler: &[String],
     source: &str,
 ) -> String {
+    // Values other than float64 are named too.
+    let value_tag = match values {
+        ValueType::F64 => String::new(),
+        t => format!("-{t}"),
+    };
     let stem = format!(
-        "{}-{}-{}-{values}",
+        "{}-{}-{}{value_tag}",
         file_safe(&src.name),
         file_safe(&dst.name),
         width.tag()
@@ -353,10 +358,9 @@ mod tests {
             library_name(&coo, &csr, w, ValueType::F64, &cc, "int x;")
         );
         // The value type is part of the key.
-        assert_ne!(
-            name,
-            library_name(&coo, &csr, w, ValueType::F32, &cc, "int x;")
-        );
+        let float = library_name(&coo, &csr, w, ValueType::F32, &cc, "int x;");
+        assert!(float.starts_with("COO-CSR-i64-float32-"), "{float}");
+        assert_ne!(name[12..], float[20..]);
         let narrow = IndexWidths::uniform(IndexWidth::W32);
         let narrow = library_name(&coo, &csr, narrow, ValueType::F64, &cc, "int x;");
         assert!(narrow.starts_with("COO-CSR-i32-"), "{narrow}");
