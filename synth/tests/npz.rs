@@ -705,19 +705,12 @@ fn integer_values_are_read_exactly_or_refused() {
     let back = read(&with_data(npy_of("<i8", big.iter().copied())), &d).expect("int64");
     assert_eq!(back.value_type, ValueType::I64);
     assert_eq!(back.arrays["A"], Values::Int(big));
-    for (dtype, bytes, value) in [(
-        "<u8",
-        npy_of("<u8", (0..n).map(|k| (1u64 << 63) + 5 + k as u64)),
-        "9223372036854775813",
-    )] {
-        let e = read(&with_data(bytes), &d).expect_err(dtype).to_string();
-        assert!(
-            e.contains(&format!(
-                "holds the value {value} (element 0), which no double equals"
-            )),
-            "{dtype}: {e}"
-        );
-    }
+    let bytes = npy_of("<u8", (0..n).map(|k| (1u64 << 63) + 5 + k as u64));
+    let e = read(&with_data(bytes), &d).expect_err("<u8").to_string();
+    assert!(
+        e.contains("holds the value 9223372036854775813 (element 0), which no double equals"),
+        "{e}"
+    );
 }
 
 /// A `dia` archive whose data is wider than the matrix (scipy allows it and
