@@ -33,5 +33,5 @@ pub use synth;
 
 pub use engine::{
     check, check_each, read, read_with, write, Array, ArrayRef, CheckReport, Converter, Engine,
-    Error, Format, Instance, InstanceBuilder, Options, Result,
+    Error, Format, Instance, InstanceBuilder, Options, Result, ValueType,
 };

@@ -250,3 +250,36 @@ fn a_converter_serves_threads_and_engines_agree() {
     });
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A float32 (and an int64) value array keeps its type through a
+/// conversion in memory, in both engines.
+#[test]
+fn values_keep_their_type_through_the_api() {
+    let (csr, csc) = (format("csr"), format("csc"));
+    let build = |values: spf::Array| {
+        Instance::builder(&csr)
+            .symbol("NR", 2)
+            .symbol("NC", 3)
+            .symbol("NNZ", 3)
+            .array("rowptr", vec![0i32, 2, 3])
+            .array("col", vec![0i32, 2, 1])
+            .array("A", values)
+            .build()
+            .unwrap()
+    };
+    let f32s = build(vec![0.1f32, 1e-40, -3.5].into());
+    let i64s = build(vec![(1i64 << 60) + 1, -7, 3].into());
+    for engine in [Engine::Interp, Engine::Auto] {
+        let options = Options {
+            engine,
+            ..Options::default()
+        };
+        let to_csc = Converter::new(&csr, &csc, &options).unwrap();
+        let b = to_csc.convert(&f32s).unwrap();
+        assert_eq!(b.value_type(), spf::ValueType::F32);
+        assert_eq!(b.array("A"), Some(spf::ArrayRef::F32(&[0.1, -3.5, 1e-40])));
+        let c = to_csc.convert(&i64s).unwrap();
+        assert_eq!(c.value_type(), spf::ValueType::I64);
+        assert_eq!(c.array("A"), Some(spf::ArrayRef::I64(&[(1 << 60) + 1, 3, -7])));
+    }
+}

@@ -80,6 +80,7 @@ fn mutants(inst: &Instance) -> Vec<Instance> {
                     Values::Int(v) => edit(v, k, change, |x, d| x + d, 0),
                     Values::Int32(v) => edit(v, k, change, |x, d| x + d as i32, 0),
                     Values::Real(v) => edit(v, k, change, |x, d| x + d as f64, 0.0),
+                    Values::Real32(v) => edit(v, k, change, |x, d| x + d as f32, 0.0),
                 };
                 if changed {
                     out.push(m);

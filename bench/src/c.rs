@@ -200,6 +200,7 @@ impl COutput {
             symbols,
             arrays,
             index_width: None,
+            value_type: Default::default(),
         }
     }
 }

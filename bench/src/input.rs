@@ -131,6 +131,7 @@ pub fn compressed_instance(
         symbols,
         arrays,
         index_width: None,
+        value_type: Default::default(),
     }
 }
 

@@ -195,5 +195,6 @@ pub fn dia_instance(nr: i64, nc: i64, offsets: &[i64], data: &[f64], width: i64)
             ("A".to_string(), Values::Real(a)),
         ]),
         index_width: None,
+        value_type: Default::default(),
     }
 }

@@ -37,7 +37,7 @@ use crate::emit::{
     Prec, Ty, Used, P,
 };
 use crate::runtime::{Method, ObjectKind, C_RUNTIME};
-use crate::width::Widths;
+use crate::width::{ValueType, Widths};
 
 mod counted;
 mod lookups;
@@ -289,7 +289,7 @@ pub fn emit_c_with(program: &LoopProgram, widths: &Widths) -> Result<String, Emi
         temps: temps
             .iter()
             .map(|(s, e)| {
-                let ty = c_type(low.comp.spaces[*s].elem);
+                let ty = c_type(low.comp.spaces[*s].elem, low.values);
                 (low.spaces[*s].clone(), ty, e.is_empty())
             })
             .collect(),
@@ -313,14 +313,11 @@ pub fn emit_c_with(program: &LoopProgram, widths: &Widths) -> Result<String, Emi
     for (s, extents) in &temps {
         let d = &low.comp.spaces[*s];
         let name = &low.spaces[*s];
-        let ty = c_type(d.elem);
+        let ty = c_type(d.elem, low.values);
         if low.alloc_at[*s].is_some() {
             w.line(&format!("{ty} *{name} = NULL;"));
         } else if extents.is_empty() {
-            let zero = match d.elem {
-                ElemType::Int => "0",
-                ElemType::Real => "0.0",
-            };
+            let zero = c_zero(d.elem, low.values);
             w.line(&format!("{ty} {name} = {zero};"));
         } else {
             dialect.used.add("spf_len");
@@ -336,10 +333,7 @@ pub fn emit_c_with(program: &LoopProgram, widths: &Widths) -> Result<String, Emi
             continue;
         }
         let name = &low.spaces[*s];
-        let zero = match low.comp.spaces[*s].elem {
-            ElemType::Int => "0",
-            ElemType::Real => "0.0",
-        };
+        let zero = c_zero(low.comp.spaces[*s].elem, low.values);
         if extents.is_empty() {
             w.line(&format!("*{name} = {zero};"));
         } else {
@@ -573,7 +567,7 @@ pub fn emit_c_with(program: &LoopProgram, widths: &Widths) -> Result<String, Emi
     if scalar_stores {
         out.push_str("SPF_SCALAR_STORES_BEGIN\n");
     }
-    out.push_str(&signature(&low.function, &params));
+    out.push_str(&signature(&low.function, &params, low.values));
     out.push_str("\n{\n");
     out.push_str(&entry_checks);
     out.push_str(&unused);
@@ -680,6 +674,14 @@ const HELPERS: &[(&str, &str)] = &[
     (
         "spf_max_f64",
         "static inline double spf_max_f64(double a, double b) { return a > b ? a : b; }",
+    ),
+    (
+        "spf_min_f32",
+        "static inline float spf_min_f32(float a, float b) { return a < b ? a : b; }",
+    ),
+    (
+        "spf_max_f32",
+        "static inline float spf_max_f32(float a, float b) { return a > b ? a : b; }",
     ),
     (
         "spf_floord",
@@ -802,19 +804,29 @@ fn runtime_function(d: &CDialect<'_>, o: usize, method: Method) -> String {
     format!("{prefix}_{}", method.name())
 }
 
-fn c_type(e: ElemType) -> &'static str {
+/// The C type of a temporary or scalar of `e` in a function whose values
+/// are `values`: `int64_t`, or the value type.
+fn c_type(e: ElemType, values: ValueType) -> &'static str {
     match e {
         ElemType::Int => "int64_t",
-        ElemType::Real => "double",
+        ElemType::Real => values.c_type(),
     }
 }
 
-fn signature(name: &str, params: &[Parameter]) -> String {
-    declaration(&format!("void {name}"), &param_decls(params))
+/// The zero of `e`'s elements: `0`, `0.0` (a real at a floating value type).
+fn c_zero(e: ElemType, values: ValueType) -> &'static str {
+    match e {
+        ElemType::Real if !values.is_integer() => "0.0",
+        _ => "0",
+    }
+}
+
+fn signature(name: &str, params: &[Parameter], values: ValueType) -> String {
+    declaration(&format!("void {name}"), &param_decls(params, values))
 }
 
 /// The C declarations of `params`, in order.
-fn param_decls(params: &[Parameter]) -> Vec<String> {
+fn param_decls(params: &[Parameter], values: ValueType) -> Vec<String> {
     params
         .iter()
         .map(|p| match &p.kind {
@@ -826,11 +838,11 @@ fn param_decls(params: &[Parameter]) -> Vec<String> {
             ParamKind::Scalar {
                 elem,
                 role: Role::In,
-            } => format!("{} {}", c_type(*elem), p.name),
+            } => format!("{} {}", c_type(*elem, values), p.name),
             ParamKind::DynArray { elem } => format!("{} **{}", elem.c_type(), p.name),
             ParamKind::Array { elem, .. } => format!("{} *restrict {}", elem.c_type(), p.name),
             ParamKind::Scalar { elem, .. } => {
-                format!("{} *restrict {}", c_type(*elem), p.name)
+                format!("{} *restrict {}", c_type(*elem, values), p.name)
             }
         })
         .collect()
@@ -912,6 +924,9 @@ impl Dialect for CDialect<'_> {
             } else {
                 P::new("-INFINITY", Prec::Unary)
             }
+        } else if self.low.values != ValueType::F64 {
+            // A literal of the value type, converted as C converts it.
+            P::new(format!("({}){x:?}", self.low.values.c_type()), Prec::Unary)
         } else {
             let text = format!("{x:?}");
             let prec = if text.starts_with('-') {
@@ -947,17 +962,28 @@ impl Dialect for CDialect<'_> {
 
     fn to_real(&self, inner: &Code) -> P {
         P::new(
-            format!("(double){}", print(self, inner).at(Prec::Unary)),
+            format!(
+                "({}){}",
+                self.low.values.c_type(),
+                print(self, inner).at(Prec::Unary)
+            ),
             Prec::Unary,
         )
     }
 
     fn min_max(&self, op: BinOp, ty: Ty, a: &Code, b: &Code) -> P {
-        let name = match (op, ty) {
-            (BinOp::Min, Ty::Int) => "spf_min_i64",
-            (BinOp::Min, Ty::Real) => "spf_min_f64",
-            (_, Ty::Int) => "spf_max_i64",
-            (_, Ty::Real) => "spf_max_f64",
+        // Integer values take the integer helpers.
+        let values = match ty {
+            Ty::Int => ValueType::I64,
+            Ty::Real => self.low.values,
+        };
+        let name = match (op, values) {
+            (BinOp::Min, ValueType::I64 | ValueType::I32) => "spf_min_i64",
+            (BinOp::Min, ValueType::F64) => "spf_min_f64",
+            (BinOp::Min, ValueType::F32) => "spf_min_f32",
+            (_, ValueType::I64 | ValueType::I32) => "spf_max_i64",
+            (_, ValueType::F64) => "spf_max_f64",
+            (_, ValueType::F32) => "spf_max_f32",
         };
         self.used.add(name);
         P::atom(format!(

@@ -15,6 +15,8 @@ pub mod interp;
 pub mod runtime;
 pub mod rust;
 pub mod scan;
+pub mod value;
 pub mod width;
 
 pub use scan::{scan, ScanError};
+pub use value::ValueType;

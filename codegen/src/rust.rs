@@ -36,7 +36,7 @@ use crate::emit::{
     LNode, Lang, Lowered, ObjectInit, ParamKind, Parameter, Prec, RowFill, Ty, Used, P,
 };
 use crate::runtime::{Method, ObjectKind, RUST_RUNTIME};
-use crate::width::{Elem, Widths};
+use crate::width::{Elem, ValueType, Widths};
 
 /// Prints `program` as a `pub fn` named after the computation (in snake case).
 ///
@@ -193,14 +193,11 @@ pub fn emit_rust_with(program: &LoopProgram, widths: &Widths) -> Result<String, 
         let d = &low.comp.spaces[*s];
         let name = &low.spaces[*s];
         let mutable = if low.written[*s] { "mut " } else { "" };
-        let zero = match d.elem {
-            ElemType::Int => "0_i64",
-            ElemType::Real => "0.0_f64",
-        };
+        let zero = zero(&low, *s);
         if low.alloc_at[*s].is_some() {
             w.line(&format!(
                 "let mut {name}: Vec<{}> = Vec::new();",
-                rust_type(d.elem)
+                rust_type(d.elem, low.values)
             ));
         } else if extents.is_empty() {
             if low.written[*s] {
@@ -307,7 +304,7 @@ pub fn emit_rust_with(program: &LoopProgram, widths: &Widths) -> Result<String, 
     if params.len() > 7 {
         out.push_str("#[allow(clippy::too_many_arguments)]\n");
     }
-    out.push_str(&signature(&low.function, &params));
+    out.push_str(&signature(&low.function, &params, low.values));
     out.push_str(" {\n");
     for (name, text) in HELPERS {
         if dialect.used.contains(name) {
@@ -350,6 +347,14 @@ const HELPERS: &[(&str, &str)] = &[
     (
         "spf_max_f64",
         "    fn spf_max_f64(a: f64, b: f64) -> f64 {\n        if a > b { a } else { b }\n    }",
+    ),
+    (
+        "spf_min_f32",
+        "    fn spf_min_f32(a: f32, b: f32) -> f32 {\n        if a < b { a } else { b }\n    }",
+    ),
+    (
+        "spf_max_f32",
+        "    fn spf_max_f32(a: f32, b: f32) -> f32 {\n        if a > b { a } else { b }\n    }",
     ),
     (
         "spf_fits_i32",
@@ -418,14 +423,16 @@ fn elem_name(e: ElemType) -> &'static str {
 fn array_elem_name(e: Elem) -> String {
     match e {
         Elem::Int(w) => format!("{w}-bit integer"),
-        Elem::Real => "real".into(),
+        Elem::Real(ValueType::F64) => "real".into(),
+        Elem::Real(t) => format!("real ({t})"),
     }
 }
 
-/// The zero of data space `s`'s elements, typed (`0_i32`, `0_i64`, `0.0_f64`).
+/// The zero of data space `s`'s elements, typed (`0_i32`, `0_i64`,
+/// `0.0_f64`, `0.0_f32`).
 fn zero(low: &Lowered<'_>, s: usize) -> String {
     match low.elem(s) {
-        Elem::Real => "0.0_f64".into(),
+        Elem::Real(t) if !t.is_integer() => format!("0.0_{}", t.rust_type()),
         e => format!("0_{}", e.rust_type()),
     }
 }
@@ -439,14 +446,16 @@ fn role_name(r: Role) -> &'static str {
     }
 }
 
-fn rust_type(e: ElemType) -> &'static str {
+/// The Rust type of a temporary or scalar of `e` in a function whose
+/// values are `values`: `i64`, or the value type.
+fn rust_type(e: ElemType, values: ValueType) -> &'static str {
     match e {
         ElemType::Int => "i64",
-        ElemType::Real => "f64",
+        ElemType::Real => values.rust_type(),
     }
 }
 
-fn signature(name: &str, params: &[Parameter]) -> String {
+fn signature(name: &str, params: &[Parameter], values: ValueType) -> String {
     let decls: Vec<String> = params
         .iter()
         .map(|p| {
@@ -460,8 +469,8 @@ fn signature(name: &str, params: &[Parameter]) -> String {
                 ParamKind::Scalar {
                     elem,
                     role: Role::In,
-                } => rust_type(*elem).to_string(),
-                ParamKind::Scalar { elem, .. } => format!("&mut {}", rust_type(*elem)),
+                } => rust_type(*elem, values).to_string(),
+                ParamKind::Scalar { elem, .. } => format!("&mut {}", rust_type(*elem, values)),
                 ParamKind::DynArray { elem } => format!("&mut Vec<{}>", elem.rust_type()),
             };
             format!("{}: {ty}", p.name)
@@ -511,14 +520,26 @@ impl Dialect for RustDialect<'_> {
     }
 
     fn real(&self, x: f64) -> P {
+        let t = self.low.values;
+        if t.is_integer() {
+            // A literal of an integer value type, converted as `as` does.
+            return if x.fract() == 0.0 && x.abs() < 2f64.powi(31) {
+                P::atom(format!("{}_{}", x as i64, t.rust_type()))
+            } else {
+                P::new(format!("{x:?}_f64 as {}", t.rust_type()), Prec::Cast)
+            };
+        }
+        let float = t.rust_type();
         if x.is_nan() {
-            P::atom("f64::NAN")
+            P::atom(format!("{float}::NAN"))
         } else if x.is_infinite() {
             P::atom(if x > 0.0 {
-                "f64::INFINITY"
+                format!("{float}::INFINITY")
             } else {
-                "f64::NEG_INFINITY"
+                format!("{float}::NEG_INFINITY")
             })
+        } else if t == ValueType::F32 {
+            P::new(format!("{x:?}_f32"), Prec::Unary)
         } else {
             let text = format!("{x:?}");
             let prec = if text.starts_with('-') {
@@ -553,19 +574,31 @@ impl Dialect for RustDialect<'_> {
 
     fn to_real(&self, inner: &Code) -> P {
         P::new(
-            format!("{} as f64", print(self, inner).at(Prec::Cast)),
+            format!(
+                "{} as {}",
+                print(self, inner).at(Prec::Cast),
+                self.low.values.rust_type()
+            ),
             Prec::Cast,
         )
     }
 
     fn min_max(&self, op: BinOp, ty: Ty, a: &Code, b: &Code) -> P {
-        let name = match (op, ty) {
-            (BinOp::Min, Ty::Int) => "i64::min",
-            (BinOp::Min, Ty::Real) => "spf_min_f64",
-            (_, Ty::Int) => "i64::max",
-            (_, Ty::Real) => "spf_max_f64",
+        let values = match ty {
+            Ty::Int => ValueType::I64,
+            Ty::Real => self.low.values,
         };
-        if ty == Ty::Real {
+        let name = match (op, values) {
+            (BinOp::Min, ValueType::I64) => "i64::min",
+            (BinOp::Min, ValueType::I32) => "i32::min",
+            (BinOp::Min, ValueType::F64) => "spf_min_f64",
+            (BinOp::Min, ValueType::F32) => "spf_min_f32",
+            (_, ValueType::I64) => "i64::max",
+            (_, ValueType::I32) => "i32::max",
+            (_, ValueType::F64) => "spf_max_f64",
+            (_, ValueType::F32) => "spf_max_f32",
+        };
+        if name.starts_with("spf_") {
             self.used.add(name);
         }
         P::atom(format!(

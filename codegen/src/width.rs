@@ -20,6 +20,8 @@ use std::str::FromStr;
 
 use iegen::computation::ElemType;
 
+pub use crate::value::ValueType;
+
 /// The width of the integers an index array stores.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum IndexWidth {
@@ -327,22 +329,23 @@ impl WidthChoices {
     }
 }
 
-/// How an array element is stored: an index of some width, or a real
-/// (`double`, `f64`).
+/// How an array element is stored: an index of some width, or a value
+/// at the function's value type ([`ValueType`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Elem {
     /// An integer of this width.
     Int(IndexWidth),
-    /// A 64-bit float.
-    Real,
+    /// A value (an element of a `real` data space) of this type.
+    Real(ValueType),
 }
 
 impl Elem {
-    /// The element of an `elem` array stored at `width` (reals ignore it).
-    pub fn of(elem: ElemType, width: IndexWidth) -> Elem {
+    /// The element of an `elem` array stored at `width` (values ignore it)
+    /// in a function whose values are of type `values` (indices ignore it).
+    pub fn of(elem: ElemType, width: IndexWidth, values: ValueType) -> Elem {
         match elem {
             ElemType::Int => Elem::Int(width),
-            ElemType::Real => Elem::Real,
+            ElemType::Real => Elem::Real(values),
         }
     }
 
@@ -350,23 +353,23 @@ impl Elem {
     pub fn elem_type(self) -> ElemType {
         match self {
             Elem::Int(_) => ElemType::Int,
-            Elem::Real => ElemType::Real,
+            Elem::Real(_) => ElemType::Real,
         }
     }
 
-    /// The C type: `int32_t`, `int64_t`, `double`.
+    /// The C type: `int32_t`, `int64_t`, `double`, `float`.
     pub fn c_type(self) -> &'static str {
         match self {
             Elem::Int(w) => w.c_type(),
-            Elem::Real => "double",
+            Elem::Real(t) => t.c_type(),
         }
     }
 
-    /// The Rust type: `i32`, `i64`, `f64`.
+    /// The Rust type: `i32`, `i64`, `f64`, `f32`.
     pub fn rust_type(self) -> &'static str {
         match self {
             Elem::Int(w) => w.rust_type(),
-            Elem::Real => "f64",
+            Elem::Real(t) => t.rust_type(),
         }
     }
 
@@ -374,7 +377,7 @@ impl Elem {
     pub fn bytes(self) -> usize {
         match self {
             Elem::Int(w) => w.bytes(),
-            Elem::Real => 8,
+            Elem::Real(t) => t.bytes(),
         }
     }
 }
@@ -382,11 +385,13 @@ impl Elem {
 /// The index width of each index array a generated function takes or
 /// returns, by data-space name: positions and coordinates may differ (as
 /// MLIR's `posWidth` and `crdWidth`). Arrays not named take the default;
-/// temporaries and scalars are always 64-bit.
+/// temporaries and scalars are always 64-bit. With the type of the
+/// function's values ([`ValueType`], `double` unless set).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Widths {
     default: IndexWidth,
     spaces: BTreeMap<String, IndexWidth>,
+    values: ValueType,
 }
 
 impl Widths {
@@ -395,7 +400,20 @@ impl Widths {
         Widths {
             default: width,
             spaces: BTreeMap::new(),
+            values: ValueType::F64,
         }
+    }
+
+    /// The function's values at `values` (builder style).
+    #[must_use]
+    pub fn with_values(mut self, values: ValueType) -> Widths {
+        self.values = values;
+        self
+    }
+
+    /// The type of the function's values.
+    pub fn values(&self) -> ValueType {
+        self.values
     }
 
     /// Data space `space` at `width`.

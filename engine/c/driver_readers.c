@@ -1034,6 +1034,10 @@ static DRV_UNUSED void drv_read_json(const char *path, drv_inst *x)
                         drv_json_error(&j, "at `index_width`: expected 32 or 64");
                     x->width = (int)v;
                 }
+            } else if (strcmp(key, "value_type") == 0) {
+                /* spf writes it for values other than float64 */
+                drv_json_error(&j, "at `value_type`: a built program converts float64 values "
+                                   "only; convert this instance with spf convert");
             } else {
                 drv_json_error(&j,
                                "at `%s`: unknown key; an instance has \"format\", \"symbols\", "

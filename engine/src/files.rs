@@ -255,6 +255,21 @@ pub fn write_coordinates(
         file: target.shown(),
         message,
     };
+    // Coordinates carry doubles: integer values a double does not hold
+    // are refused rather than rounded.
+    if let Some(k) = inst
+        .arrays
+        .get(&d.data_name)
+        .and_then(|v| v.as_ints())
+        .filter(|_| inst.value_type.is_integer())
+        .and_then(|v| v.iter().position(|&x| x.unsigned_abs() > 1 << 53))
+    {
+        return Err(problem(format!(
+            "{}({k}) is an {} value beyond 2^53, which a coordinate file (read as doubles) \
+             does not hold exactly; write .json or .npz",
+            d.data_name, inst.value_type
+        )));
+    }
     let coords = coordinates_from(d, inst).map_err(|e| problem(e.to_string()))?;
     let mut bytes = Vec::new();
     let written = match target.kind {

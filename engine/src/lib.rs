@@ -34,6 +34,7 @@ pub use api::{
     check, check_each, read, read_with, write, Array, ArrayRef, CheckReport, Converter, Engine,
     Format, Instance, InstanceBuilder, Options,
 };
+pub use codegen::ValueType;
 pub use error::{Error, Result};
 
 /// The tests run under the `spf` binary's allocator, as the memory

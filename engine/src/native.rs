@@ -40,7 +40,9 @@
 //! `SPF_INPUT_VALIDATED` as `spf build`'s programs are. Indices are 32-bit
 //! (`int32_t`) or 64-bit (`int64_t`) as the library was printed
 //! ([`codegen::width`]: a size the 32-bit function
-//! computes that does not fit stops it with a message), values `double`;
+//! computes that does not fit stops it with a message), values of the
+//! input's value type (`double`, `float`, `int64_t`, `int32_t`:
+//! [`ValueType`], printed into the code, so part of the cache key);
 //! symbols are `int64_t` at both widths.
 
 use std::ffi::{c_char, c_int, c_void};
@@ -51,7 +53,7 @@ use codegen::ast::LoopProgram;
 use codegen::c::{c_parameters_with, emit_c_with};
 use codegen::emit::{ParamKind, Parameter};
 use codegen::interp::{space_len, Array, Memory};
-use codegen::width::{Elem, IndexWidth, IndexWidths};
+use codegen::width::{Elem, IndexWidth, IndexWidths, ValueType};
 use iegen::computation::Role;
 use synth::instance::{Instance, Values};
 use synth::synthesize::Synthesized;
@@ -69,7 +71,8 @@ pub const ABI_VERSION: i32 = 5;
 const FUNCTION: &str = "spf_conversion";
 
 /// The C source of the shared library of conversion `s` (its scanned
-/// `program`), its index arrays at `width` ([`Synthesized::widths`]).
+/// `program`), its index arrays at `width` ([`Synthesized::widths`]), its
+/// values of type `values`.
 ///
 /// # Errors
 ///
@@ -79,6 +82,7 @@ pub fn library_source(
     s: &Synthesized,
     program: &LoopProgram,
     width: IndexWidths,
+    values: ValueType,
 ) -> Result<String, Error> {
     let fail = |e: String| {
         Error::Usage(format!(
@@ -88,7 +92,7 @@ pub fn library_source(
     };
     let mut program = program.clone();
     program.computation.name = FUNCTION.to_string();
-    let widths = s.widths(width);
+    let widths = s.widths(width).with_values(values);
     let params = c_parameters_with(&program, &widths).map_err(|e| fail(e.to_string()))?;
     let code = emit_c_with(&program, &widths).map_err(|e| fail(e.to_string()))?;
     let mut args = Vec::new();
@@ -100,12 +104,15 @@ pub fn library_source(
                 role: Role::In,
             } => format!(
                 "*(const {} *)args[{k}]",
-                Elem::of(*elem, widths.of(&p.source)).c_type()
+                Elem::of(*elem, widths.of(&p.source), values).c_type()
             ),
             ParamKind::Scalar {
                 elem,
                 role: Role::Out,
-            } => format!("({} *)args[{k}]", Elem::of(*elem, IndexWidth::W64).c_type()),
+            } => format!(
+                "({} *)args[{k}]",
+                Elem::of(*elem, IndexWidth::W64, values).c_type()
+            ),
             ParamKind::Array {
                 elem,
                 role: Role::In | Role::Out,
@@ -551,8 +558,8 @@ impl Library {
     ) -> Result<Instance, Error> {
         let pair = format!("{} -> {}", s.conversion.src.name, s.conversion.dst.name);
         let fail = |e: String| Error::stopped(format!("the compiled conversion {pair}: {e}"));
-        let params =
-            c_parameters_with(program, &s.widths(width)).map_err(|e| fail(e.to_string()))?;
+        let widths = s.widths(width).with_values(input.value_type);
+        let params = c_parameters_with(program, &widths).map_err(|e| fail(e.to_string()))?;
         let expected = self.int_function("spf_abi_parameters").map_err(fail)?;
         if usize::try_from(expected).ok() != Some(params.len()) {
             return Err(fail(format!(
@@ -684,8 +691,10 @@ impl Library {
                     .as_mut()
                     .map_or(std::ptr::null_mut(), |v| v.as_mut_ptr().cast()),
                 _ => match memory.arrays.get_mut(&p.source) {
-                    Some(Array::Int(v)) => v.as_mut_ptr().cast(),
+                    Some(Array::Int(v) | Array::RealInt(v)) => v.as_mut_ptr().cast(),
                     Some(Array::Real(v)) => v.as_mut_ptr().cast(),
+                    Some(Array::Real32(v)) => v.as_mut_ptr().cast(),
+                    Some(Array::RealInt32(v)) => v.as_mut_ptr().cast(),
                     None => return Err(fail(format!("no array `{}`", p.source))),
                 },
             };
@@ -851,7 +860,7 @@ impl Library {
                 Ok(match elem {
                     Elem::Int(IndexWidth::W32) => Returned::Narrow(Vec::new()),
                     Elem::Int(IndexWidth::W64) => Returned::Wide(Array::Int(Vec::new())),
-                    Elem::Real => Returned::Wide(Array::Real(Vec::new())),
+                    Elem::Real(t) => Returned::Wide(Values::Real(Vec::new()).into_value_array(t)),
                 })
             } else {
                 Err(format!("`{}` was not returned", p.source))
@@ -863,9 +872,18 @@ impl Library {
                 .adopt::<i64>(ptr, len)
                 .map(|v| Returned::Wide(Array::Int(v))),
             Elem::Int(IndexWidth::W32) => host.adopt::<i32>(ptr, len).map(Returned::Narrow),
-            Elem::Real => host
+            Elem::Real(ValueType::F64) => host
                 .adopt::<f64>(ptr, len)
                 .map(|v| Returned::Wide(Array::Real(v))),
+            Elem::Real(ValueType::F32) => host
+                .adopt::<f32>(ptr, len)
+                .map(|v| Returned::Wide(Array::Real32(v))),
+            Elem::Real(ValueType::I64) => host
+                .adopt::<i64>(ptr, len)
+                .map(|v| Returned::Wide(Array::RealInt(v))),
+            Elem::Real(ValueType::I32) => host
+                .adopt::<i32>(ptr, len)
+                .map(|v| Returned::Wide(Array::RealInt32(v))),
         };
         if let Some(taken) = taken {
             return Ok(taken);
@@ -881,8 +899,17 @@ impl Library {
                 Elem::Int(IndexWidth::W32) => {
                     Returned::Narrow(std::slice::from_raw_parts(ptr.cast::<i32>(), len).to_vec())
                 }
-                Elem::Real => Returned::Wide(Array::Real(
+                Elem::Real(ValueType::F64) => Returned::Wide(Array::Real(
                     std::slice::from_raw_parts(ptr.cast::<f64>(), len).to_vec(),
+                )),
+                Elem::Real(ValueType::F32) => Returned::Wide(Array::Real32(
+                    std::slice::from_raw_parts(ptr.cast::<f32>(), len).to_vec(),
+                )),
+                Elem::Real(ValueType::I64) => Returned::Wide(Array::RealInt(
+                    std::slice::from_raw_parts(ptr.cast::<i64>(), len).to_vec(),
+                )),
+                Elem::Real(ValueType::I32) => Returned::Wide(Array::RealInt32(
+                    std::slice::from_raw_parts(ptr.cast::<i32>(), len).to_vec(),
                 )),
             }
         })
@@ -933,7 +960,7 @@ fn scalar(p: &Parameter, memory: &Memory) -> Result<Scalar, String> {
 #[cfg(test)]
 mod tests {
     use codegen::ast::LoopProgram;
-    use codegen::width::{IndexWidth, IndexWidths};
+    use codegen::width::{IndexWidth, IndexWidths, ValueType};
     use synth::builtin::load_format;
     use synth::instance::{Instance, Values};
     use synth::synthesize::{synthesize, Synthesized};
@@ -948,13 +975,14 @@ mod tests {
         widths: IndexWidths,
         cache: &std::path::Path,
     ) -> Library {
-        let source = library_source(s, program, widths).expect("prints");
+        let source = library_source(s, program, widths, ValueType::F64).expect("prints");
         let (src, dst) = (&s.conversion.src, &s.conversion.dst_given);
         obtain(
             Some(cache),
             src,
             dst,
             widths,
+            ValueType::F64,
             &source,
             &crate::observe::Quiet,
         )

@@ -19,8 +19,8 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use codegen::width::IndexWidths;
 use sha2::{Digest, Sha256};
+use codegen::width::{IndexWidths, ValueType};
 use synth::Descriptor;
 
 use crate::c_compiler::{compile_with, compiler_candidates, find_compiler, C_FLAGS};
@@ -62,11 +62,17 @@ pub fn library_name(
     src: &Descriptor,
     dst: &Descriptor,
     width: IndexWidths,
+    values: ValueType,
     compiler: &[String],
     source: &str,
 ) -> String {
+    // Values other than float64 are named too.
+    let value_tag = match values {
+        ValueType::F64 => String::new(),
+        t => format!("-{t}"),
+    };
     let stem = format!(
-        "{}-{}-{}",
+        "{}-{}-{}{value_tag}",
         file_safe(&src.name),
         file_safe(&dst.name),
         width.tag()
@@ -75,6 +81,7 @@ pub fn library_name(
         &stem,
         &[
             format!("index {}", width.tag()),
+            format!("values {values}"),
             format!("src {src:?}"),
             format!("dst {dst:?}"),
         ],
@@ -219,12 +226,13 @@ pub fn obtain(
     src: &Descriptor,
     dst: &Descriptor,
     width: IndexWidths,
+    values: ValueType,
     source: &str,
     observer: &dyn Observer,
 ) -> Result<(Library, PathBuf, Origin), Error> {
     obtain_named(
         cache,
-        &|compiler| library_name(src, dst, width, compiler, source),
+        &|compiler| library_name(src, dst, width, values, compiler, source),
         &format!("compiling {} -> {}", src.name, dst.name),
         source,
         observer,
@@ -341,32 +349,46 @@ mod tests {
         let (coo, csr, csc) = (format("coo"), format("csr"), format("csc"));
         let cc = vec!["cc".to_string()];
         let w = IndexWidths::uniform(IndexWidth::W64);
-        let name = library_name(&coo, &csr, w, &cc, "int x;");
+        let name = library_name(&coo, &csr, w, ValueType::F64, &cc, "int x;");
         assert!(name.starts_with("COO-CSR-i64-"), "{name}");
         assert!(name.ends_with(".so"), "{name}");
         assert_eq!(name.len(), "COO-CSR-i64-".len() + 20 + ".so".len());
-        assert_eq!(name, library_name(&coo, &csr, w, &cc, "int x;"));
+        assert_eq!(
+            name,
+            library_name(&coo, &csr, w, ValueType::F64, &cc, "int x;")
+        );
+        // The value type is part of the key.
+        let float = library_name(&coo, &csr, w, ValueType::F32, &cc, "int x;");
+        assert!(float.starts_with("COO-CSR-i64-float32-"), "{float}");
+        assert_ne!(name[12..], float[20..]);
         let narrow = IndexWidths::uniform(IndexWidth::W32);
-        let narrow = library_name(&coo, &csr, narrow, &cc, "int x;");
+        let narrow = library_name(&coo, &csr, narrow, ValueType::F64, &cc, "int x;");
         assert!(narrow.starts_with("COO-CSR-i32-"), "{narrow}");
         let mixed = IndexWidths {
             positions: IndexWidth::W64,
             coordinates: IndexWidth::W32,
         };
-        let mixed = library_name(&coo, &csr, mixed, &cc, "int x;");
+        let mixed = library_name(&coo, &csr, mixed, ValueType::F64, &cc, "int x;");
         assert!(mixed.starts_with("COO-CSR-p64c32-"), "{mixed}");
         for other in [
             narrow,
             mixed,
-            library_name(&coo, &csc, w, &cc, "int x;"),
-            library_name(&coo, &csr, w, &["clang".to_string()], "int x;"),
-            library_name(&coo, &csr, w, &cc, "int y;"),
+            library_name(&coo, &csc, w, ValueType::F64, &cc, "int x;"),
+            library_name(
+                &coo,
+                &csr,
+                w,
+                ValueType::F64,
+                &["clang".to_string()],
+                "int x;",
+            ),
+            library_name(&coo, &csr, w, ValueType::F64, &cc, "int y;"),
         ] {
             assert_ne!(name, other);
         }
         // A descriptor's name is kept to file-name characters.
         let mut odd = coo.clone();
         odd.name = "my/fmt x".into();
-        assert!(library_name(&odd, &csr, w, &cc, "").starts_with("my_fmt_x-CSR-"));
+        assert!(library_name(&odd, &csr, w, ValueType::F64, &cc, "").starts_with("my_fmt_x-CSR-"));
     }
 }

@@ -288,7 +288,7 @@ pub fn held_width(inst: &Instance) -> Option<IndexWidth> {
     let mut widths = inst.arrays.values().filter_map(|v| match v {
         Values::Int(_) => Some(IndexWidth::W64),
         Values::Int32(_) => Some(IndexWidth::W32),
-        Values::Real(_) => None,
+        Values::Real(_) | Values::Real32(_) => None,
     });
     let first = widths.next()?;
     widths.all(|w| w == first).then_some(first)
@@ -403,9 +403,20 @@ impl Checker {
             .keys()
             .map(|s| cstring(s))
             .collect::<Result<Vec<_>, _>>()?;
+        // `float32` values are read as the doubles they are.
+        let widened: Vec<Values> = inst
+            .arrays
+            .values()
+            .map(|v| match v {
+                Values::Real32(_) => Values::Real(v.to_reals()),
+                _ => Values::Real(Vec::new()),
+            })
+            .collect();
         let arrays: Vec<AbiArray> = inst
             .arrays
             .values()
+            .zip(&widened)
+            .map(|(v, w)| if let Values::Real32(_) = v { w } else { v })
             .zip(&array_names)
             .map(|(v, name)| match v {
                 Values::Int(v) => AbiArray {
@@ -432,6 +443,15 @@ impl Checker {
                     reals: v.as_ptr(),
                     ints32: std::ptr::null(),
                 },
+                // Widened above.
+                Values::Real32(_) => AbiArray {
+                    name: name.as_ptr(),
+                    len: 0,
+                    real: 1,
+                    ints: std::ptr::null(),
+                    reals: std::ptr::null(),
+                    ints32: std::ptr::null(),
+                },
             })
             .collect();
         // At most one entry per nonzero value (a map that addresses a value
@@ -439,6 +459,7 @@ impl Checker {
         let cap = match (give, inst.arrays.get(&d.data_name)) {
             (Give::Fingerprint | Give::WatchedFingerprint, _) | (_, None) => 0,
             (_, Some(Values::Real(v))) => v.iter().filter(|&&x| x != 0.0).count(),
+            (_, Some(Values::Real32(v))) => v.iter().filter(|&&x| x != 0.0).count(),
             (_, Some(Values::Int(v))) => v.iter().filter(|&&x| x != 0).count(),
             (_, Some(Values::Int32(v))) => v.iter().filter(|&&x| x != 0).count(),
         };

@@ -23,7 +23,7 @@ use std::sync::Arc;
 use std::sync::Mutex;
 
 use codegen::ast::LoopProgram;
-use codegen::width::{IndexWidth, IndexWidths, WidthChoice, WidthChoices};
+use codegen::width::{IndexWidth, IndexWidths, ValueType, WidthChoice, WidthChoices};
 use synth::fingerprint::Fingerprint;
 use synth::instance::Instance;
 use synth::instance::InstanceError;
@@ -231,9 +231,9 @@ impl Runner {
             .map_err(|e| Error::TooLarge(format!("{pair}: {e}")))?;
         let library = match self.engine {
             Engine::Interp => None,
-            Engine::Native => Some(self.library(s, &program, from, to, width)?),
+            Engine::Native => Some(self.library(s, &program, from, to, width, input.value_type)?),
             Engine::Auto if self.fell_back.load(Ordering::Relaxed) => None,
-            Engine::Auto => match self.library(s, &program, from, to, width) {
+            Engine::Auto => match self.library(s, &program, from, to, width, input.value_type) {
                 Ok(lib) => Some(lib),
                 Err(e) => {
                     let first = e.to_string();
@@ -455,8 +455,9 @@ impl Runner {
         from: &Descriptor,
         to: &Descriptor,
         width: IndexWidths,
+        values: ValueType,
     ) -> Result<Arc<Library>, Error> {
-        let source = library_source(s, program, width)?;
+        let source = library_source(s, program, width, values)?;
         let loaded = self.libraries.lock().unwrap_or_else(|e| e.into_inner());
         if let Some((_, lib)) = loaded.iter().find(|(text, _)| *text == source) {
             return Ok(Arc::clone(lib));
@@ -467,6 +468,7 @@ impl Runner {
             from,
             to,
             width,
+            values,
             &source,
             &*self.observer,
         )?;

@@ -175,6 +175,9 @@ pub fn results_json(comp: &Computation, memory: &Memory) -> String {
         let value = match memory.arrays.get(&d.name) {
             Some(Array::Int(v)) => serde_json::json!(v),
             Some(Array::Real(v)) => serde_json::json!(v),
+            Some(Array::Real32(v)) => serde_json::json!(v),
+            Some(Array::RealInt(v)) => serde_json::json!(v),
+            Some(Array::RealInt32(v)) => serde_json::json!(v),
             None => serde_json::Value::Null,
         };
         out.insert(d.name.clone(), value);

@@ -978,6 +978,13 @@ pub(crate) fn prepare<'a>(
             why,
         });
     }
+    if let Some((index, message)) = data.value_type_error(inst.value_type) {
+        return Err(InstanceError::ValueType {
+            array: d.data_name.clone(),
+            index,
+            message,
+        });
+    }
     let values = match data {
         Values::Real(v) => Cow::Borrowed(&v[..]),
         other => Cow::Owned(other.to_reals()),

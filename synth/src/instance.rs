@@ -5,8 +5,11 @@
 //! An instance is `{"format": NAME, "symbols": {"NR": 4, ...}, "arrays":
 //! {"rowptr": [...], "col": [...], "A": [...]}}`: a value for every symbol
 //! of the descriptor, and an array for every index array (UF) and for the
-//! value array (`data_name`). Index arrays hold integers; the value array
-//! holds reals (integers are accepted there too).
+//! value array (`data_name`), and optionally `"index_width"` and
+//! `"value_type"` (`"float32"`, `"int64"`, `"int32"`; absent: float64).
+//! Index arrays hold integers; the value array holds numbers of the value
+//! type (reals, or integers, for float64 and float32; integers for int64
+//! and int32).
 //!
 //! # Array layout
 //!
@@ -24,7 +27,9 @@ use std::fmt::Write as _;
 use crate::strict_json::StrictValue;
 use iegen::EvalError;
 
+use codegen::interp::Array;
 use codegen::width::{IndexKind, IndexWidth, IndexWidths, Size};
+pub use codegen::ValueType;
 
 use crate::descriptor::Descriptor;
 
@@ -43,12 +48,15 @@ pub enum Values {
     Int32(Vec<i32>),
     /// Reals: the value array.
     Real(Vec<f64>),
+    /// Reals held at 32 bits: a value array of type `float32`.
+    Real32(Vec<f32>),
 }
 
 impl PartialEq for Values {
     fn eq(&self, other: &Values) -> bool {
         match (self, other) {
             (Values::Real(a), Values::Real(b)) => a == b,
+            (Values::Real32(a), Values::Real32(b)) => a == b,
             (Values::Int(a), Values::Int(b)) => a == b,
             (Values::Int32(a), Values::Int32(b)) => a == b,
             (Values::Int(a), Values::Int32(b)) | (Values::Int32(b), Values::Int(a)) => {
@@ -66,6 +74,7 @@ impl Values {
             Values::Int(v) => v.len(),
             Values::Int32(v) => v.len(),
             Values::Real(v) => v.len(),
+            Values::Real32(v) => v.len(),
         }
     }
 
@@ -80,6 +89,7 @@ impl Values {
             Values::Int(v) => v.iter().map(|&x| x as f64).collect(),
             Values::Int32(v) => v.iter().map(|&x| f64::from(x)).collect(),
             Values::Real(v) => v.clone(),
+            Values::Real32(v) => v.iter().map(|&x| f64::from(x)).collect(),
         }
     }
 
@@ -91,7 +101,7 @@ impl Values {
             Values::Int32(v) => Some(std::borrow::Cow::Owned(
                 v.iter().map(|&x| i64::from(x)).collect(),
             )),
-            Values::Real(_) => None,
+            Values::Real(_) | Values::Real32(_) => None,
         }
     }
 
@@ -101,7 +111,7 @@ impl Values {
         match self {
             Values::Int(v) => Some(v),
             Values::Int32(v) => Some(v.into_iter().map(i64::from).collect()),
-            Values::Real(_) => None,
+            Values::Real(_) | Values::Real32(_) => None,
         }
     }
 
@@ -110,7 +120,7 @@ impl Values {
         match self {
             Values::Int(v) => v.get(k).copied(),
             Values::Int32(v) => v.get(k).map(|&x| i64::from(x)),
-            Values::Real(_) => None,
+            Values::Real(_) | Values::Real32(_) => None,
         }
     }
 
@@ -126,8 +136,116 @@ impl Values {
         match self {
             Values::Int(v) => widest(v),
             Values::Int32(v) => widest(v),
-            Values::Real(_) => None,
+            Values::Real(_) | Values::Real32(_) => None,
         }
+    }
+}
+
+impl Values {
+    /// The values of a value array of type `t`, as the interpreter holds
+    /// them ([`Array::Real`], [`Array::Real32`], [`Array::RealInt`],
+    /// [`Array::RealInt32`]): converted as `as` converts (a real rounded
+    /// to the nearest `f32`, an integer at `f64`); a real that is no
+    /// integer of the type is truncated, as
+    /// [`Values::value_type_error`] reports first.
+    pub fn into_value_array(self, t: ValueType) -> Array {
+        match (t, self) {
+            (ValueType::F64, Values::Real(v)) => Array::Real(v),
+            (ValueType::F64, v) => Array::Real(v.to_reals()),
+            (ValueType::F32, Values::Real32(v)) => Array::Real32(v),
+            (ValueType::F32, Values::Real(v)) => {
+                Array::Real32(v.iter().map(|&x| x as f32).collect())
+            }
+            (ValueType::F32, v) => Array::Real32(v.to_reals().iter().map(|&x| x as f32).collect()),
+            (ValueType::I64, v) => Array::RealInt(v.as_ints().map_or_else(
+                || v.to_reals().iter().map(|&x| x as i64).collect(),
+                std::borrow::Cow::into_owned,
+            )),
+            (ValueType::I32, Values::Int32(v)) => Array::RealInt32(v),
+            (ValueType::I32, v) => Array::RealInt32(match v.as_ints() {
+                Some(ints) => ints.iter().map(|&x| x as i32).collect(),
+                None => v.to_reals().iter().map(|&x| x as i32).collect(),
+            }),
+        }
+    }
+
+    /// The values of an interpreter's value array ([`Values::into_value_array`]
+    /// backwards); `None` for an index array.
+    pub fn from_value_array(a: Array) -> Option<Values> {
+        Some(match a {
+            Array::Real(v) => Values::Real(v),
+            Array::Real32(v) => Values::Real32(v),
+            Array::RealInt(v) => Values::Int(v),
+            Array::RealInt32(v) => Values::Int32(v),
+            Array::Int(_) => return None,
+        })
+    }
+
+    /// The first value that a value array of type `t` cannot hold as it
+    /// is: a real that is no integer of an integer type, an integer beyond
+    /// `int32`, a `float64` that `float32` does not hold exactly. Its
+    /// position and a description (`1.5 is not an int64`).
+    pub fn value_type_error(&self, t: ValueType) -> Option<(usize, String)> {
+        let article = if t.is_integer() { "an" } else { "a" };
+        let not = |k: usize, x: &dyn std::fmt::Display| {
+            Some((k, format!("{x} is not {article} {t} value")))
+        };
+        match (t, self) {
+            (ValueType::F64, _) | (ValueType::F32, Values::Real32(_)) => None,
+            (ValueType::F32, v) => {
+                let reals = v.to_reals();
+                let k = reals
+                    .iter()
+                    .position(|&x| f64::from(x as f32) != x && x.is_finite())?;
+                not(k, &reals[k])
+            }
+            (ValueType::I64 | ValueType::I32, v) => {
+                if let Some(ints) = v.as_ints() {
+                    let k = ints
+                        .iter()
+                        .position(|&x| t == ValueType::I32 && i32::try_from(x).is_err())?;
+                    return not(k, &ints[k]);
+                }
+                let reals = v.to_reals();
+                let max = if t == ValueType::I32 {
+                    2f64.powi(31)
+                } else {
+                    2f64.powi(63)
+                };
+                let k = reals
+                    .iter()
+                    .position(|&x| x.fract() != 0.0 || !(-max..max).contains(&x))?;
+                not(k, &reals[k])
+            }
+        }
+    }
+}
+
+impl Values {
+    /// `len` values at these values' type, the `k`-th the value at
+    /// `from(k)` (zero where it is `None`); `None` when they cannot be
+    /// allocated. A gather: how a layout's values are reordered.
+    pub fn gather(&self, len: usize, from: impl Fn(usize) -> Option<usize>) -> Option<Values> {
+        fn go<T: Copy + Default>(
+            v: &[T],
+            len: usize,
+            from: impl Fn(usize) -> Option<usize>,
+        ) -> Option<Vec<T>> {
+            let mut out = Vec::new();
+            out.try_reserve_exact(len).ok()?;
+            out.extend((0..len).map(|k| {
+                from(k)
+                    .and_then(|at| v.get(at).copied())
+                    .unwrap_or_default()
+            }));
+            Some(out)
+        }
+        Some(match self {
+            Values::Int(v) => Values::Int(go(v, len, from)?),
+            Values::Int32(v) => Values::Int32(go(v, len, from)?),
+            Values::Real(v) => Values::Real(go(v, len, from)?),
+            Values::Real32(v) => Values::Real32(go(v, len, from)?),
+        })
     }
 }
 
@@ -144,6 +262,13 @@ pub struct Instance {
     /// `.npz`'s dtypes), when it records them: the sizes and index values
     /// of a kind recorded 32-bit must fit 32 bits ([`validate`](crate::instance_validation::validate) checks).
     pub index_width: Option<IndexWidths>,
+    /// The type of the value array's values (JSON's `"value_type"`, an
+    /// `.npz`'s dtype, a Matrix Market file's field): a conversion's result
+    /// has its input's. The value array holds them as
+    /// [`Values::into_value_array`] reads them: `float64` as reals (or
+    /// integers), `float32` as [`Values::Real32`] (or numbers rounded to
+    /// it), `int64` and `int32` as integers.
+    pub value_type: ValueType,
 }
 
 /// What a size of an instance ([`Instance::sizes`]) is, displayed as an
@@ -266,6 +391,16 @@ pub enum InstanceError {
         found: usize,
         /// The expectation, e.g. "its domain 0 <= x <= NR (NR = 4) needs 5".
         why: String,
+    },
+    /// A value the instance's value type does not hold.
+    #[error("{array}({index}): {message}")]
+    ValueType {
+        /// The value array.
+        array: String,
+        /// The position.
+        index: usize,
+        /// E.g. "1.5 is not a int64 value".
+        message: String,
     },
     /// A value that is NaN or infinite.
     #[error("{array}({index}) = {value} is not a finite number")]
@@ -441,14 +576,33 @@ impl Instance {
             )
         })?;
         for key in object.keys() {
-            if !["format", "symbols", "arrays", "index_width"].contains(&key.as_str()) {
+            if !["format", "symbols", "arrays", "index_width", "value_type"].contains(&key.as_str())
+            {
                 return Err(structure(
                     key.clone(),
                     "unknown key; an instance has \"format\", \"symbols\", \"arrays\" \
-                     and optionally \"index_width\"",
+                     and optionally \"index_width\" and \"value_type\"",
                 ));
             }
         }
+        let value_type = match object.get("value_type") {
+            None => ValueType::F64,
+            Some(v) => v
+                .as_str()
+                .and_then(|s| s.parse::<ValueType>().ok())
+                .ok_or_else(|| {
+                    structure(
+                        "value_type",
+                        format!(
+                            "expected \"float64\", \"float32\", \"int64\" or \"int32\", found {}",
+                            match v.as_str() {
+                                Some(s) => format!("\"{s}\""),
+                                None => describe(v),
+                            }
+                        ),
+                    )
+                })?,
+        };
         let index_width = match object.get("index_width") {
             None => None,
             Some(v) => Some(index_widths(v).ok_or_else(|| {
@@ -552,7 +706,14 @@ impl Instance {
                                 )
                             })
                         });
-                        Values::Real(reals.collect::<Result<_, _>>()?)
+                        let reals: Vec<f64> = reals.collect::<Result<_, _>>()?;
+                        // Reals of a `float32` instance are its values.
+                        match value_type {
+                            ValueType::F32 => {
+                                Values::Real32(reals.iter().map(|&x| x as f32).collect())
+                            }
+                            _ => Values::Real(reals),
+                        }
                     };
                     arrays.insert(name.clone(), values);
                 }
@@ -569,6 +730,7 @@ impl Instance {
             symbols,
             arrays,
             index_width,
+            value_type,
         })
     }
 
@@ -643,8 +805,9 @@ impl Instance {
                         let _ = write!(out, "{}", values.int_at(i).unwrap_or_default());
                     }
                 }
-                Values::Real(v) => {
-                    for (i, x) in v.iter().enumerate() {
+                Values::Real(_) | Values::Real32(_) => {
+                    // A `float32` exactly, as the double it is.
+                    for (i, x) in values.to_reals().iter().enumerate() {
                         if i > 0 {
                             out.push(',');
                         }
@@ -671,6 +834,9 @@ impl Instance {
                     w.positions, w.coordinates
                 );
             }
+        }
+        if self.value_type != ValueType::F64 {
+            let _ = write!(out, ",\n  \"value_type\": \"{}\"", self.value_type);
         }
         out.push_str("\n}\n");
         out

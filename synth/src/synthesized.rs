@@ -12,6 +12,7 @@ use codegen::ast::LoopProgram;
 use codegen::interp::{Array, Memory, RunError};
 use codegen::scan::ScanError;
 use codegen::width::{IndexWidth, IndexWidths, Widths};
+use codegen::ValueType;
 use iegen::computation::Computation;
 use iegen::UfEnvironment;
 
@@ -132,7 +133,7 @@ impl Synthesized {
     /// space of a fixed size zero-filled (the dynamically sized ones are
     /// allocated by the run).
     pub fn memory(&self, program: &LoopProgram, input: &Instance) -> Result<Memory, ExecError> {
-        self.fill_memory(program, &input.symbols, |name| {
+        self.fill_memory(program, &input.symbols, input.value_type, |name| {
             input.arrays.get(name).cloned()
         })
     }
@@ -145,7 +146,9 @@ impl Synthesized {
         input: &mut Instance,
     ) -> Result<Memory, ExecError> {
         let arrays = &mut input.arrays;
-        self.fill_memory(program, &input.symbols, |name| arrays.remove(name))
+        self.fill_memory(program, &input.symbols, input.value_type, |name| {
+            arrays.remove(name)
+        })
     }
 
     /// The memory of a run on the source's `symbols` and the arrays `array`
@@ -154,6 +157,7 @@ impl Synthesized {
         &self,
         program: &LoopProgram,
         symbols: &BTreeMap<String, i64>,
+        values: ValueType,
         mut array: impl FnMut(&str) -> Option<Values>,
     ) -> Result<Memory, ExecError> {
         let src = &self.conversion.src;
@@ -172,11 +176,13 @@ impl Synthesized {
                 BindingKind::IndexArray | BindingKind::Values => {
                     let v = array(&b.name).ok_or_else(|| missing("array"))?;
                     let array = match (b.kind, v) {
-                        (BindingKind::Values, Values::Real(v)) => Array::Real(v),
-                        (BindingKind::Values, v) => Array::Real(v.to_reals()),
+                        // At the instance's value type.
+                        (BindingKind::Values, v) => v.into_value_array(values),
                         (_, Values::Int(v)) => Array::Int(v),
                         (_, Values::Int32(v)) => Array::Int(v.into_iter().map(i64::from).collect()),
-                        (_, Values::Real(_)) => return Err(missing("integer array")),
+                        (_, Values::Real(_) | Values::Real32(_)) => {
+                            return Err(missing("integer array"))
+                        }
                     };
                     memory.arrays.insert(b.ir_name.clone(), array);
                 }
@@ -242,6 +248,7 @@ impl Synthesized {
             symbols: BTreeMap::new(),
             arrays: BTreeMap::new(),
             index_width: None,
+            value_type: input.value_type,
         };
         // Dense extents are shared: the destination's take the source's values.
         for (d, s) in dst.dense.iter().zip(&src.dense) {
@@ -261,8 +268,10 @@ impl Synthesized {
                 (_, Array::Int(v)) => {
                     out.arrays.insert(b.name.clone(), Values::Int(v));
                 }
-                (_, Array::Real(v)) => {
-                    out.arrays.insert(b.name.clone(), Values::Real(v));
+                (_, array) => {
+                    if let Some(v) = Values::from_value_array(array) {
+                        out.arrays.insert(b.name.clone(), v);
+                    }
                 }
             }
         }

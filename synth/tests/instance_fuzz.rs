@@ -124,12 +124,14 @@ fn mutate(inst: &Instance, m: &Mutation) -> Instance {
             Some(Values::Int(xs)) => drop(xs.pop()),
             Some(Values::Int32(xs)) => drop(xs.pop()),
             Some(Values::Real(xs)) => drop(xs.pop()),
+            Some(Values::Real32(xs)) => drop(xs.pop()),
             None => {}
         },
         Mutation::Lengthen(a) => match out.arrays.get_mut(&arrays[a % arrays.len()]) {
             Some(Values::Int(xs)) => xs.push(xs.last().copied().unwrap_or(0)),
             Some(Values::Int32(xs)) => xs.push(xs.last().copied().unwrap_or(0)),
             Some(Values::Real(xs)) => xs.push(xs.last().copied().unwrap_or(0.0)),
+            Some(Values::Real32(xs)) => xs.push(xs.last().copied().unwrap_or(0.0)),
             None => {}
         },
     }

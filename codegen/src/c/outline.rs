@@ -45,7 +45,7 @@ impl Writer<'_, '_> {
         ahead: Option<(usize, Method, Vec<String>)>,
     ) -> String {
         let frame = self.frame;
-        let mut decls = param_decls(&frame.params);
+        let mut decls = param_decls(&frame.params, self.d.low.values);
         let mut args: Vec<String> = frame.params.iter().map(|p| p.name.clone()).collect();
         let mut copy_in = Vec::new();
         let mut copy_out = Vec::new();

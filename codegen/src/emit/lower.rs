@@ -16,7 +16,7 @@ use super::{
 };
 use crate::ast::{Guard, GuardOp, IndexExpr, LoopProgram, Node};
 use crate::runtime::{check_call_at, CallError, CallSite, Method, ObjectKind, ObjectSpec, Order};
-use crate::width::{Elem, IndexWidth, Widths};
+use crate::width::{Elem, IndexWidth, ValueType, Widths};
 
 /// A whole lowered program, with what the printers need to know about the
 /// names and the use of each parameter.
@@ -55,6 +55,8 @@ pub(crate) struct Lowered<'a> {
     /// Per data space: the width its elements are stored at (64 but for an
     /// index array the function takes or returns, [`Widths`]).
     pub widths: Vec<IndexWidth>,
+    /// The type of the values (every `real` data space's elements).
+    pub values: ValueType,
 }
 
 impl Lowered<'_> {
@@ -104,7 +106,11 @@ impl Lowered<'_> {
 
     /// How data space `space`'s elements are stored.
     pub(crate) fn elem(&self, space: usize) -> Elem {
-        Elem::of(self.comp.spaces[space].elem, self.widths[space])
+        Elem::of(
+            self.comp.spaces[space].elem,
+            self.widths[space],
+            self.values,
+        )
     }
 
     /// Whether data space `space` is stored 32 bits an element: its reads
@@ -246,6 +252,7 @@ pub(crate) fn lower<'p>(
         specs,
         alloc_at: crate::dynamic::allocation_points(program),
         widths: space_widths,
+        values: widths.values(),
     };
     // Variables: one generated name per distinct source name.
     let mut vars = HashMap::new();

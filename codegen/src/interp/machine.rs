@@ -142,9 +142,69 @@ pub(super) struct Machine<'a, 't> {
     /// Per size space, once an array it sizes is allocated: its value then
     /// and that array.
     pub(super) frozen: Vec<Option<(i64, usize)>>,
+    /// The type the `real` data spaces hold their values at.
+    pub(super) values: ValueType,
+}
+
+/// `old op v` of integers (`min=`, `max=` and the others), overflow
+/// checked.
+fn int_update(op: UpdateOp, old: i64, v: i64) -> Result<i64, Fault> {
+    Ok(match op {
+        UpdateOp::Assign | UpdateOp::Rise => v,
+        UpdateOp::Add => old.checked_add(v).ok_or(Fault::Overflow)?,
+        UpdateOp::Sub => old.checked_sub(v).ok_or(Fault::Overflow)?,
+        UpdateOp::Mul => old.checked_mul(v).ok_or(Fault::Overflow)?,
+        UpdateOp::Min => old.min(v),
+        UpdateOp::Max => old.max(v),
+    })
+}
+
+/// `old op v` of reals.
+fn real_update(op: UpdateOp, old: f64, v: f64) -> f64 {
+    match op {
+        UpdateOp::Assign | UpdateOp::Rise => v,
+        UpdateOp::Add => old + v,
+        UpdateOp::Sub => old - v,
+        UpdateOp::Mul => old * v,
+        UpdateOp::Min => min_f64(old, v),
+        UpdateOp::Max => max_f64(old, v),
+    }
+}
+
+/// `a op b` of integers, overflow and division by zero checked.
+fn int_bin(op: BinOp, a: i64, b: i64) -> Result<i64, Fault> {
+    Ok(match op {
+        BinOp::Add => a.checked_add(b).ok_or(Fault::Overflow)?,
+        BinOp::Sub => a.checked_sub(b).ok_or(Fault::Overflow)?,
+        BinOp::Mul => a.checked_mul(b).ok_or(Fault::Overflow)?,
+        BinOp::Div if b == 0 => return Err(Fault::DivisionByZero),
+        BinOp::Div => a.checked_div(b).ok_or(Fault::Overflow)?,
+        BinOp::Min => a.min(b),
+        BinOp::Max => a.max(b),
+    })
 }
 
 impl Machine<'_, '_> {
+    /// The real `x` at the run's value type: rounded to `f32`, or an
+    /// integer (converted as C converts it).
+    fn real(&self, x: f64) -> Val {
+        match self.values {
+            ValueType::F64 => Val::Real(x),
+            ValueType::F32 => Val::Real(f64::from(x as f32)),
+            ValueType::I64 | ValueType::I32 => Val::Int(x as i64),
+        }
+    }
+
+    /// `v` as a real of the run's value type.
+    fn to_real(&self, v: Val) -> Val {
+        match (v, self.values) {
+            (Val::Int(k), ValueType::I64 | ValueType::I32) => Val::Int(k),
+            (Val::Int(k), ValueType::F32) => Val::Real(f64::from(k as f32)),
+            (Val::Int(k), ValueType::F64) => Val::Real(k as f64),
+            (Val::Real(x), _) => self.real(x),
+        }
+    }
+
     pub(super) fn fail(&self, f: Fault, site: Site) -> RunError {
         match f {
             Fault::OutOfBounds { space, index } => RunError::OutOfBounds {
@@ -245,12 +305,12 @@ impl Machine<'_, '_> {
     pub(super) fn allocate(&mut self, s: usize) -> Result<(), RunError> {
         let len = self.length(s)?;
         let d = &self.comp.spaces[s];
-        self.store[s] = Array::try_zeros(d.elem, len, &d.name)?;
+        self.store[s] = Array::try_zeros(d.elem, self.values, len, &d.name)?;
         for k in crate::dynamic::size_spaces(self.comp, s) {
             if self.frozen[k].is_none() {
                 let v = match &self.store[k] {
                     Array::Int(xs) => xs.first().copied().unwrap_or(0),
-                    Array::Real(_) => 0,
+                    _ => 0,
                 };
                 self.frozen[k] = Some((v, s));
             }
@@ -264,7 +324,7 @@ impl Machine<'_, '_> {
                 continue;
             }
             let len = self.length(s)?;
-            self.store[s] = Array::try_zeros(d.elem, len, &d.name)?;
+            self.store[s] = Array::try_zeros(d.elem, self.values, len, &d.name)?;
         }
         Ok(())
     }
@@ -359,8 +419,16 @@ impl Machine<'_, '_> {
                     let at = self.locate(target, point)?;
                     if *op == UpdateOp::Rise {
                         let (old, new) = match &self.store[target.space] {
-                            Array::Int(xs) => (Number::Int(xs[at]), Number::Int(v.int())),
+                            Array::Int(xs) | Array::RealInt(xs) => {
+                                (Number::Int(xs[at]), Number::Int(v.int()))
+                            }
+                            Array::RealInt32(xs) => {
+                                (Number::Int(i64::from(xs[at])), Number::Int(v.int()))
+                            }
                             Array::Real(xs) => (Number::Real(xs[at]), Number::Real(v.real())),
+                            Array::Real32(xs) => {
+                                (Number::Real(f64::from(xs[at])), Number::Real(v.real()))
+                            }
                         };
                         if old.above(new) {
                             return Err(self.not_rising(target, point, old, new));
@@ -369,15 +437,7 @@ impl Machine<'_, '_> {
                     let frozen = self.frozen[target.space];
                     match &mut self.store[target.space] {
                         Array::Int(xs) => {
-                            let (old, v) = (xs[at], v.int());
-                            let new = match op {
-                                UpdateOp::Assign | UpdateOp::Rise => v,
-                                UpdateOp::Add => old.checked_add(v).ok_or(Fault::Overflow)?,
-                                UpdateOp::Sub => old.checked_sub(v).ok_or(Fault::Overflow)?,
-                                UpdateOp::Mul => old.checked_mul(v).ok_or(Fault::Overflow)?,
-                                UpdateOp::Min => old.min(v),
-                                UpdateOp::Max => old.max(v),
-                            };
+                            let new = int_update(*op, xs[at], v.int())?;
                             if let Some((was, array)) = frozen {
                                 if new != was {
                                     return Err(Fault::SizeChanged {
@@ -390,16 +450,16 @@ impl Machine<'_, '_> {
                             }
                             xs[at] = new;
                         }
-                        Array::Real(xs) => {
-                            let (old, v) = (xs[at], v.real());
-                            xs[at] = match op {
-                                UpdateOp::Assign | UpdateOp::Rise => v,
-                                UpdateOp::Add => old + v,
-                                UpdateOp::Sub => old - v,
-                                UpdateOp::Mul => old * v,
-                                UpdateOp::Min => min_f64(old, v),
-                                UpdateOp::Max => max_f64(old, v),
-                            };
+                        Array::Real(xs) => xs[at] = real_update(*op, xs[at], v.real()),
+                        // One operation of `f32`s in `f64`, rounded once:
+                        // the `f32` operation's result.
+                        Array::Real32(xs) => {
+                            xs[at] = real_update(*op, f64::from(xs[at]), v.real()) as f32;
+                        }
+                        Array::RealInt(xs) => xs[at] = int_update(*op, xs[at], v.int())?,
+                        Array::RealInt32(xs) => {
+                            let new = int_update(*op, i64::from(xs[at]), v.int())?;
+                            xs[at] = i32::try_from(new).map_err(|_| Fault::Overflow)?;
                         }
                     }
                 }
@@ -443,20 +503,22 @@ impl Machine<'_, '_> {
     pub(super) fn val(&self, v: &VE, point: &[i64]) -> Result<Val, Fault> {
         Ok(match v {
             VE::Int(k) => Val::Int(*k),
-            VE::Real(x) => Val::Real(*x),
+            VE::Real(x) => self.real(*x),
             VE::Index(e) => Val::Int(self.ie(e, point)?),
             VE::Read(r) => {
                 let at = self.locate(r, point)?;
                 match &self.store[r.space] {
-                    Array::Int(xs) => Val::Int(xs[at]),
+                    Array::Int(xs) | Array::RealInt(xs) => Val::Int(xs[at]),
+                    Array::RealInt32(xs) => Val::Int(i64::from(xs[at])),
                     Array::Real(xs) => Val::Real(xs[at]),
+                    Array::Real32(xs) => Val::Real(f64::from(xs[at])),
                 }
             }
             VE::Neg(a) => match self.val(a, point)? {
                 Val::Int(k) => Val::Int(k.checked_neg().ok_or(Fault::Overflow)?),
                 Val::Real(x) => Val::Real(-x),
             },
-            VE::ToReal(a) => Val::Real(self.val(a, point)?.real()),
+            VE::ToReal(a) => self.to_real(self.val(a, point)?),
             VE::Call(o, m, args) => {
                 let values = self.args(args, point)?;
                 let v = self.objects[*o]
@@ -470,19 +532,18 @@ impl Machine<'_, '_> {
             }
             VE::Bin(op, Ty::Int, a, b) => {
                 let (a, b) = (self.val(a, point)?.int(), self.val(b, point)?.int());
-                Val::Int(match op {
-                    BinOp::Add => a.checked_add(b).ok_or(Fault::Overflow)?,
-                    BinOp::Sub => a.checked_sub(b).ok_or(Fault::Overflow)?,
-                    BinOp::Mul => a.checked_mul(b).ok_or(Fault::Overflow)?,
-                    BinOp::Div if b == 0 => return Err(Fault::DivisionByZero),
-                    BinOp::Div => a.checked_div(b).ok_or(Fault::Overflow)?,
-                    BinOp::Min => a.min(b),
-                    BinOp::Max => a.max(b),
-                })
+                Val::Int(int_bin(*op, a, b)?)
+            }
+            // Integer values: integer arithmetic.
+            VE::Bin(op, Ty::Real, a, b) if self.values.is_integer() => {
+                let (a, b) = (self.val(a, point)?.int(), self.val(b, point)?.int());
+                Val::Int(int_bin(*op, a, b)?)
             }
             VE::Bin(op, Ty::Real, a, b) => {
                 let (a, b) = (self.val(a, point)?.real(), self.val(b, point)?.real());
-                Val::Real(match op {
+                // At `f32`, each operation rounded to `f32` (one in `f64`,
+                // rounded once, is the `f32` operation).
+                self.real(match op {
                     BinOp::Add => a + b,
                     BinOp::Sub => a - b,
                     BinOp::Mul => a * b,
@@ -585,7 +646,7 @@ impl Machine<'_, '_> {
                 match &self.store[r.space] {
                     Array::Int(xs) => xs[at],
                     // Rejected when resolving; reals are never index arrays.
-                    Array::Real(xs) => xs[at] as i64,
+                    _ => 0,
                 }
             }
             IE::Min(es) | IE::Max(es) => {

@@ -9,9 +9,13 @@
 //!
 //! Semantics, shared with the C and Rust backends:
 //!
-//! * integers are `i64`, reals `f64`; an operation with a real operand
-//!   converts the integer one; integer division truncates toward zero (as in
-//!   C); `min(a, b)` is `a < b ? a : b` and `max(a, b)` is `a > b ? a : b`;
+//! * integers are `i64`, reals the run's value type ([`value_type`]: the
+//!   input value arrays', `f64` by default); an operation with a real
+//!   operand converts the integer one; an operation on `f32` reals is
+//!   rounded to `f32`, one on integer reals is integer arithmetic
+//!   (overflow checked, an `i32` result out of its range an overflow);
+//!   integer division truncates toward zero (as in C); `min(a, b)` is
+//!   `a < b ? a : b` and `max(a, b)` is `a > b ? a : b`;
 //! * a loop's bounds are evaluated once, before its first iteration;
 //! * `rise=` stores its value, which must not be below the target's (a
 //!   [`RunError::NotRising`] otherwise): the backends store it unread;
@@ -38,12 +42,13 @@
 use std::collections::HashMap;
 use std::fmt;
 
-use iegen::computation::{ElemType, Role};
+use iegen::computation::{Computation, ElemType, Role};
 
 pub use crate::allocation::{try_zeroed, TooLarge};
 use crate::ast::LoopProgram;
 use crate::runtime::objects::{Object, RunOrder};
 use crate::runtime::{CallError, ObjectFault, ObjectKind, ObjectSpec, Order, SpecError};
+pub use crate::value::ValueType;
 use crate::width::{IndexWidth, TooWide, Widths};
 
 mod machine;
@@ -55,21 +60,31 @@ use machine::*;
 pub use outputs::{allocate_outputs, space_len, AllocError};
 use resolve::*;
 
-/// The contents of one data space.
+/// The contents of one data space. A `real` data space is held at the
+/// run's value type ([`ValueType`]): `Real` (`f64`), `Real32`, `RealInt`
+/// or `RealInt32`.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Array {
     /// Elements of an `int` data space.
     Int(Vec<i64>),
-    /// Elements of a `real` data space.
+    /// Elements of a `real` data space at `f64`.
     Real(Vec<f64>),
+    /// Elements of a `real` data space at `f32`.
+    Real32(Vec<f32>),
+    /// Elements of a `real` data space at `i64` (integer values).
+    RealInt(Vec<i64>),
+    /// Elements of a `real` data space at `i32` (integer values).
+    RealInt32(Vec<i32>),
 }
 
 impl Array {
     /// The number of elements.
     pub fn len(&self) -> usize {
         match self {
-            Array::Int(v) => v.len(),
+            Array::Int(v) | Array::RealInt(v) => v.len(),
             Array::Real(v) => v.len(),
+            Array::Real32(v) => v.len(),
+            Array::RealInt32(v) => v.len(),
         }
     }
 
@@ -82,7 +97,18 @@ impl Array {
     pub fn elem_type(&self) -> ElemType {
         match self {
             Array::Int(_) => ElemType::Int,
-            Array::Real(_) => ElemType::Real,
+            _ => ElemType::Real,
+        }
+    }
+
+    /// The value type of the elements of a `real` data space.
+    pub fn value_type(&self) -> Option<ValueType> {
+        match self {
+            Array::Int(_) => None,
+            Array::Real(_) => Some(ValueType::F64),
+            Array::Real32(_) => Some(ValueType::F32),
+            Array::RealInt(_) => Some(ValueType::I64),
+            Array::RealInt32(_) => Some(ValueType::I32),
         }
     }
 
@@ -90,33 +116,76 @@ impl Array {
     pub fn as_int(&self) -> Option<&[i64]> {
         match self {
             Array::Int(v) => Some(v),
-            Array::Real(_) => None,
+            _ => None,
         }
     }
 
-    /// The elements of a real array.
+    /// The elements of a real array at `f64`.
     pub fn as_real(&self) -> Option<&[f64]> {
         match self {
             Array::Real(v) => Some(v),
-            Array::Int(_) => None,
+            _ => None,
         }
     }
 
-    fn zeros(elem: ElemType, len: usize) -> Array {
-        match elem {
-            ElemType::Int => Array::Int(vec![0; len]),
-            ElemType::Real => Array::Real(vec![0.0; len]),
+    fn zeros(elem: ElemType, values: ValueType, len: usize) -> Array {
+        match (elem, values) {
+            (ElemType::Int, _) => Array::Int(vec![0; len]),
+            (ElemType::Real, ValueType::F64) => Array::Real(vec![0.0; len]),
+            (ElemType::Real, ValueType::F32) => Array::Real32(vec![0.0; len]),
+            (ElemType::Real, ValueType::I64) => Array::RealInt(vec![0; len]),
+            (ElemType::Real, ValueType::I32) => Array::RealInt32(vec![0; len]),
         }
     }
 
     /// [`Array::zeros`] for a size that comes from the input: an array the
     /// machine cannot allocate is [`TooLarge`], not an abort.
-    fn try_zeros(elem: ElemType, len: usize, space: &str) -> Result<Array, TooLarge> {
-        Ok(match elem {
-            ElemType::Int => Array::Int(try_zeroed(len, 0, space)?),
-            ElemType::Real => Array::Real(try_zeroed(len, 0.0, space)?),
+    fn try_zeros(
+        elem: ElemType,
+        values: ValueType,
+        len: usize,
+        space: &str,
+    ) -> Result<Array, TooLarge> {
+        Ok(match (elem, values) {
+            (ElemType::Int, _) => Array::Int(try_zeroed(len, 0, space)?),
+            (ElemType::Real, ValueType::F64) => Array::Real(try_zeroed(len, 0.0, space)?),
+            (ElemType::Real, ValueType::F32) => Array::Real32(try_zeroed(len, 0.0, space)?),
+            (ElemType::Real, ValueType::I64) => Array::RealInt(try_zeroed(len, 0, space)?),
+            (ElemType::Real, ValueType::I32) => Array::RealInt32(try_zeroed(len, 0, space)?),
         })
     }
+}
+
+/// The value type of a run on `memory`: that of the arrays of the `in`
+/// and `inout` `real` data spaces (`f64` when there is none).
+///
+/// # Errors
+///
+/// [`RunError::ValueTypes`] when two of them differ.
+pub fn value_type(comp: &Computation, memory: &Memory) -> Result<ValueType, RunError> {
+    let mut found: Option<(&str, ValueType)> = None;
+    for d in comp
+        .spaces
+        .iter()
+        .filter(|d| matches!(d.role, Role::In | Role::InOut) && d.elem == ElemType::Real)
+    {
+        let Some(t) = memory.arrays.get(&d.name).and_then(Array::value_type) else {
+            continue;
+        };
+        match found {
+            Some((first, u)) if u != t => {
+                return Err(RunError::ValueTypes {
+                    first: first.to_string(),
+                    first_type: u,
+                    second: d.name.clone(),
+                    second_type: t,
+                })
+            }
+            Some(_) => {}
+            None => found = Some((&d.name, t)),
+        }
+    }
+    Ok(found.map_or(ValueType::F64, |(_, t)| t))
 }
 
 /// Concrete values for a run: symbols and the arrays of the data spaces that
@@ -254,6 +323,21 @@ pub enum RunError {
         expected: ElemType,
         /// The array's element type.
         found: ElemType,
+    },
+    /// Two input value arrays of different value types.
+    #[error(
+        "data space `{first}` holds {first_type} values but `{second}` holds {second_type}: \
+         a run has one value type"
+    )]
+    ValueTypes {
+        /// The first data space.
+        first: String,
+        /// Its value type.
+        first_type: ValueType,
+        /// The other.
+        second: String,
+        /// Its value type.
+        second_type: ValueType,
     },
     /// An array whose length is not the product of the extents.
     #[error(
@@ -635,6 +719,7 @@ pub fn run(
         }
     }
 
+    let values = value_type(comp, memory)?;
     let body = cx.nodes(&program.body)?;
     let depth = cx.depth;
 
@@ -705,21 +790,21 @@ pub fn run(
     let mut store = Vec::with_capacity(comp.spaces.len());
     for (s, d) in comp.spaces.iter().enumerate() {
         let a = match d.role {
-            Role::Temp => Array::zeros(d.elem, 0),
+            Role::Temp => Array::zeros(d.elem, values, 0),
             _ if alloc_at[s].is_some() => {
                 memory.arrays.remove(&d.name);
-                Array::zeros(d.elem, 0)
+                Array::zeros(d.elem, values, 0)
             }
             // `out` data spaces start at zero: the computation defines them whole.
             Role::Out => {
                 let len = memory.arrays.get(&d.name).map_or(0, Array::len);
                 memory.arrays.remove(&d.name);
-                Array::try_zeros(d.elem, len, &d.name)?
+                Array::try_zeros(d.elem, values, len, &d.name)?
             }
             _ => memory
                 .arrays
                 .remove(&d.name)
-                .unwrap_or_else(|| Array::zeros(d.elem, 0)),
+                .unwrap_or_else(|| Array::zeros(d.elem, values, 0)),
         };
         store.push(a);
     }
@@ -732,6 +817,7 @@ pub fn run(
         objects,
         alloc_at: &alloc_at,
         frozen: vec![None; comp.spaces.len()],
+        values,
     };
     let result = m.setup_temps().and_then(|()| m.top_level(&body));
     for (d, a) in comp.spaces.iter().zip(m.store) {

@@ -27,9 +27,11 @@ pub enum AllocError {
 /// lacks, sized by its extents over the memory's symbols and index arrays
 /// (`rowptr[NR + 1]`, `A[rowptr(NR)]`); a space the computation sizes
 /// itself (see [`crate::dynamic`]) gets an empty one, which the run
-/// replaces. Outputs then have their types before the run, as
+/// replaces. Value arrays are of the inputs' value type ([`value_type`]). Outputs then have their types before the run, as
 /// [`run`] expects of the caller's memory.
 pub fn allocate_outputs(comp: &Computation, memory: &mut Memory) -> Result<(), AllocError> {
+    // Values at the inputs' type (mixed ones are the run's error).
+    let values = value_type(comp, memory).unwrap_or_default();
     for (i, d) in comp.spaces.iter().enumerate() {
         if d.role != Role::Out || memory.arrays.contains_key(&d.name) {
             continue;
@@ -39,7 +41,7 @@ pub fn allocate_outputs(comp: &Computation, memory: &mut Memory) -> Result<(), A
         } else {
             space_len(d, memory)?
         };
-        let array = Array::try_zeros(d.elem, len, &d.name)?;
+        let array = Array::try_zeros(d.elem, values, len, &d.name)?;
         memory.arrays.insert(d.name.clone(), array);
     }
     Ok(())

@@ -98,6 +98,7 @@ fn c_values(a: &Array) -> String {
     let mut s: Vec<String> = match a {
         Array::Int(v) => v.iter().map(i64::to_string).collect(),
         Array::Real(v) => v.iter().map(|x| format!("{x:?}")).collect(),
+        other => panic!("the harness runs f64 values, not {:?}", other.value_type()),
     };
     s.push("0".into()); // never an empty initializer
     s.join(", ")
@@ -212,6 +213,9 @@ fn c_cases(program: &LoopProgram, mems: &[Memory], widths: &Widths) -> String {
                     let value = match &mem.arrays[&p.source] {
                         Array::Int(v) => v[0].to_string(),
                         Array::Real(v) => format!("{:?}", v[0]),
+                        other => {
+                            panic!("the harness runs f64 values, not {:?}", other.value_type())
+                        }
                     };
                     let _ = writeln!(m, "        {} {n} = {value};", c_type(*elem));
                     args.push(if *role == Role::In {
@@ -234,7 +238,7 @@ fn c_cases(program: &LoopProgram, mems: &[Memory], widths: &Widths) -> String {
             let n = &p.name;
             let (fmt, cast) = match a {
                 Array::Int(_) => ("%lld", "(long long)"),
-                Array::Real(_) => ("%.17g", ""),
+                _ => ("%.17g", ""),
             };
             let _ = writeln!(m, "        printf(\"{}\");", p.source);
             match &p.kind {
@@ -270,6 +274,7 @@ fn rust_values(a: &Array) -> String {
     let s: Vec<String> = match a {
         Array::Int(v) => v.iter().map(i64::to_string).collect(),
         Array::Real(v) => v.iter().map(|x| format!("{x:?}")).collect(),
+        other => panic!("the harness runs f64 values, not {:?}", other.value_type()),
     };
     s.join(", ")
 }
@@ -406,9 +411,7 @@ fn parse_output(text: &str, mems: &[Memory]) -> Vec<Outputs> {
             Some(Array::Int(_)) => {
                 Array::Int(words.map(|w| w.parse().expect("an integer")).collect())
             }
-            Some(Array::Real(_)) => {
-                Array::Real(words.map(|w| w.parse().expect("a real")).collect())
-            }
+            Some(_) => Array::Real(words.map(|w| w.parse().expect("a real")).collect()),
             None => panic!("unexpected output line {line:?}"),
         };
         out.last_mut()

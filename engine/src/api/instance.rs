@@ -9,14 +9,16 @@ use super::format::Format;
 use crate::Error;
 
 /// One array of an instance, as it is held: index arrays at 32 or 64
-/// bits, the value array as reals.
+/// bits, the value array at its type (float64, float32, int64 or int32).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum ArrayRef<'a> {
     /// 32-bit integers.
     I32(&'a [i32]),
     /// 64-bit integers.
     I64(&'a [i64]),
-    /// Reals.
+    /// Single-precision reals.
+    F32(&'a [f32]),
+    /// Double-precision reals.
     F64(&'a [f64]),
 }
 
@@ -26,6 +28,7 @@ impl ArrayRef<'_> {
         match self {
             ArrayRef::I32(v) => v.len(),
             ArrayRef::I64(v) => v.len(),
+            ArrayRef::F32(v) => v.len(),
             ArrayRef::F64(v) => v.len(),
         }
     }
@@ -41,13 +44,15 @@ impl std::fmt::Display for ArrayRef<'_> {
         match self {
             ArrayRef::I32(v) => write!(f, "{v:?}"),
             ArrayRef::I64(v) => write!(f, "{v:?}"),
+            ArrayRef::F32(v) => write!(f, "{v:?}"),
             ArrayRef::F64(v) => write!(f, "{v:?}"),
         }
     }
 }
 
 /// The elements of an array given to [`InstanceBuilder::array`]: a
-/// vector of `i32`, `i64` or `f64` converts into one.
+/// vector of `i32`, `i64`, `f32` or `f64` converts into one. The value
+/// array's type is the instance's value type, which its conversions keep.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Array(Values);
 
@@ -60,6 +65,12 @@ impl From<Vec<i32>> for Array {
 impl From<Vec<i64>> for Array {
     fn from(v: Vec<i64>) -> Array {
         Array(Values::Int(v))
+    }
+}
+
+impl From<Vec<f32>> for Array {
+    fn from(v: Vec<f32>) -> Array {
+        Array(Values::Real32(v))
     }
 }
 
@@ -125,7 +136,14 @@ impl InstanceBuilder {
     /// [`Error::Invalid`] naming the first problem: a missing or unknown
     /// symbol or array, an array of the wrong length, an index out of its
     /// range, a rule the arrays break (with the array and index).
-    pub fn build(self) -> Result<Instance, Error> {
+    pub fn build(mut self) -> Result<Instance, Error> {
+        use codegen::ValueType;
+        self.raw.value_type = match self.raw.arrays.get(self.format.value_array()) {
+            Some(Values::Real32(_)) => ValueType::F32,
+            Some(Values::Int(_)) => ValueType::I64,
+            Some(Values::Int32(_)) => ValueType::I32,
+            Some(Values::Real(_)) | None => ValueType::F64,
+        };
         Instance::from_raw(&self.format, self.raw)
     }
 }
@@ -174,6 +192,11 @@ impl Instance {
     /// Every symbol and its value.
     pub fn symbols(&self) -> &BTreeMap<String, i64> {
         &self.raw.symbols
+    }
+
+    /// The type of the values (float64 unless the input had another).
+    pub fn value_type(&self) -> codegen::ValueType {
+        self.raw.value_type
     }
 
     /// The dense extents, in the order of the format's dimensions.
@@ -255,6 +278,7 @@ fn view(v: &Values) -> ArrayRef<'_> {
     match v {
         Values::Int(v) => ArrayRef::I64(v),
         Values::Int32(v) => ArrayRef::I32(v),
+        Values::Real32(v) => ArrayRef::F32(v),
         Values::Real(v) => ArrayRef::F64(v),
     }
 }

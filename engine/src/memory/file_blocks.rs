@@ -211,6 +211,7 @@ mod tests {
             .into_iter()
             .collect(),
             index_width: None,
+            value_type: Default::default(),
         };
         let f = tempfile::NamedTempFile::new().expect("a temporary file");
         write_npz(&d, &inst, std::io::BufWriter::new(f.as_file())).expect("written");
@@ -222,6 +223,7 @@ mod tests {
             Values::Int32(v) => v.as_ptr() as *mut u8,
             Values::Int(v) => v.as_ptr() as *mut u8,
             Values::Real(v) => v.as_ptr() as *mut u8,
+            Values::Real32(v) => v.as_ptr() as *mut u8,
         };
         let held: Vec<*mut u8> = ["rowptr", "col", "A"]
             .map(|k| start(&placed.arrays[k]))

@@ -950,7 +950,7 @@ fn wrapper(
                     "    const int64_t *{wide} = drv_ints(in, ctx, {}, {n});",
                     c_str(&b.name)
                 ),
-                Elem::Real => writeln!(
+                Elem::Real(_) => writeln!(
                     f,
                     "    const double *{local} = drv_reals(in, ctx, {}, {n});",
                     c_str(&b.name)
@@ -964,7 +964,7 @@ fn wrapper(
                 Elem::Int(IndexWidth::W64) => {
                     let _ = writeln!(f, "    const int64_t *{local} = {wide};");
                 }
-                Elem::Real => {}
+                Elem::Real(_) => {}
             }
             if let Elem::Int(_) = elem {
                 loaded.insert(p.source.clone(), (wide.clone(), n.clone()));
@@ -1087,7 +1087,7 @@ fn wrapper(
             BindingKind::IndexArray,
         ) = (&slots[k], b.kind)
         {
-            if *elem == Elem::Real {
+            if let Elem::Real(_) = *elem {
                 return Err(fail(format!(
                     "the destination's index array `{}` is real",
                     b.name
@@ -1130,7 +1130,7 @@ fn put(elem: Elem, name: &str, local: &str, len: &str) -> String {
             format!("drv_put_ints(out, {name}, drv_to_i64({local}, {len}), {len})")
         }
         Elem::Int(IndexWidth::W64) => format!("drv_put_ints(out, {name}, {local}, {len})"),
-        Elem::Real => format!("drv_put_reals(out, {name}, {local}, {len})"),
+        Elem::Real(_) => format!("drv_put_reals(out, {name}, {local}, {len})"),
     }
 }
 

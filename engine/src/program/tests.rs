@@ -238,6 +238,7 @@ fn a_source_that_is_not_coo_is_read_through_a_second_conversion() {
         .map(|(k, v)| (k.to_string(), v))
         .collect(),
         index_width: None,
+        value_type: Default::default(),
     };
     for input in [data("csr_small.json"), compact, pretty] {
         let (line, mut inst) = convert(&bin, &input, &[]);

@@ -13,7 +13,7 @@ use codegen::width::IndexWidth;
 
 use super::in_place::{InPlace, MemberInfo};
 use super::NpzError;
-use crate::instance::Values;
+use crate::instance::{ValueType, Values};
 
 /// An array read from the archive: its shape (C order) and its values.
 pub(super) struct Array<T> {
@@ -371,6 +371,81 @@ pub(super) fn read_reals<R: Read + Seek>(
     }
 }
 
+/// A value array read from the archive at its dtype's value type.
+pub(super) struct ValueArray {
+    pub(super) shape: Vec<u64>,
+    pub(super) values: Values,
+    pub(super) value_type: ValueType,
+}
+
+/// Reads member `key` as values at its dtype's type: float32 as
+/// [`Values::Real32`], int64 and int32 as integers of those value types
+/// (little-endian ones read straight from their bytes), float64 and
+/// every other dtype as [`read_reals`] reads it (float64 values).
+pub(super) fn read_values<R: Read + Seek>(
+    zip: &mut ZipArchive<R>,
+    key: &str,
+    place: Option<InPlace<'_>>,
+) -> Result<ValueArray, NpzError> {
+    let t = dtype_of(zip, key)?;
+    let (shape, values, value_type) = match (t.type_char(), t.size_field()) {
+        (TypeChar::Float, 4) => {
+            let a = if little_endian(&t) {
+                read_le(zip, key, true, f32::from_le_bytes, place)?
+            } else {
+                read_as::<f32, _>(zip, key)?
+            };
+            (a.shape, Values::Real32(a.values), ValueType::F32)
+        }
+        (TypeChar::Int, 8) => {
+            let a = read_any_int(zip, key, place)?;
+            (a.shape, Values::Int(a.values), ValueType::I64)
+        }
+        (TypeChar::Int, 4) => {
+            let a = if little_endian(&t) {
+                read_le(zip, key, true, i32::from_le_bytes, place)?
+            } else {
+                read_as::<i32, _>(zip, key)?
+            };
+            (a.shape, Values::Int32(a.values), ValueType::I32)
+        }
+        _ => {
+            let a = read_reals(zip, key, place)?;
+            (a.shape, Values::Real(a.values), ValueType::F64)
+        }
+    };
+    Ok(ValueArray {
+        shape,
+        values,
+        value_type,
+    })
+}
+
+/// Writes a value array as member `key` at its value type `t` (float64,
+/// float32, int64, int32).
+pub(super) fn write_values<W: Write + Seek>(
+    zip: &mut ZipWriter<W>,
+    key: &str,
+    shape: &[u64],
+    values: &Values,
+    t: ValueType,
+) -> Result<(), NpzError> {
+    use codegen::interp::Array as A;
+    if let (ValueType::F64, Values::Real(v)) = (t, values) {
+        return write_reals(zip, key, shape, v);
+    }
+    match values.clone().into_value_array(t) {
+        A::Real32(v) => write_raw(zip, key, "<f4", 4, shape, &v, |x, b| {
+            b.extend_from_slice(&x.to_le_bytes())
+        }),
+        A::RealInt(v) | A::Int(v) => write_ints(zip, key, shape, &v, false),
+        A::RealInt32(v) => write_raw(zip, key, "<i4", 4, shape, &v, |x, b| {
+            b.extend_from_slice(&x.to_le_bytes())
+        }),
+        A::Real(v) => write_reals(zip, key, shape, &v),
+    }
+}
+
 /// Integer values as the doubles equal to them.
 ///
 /// # Errors
@@ -390,7 +465,8 @@ fn exact_reals<T: Copy + std::fmt::Display>(
                 key,
                 format!(
                     "holds the value {v} (element {k}), which no double equals (the nearest is \
-                     {x:.0}); spf stores values as doubles, exactly for integers up to 2^53"
+                     {x:.0}); spf reads values of this dtype as doubles, exactly for integers up to 2^53 \
+                     (int64 and int32 values keep their type)"
                 ),
             ));
         }
@@ -583,7 +659,7 @@ pub(super) fn write_index<W: Write + Seek>(
         Values::Int32(v) => write_raw(zip, key, "<i8", 8, shape, v, |x, b| {
             b.extend_from_slice(&i64::from(x).to_le_bytes())
         }),
-        Values::Real(_) => Err(write_err(key, "an index array holds reals")),
+        Values::Real(_) | Values::Real32(_) => Err(write_err(key, "an index array holds reals")),
     }
 }
 

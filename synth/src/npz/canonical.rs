@@ -218,7 +218,7 @@ fn int_at(v: &Values, e: usize) -> Option<i64> {
     match v {
         Values::Int(v) => v.get(e).copied(),
         Values::Int32(v) => v.get(e).map(|&i| i64::from(i)),
-        Values::Real(_) => None,
+        Values::Real(_) | Values::Real32(_) => None,
     }
 }
 

@@ -302,13 +302,45 @@ fn layout_mismatch(d: &Descriptor, format: &str, block: Option<(i64, i64)>) -> S
     )
 }
 
+/// `values` (a scipy archive's `data`) and its index `arrays` made
+/// canonical ([`canonical::canonical`]): doubles sorted and summed in
+/// place; values of another type sorted by the same permutation (found on
+/// their positions), and refused when duplicates would sum them, which
+/// spf does only for doubles.
+fn canonical_values(
+    format: &str,
+    block: Option<(i64, i64)>,
+    arrays: &mut BTreeMap<String, Values>,
+    values: Values,
+    shape: &[i64],
+) -> Result<Values, NpzError> {
+    if let Values::Real(mut v) = values {
+        canonical::canonical(format, block, arrays, &mut v, shape)?;
+        return Ok(Values::Real(v));
+    }
+    let n = values.len();
+    let mut positions: Vec<f64> = (0..n).map(|k| k as f64).collect();
+    canonical::canonical(format, block, arrays, &mut positions, shape)?;
+    if positions.len() != n {
+        return Err(NpzError::member(
+            "data",
+            "holds duplicate entries, which spf sums only in float64 archives (scipy's \
+             `sum_duplicates()` sums them first)",
+        ));
+    }
+    values
+        .gather(n, |k| Some(positions[k] as usize))
+        .ok_or_else(|| NpzError::member("data", "is too large to reorder"))
+}
+
 fn read_scipy<R: Read + Seek>(
     zip: &mut ZipArchive<R>,
     format: &str,
     d: &Descriptor,
     place: Option<InPlace<'_>>,
 ) -> Result<Instance, NpzError> {
-    let mut data = arrays::read_reals(zip, "data", place)?;
+    let mut data = arrays::read_values(zip, "data", place)?;
+    let value_type = data.value_type;
     let mut block = match (format, data.shape.as_slice()) {
         ("bsr", [_, r, c]) => Some((*r as i64, *c as i64)),
         ("bsr", s) => {
@@ -380,7 +412,9 @@ fn read_scipy<R: Read + Seek>(
             let row = match &coords.values {
                 Values::Int32(v) => Values::Int32(v[k * len..(k + 1) * len].to_vec()),
                 Values::Int(v) => Values::Int(v[k * len..(k + 1) * len].to_vec()),
-                Values::Real(_) => unreachable!("an index array holds integers"),
+                Values::Real(_) | Values::Real32(_) => {
+                    unreachable!("an index array holds integers")
+                }
             };
             arrays.insert(uf.name.clone(), row);
         }
@@ -405,9 +439,7 @@ fn read_scipy<R: Read + Seek>(
                     format!("has shape {:?}, but it is a 1-d array", data.shape),
                 ));
             }
-            let mut values = data.values;
-            canonical::canonical(format, block, &mut arrays, &mut values, &shape)?;
-            values
+            canonical_values(format, block, &mut arrays, data.values, &shape)?
         }
         Transform::DiaByColumn => dia_from_scipy(&layout, &mut arrays, data, shape[0])?,
     };
@@ -415,7 +447,7 @@ fn read_scipy<R: Read + Seek>(
         let len = arrays.get(*array).map_or(0, Values::len);
         symbols.insert(symbol.to_string(), len as i64);
     }
-    arrays.insert(t.data_name.clone(), Values::Real(values));
+    arrays.insert(t.data_name.clone(), values);
     // Template names -> the descriptor's.
     let back = |name: &String| {
         pairs
@@ -428,6 +460,7 @@ fn read_scipy<R: Read + Seek>(
         symbols: symbols.iter().map(|(k, v)| (back(k), *v)).collect(),
         arrays: arrays.into_iter().map(|(k, v)| (back(&k), v)).collect(),
         index_width: recorded.widths(),
+        value_type,
     })
 }
 
@@ -437,9 +470,9 @@ fn read_scipy<R: Read + Seek>(
 fn dia_from_scipy(
     layout: &ScipyLayout,
     arrays: &mut BTreeMap<String, Values>,
-    data: arrays::Array<f64>,
+    data: arrays::ValueArray,
     m: i64,
-) -> Result<Vec<f64>, NpzError> {
+) -> Result<Values, NpzError> {
     let key = &layout.template.ufs[0].name;
     let offsets = arrays
         .get(key)
@@ -486,18 +519,16 @@ fn dia_from_scipy(
         )
     };
     let len = rows_n.checked_mul(nd).ok_or_else(too_large)?;
-    let mut values = Vec::new();
-    values.try_reserve_exact(len).map_err(|_| too_large())?;
-    values.resize(len, 0.0);
-    for (d, &k) in order.iter().enumerate() {
-        let off = offsets[k];
-        for i in 0..rows_n {
-            let j = i as i64 + off;
-            if j >= 0 && (j as usize) < l {
-                values[i * nd + d] = data.values[k * l + j as usize];
-            }
-        }
-    }
+    // `A(i, d)` is `data[k, i + off(k)]` for the `d`-th offset `k`.
+    let values = data
+        .values
+        .gather(len, |at| {
+            let (i, d) = (at / nd, at % nd);
+            let k = order[d];
+            let j = i as i64 + offsets[k];
+            (j >= 0 && (j as usize) < l).then(|| k * l + j as usize)
+        })
+        .ok_or_else(too_large)?;
     let sorted = order.iter().map(|&k| offsets[k]).collect();
     arrays.insert(key.clone(), Values::Int(sorted));
     Ok(values)
@@ -552,15 +583,15 @@ fn read_generic<R: Read + Seek>(
         inst.arrays.insert(uf.name.clone(), a.values);
     }
     inst.index_width = recorded.widths();
-    let a = arrays::read_reals(zip, &d.data_name, place).map_err(|e| match e {
+    let a = arrays::read_values(zip, &d.data_name, place).map_err(|e| match e {
         NpzError::Missing { key, .. } => NpzError::Missing {
             key,
             hint: hint("the value array"),
         },
         e => e,
     })?;
-    inst.arrays
-        .insert(d.data_name.clone(), Values::Real(a.values));
+    inst.value_type = a.value_type;
+    inst.arrays.insert(d.data_name.clone(), a.values);
     Ok(inst)
 }
 
@@ -613,18 +644,15 @@ fn widths(d: &Descriptor, inst: &Instance) -> IndexWidths {
 fn ints<'a>(inst: &'a Instance, name: &str) -> Result<&'a Values, NpzError> {
     inst.arrays
         .get(name)
-        .filter(|v| !matches!(v, Values::Real(_)))
+        .filter(|v| !matches!(v, Values::Real(_) | Values::Real32(_)))
         .ok_or_else(|| NpzError::Write(format!("the instance has no index array `{name}`")))
 }
 
-/// The value array `name` as reals: borrowed when it holds reals, converted
-/// when it holds integers.
-fn reals<'a>(inst: &'a Instance, name: &str) -> Result<std::borrow::Cow<'a, [f64]>, NpzError> {
-    match inst.arrays.get(name) {
-        Some(Values::Real(v)) => Ok(std::borrow::Cow::Borrowed(v)),
-        Some(other) => Ok(std::borrow::Cow::Owned(other.to_reals())),
-        None => Err(NpzError::Write("the instance has no value array".into())),
-    }
+/// The value array `name`.
+fn value_array<'a>(inst: &'a Instance, name: &str) -> Result<&'a Values, NpzError> {
+    inst.arrays
+        .get(name)
+        .ok_or_else(|| NpzError::Write("the instance has no value array".into()))
 }
 
 fn symbol(inst: &Instance, name: &str) -> Result<i64, NpzError> {
@@ -732,7 +760,8 @@ fn write_scipy<W: Write + Seek>(
             }
         }
     }
-    let values = reals(inst, from_template(pairs, &t.data_name))?;
+    let values = value_array(inst, from_template(pairs, &t.data_name))?;
+    let vt = inst.value_type;
     match (layout.transform, layout.block) {
         (Transform::DiaByColumn, _) => {
             let offsets = ints(inst, from_template(pairs, &t.ufs[0].name))?
@@ -743,24 +772,24 @@ fn write_scipy<W: Write + Seek>(
                 dims[0].max(0) as usize,
                 dims[1].max(0) as usize,
             );
-            let mut data = vec![0.0; nd * cols];
-            for (k, &off) in offsets.iter().enumerate() {
-                for j in 0..cols {
-                    let i = j as i64 - off;
-                    if i >= 0 && (i as usize) < rows {
-                        data[k * cols + j] =
-                            values.get(i as usize * nd + k).copied().unwrap_or(0.0);
-                    }
-                }
-            }
-            arrays::write_reals(zip, "data", &[nd as u64, cols as u64], &data)?;
+            // `data[k, j]` is `A(j - off(k), k)`.
+            let data = values
+                .gather(nd * cols, |at| {
+                    let (k, j) = (at / cols, at % cols);
+                    let i = j as i64 - offsets[k];
+                    (i >= 0 && (i as usize) < rows)
+                        .then(|| i as usize * nd + k)
+                        .filter(|&from| from < values.len())
+                })
+                .ok_or_else(|| NpzError::Write("the dia matrix is too large".into()))?;
+            arrays::write_values(zip, "data", &[nd as u64, cols as u64], &data, vt)?;
         }
         (Transform::Copy, Some((r, c))) => {
             let blocks = values.len() as u64 / (r * c) as u64;
-            arrays::write_reals(zip, "data", &[blocks, r as u64, c as u64], &values)?;
+            arrays::write_values(zip, "data", &[blocks, r as u64, c as u64], values, vt)?;
         }
         (Transform::Copy, None) => {
-            arrays::write_reals(zip, "data", &[values.len() as u64], &values)?;
+            arrays::write_values(zip, "data", &[values.len() as u64], values, vt)?;
         }
     }
     arrays::write_ints(zip, "shape", &[dims.len() as u64], &dims, false)?;
@@ -814,8 +843,14 @@ fn write_generic<W: Write + Seek>(
         let narrow = widths.of(d.index_kind(&uf.name)) == IndexWidth::W32;
         arrays::write_index(zip, &uf.name, &[values.len() as u64], values, narrow)?;
     }
-    let values = reals(inst, &d.data_name)?;
-    arrays::write_reals(zip, &d.data_name, &[values.len() as u64], &values)
+    let values = value_array(inst, &d.data_name)?;
+    arrays::write_values(
+        zip,
+        &d.data_name,
+        &[values.len() as u64],
+        values,
+        inst.value_type,
+    )
 }
 
 /// Reads an instance of `d` from an `.npz` file ([`read_npz`]); with

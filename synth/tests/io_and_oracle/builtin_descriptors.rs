@@ -54,6 +54,7 @@ fn builtin_instance(d: &Descriptor, name: &str, m: &Coordinates) -> Instance {
                         Values::Int(v) => v[a..b].reverse(),
                         Values::Int32(v) => v[a..b].reverse(),
                         Values::Real(v) => v[a..b].reverse(),
+                        Values::Real32(v) => v[a..b].reverse(),
                     }
                 }
             }

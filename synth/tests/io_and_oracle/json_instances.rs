@@ -65,7 +65,12 @@ fn json_errors_are_located_or_named() {
     assert_eq!(
         structure(r#"{"format": "csr", "array": {}}"#),
         "at `array`: unknown key; an instance has \"format\", \"symbols\", \"arrays\" and \
-         optionally \"index_width\""
+         optionally \"index_width\" and \"value_type\""
+    );
+    assert_eq!(
+        structure(r#"{"format": "csr", "value_type": "float16"}"#),
+        "at `value_type`: expected \"float64\", \"float32\", \"int64\" or \"int32\", \
+         found \"float16\""
     );
     assert_eq!(
         structure(r#"{"format": "csr", "index_width": 16}"#),

@@ -193,6 +193,7 @@ fn instance(format: &str, symbols: &[(&str, i64)], arrays: Vec<(&str, Values)>) 
             .map(|(k, v)| (k.to_string(), v))
             .collect(),
         index_width: None,
+        value_type: Default::default(),
     }
 }
 
