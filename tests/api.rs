@@ -280,6 +280,9 @@ fn values_keep_their_type_through_the_api() {
         assert_eq!(b.array("A"), Some(spf::ArrayRef::F32(&[0.1, -3.5, 1e-40])));
         let c = to_csc.convert(&i64s).unwrap();
         assert_eq!(c.value_type(), spf::ValueType::I64);
-        assert_eq!(c.array("A"), Some(spf::ArrayRef::I64(&[(1 << 60) + 1, 3, -7])));
+        assert_eq!(
+            c.array("A"),
+            Some(spf::ArrayRef::I64(&[(1 << 60) + 1, 3, -7]))
+        );
     }
 }

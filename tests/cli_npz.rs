@@ -199,6 +199,7 @@ fn scipy_file(path: &Path, format: &str, symbols: &[(&str, i64)], arrays: &[(&st
             .map(|(k, v)| (k.to_string(), v.clone()))
             .collect(),
         index_width: None,
+        value_type: Default::default(),
     };
     let mut bytes = Cursor::new(Vec::new());
     write_npz(&load_format(format).expect("built-in"), &inst, &mut bytes).expect("written");

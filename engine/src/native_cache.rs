@@ -19,8 +19,8 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use sha2::{Digest, Sha256};
 use codegen::width::{IndexWidths, ValueType};
+use sha2::{Digest, Sha256};
 use synth::Descriptor;
 
 use crate::c_compiler::{compile_with, compiler_candidates, find_compiler, C_FLAGS};

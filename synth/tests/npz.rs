@@ -795,6 +795,7 @@ fn a_bsr_of_any_block_shape_reads_as_bcsr_of_that_shape() {
             .map(|(k, v)| (k.to_string(), v))
             .into(),
             index_width: None,
+            value_type: Default::default(),
         };
         write(&d, &inst).0
     };
@@ -838,6 +839,7 @@ fn unsorted(format: &str, symbols: &[(&str, i64)], arrays: &[(&str, Values)]) ->
             .map(|(k, v)| (k.to_string(), v.clone()))
             .collect(),
         index_width: None,
+        value_type: Default::default(),
     };
     write(&self::format(format), &inst).0
 }
