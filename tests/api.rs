@@ -9,11 +9,11 @@ use spf::{Converter, Engine, Error, Format, Instance, Options};
 
 mod common;
 
+use common::bad_inputs::{bad_inputs, BadInput, Kind, BANNER};
+
 fn temp(test: &str) -> PathBuf {
     common::temp("api", test)
 }
-
-const BANNER: &str = "%%MatrixMarket matrix coordinate real general\n";
 
 fn format(name: &str) -> Format {
     Format::builtin(name).expect("a built-in format")
@@ -34,85 +34,62 @@ fn bad_files_are_errors_with_the_commands_messages() {
         std::fs::write(&p, body).expect("write");
         p
     };
-    let dup = file(
-        "dup.mtx",
-        &format!("{BANNER}2 2 3\n1 1 1e308\n1 1 1e308\n2 2 1\n"),
-    );
-    let empty = file("empty.tns", "");
-    let negative = file(
-        "negative.json",
-        r#"{"format":"COO","symbols":{"NR":2,"NC":3,"NNZ":-2},"arrays":{"row":[0,1],"col":[2,0],"A":[1.5,1]}}"#,
-    );
-    let lower = file(
-        "lower.mtx",
-        &format!("{BANNER}4 4 3\n1 1 1.0\n3 1 2.0\n2 3 4.0\n"),
-    );
-    let cube = file("cube.tns", "1 1 1 1.0\n2 2 2 2.0\n");
-    let bad_json = file("bad.json", "{\"format\": \"COO\", ");
-    let huge = file(
-        "huge.mtx",
-        &format!("{BANNER}1099511627776 1099511627776 1\n1 1 1.0\n"),
-    );
-    let missing = dir.join("missing.mtx");
-    let located = |e: &Error| matches!(e, Error::Located { .. });
-    let input = |e: &Error| matches!(e, Error::Input { .. });
-    let unstorable = |e: &Error| matches!(e, Error::Unstorable(_));
-    let too_large = |e: &Error| matches!(e, Error::TooLarge(_));
-    let read = |e: &Error| matches!(e, Error::Read { .. });
-    type Kind = fn(&Error) -> bool;
-    let cases: [(&str, &str, &Path, Kind, &str); 8] = [
+    // The command's bad inputs, and two its tests meet elsewhere.
+    let mut cases = bad_inputs(&dir);
+    let huge = format!("{BANNER}1099511627776 1099511627776 1\n1 1 1.0\n");
+    let more = [
         (
-            "coo",
+            "bad.json",
+            "{\"format\": \"COO\", ",
             "csr",
-            &cube,
-            input,
-            "the input has 3 dimensions but COO has 2",
+            "bad.json:1:",
+            Kind::Located,
         ),
         (
-            "coo",
-            "csr",
-            &dup,
-            located,
-            "dup.mtx:4:1: the entries at (1, 1) on lines 3 and 4 sum to inf",
+            "huge.mtx",
+            huge.as_str(),
+            "dia",
+            "too large",
+            Kind::TooLarge,
         ),
-        (
-            "coo3d",
-            "csf3",
-            &empty,
-            located,
-            "empty.tns:1:1: the file is empty",
-        ),
-        (
-            "coo",
-            "csr",
-            &negative,
-            input,
-            "NNZ is -2, and a size cannot be negative",
-        ),
-        (
-            "skyu",
-            "csr",
-            &lower,
-            unstorable,
-            "the entry at (3, 1) cannot be stored in SKYU",
-        ),
-        ("coo", "csr", &bad_json, located, "bad.json:1:"),
-        ("coo", "dia", &huge, too_large, "too large"),
-        ("coo", "csr", &missing, read, "missing.mtx"),
     ];
-    for (src, dst, path, kind, message) in cases {
-        let e = read_and_convert(src, dst, path).expect_err(message);
-        assert!(kind(&e), "{src} -> {dst} on {}: {e:?}", path.display());
+    for (name, body, dst, message, kind) in more {
+        cases.push(BadInput {
+            src: "coo",
+            dst,
+            input: file(name, body),
+            message,
+            kind,
+        });
+    }
+    for BadInput {
+        src,
+        dst,
+        input,
+        message,
+        kind,
+    } in cases
+    {
+        let e = read_and_convert(src, dst, &input).expect_err(message);
+        let matches = matches!(
+            (kind, &e),
+            (Kind::Located, Error::Located { .. })
+                | (Kind::Input, Error::Input { .. })
+                | (Kind::Unstorable, Error::Unstorable(_))
+                | (Kind::TooLarge, Error::TooLarge(_))
+        );
+        assert!(matches, "{src} -> {dst} on {}: {e:?}", input.display());
         assert!(e.to_string().contains(message), "{e}");
         // The command prints the same message.
-        let out = common::spf(&["convert", src, dst, common::s(path)]);
+        let out = common::spf(&["convert", src, dst, common::s(&input)]);
         assert_eq!(out.status.code(), Some(2));
-        assert!(
-            common::text(&out.stderr).contains(message),
-            "{}",
-            common::text(&out.stderr)
-        );
+        let err = common::text(&out.stderr);
+        assert!(err.contains(message), "{err}");
     }
+    let missing = dir.join("missing.mtx");
+    let e = read_and_convert("coo", "csr", &missing).unwrap_err();
+    assert!(matches!(e, Error::Read { .. }), "{e:?}");
+    assert!(e.to_string().contains("missing.mtx"), "{e}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -5,13 +5,12 @@
 
 mod common;
 
+use common::bad_inputs::BANNER;
 use common::{s, spf, text};
 
 fn temp(test: &str) -> std::path::PathBuf {
     common::temp("cli-bad", test)
 }
-
-const BANNER: &str = "%%MatrixMarket matrix coordinate real general\n";
 
 /// A matrix that declares 2^40 × 2^40 (or 2^62) with three entries: every
 /// destination whose arrays grow with the dimensions is refused with the
@@ -137,55 +136,16 @@ fn descriptors_that_check_rejects_are_refused_first() {
 #[test]
 fn messages_name_what_is_wrong_on_every_path() {
     let dir = temp("messages");
-    let file = |name: &str, body: &str| {
-        let p = dir.join(name);
-        std::fs::write(&p, body).expect("write");
-        p
-    };
-    let dup = file(
-        "dup.mtx",
-        &format!("{BANNER}2 2 3\n1 1 1e308\n1 1 1e308\n2 2 1\n"),
-    );
-    let dup3 = file(
-        "dup.tns",
-        "1 1 1 1e308\n# a comment\n2 2 2 1\n\n1 1 1 1e308\n",
-    );
-    let empty = file("empty.tns", "");
-    let negative = file(
-        "negative.json",
-        r#"{"format":"COO","symbols":{"NR":2,"NC":3,"NNZ":-2},"arrays":{"row":[0,1],"col":[2,0],"A":[1.5,1]}}"#,
-    );
-    let lower = file(
-        "lower.mtx",
-        &format!("{BANNER}4 4 3\n1 1 1.0\n3 1 2.0\n2 3 4.0\n"),
-    );
-    let upper = file(
-        "upper.mtx",
-        &format!("{BANNER}4 4 3\n1 1 1.0\n1 3 2.0\n2 3 4.0\n"),
-    );
-    let three = file(
-        "three.mtx",
-        &format!("{BANNER}2 4 3\n1 1 1.0\n1 2 2.0\n1 3 4.0\n"),
-    );
-    let cube = file("cube.tns", "1 1 1 1.0\n2 2 2 2.0\n");
-    let cases: [(&str, &str, &std::path::Path, &str); 8] = [
-        (
-            "coo",
-            "csr",
-            &cube,
-            "the input has 3 dimensions but COO has 2; the built-in formats of 3 dimensions: \
-             coo3d, mcoo3, scoo3, csf3",
-        ),
-        ("coo", "csr", &dup, "dup.mtx:4:1: the entries at (1, 1) on lines 3 and 4 sum to inf, beyond the range of a double"),
-        ("coo3d", "csf3", &dup3, "dup.tns:5:1: the entries at (1, 1, 1) on lines 1 and 5 sum to inf, beyond the range of a double"),
-        ("coo3d", "csf3", &empty, "empty.tns:1:1: the file is empty: it lists no entries"),
-        ("coo", "csr", &negative, "needs 0: NNZ is -2, and a size cannot be negative"),
-        ("skyu", "csr", &lower, "the entry at (3, 1) cannot be stored in SKYU: SKYU stores only entries with i <= j"),
-        ("skyl", "coo", &upper, "the entry at (1, 3) cannot be stored in SKYL: SKYL stores only entries with j <= i"),
-        ("nm24", "csr", &three, "the entry at (1, 3) cannot be stored in NM24: NM24 stores at most 2 entries"),
-    ];
     let out_json = dir.join("out.json");
-    for (src, dst, input, message) in cases {
+    for common::bad_inputs::BadInput {
+        src,
+        dst,
+        input,
+        message,
+        ..
+    } in common::bad_inputs::bad_inputs(&dir)
+    {
+        let input = input.as_path();
         let what = format!("{src} -> {dst} on {}", input.display());
         let out = spf(&["convert", src, dst, s(input), "-o", s(&out_json)]);
         let err = text(&out.stderr);

@@ -94,9 +94,9 @@ fn load_instance(d: &Descriptor, input: &Path, file: &InputFile) -> Result<Insta
         // A regular file is read in place where its members allow (where
         // the global allocator can free a file's pages).
         FileKind::Npz if file.plain_file => {
-            let in_place = crate::memory::huge_pages::installed()
-                .then_some(&crate::memory::file_blocks::FileBlocks);
-            let in_place = in_place.map(|f| f as &dyn synth::npz::in_place::FilePages);
+            let in_place: Option<&dyn synth::npz::in_place::FilePages> =
+                crate::memory::huge_pages::installed()
+                    .then_some(&crate::memory::file_blocks::FileBlocks);
             read_npz_file(input, d, in_place).map_err(|e| match e {
                 ReadFileError::Io(source) => Error::Read {
                     path: shown.clone(),

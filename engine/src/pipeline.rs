@@ -263,26 +263,7 @@ mod tests {
     use synth::tensor_io::read_file;
 
     use super::*;
-    use crate::synthesis::testing::{altered, synthesized};
-
-    fn format(name: &str) -> Descriptor {
-        synth::builtin::load_format(name).expect("built-in format")
-    }
-
-    fn data(name: &str) -> PathBuf {
-        PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../synth/tests/data")).join(name)
-    }
-
-    /// A test matrix of the repository; a missing file fails the test.
-    fn matrix(name: &str) -> PathBuf {
-        let path = PathBuf::from(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../tests/data/matrices"
-        ))
-        .join(name);
-        assert!(path.is_file(), "test matrix {} is missing", path.display());
-        path
-    }
+    use crate::synthesis::testing::{altered, data, format, matrix, synthesized};
 
     fn temp(test: &str) -> PathBuf {
         let dir = std::env::temp_dir().join(format!("spf-conv-{test}-{}", std::process::id()));

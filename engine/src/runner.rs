@@ -205,8 +205,9 @@ impl Runner {
     ///
     /// # Errors
     ///
-    /// [`Error::Usage`] when the conversion cannot run (or, with
-    /// [`Engine::Native`], cannot be compiled).
+    /// [`Error::TooLarge`] for arrays the machine cannot hold,
+    /// [`Error::Compiler`] when, with [`Engine::Native`], the conversion
+    /// cannot be compiled, [`Error::Internal`] when it stops otherwise.
     pub fn convert(
         &self,
         s: &Synthesized,
@@ -261,7 +262,14 @@ impl Runner {
                     &format!("converting {pair} (interpreter)"),
                     || s.run_program_at(&program, &input, width),
                 )
-                .map_err(|e| Error::stopped(format!("the synthesized conversion {pair}: {e}")))?
+                .map_err(|e| {
+                    let message = format!("the synthesized conversion {pair}: {e}");
+                    match e {
+                        // An array the machine cannot hold, by its type.
+                        synth::synthesized::ExecError::Alloc(_) => Error::TooLarge(message),
+                        _ => Error::stopped(message),
+                    }
+                })?
             }
         };
         let mut out = finish(s, &input, out);

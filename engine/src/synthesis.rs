@@ -59,7 +59,7 @@ fn synthesis_error(src: &Descriptor, dst: &Descriptor, e: SynthError) -> Error {
 /// synthesized once per test process (without the record
 /// [`synthesize_pair`] keeps beside the user's compiled conversions), and
 /// copies with one piece of the computation changed, for the tests that a
-/// wrong conversion is caught.
+/// wrong conversion is caught; and the formats and files the tests read.
 #[cfg(test)]
 pub(crate) mod testing {
     use std::sync::Mutex;
@@ -69,6 +69,28 @@ pub(crate) mod testing {
     use synth::Descriptor;
 
     use super::{synthesis_error, Error};
+
+    /// The built-in format `name`.
+    pub(crate) fn format(name: &str) -> Descriptor {
+        synth::builtin::load_format(name).expect("built-in format")
+    }
+
+    /// A file of synth's test data.
+    pub(crate) fn data(name: &str) -> std::path::PathBuf {
+        std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../synth/tests/data"))
+            .join(name)
+    }
+
+    /// A test matrix of the repository; a missing file fails the test.
+    pub(crate) fn matrix(name: &str) -> std::path::PathBuf {
+        let path = std::path::PathBuf::from(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../tests/data/matrices"
+        ))
+        .join(name);
+        assert!(path.is_file(), "test matrix {} is missing", path.display());
+        path
+    }
 
     /// The conversion `src` → `dst` as synthesis makes it: what the tests
     /// pass where the commands pass [`super::synthesize_pair`].

@@ -2,6 +2,7 @@
 
 #![allow(dead_code)]
 
+pub mod bad_inputs;
 pub mod outcome;
 pub mod report;
 

@@ -25,30 +25,11 @@ const AUTO: WidthChoices = WidthChoices {
     positions: WidthChoice::Auto,
     coordinates: WidthChoice::Auto,
 };
-use crate::synthesis::testing::{altered, synthesized};
+use crate::synthesis::testing::{altered, data, format, matrix, synthesized};
 
 /// Flags that keep the driver honest: the program must compile without
 /// a warning.
 const STRICT: &[&str] = &["-Wall", "-Wextra", "-pedantic", "-Werror"];
-
-fn format(name: &str) -> Descriptor {
-    synth::builtin::load_format(name).expect("built-in format")
-}
-
-fn data(name: &str) -> PathBuf {
-    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../synth/tests/data")).join(name)
-}
-
-/// A test matrix of the repository; a missing file fails the test.
-fn matrix(name: &str) -> PathBuf {
-    let path = PathBuf::from(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../tests/data/matrices"
-    ))
-    .join(name);
-    assert!(path.is_file(), "test matrix {} is missing", path.display());
-    path
-}
 
 fn dir() -> &'static Path {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
