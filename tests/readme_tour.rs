@@ -211,10 +211,15 @@ fn the_readme_tour_prints_what_the_readme_shows() {
 fn the_readme_lists_every_built_in_format() {
     let readme = std::fs::read_to_string(Path::new(ROOT).join("README.md")).expect("README.md");
     for name in spf::synth::builtin::builtin_names() {
-        let row = format!("| `{name}` |");
+        let row = format!("| `{name}` | ");
+        let line = readme.lines().find(|l| l.starts_with(&row));
+        let line =
+            line.unwrap_or_else(|| panic!("README.md's table of formats has no row for `{name}`"));
+        // The row says what `spf.formats()` and `Format::builtins` say.
+        let summary = spf::synth::builtin::summary(name).expect("a summary");
         assert!(
-            readme.lines().any(|l| l.starts_with(&row)),
-            "README.md's table of formats has no row for `{name}`"
+            line[row.len()..].starts_with(summary),
+            "README.md's row for `{name}` does not start with its summary `{summary}`: {line}"
         );
     }
 }

@@ -78,8 +78,14 @@ pub enum Error {
     },
     /// A synthesized conversion that translation validation refused: the
     /// message names the smallest tensor it gets wrong.
-    #[error("{0}")]
-    Refused(String),
+    #[error("{message}")]
+    Refused {
+        /// What is wrong, the tensor included.
+        message: String,
+        /// That tensor as a file's text (Matrix Market for a matrix,
+        /// FROSTT otherwise), when one was found.
+        counterexample: Option<String>,
+    },
     /// An input, or a result, too large for this machine or for the index
     /// width asked for (the message gives the sizes).
     #[error("{0}")]

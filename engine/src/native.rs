@@ -494,6 +494,11 @@ pub struct Library {
     /// How many large blocks of its own the last run obtained
     /// ([`host_obtain`]) and gave back ([`host_release`]).
     large_blocks: std::sync::Mutex<(usize, usize)>,
+    /// Held during each call into the library: its C keeps the call's
+    /// state in statics (where a stop jumps, its message, the allocator
+    /// it was given; a check's kept entries), so calls from several
+    /// threads take turns.
+    calls: std::sync::Mutex<()>,
 }
 
 impl Library {
@@ -511,6 +516,7 @@ impl Library {
             lib,
             path: path.to_path_buf(),
             large_blocks: std::sync::Mutex::new((0, 0)),
+            calls: std::sync::Mutex::new(()),
         };
         let version = library.int_function("spf_abi_version")?;
         if version != ABI_VERSION {
@@ -712,6 +718,7 @@ impl Library {
             resize: host_resize,
             release: host_release,
         };
+        let turn = self.turn();
         let status = unsafe {
             let f = self
                 .lib
@@ -726,6 +733,7 @@ impl Library {
                 &blocks,
             )
         };
+        drop(turn);
         *self.large_blocks.lock().unwrap_or_else(|e| e.into_inner()) = host.large;
         // The 32-bit results, by their computation names; those an extent
         // reads are in the memory at 64 bits too (before the returned
@@ -826,6 +834,14 @@ impl Library {
     /// # Safety
     ///
     /// `T` must be the symbol's type.
+    /// The library to oneself for a call ([`Library::calls`]).
+    pub(crate) fn turn(&self) -> std::sync::MutexGuard<'_, ()> {
+        // A call that panicked left no state the next call depends on.
+        self.calls
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
     pub(super) unsafe fn symbol<T>(&self, name: &str) -> Result<libloading::Symbol<'_, T>, String> {
         // SAFETY: the caller vouches for the type.
         unsafe { self.lib.get(name.as_bytes()) }

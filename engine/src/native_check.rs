@@ -473,6 +473,7 @@ impl Checker {
         // strings above outlive it; the library only reads the instance's
         // arrays), `coords` and `values` have room for `cap` entries, and
         // the entry point has this type in every check library.
+        let turn = self.library.turn();
         let status = unsafe {
             let check = self
                 .library
@@ -496,6 +497,7 @@ impl Checker {
                 message.len(),
             )
         };
+        drop(turn);
         match status {
             0 => {
                 let n = usize::try_from(n).unwrap_or(0).min(cap);

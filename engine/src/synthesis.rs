@@ -47,7 +47,15 @@ pub fn synthesize_pair(src: &Descriptor, dst: &Descriptor) -> Result<Synthesized
 fn synthesis_error(src: &Descriptor, dst: &Descriptor, e: SynthError) -> Error {
     match e {
         // Names the pair and the failing test tensor itself.
-        SynthError::Validation(v) => Error::Refused(v.to_string()),
+        SynthError::Validation(v) => Error::Refused {
+            message: v.to_string(),
+            counterexample: match &*v {
+                synth::validate::ValidationError::Failed { coordinates, .. } => {
+                    Some(coordinates.clone())
+                }
+                _ => None,
+            },
+        },
         e => Error::Unsupported {
             pair: format!("{} -> {}", src.name, dst.name),
             reason: e.to_string(),

@@ -4,14 +4,12 @@
 
 use std::path::Path;
 
+use engine::api::code::{code, dataflow, Emit};
 use engine::files::Target;
 use engine::output::{emit, write_atomically};
 use engine::program::build::BuildOptions;
 use engine::runner::Runner;
-use engine::synthesis::synthesize_pair;
 use spf::codegen::width::{IndexWidth, IndexWidths, WidthChoice, WidthChoices};
-use spf::codegen::{c, rust};
-use spf::iegen::pdfg::Pdfg;
 use spf::synth::tensor_io::Symmetry;
 
 use super::commands::load_format;
@@ -44,32 +42,18 @@ pub fn synth(
         WidthChoice::Fixed(w) => w,
         WidthChoice::Auto => IndexWidth::W64,
     };
-    let sd = load_format(src)?;
-    let dd = load_format(dst)?;
-    let s = synthesize_pair(&sd, &dd)?;
-    let widths = s.widths(IndexWidths {
+    let (sd, dd) = (spf::Format::load(src)?, spf::Format::load(dst)?);
+    let kind = match what {
+        SynthEmit::C => Emit::C,
+        SynthEmit::Rust => Emit::Rust,
+        SynthEmit::Ir => Emit::Ir,
+        SynthEmit::Dot => Emit::Dot,
+    };
+    let widths = IndexWidths {
         positions: fixed(width.positions),
         coordinates: fixed(width.coordinates),
-    });
-    let pair = format!("{} -> {}", sd.name, dd.name);
-    let failed = |step: &str, e: String| {
-        CliError::Usage(format!("{step} the synthesized conversion {pair}: {e}"))
     };
-    let text = match what {
-        SynthEmit::Ir => s.computation.to_string(),
-        SynthEmit::Dot => Pdfg::build(&s.computation, &s.env())
-            .map_err(|e| failed("drawing", e.to_string()))?
-            .to_dot(),
-        SynthEmit::C | SynthEmit::Rust => {
-            let program = s.program().map_err(|e| failed("scanning", e.to_string()))?;
-            let code = if what == SynthEmit::C {
-                c::emit_c_with(&program, &widths)
-            } else {
-                rust::emit_rust_with(&program, &widths)
-            };
-            code.map_err(|e| failed("printing", e.to_string()))?
-        }
-    };
+    let text = code(&sd, &dd, kind, widths)?;
     emit(output, &text)
 }
 
@@ -79,16 +63,7 @@ pub fn pdfg(inputs: &[String], output: &Path) -> Result<(), CliError> {
     match inputs {
         [file] => super::commands::pdfg(Path::new(file), output),
         [src, dst] => {
-            let sd = load_format(src)?;
-            let dd = load_format(dst)?;
-            let s = synthesize_pair(&sd, &dd)?;
-            let failed = |e: String| {
-                CliError::Usage(format!(
-                    "drawing the synthesized conversion {} -> {}: {e}",
-                    sd.name, dd.name
-                ))
-            };
-            let graph = Pdfg::build(&s.computation, &s.env()).map_err(|e| failed(e.to_string()))?;
+            let graph = dataflow(&spf::Format::load(src)?, &spf::Format::load(dst)?)?;
             let text = match output.extension().and_then(|e| e.to_str()) {
                 Some("dot") | Some("gv") => graph.to_dot(),
                 Some("svg") => graph.to_svg(),

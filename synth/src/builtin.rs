@@ -33,6 +33,73 @@ const BUILTINS: &[(&str, &str)] = &[
     ("jad", include_str!("../../descriptors/jad.desc")),
 ];
 
+/// What each built-in format is, in a line (the README's table of
+/// formats says the same; `tests/readme_tour.rs` holds them together).
+const SUMMARIES: &[(&str, &str)] = &[
+    ("coo", "coordinates (row, column, value) in any order"),
+    ("scoo", "coordinates sorted by row, then column"),
+    ("mcoo", "coordinates in Morton (Z-curve) order"),
+    (
+        "tcoo8",
+        "coordinates in 8 × 8 tiles, row-major inside a tile",
+    ),
+    ("coo3d", "3-D coordinates in any order"),
+    ("mcoo3", "3-D coordinates in Morton order"),
+    ("scoo3", "3-D coordinates sorted by (i, j, k)"),
+    ("csf3", "compressed sparse fiber, modes i, j, k"),
+    (
+        "csr",
+        "compressed sparse row, columns increasing within a row",
+    ),
+    ("ucsr", "compressed sparse row, columns in any order"),
+    (
+        "dcsr",
+        "doubly compressed sparse row: only the rows that hold entries",
+    ),
+    (
+        "lcsr",
+        "loose compressed rows: a begin and an end pointer per row, slack between rows",
+    ),
+    ("csc", "compressed sparse column"),
+    (
+        "dia",
+        "diagonals: an offset per stored diagonal, zero-padded",
+    ),
+    (
+        "ell",
+        "ELLPACK: the same number of slots in every row, zero-padded",
+    ),
+    ("bcsr", "block compressed sparse row, 2 × 2 blocks"),
+    (
+        "skyl",
+        "lower skyline, row-wise: each row from its first entry to the diagonal",
+    ),
+    (
+        "skyu",
+        "upper skyline, column-wise: each column from its first entry to the diagonal",
+    ),
+    (
+        "nm24",
+        "2:4 structured sparsity: at most two entries in each aligned block of four columns",
+    ),
+    (
+        "jad",
+        "jagged diagonals: rows ranked by their number of entries, most first",
+    ),
+];
+
+/// What the built-in format `name` is, in a line.
+///
+/// ```
+/// assert_eq!(synth::builtin::summary("csc"), Some("compressed sparse column"));
+/// ```
+pub fn summary(name: &str) -> Option<&'static str> {
+    SUMMARIES
+        .iter()
+        .find(|(n, _)| n.eq_ignore_ascii_case(name))
+        .map(|(_, s)| *s)
+}
+
 /// The names of the built-in formats, lower case, in a fixed order.
 const NAMES: &[&str] = &[
     "coo", "scoo", "mcoo", "tcoo8", "coo3d", "mcoo3", "scoo3", "csf3", "csr", "ucsr", "dcsr",

@@ -149,6 +149,27 @@ impl Format {
     pub fn descriptor(&self) -> &Descriptor {
         &self.descriptor
     }
+
+    /// scipy's name of the layout the format has (`csr`, `csc`, `coo`,
+    /// `bsr`, `dia`), decided by its map and arrays, not its name (a
+    /// UCSR has csr's); `None` for a format scipy has no layout of.
+    pub fn scipy_format(&self) -> Option<&'static str> {
+        synth::npz::layout::layout_of(&self.descriptor).map(|(l, _)| l.format)
+    }
+
+    /// The built-in formats' names (lower case, as [`Format::builtin`]
+    /// takes them), each with what it is in a line.
+    ///
+    /// ```
+    /// let all = engine::Format::builtins();
+    /// assert!(all.contains(&("csc", "compressed sparse column")));
+    /// ```
+    pub fn builtins() -> Vec<(&'static str, &'static str)> {
+        synth::builtin::builtin_names()
+            .iter()
+            .map(|&n| (n, synth::builtin::summary(n).unwrap_or_default()))
+            .collect()
+    }
 }
 
 impl std::fmt::Display for Format {

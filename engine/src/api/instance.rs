@@ -50,33 +50,65 @@ impl std::fmt::Display for ArrayRef<'_> {
     }
 }
 
-/// The elements of an array given to [`InstanceBuilder::array`]: a
-/// vector of `i32`, `i64`, `f32` or `f64` converts into one. The value
-/// array's type is the instance's value type, which its conversions keep.
+/// The elements of an array, owned: a vector of `i32`, `i64`, `f32` or
+/// `f64` converts into one ([`InstanceBuilder::array`] takes any of
+/// them). The value array's type is the instance's value type, which its
+/// conversions keep.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Array(Values);
+pub enum Array {
+    /// 32-bit integers.
+    I32(Vec<i32>),
+    /// 64-bit integers.
+    I64(Vec<i64>),
+    /// Single-precision reals.
+    F32(Vec<f32>),
+    /// Double-precision reals.
+    F64(Vec<f64>),
+}
 
 impl From<Vec<i32>> for Array {
     fn from(v: Vec<i32>) -> Array {
-        Array(Values::Int32(v))
+        Array::I32(v)
     }
 }
 
 impl From<Vec<i64>> for Array {
     fn from(v: Vec<i64>) -> Array {
-        Array(Values::Int(v))
+        Array::I64(v)
     }
 }
 
 impl From<Vec<f32>> for Array {
     fn from(v: Vec<f32>) -> Array {
-        Array(Values::Real32(v))
+        Array::F32(v)
     }
 }
 
 impl From<Vec<f64>> for Array {
     fn from(v: Vec<f64>) -> Array {
-        Array(Values::Real(v))
+        Array::F64(v)
+    }
+}
+
+impl From<Array> for Values {
+    fn from(a: Array) -> Values {
+        match a {
+            Array::I32(v) => Values::Int32(v),
+            Array::I64(v) => Values::Int(v),
+            Array::F32(v) => Values::Real32(v),
+            Array::F64(v) => Values::Real(v),
+        }
+    }
+}
+
+impl From<Values> for Array {
+    fn from(v: Values) -> Array {
+        match v {
+            Values::Int32(v) => Array::I32(v),
+            Values::Int(v) => Array::I64(v),
+            Values::Real32(v) => Array::F32(v),
+            Values::Real(v) => Array::F64(v),
+        }
     }
 }
 
@@ -125,7 +157,9 @@ impl InstanceBuilder {
     /// Gives the array `name` (an index array or the value array) its
     /// elements.
     pub fn array(mut self, name: &str, elements: impl Into<Array>) -> InstanceBuilder {
-        self.raw.arrays.insert(name.to_string(), elements.into().0);
+        self.raw
+            .arrays
+            .insert(name.to_string(), elements.into().into());
         self
     }
 
@@ -274,7 +308,7 @@ impl std::fmt::Display for Instance {
     }
 }
 
-fn view(v: &Values) -> ArrayRef<'_> {
+pub(crate) fn view(v: &Values) -> ArrayRef<'_> {
     match v {
         Values::Int(v) => ArrayRef::I64(v),
         Values::Int32(v) => ArrayRef::I32(v),

@@ -8,12 +8,16 @@
 //! | [`Converter`] | one conversion, synthesized once, run many times |
 //! | [`read`], [`write`] | instances from and to `.mtx`, `.tns`, `.npz`, JSON |
 //! | [`check()`] | what `spf check` reports of a format |
+//! | [`code`] | the conversion as C, Rust, a computation or a dataflow graph |
+//! | [`scipy`] | instances as scipy.sparse holds them in memory |
 
 mod check;
+pub mod code;
 mod converter;
 mod files;
 mod format;
 mod instance;
+pub mod scipy;
 
 pub use check::{check, check_each, CheckReport};
 pub use converter::{Converter, Engine, Options};

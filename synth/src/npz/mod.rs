@@ -33,7 +33,9 @@ pub mod arrays;
 mod canonical;
 pub mod in_place;
 pub mod layout;
+pub mod members;
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::io::{Read, Seek, Write};
 
@@ -45,6 +47,7 @@ use crate::descriptor::Descriptor;
 use crate::instance::{Instance, Values};
 use in_place::{FilePages, InPlace};
 use layout::{layout_of, match_layout, scipy_layout, ScipyLayout, Transform};
+use members::{Archive, Content, InMemory, Member, Members};
 
 /// The key of the format name in the generic layout.
 pub const GENERIC_FORMAT_KEY: &str = "spf_format";
@@ -133,7 +136,11 @@ fn read_npz_with<R: Read + Seek>(
 ) -> Result<Instance, NpzError> {
     let mut zip = ZipArchive::new(reader).map_err(NpzError::archive)?;
     if let Some(format) = arrays::read_text(&mut zip, "format")? {
-        return read_scipy(&mut zip, &format.to_ascii_lowercase(), d, place);
+        let mut archive = Archive {
+            zip: &mut zip,
+            place,
+        };
+        return read_scipy(&mut archive, &format.to_ascii_lowercase(), d);
     }
     if let Some(format) = arrays::read_text(&mut zip, GENERIC_FORMAT_KEY)? {
         return read_generic(&mut zip, format, d, place);
@@ -214,6 +221,38 @@ fn block_reader((r, c): (i64, i64)) -> Option<String> {
         (1, _) | (_, 1) => None,
         _ => Some(crate::builtin::block_format_name((r, c))),
     }
+}
+
+/// The built-in format that reads a scipy object of `format` (`csr`,
+/// `coo`, ...; `block`-shaped blocks for `bsr`) and `ndim` dimensions:
+/// the first built-in with that layout (CSR for csr, COO for a 2-D coo,
+/// COO3D for a 3-D one), the BCSR of a bsr's block shape (CSR for 1 × 1
+/// blocks).
+///
+/// # Errors
+///
+/// [`NpzError::Layout`] for a scipy format, a block shape or a number of
+/// dimensions that no built-in format reads, saying what does.
+pub fn reader_of(format: &str, block: Option<(i64, i64)>, ndim: usize) -> Result<String, NpzError> {
+    if format == "bsr" {
+        let block = block.unwrap_or((1, 1));
+        return block_reader(block).ok_or_else(|| NpzError::Layout(block_remedy(block)));
+    }
+    crate::builtin::builtin_names_of_order(ndim)
+        .into_iter()
+        .find(|n| {
+            crate::builtin::load_format(n)
+                .ok()
+                .and_then(|b| layout_of(&b))
+                .is_some_and(|(l, _)| l.format == format)
+        })
+        .map(String::from)
+        .ok_or_else(|| {
+            NpzError::Layout(format!(
+                "a scipy `{format}` array of {ndim} dimensions: spf reads csr, csc, coo, bsr and \
+                 dia matrices and 3-D coo arrays"
+            ))
+        })
 }
 
 /// What to name for a scipy `bsr` of `block`-shaped blocks, in messages.
@@ -333,13 +372,22 @@ fn canonical_values(
         .ok_or_else(|| NpzError::member("data", "is too large to reorder"))
 }
 
-fn read_scipy<R: Read + Seek>(
-    zip: &mut ZipArchive<R>,
-    format: &str,
-    d: &Descriptor,
-    place: Option<InPlace<'_>>,
-) -> Result<Instance, NpzError> {
-    let mut data = arrays::read_values(zip, "data", place)?;
+/// Reads an instance of `d` from a scipy object's arrays in memory, as
+/// [`read_npz`] reads the archive `save_npz` writes of it: rows sorted and
+/// duplicates summed, a `bsr` of 1 × 1 blocks read as a csr. The instance
+/// is not validated.
+///
+/// # Errors
+///
+/// As [`read_npz`]: a missing array, one of the wrong shape or type, a
+/// format that is not `d`'s layout.
+pub fn read_scipy_arrays(mut arrays: InMemory, d: &Descriptor) -> Result<Instance, NpzError> {
+    let format = arrays.format.to_ascii_lowercase();
+    read_scipy(&mut arrays, &format, d)
+}
+
+fn read_scipy(zip: &mut impl Members, format: &str, d: &Descriptor) -> Result<Instance, NpzError> {
+    let mut data = zip.values("data")?;
     let value_type = data.value_type;
     let mut block = match (format, data.shape.as_slice()) {
         ("bsr", [_, r, c]) => Some((*r as i64, *c as i64)),
@@ -351,7 +399,7 @@ fn read_scipy<R: Read + Seek>(
         }
         _ => None,
     };
-    let shape = one_d(arrays::read_ints(zip, "shape")?, "shape")?;
+    let shape = one_d(zip.ints("shape")?, "shape")?;
     if shape.iter().any(|&e| e < 0) {
         return Err(NpzError::member("shape", "holds a negative extent"));
     }
@@ -377,9 +425,9 @@ fn read_scipy<R: Read + Seek>(
         t.dense.iter().cloned().zip(shape.iter().copied()).collect();
     let mut arrays: BTreeMap<String, Values> = BTreeMap::new();
     let mut recorded = Recorded::default();
-    if arrays::has(zip, "coords") && !arrays::has(zip, &t.ufs[0].name) {
+    if zip.has("coords") && !zip.has(&t.ufs[0].name) {
         // scipy's newer COO: one row of `coords` per dimension.
-        let (coords, width) = arrays::read_index(zip, "coords", None)?;
+        let (coords, width) = zip.index("coords", false)?;
         for uf in &t.ufs {
             recorded.note(t.index_kind(&uf.name), width);
         }
@@ -424,7 +472,7 @@ fn read_scipy<R: Read + Seek>(
             continue;
         }
         let hint = format!(" (a scipy `{format}` matrix stores it)");
-        let (a, width) = arrays::read_index(zip, &uf.name, place).map_err(|e| match e {
+        let (a, width) = zip.index(&uf.name, true).map_err(|e| match e {
             NpzError::Missing { key, .. } => NpzError::Missing { key, hint },
             e => e,
         })?;
@@ -733,6 +781,56 @@ fn write_scipy<W: Write + Seek>(
     pairs: &[(String, String)],
     inst: &Instance,
 ) -> Result<(), NpzError> {
+    for m in members(d, layout, pairs, inst)? {
+        match &m.content {
+            Content::Index { values, narrow } => {
+                arrays::write_index(zip, &m.key, &m.shape, values, *narrow)?
+            }
+            Content::Values { values, value_type } => {
+                arrays::write_values(zip, &m.key, &m.shape, values, *value_type)?
+            }
+            Content::Ints(v) => arrays::write_ints(zip, &m.key, &m.shape, v, false)?,
+            Content::Text(t) => arrays::write_text(zip, &m.key, t)?,
+            Content::Flag(f) => arrays::write_flag(zip, &m.key, *f)?,
+        }
+    }
+    Ok(())
+}
+
+/// scipy's name of a format, and an instance's members in its layout.
+pub type ScipyMembers<'a> = (&'static str, Vec<Member<'a>>);
+
+/// A valid instance of `d` in scipy's layout, member by member as
+/// `save_npz` writes it (arrays the layout stores as they are borrowed
+/// from the instance), with scipy's name of the format; `Err(None)` when
+/// `d` has no scipy layout, `Err(Some(reason))` when the instance cannot
+/// take it (as [`Written::Generic`] says).
+///
+/// # Errors
+///
+/// [`NpzError::Write`] when the instance lacks an array or symbol of `d`
+/// (it was not validated).
+pub fn scipy_members<'a>(
+    d: &Descriptor,
+    inst: &'a Instance,
+) -> Result<Result<ScipyMembers<'a>, Option<String>>, NpzError> {
+    let Some((layout, pairs)) = layout_of(d) else {
+        return Ok(Err(None));
+    };
+    if let Some(reason) = unfit(&layout, &pairs, inst)? {
+        return Ok(Err(Some(reason)));
+    }
+    Ok(Ok((layout.format, members(d, &layout, &pairs, inst)?)))
+}
+
+/// The members of scipy's `layout` for `inst` (of `d`, whose names
+/// `pairs` maps to the layout's).
+fn members<'a>(
+    d: &Descriptor,
+    layout: &ScipyLayout,
+    pairs: &[(String, String)],
+    inst: &'a Instance,
+) -> Result<Vec<Member<'a>>, NpzError> {
     let t = &layout.template;
     let widths = widths(d, inst);
     let narrow = |uf: &str| widths.of(t.index_kind(uf)) == IndexWidth::W32;
@@ -746,23 +844,35 @@ fn write_scipy<W: Write + Seek>(
         .iter()
         .map(|u| ints(inst, from_template(pairs, &u.name)))
         .collect::<Result<Vec<&Values>, _>>()?;
+    let mut out = Vec::new();
     match layout.stacked {
         Some(key) => {
             let len = index.first().map_or(0, |a| a.len());
-            let rows = stack(&index);
-            let narrow = t.ufs.iter().all(|u| narrow(&u.name));
-            arrays::write_index(zip, key, &[index.len() as u64, len as u64], &rows, narrow)?;
+            out.push(Member {
+                key: key.to_string(),
+                shape: vec![index.len() as u64, len as u64],
+                content: Content::Index {
+                    values: Cow::Owned(stack(&index)),
+                    narrow: t.ufs.iter().all(|u| narrow(&u.name)),
+                },
+            });
         }
         None => {
             for (uf, values) in t.ufs.iter().zip(&index) {
-                let narrow = narrow(&uf.name);
-                arrays::write_index(zip, &uf.name, &[values.len() as u64], values, narrow)?;
+                out.push(Member {
+                    key: uf.name.clone(),
+                    shape: vec![values.len() as u64],
+                    content: Content::Index {
+                        values: Cow::Borrowed(*values),
+                        narrow: narrow(&uf.name),
+                    },
+                });
             }
         }
     }
     let values = value_array(inst, from_template(pairs, &t.data_name))?;
-    let vt = inst.value_type;
-    match (layout.transform, layout.block) {
+    let value_type = inst.value_type;
+    let (shape, values) = match (layout.transform, layout.block) {
         (Transform::DiaByColumn, _) => {
             let offsets = ints(inst, from_template(pairs, &t.ufs[0].name))?
                 .as_ints()
@@ -782,19 +892,35 @@ fn write_scipy<W: Write + Seek>(
                         .filter(|&from| from < values.len())
                 })
                 .ok_or_else(|| NpzError::Write("the dia matrix is too large".into()))?;
-            arrays::write_values(zip, "data", &[nd as u64, cols as u64], &data, vt)?;
+            (vec![nd as u64, cols as u64], Cow::Owned(data))
         }
         (Transform::Copy, Some((r, c))) => {
             let blocks = values.len() as u64 / (r * c) as u64;
-            arrays::write_values(zip, "data", &[blocks, r as u64, c as u64], values, vt)?;
+            (vec![blocks, r as u64, c as u64], Cow::Borrowed(values))
         }
-        (Transform::Copy, None) => {
-            arrays::write_values(zip, "data", &[values.len() as u64], values, vt)?;
-        }
-    }
-    arrays::write_ints(zip, "shape", &[dims.len() as u64], &dims, false)?;
-    arrays::write_text(zip, "format", layout.format)?;
-    arrays::write_flag(zip, "_is_array", true)
+        (Transform::Copy, None) => (vec![values.len() as u64], Cow::Borrowed(values)),
+    };
+    out.push(Member {
+        key: "data".to_string(),
+        shape,
+        content: Content::Values { values, value_type },
+    });
+    out.push(Member {
+        key: "shape".to_string(),
+        shape: vec![dims.len() as u64],
+        content: Content::Ints(dims),
+    });
+    out.push(Member {
+        key: "format".to_string(),
+        shape: vec![],
+        content: Content::Text(layout.format),
+    });
+    out.push(Member {
+        key: "_is_array".to_string(),
+        shape: vec![],
+        content: Content::Flag(true),
+    });
+    Ok(out)
 }
 
 /// Index arrays one after another (scipy's `coords`): at 32 bits when

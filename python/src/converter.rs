@@ -1,0 +1,97 @@
+//! `spf._Converter`: one conversion, synthesized and validated once, run
+//! on any number of tensors, from any thread, without the GIL.
+
+use std::path::PathBuf;
+
+use codegen::width::{WidthChoice, WidthChoices};
+use engine::{Engine, Options};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+
+use crate::errors::to_py;
+use crate::format::Format;
+use crate::tensor::Tensor;
+
+/// The conversion from `src` to `dst` (the Python class `spf.Converter`
+/// wraps it to take scipy objects).
+#[pyclass(frozen, module = "spf", name = "_Converter")]
+pub struct Converter {
+    inner: engine::Converter,
+}
+
+#[pymethods]
+impl Converter {
+    /// Synthesizes and validates the conversion. `engine` is `"auto"`
+    /// (compiled when a C compiler works, else interpreted), `"native"`
+    /// or `"interp"`; `index_width` `"auto"` (32 bits when the sizes
+    /// fit), 32 or 64; `verify` checks every result; `cache_dir` is where
+    /// compiled conversions are kept.
+    #[new]
+    #[pyo3(signature = (src, dst, *, engine = "auto", index_width = None, verify = true, cache_dir = None))]
+    fn new(
+        py: Python<'_>,
+        src: &Format,
+        dst: &Format,
+        engine: &str,
+        index_width: Option<&Bound<'_, PyAny>>,
+        verify: bool,
+        cache_dir: Option<PathBuf>,
+    ) -> PyResult<Converter> {
+        let options = Options {
+            engine: match engine {
+                "auto" => Engine::Auto,
+                "native" => Engine::Native,
+                "interp" => Engine::Interp,
+                other => {
+                    return Err(PyValueError::new_err(format!(
+                        "engine={other:?}: it is \"auto\", \"native\" or \"interp\""
+                    )))
+                }
+            },
+            widths: WidthChoices::uniform(width_choice(index_width)?),
+            verify,
+            cache_dir,
+            ..Options::default()
+        };
+        let (s, d) = (src.engine(), dst.engine());
+        py.detach(|| engine::Converter::new(s, d, &options))
+            .map(|inner| Converter { inner })
+            .map_err(to_py)
+    }
+
+    /// The source format.
+    #[getter]
+    fn src(&self) -> Format {
+        Format::of(self.inner.src().clone())
+    }
+
+    /// The destination format.
+    #[getter]
+    fn dst(&self) -> Format {
+        Format::of(self.inner.dst().clone())
+    }
+
+    /// Converts `tensor` (of the source format), without the GIL.
+    fn __call__(&self, py: Python<'_>, tensor: &Tensor) -> PyResult<Tensor> {
+        let input = &tensor.inner;
+        py.detach(|| self.inner.convert(input))
+            .map(|inner| Tensor { inner })
+            .map_err(to_py)
+    }
+}
+
+/// `index_width`: `None` or `"auto"`, 32 or 64.
+fn width_choice(w: Option<&Bound<'_, PyAny>>) -> PyResult<WidthChoice> {
+    let Some(w) = w else {
+        return Ok(WidthChoice::Auto);
+    };
+    let text = match w.extract::<i64>() {
+        Ok(bits) => bits.to_string(),
+        Err(_) => w.extract::<String>().unwrap_or_else(|_| w.to_string()),
+    };
+    text.parse::<WidthChoice>().map_err(|e| {
+        PyValueError::new_err(format!(
+            "index_width={text:?}: {e} (it is \"auto\", 32 or 64)"
+        ))
+    })
+}
