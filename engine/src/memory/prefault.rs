@@ -436,6 +436,21 @@ mod tests {
         if !kernel_populates() {
             return;
         }
+        // A populate call the kernel refuses (out of memory while another
+        // test holds much of it) stops the helper, as designed: the owner
+        // then faults alone. Such a run shows nothing and is tried again.
+        for _ in 0..5 {
+            if faulted_in_keeping_bytes() {
+                return;
+            }
+        }
+        panic!("the kernel refused madvise(MADV_POPULATE_WRITE) in five runs");
+    }
+
+    /// One run of [`shown_blocks_are_faulted_in_and_keep_their_bytes`]:
+    /// `false` when the kernel refused a populate call.
+    #[cfg(target_os = "linux")]
+    fn faulted_in_keeping_bytes() -> bool {
         let page = page_size();
         let len = 8 << 20;
         let p = reserved(len);
@@ -449,19 +464,24 @@ mod tests {
         while prefaulter.state().current.is_some() || !prefaulter.state().waiting.is_empty() {
             std::thread::yield_now();
         }
+        // Only the helper stops itself, and only on a refusal.
+        let refused = prefaulter.state().stop;
         drop(prefaulter);
-        assert_eq!(present(p, len), len / page);
-        for k in (0..len).step_by(page) {
-            let want = if k < len / 2 {
-                (k / page % 251) as u8 + 1
-            } else {
-                0
-            };
-            // SAFETY: within the mapping.
-            assert_eq!(unsafe { *p.add(k) }, want, "page {}", k / page);
+        if !refused {
+            assert_eq!(present(p, len), len / page);
+            for k in (0..len).step_by(page) {
+                let want = if k < len / 2 {
+                    (k / page % 251) as u8 + 1
+                } else {
+                    0
+                };
+                // SAFETY: within the mapping.
+                assert_eq!(unsafe { *p.add(k) }, want, "page {}", k / page);
+            }
         }
         // SAFETY: the mapping made above, unmapped once.
         unsafe { libc::munmap(p.cast(), len) };
+        !refused
     }
 
     /// An anonymous mapping of `len` bytes, reserved only (its pages are
