@@ -48,6 +48,7 @@
 use std::ffi::{c_char, c_int, c_void};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use codegen::ast::LoopProgram;
 use codegen::c::{c_parameters_with, emit_c_with};
@@ -497,8 +498,25 @@ pub struct Library {
     /// Held during each call into the library: its C keeps the call's
     /// state in statics (where a stop jumps, its message, the allocator
     /// it was given; a check's kept entries), so calls from several
-    /// threads take turns.
-    calls: std::sync::Mutex<()>,
+    /// threads take turns. Shared by every `Library` of the same file:
+    /// the dynamic loader maps a file once per process, statics and all.
+    calls: Arc<std::sync::Mutex<()>>,
+}
+
+/// The lock of each library file loaded in this process ([`Library::calls`]).
+fn calls_of(path: &Path) -> Arc<std::sync::Mutex<()>> {
+    static CALLS: std::sync::Mutex<Vec<(PathBuf, Arc<std::sync::Mutex<()>>)>> =
+        std::sync::Mutex::new(Vec::new());
+    let key = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    let mut calls = CALLS
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if let Some((_, lock)) = calls.iter().find(|(p, _)| *p == key) {
+        return Arc::clone(lock);
+    }
+    let lock = Arc::new(std::sync::Mutex::new(()));
+    calls.push((key, Arc::clone(&lock)));
+    lock
 }
 
 impl Library {
@@ -516,7 +534,7 @@ impl Library {
             lib,
             path: path.to_path_buf(),
             large_blocks: std::sync::Mutex::new((0, 0)),
-            calls: std::sync::Mutex::new(()),
+            calls: calls_of(path),
         };
         let version = library.int_function("spf_abi_version")?;
         if version != ABI_VERSION {

@@ -402,8 +402,12 @@ impl Runner {
         match Checker::obtain(self.cache.as_deref(), d, width, &*self.observer) {
             Ok((checker, path, origin)) => {
                 self.said_library(&path, origin);
-                let checker = Arc::new(checker);
                 let mut loaded = self.checkers.lock().unwrap_or_else(|e| e.into_inner());
+                // Another thread may have loaded it meanwhile: one is kept.
+                if let Some((_, _, c)) = loaded.iter().find(|(e, w, _)| e == d && *w == width) {
+                    return Some(Arc::clone(c));
+                }
+                let checker = Arc::new(checker);
                 loaded.push((d.clone(), width, Arc::clone(&checker)));
                 Some(checker)
             }
@@ -481,8 +485,12 @@ impl Runner {
             &*self.observer,
         )?;
         self.said_library(&path, origin);
-        let lib = Arc::new(lib);
         let mut loaded = self.libraries.lock().unwrap_or_else(|e| e.into_inner());
+        // Another thread may have loaded it meanwhile: one is kept.
+        if let Some((_, lib)) = loaded.iter().find(|(text, _)| *text == source) {
+            return Ok(Arc::clone(lib));
+        }
+        let lib = Arc::new(lib);
         loaded.push((source, Arc::clone(&lib)));
         Ok(lib)
     }

@@ -145,34 +145,58 @@ def _stacked(what: str, coords) -> np.ndarray:
     return np.stack([r.astype(dtype, copy=False) for r in rows]) if rows else np.zeros((0, 0), dtype)
 
 
-def _tensor(a: Any, src: Optional[Union[str, Format]]) -> Tensor:
-    """The input of a conversion as a tensor: an spf.Tensor, a scipy object
-    or a `(coords, values, shape)` tuple."""
-    if isinstance(a, Tensor):
-        if src is not None and _format(src) != a.format:
-            raise InputError(f"src={src!r}, but the tensor is in {a.format.name}")
-        return a
+def _scipy_input(a: Any):
+    """A conversion's input as scipy's layout: (kind, block, ndim, arrays),
+    for a scipy object or a `(coords, values, shape)` tuple; None for
+    anything else."""
     if _sp.issparse(a):
         kind, block, arrays = _scipy_arrays(a)
-        ndim = len(a.shape)
-    elif isinstance(a, tuple) and len(a) == 3:
+        return kind, block, len(a.shape), arrays
+    if isinstance(a, tuple) and len(a) == 3:
         coords, values, shape = a
         coords = np.asarray(coords)
         if coords.ndim != 2:
             raise InputError(f"coords has shape {coords.shape}; it is (ndim, nnz)")
-        kind, block, ndim = "coo", None, len(shape)
         arrays = [
             ("coords", _stacked("the coordinates", list(coords))),
             ("data", _value_array("the values", values)),
             ("shape", np.asarray(shape, dtype=np.int64)),
         ]
-    else:
-        raise TypeError(
-            "spf converts a scipy.sparse array or matrix, an spf.Tensor or a (coords, values, shape) "
-            f"tuple, not {type(a).__name__}"
-        )
-    fmt = _format(src) if src is not None else _spf._of_scipy(kind, block, ndim)
-    return _spf._tensor_from_scipy(fmt, kind, arrays)
+        return "coo", None, len(shape), arrays
+    return None
+
+
+def _source_format(scipy, src: Optional[Union[str, Format]]) -> Format:
+    kind, block, ndim, _ = scipy
+    return _format(src) if src is not None else _spf._of_scipy(kind, block, ndim)
+
+
+def _not_an_input(a: Any) -> TypeError:
+    return TypeError(
+        "spf converts a scipy.sparse array or matrix, an spf.Tensor or a (coords, values, shape) "
+        f"tuple, not {type(a).__name__}"
+    )
+
+
+def _tensor(a: Any, src: Optional[Union[str, Format]]) -> Tensor:
+    """An input as a tensor: an spf.Tensor, a scipy object or a
+    `(coords, values, shape)` tuple."""
+    if isinstance(a, Tensor):
+        if src is not None and _format(src) != a.format:
+            raise InputError(f"src={src!r}, but the tensor is in {a.format.name}")
+        return a
+    scipy = _scipy_input(a)
+    if scipy is None:
+        raise _not_an_input(a)
+    return _spf._tensor_from_scipy(_source_format(scipy, src), scipy[0], scipy[3])
+
+
+def _run(conv, a: Any, scipy) -> Tensor:
+    """Runs a converter on an input: a tensor, or scipy's arrays, which it
+    takes without building a tensor first."""
+    if scipy is None:
+        return conv(a)
+    return conv._convert_scipy(scipy[0], scipy[3])
 
 
 def _is_matrix(a: Any) -> bool:
@@ -252,7 +276,12 @@ class Converter:
         self._inner = _spf._Converter(self.src, self.dst, **options)
 
     def __call__(self, a: Any):
-        t = self._inner(_tensor(a, self.src))
+        scipy = None if isinstance(a, Tensor) else _scipy_input(a)
+        if scipy is None and not isinstance(a, Tensor):
+            raise _not_an_input(a)
+        if isinstance(a, Tensor) and a.format != self.src:
+            raise InputError(f"the converter takes {self.src.name} tensors, not {a.format.name}")
+        t = _run(self._inner, a, scipy)
         out = _to_scipy(t, _is_matrix(a), writable=True)
         return t if out is None else out
 
@@ -302,11 +331,16 @@ def convert(
     if threads not in (None, 1):
         raise ValueError(f"threads={threads!r}: spf's conversions run on one thread (None or 1)")
     dst = _format(to)
-    t = _tensor(a, src)
     options = {"verify": bool(verify)}
     if index_width != "auto":
         options["index_width"] = index_width
-    out = _converter(t.format, dst, options)(t)
+    if isinstance(a, Tensor):
+        out = _converter(_tensor(a, src).format, dst, options)(a)
+    else:
+        scipy = _scipy_input(a)
+        if scipy is None:
+            raise _not_an_input(a)
+        out = _run(_converter(_source_format(scipy, src), dst, options), a, scipy)
     s = _to_scipy(out, _is_matrix(a), writable=True)
     return out if s is None else s
 

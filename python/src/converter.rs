@@ -10,7 +10,7 @@ use pyo3::prelude::*;
 
 use crate::errors::to_py;
 use crate::format::Format;
-use crate::tensor::Tensor;
+use crate::tensor::{scipy_arrays, Tensor};
 
 /// The conversion from `src` to `dst` (the Python class `spf.Converter`
 /// wraps it to take scipy objects).
@@ -69,6 +69,22 @@ impl Converter {
     #[getter]
     fn dst(&self) -> Format {
         Format::of(self.inner.dst().clone())
+    }
+
+    /// Converts the tensor of the source format a scipy object of
+    /// `scipy_format` holds (its `arrays` as `(key, numpy array)` pairs
+    /// under `save_npz`'s keys): the arrays are copied once, without the
+    /// GIL, and checked once, by the conversion.
+    fn _convert_scipy(
+        &self,
+        py: Python<'_>,
+        scipy_format: &str,
+        arrays: Vec<(String, Bound<'_, PyAny>)>,
+    ) -> PyResult<Tensor> {
+        let arrays = scipy_arrays(scipy_format, &arrays)?;
+        py.detach(|| self.inner.convert_scipy(scipy_format, arrays))
+            .map(|inner| Tensor { inner })
+            .map_err(to_py)
     }
 
     /// Converts `tensor` (of the source format), without the GIL.

@@ -161,13 +161,23 @@ pub fn _tensor_from_scipy(
     scipy_format: &str,
     arrays: Vec<(String, Bound<'_, PyAny>)>,
 ) -> PyResult<Tensor> {
-    let mut taken = Vec::with_capacity(arrays.len());
-    for (key, a) in &arrays {
-        let (shape, elements) = from_numpy(&format!("the scipy {scipy_format}'s `{key}`"), a)?;
-        taken.push((key.clone(), shape, elements));
-    }
+    let taken = scipy_arrays(scipy_format, &arrays)?;
     let f = format.engine();
     py.detach(|| Instance::from_scipy(f, scipy_format, taken))
         .map(|inner| Tensor { inner })
         .map_err(to_py)
+}
+
+/// A scipy object's arrays, copied out of numpy ([`from_numpy`]).
+pub fn scipy_arrays(
+    scipy_format: &str,
+    arrays: &[(String, Bound<'_, PyAny>)],
+) -> PyResult<Vec<(String, Vec<u64>, engine::Array)>> {
+    arrays
+        .iter()
+        .map(|(key, a)| {
+            let (shape, elements) = from_numpy(&format!("the scipy {scipy_format}'s `{key}`"), a)?;
+            Ok((key.clone(), shape, elements))
+        })
+        .collect()
 }

@@ -226,3 +226,26 @@ def test_random_matrices_through_random_pairs(rows, cols, density, seed, kind, s
     via = spf.convert(a, src)
     b = spf.convert(via, dst)
     np.testing.assert_array_equal(dense(b), a.toarray())
+
+
+# Every scipy kind at every value dtype into every 2-D built-in and back:
+# in the interpreter, which needs no compile per pair and value type (the
+# compiled engine runs every format at float64 above, every kind and dtype
+# into CSR, and the same code at every value type in the Rust suite).
+@pytest.mark.parametrize("name", TWO_D)
+def test_every_scipy_kind_and_dtype_into_every_2d_builtin_and_back(name):
+    rng = np.random.default_rng(11)
+    base = storable(name, sp.random_array((12, 10), density=0.3, format="coo", rng=rng) * 50)
+    into = {}
+    for kind in ["coo", "csr", "csc", "bsr", "dia"]:
+        src = "bcsr" if kind == "bsr" else kind
+        into[kind] = spf.Converter(src, name, engine="interp")
+    back = spf.Converter(name, "coo", engine="interp")
+    for dtype in [np.float64, np.float32, np.int64, np.int32]:
+        m = sp.csr_array(base.astype(dtype))
+        for kind, conv in into.items():
+            a = m.tobsr(blocksize=(2, 2)) if kind == "bsr" else m.asformat(kind)
+            b = conv(a)
+            c = back(b)
+            assert c.dtype == np.dtype(dtype), (kind, dtype)
+            np.testing.assert_array_equal(c.toarray(), m.toarray(), err_msg=f"{kind} {dtype}")

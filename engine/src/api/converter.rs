@@ -141,6 +141,28 @@ impl Converter {
     /// native and the C compiler fails, and [`Error::Internal`] when the
     /// result is wrong (a bug in spf, never handed out).
     pub fn convert(&self, input: &Instance) -> Result<Instance, Error> {
+        self.accepts(input)?;
+        let out = self.runner.exactly(&|| self.run(input.raw().clone()))?;
+        Ok(Instance::trusted(&self.dst, out))
+    }
+
+    /// [`Converter::convert`], taking the input: its arrays become the
+    /// conversion's own memory, without the copy `convert` makes. A
+    /// result whose entries' fingerprint differs from the input's (a bug
+    /// in spf) is [`Error::Mismatch`], not converted again to name the
+    /// first difference, since the input is gone.
+    ///
+    /// # Errors
+    ///
+    /// As [`Converter::convert`].
+    pub fn convert_owned(&self, input: Instance) -> Result<Instance, Error> {
+        self.accepts(&input)?;
+        let out = self.run(input.into_raw())?;
+        Ok(Instance::trusted(&self.dst, out))
+    }
+
+    /// Whether `input` is of the source format, as an error when not.
+    pub(super) fn accepts(&self, input: &Instance) -> Result<(), Error> {
         if input.format() != &self.src {
             return Err(invalid(
                 input.format(),
@@ -151,17 +173,30 @@ impl Converter {
                 ),
             ));
         }
+        Ok(())
+    }
+
+    /// Runs the conversion on an instance of the source format, which it
+    /// checks first (as compiled code trusts it).
+    pub(super) fn run(
+        &self,
+        instance: synth::instance::Instance,
+    ) -> Result<synth::instance::Instance, Error> {
+        let from = self.src.descriptor();
+        let expected = self
+            .runner
+            .expected(from, &instance)
+            .map_err(|e| invalid(&self.src, e))?;
+        self.run_source(Source { instance, expected })
+    }
+
+    /// Runs the conversion on a source whose instance is checked and whose
+    /// entries are known.
+    pub(super) fn run_source(&self, source: Source) -> Result<synth::instance::Instance, Error> {
         let (from, to) = (self.src.descriptor(), self.dst.descriptor());
-        let out = self.runner.exactly(&|| {
-            let instance = input.raw().clone();
-            let expected = self
-                .runner
-                .expected(from, &instance)
-                .map_err(|e| invalid(&self.src, e))?;
-            self.runner
-                .run(&self.synthesized, from, to, Source { instance, expected })
-        })?;
-        Ok(Instance::trusted(&self.dst, out.instance))
+        self.runner
+            .run(&self.synthesized, from, to, source)
+            .map(|out| out.instance)
     }
 }
 

@@ -6,11 +6,14 @@
 
 use std::borrow::Cow;
 
+use synth::established::CoordinateFormat;
 use synth::instance::Values;
 use synth::npz::members::{Content, InMemory, Shaped};
 
+use super::converter::Converter;
 use super::format::Format;
 use super::instance::{invalid, view, Array, ArrayRef, Instance};
+use crate::runner::{Expected, Source};
 use crate::Error;
 
 /// One array of an instance in scipy's layout ([`Instance::scipy`]).
@@ -124,25 +127,85 @@ impl Instance {
         scipy_format: &str,
         arrays: Vec<(String, Vec<u64>, Array)>,
     ) -> Result<Instance, Error> {
-        let arrays = InMemory {
-            format: scipy_format.to_string(),
-            arrays: arrays
-                .into_iter()
-                .map(|(key, shape, a)| {
-                    (
-                        key,
-                        Shaped {
-                            shape,
-                            values: a.into(),
-                        },
-                    )
-                })
-                .collect(),
-        };
-        let raw = synth::npz::read_scipy_arrays(arrays, format.descriptor())
-            .map_err(|e| invalid(format, e))?;
-        Instance::from_raw(format, raw)
+        Instance::from_raw(format, read_raw(format, in_memory(scipy_format, arrays))?)
     }
+}
+
+impl Converter {
+    /// Converts the instance of the source format that a scipy object's
+    /// arrays hold ([`Instance::from_scipy`]), taking them: the input is
+    /// checked once, by the conversion, and its arrays become the
+    /// conversion's memory without a copy ([`Converter::convert_owned`]).
+    ///
+    /// # Errors
+    ///
+    /// As [`Instance::from_scipy`] and [`Converter::convert_owned`].
+    pub fn convert_scipy(
+        &self,
+        scipy_format: &str,
+        arrays: Vec<(String, Vec<u64>, Array)>,
+    ) -> Result<Instance, Error> {
+        let arrays = in_memory(scipy_format, arrays);
+        let d = self.src().descriptor();
+        let coo = synth::builtin::coordinate_format(d.dense.len());
+        let coordinates = coo
+            .as_ref()
+            .filter(|c| *c == d && synth::npz::are_coordinates(&arrays))
+            .and_then(CoordinateFormat::of);
+        let raw = match coordinates {
+            // The built-in coo, of doubles: checked as spf's file readers
+            // check coordinates, their fingerprint taken on the way, as
+            // `spf convert` takes a Matrix Market file's.
+            Some(f) => match synth::npz::read_scipy_coordinates(arrays, d)
+                .map_err(|e| invalid(self.src(), e))?
+            {
+                Ok(read) => {
+                    let (instance, print) = f
+                        .instance_fingerprinted(read)
+                        .map_err(|e| invalid(self.src(), e))?;
+                    return self
+                        .run_source(Source {
+                            instance,
+                            expected: Expected::Fingerprint(print),
+                        })
+                        .map(|out| Instance::trusted(self.dst(), out));
+                }
+                Err(mut raw) => {
+                    raw.format = self.src().name().to_string();
+                    raw
+                }
+            },
+            None => read_raw(self.src(), arrays)?,
+        };
+        self.run(raw).map(|out| Instance::trusted(self.dst(), out))
+    }
+}
+
+/// A scipy object's arrays, by key.
+fn in_memory(scipy_format: &str, arrays: Vec<(String, Vec<u64>, Array)>) -> InMemory {
+    InMemory {
+        format: scipy_format.to_string(),
+        arrays: arrays
+            .into_iter()
+            .map(|(key, shape, a)| {
+                (
+                    key,
+                    Shaped {
+                        shape,
+                        values: a.into(),
+                    },
+                )
+            })
+            .collect(),
+    }
+}
+
+/// The instance of `format` a scipy object's arrays hold, not checked.
+fn read_raw(format: &Format, arrays: InMemory) -> Result<synth::instance::Instance, Error> {
+    let mut raw = synth::npz::read_scipy_arrays(arrays, format.descriptor())
+        .map_err(|e| invalid(format, e))?;
+    raw.format = format.name().to_string();
+    Ok(raw)
 }
 
 impl Format {

@@ -45,6 +45,7 @@ use zip::{ZipArchive, ZipWriter};
 
 use crate::descriptor::Descriptor;
 use crate::instance::{Instance, Values};
+use crate::tensor_io::{ReadCoordinates, ReadTensor};
 use in_place::{FilePages, InPlace};
 use layout::{layout_of, match_layout, scipy_layout, ScipyLayout, Transform};
 use members::{Archive, Content, InMemory, Member, Members};
@@ -384,6 +385,90 @@ fn canonical_values(
 pub fn read_scipy_arrays(mut arrays: InMemory, d: &Descriptor) -> Result<Instance, NpzError> {
     let format = arrays.format.to_ascii_lowercase();
     read_scipy(&mut arrays, &format, d)
+}
+
+/// Whether [`read_scipy_coordinates`] reads these arrays: a scipy coo
+/// with float64 values.
+pub fn are_coordinates(arrays: &InMemory) -> bool {
+    arrays.format.eq_ignore_ascii_case("coo")
+        && arrays
+            .arrays
+            .get("data")
+            .is_some_and(|a| matches!(a.values, Values::Real(_)))
+}
+
+/// A scipy coo's arrays in memory with float64 values
+/// ([`are_coordinates`]), read as the built-in coordinate format of their
+/// order (`coo`, `coo3d`) with the guarantees of spf's file readers
+/// ([`ReadCoordinates`]): duplicates summed as [`read_scipy_arrays`]
+/// sums them, every index checked inside its extent. `Ok(Err(instance))`
+/// when an index lies outside its extent (or the arrays are not such a
+/// coo): the instance read, which the caller validates in full to name
+/// the index.
+///
+/// # Errors
+///
+/// As [`read_scipy_arrays`].
+pub fn read_scipy_coordinates(
+    mut arrays: InMemory,
+    coo: &Descriptor,
+) -> Result<Result<ReadCoordinates, Instance>, NpzError> {
+    let mut inst = read_scipy(&mut arrays, "coo", coo)?;
+    let dims: Vec<i64> = coo.dense.iter().map(|s| inst.symbols[s]).collect();
+    let values = match inst.arrays.get(&coo.data_name) {
+        Some(Values::Real(v)) => v.len(),
+        _ => return Ok(Err(inst)),
+    };
+    let columns: Vec<&Values> = coo
+        .ufs
+        .iter()
+        .filter_map(|u| inst.arrays.get(&u.name))
+        .collect();
+    let inside = columns.len() == dims.len()
+        && columns.iter().zip(&dims).all(|(c, &extent)| {
+            c.len() == values
+                && match c {
+                    Values::Int32(v) => v.iter().all(|&i| 0 <= i && i64::from(i) < extent),
+                    Values::Int(v) => v.iter().all(|&i| 0 <= i && i < extent),
+                    Values::Real(_) | Values::Real32(_) => false,
+                }
+        });
+    if !inside {
+        return Ok(Err(inst));
+    }
+    let Some(Values::Real(values)) = inst.arrays.remove(&coo.data_name) else {
+        return Ok(Err(inst));
+    };
+    let columns: Vec<Values> = coo
+        .ufs
+        .iter()
+        .filter_map(|u| inst.arrays.remove(&u.name))
+        .collect();
+    let narrow = columns.iter().all(|c| matches!(c, Values::Int32(_)))
+        && dims.iter().all(|&e| e <= i64::from(i32::MAX));
+    let tensor = if narrow {
+        ReadTensor::Narrow(crate::tensor_io::CooTensor {
+            dims,
+            indices: columns
+                .into_iter()
+                .map(|c| match c {
+                    Values::Int32(v) => v,
+                    _ => Vec::new(),
+                })
+                .collect(),
+            values,
+        })
+    } else {
+        ReadTensor::Wide(crate::tensor_io::CooTensor {
+            dims,
+            indices: columns
+                .into_iter()
+                .map(|c| c.as_ints().unwrap_or_default().into_owned())
+                .collect(),
+            values,
+        })
+    };
+    Ok(Ok(ReadCoordinates::established(tensor)))
 }
 
 fn read_scipy(zip: &mut impl Members, format: &str, d: &Descriptor) -> Result<Instance, NpzError> {

@@ -353,6 +353,13 @@ pub struct ReadCoordinates {
 }
 
 impl ReadCoordinates {
+    /// Coordinates a reader made with both guarantees established: every
+    /// index inside its extent, no two entries at one coordinate (the
+    /// `.npz` reader's scipy coo, [`crate::npz::read_scipy_coordinates`]).
+    pub(crate) fn established(tensor: ReadTensor) -> ReadCoordinates {
+        ReadCoordinates { tensor }
+    }
+
     /// The number of dimensions.
     pub fn order(&self) -> usize {
         self.tensor.order()
