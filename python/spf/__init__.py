@@ -60,16 +60,31 @@ __all__ = [
 _VALUE_DTYPES = (np.float64, np.float32, np.int64, np.int32)
 
 
+_FORMATS = dict(_spf._formats())
+
+
 def formats() -> Dict[str, str]:
     """The built-in formats: each name with what it is, in a line."""
-    return dict(_spf._formats())
+    return dict(_FORMATS)
+
+
+# Built-in formats by name, and the formats scipy's kinds read as, made
+# once per process: a conversion's call then parses no descriptor. (A
+# descriptor file is read each time it is named: it may have changed.)
+_builtin_formats: Dict[str, Format] = {}
+_scipy_formats: Dict[tuple, Format] = {}
 
 
 def _format(f: Union[str, Format]) -> Format:
     if isinstance(f, Format):
         return f
     if isinstance(f, str):
-        return Format(f)
+        if f.lower() not in _FORMATS:
+            return Format(f)
+        got = _builtin_formats.get(f.lower())
+        if got is None:
+            got = _builtin_formats.setdefault(f.lower(), Format(f))
+        return got
     raise TypeError(f"a format is a name, a descriptor's path or an spf.Format, not {type(f).__name__}")
 
 
@@ -168,7 +183,12 @@ def _scipy_input(a: Any):
 
 def _source_format(scipy, src: Optional[Union[str, Format]]) -> Format:
     kind, block, ndim, _ = scipy
-    return _format(src) if src is not None else _spf._of_scipy(kind, block, ndim)
+    if src is not None:
+        return _format(src)
+    got = _scipy_formats.get((kind, block, ndim))
+    if got is None:
+        got = _scipy_formats.setdefault((kind, block, ndim), _spf._of_scipy(kind, block, ndim))
+    return got
 
 
 def _not_an_input(a: Any) -> TypeError:

@@ -9,81 +9,108 @@ use iegen::syntax::SyntaxError;
 use crate::descriptor::Descriptor;
 use crate::descriptor_file::parse_descriptor;
 
-/// The built-in descriptors: name, file text.
-const BUILTINS: &[(&str, &str)] = &[
-    ("coo", include_str!("../../descriptors/coo.desc")),
-    ("scoo", include_str!("../../descriptors/scoo.desc")),
-    ("mcoo", include_str!("../../descriptors/mcoo.desc")),
-    ("tcoo8", include_str!("../../descriptors/tcoo8.desc")),
-    ("coo3d", include_str!("../../descriptors/coo3d.desc")),
-    ("mcoo3", include_str!("../../descriptors/mcoo3.desc")),
-    ("scoo3", include_str!("../../descriptors/scoo3.desc")),
-    ("csf3", include_str!("../../descriptors/csf3.desc")),
-    ("csr", include_str!("../../descriptors/csr.desc")),
-    ("ucsr", include_str!("../../descriptors/ucsr.desc")),
-    ("dcsr", include_str!("../../descriptors/dcsr.desc")),
-    ("lcsr", include_str!("../../descriptors/lcsr.desc")),
-    ("csc", include_str!("../../descriptors/csc.desc")),
-    ("dia", include_str!("../../descriptors/dia.desc")),
-    ("ell", include_str!("../../descriptors/ell.desc")),
-    ("bcsr", include_str!("../../descriptors/bcsr.desc")),
-    ("skyl", include_str!("../../descriptors/skyl.desc")),
-    ("skyu", include_str!("../../descriptors/skyu.desc")),
-    ("nm24", include_str!("../../descriptors/nm24.desc")),
-    ("jad", include_str!("../../descriptors/jad.desc")),
-];
-
-/// What each built-in format is, in a line (the README's table of
-/// formats says the same; `tests/readme_tour.rs` holds them together).
-const SUMMARIES: &[(&str, &str)] = &[
-    ("coo", "coordinates (row, column, value) in any order"),
-    ("scoo", "coordinates sorted by row, then column"),
-    ("mcoo", "coordinates in Morton (Z-curve) order"),
+/// The built-in descriptors: name, file text, and what the format is in a
+/// line (the README's table of formats says the same; `tests/readme_tour.rs`
+/// holds them together).
+const BUILTINS: &[(&str, &str, &str)] = &[
+    (
+        "coo",
+        include_str!("../../descriptors/coo.desc"),
+        "coordinates (row, column, value) in any order",
+    ),
+    (
+        "scoo",
+        include_str!("../../descriptors/scoo.desc"),
+        "coordinates sorted by row, then column",
+    ),
+    (
+        "mcoo",
+        include_str!("../../descriptors/mcoo.desc"),
+        "coordinates in Morton (Z-curve) order",
+    ),
     (
         "tcoo8",
+        include_str!("../../descriptors/tcoo8.desc"),
         "coordinates in 8 × 8 tiles, row-major inside a tile",
     ),
-    ("coo3d", "3-D coordinates in any order"),
-    ("mcoo3", "3-D coordinates in Morton order"),
-    ("scoo3", "3-D coordinates sorted by (i, j, k)"),
-    ("csf3", "compressed sparse fiber, modes i, j, k"),
+    (
+        "coo3d",
+        include_str!("../../descriptors/coo3d.desc"),
+        "3-D coordinates in any order",
+    ),
+    (
+        "mcoo3",
+        include_str!("../../descriptors/mcoo3.desc"),
+        "3-D coordinates in Morton order",
+    ),
+    (
+        "scoo3",
+        include_str!("../../descriptors/scoo3.desc"),
+        "3-D coordinates sorted by (i, j, k)",
+    ),
+    (
+        "csf3",
+        include_str!("../../descriptors/csf3.desc"),
+        "compressed sparse fiber, modes i, j, k",
+    ),
     (
         "csr",
+        include_str!("../../descriptors/csr.desc"),
         "compressed sparse row, columns increasing within a row",
     ),
-    ("ucsr", "compressed sparse row, columns in any order"),
+    (
+        "ucsr",
+        include_str!("../../descriptors/ucsr.desc"),
+        "compressed sparse row, columns in any order",
+    ),
     (
         "dcsr",
+        include_str!("../../descriptors/dcsr.desc"),
         "doubly compressed sparse row: only the rows that hold entries",
     ),
     (
         "lcsr",
+        include_str!("../../descriptors/lcsr.desc"),
         "loose compressed rows: a begin and an end pointer per row, slack between rows",
     ),
-    ("csc", "compressed sparse column"),
+    (
+        "csc",
+        include_str!("../../descriptors/csc.desc"),
+        "compressed sparse column",
+    ),
     (
         "dia",
+        include_str!("../../descriptors/dia.desc"),
         "diagonals: an offset per stored diagonal, zero-padded",
     ),
     (
         "ell",
+        include_str!("../../descriptors/ell.desc"),
         "ELLPACK: the same number of slots in every row, zero-padded",
     ),
-    ("bcsr", "block compressed sparse row, 2 × 2 blocks"),
+    (
+        "bcsr",
+        include_str!("../../descriptors/bcsr.desc"),
+        "block compressed sparse row, 2 × 2 blocks",
+    ),
     (
         "skyl",
+        include_str!("../../descriptors/skyl.desc"),
         "lower skyline, row-wise: each row from its first entry to the diagonal",
     ),
     (
         "skyu",
+        include_str!("../../descriptors/skyu.desc"),
         "upper skyline, column-wise: each column from its first entry to the diagonal",
     ),
     (
         "nm24",
+        include_str!("../../descriptors/nm24.desc"),
         "2:4 structured sparsity: at most two entries in each aligned block of four columns",
     ),
     (
         "jad",
+        include_str!("../../descriptors/jad.desc"),
         "jagged diagonals: rows ranked by their number of entries, most first",
     ),
 ];
@@ -94,10 +121,10 @@ const SUMMARIES: &[(&str, &str)] = &[
 /// assert_eq!(synth::builtin::summary("csc"), Some("compressed sparse column"));
 /// ```
 pub fn summary(name: &str) -> Option<&'static str> {
-    SUMMARIES
+    BUILTINS
         .iter()
-        .find(|(n, _)| n.eq_ignore_ascii_case(name))
-        .map(|(_, s)| *s)
+        .find(|(n, _, _)| n.eq_ignore_ascii_case(name))
+        .map(|(_, _, s)| *s)
 }
 
 /// The names of the built-in formats, lower case, in a fixed order.
@@ -117,8 +144,8 @@ const NAMES: &[&str] = &[
 pub fn builtin(name: &str) -> Option<&'static str> {
     BUILTINS
         .iter()
-        .find(|(n, _)| n.eq_ignore_ascii_case(name))
-        .map(|(_, text)| *text)
+        .find(|(n, _, _)| n.eq_ignore_ascii_case(name))
+        .map(|(_, text, _)| *text)
 }
 
 /// Whether `d` is a built-in format exactly as built in (equal to what its

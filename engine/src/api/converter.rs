@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use codegen::width::{WidthChoice, WidthChoices};
+use synth::established::CoordinateFormat;
 use synth::synthesize::Synthesized;
 
 use super::format::Format;
@@ -99,6 +100,11 @@ pub struct Converter {
     dst: Format,
     synthesized: Synthesized,
     runner: Runner,
+    /// The source as the coordinates spf's readers make, when it is the
+    /// built-in coordinate format of its order: scipy coo inputs are then
+    /// checked as a Matrix Market file's coordinates are
+    /// ([`Converter::convert_scipy`]).
+    pub(super) coordinates: Option<CoordinateFormat>,
 }
 
 impl Converter {
@@ -112,11 +118,16 @@ impl Converter {
     /// made (with the tensor it gets wrong).
     pub fn new(src: &Format, dst: &Format, options: &Options) -> Result<Converter, Error> {
         let synthesized = synthesize_pair(src.descriptor(), dst.descriptor())?;
+        let d = src.descriptor();
+        let coordinates = synth::builtin::coordinate_format(d.dense.len())
+            .filter(|c| c == d)
+            .and_then(|c| CoordinateFormat::of(&c));
         Ok(Converter {
             src: src.clone(),
             dst: dst.clone(),
             synthesized,
             runner: options.runner(),
+            coordinates,
         })
     }
 

@@ -6,7 +6,6 @@
 
 use std::borrow::Cow;
 
-use synth::established::CoordinateFormat;
 use synth::instance::Values;
 use synth::npz::members::{Content, InMemory, Shaped};
 
@@ -147,11 +146,10 @@ impl Converter {
     ) -> Result<Instance, Error> {
         let arrays = in_memory(scipy_format, arrays);
         let d = self.src().descriptor();
-        let coo = synth::builtin::coordinate_format(d.dense.len());
-        let coordinates = coo
+        let coordinates = self
+            .coordinates
             .as_ref()
-            .filter(|c| *c == d && synth::npz::are_coordinates(&arrays))
-            .and_then(CoordinateFormat::of);
+            .filter(|_| synth::npz::are_coordinates(&arrays));
         let raw = match coordinates {
             // The built-in coo, of doubles: checked as spf's file readers
             // check coordinates, their fingerprint taken on the way, as

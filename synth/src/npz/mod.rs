@@ -239,15 +239,10 @@ pub fn reader_of(format: &str, block: Option<(i64, i64)>, ndim: usize) -> Result
         let block = block.unwrap_or((1, 1));
         return block_reader(block).ok_or_else(|| NpzError::Layout(block_remedy(block)));
     }
-    crate::builtin::builtin_names_of_order(ndim)
-        .into_iter()
-        .find(|n| {
-            crate::builtin::load_format(n)
-                .ok()
-                .and_then(|b| layout_of(&b))
-                .is_some_and(|(l, _)| l.format == format)
-        })
-        .map(String::from)
+    builtin_layouts()
+        .iter()
+        .find(|l| l.1 == format && l.3 == ndim)
+        .map(|l| l.0.to_string())
         .ok_or_else(|| {
             NpzError::Layout(format!(
                 "a scipy `{format}` array of {ndim} dimensions: spf reads csr, csc, coo, bsr and \
@@ -289,16 +284,32 @@ pub fn block_source_file(d: &Descriptor, path: &std::path::Path) -> Option<Descr
 /// The built-in formats with scipy layout `format` (of `block`-shaped
 /// blocks, for `bsr`), for messages.
 fn builtins_with(format: &str, block: Option<(i64, i64)>) -> Vec<&'static str> {
-    crate::builtin::builtin_names()
+    builtin_layouts()
         .iter()
-        .copied()
-        .filter(|n| {
-            crate::builtin::load_format(n)
-                .ok()
-                .and_then(|b| layout_of(&b))
-                .is_some_and(|(l, _)| l.format == format && l.block == block)
-        })
+        .filter(|l| l.1 == format && l.2 == block)
+        .map(|l| l.0)
         .collect()
+}
+
+/// A built-in format's name, scipy's name of its layout, the block shape
+/// and the order.
+type BuiltinLayout = (&'static str, &'static str, Option<(i64, i64)>, usize);
+
+/// Each built-in format with a scipy layout: its name, scipy's name of
+/// the layout, the block shape and the order, in the built-ins' order
+/// (the descriptors parsed and matched once per process).
+fn builtin_layouts() -> &'static [BuiltinLayout] {
+    static LAYOUTS: std::sync::OnceLock<Vec<BuiltinLayout>> = std::sync::OnceLock::new();
+    LAYOUTS.get_or_init(|| {
+        crate::builtin::builtin_names()
+            .iter()
+            .filter_map(|&n| {
+                let d = crate::builtin::load_format(n).ok()?;
+                let (l, _) = layout_of(&d)?;
+                Some((n, l.format, l.block, d.dense.len()))
+            })
+            .collect()
+    })
 }
 
 /// Why `d` cannot read a scipy `format` archive (of `block`-shaped
