@@ -738,10 +738,12 @@ static DRV_UNUSED void drv_parts_run(drv_part part, const void *arg, drv_ix lo, 
     if (hi <= lo)
         return;
 #ifdef DRV_THREADS
-    {
+    /* The processors are asked only for work worth threads: asking reads
+     * a file of the kernel's, which a small check would feel. */
+    if (split && work >= DRV_PARALLEL_WORK && hi - lo >= 2) {
         const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
         const int threads = cpus < 1 ? 1 : cpus > DRV_MAX_THREADS ? DRV_MAX_THREADS : (int)cpus;
-        if (split && threads > 1 && work >= DRV_PARALLEL_WORK && hi - lo >= 2) {
+        if (threads > 1) {
             pthread_t ids[DRV_MAX_THREADS];
             int started[DRV_MAX_THREADS], t, c;
             drv_plan plan;

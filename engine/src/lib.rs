@@ -25,6 +25,7 @@ pub mod native_check;
 pub mod observe;
 pub mod output;
 pub mod pipeline;
+pub mod prepared;
 pub mod program;
 pub mod runner;
 pub mod synthesis;

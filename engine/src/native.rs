@@ -501,6 +501,11 @@ pub struct Library {
     /// threads take turns. Shared by every `Library` of the same file:
     /// the dynamic loader maps a file once per process, statics and all.
     calls: Arc<std::sync::Mutex<()>>,
+    /// The C parameters of the program the library was printed from, at
+    /// the widths it was printed at: found on its first run (a library
+    /// runs that one program at those widths; [`Library::run`] checks
+    /// their number against the library's own).
+    params: std::sync::OnceLock<Vec<Parameter>>,
 }
 
 /// The lock of each library file loaded in this process ([`Library::calls`]).
@@ -535,6 +540,7 @@ impl Library {
             path: path.to_path_buf(),
             large_blocks: std::sync::Mutex::new((0, 0)),
             calls: calls_of(path),
+            params: std::sync::OnceLock::new(),
         };
         let version = library.int_function("spf_abi_version")?;
         if version != ABI_VERSION {
@@ -583,7 +589,14 @@ impl Library {
         let pair = format!("{} -> {}", s.conversion.src.name, s.conversion.dst.name);
         let fail = |e: String| Error::stopped(format!("the compiled conversion {pair}: {e}"));
         let widths = s.widths(width).with_values(input.value_type);
-        let params = c_parameters_with(program, &widths).map_err(|e| fail(e.to_string()))?;
+        let params = match self.params.get() {
+            Some(params) => params,
+            None => {
+                let params =
+                    c_parameters_with(program, &widths).map_err(|e| fail(e.to_string()))?;
+                self.params.get_or_init(|| params)
+            }
+        };
         let expected = self.int_function("spf_abi_parameters").map_err(fail)?;
         if usize::try_from(expected).ok() != Some(params.len()) {
             return Err(fail(format!(
@@ -694,7 +707,7 @@ impl Library {
         let mut values: Vec<Scalar> = Vec::with_capacity(params.len());
         let mut returned: Vec<*mut c_void> = vec![std::ptr::null_mut(); params.len()];
         let mut args: Vec<*mut c_void> = Vec::with_capacity(params.len());
-        for p in &params {
+        for p in params {
             match &p.kind {
                 ParamKind::Symbol | ParamKind::Scalar { role: Role::In, .. } => {
                     values.push(scalar(p, &memory).map_err(fail)?);

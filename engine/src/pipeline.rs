@@ -18,6 +18,7 @@ use synth::Descriptor;
 use crate::coordinates::coo_layout;
 use crate::files::{read_instance_entries, write_instance_when, Target};
 use crate::observe::step;
+use crate::prepared::Prepared;
 use crate::runner::{Expected, Runner, Source};
 use crate::synthesis::{synthesize_pair, Synthesizer};
 use crate::Error;
@@ -70,7 +71,7 @@ fn convert_once(
         let observer = &*runner.observer;
         let synthesis = scope.spawn(move || {
             let started = std::time::Instant::now();
-            let s = synthesize_pair(sd, dd);
+            let s = synthesize_pair(sd, dd).and_then(Prepared::new);
             if observer.wants_details() {
                 observer.detail(&format!(
                     "spf: synthesized {} -> {} beside the reading ({:.3} s)",
@@ -88,8 +89,8 @@ fn convert_once(
         (source, synthesized)
     });
     let source = source?;
-    let s = &synthesized?;
-    let mut result = runner.convert(s, sd, dd, source)?;
+    let p = &synthesized?;
+    let mut result = runner.convert(p, sd, dd, source)?;
     if drop_zeros {
         result = crate::zeros::drop_zeros(dd, result, runner, &target.shown())?;
     }
@@ -106,7 +107,7 @@ fn convert_once(
                 write_instance_when(dd, out, target, &|| decided.recv().unwrap_or(false))
             })
         });
-        let verdict = runner.verify(s, dd, &result);
+        let verdict = runner.verify(p.synthesized(), dd, &result);
         let _ = commit.send(verdict.is_ok());
         (verdict, writer.join())
     });
@@ -137,8 +138,8 @@ pub fn convert_file(
 ) -> Result<Instance, Error> {
     runner.exactly(&|| {
         let source = read_source(src, input, synth, runner, &ReadOptions::default())?;
-        let s = synth(src, dst)?;
-        runner.run(&s, src, dst, source).map(|r| r.instance)
+        let p = Prepared::new(synth(src, dst)?)?;
+        runner.run(&p, src, dst, source).map(|r| r.instance)
     })
 }
 
@@ -246,8 +247,8 @@ pub fn read_source(
         return Ok(source);
     }
     drop(reading.take());
-    let s = synth(&coo, src)?;
-    runner.run(&s, &coo, src, source)
+    let p = Prepared::new(synth(&coo, src)?)?;
+    runner.run(&p, &coo, src, source)
 }
 
 #[cfg(test)]

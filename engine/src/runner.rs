@@ -22,7 +22,6 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::sync::Mutex;
 
-use codegen::ast::LoopProgram;
 use codegen::width::{IndexWidth, IndexWidths, ValueType, WidthChoice, WidthChoices};
 use synth::fingerprint::Fingerprint;
 use synth::instance::Instance;
@@ -30,13 +29,14 @@ use synth::instance::InstanceError;
 use synth::instance_validation::{check_recorded_widths, validate_entries};
 use synth::oracle::Entries;
 use synth::synthesize::Synthesized;
-use synth::validate::{check_result_with, check_storable, finish, Problem};
+use synth::validate::{check_result_with, check_storable_in, finish, Problem};
 use synth::Descriptor;
 
 use crate::native::{library_source, Library};
 use crate::native_cache::{obtain, Origin};
 use crate::native_check::{held_width, Checker, Failed};
 use crate::observe::{step, Observer};
+use crate::prepared::Prepared;
 use crate::Error;
 
 /// A conversion's input: a valid instance of the source format and what
@@ -100,9 +100,6 @@ pub struct Runner {
     /// Where compiled libraries are kept: `None`, the user's cache
     /// ([`crate::native_cache::cache_dir`]).
     pub cache: Option<PathBuf>,
-    /// The conversion libraries loaded, by their C source: each is
-    /// compiled or found in the cache once per runner.
-    libraries: Mutex<Vec<(String, Arc<Library>)>>,
     /// The compiled checks loaded, by format and index width.
     checkers: Mutex<Vec<LoadedCheck>>,
 }
@@ -117,7 +114,6 @@ impl Runner {
             observer,
             fell_back: AtomicBool::new(false),
             exact: AtomicBool::new(false),
-            libraries: Mutex::new(Vec::new()),
             checkers: Mutex::new(Vec::new()),
             cache: None,
         }
@@ -187,13 +183,13 @@ impl Runner {
     /// As [`Runner::convert`] and [`Runner::verify`].
     pub fn run(
         &self,
-        s: &Synthesized,
+        p: &Prepared,
         from: &Descriptor,
         to: &Descriptor,
         source: Source,
     ) -> Result<Source, Error> {
-        let out = self.convert(s, from, to, source)?;
-        self.verify(s, to, &out)?;
+        let out = self.convert(p, from, to, source)?;
+        self.verify(p.synthesized(), to, &out)?;
         Ok(out)
     }
 
@@ -210,7 +206,7 @@ impl Runner {
     /// cannot be compiled, [`Error::Internal`] when it stops otherwise.
     pub fn convert(
         &self,
-        s: &Synthesized,
+        p: &Prepared,
         from: &Descriptor,
         to: &Descriptor,
         source: Source,
@@ -220,11 +216,9 @@ impl Runner {
             expected,
         } = source;
         let pair = format!("{} -> {}", from.name, to.name);
-        let program = s.program().map_err(|e| {
-            Error::Internal(format!("scanning the synthesized conversion {pair}: {e}"))
-        })?;
+        let (s, program) = (p.synthesized(), p.program());
         // An entry the destination cannot store: refused before any code runs.
-        check_storable(s, &input).map_err(|p| problem_error(&pair, p))?;
+        check_storable_in(p.storable(), s, &input).map_err(|p| problem_error(&pair, p))?;
         // The widths: the input's sizes decide, or must fit those asked for.
         let width = self
             .widths
@@ -232,9 +226,9 @@ impl Runner {
             .map_err(|e| Error::TooLarge(format!("{pair}: {e}")))?;
         let library = match self.engine {
             Engine::Interp => None,
-            Engine::Native => Some(self.library(s, &program, from, to, width, input.value_type)?),
+            Engine::Native => Some(self.library(p, from, to, width, input.value_type)?),
             Engine::Auto if self.fell_back.load(Ordering::Relaxed) => None,
-            Engine::Auto => match self.library(s, &program, from, to, width, input.value_type) {
+            Engine::Auto => match self.library(p, from, to, width, input.value_type) {
                 Ok(lib) => Some(lib),
                 Err(e) => {
                     let first = e.to_string();
@@ -250,7 +244,7 @@ impl Runner {
             Some(lib) => {
                 self.say(&format!("spf: converting {pair} natively ({width})"));
                 step(&*self.observer, &format!("converting {pair}"), || {
-                    lib.run(s, &program, &mut input, width)
+                    lib.run(s, program, &mut input, width)
                 })?
             }
             None => {
@@ -260,7 +254,7 @@ impl Runner {
                 step(
                     &*self.observer,
                     &format!("converting {pair} (interpreter)"),
-                    || s.run_program_at(&program, &input, width),
+                    || s.run_program_at(program, &input, width),
                 )
                 .map_err(|e| {
                     let message = format!("the synthesized conversion {pair}: {e}");
@@ -459,40 +453,30 @@ impl Runner {
         }
     }
 
-    /// The compiled library of `s`, from the cache or compiled now.
+    /// The compiled library of `p` at `width` and `values`: loaded
+    /// before, else from the cache or compiled now.
     fn library(
         &self,
-        s: &Synthesized,
-        program: &LoopProgram,
+        p: &Prepared,
         from: &Descriptor,
         to: &Descriptor,
         width: IndexWidths,
         values: ValueType,
     ) -> Result<Arc<Library>, Error> {
-        let source = library_source(s, program, width, values)?;
-        let loaded = self.libraries.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some((_, lib)) = loaded.iter().find(|(text, _)| *text == source) {
-            return Ok(Arc::clone(lib));
-        }
-        drop(loaded);
-        let (lib, path, origin) = obtain(
-            self.cache.as_deref(),
-            from,
-            to,
-            width,
-            values,
-            &source,
-            &*self.observer,
-        )?;
-        self.said_library(&path, origin);
-        let mut loaded = self.libraries.lock().unwrap_or_else(|e| e.into_inner());
-        // Another thread may have loaded it meanwhile: one is kept.
-        if let Some((_, lib)) = loaded.iter().find(|(text, _)| *text == source) {
-            return Ok(Arc::clone(lib));
-        }
-        let lib = Arc::new(lib);
-        loaded.push((source, Arc::clone(&lib)));
-        Ok(lib)
+        p.library(width, values, || {
+            let source = library_source(p.synthesized(), p.program(), width, values)?;
+            let (lib, path, origin) = obtain(
+                self.cache.as_deref(),
+                from,
+                to,
+                width,
+                values,
+                &source,
+                &*self.observer,
+            )?;
+            self.said_library(&path, origin);
+            Ok(lib)
+        })
     }
 
     /// A detail for a verbose observer.

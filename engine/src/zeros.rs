@@ -15,6 +15,7 @@ use synth::instance::Instance;
 use synth::oracle::coordinates_from;
 use synth::Descriptor;
 
+use crate::prepared::Prepared;
 use crate::runner::{Runner, Source};
 use crate::synthesis::synthesize_pair;
 use crate::Error;
@@ -45,10 +46,10 @@ pub fn drop_zeros(
     coords.entries.retain(|(_, v)| *v != 0.0);
     let coo = coordinate_format(coords.order())
         .ok_or_else(|| internal(format!("no coordinate format of order {}", coords.order())))?;
-    let s = synthesize_pair(&coo, d)?;
+    let p = Prepared::new(synthesize_pair(&coo, d)?)?;
     let source = Source {
         instance: Instance::from_coordinates(&coords),
         expected: result.expected,
     };
-    runner.convert(&s, &coo, d, source)
+    runner.convert(&p, &coo, d, source)
 }

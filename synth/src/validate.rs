@@ -311,9 +311,23 @@ pub fn run_checked(
 /// [`Problem::Unrepresentable`] naming the entry, or
 /// [`Problem::Unreadable`] when the input's entries cannot be read.
 pub fn check_storable(s: &Synthesized, input: &Instance) -> Result<(), Problem> {
+    check_storable_in(&Representable::of(&s.conversion.dst_given), s, input)
+}
+
+/// [`check_storable`] with what the destination stores already found
+/// (`storable`, [`Representable::of`] the destination as given): what a
+/// conversion run many times finds once.
+///
+/// # Errors
+///
+/// As [`check_storable`].
+pub fn check_storable_in(
+    storable: &Representable,
+    s: &Synthesized,
+    input: &Instance,
+) -> Result<(), Problem> {
     let from = &s.conversion.src;
     let to = &s.conversion.dst_given;
-    let storable = Representable::of(to);
     if storable.is_everything() {
         return Ok(());
     }

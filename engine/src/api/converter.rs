@@ -6,11 +6,11 @@ use std::sync::Arc;
 
 use codegen::width::{WidthChoice, WidthChoices};
 use synth::established::CoordinateFormat;
-use synth::synthesize::Synthesized;
 
 use super::format::Format;
 use super::instance::{invalid, Instance};
 use crate::observe::{Observer, Quiet};
+use crate::prepared::Prepared;
 use crate::runner::{Runner, Source};
 use crate::synthesis::synthesize_pair;
 use crate::Error;
@@ -98,7 +98,7 @@ impl Options {
 pub struct Converter {
     src: Format,
     dst: Format,
-    synthesized: Synthesized,
+    prepared: Prepared,
     runner: Runner,
     /// The source as the coordinates spf's readers make, when it is the
     /// built-in coordinate format of its order: scipy coo inputs are then
@@ -117,7 +117,7 @@ impl Converter {
     /// reason), [`Error::Refused`] when validation refused what synthesis
     /// made (with the tensor it gets wrong).
     pub fn new(src: &Format, dst: &Format, options: &Options) -> Result<Converter, Error> {
-        let synthesized = synthesize_pair(src.descriptor(), dst.descriptor())?;
+        let prepared = Prepared::new(synthesize_pair(src.descriptor(), dst.descriptor())?)?;
         let d = src.descriptor();
         let coordinates = synth::builtin::coordinate_format(d.dense.len())
             .filter(|c| c == d)
@@ -125,7 +125,7 @@ impl Converter {
         Ok(Converter {
             src: src.clone(),
             dst: dst.clone(),
-            synthesized,
+            prepared,
             runner: options.runner(),
             coordinates,
         })
@@ -206,7 +206,7 @@ impl Converter {
     pub(super) fn run_source(&self, source: Source) -> Result<synth::instance::Instance, Error> {
         let (from, to) = (self.src.descriptor(), self.dst.descriptor());
         self.runner
-            .run(&self.synthesized, from, to, source)
+            .run(&self.prepared, from, to, source)
             .map(|out| out.instance)
     }
 }

@@ -19,9 +19,18 @@ use crate::Error;
 /// assert_eq!(csr.value_array(), "A");
 /// # Ok::<(), engine::Error>(())
 /// ```
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub struct Format {
     descriptor: Arc<Descriptor>,
+}
+
+impl PartialEq for Format {
+    /// Two formats are equal when their descriptors are: at once when
+    /// they are one descriptor (clones of one `Format`, as a converter
+    /// and the instances it makes share).
+    fn eq(&self, other: &Format) -> bool {
+        Arc::ptr_eq(&self.descriptor, &other.descriptor) || self.descriptor == other.descriptor
+    }
 }
 
 impl Format {
