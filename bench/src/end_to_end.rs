@@ -22,6 +22,7 @@ use std::process::Command;
 use std::time::Instant;
 
 use crate::spf::Spf;
+use crate::worker::{median, Worker};
 
 /// scipy's script, embedded so the benchmark runs from any directory.
 pub const SCRIPT: &str = include_str!("../end_to_end.py");
@@ -97,18 +98,7 @@ pub fn run(setup: &Setup<'_>) -> Result<Vec<Case>, String> {
     let mut out = Vec::new();
     for name in &setup.matrices {
         let mtx = setup.dir.join(format!("{name}.mtx"));
-        let status = Command::new(&setup.spf.exe)
-            .args(["generate", name, "--shuffle", "--scale"])
-            .arg(setup.scale.to_string())
-            .arg("--seed")
-            .arg(setup.seed.to_string())
-            .arg("-o")
-            .arg(&mtx)
-            .status()
-            .map_err(|e| format!("spf generate: {e}"))?;
-        if !status.success() {
-            return Err(format!("spf generate {name} failed ({status})"));
-        }
+        setup.spf.generate(name, setup.scale, setup.seed, &mtx)?;
         let file_mib = std::fs::metadata(&mtx).map_or(0.0, |m| m.len() as f64 / 1048576.0);
         let csr = setup.dir.join(format!("{name}.csr.npz"));
         let csc = setup.dir.join(format!("{name}.csc.npz"));
@@ -124,7 +114,7 @@ pub fn run(setup: &Setup<'_>) -> Result<Vec<Case>, String> {
             spf_run(setup.spf, &cache, &args, input, output)?;
             let theirs = setup.dir.join(format!("{name}.{job}.scipy.npz"));
             let mut scipy = match setup.python {
-                Some(python) => Some(Scipy::start(python, &script, job, input, &theirs, output)?),
+                Some(python) => Some(scipy_worker(python, &script, job, input, &theirs, output)?),
                 None => None,
             };
             let (mut times, mut scipy_times) = (Vec::new(), Vec::new());
@@ -146,7 +136,7 @@ pub fn run(setup: &Setup<'_>) -> Result<Vec<Case>, String> {
             };
             let scipy = match scipy {
                 Some(scipy) => {
-                    let (peak_mib, same) = scipy.finish()?;
+                    let (peak_mib, same) = scipy_verdict(scipy)?;
                     let seconds = median(&mut scipy_times);
                     Some((Measure { seconds, peak_mib }, same))
                 }
@@ -203,101 +193,32 @@ fn spf_run(
     Ok((seconds, peak))
 }
 
-/// scipy's side: a Python process that runs the job once per request
-/// (`bench/end_to_end.py`), kept between spf's runs.
-struct Scipy {
-    job: String,
-    child: std::process::Child,
-    requests: Option<std::process::ChildStdin>,
-    answers: std::io::BufReader<std::process::ChildStdout>,
+/// scipy's side of a job: `bench/end_to_end.py` as a [`Worker`], which at
+/// the end compares `check` (spf's output) with its own result.
+fn scipy_worker(
+    python: &str,
+    script: &Path,
+    job: &str,
+    input: &Path,
+    output: &Path,
+    check: &Path,
+) -> Result<Worker, String> {
+    let mut command = Command::new(python);
+    command
+        .arg(script)
+        .arg(job)
+        .arg(input)
+        .arg(output)
+        .arg(check);
+    Worker::start(command, &format!("scipy's {job}"))
 }
 
-impl Scipy {
-    /// Starts the script for `job` from `input` to `output`; at the end
-    /// it compares `check` (spf's output) with its own result.
-    fn start(
-        python: &str,
-        script: &Path,
-        job: &str,
-        input: &Path,
-        output: &Path,
-        check: &Path,
-    ) -> Result<Scipy, String> {
-        use std::process::Stdio;
-        let mut child = Command::new(python)
-            .arg(script)
-            .arg(job)
-            .arg(input)
-            .arg(output)
-            .arg(check)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            // Its messages go where the bench's go: a pipe nobody reads
-            // until the end could fill up and stop it.
-            .stderr(Stdio::inherit())
-            .spawn()
-            .map_err(|e| format!("{python}: {e}"))?;
-        let (Some(requests), Some(answers)) = (child.stdin.take(), child.stdout.take()) else {
-            return Err(format!("scipy's {job}: no pipes to the script"));
-        };
-        Ok(Scipy {
-            job: job.to_string(),
-            child,
-            requests: Some(requests),
-            answers: std::io::BufReader::new(answers),
-        })
-    }
-
-    /// The next JSON line the script prints; its standard error when it
-    /// prints none.
-    fn answer(&mut self) -> Result<serde_json::Value, String> {
-        use std::io::BufRead;
-        let mut line = String::new();
-        let read = self.answers.read_line(&mut line).unwrap_or(0);
-        if read == 0 {
-            let status = self
-                .child
-                .wait()
-                .map_or("unknown".into(), |s| s.to_string());
-            return Err(format!(
-                "scipy's {} stopped without an answer ({status}; its messages are above)",
-                self.job
-            ));
-        }
-        serde_json::from_str(&line)
-            .map_err(|e| format!("scipy's {} printed no JSON line: {e}", self.job))
-    }
-
-    /// One run of the job: its seconds.
-    fn once(&mut self) -> Result<f64, String> {
-        use std::io::Write;
-        let requests = self
-            .requests
-            .as_mut()
-            .ok_or_else(|| format!("scipy's {}: finished", self.job))?;
-        writeln!(requests, "run")
-            .and_then(|()| requests.flush())
-            .map_err(|e| format!("scipy's {}: {e}", self.job))?;
-        self.answer()?["time"]
-            .as_f64()
-            .ok_or_else(|| format!("scipy's {} reported no time", self.job))
-    }
-
-    /// Ends the script: its peak resident set in MiB, and whether spf's
-    /// output equals scipy's result.
-    fn finish(mut self) -> Result<(Option<f64>, bool), String> {
-        // The end of the requests is the script's cue to report.
-        self.requests.take();
-        let line = self.answer()?;
-        let _ = self.child.wait();
-        let peak = line["peak_kb"].as_f64().map(|kb| kb / 1024.0);
-        Ok((peak, line["check"].as_bool() == Some(true)))
-    }
-}
-
-fn median(v: &mut [f64]) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
+/// A finished scipy worker's peak resident set in MiB, and whether spf's
+/// output equals scipy's result.
+fn scipy_verdict(worker: Worker) -> Result<(Option<f64>, bool), String> {
+    let line = worker.finish()?;
+    let peak = line["peak_kb"].as_f64().map(|kb| kb / 1024.0);
+    Ok((peak, line["check"].as_bool() == Some(true)))
 }
 
 /// The most `spf` may take as a multiple of scipy's time on `job` (the

@@ -16,7 +16,8 @@
 //! - memcpy of the bytes the conversion must move, the limit ([`c::traffic`]).
 //!
 //! `--end-to-end` measures `spf convert` on files against scipy instead
-//! ([`end_to_end`]).
+//! ([`end_to_end`]), and `--in-process` the library converting in memory
+//! against scipy converting in memory ([`in_process`]).
 //!
 //! Every output is verified ([`verify`]) before its time counts. The report
 //! ([`report`]) gives ratios against the baselines measured in the same
@@ -27,6 +28,7 @@
 pub mod c;
 pub mod conversions;
 pub mod end_to_end;
+pub mod in_process;
 pub mod input;
 pub mod report;
 pub mod runner;
@@ -35,5 +37,6 @@ pub mod scipy;
 pub mod spf;
 pub mod timing;
 pub mod verify;
+pub mod worker;
 
 pub use conversions::{Baseline, Conversion};

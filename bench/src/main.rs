@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use bench::runner::{self, Config};
-use bench::{end_to_end, report, scipy, spf, Conversion};
+use bench::{end_to_end, in_process, report, scipy, spf, Conversion};
 use clap::Parser;
 use codegen::width::IndexWidth;
 
@@ -85,9 +85,16 @@ struct Args {
     /// `--e2e-scale`.
     #[arg(long)]
     end_to_end: bool,
-    /// matgen's scale for `--end-to-end`.
+    /// matgen's scale for `--end-to-end` and `--in-process`.
     #[arg(long, default_value_t = 1.0)]
     e2e_scale: f64,
+    /// Instead of the conversions: the library converting in memory (a
+    /// Rust program with the system allocator, and with the `spf`
+    /// command's) against scipy converting in memory and the Python
+    /// package, in process, on `--only` (default rma10, ecology1,
+    /// webbase-1M) at `--e2e-scale`.
+    #[arg(long)]
+    in_process: bool,
 }
 
 fn main() -> ExitCode {
@@ -105,6 +112,9 @@ fn main() -> ExitCode {
 fn run(args: Args) -> Result<(), String> {
     if args.end_to_end {
         return end_to_end(&args);
+    }
+    if args.in_process {
+        return in_process(&args);
     }
     matgen::check_scale(args.scale).map_err(|e| format!("--scale: {e}"))?;
     let conversions = args
@@ -158,8 +168,9 @@ fn run(args: Args) -> Result<(), String> {
     Ok(())
 }
 
-/// `--end-to-end`: see [`bench::end_to_end`].
-fn end_to_end(args: &Args) -> Result<(), String> {
+/// The spf command, scipy's Python (or `None`, said) and the matrices of
+/// `--end-to-end` and `--in-process`.
+fn whole_matrix_setup(args: &Args) -> Result<(spf::Spf, Option<&str>, Vec<String>), String> {
     matgen::check_scale(args.e2e_scale).map_err(|e| format!("--e2e-scale: {e}"))?;
     let spf = match &args.spf {
         Some(exe) => spf::Spf { exe: exe.clone() },
@@ -184,6 +195,23 @@ fn end_to_end(args: &Args) -> Result<(), String> {
     } else {
         args.only.clone()
     };
+    Ok((spf, python, matrices))
+}
+
+/// Writes `table` to OUT_DIR/`name` (and prints it).
+fn write_table(args: &Args, name: &str, table: &str) -> Result<(), String> {
+    print!("{table}");
+    std::fs::create_dir_all(&args.out_dir)
+        .map_err(|e| format!("{}: {e}", args.out_dir.display()))?;
+    let path = args.out_dir.join(name);
+    std::fs::write(&path, table).map_err(|e| format!("{}: {e}", path.display()))?;
+    eprintln!("wrote {}", path.display());
+    Ok(())
+}
+
+/// `--end-to-end`: see [`bench::end_to_end`].
+fn end_to_end(args: &Args) -> Result<(), String> {
+    let (spf, python, matrices) = whole_matrix_setup(args)?;
     let dir = args
         .work_dir
         .clone()
@@ -201,12 +229,29 @@ fn end_to_end(args: &Args) -> Result<(), String> {
     if !args.keep_work {
         let _ = std::fs::remove_dir_all(&dir);
     }
-    let table = end_to_end::table(&cases);
-    print!("{table}");
-    std::fs::create_dir_all(&args.out_dir)
-        .map_err(|e| format!("{}: {e}", args.out_dir.display()))?;
-    let path = args.out_dir.join("end_to_end.md");
-    std::fs::write(&path, &table).map_err(|e| format!("{}: {e}", path.display()))?;
-    eprintln!("wrote {}", path.display());
-    Ok(())
+    write_table(args, "end_to_end.md", &end_to_end::table(&cases))
+}
+
+/// `--in-process`: see [`bench::in_process`].
+fn in_process(args: &Args) -> Result<(), String> {
+    let (spf, python, matrices) = whole_matrix_setup(args)?;
+    let workers = in_process::build_workers()?;
+    let dir = args
+        .work_dir
+        .clone()
+        .unwrap_or_else(|| args.out_dir.join("work-in-process"));
+    let setup = in_process::Setup {
+        spf: &spf,
+        python,
+        matrices,
+        scale: args.e2e_scale,
+        seed: args.seed,
+        repeat: args.repeat.max(1),
+        dir: dir.clone(),
+    };
+    let rows = in_process::run(&setup, &workers)?;
+    if !args.keep_work {
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+    write_table(args, "in_process.md", &in_process::table(&rows))
 }

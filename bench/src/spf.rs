@@ -104,6 +104,28 @@ impl Spf {
         Spf::sibling().ok_or_else(|| "cargo built spf, but not next to this executable".into())
     }
 
+    /// `spf generate NAME --shuffle --scale S --seed N -o MTX`: the
+    /// catalog matrix `name`, its entries shuffled.
+    ///
+    /// # Errors
+    ///
+    /// When the command fails.
+    pub fn generate(&self, name: &str, scale: f64, seed: u64, mtx: &Path) -> Result<(), String> {
+        let status = Command::new(&self.exe)
+            .args(["generate", name, "--shuffle", "--scale"])
+            .arg(scale.to_string())
+            .arg("--seed")
+            .arg(seed.to_string())
+            .arg("-o")
+            .arg(mtx)
+            .status()
+            .map_err(|e| format!("spf generate: {e}"))?;
+        if !status.success() {
+            return Err(format!("spf generate {name} failed ({status})"));
+        }
+        Ok(())
+    }
+
     /// `spf build SRC DST -o BIN --index-width W [--baseline B.c]`.
     pub fn build(
         &self,

@@ -320,13 +320,159 @@ static DRV_UNUSED int drv_cmp_record(const void *a, const void *b)
     return 0;
 }
 
-/* Sorts records by keys, then point, and drops repeated ones. */
+/* The most words per row drv_sorting_perm sorts by counting. */
+#define DRV_COUNTING_WORDS 16
+
+/* A stable permutation that sorts the n rows at `c` (each `words` int64
+ * words, `stride` words apart; the first word most significant): a
+ * counting sort per word, the last first, each pass skipped when the rows
+ * are in its order already (sorted rows cost one scan a word). NULL when
+ * a word's span is far beyond n, n does not fit 32 bits or a row has more
+ * than DRV_COUNTING_WORDS words: a comparison sort serves those. */
+static DRV_UNUSED uint32_t *drv_sorting_perm(const int64_t *c, int64_t stride, int64_t n, int words)
+{
+    int64_t k, span = 0, lo[DRV_COUNTING_WORDS], hi[DRV_COUNTING_WORDS], *count;
+    uint32_t *perm, *next, *t;
+    int d;
+    if (n < 1 || (uint64_t)n > UINT32_MAX || words < 1 || words > DRV_COUNTING_WORDS)
+        return NULL;
+    for (d = 0; d < words; d++) {
+        lo[d] = hi[d] = c[d];
+        for (k = 1; k < n; k++) {
+            const int64_t v = c[k * stride + d];
+            if (v < lo[d])
+                lo[d] = v;
+            if (v > hi[d])
+                hi[d] = v;
+        }
+        if ((uint64_t)hi[d] - (uint64_t)lo[d] >= (uint64_t)4 * (uint64_t)n + 65536)
+            return NULL;
+        if (hi[d] - lo[d] + 1 > span)
+            span = hi[d] - lo[d] + 1;
+    }
+    perm = drv_alloc(n, sizeof *perm);
+    next = drv_alloc(n, sizeof *next);
+    count = drv_alloc(span + 1, sizeof *count);
+    for (k = 0; k < n; k++)
+        perm[k] = (uint32_t)k;
+    for (d = words - 1; d >= 0; d--) {
+        int64_t sum = 0, width = hi[d] - lo[d] + 1;
+        for (k = 1; k < n && c[(int64_t)perm[k - 1] * stride + d] <= c[(int64_t)perm[k] * stride + d]; k++)
+            ;
+        if (k >= n)
+            continue;
+        memset(count, 0, (size_t)(width + 1) * sizeof *count);
+        for (k = 0; k < n; k++)
+            count[c[(int64_t)perm[k] * stride + d] - lo[d] + 1]++;
+        for (k = 0; k <= width; k++) {
+            sum += count[k];
+            count[k] = sum;
+        }
+        for (k = 0; k < n; k++)
+            next[count[c[(int64_t)perm[k] * stride + d] - lo[d]]++] = perm[k];
+        t = perm;
+        perm = next;
+        next = t;
+    }
+    free(next);
+    free(count);
+    return perm;
+}
+
+/* Sorts the n rows at `c` (`words` int64 words each, contiguous; the
+ * first word most significant) when their words pack into one 64-bit key
+ * (each word less its least value, in as many bits as its span needs):
+ * the rows are packed in one pass, the keys sorted by an LSD radix sort of
+ * 8-bit digits (a pass skipped when every key has the same digit: sorted
+ * keys cost one count a digit), and unpacked back into the rows. Returns
+ * 0, having done nothing, when the words need more than 64 bits. */
+static DRV_UNUSED int drv_sort_packed(int64_t *c, int64_t n, int words)
+{
+    enum { DIGIT = 8, BUCKETS = 1 << 8 };
+    int64_t k, lo[DRV_COUNTING_WORDS], hi[DRV_COUNTING_WORDS];
+    int bits[DRV_COUNTING_WORDS], d, used = 0, shift;
+    uint64_t *keys, *next, *t;
+    int64_t *count;
+    if (n < 2 || words < 1 || words > DRV_COUNTING_WORDS)
+        return 0;
+    for (d = 0; d < words; d++)
+        lo[d] = hi[d] = c[d];
+    for (k = 1; k < n; k++)
+        for (d = 0; d < words; d++) {
+            const int64_t v = c[k * words + d];
+            if (v < lo[d])
+                lo[d] = v;
+            if (v > hi[d])
+                hi[d] = v;
+        }
+    for (d = 0; d < words; d++) {
+        const uint64_t span = (uint64_t)hi[d] - (uint64_t)lo[d];
+        bits[d] = span == 0 ? 0 : 64 - __builtin_clzll(span);
+        used += bits[d];
+        if (used > 64)
+            return 0;
+    }
+    keys = drv_alloc(n, sizeof *keys);
+    next = drv_alloc(n, sizeof *next);
+    count = drv_alloc(BUCKETS, sizeof *count);
+    for (k = 0; k < n; k++) {
+        uint64_t key = 0;
+        for (d = 0; d < words; d++)
+            key = bits[d] == 0 ? key : (key << bits[d]) | ((uint64_t)c[k * words + d] - (uint64_t)lo[d]);
+        keys[k] = key;
+    }
+    for (shift = 0; shift < used; shift += DIGIT) {
+        int64_t sum = 0, b;
+        memset(count, 0, BUCKETS * sizeof *count);
+        for (k = 0; k < n; k++)
+            count[(keys[k] >> shift) & (BUCKETS - 1)]++;
+        if (count[keys[0] >> shift & (BUCKETS - 1)] == n)
+            continue;
+        for (b = 0; b < BUCKETS; b++) {
+            const int64_t here = count[b];
+            count[b] = sum;
+            sum += here;
+        }
+        for (k = 0; k < n; k++)
+            next[count[(keys[k] >> shift) & (BUCKETS - 1)]++] = keys[k];
+        t = keys;
+        keys = next;
+        next = t;
+    }
+    for (k = 0; k < n; k++) {
+        uint64_t key = keys[k];
+        for (d = words - 1; d >= 0; d--) {
+            const uint64_t mask = bits[d] == 0 ? 0 : bits[d] == 64 ? ~(uint64_t)0 : ((uint64_t)1 << bits[d]) - 1;
+            c[k * words + d] = (int64_t)((uint64_t)lo[d] + (key & mask));
+            key = bits[d] == 64 ? 0 : key >> bits[d];
+        }
+    }
+    free(keys);
+    free(next);
+    free(count);
+    return 1;
+}
+
+/* Sorts records by keys, then point, and drops repeated ones: packed into
+ * 64-bit keys (drv_sort_packed) or by counting (drv_sorting_perm) when the
+ * words' spans allow, else by comparison. */
 static DRV_UNUSED void drv_records_sort(drv_records *r)
 {
     int64_t i, m = 0, w = r->k + r->o;
     drv_record_words = w;
-    if (r->n > 1)
-        qsort(r->w, (size_t)r->n, (size_t)w * sizeof *r->w, drv_cmp_record);
+    if (r->n > 1 && !drv_sort_packed(r->w, r->n, (int)w)) {
+        uint32_t *perm = drv_sorting_perm(r->w, w, r->n, (int)w);
+        if (perm != NULL) {
+            int64_t *sorted = drv_alloc(r->n * w, sizeof *sorted);
+            for (i = 0; i < r->n; i++)
+                memcpy(&sorted[i * w], &r->w[(int64_t)perm[i] * w], (size_t)w * sizeof *sorted);
+            free(perm);
+            free(r->w);
+            r->w = sorted;
+            r->cap = r->n;
+        } else
+            qsort(r->w, (size_t)r->n, (size_t)w * sizeof *r->w, drv_cmp_record);
+    }
     for (i = 0; i < r->n; i++)
         if (m == 0 || drv_cmp_record(&r->w[(m - 1) * w], &r->w[i * w]) != 0) {
             if (m != i)
@@ -349,14 +495,16 @@ static DRV_UNUSED void drv_join(const char *ctx, const char *rule, drv_records *
 {
     int64_t w = s0->k + s0->o, i, lo = 0, pairs = 0;
     drv_records_sort(s0);
-    drv_records_sort(s1);
     drv_record_words = s0->k;
     if (consecutive) {
+        /* Side 1 is side 0's set of points: only side 0 is read. */
         for (i = 1; i < s0->n; i++)
             if (drv_cmp_record(&s0->w[(i - 1) * w], &s0->w[i * w]) == 0)
                 pair(ctx, &s0->w[(i - 1) * w], &s0->w[i * w]);
         return;
     }
+    drv_records_sort(s1);
+    drv_record_words = s0->k;
     for (i = 0; i < s0->n; i++) {
         const int64_t *a = &s0->w[i * w];
         int64_t j;
@@ -959,18 +1107,15 @@ static DRV_UNUSED int drv_kept_distinct_by_some_order(const drv_kept *kept, int 
 
 /* Sorts the kept entries by coordinate (the first most significant) and
  * stops at two at one coordinate (the caller's own check then names them):
- * a stable counting sort of a permutation per coordinate, the last first,
- * each pass skipped when the entries are in its order already (sorted
- * entries cost one scan), then each array permuted through one buffer; a
- * comparison sort when a coordinate's span is far beyond the number of
- * entries. */
+ * a permutation by counting (drv_sorting_perm), then each array permuted
+ * through one buffer; a comparison sort when counting does not serve. */
 static DRV_UNUSED void drv_kept_sort(const char *ctx, drv_kept *kept, int order)
 {
-    int64_t n = kept->n, k, lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0}, span = 0, *count;
+    int64_t n = kept->n, k;
     int64_t *c = kept->coords;
-    uint32_t *perm, *next;
+    uint32_t *perm;
     double *buf;
-    int d, sorted = 1, compare = 0;
+    int d, sorted = 1;
     for (k = 1; k < n && sorted; k++)
         for (d = 0; d < order; d++) {
             if (c[(k - 1) * order + d] != c[k * order + d]) {
@@ -984,20 +1129,8 @@ static DRV_UNUSED void drv_kept_sort(const char *ctx, drv_kept *kept, int order)
         return;
     if (drv_keep_unordered && drv_kept_distinct_by_some_order(kept, order))
         return;
-    for (d = 0; d < order; d++) {
-        lo[d] = hi[d] = c[d];
-        for (k = 1; k < n; k++) {
-            if (c[k * order + d] < lo[d])
-                lo[d] = c[k * order + d];
-            if (c[k * order + d] > hi[d])
-                hi[d] = c[k * order + d];
-        }
-        if ((uint64_t)hi[d] - (uint64_t)lo[d] >= (uint64_t)4 * (uint64_t)n + 65536)
-            compare = 1;
-        else if (hi[d] - lo[d] + 1 > span)
-            span = hi[d] - lo[d] + 1;
-    }
-    if (compare || (uint64_t)n > UINT32_MAX) {
+    perm = drv_sorting_perm(c, order, n, order);
+    if (perm == NULL) {
         drv_entry *e = drv_alloc(n, sizeof *e);
         for (k = 0; k < n; k++) {
             for (d = 0; d < order; d++)
@@ -1013,33 +1146,6 @@ static DRV_UNUSED void drv_kept_sort(const char *ctx, drv_kept *kept, int order)
         }
         free(e);
     } else {
-        perm = drv_alloc(n, sizeof *perm);
-        next = drv_alloc(n, sizeof *next);
-        count = drv_alloc(span + 1, sizeof *count);
-        for (k = 0; k < n; k++)
-            perm[k] = (uint32_t)k;
-        for (d = order - 1; d >= 0; d--) {
-            int64_t sum = 0, width = hi[d] - lo[d] + 1;
-            uint32_t *t;
-            for (k = 1; k < n && c[(int64_t)perm[k - 1] * order + d] <= c[(int64_t)perm[k] * order + d]; k++)
-                ;
-            if (k >= n)
-                continue;
-            memset(count, 0, (size_t)(width + 1) * sizeof *count);
-            for (k = 0; k < n; k++)
-                count[c[(int64_t)perm[k] * order + d] - lo[d] + 1]++;
-            for (k = 0; k <= width; k++) {
-                sum += count[k];
-                count[k] = sum;
-            }
-            for (k = 0; k < n; k++)
-                next[count[c[(int64_t)perm[k] * order + d] - lo[d]]++] = perm[k];
-            t = perm;
-            perm = next;
-            next = t;
-        }
-        free(next);
-        free(count);
         /* Each array through one buffer: the coordinates column by column. */
         buf = drv_alloc(n, sizeof *buf);
         for (k = 0; k < n; k++)

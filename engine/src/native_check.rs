@@ -803,6 +803,71 @@ mod tests {
         out
     }
 
+    /// A repeated coordinate among shuffled COO entries is found by the
+    /// compiled check whichever way it sorts: the rule's points packed
+    /// into 64-bit keys (small extents) or compared (extents whose keys
+    /// need more than 64 bits), the kept entries counted (small extents)
+    /// or compared; entries without one pass, with spf's fingerprint.
+    #[test]
+    fn repeated_coordinates_are_found_by_every_sort_of_the_rule() {
+        let coo = synth::builtin::load_format("coo").expect("built-in");
+        let cache = std::env::temp_dir().join(format!("spf-native-dups-{}", std::process::id()));
+        let (checker, _, _) =
+            Checker::obtain(Some(&cache), &coo, None, &crate::observe::Quiet).expect("compiled");
+        let n = 3000i64;
+        for extent in [100i64, 1 << 20, 1 << 40] {
+            // Distinct coordinates, spread over the extents, shuffled.
+            let mut coords: Vec<(i64, i64)> = (0..n)
+                .map(|k| ((k * 7919) % extent, (k * 104_729 + k / 3) % extent))
+                .collect();
+            coords.sort_unstable();
+            coords.dedup();
+            let mut state = 0x2545_f491_4f6c_dd1du64;
+            for k in (1..coords.len()).rev() {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                coords.swap(k, (state % (k as u64 + 1)) as usize);
+            }
+            let inst = |coords: &[(i64, i64)]| {
+                let mut inst = Instance {
+                    format: "COO".into(),
+                    ..Instance::default()
+                };
+                inst.symbols.insert("NR".into(), extent);
+                inst.symbols.insert("NC".into(), extent);
+                inst.symbols.insert("NNZ".into(), coords.len() as i64);
+                let rows = coords.iter().map(|c| c.0).collect();
+                let cols = coords.iter().map(|c| c.1).collect();
+                inst.arrays.insert("row".into(), Values::Int(rows));
+                inst.arrays.insert("col".into(), Values::Int(cols));
+                let values = (1..=coords.len()).map(|v| v as f64).collect();
+                inst.arrays.insert("A".into(), Values::Real(values));
+                inst
+            };
+            let distinct = inst(&coords);
+            let want = Fingerprint::of_entries(&validate_entries(&coo, &distinct).expect("valid"));
+            let got = checker.distinct_fingerprint(&coo, &distinct);
+            assert_eq!(got.ok(), Some(want), "extent {extent}: distinct entries");
+            // One coordinate given again, far from its first place.
+            let mut repeated = coords.clone();
+            let last = repeated.len() - 1;
+            repeated[last] = repeated[last / 2];
+            let repeated = inst(&repeated);
+            let found = checker.distinct_fingerprint(&coo, &repeated);
+            assert!(
+                matches!(found, Err(Failed::Invalid(_))),
+                "extent {extent}: a repeated coordinate: {found:?}"
+            );
+            // The descriptor's rule alone (no entry kept to compare).
+            let found = checker.fingerprint(&coo, &repeated);
+            assert!(
+                matches!(found, Err(Failed::Invalid(_))),
+                "extent {extent}: the rule: {found:?}"
+            );
+        }
+    }
+
     /// A CSR instance of a 3 × 4 matrix.
     fn csr(rowptr: Vec<i64>, col: Vec<i64>, a: Vec<f64>) -> Instance {
         csr_with(rowptr, col, a, 3)
