@@ -90,8 +90,10 @@ pub enum Error {
     /// width asked for (the message gives the sizes).
     #[error("{0}")]
     TooLarge(String),
-    /// No working C compiler, or a compilation that failed (the compiler's
-    /// own message follows).
+    /// The compiled engine cannot make the code: no working C compiler,
+    /// no cache directory to compile in, code the C printer cannot print,
+    /// or a compilation that failed (the compiler's own message follows).
+    /// The interpreter can still convert ([`crate::Engine::Interp`]).
     #[error("{0}")]
     Compiler(String),
     /// An option or a combination of options that does not apply.

@@ -77,7 +77,7 @@ const FUNCTION: &str = "spf_conversion";
 ///
 /// # Errors
 ///
-/// [`Error::Usage`] when the program cannot be printed as C or has a
+/// [`Error::Compiler`] when the program cannot be printed as C or has a
 /// parameter the ABI does not pass (an `inout` one).
 pub fn library_source(
     s: &Synthesized,
@@ -86,7 +86,7 @@ pub fn library_source(
     values: ValueType,
 ) -> Result<String, Error> {
     let fail = |e: String| {
-        Error::Usage(format!(
+        Error::Compiler(format!(
             "printing the synthesized {} -> {} conversion as C: {e}",
             s.conversion.src.name, s.conversion.dst.name
         ))
@@ -576,9 +576,10 @@ impl Library {
     ///
     /// # Errors
     ///
-    /// [`Error::Usage`] when the outputs cannot be sized or allocated,
-    /// when the runtime stops, or when the library does not match the
-    /// program.
+    /// [`Error::TooLarge`] when the outputs cannot be allocated (the
+    /// runtime says so), [`Error::Internal`] when they cannot be sized,
+    /// when the runtime stops otherwise, or when the library does not
+    /// match the program.
     pub fn run(
         &self,
         s: &Synthesized,

@@ -134,7 +134,7 @@ fn compiler() -> Result<Vec<String>, Error> {
     FOUND
         .get_or_init(|| find_compiler().map_err(|e| e.to_string()))
         .clone()
-        .map_err(Error::Usage)
+        .map_err(Error::Compiler)
 }
 
 /// What earlier runs synthesized ([`synth::record::Record`]), as
@@ -219,7 +219,7 @@ fn file_safe(name: &str) -> String {
 ///
 /// # Errors
 ///
-/// [`Error::Usage`] without a cache directory or a C compiler, or when
+/// [`Error::Compiler`] without a cache directory or a C compiler, or when
 /// compiling or loading fails (the first line of the compiler's messages).
 pub fn obtain(
     cache: Option<&Path>,
@@ -274,7 +274,10 @@ fn obtain_named(
         .map(Path::to_path_buf)
         .or_else(cache_dir)
         .ok_or_else(|| {
-            Error::Usage("no cache directory (set SPF_CACHE_DIR, XDG_CACHE_HOME or HOME)".into())
+            Error::Compiler(
+                "no cache directory to compile in (set SPF_CACHE_DIR, XDG_CACHE_HOME or HOME)"
+                    .into(),
+            )
         })?;
     // A library in the cache is found without starting a compiler.
     for candidate in compiler_candidates() {

@@ -316,7 +316,7 @@ impl Checker {
     ///
     /// # Errors
     ///
-    /// [`Error::Usage`] when a check of `d` cannot be printed as C, or
+    /// [`Error::Compiler`] when a check of `d` cannot be printed as C, or
     /// the library cannot be compiled or loaded.
     pub fn obtain(
         cache: Option<&Path>,
@@ -325,7 +325,7 @@ impl Checker {
         observer: &dyn Observer,
     ) -> Result<(Checker, PathBuf, Origin), Error> {
         let source = checker_source(d, width)
-            .map_err(|reason| Error::Usage(format!("checking {} in C: {reason}", d.name)))?;
+            .map_err(|reason| Error::Compiler(format!("checking {} in C: {reason}", d.name)))?;
         let (library, path, origin) = obtain_checker(cache, d, &source, observer)?;
         Ok((Checker { library }, path, origin))
     }

@@ -197,8 +197,10 @@ impl Baseline {
 ///
 /// # Errors
 ///
-/// [`Error::Usage`] when the synthesized computation cannot be scanned
-/// or printed as C, or names something the driver cannot bind.
+/// [`Error::Internal`] when the synthesized computation cannot be
+/// scanned, [`Error::Compiler`] when it cannot be printed as C or names
+/// something the driver cannot bind, [`Error::Usage`] for widths the
+/// driver does not compile.
 pub fn driver_source(
     main: &Synthesized,
     dst: &Descriptor,
@@ -607,7 +609,7 @@ fn dense_names(s: &Synthesized, dst: &Descriptor) -> Vec<(String, String)> {
 /// The scanned computation, with its function renamed.
 fn renamed_program(s: &Synthesized, name: &str) -> Result<LoopProgram, Error> {
     let mut program = s.program().map_err(|e| {
-        Error::Usage(format!(
+        Error::Internal(format!(
             "scanning the synthesized {} -> {} conversion: {e}",
             s.conversion.src.name, s.conversion.dst.name
         ))
@@ -618,7 +620,7 @@ fn renamed_program(s: &Synthesized, name: &str) -> Result<LoopProgram, Error> {
 
 fn c_code(s: &Synthesized, program: &LoopProgram, width: IndexWidths) -> Result<String, Error> {
     emit_c_with(program, &s.widths(width)).map_err(|e| {
-        Error::Usage(format!(
+        Error::Compiler(format!(
             "printing the synthesized {} -> {} conversion as C: {e}",
             s.conversion.src.name, s.conversion.dst.name
         ))
@@ -826,7 +828,7 @@ fn wrapper(
 ) -> Result<String, Error> {
     let comp = &program.computation;
     let what = format!("{} -> {}", s.conversion.src.name, s.conversion.dst.name);
-    let fail = |message: String| Error::Usage(format!("the synthesized {what}: {message}"));
+    let fail = |message: String| Error::Compiler(format!("the synthesized {what}: {message}"));
     let params = c_parameters_with(program, &s.widths(width)).map_err(|e| fail(e.to_string()))?;
     // 32-bit index arrays: copies of the instance's, made and freed outside
     // the timed region.
