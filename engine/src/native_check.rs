@@ -868,6 +868,37 @@ mod tests {
         }
     }
 
+    /// A COO of more entries than a rule's budget of evaluations checks:
+    /// its join meets each entry with itself only, linear work.
+    #[test]
+    fn a_join_of_more_points_than_the_budget_is_checked() {
+        let coo = synth::builtin::load_format("coo").expect("built-in");
+        let cache = std::env::temp_dir().join(format!("spf-native-join-{}", std::process::id()));
+        let (checker, _, _) =
+            Checker::obtain(Some(&cache), &coo, None, &crate::observe::Quiet).expect("compiled");
+        let n = synth::instance_validation::RULE_BUDGET as i32 + 1000;
+        let mut inst = Instance {
+            format: "COO".into(),
+            ..Instance::default()
+        };
+        inst.symbols.insert("NR".into(), i64::from(n / 4096 + 1));
+        inst.symbols.insert("NC".into(), 4096);
+        inst.symbols.insert("NNZ".into(), i64::from(n));
+        inst.arrays.insert(
+            "row".into(),
+            Values::Int32((0..n).map(|k| k / 4096).collect()),
+        );
+        inst.arrays.insert(
+            "col".into(),
+            Values::Int32((0..n).map(|k| k % 4096).collect()),
+        );
+        inst.arrays
+            .insert("A".into(), Values::Real32(vec![1.0; n as usize]));
+        inst.value_type = codegen::ValueType::F32;
+        let found = checker.fingerprint(&coo, &inst);
+        assert!(matches!(&found, Ok(f) if f.count == n as u64), "{found:?}");
+    }
+
     /// A CSR instance of a 3 × 4 matrix.
     fn csr(rowptr: Vec<i64>, col: Vec<i64>, a: Vec<f64>) -> Instance {
         csr_with(rowptr, col, a, 3)

@@ -130,17 +130,33 @@ fn layout(
     transform: Transform,
     stacked: Option<&'static str>,
 ) -> ScipyLayout {
-    // The templates are constants of this file; the tests parse each.
-    let template = parse_descriptor(text)
-        .unwrap_or_else(|e| unreachable!("the scipy template {format} does not parse: {e}"));
     ScipyLayout {
         format,
-        template,
+        template: template(format, text),
         block,
         counts,
         transform,
         stacked,
     }
+}
+
+/// The template of `text`, parsed once per process (a layout is asked for
+/// at every scipy object converted; a parse costs more than converting a
+/// small one).
+fn template(format: &str, text: &str) -> Descriptor {
+    use std::collections::HashMap;
+    use std::sync::Mutex;
+    static PARSED: Mutex<Option<HashMap<String, Descriptor>>> = Mutex::new(None);
+    let mut parsed = PARSED.lock().unwrap_or_else(|e| e.into_inner());
+    let parsed = parsed.get_or_insert_with(HashMap::new);
+    if let Some(d) = parsed.get(text) {
+        return d.clone();
+    }
+    // The templates are constants of this file; the tests parse each.
+    let d = parse_descriptor(text)
+        .unwrap_or_else(|e| unreachable!("the scipy template {format} does not parse: {e}"));
+    parsed.insert(text.to_string(), d.clone());
+    d
 }
 
 /// The layout scipy calls `format` for a tensor of `ndim` dimensions;

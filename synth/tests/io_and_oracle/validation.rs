@@ -5,6 +5,7 @@
 use synth::descriptor::{Descriptor, KeyExpr};
 use synth::instance::{Instance, Values};
 use synth::instance_validation::{validate, validate_with_budget};
+use synth::tensor_io::Coordinates;
 
 use crate::{
     coo, coo_instance, csr, csr_instance, dia, dia_instance, mcoo, rule, set, set_array, small, uf,
@@ -263,6 +264,28 @@ fn rules_without_a_shortcut_are_enumerated_within_a_budget() {
         "n1 < n2",
     )];
     validate_with_budget(&d, &coo_instance(&small()), 0).unwrap();
+    // A join's pairs as many as its points are linear work, whatever the
+    // budget: COO's rule meets each entry with itself only.
+    let coo = coo();
+    validate_with_budget(&coo, &coo_instance(&small()), 0).unwrap();
+    // A join whose groups grow with the input is stopped: 60 entries of
+    // one row make 3,600 pairs, beyond 4 per point.
+    let mut join = coo.clone();
+    join.rules = vec![rule(
+        &["n1", "n2"],
+        "0 <= n1 < NNZ && 0 <= n2 < NNZ && row(n1) = row(n2)",
+        "col(n1) + col(n2) >= 0",
+    )];
+    let one_row = Coordinates {
+        dims: vec![1, 60],
+        entries: (0..60).map(|c| (vec![0, c], 1.0)).collect(),
+    };
+    validate(&join, &coo_instance(&one_row)).unwrap();
+    let e = validate_with_budget(&join, &coo_instance(&one_row), 0).unwrap_err();
+    assert!(
+        e.to_string().contains("it needs more than 480 evaluations"),
+        "{e}"
+    );
     let mut unsorted = small();
     unsorted.entries.swap(0, 4);
     // Rows 3, 0, 2, 2, 0: the reported assignment violates the rule as written.
