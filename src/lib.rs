@@ -33,5 +33,6 @@ pub use synth;
 
 pub use engine::{
     check, check_each, read, read_with, write, Array, ArrayRef, CheckReport, Converter, Engine,
-    Error, Format, Instance, InstanceBuilder, Options, Result, ValueType,
+    Error, Format, Instance, InstanceBuilder, InstanceView, Options, Result, ValueType,
+    ViewBuilder,
 };

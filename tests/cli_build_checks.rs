@@ -77,10 +77,10 @@ fn mutants(inst: &Instance) -> Vec<Instance> {
             for change in 0..4 {
                 let mut m = inst.clone();
                 let changed = match m.arrays.get_mut(name).expect("listed") {
-                    Values::Int(v) => edit(v, k, change, |x, d| x + d, 0),
-                    Values::Int32(v) => edit(v, k, change, |x, d| x + d as i32, 0),
-                    Values::Real(v) => edit(v, k, change, |x, d| x + d as f64, 0.0),
-                    Values::Real32(v) => edit(v, k, change, |x, d| x + d as f32, 0.0),
+                    Values::Int(v) => edit(v.to_mut(), k, change, |x, d| x + d, 0),
+                    Values::Int32(v) => edit(v.to_mut(), k, change, |x, d| x + d as i32, 0),
+                    Values::Real(v) => edit(v.to_mut(), k, change, |x, d| x + d as f64, 0.0),
+                    Values::Real32(v) => edit(v.to_mut(), k, change, |x, d| x + d as f32, 0.0),
                 };
                 if changed {
                     out.push(m);

@@ -484,11 +484,11 @@ fn loose_compressed_sources_skip_their_slack() {
         validate(&format("csr"), &csr).expect("a valid CSR");
         assert_eq!(
             csr.arrays["rowptr"],
-            spf::synth::instance::Values::Int(vec![0, 2, 2, 4, 5])
+            spf::synth::instance::Values::Int(vec![0, 2, 2, 4, 5].into())
         );
         assert_eq!(
             csr.arrays["col"],
-            spf::synth::instance::Values::Int(vec![1, 3, 0, 4, 2])
+            spf::synth::instance::Values::Int(vec![1, 3, 0, 4, 2].into())
         );
     }
     for (from, to, why) in [

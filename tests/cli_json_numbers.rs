@@ -20,7 +20,7 @@ use json_texts::{instance_text, texts};
 fn reals(path: &Path, name: &str) -> Vec<f64> {
     let i = Instance::from_json(&std::fs::read_to_string(path).expect("written")).expect("JSON");
     match &i.arrays[name] {
-        Values::Real(v) => v.clone(),
+        Values::Real(v) => v.to_vec(),
         other => panic!("{name}: {other:?}"),
     }
 }
@@ -156,7 +156,7 @@ fn an_index_written_minus_zero_gets_one_verdict() {
     assert_eq!(read(&converted), read(&programmed));
     assert_eq!(
         read(&converted).arrays["rowptr"],
-        Values::Int(vec![0, 1, 2])
+        Values::Int(vec![0, 1, 2].into())
     );
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -156,10 +156,10 @@ fn bad_archives_are_refused_without_output() {
     let mut short = good.clone();
     short
         .arrays
-        .insert("rowptr".into(), Values::Int(vec![0, 2, 4, 7]));
+        .insert("rowptr".into(), Values::Int(vec![0, 2, 4, 7].into()));
     let mut far = good.clone();
     far.arrays
-        .insert("col".into(), Values::Int(vec![0, 3, 1, 9, 0, 2, 5]));
+        .insert("col".into(), Values::Int(vec![0, 3, 1, 9, 0, 2, 5].into()));
     let cases = [
         (truncated, "not a readable .npz archive"),
         (
@@ -219,15 +219,15 @@ fn listed(path: &Path) -> Vec<(Vec<i64>, f64)> {
 #[test]
 fn scipy_files_convert_as_scipy_means_them() {
     let dir = temp("as-scipy");
-    let real = |v: &[f64]| Values::Real(v.to_vec());
+    let real = |v: &[f64]| Values::Real(v.to_vec().into());
     let unsorted = dir.join("unsorted.npz");
     scipy_file(
         &unsorted,
         "csr",
         &[("NR", 2), ("NC", 3), ("NNZ", 4)],
         &[
-            ("rowptr", Values::Int32(vec![0, 3, 4])),
-            ("col", Values::Int32(vec![2, 0, 2, 1])),
+            ("rowptr", Values::Int32(vec![0, 3, 4].into())),
+            ("col", Values::Int32(vec![2, 0, 2, 1].into())),
             ("A", real(&[1.0, 2.0, 3.0, 0.0])),
         ],
     );
@@ -243,8 +243,8 @@ fn scipy_files_convert_as_scipy_means_them() {
         "bcsr",
         &[("NR", 2), ("NC", 4), ("NNZB", 2)],
         &[
-            ("browptr", Values::Int32(vec![0, 2])),
-            ("bcol", Values::Int32(vec![1, 0])),
+            ("browptr", Values::Int32(vec![0, 2].into())),
+            ("bcol", Values::Int32(vec![1, 0].into())),
             ("A", real(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0])),
         ],
     );

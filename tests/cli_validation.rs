@@ -389,12 +389,14 @@ fn every_format_of_the_zoo_converts_with_coo_and_csr() {
         let inst = spf::synth::instance::Instance::from_json(&json).expect("an instance");
         assert_eq!(
             inst.arrays.get("idx"),
-            Some(&spf::synth::instance::Values::Int(vec![0, 2, 6])),
+            Some(&spf::synth::instance::Values::Int(vec![0, 2, 6].into())),
             "{json}"
         );
         assert_eq!(
             inst.arrays.get("A"),
-            Some(&spf::synth::instance::Values::Real(vec![1.5, 2.5, 7.5])),
+            Some(&spf::synth::instance::Values::Real(
+                vec![1.5, 2.5, 7.5].into()
+            )),
             "{json}"
         );
     }
@@ -424,7 +426,7 @@ fn every_format_of_the_zoo_converts_with_coo_and_csr() {
     .expect("an instance");
     assert_eq!(
         inst.arrays.get("x3"),
-        Some(&spf::synth::instance::Values::Int(vec![0, 3, 0])),
+        Some(&spf::synth::instance::Values::Int(vec![0, 3, 0].into())),
         "sorted by (i, j, k, l)"
     );
 }

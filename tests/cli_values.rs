@@ -186,7 +186,8 @@ fn the_compiled_library_agrees_with_the_interpreter_at_every_value_type() {
     let big: Vec<i64> = (0..c.entries.len() as i64)
         .map(|k| (1 << 60) + 2 * k + 1)
         .collect();
-    int.arrays.insert("A".into(), Values::Int(big.clone()));
+    int.arrays
+        .insert("A".into(), Values::Int(big.clone().into()));
     int.value_type = ValueType::I64;
     for (input, what) in [(&float, "float32"), (&int, "int64")] {
         let src = dir.join(format!("{what}.json"));
@@ -233,8 +234,10 @@ fn json_instances_record_their_value_type() {
     assert!(json.contains("\"value_type\": \"float32\""), "{json}");
     assert_eq!(Instance::from_json(&json).expect("reads"), float);
     let mut int = Instance::from_coordinates(&c);
-    int.arrays
-        .insert("A".into(), Values::Int(vec![i64::MAX - 1; c.entries.len()]));
+    int.arrays.insert(
+        "A".into(),
+        Values::Int(vec![i64::MAX - 1; c.entries.len()].into()),
+    );
     int.value_type = ValueType::I64;
     let json = int.to_json();
     assert!(json.contains(&(i64::MAX - 1).to_string()), "{json}");

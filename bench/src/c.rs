@@ -192,9 +192,9 @@ impl COutput {
             other => panic!("no C baseline produces {other}"),
         };
         for (d, name) in names.iter().enumerate() {
-            arrays.insert(name.to_string(), Values::Int(self.idx(d)));
+            arrays.insert(name.to_string(), Values::Int(self.idx(d).into()));
         }
-        arrays.insert("A".into(), Values::Real(self.val()));
+        arrays.insert("A".into(), Values::Real(self.val().into()));
         Instance {
             format: format.to_string(),
             symbols,

@@ -122,9 +122,9 @@ pub fn compressed_instance(
         ("NNZ".to_string(), val.len() as i64),
     ]);
     let arrays = BTreeMap::from([
-        (ptr_name.to_string(), Values::Int(ptr)),
-        (idx_name.to_string(), Values::Int(idx)),
-        ("A".to_string(), Values::Real(val)),
+        (ptr_name.to_string(), Values::Int(ptr.into())),
+        (idx_name.to_string(), Values::Int(idx.into())),
+        ("A".to_string(), Values::Real(val.into())),
     ]);
     Instance {
         format: format.to_string(),

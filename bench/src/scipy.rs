@@ -192,7 +192,7 @@ pub fn dia_instance(nr: i64, nc: i64, offsets: &[i64], data: &[f64], width: i64)
                 "off".to_string(),
                 Values::Int(order.iter().map(|&d| offsets[d]).collect()),
             ),
-            ("A".to_string(), Values::Real(a)),
+            ("A".to_string(), Values::Real(a.into())),
         ]),
         index_width: None,
         value_type: Default::default(),

@@ -137,7 +137,7 @@ fn a_wrong_output_is_caught() {
     let t = input::generate(spec, 0.0005, 1, true);
     let mut out = c_output(Conversion::CooCsrUnsorted, &t).expect("in-process C");
     if let Some(synth::instance::Values::Real(a)) = out.arrays.get_mut("A") {
-        a.swap(0, 1);
+        a.to_mut().swap(0, 1);
     }
     let dst = load_format("csr").unwrap();
     assert!(verify::check(&dst, &input::entries(&t), &out).is_err());

@@ -9,14 +9,14 @@ use synth::instance::{Instance, Values};
 
 fn ints<'a>(inst: &'a mut Instance, name: &str) -> &'a mut Vec<i64> {
     match inst.arrays.get_mut(name) {
-        Some(Values::Int(v)) => v,
+        Some(Values::Int(v)) => v.to_mut(),
         _ => panic!("no index array {name}"),
     }
 }
 
 fn reals<'a>(inst: &'a mut Instance, name: &str) -> &'a mut Vec<f64> {
     match inst.arrays.get_mut(name) {
-        Some(Values::Real(v)) => v,
+        Some(Values::Real(v)) => v.to_mut(),
         _ => panic!("no value array {name}"),
     }
 }

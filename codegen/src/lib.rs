@@ -8,6 +8,7 @@
 
 pub mod allocation;
 pub mod ast;
+pub mod buffer;
 pub mod c;
 pub mod dynamic;
 pub mod emit;

@@ -665,10 +665,10 @@ fn corners() -> LoopProgram {
 fn corners_memory(n: usize) -> Memory {
     Memory::new()
         .with_symbol("N", n as i64)
-        .with_array("r", Array::Int(vec![0; n]))
-        .with_array("s", Array::Real(vec![0.0; n]))
-        .with_array("m", Array::Int(vec![0; n]))
-        .with_array("flag", Array::Int(vec![0; n]))
+        .with_array("r", Array::Int(vec![0; n].into()))
+        .with_array("s", Array::Real(vec![0.0; n].into()))
+        .with_array("m", Array::Int(vec![0; n].into()))
+        .with_array("flag", Array::Int(vec![0; n].into()))
 }
 
 fn corners_reference(n: i64) -> HashMap<String, Array> {
@@ -680,7 +680,7 @@ fn corners_reference(n: i64) -> HashMap<String, Array> {
         .collect();
     HashMap::from([
         ("r".to_string(), Array::Int(r)),
-        ("s".to_string(), Array::Real(s)),
+        ("s".to_string(), Array::Real(s.into())),
         ("m".to_string(), Array::Int(m)),
         ("flag".to_string(), Array::Int(flag)),
     ])
@@ -696,7 +696,7 @@ fn dense_mv_memory(n: usize, m: usize, seed: u64) -> Memory {
         .with_symbol("M", m as i64)
         .with_array("A", Array::Real((0..n * m).map(|_| r.real()).collect()))
         .with_array("x", Array::Real((0..m).map(|_| r.real()).collect()))
-        .with_array("y", Array::Real(vec![0.0; n]))
+        .with_array("y", Array::Real(vec![0.0; n].into()))
 }
 
 fn dense_mv_reference(mem: &Memory) -> Vec<f64> {
@@ -730,8 +730,8 @@ fn csr_memory(n: usize, m: usize, seed: u64) -> Memory {
         .with_symbol("N", n as i64)
         .with_symbol("M", m as i64)
         .with_symbol("NNZ", nnz as i64)
-        .with_array("rowptr", Array::Int(rowptr))
-        .with_array("col", Array::Int(col))
+        .with_array("rowptr", Array::Int(rowptr.into()))
+        .with_array("col", Array::Int(col.into()))
         .with_array("A", Array::Real((0..nnz).map(|_| r.real()).collect()))
         .with_array("x", Array::Real((0..m).map(|_| r.real()).collect()))
         .with_array("y", Array::Real((0..n).map(|_| r.real()).collect()))
@@ -758,9 +758,9 @@ fn forward_memory(n: usize, seed: u64) -> Memory {
     }
     Memory::new()
         .with_symbol("N", n as i64)
-        .with_array("A", Array::Real(a))
+        .with_array("A", Array::Real(a.into()))
         .with_array("f", Array::Real((0..n).map(|_| r.real()).collect()))
-        .with_array("u", Array::Real(vec![0.0; n]))
+        .with_array("u", Array::Real(vec![0.0; n].into()))
 }
 
 fn forward_reference(mem: &Memory) -> Vec<f64> {
@@ -784,15 +784,15 @@ fn features_memory(n: usize, kk: i64, seed: u64) -> Memory {
         .with_symbol("K", kk)
         .with_array("v", Array::Real((0..n).map(|_| r.real()).collect()))
         .with_array("double", Array::Real((0..n).map(|_| r.real()).collect()))
-        .with_array("alpha", Array::Real(vec![1.5]))
-        .with_array("q", Array::Int(vec![0; 2 * n + 1]))
+        .with_array("alpha", Array::Real(vec![1.5].into()))
+        .with_array("q", Array::Int(vec![0; 2 * n + 1].into()))
         .with_array(
             "w",
             Array::Int((0..n).map(|_| r.below(21) as i64 - 10).collect()),
         )
-        .with_array("res", Array::Real(vec![0.0; n]))
-        .with_array("best", Array::Real(vec![0.0]))
-        .with_array("count", Array::Int(vec![0]))
+        .with_array("res", Array::Real(vec![0.0; n].into()))
+        .with_array("best", Array::Real(vec![0.0].into()))
+        .with_array("count", Array::Int(vec![0].into()))
 }
 
 /// The outputs of `features`, computed directly.
@@ -840,11 +840,11 @@ fn features_reference(mem: &Memory) -> HashMap<String, Array> {
         q[u] *= 2;
     }
     HashMap::from([
-        ("q".to_string(), Array::Int(q)),
-        ("w".to_string(), Array::Int(w)),
-        ("res".to_string(), Array::Real(res)),
-        ("best".to_string(), Array::Real(vec![best])),
-        ("count".to_string(), Array::Int(vec![count])),
+        ("q".to_string(), Array::Int(q.into())),
+        ("w".to_string(), Array::Int(w.into())),
+        ("res".to_string(), Array::Real(res.into())),
+        ("best".to_string(), Array::Real(vec![best].into())),
+        ("count".to_string(), Array::Int(vec![count].into())),
     ])
 }
 
@@ -854,7 +854,10 @@ fn features_reference(mem: &Memory) -> HashMap<String, Array> {
 #[test]
 fn dense_mv_backends_agree_with_reference() {
     let mem = dense_mv_memory(13, 17, 1);
-    let want = HashMap::from([("y".to_string(), Array::Real(dense_mv_reference(&mem)))]);
+    let want = HashMap::from([(
+        "y".to_string(),
+        Array::Real(dense_mv_reference(&mem).into()),
+    )]);
     check_all(&dense_mv(), &mem, &want);
 }
 
@@ -862,14 +865,14 @@ fn dense_mv_backends_agree_with_reference() {
 fn csr_spmv_backends_agree_with_reference() {
     let mem = csr_memory(60, 45, 2);
     assert!(mem.symbols["NNZ"] > 60, "a non-trivial matrix");
-    let want = HashMap::from([("y".to_string(), Array::Real(csr_reference(&mem)))]);
+    let want = HashMap::from([("y".to_string(), Array::Real(csr_reference(&mem).into()))]);
     check_all(&csr_spmv(), &mem, &want);
 }
 
 #[test]
 fn forward_solve_backends_agree_with_reference() {
     let mem = forward_memory(30, 3);
-    let want = HashMap::from([("u".to_string(), Array::Real(forward_reference(&mem)))]);
+    let want = HashMap::from([("u".to_string(), Array::Real(forward_reference(&mem).into()))]);
     let out = check_all(&forward_solve(), &mem, &want);
     // The solution solves the system.
     let n = 30;
@@ -902,15 +905,18 @@ fn scanned_programs_agree_with_reference() {
     let scanned = |p: LoopProgram| codegen::scan(&p.computation, &env).expect("scan");
 
     let mem = dense_mv_memory(5, 9, 11);
-    let want = HashMap::from([("y".to_string(), Array::Real(dense_mv_reference(&mem)))]);
+    let want = HashMap::from([(
+        "y".to_string(),
+        Array::Real(dense_mv_reference(&mem).into()),
+    )]);
     check_all(&scanned(dense_mv()), &mem, &want);
 
     let mem = csr_memory(20, 30, 12);
-    let want = HashMap::from([("y".to_string(), Array::Real(csr_reference(&mem)))]);
+    let want = HashMap::from([("y".to_string(), Array::Real(csr_reference(&mem).into()))]);
     check_all(&scanned(csr_spmv()), &mem, &want);
 
     let mem = forward_memory(12, 13);
-    let want = HashMap::from([("u".to_string(), Array::Real(forward_reference(&mem)))]);
+    let want = HashMap::from([("u".to_string(), Array::Real(forward_reference(&mem).into()))]);
     check_all(&scanned(forward_solve()), &mem, &want);
 }
 
@@ -1236,7 +1242,7 @@ fn out_of_bounds_names_the_statement_and_point() {
     // Point a column outside x.
     if let Some(Array::Int(col)) = mem.arrays.get_mut("col") {
         assert!(!col.is_empty());
-        col[0] = 99;
+        col.to_mut()[0] = 99;
     }
     let err = run(&csr_spmv(), &mut mem, None).unwrap_err();
     match &err {
@@ -1308,7 +1314,8 @@ fn missing_and_ill_sized_data_are_reported() {
     );
 
     let mut mem = csr_memory(4, 4, 1);
-    mem.arrays.insert("x".into(), Array::Real(vec![0.0; 3]));
+    mem.arrays
+        .insert("x".into(), Array::Real(vec![0.0; 3].into()));
     assert_eq!(
         run(&p, &mut mem, None).unwrap_err(),
         RunError::WrongLength {
@@ -1319,7 +1326,7 @@ fn missing_and_ill_sized_data_are_reported() {
     );
 
     let mut mem = csr_memory(4, 4, 1);
-    mem.arrays.insert("x".into(), Array::Int(vec![0; 4]));
+    mem.arrays.insert("x".into(), Array::Int(vec![0; 4].into()));
     assert!(matches!(
         run(&p, &mut mem, None).unwrap_err(),
         RunError::ArrayType { space, .. } if space == "x"
@@ -1331,7 +1338,7 @@ fn integer_overflow_and_division_by_zero_are_errors() {
     // count += 1 from i64::MAX.
     let mut mem = features_memory(5, 2, 1);
     mem.arrays
-        .insert("count".into(), Array::Int(vec![i64::MAX]));
+        .insert("count".into(), Array::Int(vec![i64::MAX].into()));
     let err = run(&features(), &mut mem, None).unwrap_err();
     match &err {
         RunError::Overflow {

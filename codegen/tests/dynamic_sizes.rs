@@ -64,17 +64,17 @@ fn upper_cases() -> Vec<(Memory, Outputs)> {
         let keep: Vec<usize> = (0..nnz).filter(|&e| row[e] < col[e]).collect();
         let mem = Memory::new()
             .with_symbol("NNZ", nnz as i64)
-            .with_array("row", Array::Int(row.clone()))
-            .with_array("col", Array::Int(col.clone()))
-            .with_array("val", Array::Real(val.clone()))
-            .with_array("K", Array::Int(vec![0]))
-            .with_array("psum", Array::Int(vec![0]))
+            .with_array("row", Array::Int(row.clone().into()))
+            .with_array("col", Array::Int(col.clone().into()))
+            .with_array("val", Array::Real(val.clone().into()))
+            .with_array("K", Array::Int(vec![0].into()))
+            .with_array("psum", Array::Int(vec![0].into()))
             // Only their element types matter: the computation sizes them.
-            .with_array("kept", Array::Int(Vec::new()))
-            .with_array("kval", Array::Real(Vec::new()))
-            .with_array("both", Array::Int(Vec::new()));
+            .with_array("kept", Array::Int(Vec::new().into()))
+            .with_array("kval", Array::Real(Vec::new().into()))
+            .with_array("both", Array::Int(Vec::new().into()));
         let mut want = Outputs::new();
-        want.insert("K".into(), Array::Int(vec![keep.len() as i64]));
+        want.insert("K".into(), Array::Int(vec![keep.len() as i64].into()));
         want.insert(
             "kept".into(),
             Array::Int(keep.iter().map(|&e| col[e]).collect()),
@@ -89,7 +89,7 @@ fn upper_cases() -> Vec<(Memory, Outputs)> {
         );
         want.insert(
             "psum".into(),
-            Array::Int(vec![keep.iter().sum::<usize>() as i64]),
+            Array::Int(vec![keep.iter().sum::<usize>() as i64].into()),
         );
         cases.push((mem, want));
     }
@@ -178,7 +178,7 @@ fn a_size_space_changed_after_allocation_is_an_error() {
     );
     let mut mem = Memory::new()
         .with_symbol("N", 3)
-        .with_array("K", Array::Int(vec![0]));
+        .with_array("K", Array::Int(vec![0].into()));
     let err = run(&p, &mut mem, None).unwrap_err();
     assert_eq!(
         err,
@@ -209,9 +209,9 @@ fn a_size_space_changed_after_allocation_is_an_error() {
     );
     let mut mem = Memory::new()
         .with_symbol("N", 3)
-        .with_array("K", Array::Int(vec![0]));
+        .with_array("K", Array::Int(vec![0].into()));
     run(&same, &mut mem, None).unwrap();
-    assert_eq!(mem.arrays["a"], Array::Int(vec![0, 1, 2]));
+    assert_eq!(mem.arrays["a"], Array::Int(vec![0, 1, 2].into()));
 }
 
 #[test]
@@ -273,20 +273,20 @@ fn prefix_cases() -> Vec<(Memory, Outputs)> {
             .collect();
         let mem = Memory::new()
             .with_symbol("NNZ", nnz as i64)
-            .with_array("row", Array::Int(row))
-            .with_array("col", Array::Int(col))
-            .with_array("K", Array::Int(vec![0]))
-            .with_array("last", Array::Int(vec![0]))
-            .with_array("kept", Array::Int(Vec::new()))
-            .with_array("acc", Array::Int(Vec::new()));
+            .with_array("row", Array::Int(row.into()))
+            .with_array("col", Array::Int(col.into()))
+            .with_array("K", Array::Int(vec![0].into()))
+            .with_array("last", Array::Int(vec![0].into()))
+            .with_array("kept", Array::Int(Vec::new().into()))
+            .with_array("acc", Array::Int(Vec::new().into()));
         let mut want = Outputs::new();
-        want.insert("K".into(), Array::Int(vec![kept.len() as i64]));
+        want.insert("K".into(), Array::Int(vec![kept.len() as i64].into()));
         want.insert(
             "last".into(),
-            Array::Int(vec![acc.last().copied().unwrap_or(0)]),
+            Array::Int(vec![acc.last().copied().unwrap_or(0)].into()),
         );
-        want.insert("kept".into(), Array::Int(kept));
-        want.insert("acc".into(), Array::Int(acc));
+        want.insert("kept".into(), Array::Int(kept.into()));
+        want.insert("acc".into(), Array::Int(acc.into()));
         cases.push((mem, want));
     }
     cases
@@ -426,27 +426,30 @@ fn arrays_a_loop_defines_whole_skip_the_zero_fill() {
             let val = r.reals(n);
             let mem = Memory::new()
                 .with_symbol("N", n as i64)
-                .with_array("val", Array::Real(val.clone()))
-                .with_array("K", Array::Int(vec![0]))
+                .with_array("val", Array::Real(val.clone().into()))
+                .with_array("K", Array::Int(vec![0].into()))
                 // Only their element types matter: the computation sizes them.
-                .with_array("summed", Array::Int(Vec::new()));
+                .with_array("summed", Array::Int(Vec::new().into()));
             let mem = ["dense", "guarded", "shorter", "late", "reread", "copy"]
                 .into_iter()
-                .fold(mem, |m, a| m.with_array(a, Array::Real(Vec::new())));
+                .fold(mem, |m, a| m.with_array(a, Array::Real(Vec::new().into())));
             let mut want = Outputs::new();
             let upto = |m: usize| -> Vec<f64> {
                 (0..n).map(|i| if i < m { val[i] } else { 0.0 }).collect()
             };
-            want.insert("K".into(), Array::Int(vec![n as i64]));
-            want.insert("dense".into(), Array::Real(val.clone()));
-            want.insert("summed".into(), Array::Int(vec![1; n]));
+            want.insert("K".into(), Array::Int(vec![n as i64].into()));
+            want.insert("dense".into(), Array::Real(val.clone().into()));
+            want.insert("summed".into(), Array::Int(vec![1; n].into()));
             let guarded = val.iter().map(|&v| if v > 0.5 { v } else { 0.0 });
             want.insert("guarded".into(), Array::Real(guarded.collect()));
-            want.insert("shorter".into(), Array::Real(upto(n.saturating_sub(1))));
+            want.insert(
+                "shorter".into(),
+                Array::Real(upto(n.saturating_sub(1)).into()),
+            );
             let late = (0..n).map(|i| if i >= 1 { val[i] } else { 0.0 });
             want.insert("late".into(), Array::Real(late.collect()));
-            want.insert("reread".into(), Array::Real(val.clone()));
-            want.insert("copy".into(), Array::Real(val.clone()));
+            want.insert("reread".into(), Array::Real(val.clone().into()));
+            want.insert("copy".into(), Array::Real(val.clone().into()));
             (mem, want)
         })
         .collect();
@@ -530,20 +533,23 @@ fn arrays_written_at_placed_positions_zero_only_the_holes() {
             let mem = Memory::new()
                 .with_symbol("N", n as i64)
                 .with_symbol("M", m as i64)
-                .with_array("key", Array::Int(key.clone()))
-                .with_array("val", Array::Real(val.clone()))
-                .with_array("K", Array::Int(vec![0]));
+                .with_array("key", Array::Int(key.clone().into()))
+                .with_array("val", Array::Real(val.clone().into()))
+                .with_array("K", Array::Int(vec![0].into()));
             let mem = ["full", "half", "cond"]
                 .into_iter()
-                .fold(mem, |m, a| m.with_array(a, Array::Real(Vec::new())));
+                .fold(mem, |m, a| m.with_array(a, Array::Real(Vec::new().into())));
             let mut want = Outputs::new();
-            want.insert("K".into(), Array::Int(vec![n as i64]));
-            want.insert("full".into(), Array::Real(scatter(n, &|_| true)));
+            want.insert("K".into(), Array::Int(vec![n as i64].into()));
+            want.insert("full".into(), Array::Real((scatter(n, &|_| true)).into()));
             want.insert(
                 "half".into(),
-                Array::Real(scatter(n.div_ceil(2), &|_| true)),
+                Array::Real((scatter(n.div_ceil(2), &|_| true)).into()),
             );
-            want.insert("cond".into(), Array::Real(scatter(n, &|v| v > 0.5)));
+            want.insert(
+                "cond".into(),
+                Array::Real((scatter(n, &|v| v > 0.5)).into()),
+            );
             (mem, want)
         })
         .collect();
@@ -722,30 +728,36 @@ fn arrays_filled_row_by_row_zero_only_each_rows_padding() {
                 let mem = Memory::new()
                     .with_symbol("NR", nr as i64)
                     .with_symbol("NNZ", nnz as i64)
-                    .with_array("rowptr", Array::Int(rowptr.clone()))
-                    .with_array("col", Array::Int(col.clone()))
-                    .with_array("val", Array::Real(val.clone()))
-                    .with_array("W", Array::Int(vec![0]))
+                    .with_array("rowptr", Array::Int(rowptr.clone().into()))
+                    .with_array("col", Array::Int(col.clone().into()))
+                    .with_array("val", Array::Real(val.clone().into()))
+                    .with_array("W", Array::Int(vec![0].into()))
                     // Only their element types matter: the computation sizes them.
-                    .with_array("cols", Array::Int(Vec::new()));
+                    .with_array("cols", Array::Int(Vec::new().into()));
                 let mem = ["vals", "skip", "guarded", "late", "second"]
                     .into_iter()
-                    .fold(mem, |m, a| m.with_array(a, Array::Real(Vec::new())));
+                    .fold(mem, |m, a| m.with_array(a, Array::Real(Vec::new().into())));
                 let mut want = Outputs::new();
-                want.insert("W".into(), Array::Int(vec![w as i64]));
+                want.insert("W".into(), Array::Int(vec![w as i64].into()));
                 let cols = table(&|_, _, k| Some(col[k] as f64));
                 want.insert(
                     "cols".into(),
                     Array::Int(cols.into_iter().map(|c| c as i64).collect()),
                 );
-                want.insert("vals".into(), Array::Real(table(&|_, _, k| Some(val[k]))));
+                want.insert(
+                    "vals".into(),
+                    Array::Real((table(&|_, _, k| Some(val[k]))).into()),
+                );
                 let skip = table(&|_, t, k| (t > 0).then_some(val[k]));
-                want.insert("skip".into(), Array::Real(skip));
+                want.insert("skip".into(), Array::Real(skip.into()));
                 let guarded = table(&|_, _, k| (val[k] > 0.5).then_some(val[k]));
-                want.insert("guarded".into(), Array::Real(guarded));
+                want.insert("guarded".into(), Array::Real(guarded.into()));
                 let late = table(&|i, _, k| (i > 0).then_some(val[k]));
-                want.insert("late".into(), Array::Real(late));
-                want.insert("second".into(), Array::Real(table(&|_, _, k| Some(val[k]))));
+                want.insert("late".into(), Array::Real(late.into()));
+                want.insert(
+                    "second".into(),
+                    Array::Real((table(&|_, _, k| Some(val[k]))).into()),
+                );
                 (mem, want)
             })
             .collect();

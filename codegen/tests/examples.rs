@@ -37,7 +37,7 @@ fn call(f: &str, args: Vec<IndexExpr>) -> IndexExpr {
 }
 
 fn outputs(name: &str, values: Vec<f64>) -> Outputs {
-    Outputs::from([(name.to_string(), Array::Real(values))])
+    Outputs::from([(name.to_string(), Array::Real(values.into()))])
 }
 
 // ---------------------------------------------------------------------------
@@ -47,10 +47,10 @@ fn dense_mv_memory(n: usize, m: usize, r: &mut Rng) -> Memory {
     Memory::new()
         .with_symbol("N", n as i64)
         .with_symbol("M", m as i64)
-        .with_array("A", Array::Real(r.reals(n * m)))
-        .with_array("x", Array::Real(r.reals(m)))
+        .with_array("A", Array::Real(r.reals(n * m).into()))
+        .with_array("x", Array::Real(r.reals(m).into()))
         // `out`: every backend starts it at zero, whatever it holds.
-        .with_array("y", Array::Real(r.reals(n)))
+        .with_array("y", Array::Real(r.reals(n).into()))
 }
 
 fn dense_mv_reference(mem: &Memory) -> Vec<f64> {
@@ -149,11 +149,11 @@ fn spmv_memory(n: usize, nc: usize, r: &mut Rng) -> Memory {
         .with_symbol("N", n as i64)
         .with_symbol("NC", nc as i64)
         .with_symbol("NNZ", nnz as i64)
-        .with_array("rowptr", Array::Int(rowptr))
-        .with_array("col", Array::Int(col))
-        .with_array("A", Array::Real(r.reals(nnz)))
-        .with_array("x", Array::Real(r.reals(nc)))
-        .with_array("y", Array::Real(r.reals(n)))
+        .with_array("rowptr", Array::Int(rowptr.into()))
+        .with_array("col", Array::Int(col.into()))
+        .with_array("A", Array::Real(r.reals(nnz).into()))
+        .with_array("x", Array::Real(r.reals(nc).into()))
+        .with_array("y", Array::Real(r.reals(n).into()))
 }
 
 fn spmv_reference(mem: &Memory) -> Vec<f64> {
@@ -250,9 +250,9 @@ fn forward_memory(n: usize, r: &mut Rng) -> Memory {
     }
     Memory::new()
         .with_symbol("N", n as i64)
-        .with_array("A", Array::Real(a))
-        .with_array("f", Array::Real(r.reals(n)))
-        .with_array("u", Array::Real(r.reals(n)))
+        .with_array("A", Array::Real(a.into()))
+        .with_array("f", Array::Real(r.reals(n).into()))
+        .with_array("u", Array::Real(r.reals(n).into()))
 }
 
 fn forward_reference(mem: &Memory) -> Vec<f64> {

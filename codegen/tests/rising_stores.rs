@@ -51,12 +51,12 @@ fn memory(nr: usize, m: usize, row: &[i64], t: &[f64]) -> Memory {
         .with_symbol("NR", nr as i64)
         .with_symbol("NNZ", row.len() as i64)
         .with_symbol("M", m as i64)
-        .with_array("row", Array::Int(row.to_vec()))
-        .with_array("t", Array::Real(t.to_vec()))
-        .with_array("ends", Array::Int(vec![0; nr + 1]))
-        .with_array("latest", Array::Real(vec![0.0; nr]))
-        .with_array("width", Array::Int(vec![0; nr]))
-        .with_array("total", Array::Real(vec![0.0]))
+        .with_array("row", Array::Int(row.to_vec().into()))
+        .with_array("t", Array::Real(t.to_vec().into()))
+        .with_array("ends", Array::Int(vec![0; nr + 1].into()))
+        .with_array("latest", Array::Real(vec![0.0; nr].into()))
+        .with_array("width", Array::Int(vec![0; nr].into()))
+        .with_array("total", Array::Real(vec![0.0].into()))
 }
 
 #[test]
@@ -92,10 +92,13 @@ fn rising_stores_agree_in_every_backend() {
             ends[i + 1] = ends[i + 1].max(ends[i]);
         }
         let want: Outputs = [
-            ("ends".to_string(), Array::Int(ends)),
-            ("latest".to_string(), Array::Real(latest)),
-            ("width".to_string(), Array::Int(vec![m as i64; nr])),
-            ("total".to_string(), Array::Real(vec![t.iter().sum()])),
+            ("ends".to_string(), Array::Int(ends.into())),
+            ("latest".to_string(), Array::Real(latest.into())),
+            ("width".to_string(), Array::Int(vec![m as i64; nr].into())),
+            (
+                "total".to_string(),
+                Array::Real(vec![t.iter().sum()].into()),
+            ),
         ]
         .into_iter()
         .collect();
@@ -154,8 +157,8 @@ fn the_interpreter_checks_that_the_values_rise() {
     );
     let mut mem = Memory::new()
         .with_symbol("N", 2)
-        .with_array("t", Array::Real(vec![0.5, -1.0]))
-        .with_array("top", Array::Real(vec![0.0]));
+        .with_array("t", Array::Real(vec![0.5, -1.0].into()))
+        .with_array("top", Array::Real(vec![0.0].into()));
     let err = run(&scalar, &mut mem, None).unwrap_err();
     assert!(
         err.to_string()
@@ -166,7 +169,7 @@ fn the_interpreter_checks_that_the_values_rise() {
     // Equal values are not a fall: `max=` would store the same.
     let mut mem = memory(2, 1, &[1, 1], &[2.0, 2.0]);
     run(&p, &mut mem, None).unwrap();
-    assert_eq!(mem.arrays["latest"], Array::Real(vec![0.0, 2.0]));
+    assert_eq!(mem.arrays["latest"], Array::Real(vec![0.0, 2.0].into()));
 }
 
 #[test]

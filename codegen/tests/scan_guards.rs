@@ -78,8 +78,11 @@ fn affine_guards_come_before_index_array_reads() {
         // N = 0: a = 2, g(2) = 0 = b, four values of c.
         let mut memory = codegen::interp::Memory::new()
             .with_symbol("N", n)
-            .with_array("g", codegen::interp::Array::Int(vec![0, 0, 0, 5, 0, 0]))
-            .with_array("count", codegen::interp::Array::Int(vec![0]));
+            .with_array(
+                "g",
+                codegen::interp::Array::Int(vec![0, 0, 0, 5, 0, 0].into()),
+            )
+            .with_array("count", codegen::interp::Array::Int(vec![0].into()));
         codegen::interp::run(&program, &mut memory, None).expect("no out-of-bounds read");
         assert_eq!(memory.int("count"), Some(&[expected][..]), "N = {n}");
     }
@@ -104,8 +107,11 @@ fn guards_precede_the_next_loops_index_array_bounds() {
     for n in 0..=4 {
         let mut memory = codegen::interp::Memory::new()
             .with_symbol("N", n)
-            .with_array("f", codegen::interp::Array::Int(vec![0, 1, 2, 3, 4, 4]))
-            .with_array("count", codegen::interp::Array::Int(vec![0]));
+            .with_array(
+                "f",
+                codegen::interp::Array::Int(vec![0, 1, 2, 3, 4, 4].into()),
+            )
+            .with_array("count", codegen::interp::Array::Int(vec![0].into()));
         codegen::interp::run(&program, &mut memory, None).expect("no out-of-bounds read");
         // S1 runs 4 times; S0 once per c (4) when a = N + 1 < 4 and row a is non-empty.
         let s0 = if n + 1 < 4 { 4 } else { 0 };

@@ -215,9 +215,9 @@ fn every_instance_once_in_schedule_order() {
             .with_uf("g", UfTable::from_array(&g, 0));
         let mut memory = Memory::new()
             .with_symbol("N", n)
-            .with_array("f", Array::Int(f.clone()))
-            .with_array("g", Array::Int(g.clone()))
-            .with_array("count", Array::Int(vec![0]));
+            .with_array("f", Array::Int(f.clone().into()))
+            .with_array("g", Array::Int(g.clone().into()))
+            .with_array("count", Array::Int(vec![0].into()));
         let mut trace = Trace::new();
         run(&program, &mut memory, Some(&mut trace))
             .map_err(|e| TestCaseError::fail(format!("run failed: {e}")))?;

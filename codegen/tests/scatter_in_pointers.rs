@@ -167,13 +167,13 @@ fn cases(seed: u64, edge: u8) -> Vec<(Memory, Outputs)> {
                 .with_symbol("N", n as i64)
                 .with_symbol("M", m as i64)
                 .with_symbol("NNZ", nnz as i64)
-                .with_array("row", Array::Int(row.clone()))
-                .with_array("col", Array::Int(col.clone()))
-                .with_array("val", Array::Real(val.clone()))
-                .with_array("rowptr", Array::Int(vec![0; n + 1]))
-                .with_array("col_out", Array::Int(vec![0; nnz]))
-                .with_array("val_out", Array::Real(vec![0.0; nnz]))
-                .with_array("last", Array::Int(vec![0]));
+                .with_array("row", Array::Int(row.clone().into()))
+                .with_array("col", Array::Int(col.clone().into()))
+                .with_array("val", Array::Real(val.clone().into()))
+                .with_array("rowptr", Array::Int(vec![0; n + 1].into()))
+                .with_array("col_out", Array::Int(vec![0; nnz].into()))
+                .with_array("val_out", Array::Real(vec![0.0; nnz].into()))
+                .with_array("last", Array::Int(vec![0].into()));
             let mut outs = Outputs::new();
             outs.insert(
                 "rowptr".into(),
@@ -187,7 +187,7 @@ fn cases(seed: u64, edge: u8) -> Vec<(Memory, Outputs)> {
                 "val_out".into(),
                 Array::Real(order.iter().map(|&e| val[e]).collect()),
             );
-            outs.insert("last".into(), Array::Int(vec![0]));
+            outs.insert("last".into(), Array::Int(vec![0].into()));
             (mem, outs)
         })
         .collect()

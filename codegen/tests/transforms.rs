@@ -86,7 +86,7 @@ fn memory(c: &Computation, symbols: &[(&str, i64)], r: &mut Rng) -> Memory {
     for d in c.spaces.iter().filter(|d| d.role != Role::Temp) {
         let len: usize = d.extents.iter().map(|e| extent(e, &mem.symbols)).product();
         assert_eq!(d.elem, ElemType::Real, "`{}`", d.name);
-        mem = mem.with_array(d.name.clone(), Array::Real(r.reals(len)));
+        mem = mem.with_array(d.name.clone(), Array::Real(r.reals(len).into()));
     }
     mem
 }
@@ -208,7 +208,7 @@ fn fuse_producer_and_consumer() {
     let x = mems[4].real("x").unwrap();
     let out = outputs(&f, &mems[4]);
     let y: Vec<f64> = x.iter().map(|v| v * 2.0 + 1.0).collect();
-    assert_same("fused", "y", &out["y"], &Array::Real(y));
+    assert_same("fused", "y", &out["y"], &Array::Real(y.into()));
 }
 
 #[test]
@@ -254,8 +254,8 @@ fn fuse_two_loops_reading_the_same_array() {
     let out = outputs(&f, &mems[4]);
     let sum: f64 = x.iter().sum();
     let max = x.iter().fold(0.0f64, |a, &b| a.max(b));
-    assert_same("fused", "s", &out["s"], &Array::Real(vec![sum]));
-    assert_same("fused", "m", &out["m"], &Array::Real(vec![max]));
+    assert_same("fused", "s", &out["s"], &Array::Real(vec![sum].into()));
+    assert_same("fused", "m", &out["m"], &Array::Real(vec![max].into()));
 }
 
 #[test]
@@ -825,7 +825,7 @@ fn inline_a_dot_product_with_an_offset_size() {
             &format!("K = {k}"),
             "r",
             &outputs(&c, &mem)["r"],
-            &Array::Real(vec![want]),
+            &Array::Real(vec![want].into()),
         );
     }
 }
@@ -905,8 +905,8 @@ fn inline_inside_a_caller_loop() {
         }
     }
     let out = outputs(&c, mem);
-    assert_same("inlined", "B", &out["B"], &Array::Real(b));
-    assert_same("inlined", "tot", &out["tot"], &Array::Real(tot));
+    assert_same("inlined", "B", &out["B"], &Array::Real(b.into()));
+    assert_same("inlined", "tot", &out["tot"], &Array::Real(tot.into()));
 }
 
 #[test]
@@ -973,11 +973,11 @@ fn inline_renames_index_arrays_in_domains() {
         .with_symbol("N", 3)
         .with_symbol("NC", 3)
         .with_symbol("NNZ", 3)
-        .with_array("rp", Array::Int(vec![0, 2, 2, 3]))
-        .with_array("ci", Array::Int(vec![0, 2, 1]))
-        .with_array("vals", Array::Real(vec![1.0, 2.0, 3.0]))
-        .with_array("v", Array::Real(vec![0.5, 0.25, 0.125]))
-        .with_array("r", Array::Real(vec![0.0; 3]));
+        .with_array("rp", Array::Int(vec![0, 2, 2, 3].into()))
+        .with_array("ci", Array::Int(vec![0, 2, 1].into()))
+        .with_array("vals", Array::Real(vec![1.0, 2.0, 3.0].into()))
+        .with_array("v", Array::Real(vec![0.5, 0.25, 0.125].into()))
+        .with_array("r", Array::Real(vec![0.0; 3].into()));
     let out = outputs(&c, &mem);
     assert_eq!(reals(&out, "r"), [2.0 * (0.5 + 0.25), 0.0, 2.0 * 0.75]);
 

@@ -66,14 +66,14 @@ fn the_printers_print_values_at_the_type_asked_for() {
 fn float32_runs_round_each_operation_to_float32() {
     let mut t: Vec<f32> = vec![1.0, 0.1, -7.25, 1.0 + f32::EPSILON, 3.0e38];
     t.extend([1.0e-8; 100]);
-    let mut m = memory(Array::Real32(t.clone()));
+    let mut m = memory(Array::Real32(t.clone().into()));
     run(&program(), &mut m, None).expect("runs");
     let acc = t.iter().fold(0.0f32, |a, &x| a + x);
     let y: Vec<f32> = t.iter().map(|&x| x + x + 1.0).collect();
     let top = t.iter().fold(0.0f32, |a, &x| if x > a { x } else { a });
-    assert_eq!(m.arrays["total"], Array::Real32(vec![acc]));
-    assert_eq!(m.arrays["y"], Array::Real32(y));
-    assert_eq!(m.arrays["top"], Array::Real32(vec![top]));
+    assert_eq!(m.arrays["total"], Array::Real32(vec![acc].into()));
+    assert_eq!(m.arrays["y"], Array::Real32(y.into()));
+    assert_eq!(m.arrays["top"], Array::Real32(vec![top].into()));
     // Summed in f64 and rounded once, the small terms would count.
     let small = &t[5..];
     let in_f32 = small.iter().fold(1.0f32, |a, &x| a + x);
@@ -84,27 +84,30 @@ fn float32_runs_round_each_operation_to_float32() {
 #[test]
 fn integer_values_beyond_two_to_the_53_stay_exact() {
     let t: Vec<i64> = vec![(1 << 60) + 1, -(1 << 55) - 3, 7];
-    let mut m = memory(Array::RealInt(t.clone()));
+    let mut m = memory(Array::RealInt(t.clone().into()));
     run(&program(), &mut m, None).expect("runs");
     let y: Vec<i64> = t.iter().map(|&x| x + x + 1).collect();
-    assert_eq!(m.arrays["y"], Array::RealInt(y));
-    assert_eq!(m.arrays["top"], Array::RealInt(vec![(1 << 60) + 1]));
-    assert_eq!(m.arrays["total"], Array::RealInt(vec![t.iter().sum()]));
+    assert_eq!(m.arrays["y"], Array::RealInt(y.into()));
+    assert_eq!(m.arrays["top"], Array::RealInt(vec![(1 << 60) + 1].into()));
+    assert_eq!(
+        m.arrays["total"],
+        Array::RealInt(vec![t.iter().sum()].into())
+    );
     // A sum beyond 64 bits: an error, not a rounded value.
     assert!(matches!(
         run(
             &program(),
-            &mut memory(Array::RealInt(vec![i64::MAX, 1])),
+            &mut memory(Array::RealInt(vec![i64::MAX, 1].into())),
             None
         ),
         Err(RunError::Overflow { .. })
     ));
     // int32 values: a result beyond int32 is an overflow too.
-    let mut m = memory(Array::RealInt32(vec![3, -4]));
+    let mut m = memory(Array::RealInt32(vec![3, -4].into()));
     run(&program(), &mut m, None).expect("runs");
-    assert_eq!(m.arrays["y"], Array::RealInt32(vec![7, -7]));
-    assert_eq!(m.arrays["total"], Array::RealInt32(vec![-1]));
-    let big = memory(Array::RealInt32(vec![i32::MAX]));
+    assert_eq!(m.arrays["y"], Array::RealInt32(vec![7, -7].into()));
+    assert_eq!(m.arrays["total"], Array::RealInt32(vec![-1].into()));
+    let big = memory(Array::RealInt32(vec![i32::MAX].into()));
     assert!(matches!(
         run(&program(), &mut big.clone(), None),
         Err(RunError::Overflow { .. })

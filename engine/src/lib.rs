@@ -33,7 +33,7 @@ pub mod zeros;
 
 pub use api::{
     check, check_each, read, read_with, write, Array, ArrayRef, CheckReport, Converter, Engine,
-    Format, Instance, InstanceBuilder, Options,
+    Format, Instance, InstanceBuilder, InstanceView, Options, ViewBuilder,
 };
 pub use codegen::ValueType;
 pub use error::{Error, Result};

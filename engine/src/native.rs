@@ -56,7 +56,7 @@ use codegen::emit::{ParamKind, Parameter};
 use codegen::interp::{space_len, Array, Memory};
 use codegen::width::{Elem, IndexWidth, IndexWidths, ValueType};
 use iegen::computation::Role;
-use synth::instance::{Instance, Values};
+use synth::instance::{Buffer, Instance, Values};
 use synth::synthesize::Synthesized;
 use synth::synthesized::{BindingKind, Side};
 
@@ -628,7 +628,7 @@ impl Library {
         // The 32-bit arrays, by parameter: inputs the instance holds at 32
         // bits are taken from it as they are (an empty stand-in is left for
         // the memory, unless an extent reads them).
-        let mut narrow: Vec<Option<Vec<i32>>> = vec![None; params.len()];
+        let mut narrow: Vec<Option<Buffer<i32>>> = vec![None; params.len()];
         for (k, p) in params.iter().enumerate() {
             let input_param = matches!(p.kind, ParamKind::Array { role: Role::In, .. });
             if !is_narrow(p) || !input_param || read_by_extents(&p.source) {
@@ -644,7 +644,7 @@ impl Library {
             if let Some(Values::Int32(_)) = input.arrays.get(&b.name) {
                 if let Some(Values::Int32(v)) = input
                     .arrays
-                    .insert(b.name.clone(), Values::Int32(Vec::new()))
+                    .insert(b.name.clone(), Values::Int32(Vec::new().into()))
                 {
                     narrow[k] = Some(v);
                 }
@@ -686,7 +686,7 @@ impl Library {
                 role: Role::Out, ..
             } = p.kind
             {
-                narrow[k] = Some(vec![0; lengths[k]]);
+                narrow[k] = Some(vec![0; lengths[k]].into());
                 continue;
             }
             let Some(Array::Int(v)) = memory.arrays.get(&p.source) else {
@@ -698,11 +698,11 @@ impl Library {
                     p.source
                 ))
             })?;
-            narrow[k] = Some(copy);
+            narrow[k] = Some(copy.into());
             if !read_by_extents(&p.source) {
                 memory
                     .arrays
-                    .insert(p.source.clone(), Array::Int(Vec::new()));
+                    .insert(p.source.clone(), Array::Int(Vec::new().into()));
             }
         }
         let mut values: Vec<Scalar> = Vec::with_capacity(params.len());
@@ -725,15 +725,23 @@ impl Library {
                     }
                 }
                 ParamKind::DynArray { .. } => (&mut returned[k] as *mut *mut c_void).cast(),
-                _ if narrow[k].is_some() => narrow[k]
-                    .as_mut()
-                    .map_or(std::ptr::null_mut(), |v| v.as_mut_ptr().cast()),
-                _ => match memory.arrays.get_mut(&p.source) {
-                    Some(Array::Int(v) | Array::RealInt(v)) => v.as_mut_ptr().cast(),
-                    Some(Array::Real(v)) => v.as_mut_ptr().cast(),
-                    Some(Array::Real32(v)) => v.as_mut_ptr().cast(),
-                    Some(Array::RealInt32(v)) => v.as_mut_ptr().cast(),
-                    None => return Err(fail(format!("no array `{}`", p.source))),
+                // An input is read in place, wherever it is (the caller's
+                // memory too): the C declares it `const` and never writes
+                // it (codegen refuses a write to an `in` space). Every
+                // other array is the run's own.
+                ParamKind::Array { role: Role::In, .. } => match narrow[k].as_ref() {
+                    Some(v) => v.as_ptr().cast_mut().cast(),
+                    None => match memory.arrays.get(&p.source) {
+                        Some(a) => array_ptr(a).cast_mut(),
+                        None => return Err(fail(format!("no array `{}`", p.source))),
+                    },
+                },
+                _ => match narrow[k].as_mut() {
+                    Some(v) => v.to_mut().as_mut_ptr().cast(),
+                    None => match memory.arrays.get_mut(&p.source) {
+                        Some(a) => array_mut_ptr(a),
+                        None => return Err(fail(format!("no array `{}`", p.source))),
+                    },
                 },
             };
             args.push(arg);
@@ -770,7 +778,7 @@ impl Library {
         // The 32-bit results, by their computation names; those an extent
         // reads are in the memory at 64 bits too (before the returned
         // arrays are measured by them).
-        let mut results: Vec<(String, Vec<i32>)> = Vec::new();
+        let mut results: Vec<(String, Buffer<i32>)> = Vec::new();
         if status == 0 {
             for (k, p) in params.iter().enumerate() {
                 if let ParamKind::Array {
@@ -810,7 +818,7 @@ impl Library {
                             let wide = v.iter().map(|&x| i64::from(x)).collect();
                             memory.arrays.insert(p.source.clone(), Array::Int(wide));
                         }
-                        results.push((p.source.clone(), v));
+                        results.push((p.source.clone(), v.into()));
                     }
                     Err(e) => copy_error = Some(e),
                 }
@@ -907,8 +915,10 @@ impl Library {
             return if len == 0 {
                 Ok(match elem {
                     Elem::Int(IndexWidth::W32) => Returned::Narrow(Vec::new()),
-                    Elem::Int(IndexWidth::W64) => Returned::Wide(Array::Int(Vec::new())),
-                    Elem::Real(t) => Returned::Wide(Values::Real(Vec::new()).into_value_array(t)),
+                    Elem::Int(IndexWidth::W64) => Returned::Wide(Array::Int(Vec::new().into())),
+                    Elem::Real(t) => {
+                        Returned::Wide(Values::Real(Vec::new().into()).into_value_array(t))
+                    }
                 })
             } else {
                 Err(format!("`{}` was not returned", p.source))
@@ -918,20 +928,20 @@ impl Library {
         let taken = match elem {
             Elem::Int(IndexWidth::W64) => host
                 .adopt::<i64>(ptr, len)
-                .map(|v| Returned::Wide(Array::Int(v))),
+                .map(|v| Returned::Wide(Array::Int(v.into()))),
             Elem::Int(IndexWidth::W32) => host.adopt::<i32>(ptr, len).map(Returned::Narrow),
             Elem::Real(ValueType::F64) => host
                 .adopt::<f64>(ptr, len)
-                .map(|v| Returned::Wide(Array::Real(v))),
+                .map(|v| Returned::Wide(Array::Real(v.into()))),
             Elem::Real(ValueType::F32) => host
                 .adopt::<f32>(ptr, len)
-                .map(|v| Returned::Wide(Array::Real32(v))),
+                .map(|v| Returned::Wide(Array::Real32(v.into()))),
             Elem::Real(ValueType::I64) => host
                 .adopt::<i64>(ptr, len)
-                .map(|v| Returned::Wide(Array::RealInt(v))),
+                .map(|v| Returned::Wide(Array::RealInt(v.into()))),
             Elem::Real(ValueType::I32) => host
                 .adopt::<i32>(ptr, len)
-                .map(|v| Returned::Wide(Array::RealInt32(v))),
+                .map(|v| Returned::Wide(Array::RealInt32(v.into()))),
         };
         if let Some(taken) = taken {
             return Ok(taken);
@@ -942,22 +952,22 @@ impl Library {
         Ok(unsafe {
             match elem {
                 Elem::Int(IndexWidth::W64) => Returned::Wide(Array::Int(
-                    std::slice::from_raw_parts(ptr.cast::<i64>(), len).to_vec(),
+                    (std::slice::from_raw_parts(ptr.cast::<i64>(), len).to_vec()).into(),
                 )),
                 Elem::Int(IndexWidth::W32) => {
                     Returned::Narrow(std::slice::from_raw_parts(ptr.cast::<i32>(), len).to_vec())
                 }
                 Elem::Real(ValueType::F64) => Returned::Wide(Array::Real(
-                    std::slice::from_raw_parts(ptr.cast::<f64>(), len).to_vec(),
+                    (std::slice::from_raw_parts(ptr.cast::<f64>(), len).to_vec()).into(),
                 )),
                 Elem::Real(ValueType::F32) => Returned::Wide(Array::Real32(
-                    std::slice::from_raw_parts(ptr.cast::<f32>(), len).to_vec(),
+                    (std::slice::from_raw_parts(ptr.cast::<f32>(), len).to_vec()).into(),
                 )),
                 Elem::Real(ValueType::I64) => Returned::Wide(Array::RealInt(
-                    std::slice::from_raw_parts(ptr.cast::<i64>(), len).to_vec(),
+                    (std::slice::from_raw_parts(ptr.cast::<i64>(), len).to_vec()).into(),
                 )),
                 Elem::Real(ValueType::I32) => Returned::Wide(Array::RealInt32(
-                    std::slice::from_raw_parts(ptr.cast::<i32>(), len).to_vec(),
+                    (std::slice::from_raw_parts(ptr.cast::<i32>(), len).to_vec()).into(),
                 )),
             }
         })
@@ -1002,6 +1012,27 @@ fn scalar(p: &Parameter, memory: &Memory) -> Result<Scalar, String> {
         Some(Array::Int(v)) if v.len() == 1 => Ok(Scalar::Int(v[0])),
         Some(Array::Real(v)) if v.len() == 1 => Ok(Scalar::Real(v[0])),
         _ => Err(format!("no value for `{}`", p.source)),
+    }
+}
+
+/// Where `a`'s elements are, to be read.
+fn array_ptr(a: &Array) -> *const c_void {
+    match a {
+        Array::Int(v) | Array::RealInt(v) => v.as_ptr().cast(),
+        Array::Real(v) => v.as_ptr().cast(),
+        Array::Real32(v) => v.as_ptr().cast(),
+        Array::RealInt32(v) => v.as_ptr().cast(),
+    }
+}
+
+/// Where `a`'s elements are, to be written: its own (a shared array is
+/// copied first).
+fn array_mut_ptr(a: &mut Array) -> *mut c_void {
+    match a {
+        Array::Int(v) | Array::RealInt(v) => v.to_mut().as_mut_ptr().cast(),
+        Array::Real(v) => v.to_mut().as_mut_ptr().cast(),
+        Array::Real32(v) => v.to_mut().as_mut_ptr().cast(),
+        Array::RealInt32(v) => v.to_mut().as_mut_ptr().cast(),
     }
 }
 
@@ -1056,9 +1087,9 @@ mod tests {
             input.symbols.insert(name.into(), v);
         }
         let arrays = [
-            ("rowptr", Values::Int32(vec![0, 2, 2, 5])),
-            ("col", Values::Int32(vec![1, 3, 0, 1, 3])),
-            ("A", Values::Real(vec![1.0, 2.0, 3.0, 4.0, 5.0])),
+            ("rowptr", Values::Int32(vec![0, 2, 2, 5].into())),
+            ("col", Values::Int32(vec![1, 3, 0, 1, 3].into())),
+            ("A", Values::Real(vec![1.0, 2.0, 3.0, 4.0, 5.0].into())),
         ];
         for (name, v) in arrays {
             input.arrays.insert(name.into(), v);
@@ -1074,7 +1105,7 @@ mod tests {
                 .run_program_at(&program, &input, widths)
                 .expect("interprets");
             assert_eq!(out.arrays, want.arrays, "{width:?}");
-            assert_eq!(out.arrays["row"], Values::Int(vec![2, 0, 2, 0, 2]));
+            assert_eq!(out.arrays["row"], Values::Int(vec![2, 0, 2, 0, 2].into()));
             for name in ["colptr", "row"] {
                 let narrow = matches!(out.arrays[name], Values::Int32(_));
                 assert_eq!(narrow, width == IndexWidth::W32, "{name} at {width:?}");
@@ -1107,13 +1138,13 @@ mod tests {
         }
         input
             .arrays
-            .insert("row".into(), Values::Int32(rows.clone()));
+            .insert("row".into(), Values::Int32(rows.clone().into()));
         input
             .arrays
-            .insert("col".into(), Values::Int32(cols.clone()));
+            .insert("col".into(), Values::Int32(cols.clone().into()));
         input
             .arrays
-            .insert("A".into(), Values::Real(values.clone()));
+            .insert("A".into(), Values::Real(values.clone().into()));
         let cache = std::env::temp_dir().join(format!("spf-native-large-{}", std::process::id()));
         let widths = IndexWidths::uniform(IndexWidth::W32);
         let lib = compiled(&s, &program, widths, &cache);
@@ -1128,7 +1159,7 @@ mod tests {
             .collect();
         sorted.sort_by_key(|&(i, j, _)| (i, j));
         let rowptr: Vec<i32> = (0..=1000).map(|i| i * 600).collect();
-        assert_eq!(out.arrays["rowptr"], Values::Int32(rowptr));
+        assert_eq!(out.arrays["rowptr"], Values::Int32(rowptr.into()));
         assert_eq!(
             out.arrays["col"],
             Values::Int32(sorted.iter().map(|e| e.1).collect())

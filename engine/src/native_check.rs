@@ -408,8 +408,8 @@ impl Checker {
             .arrays
             .values()
             .map(|v| match v {
-                Values::Real32(_) => Values::Real(v.to_reals()),
-                _ => Values::Real(Vec::new()),
+                Values::Real32(_) => Values::Real(v.to_reals().into()),
+                _ => Values::Real(Vec::new().into()),
             })
             .collect();
         let arrays: Vec<AbiArray> = inst
@@ -716,8 +716,8 @@ mod tests {
             for (name, v) in [("NR", n / 400), ("NC", 400), ("NNZ", n)] {
                 inst.symbols.insert(name.into(), v);
             }
-            inst.arrays.insert("row".into(), Values::Int(row));
-            inst.arrays.insert("col".into(), Values::Int(col));
+            inst.arrays.insert("row".into(), Values::Int(row.into()));
+            inst.arrays.insert("col".into(), Values::Int(col.into()));
             inst.arrays.insert(
                 "A".into(),
                 Values::Real((1..=n).map(|v| v as f64).collect()),
@@ -913,9 +913,10 @@ mod tests {
         inst.symbols.insert("NR".into(), nr);
         inst.symbols.insert("NC".into(), 4);
         inst.symbols.insert("NNZ".into(), col.len() as i64);
-        inst.arrays.insert("rowptr".into(), Values::Int(rowptr));
-        inst.arrays.insert("col".into(), Values::Int(col));
-        inst.arrays.insert("A".into(), Values::Real(a));
+        inst.arrays
+            .insert("rowptr".into(), Values::Int(rowptr.into()));
+        inst.arrays.insert("col".into(), Values::Int(col.into()));
+        inst.arrays.insert("A".into(), Values::Real(a.into()));
         inst
     }
 
@@ -998,10 +999,10 @@ mod tests {
                 for (name, v) in [("NR", 3), ("NC", 4), ("NNZ", 3)] {
                     inst.symbols.insert(name.into(), v);
                 }
-                inst.arrays.insert("row".into(), Values::Int(row));
-                inst.arrays.insert("col".into(), Values::Int(col));
+                inst.arrays.insert("row".into(), Values::Int(row.into()));
+                inst.arrays.insert("col".into(), Values::Int(col.into()));
                 inst.arrays
-                    .insert("A".into(), Values::Real(vec![1.0, 2.0, 3.0]));
+                    .insert("A".into(), Values::Real(vec![1.0, 2.0, 3.0].into()));
                 let want = Fingerprint::of_entries(&validate_entries(&coo, &inst).expect("valid"));
                 let got = r.expected(&coo, &inst).expect("valid");
                 assert!(matches!(got, Expected::Fingerprint(f) if f == want));
@@ -1042,8 +1043,8 @@ mod tests {
                 inst.symbols.insert("NR".into(), 2);
                 inst.symbols.insert("NC".into(), 3);
                 inst.symbols.insert("W".into(), 2);
-                inst.arrays.insert("col".into(), Values::Int(col));
-                inst.arrays.insert("A".into(), Values::Real(a));
+                inst.arrays.insert("col".into(), Values::Int(col.into()));
+                inst.arrays.insert("A".into(), Values::Real(a.into()));
                 inst
             };
             // An input in no order of its coordinates with two entries at

@@ -329,7 +329,7 @@ mod tests {
         )
         .expect("ok");
         assert_eq!(out.symbols["NNZ"], 5);
-        assert_eq!(out.arrays["row"], Values::Int(vec![0, 0, 2, 2, 3]));
+        assert_eq!(out.arrays["row"], Values::Int(vec![0, 0, 2, 2, 3].into()));
     }
 
     #[test]

@@ -18,16 +18,16 @@ use crate::errors::InputError;
 /// four dtypes spf holds.
 pub fn from_numpy(what: &str, obj: &Bound<'_, PyAny>) -> PyResult<(Vec<u64>, Array)> {
     if let Ok(a) = obj.extract::<PyReadonlyArrayDyn<'_, i32>>() {
-        return Ok(copied(obj.py(), &a, Array::I32));
+        return Ok(copied(obj.py(), &a, |v| Array::I32(v.into())));
     }
     if let Ok(a) = obj.extract::<PyReadonlyArrayDyn<'_, i64>>() {
-        return Ok(copied(obj.py(), &a, Array::I64));
+        return Ok(copied(obj.py(), &a, |v| Array::I64(v.into())));
     }
     if let Ok(a) = obj.extract::<PyReadonlyArrayDyn<'_, f64>>() {
-        return Ok(copied(obj.py(), &a, Array::F64));
+        return Ok(copied(obj.py(), &a, |v| Array::F64(v.into())));
     }
     if let Ok(a) = obj.extract::<PyReadonlyArrayDyn<'_, f32>>() {
-        return Ok(copied(obj.py(), &a, Array::F32));
+        return Ok(copied(obj.py(), &a, |v| Array::F32(v.into())));
     }
     let dtype = obj
         .getattr("dtype")
@@ -86,9 +86,9 @@ pub fn view<'py>(
 /// A numpy array that takes `array`'s memory, without a copy.
 pub fn owned(py: Python<'_>, array: Array) -> Bound<'_, PyAny> {
     match array {
-        Array::I32(v) => PyArray1::from_vec(py, v).into_any(),
-        Array::I64(v) => PyArray1::from_vec(py, v).into_any(),
-        Array::F32(v) => PyArray1::from_vec(py, v).into_any(),
-        Array::F64(v) => PyArray1::from_vec(py, v).into_any(),
+        Array::I32(v) => PyArray1::from_vec(py, v.into_vec()).into_any(),
+        Array::I64(v) => PyArray1::from_vec(py, v.into_vec()).into_any(),
+        Array::F32(v) => PyArray1::from_vec(py, v.into_vec()).into_any(),
+        Array::F64(v) => PyArray1::from_vec(py, v.into_vec()).into_any(),
     }
 }

@@ -173,11 +173,11 @@ pub fn results_json(comp: &Computation, memory: &Memory) -> String {
     let mut out = serde_json::Map::new();
     for d in comp.spaces.iter().filter(|d| d.role.is_live_out()) {
         let value = match memory.arrays.get(&d.name) {
-            Some(Array::Int(v)) => serde_json::json!(v),
-            Some(Array::Real(v)) => serde_json::json!(v),
-            Some(Array::Real32(v)) => serde_json::json!(v),
-            Some(Array::RealInt(v)) => serde_json::json!(v),
-            Some(Array::RealInt32(v)) => serde_json::json!(v),
+            Some(Array::Int(v)) => serde_json::json!(v.as_slice()),
+            Some(Array::Real(v)) => serde_json::json!(v.as_slice()),
+            Some(Array::Real32(v)) => serde_json::json!(v.as_slice()),
+            Some(Array::RealInt(v)) => serde_json::json!(v.as_slice()),
+            Some(Array::RealInt32(v)) => serde_json::json!(v.as_slice()),
             None => serde_json::Value::Null,
         };
         out.insert(d.name.clone(), value);

@@ -190,8 +190,8 @@ impl CoordinateFormat {
         read: ReadCoordinates,
     ) -> Result<(Instance, Fingerprint), InstanceError> {
         match read.into_read() {
-            ReadTensor::Wide(t) => self.fingerprinted(t, Values::Int),
-            ReadTensor::Narrow(t) => self.fingerprinted(t, Values::Int32),
+            ReadTensor::Wide(t) => self.fingerprinted(t, |v| Values::Int(v.into())),
+            ReadTensor::Narrow(t) => self.fingerprinted(t, |v| Values::Int32(v.into())),
         }
     }
 
@@ -243,7 +243,7 @@ impl CoordinateFormat {
     /// The columns as an instance of the format, in their order (moved,
     /// not copied), checked for nothing.
     pub fn instance_of(&self, c: CooTensor) -> Instance {
-        self.instance_with(c, Values::Int)
+        self.instance_with(c, |v| Values::Int(v.into()))
     }
 
     /// [`CoordinateFormat::instance_of`] of columns at any width, each
@@ -265,7 +265,7 @@ impl CoordinateFormat {
             inst.arrays.insert(name.clone(), column(values));
         }
         inst.arrays
-            .insert(self.values.clone(), Values::Real(c.values));
+            .insert(self.values.clone(), Values::Real(c.values.into()));
         inst
     }
 }
@@ -326,7 +326,7 @@ impl Instance {
     /// let i = Instance::from_coordinates(&c);
     /// assert_eq!(i.format, "COO");
     /// assert_eq!(i.symbols["NNZ"], 1);
-    /// assert_eq!(i.arrays["col"], Values::Int(vec![2]));
+    /// assert_eq!(i.arrays["col"], Values::Int(vec![2].into()));
     /// ```
     ///
     /// # Panics
@@ -394,11 +394,11 @@ mod tests {
                 assert_eq!(inst.symbols[extent], 2 + k as i64, "{order}: {extent}");
                 assert_eq!(
                     inst.arrays[index],
-                    Values::Int(vec![1, 0]),
+                    Values::Int(vec![1, 0].into()),
                     "{order}: {index}"
                 );
             }
-            assert_eq!(inst.arrays[&f.values], Values::Real(vec![2.5, -1.0]));
+            assert_eq!(inst.arrays[&f.values], Values::Real(vec![2.5, -1.0].into()));
             crate::instance_validation::validate(&d, &inst).expect("valid");
         }
         let coo3 = Instance::from_coordinates(&crate::tensor_io::Coordinates {

@@ -27,6 +27,7 @@ use std::fmt::Write as _;
 use crate::strict_json::StrictValue;
 use iegen::EvalError;
 
+pub use codegen::buffer::Buffer;
 use codegen::interp::Array;
 use codegen::width::{IndexKind, IndexWidth, IndexWidths, Size};
 pub use codegen::ValueType;
@@ -40,16 +41,20 @@ use crate::descriptor::Descriptor;
 /// a 32-bit compiled conversion's result), so that they pass between the
 /// files and compiled code without being widened and narrowed. Two values
 /// are equal when they hold the same numbers, at whatever width.
+///
+/// Each array is a [`Buffer`]: a vector the instance owns, or memory its
+/// caller owns (a numpy array, an `Arc<[T]>`), read in place and copied
+/// only where it must be written or widened.
 #[derive(Clone, Debug)]
 pub enum Values {
     /// Integers: index arrays (and a value array written with integers).
-    Int(Vec<i64>),
+    Int(Buffer<i64>),
     /// Integers held at 32 bits: index arrays.
-    Int32(Vec<i32>),
+    Int32(Buffer<i32>),
     /// Reals: the value array.
-    Real(Vec<f64>),
+    Real(Buffer<f64>),
     /// Reals held at 32 bits: a value array of type `float32`.
-    Real32(Vec<f32>),
+    Real32(Buffer<f32>),
 }
 
 impl PartialEq for Values {
@@ -88,7 +93,7 @@ impl Values {
         match self {
             Values::Int(v) => v.iter().map(|&x| x as f64).collect(),
             Values::Int32(v) => v.iter().map(|&x| f64::from(x)).collect(),
-            Values::Real(v) => v.clone(),
+            Values::Real(v) => v.to_vec(),
             Values::Real32(v) => v.iter().map(|&x| f64::from(x)).collect(),
         }
     }
@@ -109,8 +114,8 @@ impl Values {
     /// widened).
     pub fn into_ints(self) -> Option<Vec<i64>> {
         match self {
-            Values::Int(v) => Some(v),
-            Values::Int32(v) => Some(v.into_iter().map(i64::from).collect()),
+            Values::Int(v) => Some(v.into_vec()),
+            Values::Int32(v) => Some(v.iter().map(|&x| i64::from(x)).collect()),
             Values::Real(_) | Values::Real32(_) => None,
         }
     }
@@ -151,16 +156,21 @@ impl Values {
     pub fn into_value_array(self, t: ValueType) -> Array {
         match (t, self) {
             (ValueType::F64, Values::Real(v)) => Array::Real(v),
-            (ValueType::F64, v) => Array::Real(v.to_reals()),
+            (ValueType::F64, v) => Array::Real(v.to_reals().into()),
             (ValueType::F32, Values::Real32(v)) => Array::Real32(v),
             (ValueType::F32, Values::Real(v)) => {
                 Array::Real32(v.iter().map(|&x| x as f32).collect())
             }
             (ValueType::F32, v) => Array::Real32(v.to_reals().iter().map(|&x| x as f32).collect()),
-            (ValueType::I64, v) => Array::RealInt(v.as_ints().map_or_else(
-                || v.to_reals().iter().map(|&x| x as i64).collect(),
-                std::borrow::Cow::into_owned,
-            )),
+            (ValueType::I64, Values::Int(v)) => Array::RealInt(v),
+            (ValueType::I64, v) => Array::RealInt(
+                v.as_ints()
+                    .map_or_else(
+                        || v.to_reals().iter().map(|&x| x as i64).collect(),
+                        std::borrow::Cow::into_owned,
+                    )
+                    .into(),
+            ),
             (ValueType::I32, Values::Int32(v)) => Array::RealInt32(v),
             (ValueType::I32, v) => Array::RealInt32(match v.as_ints() {
                 Some(ints) => ints.iter().map(|&x| x as i32).collect(),
@@ -222,6 +232,50 @@ impl Values {
 }
 
 impl Values {
+    /// The values, read in place: every array a [`Buffer::borrowed`] of
+    /// these.
+    ///
+    /// # Safety
+    ///
+    /// As [`Buffer::borrowed`]: the result (and anything that takes its
+    /// arrays) must be dropped or [detached](Values::detach) before the
+    /// borrow of `self` ends.
+    pub unsafe fn borrowed(&self) -> Values {
+        // SAFETY: the caller's contract.
+        unsafe {
+            match self {
+                Values::Int(v) => Values::Int(Buffer::borrowed(v)),
+                Values::Int32(v) => Values::Int32(Buffer::borrowed(v)),
+                Values::Real(v) => Values::Real(Buffer::borrowed(v)),
+                Values::Real32(v) => Values::Real32(Buffer::borrowed(v)),
+            }
+        }
+    }
+
+    /// Copies borrowed values ([`Values::borrowed`]) so that they may
+    /// outlive the borrow; other values are left as they are.
+    pub fn detach(&mut self) {
+        match self {
+            Values::Int(v) => v.detach(),
+            Values::Int32(v) => v.detach(),
+            Values::Real(v) => v.detach(),
+            Values::Real32(v) => v.detach(),
+        }
+    }
+
+    /// The address of the first value: where the values are held (the
+    /// caller's memory, for values that share it).
+    pub fn as_ptr(&self) -> *const u8 {
+        match self {
+            Values::Int(v) => v.as_ptr().cast(),
+            Values::Int32(v) => v.as_ptr().cast(),
+            Values::Real(v) => v.as_ptr().cast(),
+            Values::Real32(v) => v.as_ptr().cast(),
+        }
+    }
+}
+
+impl Values {
     /// `len` values at these values' type, the `k`-th the value at
     /// `from(k)` (zero where it is `None`); `None` when they cannot be
     /// allocated. A gather: how a layout's values are reordered.
@@ -241,10 +295,10 @@ impl Values {
             Some(out)
         }
         Some(match self {
-            Values::Int(v) => Values::Int(go(v, len, from)?),
-            Values::Int32(v) => Values::Int32(go(v, len, from)?),
-            Values::Real(v) => Values::Real(go(v, len, from)?),
-            Values::Real32(v) => Values::Real32(go(v, len, from)?),
+            Values::Int(v) => Values::Int(go(v, len, from)?.into()),
+            Values::Int32(v) => Values::Int32(go(v, len, from)?.into()),
+            Values::Real(v) => Values::Real(go(v, len, from)?.into()),
+            Values::Real32(v) => Values::Real32(go(v, len, from)?.into()),
         })
     }
 }
@@ -269,6 +323,36 @@ pub struct Instance {
     /// integers), `float32` as [`Values::Real32`] (or numbers rounded to
     /// it), `int64` and `int32` as integers.
     pub value_type: ValueType,
+}
+
+impl Instance {
+    /// The instance, its arrays read in place ([`Values::borrowed`]).
+    ///
+    /// # Safety
+    ///
+    /// As [`Values::borrowed`]: the result, and every array taken from it,
+    /// must be dropped or detached ([`Instance::detach`]) before the borrow
+    /// of `self` ends.
+    pub unsafe fn borrowed(&self) -> Instance {
+        Instance {
+            format: self.format.clone(),
+            symbols: self.symbols.clone(),
+            // SAFETY: the caller's contract.
+            arrays: self
+                .arrays
+                .iter()
+                .map(|(name, v)| (name.clone(), unsafe { v.borrowed() }))
+                .collect(),
+            index_width: self.index_width,
+            value_type: self.value_type,
+        }
+    }
+
+    /// Copies every borrowed array ([`Instance::borrowed`]): the instance
+    /// then outlives any borrow.
+    pub fn detach(&mut self) {
+        self.arrays.values_mut().for_each(Values::detach);
+    }
 }
 
 /// What a size of an instance ([`Instance::sizes`]) is, displayed as an
@@ -549,8 +633,8 @@ impl Instance {
     /// let i = Instance::from_json(r#"{"format": "csr", "symbols": {"NR": 1},
     ///     "arrays": {"rowptr": [0, 1], "A": [2.5]}}"#).unwrap();
     /// assert_eq!(i.symbols["NR"], 1);
-    /// assert_eq!(i.arrays["rowptr"], Values::Int(vec![0, 1]));
-    /// assert_eq!(i.arrays["A"], Values::Real(vec![2.5]));
+    /// assert_eq!(i.arrays["rowptr"], Values::Int(vec![0, 1].into()));
+    /// assert_eq!(i.arrays["A"], Values::Real(vec![2.5].into()));
     /// assert_eq!(Instance::from_json(&i.to_json()).unwrap(), i);
     /// ```
     pub fn from_json(text: &str) -> Result<Instance, InstanceError> {
@@ -689,7 +773,7 @@ impl Instance {
                         }
                     }
                     let values = if all_int {
-                        Values::Int(ints)
+                        Values::Int(ints.into())
                     } else {
                         // Every item is a number, read from its text as the
                         // nearest double (`strict_json`); one beyond the
@@ -712,7 +796,7 @@ impl Instance {
                             ValueType::F32 => {
                                 Values::Real32(reals.iter().map(|&x| x as f32).collect())
                             }
-                            _ => Values::Real(reals),
+                            _ => Values::Real(reals.into()),
                         }
                     };
                     arrays.insert(name.clone(), values);

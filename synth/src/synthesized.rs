@@ -131,7 +131,8 @@ impl Synthesized {
     /// The interpreter's memory for converting `input`: the source's
     /// symbols and arrays under their computation names, and every `out`
     /// space of a fixed size zero-filled (the dynamically sized ones are
-    /// allocated by the run).
+    /// allocated by the run). The arrays are clones of the input's (of
+    /// their owner, for shared ones; copies of the others).
     pub fn memory(&self, program: &LoopProgram, input: &Instance) -> Result<Memory, ExecError> {
         self.fill_memory(program, &input.symbols, input.value_type, |name| {
             input.arrays.get(name).cloned()
@@ -179,7 +180,9 @@ impl Synthesized {
                         // At the instance's value type.
                         (BindingKind::Values, v) => v.into_value_array(values),
                         (_, Values::Int(v)) => Array::Int(v),
-                        (_, Values::Int32(v)) => Array::Int(v.into_iter().map(i64::from).collect()),
+                        (_, Values::Int32(v)) => {
+                            Array::Int(v.iter().map(|&x| i64::from(x)).collect())
+                        }
                         (_, Values::Real(_) | Values::Real32(_)) => {
                             return Err(missing("integer array"))
                         }
@@ -221,7 +224,9 @@ impl Synthesized {
 
     /// [`Synthesized::run_program`] with the index arrays at `widths`
     /// ([`codegen::interp::run_at`]: a size or value that does not fit is
-    /// an error).
+    /// an error). The input's arrays are read in place (a 32-bit index
+    /// array is widened, the interpreter computing at 64 bits); the
+    /// result owns its arrays.
     ///
     /// # Errors
     ///
@@ -232,9 +237,15 @@ impl Synthesized {
         input: &Instance,
         widths: IndexWidths,
     ) -> Result<Instance, ExecError> {
-        let mut memory = self.memory(program, input)?;
+        // SAFETY: the view, and the memory its arrays move into, are
+        // dropped before this returns, and the result is detached (an
+        // array moved from the input to the output would borrow it).
+        let mut view = unsafe { input.borrowed() };
+        let mut memory = self.memory_taking(program, &mut view)?;
         codegen::interp::run_at(program, &mut memory, None, &self.widths(widths))?;
-        Ok(self.output(&mut memory, input))
+        let mut out = self.output(&mut memory, input);
+        out.detach();
+        Ok(out)
     }
 
     /// The destination's instance in `memory` after a run on `input` (by

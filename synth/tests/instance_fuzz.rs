@@ -107,31 +107,43 @@ fn mutate(inst: &Instance, m: &Mutation) -> Instance {
             match out.arrays.get_mut(name).expect("listed") {
                 Values::Int(xs) if !xs.is_empty() => {
                     let k = k % xs.len();
-                    xs[k] = v.apply(xs[k]);
+                    xs.to_mut()[k] = v.apply(xs[k]);
                 }
                 Values::Int32(xs) if !xs.is_empty() => {
                     let k = k % xs.len();
-                    xs[k] = v.apply(i64::from(xs[k])) as i32;
+                    xs.to_mut()[k] = v.apply(i64::from(xs[k])) as i32;
                 }
                 Values::Real(xs) if !xs.is_empty() => {
                     let k = k % xs.len();
-                    xs[k] = v.apply(xs[k] as i64) as f64;
+                    xs.to_mut()[k] = v.apply(xs[k] as i64) as f64;
                 }
                 _ => {}
             }
         }
         Mutation::Shorten(a) => match out.arrays.get_mut(&arrays[a % arrays.len()]) {
-            Some(Values::Int(xs)) => drop(xs.pop()),
-            Some(Values::Int32(xs)) => drop(xs.pop()),
-            Some(Values::Real(xs)) => drop(xs.pop()),
-            Some(Values::Real32(xs)) => drop(xs.pop()),
+            Some(Values::Int(xs)) => drop(xs.to_mut().pop()),
+            Some(Values::Int32(xs)) => drop(xs.to_mut().pop()),
+            Some(Values::Real(xs)) => drop(xs.to_mut().pop()),
+            Some(Values::Real32(xs)) => drop(xs.to_mut().pop()),
             None => {}
         },
         Mutation::Lengthen(a) => match out.arrays.get_mut(&arrays[a % arrays.len()]) {
-            Some(Values::Int(xs)) => xs.push(xs.last().copied().unwrap_or(0)),
-            Some(Values::Int32(xs)) => xs.push(xs.last().copied().unwrap_or(0)),
-            Some(Values::Real(xs)) => xs.push(xs.last().copied().unwrap_or(0.0)),
-            Some(Values::Real32(xs)) => xs.push(xs.last().copied().unwrap_or(0.0)),
+            Some(Values::Int(xs)) => {
+                let xs = xs.to_mut();
+                xs.push(xs.last().copied().unwrap_or(0));
+            }
+            Some(Values::Int32(xs)) => {
+                let xs = xs.to_mut();
+                xs.push(xs.last().copied().unwrap_or(0));
+            }
+            Some(Values::Real(xs)) => {
+                let xs = xs.to_mut();
+                xs.push(xs.last().copied().unwrap_or(0.0));
+            }
+            Some(Values::Real32(xs)) => {
+                let xs = xs.to_mut();
+                xs.push(xs.last().copied().unwrap_or(0.0));
+            }
             None => {}
         },
     }

@@ -19,7 +19,7 @@ use json_texts::{instance_text, texts, Rng};
 
 fn reals(i: &Instance, name: &str) -> Vec<f64> {
     match &i.arrays[name] {
-        Values::Real(v) => v.clone(),
+        Values::Real(v) => v.to_vec(),
         other => panic!("{name} is not real: {other:?}"),
     }
 }
@@ -74,7 +74,8 @@ fn every_real_is_written_shortest_and_reads_back() {
     ]);
     let n = values.len();
     let mut i = Instance::from_json(&instance_text(&vec!["1.5".to_string(); n])).unwrap();
-    i.arrays.insert("A".into(), Values::Real(values.clone()));
+    i.arrays
+        .insert("A".into(), Values::Real(values.clone().into()));
     let text = i.to_json();
     let back = Instance::from_json(&text).unwrap();
     let got = reals(&back, "A");

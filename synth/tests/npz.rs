@@ -131,7 +131,10 @@ fn scipy_fixtures_read_as_the_matching_formats() {
     assert_eq!(written, Written::Scipy("coo"));
     assert_eq!(read(&bytes, &coo3d).expect("reads back"), t);
     let csr = read(&fixture("csr32.npz"), &format("csr")).expect("reads");
-    assert_eq!(csr.arrays["rowptr"], Values::Int(vec![0, 2, 4, 4, 7]));
+    assert_eq!(
+        csr.arrays["rowptr"],
+        Values::Int(vec![0, 2, 4, 4, 7].into())
+    );
     assert_eq!(csr.symbols["NNZ"], 7);
 }
 
@@ -205,10 +208,10 @@ fn indices_are_written_at_32_bits_when_they_fit() {
                 ("rp", vec![0, 2, 3]),
                 ("col", vec![1, 2, 0]),
             ] {
-                t.arrays.insert(k.into(), Values::Int(v));
+                t.arrays.insert(k.into(), Values::Int(v.into()));
             }
             t.arrays
-                .insert("A".into(), Values::Real(vec![1.0, 2.0, 3.0]));
+                .insert("A".into(), Values::Real(vec![1.0, 2.0, 3.0].into()));
             t
         };
         validate(&d, &inst).expect("valid");
@@ -229,8 +232,11 @@ fn other_formats_use_the_generic_layout() {
             .map(|(k, v)| (k.to_string(), v))
             .collect(),
         arrays: [
-            ("col".to_string(), Values::Int(vec![0, 2, 1, 1])),
-            ("A".to_string(), Values::Real(vec![1.0, 2.0, 3.0, 0.0])),
+            ("col".to_string(), Values::Int(vec![0, 2, 1, 1].into())),
+            (
+                "A".to_string(),
+                Values::Real(vec![1.0, 2.0, 3.0, 0.0].into()),
+            ),
         ]
         .into_iter()
         .collect(),
@@ -328,7 +334,7 @@ fn damaged_and_mismatched_archives_are_refused() {
         let mut broken = inst.clone();
         broken
             .arrays
-            .insert("col".into(), Values::Real(vec![0.5; 7]));
+            .insert("col".into(), Values::Real(vec![0.5; 7].into()));
         broken
     };
     let mut out = Cursor::new(Vec::new());
@@ -338,13 +344,13 @@ fn damaged_and_mismatched_archives_are_refused() {
     let mut short = inst.clone();
     short
         .arrays
-        .insert("rowptr".into(), Values::Int(vec![0, 2, 4, 7]));
+        .insert("rowptr".into(), Values::Int(vec![0, 2, 4, 7].into()));
     let (bytes, _) = write(&csr, &short);
     let back = read(&bytes, &csr).expect("reads");
     assert!(validate(&csr, &back).is_err());
     let mut far = inst;
     far.arrays
-        .insert("col".into(), Values::Int(vec![0, 3, 1, 9, 0, 2, 5]));
+        .insert("col".into(), Values::Int(vec![0, 3, 1, 9, 0, 2, 5].into()));
     let (bytes, _) = write(&csr, &far);
     let e = validate(&csr, &read(&bytes, &csr).expect("reads")).unwrap_err();
     assert!(
@@ -453,9 +459,9 @@ fn wide_csr(n: usize) -> Instance {
         .map(|(k, v)| (k.to_string(), v))
         .collect(),
         arrays: [
-            ("rowptr".to_string(), Values::Int(rowptr)),
-            ("col".to_string(), Values::Int(col)),
-            ("A".to_string(), Values::Real(a)),
+            ("rowptr".to_string(), Values::Int(rowptr.into())),
+            ("col".to_string(), Values::Int(col.into())),
+            ("A".to_string(), Values::Real(a.into())),
         ]
         .into_iter()
         .collect(),
@@ -703,11 +709,11 @@ fn integer_values_are_read_exactly_or_refused() {
     let exact: Vec<u64> = (0..n).map(|k| (1u64 << 63) + ((k as u64) << 11)).collect();
     let back = read(&with_data(npy_of("<u8", exact.iter().copied())), &d).expect("exact values");
     let want: Vec<f64> = exact.iter().map(|&v| v as f64).collect();
-    assert_eq!(back.arrays["A"], Values::Real(want));
+    assert_eq!(back.arrays["A"], Values::Real(want.into()));
     let big: Vec<i64> = (0..n).map(|k| (1i64 << 53) + 1 + k as i64).collect();
     let back = read(&with_data(npy_of("<i8", big.iter().copied())), &d).expect("int64");
     assert_eq!(back.value_type, ValueType::I64);
-    assert_eq!(back.arrays["A"], Values::Int(big));
+    assert_eq!(back.arrays["A"], Values::Int(big.into()));
     let bytes = npy_of("<u8", (0..n).map(|k| (1u64 << 63) + 5 + k as u64));
     let e = read(&with_data(bytes), &d).expect_err("<u8").to_string();
     assert!(
@@ -788,9 +794,9 @@ fn a_bsr_of_any_block_shape_reads_as_bcsr_of_that_shape() {
                 .map(|(k, v)| (k.to_string(), v))
                 .into(),
             arrays: [
-                ("browptr", Values::Int(vec![0, 1, 2])),
-                ("bcol", Values::Int(bcol)),
-                ("A", Values::Real(a)),
+                ("browptr", Values::Int(vec![0, 1, 2].into())),
+                ("bcol", Values::Int(bcol.into())),
+                ("A", Values::Real(a.into())),
             ]
             .map(|(k, v)| (k.to_string(), v))
             .into(),
@@ -849,21 +855,21 @@ fn unsorted(format: &str, symbols: &[(&str, i64)], arrays: &[(&str, Values)]) ->
 /// the duplicates, as scipy's `sort_indices()` and `sum_duplicates()` do.
 #[test]
 fn unsorted_and_repeated_indices_read_as_scipy_means_them() {
-    let real = |v: &[f64]| Values::Real(v.to_vec());
+    let real = |v: &[f64]| Values::Real(v.to_vec().into());
     let csr = format("csr");
     // Row 0: columns 2, 0, 2 (2 twice); row 2: 1, 0. An explicit zero stays.
     let bytes = unsorted(
         "csr",
         &[("NR", 3), ("NC", 3), ("NNZ", 5)],
         &[
-            ("rowptr", Values::Int32(vec![0, 3, 3, 5])),
-            ("col", Values::Int32(vec![2, 0, 2, 1, 0])),
+            ("rowptr", Values::Int32(vec![0, 3, 3, 5].into())),
+            ("col", Values::Int32(vec![2, 0, 2, 1, 0].into())),
             ("A", real(&[1.0, 2.0, 3.0, 0.0, 5.0])),
         ],
     );
     let inst = read(&bytes, &csr).expect("reads");
     validate(&csr, &inst).expect("sorted and summed");
-    assert_eq!(inst.arrays["col"], Values::Int(vec![0, 2, 0, 1]));
+    assert_eq!(inst.arrays["col"], Values::Int(vec![0, 2, 0, 1].into()));
     assert_eq!(inst.arrays["A"], real(&[2.0, 4.0, 5.0, 0.0]));
     assert_eq!(inst.symbols["NNZ"], 4);
     // csc: the same, by column.
@@ -872,8 +878,8 @@ fn unsorted_and_repeated_indices_read_as_scipy_means_them() {
         "csc",
         &[("NR", 2), ("NC", 2), ("NNZ", 3)],
         &[
-            ("colptr", Values::Int(vec![0, 3, 3])),
-            ("row", Values::Int(vec![1, 0, 1])),
+            ("colptr", Values::Int(vec![0, 3, 3].into())),
+            ("row", Values::Int(vec![1, 0, 1].into())),
             ("A", real(&[1.0, 2.0, 3.0])),
         ],
     );
@@ -887,14 +893,14 @@ fn unsorted_and_repeated_indices_read_as_scipy_means_them() {
         "bcsr",
         &[("NR", 2), ("NC", 4), ("NNZB", 2)],
         &[
-            ("browptr", Values::Int32(vec![0, 2])),
-            ("bcol", Values::Int32(vec![1, 0])),
+            ("browptr", Values::Int32(vec![0, 2].into())),
+            ("bcol", Values::Int32(vec![1, 0].into())),
             ("A", real(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0])),
         ],
     );
     let inst = read(&bytes, &bcsr).expect("reads");
     validate(&bcsr, &inst).expect("sorted");
-    assert_eq!(inst.arrays["bcol"], Values::Int32(vec![0, 1]));
+    assert_eq!(inst.arrays["bcol"], Values::Int32(vec![0, 1].into()));
     assert_eq!(
         inst.arrays["A"],
         real(&[5.0, 6.0, 7.0, 8.0, 1.0, 2.0, 3.0, 4.0])
@@ -905,22 +911,22 @@ fn unsorted_and_repeated_indices_read_as_scipy_means_them() {
         "coo",
         &[("NR", 2), ("NC", 2), ("NNZ", 3)],
         &[
-            ("row", Values::Int32(vec![1, 0, 1])),
-            ("col", Values::Int32(vec![1, 0, 1])),
+            ("row", Values::Int32(vec![1, 0, 1].into())),
+            ("col", Values::Int32(vec![1, 0, 1].into())),
             ("A", real(&[1.0, 2.0, 3.0])),
         ],
     );
     let inst = read(&bytes, &coo).expect("reads");
     validate(&coo, &inst).expect("summed");
-    assert_eq!(inst.arrays["row"], Values::Int32(vec![1, 0]));
+    assert_eq!(inst.arrays["row"], Values::Int32(vec![1, 0].into()));
     assert_eq!(inst.arrays["A"], real(&[4.0, 2.0]));
     // A sum beyond a double is refused, naming the coordinate.
     let bytes = unsorted(
         "csr",
         &[("NR", 1), ("NC", 3), ("NNZ", 2)],
         &[
-            ("rowptr", Values::Int32(vec![0, 2])),
-            ("col", Values::Int32(vec![2, 2])),
+            ("rowptr", Values::Int32(vec![0, 2].into())),
+            ("col", Values::Int32(vec![2, 2].into())),
             ("A", real(&[f64::MAX, f64::MAX])),
         ],
     );

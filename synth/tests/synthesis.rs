@@ -556,11 +556,13 @@ fn scoo_instances_out_of_column_order_are_rejected() {
     inst.format = "SCOO".into();
     let e = validate(&scoo, &inst).unwrap_err().to_string();
     assert!(e.contains("col(n1) < col(n2)"), "{e}");
-    inst.arrays
-        .insert("col".into(), synth::instance::Values::Int(vec![1, 2, 0]));
+    inst.arrays.insert(
+        "col".into(),
+        synth::instance::Values::Int(vec![1, 2, 0].into()),
+    );
     inst.arrays.insert(
         "A".into(),
-        synth::instance::Values::Real(vec![2.0, 1.0, 3.0]),
+        synth::instance::Values::Real(vec![2.0, 1.0, 3.0].into()),
     );
     validate(&scoo, &inst).unwrap();
 }

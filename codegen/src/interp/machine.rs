@@ -435,6 +435,8 @@ impl Machine<'_, '_> {
                         }
                     }
                     let frozen = self.frozen[target.space];
+                    // A write copies an array the caller shares first (an
+                    // input is never written: its role is `in`).
                     match &mut self.store[target.space] {
                         Array::Int(xs) => {
                             let new = int_update(*op, xs[at], v.int())?;
@@ -448,18 +450,18 @@ impl Machine<'_, '_> {
                                     });
                                 }
                             }
-                            xs[at] = new;
+                            xs.to_mut()[at] = new;
                         }
-                        Array::Real(xs) => xs[at] = real_update(*op, xs[at], v.real()),
+                        Array::Real(xs) => xs.to_mut()[at] = real_update(*op, xs[at], v.real()),
                         // One operation of `f32`s in `f64`, rounded once:
                         // the `f32` operation's result.
                         Array::Real32(xs) => {
-                            xs[at] = real_update(*op, f64::from(xs[at]), v.real()) as f32;
+                            xs.to_mut()[at] = real_update(*op, f64::from(xs[at]), v.real()) as f32;
                         }
-                        Array::RealInt(xs) => xs[at] = int_update(*op, xs[at], v.int())?,
+                        Array::RealInt(xs) => xs.to_mut()[at] = int_update(*op, xs[at], v.int())?,
                         Array::RealInt32(xs) => {
                             let new = int_update(*op, i64::from(xs[at]), v.int())?;
-                            xs[at] = i32::try_from(new).map_err(|_| Fault::Overflow)?;
+                            xs.to_mut()[at] = i32::try_from(new).map_err(|_| Fault::Overflow)?;
                         }
                     }
                 }

@@ -46,6 +46,7 @@ use iegen::computation::{Computation, ElemType, Role};
 
 pub use crate::allocation::{try_zeroed, TooLarge};
 use crate::ast::LoopProgram;
+pub use crate::buffer::Buffer;
 use crate::runtime::objects::{Object, RunOrder};
 use crate::runtime::{CallError, ObjectFault, ObjectKind, ObjectSpec, Order, SpecError};
 pub use crate::value::ValueType;
@@ -62,19 +63,20 @@ use resolve::*;
 
 /// The contents of one data space. A `real` data space is held at the
 /// run's value type ([`ValueType`]): `Real` (`f64`), `Real32`, `RealInt`
-/// or `RealInt32`.
+/// or `RealInt32`. An input's elements may be the caller's memory
+/// ([`Buffer`]), read in place; the run writes only its own arrays.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Array {
     /// Elements of an `int` data space.
-    Int(Vec<i64>),
+    Int(Buffer<i64>),
     /// Elements of a `real` data space at `f64`.
-    Real(Vec<f64>),
+    Real(Buffer<f64>),
     /// Elements of a `real` data space at `f32`.
-    Real32(Vec<f32>),
+    Real32(Buffer<f32>),
     /// Elements of a `real` data space at `i64` (integer values).
-    RealInt(Vec<i64>),
+    RealInt(Buffer<i64>),
     /// Elements of a `real` data space at `i32` (integer values).
-    RealInt32(Vec<i32>),
+    RealInt32(Buffer<i32>),
 }
 
 impl Array {
@@ -130,11 +132,11 @@ impl Array {
 
     fn zeros(elem: ElemType, values: ValueType, len: usize) -> Array {
         match (elem, values) {
-            (ElemType::Int, _) => Array::Int(vec![0; len]),
-            (ElemType::Real, ValueType::F64) => Array::Real(vec![0.0; len]),
-            (ElemType::Real, ValueType::F32) => Array::Real32(vec![0.0; len]),
-            (ElemType::Real, ValueType::I64) => Array::RealInt(vec![0; len]),
-            (ElemType::Real, ValueType::I32) => Array::RealInt32(vec![0; len]),
+            (ElemType::Int, _) => Array::Int(vec![0; len].into()),
+            (ElemType::Real, ValueType::F64) => Array::Real(vec![0.0; len].into()),
+            (ElemType::Real, ValueType::F32) => Array::Real32(vec![0.0; len].into()),
+            (ElemType::Real, ValueType::I64) => Array::RealInt(vec![0; len].into()),
+            (ElemType::Real, ValueType::I32) => Array::RealInt32(vec![0; len].into()),
         }
     }
 
@@ -147,11 +149,11 @@ impl Array {
         space: &str,
     ) -> Result<Array, TooLarge> {
         Ok(match (elem, values) {
-            (ElemType::Int, _) => Array::Int(try_zeroed(len, 0, space)?),
-            (ElemType::Real, ValueType::F64) => Array::Real(try_zeroed(len, 0.0, space)?),
-            (ElemType::Real, ValueType::F32) => Array::Real32(try_zeroed(len, 0.0, space)?),
-            (ElemType::Real, ValueType::I64) => Array::RealInt(try_zeroed(len, 0, space)?),
-            (ElemType::Real, ValueType::I32) => Array::RealInt32(try_zeroed(len, 0, space)?),
+            (ElemType::Int, _) => Array::Int(try_zeroed(len, 0, space)?.into()),
+            (ElemType::Real, ValueType::F64) => Array::Real(try_zeroed(len, 0.0, space)?.into()),
+            (ElemType::Real, ValueType::F32) => Array::Real32(try_zeroed(len, 0.0, space)?.into()),
+            (ElemType::Real, ValueType::I64) => Array::RealInt(try_zeroed(len, 0, space)?.into()),
+            (ElemType::Real, ValueType::I32) => Array::RealInt32(try_zeroed(len, 0, space)?.into()),
         })
     }
 }

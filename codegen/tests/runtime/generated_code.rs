@@ -135,10 +135,10 @@ fn nested_and_affine_object_arguments_in_files() {
         .with_symbol("N", 3)
         .with_symbol("M", 3)
         .with_symbol("NNZ", 3)
-        .with_array("row", codegen::interp::Array::Int(vec![2, 0, 1]))
-        .with_array("col", codegen::interp::Array::Int(vec![0, 2, 1]))
-        .with_array("rank", codegen::interp::Array::Int(vec![0; 3]))
-        .with_array("pos", codegen::interp::Array::Int(vec![0; 3]));
+        .with_array("row", codegen::interp::Array::Int(vec![2, 0, 1].into()))
+        .with_array("col", codegen::interp::Array::Int(vec![0, 2, 1].into()))
+        .with_array("rank", codegen::interp::Array::Int(vec![0; 3].into()))
+        .with_array("pos", codegen::interp::Array::Int(vec![0; 3].into()));
     codegen::interp::run(&program, &mut memory, None).expect("runs");
     // Sorted by (row, col): (0,2) (1,1) (2,0) -> entries 1, 2, 0.
     assert_eq!(memory.int("rank"), Some(&[2, 0, 1][..]));

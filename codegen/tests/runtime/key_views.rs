@@ -296,11 +296,11 @@ fn viewed_keys_convert_coo_to_csr_in_every_backend() {
                 .with_symbol("NNZ", nnz as i64)
                 .with_array("row", ints(c.row.clone()))
                 .with_array("col", ints(c.col.clone()))
-                .with_array("A", Array::Real(c.val.clone()))
+                .with_array("A", Array::Real(c.val.clone().into()))
                 .with_array("NNZ_out", ints(vec![0]))
                 .with_array("rowptr", ints(vec![0; c.n + 1]))
                 .with_array("col_out", ints(Vec::new()))
-                .with_array("A_out", Array::Real(Vec::new()));
+                .with_array("A_out", Array::Real(Vec::new().into()));
             let mut outs = Outputs::new();
             out_ints(&mut outs, "NNZ_out", vec![nnz as i64]);
             out_ints(
@@ -353,12 +353,12 @@ fn viewed_keys_convert_coo3d_to_mcoo3_in_every_backend() {
                 .with_array("row", ints(row.clone()))
                 .with_array("col", ints(col.clone()))
                 .with_array("z", ints(z.clone()))
-                .with_array("A", Array::Real(c.val.clone()))
+                .with_array("A", Array::Real(c.val.clone().into()))
                 .with_array("NNZ_out", ints(vec![0]))
                 .with_array("row_out", ints(Vec::new()))
                 .with_array("col_out", ints(Vec::new()))
                 .with_array("z_out", ints(Vec::new()))
-                .with_array("A_out", Array::Real(Vec::new()));
+                .with_array("A_out", Array::Real(Vec::new().into()));
             let mut outs = Outputs::new();
             out_ints(&mut outs, "NNZ_out", vec![nnz as i64]);
             out_ints(

@@ -51,11 +51,11 @@ fn program(text: &str) -> LoopProgram {
 }
 
 fn ints(v: Vec<i64>) -> Array {
-    Array::Int(v)
+    Array::Int(v.into())
 }
 
 fn out_ints(outs: &mut Outputs, name: &str, v: Vec<i64>) {
-    outs.insert(name.to_string(), Array::Int(v));
+    outs.insert(name.to_string(), Array::Int(v.into()));
 }
 
 // ---------------------------------------------------------------------------
@@ -127,7 +127,7 @@ fn coo_memory(c: &Coo) -> Memory {
         .with_symbol("NNZ", nnz as i64)
         .with_array("row", ints(c.row.clone()))
         .with_array("col", ints(c.col.clone()))
-        .with_array("val", Array::Real(c.val.clone()))
+        .with_array("val", Array::Real(c.val.clone().into()))
 }
 
 // ---------------------------------------------------------------------------

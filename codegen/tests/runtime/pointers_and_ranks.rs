@@ -65,7 +65,7 @@ fn coo_csr_cases(seed: u64, counting: bool) -> Vec<(Memory, Outputs)> {
             let mut mem = coo_memory(&c)
                 .with_array("rowptr", ints(vec![0; n + 1]))
                 .with_array("colidx", ints(vec![0; nnz]))
-                .with_array("a", Array::Real(vec![0.0; nnz]))
+                .with_array("a", Array::Real(vec![0.0; nnz].into()))
                 .with_array("probe", ints(vec![0; n + 4]));
             let mut outs = Outputs::new();
             out_ints(&mut outs, "rowptr", (0..=n as i64).map(below).collect());

@@ -71,7 +71,7 @@ fn coo_csc_cases(seed: u64) -> Vec<(Memory, Outputs)> {
             let mem = coo_memory(&c)
                 .with_array("colptr", ints(vec![0; m + 1]))
                 .with_array("row_out", ints(vec![0; nnz]))
-                .with_array("val_out", Array::Real(vec![0.0; nnz]))
+                .with_array("val_out", Array::Real(vec![0.0; nnz].into()))
                 .with_array("dest", ints(vec![0; nnz]))
                 .with_array("size", ints(vec![7]));
             let mut outs = Outputs::new();
@@ -240,7 +240,7 @@ fn scatter_sorts_into_the_pointer_array_it_is_copied_to() {
                 out_ints(&mut outs, "first", first);
                 let mem = mem
                     .with_array("row_out", ints(vec![0; nnz]))
-                    .with_array("val_out", Array::Real(vec![0.0; nnz]))
+                    .with_array("val_out", Array::Real(vec![0.0; nnz].into()))
                     .with_array("first", ints(vec![0; nnz]));
                 (mem, outs)
             })
@@ -280,13 +280,13 @@ fn scatter_extents_are_affine() {
             let Array::Int(colptr) = outs.get_mut("colptr").unwrap() else {
                 unreachable!()
             };
-            colptr.push(nnz as i64);
+            colptr.to_mut().push(nnz as i64);
             let m = colptr.len() - 1;
             // Key M + 1 has no entry.
             let Array::Int(counts) = outs.get_mut("counts").unwrap() else {
                 unreachable!()
             };
-            counts.push(0);
+            counts.to_mut().push(0);
             let mem = mem
                 .with_array("colptr", ints(vec![0; m + 1]))
                 .with_array("counts", ints(vec![0; m + 1]));

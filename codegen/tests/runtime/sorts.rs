@@ -80,7 +80,7 @@ fn coo_sort_cases(seed: u64, key: impl Fn(&Coo, usize) -> u128) -> Vec<(Memory, 
             let mem = coo_memory(&c)
                 .with_array("srow", ints(vec![0; nnz]))
                 .with_array("scol", ints(vec![0; nnz]))
-                .with_array("sval", Array::Real(vec![0.0; nnz]))
+                .with_array("sval", Array::Real(vec![0.0; nnz].into()))
                 .with_array("ent", ints(vec![0; nnz]))
                 .with_array("where", ints(vec![0; nnz]))
                 .with_array("pre", ints(vec![0; nnz]))
@@ -217,7 +217,7 @@ fn coo_payload_cases(seed: u64, key: impl Fn(&Coo, usize) -> u128) -> Vec<(Memor
                 .with_array("srow", ints(vec![0; nnz]))
                 .with_array("scol", ints(vec![0; nnz]))
                 .with_array("src", ints(vec![0; nnz]))
-                .with_array("sval", Array::Real(vec![0.0; nnz]));
+                .with_array("sval", Array::Real(vec![0.0; nnz].into()));
             let mut want = Outputs::new();
             out_ints(&mut want, "srow", order.iter().map(|&e| c.row[e]).collect());
             out_ints(&mut want, "scol", order.iter().map(|&e| c.col[e]).collect());
@@ -282,16 +282,16 @@ fn lex_of_a_prefix_keeps_insertion_order_among_ties() {
         .with_symbol("NNZ", 4)
         .with_array("row", ints(vec![1, 0, 1, 0]))
         .with_array("col", ints(vec![2, 2, 0, 1]))
-        .with_array("val", Array::Real(vec![0.5, 1.5, 2.5, 3.5]))
+        .with_array("val", Array::Real(vec![0.5, 1.5, 2.5, 3.5].into()))
         .with_array("srow", ints(vec![0; 4]))
         .with_array("scol", ints(vec![0; 4]))
         .with_array("src", ints(vec![0; 4]))
-        .with_array("sval", Array::Real(vec![0.0; 4]));
+        .with_array("sval", Array::Real(vec![0.0; 4].into()));
     let mut want = Outputs::new();
     out_ints(&mut want, "srow", vec![0, 0, 1, 1]);
     out_ints(&mut want, "scol", vec![2, 1, 2, 0]);
     out_ints(&mut want, "src", vec![1, 3, 0, 2]);
-    want.insert("sval".into(), Array::Real(vec![1.5, 3.5, 0.5, 2.5]));
+    want.insert("sval".into(), Array::Real(vec![1.5, 3.5, 0.5, 2.5].into()));
     check_cases(&nested, &[(mem, want)]);
 }
 

@@ -141,7 +141,11 @@ impl Converter {
         &self.dst
     }
 
-    /// Converts `input` (an instance of the source format).
+    /// Converts `input` (an instance of the source format). Its arrays
+    /// are read in place, by the compiled code and by the interpreter
+    /// alike, never written: only an array the conversion needs at
+    /// another width (a 64-bit index array run at 32 bits, or the
+    /// reverse) is copied. The result owns its arrays.
     ///
     /// # Errors
     ///
@@ -153,12 +157,22 @@ impl Converter {
     /// result is wrong (a bug in spf, never handed out).
     pub fn convert(&self, input: &Instance) -> Result<Instance, Error> {
         self.accepts(input)?;
-        let out = self.runner.exactly(&|| self.run(input.raw().clone()))?;
+        let out = self.runner.exactly(&|| {
+            // SAFETY: the view lives in this call only: `run` drops it
+            // (and the memory its arrays move into) before it returns, and
+            // its result is detached (an array it moved from the view to
+            // the result would borrow `input`).
+            let view = unsafe { input.raw().borrowed() };
+            let mut out = self.run(view)?;
+            out.detach();
+            Ok(out)
+        })?;
         Ok(Instance::trusted(&self.dst, out))
     }
 
-    /// [`Converter::convert`], taking the input: its arrays become the
-    /// conversion's own memory, without the copy `convert` makes. A
+    /// [`Converter::convert`], taking the input: its arrays are dropped as
+    /// soon as the conversion no longer reads them (an array narrowed to
+    /// 32 bits before the call, the others after it). A
     /// result whose entries' fingerprint differs from the input's (a bug
     /// in spf) is [`Error::Mismatch`], not converted again to name the
     /// first difference, since the input is gone.

@@ -1,7 +1,9 @@
 //! [`Instance`]: the symbols and arrays of one tensor in one format.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
+pub use synth::instance::Buffer;
 use synth::instance::{Instance as Raw, Values};
 use synth::instance_validation::validate;
 
@@ -50,45 +52,49 @@ impl std::fmt::Display for ArrayRef<'_> {
     }
 }
 
-/// The elements of an array, owned: a vector of `i32`, `i64`, `f32` or
-/// `f64` converts into one ([`InstanceBuilder::array`] takes any of
-/// them). The value array's type is the instance's value type, which its
-/// conversions keep.
+/// The elements of an array: a vector of `i32`, `i64`, `f32` or `f64`
+/// converts into one ([`InstanceBuilder::array`] takes any of them), and
+/// so does an `Arc<[T]>` of them, read in place ([`Buffer`]: its clones
+/// share it, and the instance never writes it). The value array's type
+/// is the instance's value type, which its conversions keep.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Array {
     /// 32-bit integers.
-    I32(Vec<i32>),
+    I32(Buffer<i32>),
     /// 64-bit integers.
-    I64(Vec<i64>),
+    I64(Buffer<i64>),
     /// Single-precision reals.
-    F32(Vec<f32>),
+    F32(Buffer<f32>),
     /// Double-precision reals.
-    F64(Vec<f64>),
+    F64(Buffer<f64>),
 }
 
-impl From<Vec<i32>> for Array {
-    fn from(v: Vec<i32>) -> Array {
-        Array::I32(v)
-    }
+/// `From<Vec<T>>`, `From<Arc<[T]>>` and `From<Buffer<T>>` for [`Array`],
+/// for each element type and its variant.
+macro_rules! array_from {
+    ($($t:ty => $variant:ident),*) => {$(
+        impl From<Buffer<$t>> for Array {
+            fn from(v: Buffer<$t>) -> Array {
+                Array::$variant(v)
+            }
+        }
+
+        impl From<Vec<$t>> for Array {
+            fn from(v: Vec<$t>) -> Array {
+                Array::$variant(v.into())
+            }
+        }
+
+        impl From<Arc<[$t]>> for Array {
+            /// The elements of `shared`, read in place.
+            fn from(shared: Arc<[$t]>) -> Array {
+                Array::$variant(shared.into())
+            }
+        }
+    )*};
 }
 
-impl From<Vec<i64>> for Array {
-    fn from(v: Vec<i64>) -> Array {
-        Array::I64(v)
-    }
-}
-
-impl From<Vec<f32>> for Array {
-    fn from(v: Vec<f32>) -> Array {
-        Array::F32(v)
-    }
-}
-
-impl From<Vec<f64>> for Array {
-    fn from(v: Vec<f64>) -> Array {
-        Array::F64(v)
-    }
-}
+array_from!(i32 => I32, i64 => I64, f32 => F32, f64 => F64);
 
 impl From<Array> for Values {
     fn from(a: Array) -> Values {

@@ -93,7 +93,7 @@ impl Instance {
                 Content::Values { values, .. } => elements(values),
                 Content::Ints(v) => {
                     shape.clone_from(&v);
-                    Elements::Made(Array::I64(v))
+                    Elements::Made(Array::I64(v.into()))
                 }
                 Content::Text(_) | Content::Flag(_) => continue,
             };
@@ -249,7 +249,9 @@ fn index_elements(values: Cow<'_, Values>, narrow: bool) -> Elements<'_> {
                 .map(|&x| x as i32)
                 .collect(),
         )),
-        (v, false) => Elements::Made(Array::I64(v.as_ints().unwrap_or_default().into_owned())),
+        (v, false) => Elements::Made(Array::I64(
+            v.as_ints().unwrap_or_default().into_owned().into(),
+        )),
     }
 }
 

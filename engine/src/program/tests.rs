@@ -208,11 +208,17 @@ fn a_source_that_is_not_coo_is_read_through_a_second_conversion() {
             .map(|(k, v)| (k.to_string(), v))
             .collect(),
         arrays: [
-            ("row", synth::instance::Values::Int(vec![0, 0, 2, 2, 3])),
-            ("col", synth::instance::Values::Int(vec![1, 3, 0, 2, 3])),
+            (
+                "row",
+                synth::instance::Values::Int(vec![0, 0, 2, 2, 3].into()),
+            ),
+            (
+                "col",
+                synth::instance::Values::Int(vec![1, 3, 0, 2, 3].into()),
+            ),
             (
                 "A",
-                synth::instance::Values::Real(vec![1.5, 2.0, -3.0, 4.0, 0.25]),
+                synth::instance::Values::Real(vec![1.5, 2.0, -3.0, 4.0, 0.25].into()),
             ),
         ]
         .into_iter()

@@ -262,7 +262,7 @@ pub(super) fn read_index<R: Read + Seek>(
     match (t.type_char(), t.size_field()) {
         (TypeChar::Int, 4) if little_endian(&t) => {
             let a = read_le(zip, key, true, i32::from_le_bytes, place)?;
-            let values = Values::Int32(a.values);
+            let values = Values::Int32(a.values.into());
             Ok((
                 IndexArray {
                     shape: a.shape,
@@ -276,7 +276,7 @@ pub(super) fn read_index<R: Read + Seek>(
         }
         _ => {
             let a = read_any_int(zip, key, place)?;
-            let values = Values::Int(a.values);
+            let values = Values::Int(a.values.into());
             Ok((
                 IndexArray {
                     shape: a.shape,
@@ -395,11 +395,11 @@ pub(super) fn read_values<R: Read + Seek>(
             } else {
                 read_as::<f32, _>(zip, key)?
             };
-            (a.shape, Values::Real32(a.values), ValueType::F32)
+            (a.shape, Values::Real32(a.values.into()), ValueType::F32)
         }
         (TypeChar::Int, 8) => {
             let a = read_any_int(zip, key, place)?;
-            (a.shape, Values::Int(a.values), ValueType::I64)
+            (a.shape, Values::Int(a.values.into()), ValueType::I64)
         }
         (TypeChar::Int, 4) => {
             let a = if little_endian(&t) {
@@ -407,11 +407,11 @@ pub(super) fn read_values<R: Read + Seek>(
             } else {
                 read_as::<i32, _>(zip, key)?
             };
-            (a.shape, Values::Int32(a.values), ValueType::I32)
+            (a.shape, Values::Int32(a.values.into()), ValueType::I32)
         }
         _ => {
             let a = read_reals(zip, key, place)?;
-            (a.shape, Values::Real(a.values), ValueType::F64)
+            (a.shape, Values::Real(a.values.into()), ValueType::F64)
         }
     };
     Ok(ValueArray {

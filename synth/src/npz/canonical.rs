@@ -126,10 +126,16 @@ pub(super) fn compressed(
     key: &str,
 ) -> Result<(), NpzError> {
     match (ptr, idx) {
-        (Values::Int32(p), Values::Int32(i)) => compressed_in(p, i, data, shape, key),
-        (Values::Int32(p), Values::Int(i)) => compressed_in(p, i, data, shape, key),
-        (Values::Int(p), Values::Int32(i)) => compressed_in(p, i, data, shape, key),
-        (Values::Int(p), Values::Int(i)) => compressed_in(p, i, data, shape, key),
+        (Values::Int32(p), Values::Int32(i)) => {
+            compressed_in(p.to_mut(), i.to_mut(), data, shape, key)
+        }
+        (Values::Int32(p), Values::Int(i)) => {
+            compressed_in(p.to_mut(), i.to_mut(), data, shape, key)
+        }
+        (Values::Int(p), Values::Int32(i)) => {
+            compressed_in(p.to_mut(), i.to_mut(), data, shape, key)
+        }
+        (Values::Int(p), Values::Int(i)) => compressed_in(p.to_mut(), i.to_mut(), data, shape, key),
         _ => Ok(()),
     }
 }
@@ -276,7 +282,7 @@ pub(super) fn coordinates(
     for (slot, column) in index.iter_mut().zip(t.indices) {
         **slot = match slot {
             Values::Int32(_) => Values::Int32(column.into_iter().map(|i| i as i32).collect()),
-            _ => Values::Int(column),
+            _ => Values::Int(column.into()),
         };
     }
     *data = t.values;
@@ -288,7 +294,7 @@ mod tests {
     use super::*;
 
     fn csr(ptr: Vec<i64>, idx: Vec<i32>, data: Vec<f64>) -> (Values, Values, Vec<f64>) {
-        let (mut p, mut i, mut d) = (Values::Int(ptr), Values::Int32(idx), data);
+        let (mut p, mut i, mut d) = (Values::Int(ptr.into()), Values::Int32(idx.into()), data);
         compressed(&mut p, &mut i, &mut d, Compressed::Rows, "indices").expect("finite sums");
         (p, i, d)
     }
@@ -300,32 +306,44 @@ mod tests {
             vec![2, 0, 2, 1, 0],
             vec![1.0, 2.0, 3.0, 4.0, 5.0],
         );
-        assert_eq!(p, Values::Int(vec![0, 2, 2, 4]));
-        assert_eq!(i, Values::Int32(vec![0, 2, 0, 1]));
+        assert_eq!(p, Values::Int(vec![0, 2, 2, 4].into()));
+        assert_eq!(i, Values::Int32(vec![0, 2, 0, 1].into()));
         assert_eq!(d, vec![2.0, 4.0, 5.0, 4.0]);
     }
 
     #[test]
     fn canonical_and_malformed_rows_are_left_alone() {
         let sorted = csr(vec![0, 2, 3], vec![0, 2, 1], vec![1.0, 2.0, 3.0]);
-        assert_eq!(sorted.1, Values::Int32(vec![0, 2, 1]));
+        assert_eq!(sorted.1, Values::Int32(vec![0, 2, 1].into()));
         // A decreasing indptr is validation's to report.
         let bad = csr(vec![0, 2, 1], vec![2, 0], vec![1.0, 2.0]);
-        assert_eq!(bad.1, Values::Int32(vec![2, 0]));
+        assert_eq!(bad.1, Values::Int32(vec![2, 0].into()));
     }
 
     #[test]
     fn blocks_are_summed_element_by_element() {
-        let (mut p, mut i) = (Values::Int32(vec![0, 2]), Values::Int32(vec![1, 1]));
+        let (mut p, mut i) = (
+            Values::Int32(vec![0, 2].into()),
+            Values::Int32(vec![1, 1].into()),
+        );
         let mut d = vec![1.0, 2.0, 3.0, 4.0, 10.0, 20.0, 30.0, 40.0];
         compressed(&mut p, &mut i, &mut d, Compressed::Blocks(2, 2), "indices").expect("ok");
-        assert_eq!((p, i), (Values::Int32(vec![0, 1]), Values::Int32(vec![1])));
+        assert_eq!(
+            (p, i),
+            (
+                Values::Int32(vec![0, 1].into()),
+                Values::Int32(vec![1].into())
+            )
+        );
         assert_eq!(d, vec![11.0, 22.0, 33.0, 44.0]);
     }
 
     #[test]
     fn a_sum_beyond_a_double_names_the_coordinate() {
-        let (mut p, mut i) = (Values::Int(vec![0, 0, 2]), Values::Int(vec![3, 3]));
+        let (mut p, mut i) = (
+            Values::Int(vec![0, 0, 2].into()),
+            Values::Int(vec![3, 3].into()),
+        );
         let mut d = vec![f64::MAX, f64::MAX];
         let e = compressed(&mut p, &mut i, &mut d, Compressed::Columns, "indices").unwrap_err();
         assert_eq!(
@@ -337,11 +355,14 @@ mod tests {
 
     #[test]
     fn coordinates_are_summed_in_the_first_place() {
-        let (mut row, mut col) = (Values::Int32(vec![1, 0, 1]), Values::Int32(vec![2, 0, 2]));
+        let (mut row, mut col) = (
+            Values::Int32(vec![1, 0, 1].into()),
+            Values::Int32(vec![2, 0, 2].into()),
+        );
         let mut d = vec![1.0, 2.0, 3.0];
         coordinates(&mut [&mut row, &mut col], &[2, 3], &mut d, &["row", "col"]).expect("ok");
-        assert_eq!(row, Values::Int32(vec![1, 0]));
-        assert_eq!(col, Values::Int32(vec![2, 0]));
+        assert_eq!(row, Values::Int32(vec![1, 0].into()));
+        assert_eq!(col, Values::Int32(vec![2, 0].into()));
         assert_eq!(d, vec![4.0, 2.0]);
     }
 }

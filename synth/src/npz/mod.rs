@@ -366,7 +366,7 @@ fn canonical_values(
     shape: &[i64],
 ) -> Result<Values, NpzError> {
     if let Values::Real(mut v) = values {
-        canonical::canonical(format, block, arrays, &mut v, shape)?;
+        canonical::canonical(format, block, arrays, v.to_mut(), shape)?;
         return Ok(Values::Real(v));
     }
     let n = values.len();
@@ -463,11 +463,11 @@ pub fn read_scipy_coordinates(
             indices: columns
                 .into_iter()
                 .map(|c| match c {
-                    Values::Int32(v) => v,
+                    Values::Int32(v) => v.into_vec(),
                     _ => Vec::new(),
                 })
                 .collect(),
-            values,
+            values: values.into_vec(),
         })
     } else {
         ReadTensor::Wide(crate::tensor_io::CooTensor {
@@ -476,7 +476,7 @@ pub fn read_scipy_coordinates(
                 .into_iter()
                 .map(|c| c.as_ints().unwrap_or_default().into_owned())
                 .collect(),
-            values,
+            values: values.into_vec(),
         })
     };
     Ok(Ok(ReadCoordinates::established(tensor)))
@@ -554,8 +554,8 @@ fn read_scipy(zip: &mut impl Members, format: &str, d: &Descriptor) -> Result<In
         }
         for (k, uf) in t.ufs.iter().enumerate() {
             let row = match &coords.values {
-                Values::Int32(v) => Values::Int32(v[k * len..(k + 1) * len].to_vec()),
-                Values::Int(v) => Values::Int(v[k * len..(k + 1) * len].to_vec()),
+                Values::Int32(v) => Values::Int32((v[k * len..(k + 1) * len].to_vec()).into()),
+                Values::Int(v) => Values::Int((v[k * len..(k + 1) * len].to_vec()).into()),
                 Values::Real(_) | Values::Real32(_) => {
                     unreachable!("an index array holds integers")
                 }
@@ -1029,7 +1029,7 @@ fn stack(index: &[&Values]) -> Values {
                 rows.extend_from_slice(v);
             }
         }
-        return Values::Int32(rows);
+        return Values::Int32(rows.into());
     }
     Values::Int(
         index

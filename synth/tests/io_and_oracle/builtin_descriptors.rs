@@ -51,10 +51,10 @@ fn builtin_instance(d: &Descriptor, name: &str, m: &Coordinates) -> Instance {
                 for w in rowptr.windows(2) {
                     let (a, b) = (w[0] as usize, w[1] as usize);
                     match u.arrays.get_mut(name).expect("array") {
-                        Values::Int(v) => v[a..b].reverse(),
-                        Values::Int32(v) => v[a..b].reverse(),
-                        Values::Real(v) => v[a..b].reverse(),
-                        Values::Real32(v) => v[a..b].reverse(),
+                        Values::Int(v) => v.to_mut()[a..b].reverse(),
+                        Values::Int32(v) => v.to_mut()[a..b].reverse(),
+                        Values::Real(v) => v.to_mut()[a..b].reverse(),
+                        Values::Real32(v) => v.to_mut()[a..b].reverse(),
                     }
                 }
             }
@@ -82,10 +82,10 @@ fn builtin_instance(d: &Descriptor, name: &str, m: &Coordinates) -> Instance {
                 "lcsr",
                 &[("NR", nr), ("NC", nc), ("NNZ", cols.len() as i64)],
                 vec![
-                    ("lo", Values::Int(lo)),
-                    ("hi", Values::Int(hi)),
-                    ("col", Values::Int(cols)),
-                    ("A", Values::Real(vals)),
+                    ("lo", Values::Int(lo.into())),
+                    ("hi", Values::Int(hi.into())),
+                    ("col", Values::Int(cols.into())),
+                    ("A", Values::Real(vals.into())),
                 ],
             )
         }
@@ -112,8 +112,8 @@ fn builtin_instance(d: &Descriptor, name: &str, m: &Coordinates) -> Instance {
                     ("NNZ", nnz),
                 ],
                 vec![
-                    ("rowidx", Values::Int(rowidx)),
-                    ("rp", Values::Int(rp)),
+                    ("rowidx", Values::Int(rowidx.into())),
+                    ("rp", Values::Int(rp.into())),
                     ("col", c.arrays["col"].clone()),
                     ("A", c.arrays["A"].clone()),
                 ],
@@ -161,7 +161,10 @@ fn builtin_instance(d: &Descriptor, name: &str, m: &Coordinates) -> Instance {
             instance(
                 "ell",
                 &[("NR", nr), ("NC", nc), ("W", w as i64)],
-                vec![("col", Values::Int(col)), ("A", Values::Real(a))],
+                vec![
+                    ("col", Values::Int(col.into())),
+                    ("A", Values::Real(a.into())),
+                ],
             )
         }
         "nm24" => {
@@ -181,7 +184,10 @@ fn builtin_instance(d: &Descriptor, name: &str, m: &Coordinates) -> Instance {
             instance(
                 "nm24",
                 &[("NR", nr), ("NC", nc), ("NB", nb)],
-                vec![("crd", Values::Int(crd)), ("A", Values::Real(a))],
+                vec![
+                    ("crd", Values::Int(crd.into())),
+                    ("A", Values::Real(a.into())),
+                ],
             )
         }
         "jad" => {
@@ -218,10 +224,10 @@ fn builtin_instance(d: &Descriptor, name: &str, m: &Coordinates) -> Instance {
                     ("NNZ", nnz as i64),
                 ],
                 vec![
-                    ("jd", Values::Int(jd)),
-                    ("perm", Values::Int(perm)),
-                    ("col", Values::Int(col)),
-                    ("A", Values::Real(a)),
+                    ("jd", Values::Int(jd.into())),
+                    ("perm", Values::Int(perm.into())),
+                    ("col", Values::Int(col.into())),
+                    ("A", Values::Real(a.into())),
                 ],
             )
         }
@@ -246,9 +252,9 @@ fn builtin_instance(d: &Descriptor, name: &str, m: &Coordinates) -> Instance {
                 "bcsr",
                 &[("NR", nr), ("NC", nc), ("NNZB", bcol.len() as i64)],
                 vec![
-                    ("browptr", Values::Int(browptr)),
-                    ("bcol", Values::Int(bcol)),
-                    ("A", Values::Real(a)),
+                    ("browptr", Values::Int(browptr.into())),
+                    ("bcol", Values::Int(bcol.into())),
+                    ("A", Values::Real(a.into())),
                 ],
             )
         }
@@ -279,7 +285,10 @@ fn builtin_instance(d: &Descriptor, name: &str, m: &Coordinates) -> Instance {
             instance(
                 name,
                 &[("NR", nr), ("NC", nc), ("NNZ", a.len() as i64)],
-                vec![("sky", Values::Int(sky)), ("A", Values::Real(a))],
+                vec![
+                    ("sky", Values::Int(sky.into())),
+                    ("A", Values::Real(a.into())),
+                ],
             )
         }
         other => panic!("no instance builder for {other}"),
@@ -327,9 +336,9 @@ fn a_uniqueness_rule_with_a_shared_variable_is_a_join() {
             "UCSR",
             &[("NR", 2), ("NC", n), ("NNZ", n)],
             vec![
-                ("rowptr", Values::Int(vec![0, n, n])),
-                ("col", Values::Int(cols)),
-                ("A", Values::Real(vec![1.0; n as usize])),
+                ("rowptr", Values::Int(vec![0, n, n].into())),
+                ("col", Values::Int(cols.into())),
+                ("A", Values::Real(vec![1.0; n as usize].into())),
             ],
         )
     };

@@ -18,7 +18,7 @@ fn json_instances_round_trip() {
     set_array(
         &mut odd,
         "A",
-        Values::Real(vec![0.1, -0.0, 1e300, 5e-324, 2.0]),
+        Values::Real(vec![0.1, -0.0, 1e300, 5e-324, 2.0].into()),
     );
     let back = Instance::from_json(&odd.to_json()).unwrap();
     let (Values::Real(a), Values::Real(b)) = (&back.arrays["A"], &odd.arrays["A"]) else {
@@ -31,7 +31,7 @@ fn json_instances_round_trip() {
             "arrays": {"rowptr": [0, 1], "col": [0], "A": [3]}}"#,
     )
     .unwrap();
-    assert_eq!(ints.arrays["A"], Values::Int(vec![3]));
+    assert_eq!(ints.arrays["A"], Values::Int(vec![3].into()));
     validate(&csr(), &ints).unwrap();
     assert_eq!(entries(&csr(), &ints).unwrap(), [(vec![0, 0], 3.0)].into());
     // Empty instance parts.

@@ -234,7 +234,7 @@ fn csr_instance(c: &Coordinates) -> Instance {
         "CSR",
         &[("NR", nr), ("NC", c.dims[1]), ("NNZ", c.len() as i64)],
         vec![
-            ("rowptr", Values::Int(rowptr)),
+            ("rowptr", Values::Int(rowptr.into())),
             ("col", Values::Int(sorted.iter().map(|e| e.0[1]).collect())),
             ("A", Values::Real(sorted.iter().map(|e| e.1).collect())),
         ],
@@ -255,7 +255,10 @@ fn dia_instance(c: &Coordinates) -> Instance {
     instance(
         "DIA",
         &[("NR", nr), ("NC", nc), ("ND", nd as i64)],
-        vec![("off", Values::Int(offsets)), ("A", Values::Real(a))],
+        vec![
+            ("off", Values::Int(offsets.into())),
+            ("A", Values::Real(a.into())),
+        ],
     )
 }
 

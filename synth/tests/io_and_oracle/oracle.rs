@@ -52,7 +52,7 @@ fn a_corrupted_csr_is_reported_at_the_first_differing_coordinate() {
     let expected = entries(&coo(), &coo_instance(&m)).unwrap();
     let mut bad = csr_instance(&m);
     // The entry (2, 2) = 4 moves to column 1.
-    set_array(&mut bad, "col", Values::Int(vec![1, 3, 0, 1, 3]));
+    set_array(&mut bad, "col", Values::Int(vec![1, 3, 0, 1, 3].into()));
     let actual = entries(&csr(), &bad).unwrap();
     let mismatch = compare(&expected, &actual).unwrap_err();
     assert_eq!(mismatch.coordinate, vec![2, 1]);
@@ -63,7 +63,11 @@ fn a_corrupted_csr_is_reported_at_the_first_differing_coordinate() {
     );
     // A changed value.
     let mut bad = csr_instance(&m);
-    set_array(&mut bad, "A", Values::Real(vec![1.5, 2.0, -3.0, 4.5, 0.25]));
+    set_array(
+        &mut bad,
+        "A",
+        Values::Real(vec![1.5, 2.0, -3.0, 4.5, 0.25].into()),
+    );
     let mismatch = compare(&expected, &entries(&csr(), &bad).unwrap()).unwrap_err();
     assert_eq!(
         mismatch.to_string(),
@@ -133,8 +137,8 @@ fn stored_zeros_padding_and_coinciding_entries() {
         "ell",
         &[("NR", 2), ("NC", 3), ("W", 2)],
         vec![
-            ("col", Values::Int(vec![1, 1, 0, 2])),
-            ("A", Values::Real(vec![5.0, 0.0, 6.0, 7.0])),
+            ("col", Values::Int(vec![1, 1, 0, 2].into())),
+            ("A", Values::Real(vec![5.0, 0.0, 6.0, 7.0].into())),
         ],
     );
     validate(&ell, &good).unwrap();
@@ -143,7 +147,7 @@ fn stored_zeros_padding_and_coinciding_entries() {
         [(vec![0, 1], 5.0), (vec![1, 0], 6.0), (vec![1, 2], 7.0)].into()
     );
     let mut bad = good.clone();
-    set_array(&mut bad, "A", Values::Real(vec![5.0, 8.0, 6.0, 7.0]));
+    set_array(&mut bad, "A", Values::Real(vec![5.0, 8.0, 6.0, 7.0].into()));
     assert_eq!(
         entries(&ell, &bad).unwrap_err().to_string(),
         "two nonzero entries at (0, 1): A(0, 0) = 5 and A(0, 1) = 8 \
@@ -151,7 +155,7 @@ fn stored_zeros_padding_and_coinciding_entries() {
     );
     // The oracle checks shapes too.
     let mut short = csr_instance(&small());
-    set_array(&mut short, "col", Values::Int(vec![0]));
+    set_array(&mut short, "col", Values::Int(vec![0].into()));
     assert!(matches!(
         entries(&csr(), &short),
         Err(OracleError::Instance(InstanceError::Length { .. }))

@@ -90,49 +90,53 @@ fn every_validation_error_names_the_array_index_and_property() {
          you mean \"NC\"?"
     );
     let mut i = good.clone();
-    set_array(&mut i, "row", Values::Int(vec![]));
+    set_array(&mut i, "row", Values::Int(vec![].into()));
     assert_eq!(
         invalid(&d, &i),
         "`row` is not an array of CSR (its arrays: rowptr, col, A)"
     );
     let mut i = good.clone();
-    set_array(&mut i, "col", Values::Real(vec![1.0, 3.0, 0.0, 2.0, 3.5]));
+    set_array(
+        &mut i,
+        "col",
+        Values::Real(vec![1.0, 3.0, 0.0, 2.0, 3.5].into()),
+    );
     assert_eq!(
         invalid(&d, &i),
         "col is an index array and must hold integers, but it holds reals"
     );
     let mut i = good.clone();
-    set_array(&mut i, "rowptr", Values::Int(vec![0, 2, 2, 4]));
+    set_array(&mut i, "rowptr", Values::Int(vec![0, 2, 2, 4].into()));
     assert_eq!(
         invalid(&d, &i),
         "rowptr has 4 values but its domain 0 <= x <= NR (NR = 4) needs 5"
     );
     let mut i = good.clone();
-    set_array(&mut i, "A", Values::Real(vec![1.0; 6]));
+    set_array(&mut i, "A", Values::Real(vec![1.0; 6].into()));
     assert_eq!(
         invalid(&d, &i),
         "A has 6 values but the descriptor's size NNZ is 5"
     );
     let mut i = good.clone();
-    set_array(&mut i, "col", Values::Int(vec![1, 3, 0, 9, 3]));
+    set_array(&mut i, "col", Values::Int(vec![1, 3, 0, 9, 3].into()));
     assert_eq!(
         invalid(&d, &i),
         "col(3) = 9 is outside its range 0 <= y < NC (NC = 4)"
     );
     let mut i = good.clone();
-    set_array(&mut i, "rowptr", Values::Int(vec![0, 2, 1, 4, 5]));
+    set_array(&mut i, "rowptr", Values::Int(vec![0, 2, 1, 4, 5].into()));
     assert_eq!(
         invalid(&d, &i),
         "rowptr is not nondecreasing: rowptr(1) = 2 > rowptr(2) = 1"
     );
     let mut i = good.clone();
-    set_array(&mut i, "rowptr", Values::Int(vec![0, 2, 2, 4, 6]));
+    set_array(&mut i, "rowptr", Values::Int(vec![0, 2, 2, 4, 6].into()));
     assert_eq!(
         invalid(&d, &i),
         "rowptr(4) = 6 is outside its range 0 <= y <= NNZ (NNZ = 5)"
     );
     let mut i = good.clone();
-    set_array(&mut i, "col", Values::Int(vec![3, 1, 0, 2, 3]));
+    set_array(&mut i, "col", Values::Int(vec![3, 1, 0, 2, 3].into()));
     assert_eq!(
         invalid(&d, &i),
         "rule `forall i, k1, k2 : i < NR && 0 <= i && k1 < k2 && rowptr(i) <= k1 \
@@ -143,7 +147,7 @@ fn every_validation_error_names_the_array_index_and_property() {
     set_array(
         &mut i,
         "A",
-        Values::Real(vec![1.0, f64::NAN, 0.0, 0.0, 0.0]),
+        Values::Real(vec![1.0, f64::NAN, 0.0, 0.0, 0.0].into()),
     );
     assert_eq!(invalid(&d, &i), "A(1) = NaN is not a finite number");
 
@@ -161,13 +165,13 @@ fn every_validation_error_names_the_array_index_and_property() {
 
     // DIA: off must be increasing; the multi-extent value array.
     let mut i = dia_instance(&small());
-    set_array(&mut i, "off", Values::Int(vec![-2, 1, 0, 2]));
+    set_array(&mut i, "off", Values::Int(vec![-2, 1, 0, 2].into()));
     assert_eq!(
         invalid(&dia(), &i),
         "off is not increasing: off(1) = 1 >= off(2) = 0"
     );
     let mut i = dia_instance(&small());
-    set_array(&mut i, "A", Values::Real(vec![0.0; 15]));
+    set_array(&mut i, "A", Values::Real(vec![0.0; 15].into()));
     assert_eq!(
         invalid(&dia(), &i),
         "A has 15 values but the descriptor's size [NR, ND] is 4 × 4 = 16 (ND = 4, NR = 4)"
