@@ -893,7 +893,7 @@ mod tests {
             Values::Int32((0..n).map(|k| k % 4096).collect()),
         );
         inst.arrays
-            .insert("A".into(), Values::Real32(vec![1.0; n as usize]));
+            .insert("A".into(), Values::Real32(vec![1.0; n as usize].into()));
         inst.value_type = codegen::ValueType::F32;
         let found = checker.fingerprint(&coo, &inst);
         assert!(matches!(&found, Ok(f) if f.count == n as u64), "{found:?}");
