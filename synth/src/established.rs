@@ -207,6 +207,56 @@ impl CoordinateFormat {
         Ok((self.instance_with(c, column), print))
     }
 
+    /// The [`Fingerprint`] of the entries of `inst`, an instance of this
+    /// format, when it holds what spf's readers guarantee of coordinates
+    /// (every index inside its extent, no two entries at one coordinate)
+    /// and passes the rest of the format's check (its symbols and arrays
+    /// and their lengths, no negative extent, finite values): found in one
+    /// pass over the columns and the readers' search for repeated
+    /// coordinates, where the format's own check sorts every entry for its
+    /// rule. `None` when any of it fails, or when the values are not
+    /// doubles: the full check then runs and names the problem.
+    pub fn established_fingerprint(&self, inst: &Instance) -> Option<Fingerprint> {
+        let symbol = |name: &String| inst.symbols.get(name).copied();
+        let dims: Vec<i64> = self.dims.iter().map(symbol).collect::<Option<_>>()?;
+        let n = usize::try_from(symbol(&self.count)?).ok()?;
+        let Some(Values::Real(values)) = inst.arrays.get(&self.values) else {
+            return None;
+        };
+        if inst.symbols.len() != dims.len() + 1
+            || inst.arrays.len() != self.index.len() + 1
+            || dims.iter().any(|&e| e < 0)
+            || values.len() != n
+            || !values.iter().all(|v| v.is_finite())
+        {
+            return None;
+        }
+        let columns: Vec<&Values> = self
+            .index
+            .iter()
+            .map(|a| inst.arrays.get(a))
+            .collect::<Option<_>>()?;
+        let narrow: Option<Vec<&[i32]>> = columns
+            .iter()
+            .map(|c| match c {
+                Values::Int32(v) => Some(&v[..]),
+                _ => None,
+            })
+            .collect();
+        if let Some(narrow) = narrow {
+            return distinct_inside(&narrow, &dims, n)
+                .then(|| Fingerprint::of_columns(&narrow, values));
+        }
+        let wide: Vec<&[i64]> = columns
+            .iter()
+            .map(|c| match c {
+                Values::Int(v) => Some(&v[..]),
+                _ => None,
+            })
+            .collect::<Option<_>>()?;
+        distinct_inside(&wide, &dims, n).then(|| Fingerprint::of_columns(&wide, values))
+    }
+
     /// The read coordinates, checked for what the readers do not
     /// guarantee ([`CoordinateFormat::instance`]).
     fn checked<I: IndexInt>(&self, c: CooTensor<I>) -> Result<CooTensor<I>, InstanceError> {
@@ -340,6 +390,32 @@ impl Instance {
     }
 }
 
+/// Whether `columns` (one per dimension, `n` entries each) hold every
+/// index inside its extent in `dims` and no two entries at one coordinate
+/// (the readers' search: [`crate::tensor_io::duplicates`]). False too
+/// when the extents' product does not fit 64 bits.
+fn distinct_inside<I: IndexInt>(columns: &[&[I]], dims: &[i64], n: usize) -> bool {
+    use crate::tensor_io::duplicates::{has_repeated_keys, row_major_strides};
+    let inside = columns.len() == dims.len()
+        && columns.iter().zip(dims).all(|(c, &extent)| {
+            c.len() == n
+                && c.iter().all(|&i| {
+                    let i: i64 = i.into();
+                    0 <= i && i < extent
+                })
+        });
+    let Some(strides) = row_major_strides(dims).filter(|_| inside) else {
+        return false;
+    };
+    !has_repeated_keys(n, |e| {
+        columns
+            .iter()
+            .zip(&strides)
+            .map(|(c, &s)| (c[e].into() as u64).wrapping_mul(s))
+            .fold(0u64, u64::wrapping_add)
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -349,6 +425,73 @@ mod tests {
 
     fn format(name: &str) -> Descriptor {
         load_format(name).expect("built-in")
+    }
+
+    /// A COO instance's fingerprint is taken in one pass exactly when
+    /// the format's check passes: the same fingerprint as its entries',
+    /// at either width of the columns; `None` for a repeated coordinate,
+    /// an index outside its extent, a value that is not finite, a column
+    /// of the wrong length or values that are not doubles.
+    #[test]
+    fn coordinates_are_fingerprinted_in_one_pass_only_when_their_check_passes() {
+        let coo = format("coo");
+        let f = CoordinateFormat::of(&coo).expect("a coordinate format");
+        let instance = |row: Vec<i64>, col: Vec<i64>, a: Values| {
+            let mut inst = Instance {
+                format: "COO".into(),
+                ..Instance::default()
+            };
+            inst.symbols.insert("NR".into(), 3);
+            inst.symbols.insert("NC".into(), 4);
+            inst.symbols.insert("NNZ".into(), a.len() as i64);
+            inst.arrays.insert("row".into(), Values::Int(row.into()));
+            inst.arrays.insert("col".into(), Values::Int(col.into()));
+            inst.arrays.insert("A".into(), a);
+            inst
+        };
+        let reals = |v: &[f64]| Values::Real(v.to_vec().into());
+        let good = instance(vec![2, 0, 1], vec![3, 0, 0], reals(&[1.0, -2.0, 0.5]));
+        let want = Fingerprint::of_entries(&validate_entries(&coo, &good).expect("valid"));
+        assert_eq!(f.established_fingerprint(&good), Some(want));
+        let mut narrow = good.clone();
+        for name in ["row", "col"] {
+            let v = narrow.arrays[name].as_ints().expect("ints").into_owned();
+            let v: Vec<i32> = v.iter().map(|&x| x as i32).collect();
+            narrow.arrays.insert(name.into(), Values::Int32(v.into()));
+        }
+        assert_eq!(f.established_fingerprint(&narrow), Some(want));
+        for (bad, what) in [
+            (
+                instance(vec![2, 0, 2], vec![3, 0, 3], reals(&[1.0, 2.0, 3.0])),
+                "a repeated coordinate",
+            ),
+            (
+                instance(vec![2, 0, 3], vec![3, 0, 0], reals(&[1.0, 2.0, 3.0])),
+                "a row outside NR",
+            ),
+            (
+                instance(vec![2, 0, 1], vec![3, -1, 0], reals(&[1.0, 2.0, 3.0])),
+                "a negative column",
+            ),
+            (
+                instance(vec![2, 0, 1], vec![3, 0, 0], reals(&[1.0, f64::NAN, 3.0])),
+                "a value that is not finite",
+            ),
+            (
+                instance(vec![2, 0], vec![3, 0, 0], reals(&[1.0, 2.0, 3.0])),
+                "a short column",
+            ),
+            (
+                instance(
+                    vec![2, 0, 1],
+                    vec![3, 0, 0],
+                    Values::Real32(vec![1.0f32, 2.0, 3.0].into()),
+                ),
+                "float32 values",
+            ),
+        ] {
+            assert_eq!(f.established_fingerprint(&bad), None, "{what}");
+        }
     }
 
     #[test]

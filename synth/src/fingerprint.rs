@@ -128,8 +128,8 @@ impl Fingerprint {
     /// at `columns[k][e]`, at any integer width) and their values, under
     /// this process's [`key`]: many entries in two halves on two threads
     /// (a fingerprint is a sum).
-    pub fn of_columns<I: Copy + Into<i64> + Sync>(
-        columns: &[Vec<I>],
+    pub fn of_columns<I: Copy + Into<i64> + Sync, C: AsRef<[I]> + Sync>(
+        columns: &[C],
         values: &[f64],
     ) -> Fingerprint {
         let key = key();
@@ -138,7 +138,7 @@ impl Fingerprint {
             let mut point = vec![0i64; columns.len()];
             for (e, &v) in r.clone().zip(&values[r]) {
                 for (p, column) in point.iter_mut().zip(columns) {
-                    *p = column[e].into();
+                    *p = column.as_ref()[e].into();
                 }
                 f.add(key, &point, v);
             }

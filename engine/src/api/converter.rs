@@ -6,12 +6,14 @@ use std::sync::Arc;
 
 use codegen::width::{WidthChoice, WidthChoices};
 use synth::established::CoordinateFormat;
+use synth::fingerprint::Fingerprint;
+use synth::instance_validation::check_recorded_widths;
 
 use super::format::Format;
 use super::instance::{invalid, Instance};
 use crate::observe::{Observer, Quiet};
 use crate::prepared::Prepared;
-use crate::runner::{Runner, Source};
+use crate::runner::{Expected, Runner, Source};
 use crate::synthesis::synthesize_pair;
 use crate::Error;
 
@@ -208,11 +210,30 @@ impl Converter {
         instance: synth::instance::Instance,
     ) -> Result<synth::instance::Instance, Error> {
         let from = self.src.descriptor();
-        let expected = self
-            .runner
-            .expected(from, &instance)
-            .map_err(|e| invalid(&self.src, e))?;
+        let expected = match self.established(&instance) {
+            Some(print) => Expected::Fingerprint(print),
+            None => self
+                .runner
+                .expected(from, &instance)
+                .map_err(|e| invalid(&self.src, e))?,
+        };
         self.run_source(Source { instance, expected })
+    }
+
+    /// The fingerprint of a coordinate input's entries, found as spf's
+    /// readers check coordinates (ranges and repeated coordinates in one
+    /// pass, [`CoordinateFormat::established_fingerprint`]) rather than by
+    /// the format's check, which sorts every entry for the rule that two
+    /// entries at one coordinate are one: when the source is the built-in
+    /// coordinate format and comparisons are by fingerprint. `None`: the
+    /// format's check runs (and names a problem the pass found).
+    fn established(&self, instance: &synth::instance::Instance) -> Option<Fingerprint> {
+        let coordinates = self.coordinates.as_ref()?;
+        if self.runner.is_exact() {
+            return None;
+        }
+        check_recorded_widths(self.src.descriptor(), instance).ok()?;
+        coordinates.established_fingerprint(instance)
     }
 
     /// Runs the conversion on a source whose instance is checked and whose
