@@ -32,7 +32,7 @@ pub use iegen;
 pub use synth;
 
 pub use engine::{
-    check, check_each, read, read_with, write, Array, ArrayRef, CheckReport, Converter, Engine,
-    Error, Format, Instance, InstanceBuilder, InstanceView, Options, Result, ValueType,
+    check, check_each, read, read_with, write, Array, ArrayRef, Buffer, CheckReport, Converter,
+    Engine, Error, Format, Instance, InstanceBuilder, InstanceView, Options, Result, ValueType,
     ViewBuilder,
 };

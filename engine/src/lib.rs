@@ -32,8 +32,8 @@ pub mod synthesis;
 pub mod zeros;
 
 pub use api::{
-    check, check_each, read, read_with, write, Array, ArrayRef, CheckReport, Converter, Engine,
-    Format, Instance, InstanceBuilder, InstanceView, Options, ViewBuilder,
+    check, check_each, read, read_with, write, Array, ArrayRef, Buffer, CheckReport, Converter,
+    Engine, Format, Instance, InstanceBuilder, InstanceView, Options, ViewBuilder,
 };
 pub use codegen::ValueType;
 pub use error::{Error, Result};

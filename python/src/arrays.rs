@@ -1,8 +1,10 @@
 //! numpy arrays to and from spf's: read at their dtype (int32, int64,
-//! float32, float64), handed back as views of the memory a conversion
-//! wrote.
+//! float32, float64) in place when they are contiguous (copied when they
+//! are not), handed back as views of the memory a conversion wrote.
 
-use engine::{Array, ArrayRef};
+use std::sync::Arc;
+
+use engine::{Array, ArrayRef, Buffer};
 use numpy::ndarray::ArrayView1;
 use numpy::{Element, PyArray1, PyReadonlyArrayDyn, PyUntypedArrayMethods};
 use pyo3::prelude::*;
@@ -10,7 +12,8 @@ use pyo3::prelude::*;
 use crate::errors::InputError;
 
 /// The elements of a numpy array (C order, flat) at its dtype, with its
-/// shape; `what` names it in messages.
+/// shape; `what` names it in messages. A C-contiguous, aligned array is
+/// borrowed ([`borrowed`]); any other is copied.
 ///
 /// # Errors
 ///
@@ -18,16 +21,16 @@ use crate::errors::InputError;
 /// four dtypes spf holds.
 pub fn from_numpy(what: &str, obj: &Bound<'_, PyAny>) -> PyResult<(Vec<u64>, Array)> {
     if let Ok(a) = obj.extract::<PyReadonlyArrayDyn<'_, i32>>() {
-        return Ok(copied(obj.py(), &a, |v| Array::I32(v.into())));
+        return Ok(elements(obj, &a));
     }
     if let Ok(a) = obj.extract::<PyReadonlyArrayDyn<'_, i64>>() {
-        return Ok(copied(obj.py(), &a, |v| Array::I64(v.into())));
+        return Ok(elements(obj, &a));
     }
     if let Ok(a) = obj.extract::<PyReadonlyArrayDyn<'_, f64>>() {
-        return Ok(copied(obj.py(), &a, |v| Array::F64(v.into())));
+        return Ok(elements(obj, &a));
     }
     if let Ok(a) = obj.extract::<PyReadonlyArrayDyn<'_, f32>>() {
-        return Ok(copied(obj.py(), &a, |v| Array::F32(v.into())));
+        return Ok(elements(obj, &a));
     }
     let dtype = obj
         .getattr("dtype")
@@ -37,18 +40,39 @@ pub fn from_numpy(what: &str, obj: &Bound<'_, PyAny>) -> PyResult<(Vec<u64>, Arr
     )))
 }
 
-/// `a`'s shape and elements in C order, copied without the GIL.
-fn copied<T: Element + Copy + Send + Sync>(
-    py: Python<'_>,
-    a: &PyReadonlyArrayDyn<'_, T>,
-    wrap: fn(Vec<T>) -> Array,
-) -> (Vec<u64>, Array) {
+/// `a`'s shape and elements in C order: borrowed when it is C-contiguous
+/// and aligned, else copied.
+fn elements<T>(obj: &Bound<'_, PyAny>, a: &PyReadonlyArrayDyn<'_, T>) -> (Vec<u64>, Array)
+where
+    T: Element + Copy + Send + Sync + 'static,
+    Array: From<Buffer<T>>,
+{
     let shape = a.shape().iter().map(|&n| n as u64).collect();
     let elements = match a.as_slice() {
-        Ok(s) => py.detach(|| s.to_vec()),
-        Err(_) => a.as_array().iter().copied().collect(),
+        Ok(s) if a.is_c_contiguous() && s.as_ptr().is_aligned() => borrowed(obj, s),
+        _ => a.as_array().iter().copied().collect(),
     };
-    (shape, wrap(elements))
+    (shape, elements.into())
+}
+
+/// The numpy array `obj`, whose elements are `s`, as a buffer that reads
+/// them in place and keeps `obj` alive (a reference to it).
+///
+/// # Safety of the borrow
+///
+/// numpy keeps an array's memory where it is while the array lives (its
+/// data pointer never changes; a resize of an array others reference is
+/// refused), and the buffer holds a reference to it. spf never writes a
+/// buffer it shares (a write copies it first), and a numpy array spf
+/// borrows is read while the Python code that made it waits for the call:
+/// as rust-numpy's borrows do, spf counts on Python code not to write an
+/// array from another thread while a call of spf reads it (and every
+/// conversion checks its input again before the compiled code reads it).
+fn borrowed<T: Send + Sync + 'static>(obj: &Bound<'_, PyAny>, s: &[T]) -> Buffer<T> {
+    let owner: Py<PyAny> = obj.clone().unbind();
+    // SAFETY: as the function's documentation says: `s` is the memory of
+    // the array `owner` keeps alive, unmoved and, by spf, unwritten.
+    unsafe { Buffer::from_raw_parts(s.as_ptr(), s.len(), Arc::new(owner)) }
 }
 
 /// A 1-d numpy array over `array`'s memory, which `owner` keeps alive;

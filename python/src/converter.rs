@@ -73,8 +73,9 @@ impl Converter {
 
     /// Converts the tensor of the source format a scipy object of
     /// `scipy_format` holds (its `arrays` as `(key, numpy array)` pairs
-    /// under `save_npz`'s keys): the arrays are copied once, without the
-    /// GIL, and checked once, by the conversion.
+    /// under `save_npz`'s keys): contiguous arrays are read in place (the
+    /// others copied), without the GIL, and checked once, by the
+    /// conversion; the result owns its arrays.
     fn _convert_scipy(
         &self,
         py: Python<'_>,

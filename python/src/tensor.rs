@@ -23,7 +23,9 @@ pub struct Tensor {
 impl Tensor {
     /// The tensor of `format` with these `symbols` (name to integer) and
     /// `arrays` (name to a numpy array of int32, int64, float32 or
-    /// float64), checked against the format. The arrays are copied.
+    /// float64), checked against the format. A C-contiguous array is
+    /// borrowed (the tensor keeps it alive and never writes it), any other
+    /// copied.
     #[new]
     fn new(
         py: Python<'_>,
@@ -153,7 +155,9 @@ fn package<'py>(slf: &Bound<'py, Tensor>, function: &str) -> PyResult<Bound<'py,
 
 /// The tensor of `format` a scipy object of `scipy_format` holds: its
 /// `arrays` as `(key, numpy array)` pairs under `save_npz`'s keys, the
-/// `shape` among them.
+/// `shape` among them. Its arrays are borrowed ([`scipy_arrays`]) and
+/// copied only where they must be sorted or summed (a scipy object whose
+/// indices are not canonical).
 #[pyfunction]
 pub fn _tensor_from_scipy(
     py: Python<'_>,
@@ -168,7 +172,8 @@ pub fn _tensor_from_scipy(
         .map_err(to_py)
 }
 
-/// A scipy object's arrays, copied out of numpy ([`from_numpy`]).
+/// A scipy object's arrays, borrowed from numpy when contiguous, else
+/// copied ([`from_numpy`]).
 pub fn scipy_arrays(
     scipy_format: &str,
     arrays: &[(String, Bound<'_, PyAny>)],

@@ -238,7 +238,7 @@ impl Values {
     /// # Safety
     ///
     /// As [`Buffer::borrowed`]: the result (and anything that takes its
-    /// arrays) must be dropped or [detached](Values::detach) before the
+    /// arrays) must be dropped or made [its own](Values::own) before the
     /// borrow of `self` ends.
     pub unsafe fn borrowed(&self) -> Values {
         // SAFETY: the caller's contract.
@@ -252,14 +252,15 @@ impl Values {
         }
     }
 
-    /// Copies borrowed values ([`Values::borrowed`]) so that they may
-    /// outlive the borrow; other values are left as they are.
-    pub fn detach(&mut self) {
+    /// Makes the values their own: borrowed ones ([`Values::borrowed`])
+    /// and shared ones are copied (a conversion's result owns its memory,
+    /// however it was computed); owned ones are left where they are.
+    pub fn own(&mut self) {
         match self {
-            Values::Int(v) => v.detach(),
-            Values::Int32(v) => v.detach(),
-            Values::Real(v) => v.detach(),
-            Values::Real32(v) => v.detach(),
+            Values::Int(v) => drop(v.to_mut()),
+            Values::Int32(v) => drop(v.to_mut()),
+            Values::Real(v) => drop(v.to_mut()),
+            Values::Real32(v) => drop(v.to_mut()),
         }
     }
 
@@ -331,7 +332,7 @@ impl Instance {
     /// # Safety
     ///
     /// As [`Values::borrowed`]: the result, and every array taken from it,
-    /// must be dropped or detached ([`Instance::detach`]) before the borrow
+    /// must be dropped or made its own ([`Instance::own`]) before the borrow
     /// of `self` ends.
     pub unsafe fn borrowed(&self) -> Instance {
         Instance {
@@ -348,10 +349,10 @@ impl Instance {
         }
     }
 
-    /// Copies every borrowed array ([`Instance::borrowed`]): the instance
-    /// then outlives any borrow.
-    pub fn detach(&mut self) {
-        self.arrays.values_mut().for_each(Values::detach);
+    /// Makes every array its own ([`Values::own`]): the instance then
+    /// outlives any borrow and shares no memory.
+    pub fn own(&mut self) {
+        self.arrays.values_mut().for_each(Values::own);
     }
 }
 

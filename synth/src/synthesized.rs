@@ -244,7 +244,7 @@ impl Synthesized {
         let mut memory = self.memory_taking(program, &mut view)?;
         codegen::interp::run_at(program, &mut memory, None, &self.widths(widths))?;
         let mut out = self.output(&mut memory, input);
-        out.detach();
+        out.own();
         Ok(out)
     }
 

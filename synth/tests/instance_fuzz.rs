@@ -128,26 +128,20 @@ fn mutate(inst: &Instance, m: &Mutation) -> Instance {
             None => {}
         },
         Mutation::Lengthen(a) => match out.arrays.get_mut(&arrays[a % arrays.len()]) {
-            Some(Values::Int(xs)) => {
-                let xs = xs.to_mut();
-                xs.push(xs.last().copied().unwrap_or(0));
-            }
-            Some(Values::Int32(xs)) => {
-                let xs = xs.to_mut();
-                xs.push(xs.last().copied().unwrap_or(0));
-            }
-            Some(Values::Real(xs)) => {
-                let xs = xs.to_mut();
-                xs.push(xs.last().copied().unwrap_or(0.0));
-            }
-            Some(Values::Real32(xs)) => {
-                let xs = xs.to_mut();
-                xs.push(xs.last().copied().unwrap_or(0.0));
-            }
+            Some(Values::Int(xs)) => repeat_last(xs),
+            Some(Values::Int32(xs)) => repeat_last(xs),
+            Some(Values::Real(xs)) => repeat_last(xs),
+            Some(Values::Real32(xs)) => repeat_last(xs),
             None => {}
         },
     }
     out
+}
+
+/// Appends a copy of the last element (a zero to an empty array).
+fn repeat_last<T: Copy + Default>(xs: &mut synth::instance::Buffer<T>) {
+    let xs = xs.to_mut();
+    xs.push(xs.last().copied().unwrap_or_default());
 }
 
 /// Converts a mutant that validates from `format` (`f`) to COO and to CSR,

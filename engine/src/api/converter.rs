@@ -162,14 +162,12 @@ impl Converter {
         let out = self.runner.exactly(&|| {
             // SAFETY: the view lives in this call only: `run` drops it
             // (and the memory its arrays move into) before it returns, and
-            // its result is detached (an array it moved from the view to
-            // the result would borrow `input`).
+            // its result owns its arrays (one moved from the view to the
+            // result would otherwise borrow `input`).
             let view = unsafe { input.raw().borrowed() };
-            let mut out = self.run(view)?;
-            out.detach();
-            Ok(out)
+            self.run(view).map(|out| self.result(out))
         })?;
-        Ok(Instance::trusted(&self.dst, out))
+        Ok(out)
     }
 
     /// [`Converter::convert`], taking the input: its arrays are dropped as
@@ -184,8 +182,14 @@ impl Converter {
     /// As [`Converter::convert`].
     pub fn convert_owned(&self, input: Instance) -> Result<Instance, Error> {
         self.accepts(&input)?;
-        let out = self.run(input.into_raw())?;
-        Ok(Instance::trusted(&self.dst, out))
+        self.run(input.into_raw()).map(|out| self.result(out))
+    }
+
+    /// A conversion's result, its arrays made its own (none shares the
+    /// input's memory, however it was computed).
+    pub(super) fn result(&self, mut out: synth::instance::Instance) -> Instance {
+        out.own();
+        Instance::trusted(&self.dst, out)
     }
 
     /// Whether `input` is of the source format, as an error when not.

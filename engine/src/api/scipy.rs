@@ -133,8 +133,10 @@ impl Instance {
 impl Converter {
     /// Converts the instance of the source format that a scipy object's
     /// arrays hold ([`Instance::from_scipy`]), taking them: the input is
-    /// checked once, by the conversion, and its arrays become the
-    /// conversion's memory without a copy ([`Converter::convert_owned`]).
+    /// checked once, by the conversion, and its arrays are read where they
+    /// are (shared ones too: [`Array`] of an `Arc<[T]>`, a numpy array's
+    /// memory) unless they must be sorted, summed or widened first. The
+    /// result owns its arrays.
     ///
     /// # Errors
     ///
@@ -166,7 +168,7 @@ impl Converter {
                             instance,
                             expected: Expected::Fingerprint(print),
                         })
-                        .map(|out| Instance::trusted(self.dst(), out));
+                        .map(|out| self.result(out));
                 }
                 Err(mut raw) => {
                     raw.format = self.src().name().to_string();
@@ -175,7 +177,7 @@ impl Converter {
             },
             None => read_raw(self.src(), arrays)?,
         };
-        self.run(raw).map(|out| Instance::trusted(self.dst(), out))
+        self.run(raw).map(|out| self.result(out))
     }
 }
 

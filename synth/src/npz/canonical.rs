@@ -17,7 +17,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::instance::Values;
+use crate::instance::{Buffer, Values};
 use crate::tensor_io::duplicates::{has_repeated_keys, row_major_strides, sum_duplicates};
 use crate::tensor_io::{CooTensor, IndexInt};
 
@@ -36,7 +36,7 @@ pub(super) fn canonical(
     format: &str,
     block: Option<(i64, i64)>,
     arrays: &mut BTreeMap<String, Values>,
-    values: &mut Vec<f64>,
+    values: &mut Buffer<f64>,
     dims: &[i64],
 ) -> Result<(), NpzError> {
     let shape = match (format, block) {
@@ -50,7 +50,7 @@ pub(super) fn canonical(
             let mut columns: Vec<Values> = keys.iter().filter_map(|k| arrays.remove(k)).collect();
             let mut slots: Vec<&mut Values> = columns.iter_mut().collect();
             let names: Vec<&str> = keys.iter().map(String::as_str).collect();
-            let summed = coordinates(&mut slots, dims, values, &names);
+            let summed = coordinates(&mut slots, dims, values.to_mut(), &names);
             arrays.extend(keys.into_iter().zip(columns));
             return summed;
         }
@@ -121,30 +121,26 @@ fn overflow(key: &str, at: &[i64], first: usize, second: usize, sum: f64) -> Npz
 pub(super) fn compressed(
     ptr: &mut Values,
     idx: &mut Values,
-    data: &mut Vec<f64>,
+    data: &mut Buffer<f64>,
     shape: Compressed,
     key: &str,
 ) -> Result<(), NpzError> {
     match (ptr, idx) {
-        (Values::Int32(p), Values::Int32(i)) => {
-            compressed_in(p.to_mut(), i.to_mut(), data, shape, key)
-        }
-        (Values::Int32(p), Values::Int(i)) => {
-            compressed_in(p.to_mut(), i.to_mut(), data, shape, key)
-        }
-        (Values::Int(p), Values::Int32(i)) => {
-            compressed_in(p.to_mut(), i.to_mut(), data, shape, key)
-        }
-        (Values::Int(p), Values::Int(i)) => compressed_in(p.to_mut(), i.to_mut(), data, shape, key),
+        (Values::Int32(p), Values::Int32(i)) => compressed_in(p, i, data, shape, key),
+        (Values::Int32(p), Values::Int(i)) => compressed_in(p, i, data, shape, key),
+        (Values::Int(p), Values::Int32(i)) => compressed_in(p, i, data, shape, key),
+        (Values::Int(p), Values::Int(i)) => compressed_in(p, i, data, shape, key),
         _ => Ok(()),
     }
 }
 
-/// [`compressed`] at given widths.
+/// [`compressed`] at given widths: the arrays are read where they are
+/// (the caller's memory too), and made the reader's own (copied, when
+/// shared) only when a row is rewritten.
 fn compressed_in<P: IndexInt, I: IndexInt>(
-    ptr: &mut [P],
-    idx: &mut Vec<I>,
-    data: &mut Vec<f64>,
+    ptr: &mut Buffer<P>,
+    idx: &mut Buffer<I>,
+    data: &mut Buffer<f64>,
     shape: Compressed,
     key: &str,
 ) -> Result<(), NpzError> {
@@ -168,6 +164,7 @@ fn compressed_in<P: IndexInt, I: IndexInt>(
     let Some(start) = (0..rows).find(|&r| !increasing(r, idx)) else {
         return Ok(());
     };
+    let (ptr, idx, data) = (ptr.to_mut(), idx.to_mut(), data.to_mut());
     // Rows are rewritten in order, each at or before where it was read.
     let mut write = pos(ptr[start]);
     let mut lo = write;
@@ -294,9 +291,20 @@ mod tests {
     use super::*;
 
     fn csr(ptr: Vec<i64>, idx: Vec<i32>, data: Vec<f64>) -> (Values, Values, Vec<f64>) {
-        let (mut p, mut i, mut d) = (Values::Int(ptr.into()), Values::Int32(idx.into()), data);
+        let (mut p, mut i) = (Values::Int(ptr.into()), Values::Int32(idx.into()));
+        let mut d = data.into();
         compressed(&mut p, &mut i, &mut d, Compressed::Rows, "indices").expect("finite sums");
-        (p, i, d)
+        (p, i, d.into_vec())
+    }
+
+    #[test]
+    fn canonical_rows_are_read_in_place() {
+        let shared: std::sync::Arc<[i32]> = std::sync::Arc::from(vec![0, 2, 1]);
+        let mut p = Values::Int(vec![0, 2, 3].into());
+        let mut i = Values::Int32(std::sync::Arc::clone(&shared).into());
+        let mut d = vec![1.0, 2.0, 3.0].into();
+        compressed(&mut p, &mut i, &mut d, Compressed::Rows, "indices").expect("finite sums");
+        assert_eq!(i.as_ptr(), shared.as_ptr().cast());
     }
 
     #[test]
@@ -326,7 +334,7 @@ mod tests {
             Values::Int32(vec![0, 2].into()),
             Values::Int32(vec![1, 1].into()),
         );
-        let mut d = vec![1.0, 2.0, 3.0, 4.0, 10.0, 20.0, 30.0, 40.0];
+        let mut d = vec![1.0, 2.0, 3.0, 4.0, 10.0, 20.0, 30.0, 40.0].into();
         compressed(&mut p, &mut i, &mut d, Compressed::Blocks(2, 2), "indices").expect("ok");
         assert_eq!(
             (p, i),
@@ -335,7 +343,7 @@ mod tests {
                 Values::Int32(vec![1].into())
             )
         );
-        assert_eq!(d, vec![11.0, 22.0, 33.0, 44.0]);
+        assert_eq!(d, [11.0, 22.0, 33.0, 44.0]);
     }
 
     #[test]
@@ -344,7 +352,7 @@ mod tests {
             Values::Int(vec![0, 0, 2].into()),
             Values::Int(vec![3, 3].into()),
         );
-        let mut d = vec![f64::MAX, f64::MAX];
+        let mut d = vec![f64::MAX, f64::MAX].into();
         let e = compressed(&mut p, &mut i, &mut d, Compressed::Columns, "indices").unwrap_err();
         assert_eq!(
             e.to_string(),

@@ -44,7 +44,7 @@ use codegen::width::{IndexKind, IndexWidth, IndexWidths, WidthChoice, WidthChoic
 use zip::{ZipArchive, ZipWriter};
 
 use crate::descriptor::Descriptor;
-use crate::instance::{Instance, Values};
+use crate::instance::{Buffer, Instance, Values};
 use crate::tensor_io::{ReadCoordinates, ReadTensor};
 use in_place::{FilePages, InPlace};
 use layout::{layout_of, match_layout, scipy_layout, ScipyLayout, Transform};
@@ -366,12 +366,16 @@ fn canonical_values(
     shape: &[i64],
 ) -> Result<Values, NpzError> {
     if let Values::Real(mut v) = values {
-        canonical::canonical(format, block, arrays, v.to_mut(), shape)?;
+        canonical::canonical(format, block, arrays, &mut v, shape)?;
         return Ok(Values::Real(v));
     }
     let n = values.len();
-    let mut positions: Vec<f64> = (0..n).map(|k| k as f64).collect();
+    let mut positions: Buffer<f64> = (0..n).map(|k| k as f64).collect();
     canonical::canonical(format, block, arrays, &mut positions, shape)?;
+    if positions.iter().enumerate().all(|(k, &p)| p == k as f64) {
+        // In order already: the values as they are (the caller's memory).
+        return Ok(values);
+    }
     if positions.len() != n {
         return Err(NpzError::member(
             "data",
