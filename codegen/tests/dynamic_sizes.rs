@@ -541,15 +541,12 @@ fn arrays_written_at_placed_positions_zero_only_the_holes() {
                 .fold(mem, |m, a| m.with_array(a, Array::Real(Vec::new().into())));
             let mut want = Outputs::new();
             want.insert("K".into(), Array::Int(vec![n as i64].into()));
-            want.insert("full".into(), Array::Real((scatter(n, &|_| true)).into()));
+            want.insert("full".into(), Array::Real(scatter(n, &|_| true).into()));
             want.insert(
                 "half".into(),
-                Array::Real((scatter(n.div_ceil(2), &|_| true)).into()),
+                Array::Real(scatter(n.div_ceil(2), &|_| true).into()),
             );
-            want.insert(
-                "cond".into(),
-                Array::Real((scatter(n, &|v| v > 0.5)).into()),
-            );
+            want.insert("cond".into(), Array::Real(scatter(n, &|v| v > 0.5).into()));
             (mem, want)
         })
         .collect();
@@ -746,7 +743,7 @@ fn arrays_filled_row_by_row_zero_only_each_rows_padding() {
                 );
                 want.insert(
                     "vals".into(),
-                    Array::Real((table(&|_, _, k| Some(val[k]))).into()),
+                    Array::Real(table(&|_, _, k| Some(val[k])).into()),
                 );
                 let skip = table(&|_, t, k| (t > 0).then_some(val[k]));
                 want.insert("skip".into(), Array::Real(skip.into()));
@@ -756,7 +753,7 @@ fn arrays_filled_row_by_row_zero_only_each_rows_padding() {
                 want.insert("late".into(), Array::Real(late.into()));
                 want.insert(
                     "second".into(),
-                    Array::Real((table(&|_, _, k| Some(val[k]))).into()),
+                    Array::Real(table(&|_, _, k| Some(val[k])).into()),
                 );
                 (mem, want)
             })

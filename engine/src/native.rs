@@ -952,22 +952,32 @@ impl Library {
         Ok(unsafe {
             match elem {
                 Elem::Int(IndexWidth::W64) => Returned::Wide(Array::Int(
-                    (std::slice::from_raw_parts(ptr.cast::<i64>(), len).to_vec()).into(),
+                    std::slice::from_raw_parts(ptr.cast::<i64>(), len)
+                        .to_vec()
+                        .into(),
                 )),
                 Elem::Int(IndexWidth::W32) => {
                     Returned::Narrow(std::slice::from_raw_parts(ptr.cast::<i32>(), len).to_vec())
                 }
                 Elem::Real(ValueType::F64) => Returned::Wide(Array::Real(
-                    (std::slice::from_raw_parts(ptr.cast::<f64>(), len).to_vec()).into(),
+                    std::slice::from_raw_parts(ptr.cast::<f64>(), len)
+                        .to_vec()
+                        .into(),
                 )),
                 Elem::Real(ValueType::F32) => Returned::Wide(Array::Real32(
-                    (std::slice::from_raw_parts(ptr.cast::<f32>(), len).to_vec()).into(),
+                    std::slice::from_raw_parts(ptr.cast::<f32>(), len)
+                        .to_vec()
+                        .into(),
                 )),
                 Elem::Real(ValueType::I64) => Returned::Wide(Array::RealInt(
-                    (std::slice::from_raw_parts(ptr.cast::<i64>(), len).to_vec()).into(),
+                    std::slice::from_raw_parts(ptr.cast::<i64>(), len)
+                        .to_vec()
+                        .into(),
                 )),
                 Elem::Real(ValueType::I32) => Returned::Wide(Array::RealInt32(
-                    (std::slice::from_raw_parts(ptr.cast::<i32>(), len).to_vec()).into(),
+                    std::slice::from_raw_parts(ptr.cast::<i32>(), len)
+                        .to_vec()
+                        .into(),
                 )),
             }
         })

@@ -558,8 +558,8 @@ fn read_scipy(zip: &mut impl Members, format: &str, d: &Descriptor) -> Result<In
         }
         for (k, uf) in t.ufs.iter().enumerate() {
             let row = match &coords.values {
-                Values::Int32(v) => Values::Int32((v[k * len..(k + 1) * len].to_vec()).into()),
-                Values::Int(v) => Values::Int((v[k * len..(k + 1) * len].to_vec()).into()),
+                Values::Int32(v) => Values::Int32(v[k * len..(k + 1) * len].to_vec().into()),
+                Values::Int(v) => Values::Int(v[k * len..(k + 1) * len].to_vec().into()),
                 Values::Real(_) | Values::Real32(_) => {
                     unreachable!("an index array holds integers")
                 }
