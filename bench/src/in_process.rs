@@ -28,7 +28,6 @@ use std::time::Instant;
 
 use engine::{Converter, Format, Instance, Options};
 
-use crate::spf::Spf;
 use crate::worker::{median, Worker};
 
 /// The Python sides' script, embedded so the benchmark runs from any
@@ -45,24 +44,9 @@ pub const ALLOCATOR_TARGET: f64 = 1.1;
 /// The Rust workers' executables, next to the bench's own.
 pub const WORKERS: [&str; 2] = ["in_process", "in_process_spf_allocator"];
 
-/// What to run.
-#[derive(Clone, Debug)]
-pub struct Setup<'a> {
-    /// The spf command (it generates the matrices).
-    pub spf: &'a Spf,
-    /// The Python interpreter with scipy, if any.
-    pub python: Option<&'a str>,
-    /// Catalog names.
-    pub matrices: Vec<String>,
-    /// matgen's scale.
-    pub scale: f64,
-    /// matgen's seed.
-    pub seed: u64,
-    /// Rounds (the median of each side's runs is kept).
-    pub repeat: usize,
-    /// Scratch directory.
-    pub dir: PathBuf,
-}
+/// What to run: the end-to-end bench's setup (its matrices, scale, seed,
+/// rounds and scratch directory).
+pub use crate::end_to_end::Setup;
 
 /// The medians of one job on one matrix, in seconds.
 #[derive(Clone, Debug, PartialEq)]
@@ -90,26 +74,7 @@ pub struct Row {
 ///
 /// When cargo fails.
 pub fn build_workers() -> Result<[PathBuf; 2], String> {
-    let here = std::env::current_exe().map_err(|e| e.to_string())?;
-    let dir = here
-        .parent()
-        .ok_or("the bench's executable has no directory")?;
-    let release = dir.file_name() == Some("release".as_ref());
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let mut cmd = Command::new(cargo);
-    cmd.args(["build", "--quiet", "-p", "bench"]);
-    for w in WORKERS {
-        cmd.args(["--bin", w]);
-    }
-    if release {
-        cmd.arg("--release");
-    }
-    let status = cmd
-        .status()
-        .map_err(|e| format!("cannot run cargo to build the workers: {e}"))?;
-    if !status.success() {
-        return Err(format!("building the in-process workers failed ({status})"));
-    }
+    let dir = crate::spf::cargo_build("bench", &WORKERS)?;
     Ok(WORKERS.map(|w| dir.join(w)))
 }
 

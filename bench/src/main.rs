@@ -209,13 +209,19 @@ fn write_table(args: &Args, name: &str, table: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// `--end-to-end`: see [`bench::end_to_end`].
-fn end_to_end(args: &Args) -> Result<(), String> {
+/// The setup of `--end-to-end` and `--in-process` (scratch directory
+/// `work` under OUT_DIR unless `--work-dir`), run by `run`, its work
+/// removed unless `--keep-work`.
+fn whole_matrices<T>(
+    args: &Args,
+    work: &str,
+    run: impl FnOnce(&end_to_end::Setup<'_>) -> Result<T, String>,
+) -> Result<T, String> {
     let (spf, python, matrices) = whole_matrix_setup(args)?;
     let dir = args
         .work_dir
         .clone()
-        .unwrap_or_else(|| args.out_dir.join("work-e2e"));
+        .unwrap_or_else(|| args.out_dir.join(work));
     let setup = end_to_end::Setup {
         spf: &spf,
         python,
@@ -225,33 +231,24 @@ fn end_to_end(args: &Args) -> Result<(), String> {
         repeat: args.repeat.max(1),
         dir: dir.clone(),
     };
-    let cases = end_to_end::run(&setup)?;
+    let out = run(&setup)?;
     if !args.keep_work {
         let _ = std::fs::remove_dir_all(&dir);
     }
+    Ok(out)
+}
+
+/// `--end-to-end`: see [`bench::end_to_end`].
+fn end_to_end(args: &Args) -> Result<(), String> {
+    let cases = whole_matrices(args, "work-e2e", end_to_end::run)?;
     write_table(args, "end_to_end.md", &end_to_end::table(&cases))
 }
 
 /// `--in-process`: see [`bench::in_process`].
 fn in_process(args: &Args) -> Result<(), String> {
-    let (spf, python, matrices) = whole_matrix_setup(args)?;
     let workers = in_process::build_workers()?;
-    let dir = args
-        .work_dir
-        .clone()
-        .unwrap_or_else(|| args.out_dir.join("work-in-process"));
-    let setup = in_process::Setup {
-        spf: &spf,
-        python,
-        matrices,
-        scale: args.e2e_scale,
-        seed: args.seed,
-        repeat: args.repeat.max(1),
-        dir: dir.clone(),
-    };
-    let rows = in_process::run(&setup, &workers)?;
-    if !args.keep_work {
-        let _ = std::fs::remove_dir_all(&dir);
-    }
+    let rows = whole_matrices(args, "work-in-process", |setup| {
+        in_process::run(setup, &workers)
+    })?;
     write_table(args, "in_process.md", &in_process::table(&rows))
 }

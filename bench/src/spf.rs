@@ -79,28 +79,7 @@ impl Spf {
     /// (`--release` when that is `target/release`), so that the generated
     /// code comes from the current sources, and returns it.
     pub fn build_with_cargo() -> Result<Spf, String> {
-        let release = profile_dir().is_some_and(|d| d.file_name() == Some("release".as_ref()));
-        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-        let mut cmd = Command::new(cargo);
-        cmd.args([
-            "build",
-            "--quiet",
-            "-p",
-            "spf",
-            "--bin",
-            "spf",
-            "--manifest-path",
-        ])
-        .arg(workspace_root().join("Cargo.toml"));
-        if release {
-            cmd.arg("--release");
-        }
-        let status = cmd
-            .status()
-            .map_err(|e| format!("cannot run cargo to build spf: {e}"))?;
-        if !status.success() {
-            return Err(format!("building spf failed ({status})"));
-        }
+        cargo_build("spf", &["spf"])?;
         Spf::sibling().ok_or_else(|| "cargo built spf, but not next to this executable".into())
     }
 
@@ -233,4 +212,33 @@ pub fn run(
         output,
         baseline,
     })
+}
+
+/// Builds the binaries `bins` of `package` with cargo, at this
+/// executable's profile (release when it is a release build), and gives
+/// the directory they are in (this executable's).
+///
+/// # Errors
+///
+/// When cargo cannot run or fails.
+pub fn cargo_build(package: &str, bins: &[&str]) -> Result<PathBuf, String> {
+    let release = profile_dir().is_some_and(|d| d.file_name() == Some("release".as_ref()));
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let mut cmd = Command::new(cargo);
+    cmd.args(["build", "--quiet", "-p", package]);
+    for bin in bins {
+        cmd.args(["--bin", bin]);
+    }
+    cmd.arg("--manifest-path")
+        .arg(workspace_root().join("Cargo.toml"));
+    if release {
+        cmd.arg("--release");
+    }
+    let status = cmd
+        .status()
+        .map_err(|e| format!("cannot run cargo to build {}: {e}", bins.join(", ")))?;
+    if !status.success() {
+        return Err(format!("building {} failed ({status})", bins.join(", ")));
+    }
+    profile_dir().ok_or_else(|| "this executable has no directory".into())
 }
