@@ -12,7 +12,8 @@
 //!
 //! [`parse_mtx`] accepts the `coordinate` and `array` formats, the fields
 //! `real`, `integer` and `pattern` (every entry is `1.0`; coordinate files
-//! only) and the symmetries `general`, `symmetric` and `skew-symmetric`. A
+//! only; [`parse_checked_coo`] holds an `integer` file's values as `i64`,
+//! exactly, [`ReadTensor::WideInt`], and `parse_mtx` as doubles) and the symmetries `general`, `symmetric` and `skew-symmetric`. A
 //! symmetric matrix is expanded to both triangles: an off-diagonal entry
 //! `(i, j)` is followed by its mirror `(j, i)` (with the value negated when
 //! skew-symmetric), a diagonal entry appears once; [`Symmetry::KeepTriangle`]
@@ -61,7 +62,8 @@
 //! - **Writers** ([`write_mtx`], [`write_tns`]) print every value in the
 //!   shortest form that parses back to the same `f64` (Rust's `Display`, or
 //!   its exponent form for very large or small magnitudes), so a write
-//!   followed by a read gives back exactly the same coordinates.
+//!   followed by a read gives back exactly the same coordinates;
+//!   [`write_mtx_integers`] writes an `integer` file of exact `i64` values.
 //!
 //! # Why not sprs or nalgebra-sparse
 //!
