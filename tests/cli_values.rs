@@ -1,7 +1,8 @@
 //! Values keep their type through `spf convert`: a float32 scipy `.npz`
 //! converts to every 2-D built-in format and back as float32, bit for
 //! bit; int64 values beyond 2^53 convert exactly; the interpreter and the
-//! compiled library agree; JSON records the value type.
+//! compiled library agree; JSON records the value type; a Matrix Market
+//! `integer` file reads as int64, exactly, and int64 values write as one.
 
 mod common;
 
@@ -248,4 +249,76 @@ fn json_instances_record_their_value_type() {
     let bad = json.replace("\"int64\"", "\"float16\"");
     let e = Instance::from_json(&bad).expect_err("refused");
     assert!(e.to_string().contains("value_type"), "{e}");
+}
+
+/// A Matrix Market `integer` file reads as int64 values, exactly beyond
+/// 2^53: into an `.npz` (int64 `data`) and JSON (`"value_type": "int64"`),
+/// and back to `.mtx` as an `integer` file with the same integers; a
+/// value that is not an integer, or beyond int64, is refused where it is.
+#[test]
+fn integer_matrix_market_files_keep_exact_int64_values() {
+    let dir = temp("mtx-integer");
+    let big = (1i64 << 60) + 3;
+    let src = dir.join("int.mtx");
+    std::fs::write(
+        &src,
+        format!(
+            "%%MatrixMarket matrix coordinate integer general\n3 4 4\n1 1 {big}\n2 4 -{big}\n\
+             3 2 9007199254740993\n3 2 -2\n"
+        ),
+    )
+    .expect("write");
+    let want: Vec<(i64, i64, u64)> = {
+        let mut w = vec![
+            (0, 0, big as u64),
+            (1, 3, (-big) as u64),
+            (2, 1, 9_007_199_254_740_991u64),
+        ];
+        w.sort_unstable();
+        w
+    };
+    let (npz, json, back) = (dir.join("x.npz"), dir.join("x.json"), dir.join("back.mtx"));
+    convert(&["convert", "coo", "csr", s(&src), "-o", s(&npz)]);
+    let csr = read(&npz, "csr");
+    assert_eq!(csr.value_type, ValueType::I64);
+    assert!(matches!(csr.arrays["A"], Values::Int(_)), "int64 data");
+    convert(&["convert", "coo", "csr", s(&src), "-o", s(&json)]);
+    let text_json = std::fs::read_to_string(&json).expect("readable");
+    assert!(
+        text_json.contains("\"value_type\": \"int64\""),
+        "{text_json}"
+    );
+    assert_eq!(Instance::from_json(&text_json).expect("json"), csr);
+    convert(&["convert", "csr", "coo", s(&json), "-o", s(&back)]);
+    let written = std::fs::read_to_string(&back).expect("readable");
+    assert!(
+        written.starts_with("%%MatrixMarket matrix coordinate integer general\n"),
+        "{written}"
+    );
+    let again = dir.join("again.npz");
+    convert(&["convert", "coo", "coo", s(&back), "-o", s(&again)]);
+    assert_eq!(exact_entries(&read(&again, "coo")), want, "{written}");
+    for (body, line_col, why) in [
+        ("1 1 1.5", "3:5", "is not an integer"),
+        (
+            "1 1 9223372036854775808",
+            "3:5",
+            "does not fit in a 64-bit integer",
+        ),
+    ] {
+        let bad = dir.join("bad.mtx");
+        std::fs::write(
+            &bad,
+            format!("%%MatrixMarket matrix coordinate integer general\n3 3 1\n{body}\n"),
+        )
+        .expect("write");
+        let out = spf(&["convert", "coo", "csr", s(&bad), "-o", s(&json)]);
+        let e = text(&out.stderr);
+        assert!(!out.status.success(), "{body}");
+        assert!(
+            e.contains(&format!("bad.mtx:{line_col}: ")) && e.contains(why),
+            "{e}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -10,9 +10,9 @@ use iegen::syntax::SyntaxError;
 use synth::instance::{Instance, InstanceError};
 use synth::instance_validation::validate;
 use synth::npz::{read_npz, read_npz_file, write_npz, ReadFileError, Written};
-use synth::oracle::coordinates_from;
+use synth::oracle::{coordinates_from, integer_coordinates_from};
 use synth::tensor_io::kind::{gzip, open_input, FileKind, InputFile};
-use synth::tensor_io::{write_mtx, write_tns};
+use synth::tensor_io::{write_mtx, write_mtx_integers, write_tns};
 use synth::Descriptor;
 
 use crate::output::{emit, write_atomically_when};
@@ -240,7 +240,8 @@ impl<'a> Target<'a> {
 }
 
 /// Writes the entries a valid instance of `d` stores as Matrix Market or
-/// FROSTT coordinates, as `target` says.
+/// FROSTT coordinates, as `target` says: integer values as a Matrix
+/// Market `integer` file, exactly.
 ///
 /// # Errors
 ///
@@ -255,8 +256,16 @@ pub fn write_coordinates(
         file: target.shown(),
         message,
     };
-    // Coordinates carry doubles: integer values a double does not hold
-    // are refused rather than rounded.
+    if target.kind == OutputKind::Mtx {
+        let exact = integer_coordinates_from(d, inst).map_err(|e| problem(e.to_string()))?;
+        if let Some((dims, entries)) = exact {
+            let mut bytes = Vec::new();
+            write_mtx_integers(&dims, &entries, &mut bytes).map_err(|e| problem(e.to_string()))?;
+            return target.write(&bytes);
+        }
+    }
+    // FROSTT coordinates carry doubles: integer values a double does not
+    // hold are refused rather than rounded.
     if let Some(k) = inst
         .arrays
         .get(&d.data_name)
@@ -265,8 +274,8 @@ pub fn write_coordinates(
         .and_then(|v| v.iter().position(|&x| x.unsigned_abs() > 1 << 53))
     {
         return Err(problem(format!(
-            "{}({k}) is an {} value beyond 2^53, which a coordinate file (read as doubles) \
-             does not hold exactly; write .json or .npz",
+            "{}({k}) is an {} value beyond 2^53, which a FROSTT file (read as doubles) does \
+             not hold exactly; write .mtx, .json or .npz",
             d.data_name, inst.value_type
         )));
     }

@@ -233,7 +233,7 @@ pub fn read_source(
             }
         }
         None => {
-            let instance = coo_layout(&coo)?.instance_of(coords.into_tensor());
+            let instance = coo_layout(&coo)?.instance_of_read(coords);
             let entries = validate_entries(&coo, &instance).map_err(|e| problem(e.to_string()))?;
             let expected = if runner.is_exact() {
                 Expected::Exact(entries)

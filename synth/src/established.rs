@@ -40,7 +40,7 @@ use crate::fingerprint::Fingerprint;
 use crate::instance::{Instance, InstanceError, Values};
 use crate::npz::layout::match_layout;
 use crate::oracle::Entries;
-use crate::tensor_io::{CooTensor, IndexInt, ReadCoordinates, ReadTensor};
+use crate::tensor_io::{CooTensor, CooValue, IndexInt, ReadCoordinates, ReadTensor};
 
 /// A descriptor recognized as a coordinate format: its names, in the
 /// template's order.
@@ -173,9 +173,21 @@ impl CoordinateFormat {
     /// coordinates have another number of dimensions (or columns of
     /// different lengths), [`InstanceError::NegativeExtent`].
     pub fn instance(&self, read: ReadCoordinates) -> Result<(Instance, Entries), InstanceError> {
-        let c = self.checked(read.into_tensor())?;
+        match read.into_read() {
+            ReadTensor::WideInt(t) => self.sorted(t),
+            ReadTensor::NarrowInt(t) => self.sorted(t.widened()),
+            other => self.sorted(other.widened()),
+        }
+    }
+
+    /// [`CoordinateFormat::instance`] of 64-bit columns, values of any type.
+    fn sorted<V: CooValue>(
+        &self,
+        t: CooTensor<i64, V>,
+    ) -> Result<(Instance, Entries), InstanceError> {
+        let c = self.checked(t)?;
         let entries = sorted_nonzeros(&c);
-        Ok((self.instance_of(c), entries))
+        Ok((self.instance_with(c, |v| Values::Int(v.into())), entries))
     }
 
     /// [`CoordinateFormat::instance`] with the entries' [`Fingerprint`]
@@ -192,14 +204,16 @@ impl CoordinateFormat {
         match read.into_read() {
             ReadTensor::Wide(t) => self.fingerprinted(t, |v| Values::Int(v.into())),
             ReadTensor::Narrow(t) => self.fingerprinted(t, |v| Values::Int32(v.into())),
+            ReadTensor::WideInt(t) => self.fingerprinted(t, |v| Values::Int(v.into())),
+            ReadTensor::NarrowInt(t) => self.fingerprinted(t, |v| Values::Int32(v.into())),
         }
     }
 
     /// [`CoordinateFormat::instance_fingerprinted`] of columns at any
     /// width, each made an array by `column`.
-    fn fingerprinted<I: IndexInt>(
+    fn fingerprinted<I: IndexInt, V: CooValue>(
         &self,
-        t: CooTensor<I>,
+        t: CooTensor<I, V>,
         column: impl Fn(Vec<I>) -> Values,
     ) -> Result<(Instance, Fingerprint), InstanceError> {
         let c = self.checked(t)?;
@@ -259,7 +273,10 @@ impl CoordinateFormat {
 
     /// The read coordinates, checked for what the readers do not
     /// guarantee ([`CoordinateFormat::instance`]).
-    fn checked<I: IndexInt>(&self, c: CooTensor<I>) -> Result<CooTensor<I>, InstanceError> {
+    fn checked<I: IndexInt, V: CooValue>(
+        &self,
+        c: CooTensor<I, V>,
+    ) -> Result<CooTensor<I, V>, InstanceError> {
         // The readers build the columns together and the extents from the
         // file; checked anyway, as they cost nothing.
         if c.indices.len() != self.index.len()
@@ -280,14 +297,24 @@ impl CoordinateFormat {
                 value,
             });
         }
-        if let Some((index, &value)) = c.values.iter().enumerate().find(|(_, v)| !v.is_finite()) {
+        if let Some((index, value)) = c.values.iter().enumerate().find(|(_, v)| !v.is_finite()) {
             return Err(InstanceError::NonFinite {
                 array: self.values.clone(),
                 index,
-                value,
+                value: value.to_f64(),
             });
         }
         Ok(c)
+    }
+
+    /// The read coordinates as an instance of the format (64-bit columns,
+    /// the values at the type they were read at), checked for nothing.
+    pub fn instance_of_read(&self, read: ReadCoordinates) -> Instance {
+        match read.into_read() {
+            ReadTensor::WideInt(t) => self.instance_with(t, |v| Values::Int(v.into())),
+            ReadTensor::NarrowInt(t) => self.instance_with(t.widened(), |v| Values::Int(v.into())),
+            other => self.instance_of(other.widened()),
+        }
     }
 
     /// The columns as an instance of the format, in their order (moved,
@@ -297,14 +324,15 @@ impl CoordinateFormat {
     }
 
     /// [`CoordinateFormat::instance_of`] of columns at any width, each
-    /// made an array by `column`.
-    fn instance_with<I: IndexInt>(
+    /// made an array by `column`, the values at their type.
+    fn instance_with<I: IndexInt, V: CooValue>(
         &self,
-        c: CooTensor<I>,
+        c: CooTensor<I, V>,
         column: impl Fn(Vec<I>) -> Values,
     ) -> Instance {
         let mut inst = Instance {
             format: self.format.clone(),
+            value_type: V::TYPE,
             ..Instance::default()
         };
         for (name, extent) in self.dims.iter().zip(&c.dims) {
@@ -315,15 +343,16 @@ impl CoordinateFormat {
             inst.arrays.insert(name.clone(), column(values));
         }
         inst.arrays
-            .insert(self.values.clone(), Values::Real(c.values.into()));
+            .insert(self.values.clone(), V::into_values(c.values));
         inst
     }
 }
 
-/// The nonzero entries of `c`, sorted by coordinate: the records
-/// (linearized coordinate, value) radix-sorted, when the coordinates'
-/// spans allow ([`Linear`]), else through [`coordinate_order`].
-fn sorted_nonzeros(c: &CooTensor) -> Entries {
+/// The nonzero entries of `c`, sorted by coordinate (values as doubles,
+/// as the oracle reads them): the records (linearized coordinate, value)
+/// radix-sorted, when the coordinates' spans allow ([`Linear`]), else
+/// through [`coordinate_order`].
+fn sorted_nonzeros<V: CooValue>(c: &CooTensor<i64, V>) -> Entries {
     let arity = c.indices.len();
     let key = |e: usize, k: usize| c.indices[k][e];
     let mut entries = Entries {
@@ -334,21 +363,21 @@ fn sorted_nonzeros(c: &CooTensor) -> Entries {
     let Some(linear) = Linear::of(c.len(), arity, &key) else {
         for e in coordinate_order(c.len(), arity, key) {
             let v = c.values[e];
-            if v != 0.0 {
+            if !v.is_zero() {
                 entries
                     .coords
                     .extend(c.indices.iter().map(|column| column[e]));
-                entries.values.push(v);
+                entries.values.push(v.to_f64());
             }
         }
         return entries;
     };
     let mut records: Vec<(u64, u64)> = (0..c.len())
-        .filter(|&e| c.values[e] != 0.0)
+        .filter(|&e| !c.values[e].is_zero())
         .map(|e| {
             (
                 linear.key((0..arity).map(|k| key(e, k))),
-                c.values[e].to_bits(),
+                c.values[e].to_f64().to_bits(),
             )
         })
         .collect();

@@ -128,9 +128,13 @@ impl Fingerprint {
     /// at `columns[k][e]`, at any integer width) and their values, under
     /// this process's [`key`]: many entries in two halves on two threads
     /// (a fingerprint is a sum).
-    pub fn of_columns<I: Copy + Into<i64> + Sync, C: AsRef<[I]> + Sync>(
+    pub fn of_columns<
+        I: Copy + Into<i64> + Sync,
+        C: AsRef<[I]> + Sync,
+        V: crate::tensor_io::CooValue,
+    >(
         columns: &[C],
-        values: &[f64],
+        values: &[V],
     ) -> Fingerprint {
         let key = key();
         let range = |r: std::ops::Range<usize>| {
@@ -140,7 +144,7 @@ impl Fingerprint {
                 for (p, column) in point.iter_mut().zip(columns) {
                     *p = column.as_ref()[e].into();
                 }
-                f.add(key, &point, v);
+                f.add(key, &point, v.to_f64());
             }
             f
         };

@@ -83,7 +83,7 @@ use crate::compiled_expr::{CExpr, Env, Slot};
 use crate::concrete::{self, domain_guards, Concrete};
 use crate::coordinate_sort::coordinate_order;
 use crate::descriptor::Descriptor;
-use crate::instance::{Instance, InstanceError};
+use crate::instance::{Instance, InstanceError, Values};
 use crate::ordered_points::{self, Points};
 use crate::tensor_io::Coordinates;
 
@@ -836,6 +836,57 @@ pub fn coordinates_from(d: &Descriptor, inst: &Instance) -> Result<Coordinates, 
         })
         .collect::<Result<Vec<_>, _>>()?;
     Ok(Coordinates { dims, entries })
+}
+
+/// A matrix's or tensor's extents and its entries with integer values.
+pub type IntegerCoordinates = (Vec<i64>, Vec<(Vec<i64>, i64)>);
+
+/// [`coordinates_from`] of an instance whose values are integers, each
+/// value exactly (not through a double, so beyond 2^53 too): the oracle
+/// reads a copy whose values are their positions (from 1; a zero stays
+/// zero, so padding stays padding), and each entry takes the integer at
+/// its position. `None` when the values are not integers, or an entry is
+/// not one stored value (positions past 2^53, or a sum).
+///
+/// # Errors
+///
+/// As [`coordinates_from`].
+pub fn integer_coordinates_from(
+    d: &Descriptor,
+    inst: &Instance,
+) -> Result<Option<IntegerCoordinates>, OracleError> {
+    let Some(ints) = inst
+        .arrays
+        .get(&d.data_name)
+        .filter(|_| inst.value_type.is_integer())
+        .and_then(Values::as_ints)
+    else {
+        return Ok(None);
+    };
+    let positions = ints
+        .iter()
+        .enumerate()
+        .map(|(k, &v)| if v == 0 { 0.0 } else { (k + 1) as f64 })
+        .collect();
+    let mut proxy = inst.clone();
+    proxy
+        .arrays
+        .insert(d.data_name.clone(), Values::Real(positions));
+    proxy.value_type = crate::instance::ValueType::F64;
+    let c = coordinates_from(d, &proxy)?;
+    let value = |w: f64| -> Option<i64> {
+        if w == 0.0 {
+            return Some(0);
+        }
+        let k = w as usize;
+        (k as f64 == w && k >= 1).then(|| ints.get(k - 1).copied())?
+    };
+    let entries: Option<Vec<(Vec<i64>, i64)>> = c
+        .entries
+        .into_iter()
+        .map(|(p, w)| value(w).map(|v| (p, v)))
+        .collect();
+    Ok(entries.map(|e| (c.dims, e)))
 }
 
 /// The entries of a list of coordinates: duplicates summed, zeros dropped.

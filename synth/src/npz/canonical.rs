@@ -99,7 +99,7 @@ impl Compressed {
 
 /// The error of duplicates at `(i, j)`, stored at positions `first` and
 /// `second` of `key`, whose sum `sum` is beyond the range of a double.
-fn overflow(key: &str, at: &[i64], first: usize, second: usize, sum: f64) -> NpzError {
+fn overflow(key: &str, at: &[i64], first: usize, second: usize, sum: &str) -> NpzError {
     let at: Vec<String> = at.iter().map(i64::to_string).collect();
     NpzError::member(
         "data",
@@ -200,7 +200,7 @@ fn compressed_in<P: IndexInt, I: IndexInt>(
                 if !sum.is_finite() && row_data[last + e].is_finite() && v.is_finite() {
                     let (i, j) = shape.coordinate(r, idx[k].into(), e);
                     let first = row_first.last().copied().unwrap_or(k);
-                    return Err(overflow(key, &[i, j], first, k, sum));
+                    return Err(overflow(key, &[i, j], first, k, &sum.to_string()));
                 }
                 row_data[last + e] = sum;
             }
@@ -273,7 +273,7 @@ pub(super) fn coordinates(
             &o.at,
             o.entries[0],
             o.entries[1],
-            o.sum,
+            &o.sum,
         )
     })?;
     for (slot, column) in index.iter_mut().zip(t.indices) {

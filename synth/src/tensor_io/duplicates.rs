@@ -8,7 +8,7 @@
 
 use std::collections::HashMap;
 
-use super::{CooTensor, IndexInt, TensorIoError};
+use super::{CooTensor, CooValue, IndexInt, TensorIoError};
 
 /// The strides of the row-major linearization of coordinates within
 /// `dims` (the last mode fastest); `None` when the extents' product does
@@ -117,8 +117,8 @@ struct Distributed {
 /// The fewest keys [`has_repeated_keys`] handles on two threads.
 const PARALLEL_KEYS: usize = 1 << 18;
 
-/// Entries at one coordinate whose sum is beyond the range of a double
-/// (each value is finite; the sum is not).
+/// Entries at one coordinate whose sum is beyond the range of their type
+/// (of a double: each value is finite, the sum is not).
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct Overflow {
     /// The coordinate, 0-based.
@@ -126,8 +126,10 @@ pub(crate) struct Overflow {
     /// The first entry there and the one whose addition overflowed, as
     /// positions in the order the entries were read.
     pub entries: [usize; 2],
-    /// The sum.
-    pub sum: f64,
+    /// The sum, printed exactly.
+    pub sum: String,
+    /// The range it is beyond (`a double`, `a 64-bit integer`).
+    pub range: &'static str,
 }
 
 impl Overflow {
@@ -141,11 +143,12 @@ impl Overflow {
             line(self.entries[1]),
             1,
             format!(
-                "the entries at ({}) on lines {} and {} sum to {}, beyond the range of a double",
+                "the entries at ({}) on lines {} and {} sum to {}, beyond the range of {}",
                 at.join(", "),
                 line(self.entries[0]),
                 line(self.entries[1]),
-                self.sum
+                self.sum,
+                self.range
             ),
         )
     }
@@ -156,8 +159,10 @@ impl Overflow {
 ///
 /// # Errors
 ///
-/// The first sum beyond the range of a double.
-pub(crate) fn sum_duplicates<I: IndexInt>(t: &mut CooTensor<I>) -> Result<(), Overflow> {
+/// The first sum beyond the range of the values' type.
+pub(crate) fn sum_duplicates<I: IndexInt, V: CooValue>(
+    t: &mut CooTensor<I, V>,
+) -> Result<(), Overflow> {
     let n = t.values.len();
     let mut seen: HashMap<Vec<I>, (usize, usize)> = HashMap::with_capacity(n);
     let mut kept = 0;
@@ -165,14 +170,15 @@ pub(crate) fn sum_duplicates<I: IndexInt>(t: &mut CooTensor<I>) -> Result<(), Ov
         let index: Vec<I> = t.indices.iter().map(|c| c[e]).collect();
         match seen.get(&index) {
             Some(&(at, first)) => {
-                let sum = t.values[at] + t.values[e];
-                if !sum.is_finite() && t.values[at].is_finite() && t.values[e].is_finite() {
+                let (a, b) = (t.values[at], t.values[e]);
+                let Some(sum) = a.sum(b) else {
                     return Err(Overflow {
                         at: index.iter().map(|&i| i.into()).collect(),
                         entries: [first, e],
-                        sum,
+                        sum: a.shown_sum(b),
+                        range: V::RANGE,
                     });
-                }
+                };
                 t.values[at] = sum;
             }
             None => {
@@ -211,8 +217,10 @@ fn sorted_first_mode_fastest<I: IndexInt>(columns: &[&[I]]) -> bool {
 ///
 /// # Errors
 ///
-/// The first sum beyond the range of a double ([`sum_duplicates`]).
-pub(super) fn merge_duplicates<I: IndexInt>(t: &mut CooTensor<I>) -> Result<(), Overflow> {
+/// The first sum beyond the range of the values' type ([`sum_duplicates`]).
+pub(super) fn merge_duplicates<I: IndexInt, V: CooValue>(
+    t: &mut CooTensor<I, V>,
+) -> Result<(), Overflow> {
     let columns: Vec<&[I]> = t.indices.iter().map(Vec::as_slice).collect();
     if sorted_first_mode_fastest(&columns) {
         return Ok(());
@@ -350,6 +358,6 @@ mod tests {
         let o = merge_duplicates(&mut t).unwrap_err();
         assert_eq!(o.at, vec![2, 1]);
         assert_eq!(o.entries, [0, 3]);
-        assert_eq!(o.sum, f64::INFINITY);
+        assert_eq!((o.sum.as_str(), o.range), ("inf", "a double"));
     }
 }

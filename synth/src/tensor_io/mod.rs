@@ -12,7 +12,8 @@
 //!
 //! [`parse_mtx`] accepts the `coordinate` and `array` formats, the fields
 //! `real`, `integer` and `pattern` (every entry is `1.0`; coordinate files
-//! only) and the symmetries `general`, `symmetric` and `skew-symmetric`. A
+//! only; [`parse_checked_coo`] holds an `integer` file's values as `i64`,
+//! exactly, [`ReadTensor::WideInt`], and `parse_mtx` as doubles) and the symmetries `general`, `symmetric` and `skew-symmetric`. A
 //! symmetric matrix is expanded to both triangles: an off-diagonal entry
 //! `(i, j)` is followed by its mirror `(j, i)` (with the value negated when
 //! skew-symmetric), a diagonal entry appears once; [`Symmetry::KeepTriangle`]
@@ -61,7 +62,8 @@
 //! - **Writers** ([`write_mtx`], [`write_tns`]) print every value in the
 //!   shortest form that parses back to the same `f64` (Rust's `Display`, or
 //!   its exponent form for very large or small magnitudes), so a write
-//!   followed by a read gives back exactly the same coordinates.
+//!   followed by a read gives back exactly the same coordinates;
+//!   [`write_mtx_integers`] writes an `integer` file of exact `i64` values.
 //!
 //! # Why not sprs or nalgebra-sparse
 //!
@@ -87,7 +89,7 @@ mod write;
 
 use std::path::{Path, PathBuf};
 
-pub use write::{format_real, write_mtx, write_tns};
+pub use write::{format_real, write_mtx, write_mtx_integers, write_tns};
 
 /// A sparse tensor as a list of coordinates: COO in file order.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -243,20 +245,102 @@ impl IndexInt for i32 {
     }
 }
 
+/// A type the values of read coordinates are held at: `f64` (a `real` or
+/// `pattern` Matrix Market file, FROSTT), or `i64` (a Matrix Market
+/// `integer` file, read exactly).
+pub trait CooValue: Copy + Default + PartialEq + Send + Sync + std::fmt::Debug {
+    /// The value of a `pattern` entry.
+    const ONE: Self;
+    /// The type the values are.
+    const TYPE: crate::instance::ValueType;
+    /// `self + other`, or `None` beyond the type's range.
+    fn sum(self, other: Self) -> Option<Self>;
+    /// `-self`, or `None` beyond the type's range.
+    fn negated(self) -> Option<Self>;
+    /// Whether the value is zero (not an entry of a dense file).
+    fn is_zero(self) -> bool;
+    /// Whether the value is finite (every integer is).
+    fn is_finite(self) -> bool;
+    /// The value as a double (exact up to 2^53 for integers).
+    fn to_f64(self) -> f64;
+    /// The values as an instance's array.
+    fn into_values(values: Vec<Self>) -> crate::instance::Values;
+    /// The exact sum of two values, printed (beyond the type's range).
+    fn shown_sum(self, other: Self) -> String;
+    /// What the values' range is, in messages.
+    const RANGE: &'static str;
+}
+
+impl CooValue for f64 {
+    const ONE: f64 = 1.0;
+    const TYPE: crate::instance::ValueType = crate::instance::ValueType::F64;
+    const RANGE: &'static str = "a double";
+    fn sum(self, other: f64) -> Option<f64> {
+        let s = self + other;
+        (s.is_finite() || !self.is_finite() || !other.is_finite()).then_some(s)
+    }
+    fn negated(self) -> Option<f64> {
+        Some(-self)
+    }
+    fn is_zero(self) -> bool {
+        self == 0.0
+    }
+    fn is_finite(self) -> bool {
+        f64::is_finite(self)
+    }
+    fn to_f64(self) -> f64 {
+        self
+    }
+    fn into_values(values: Vec<f64>) -> crate::instance::Values {
+        crate::instance::Values::Real(values.into())
+    }
+    fn shown_sum(self, other: f64) -> String {
+        (self + other).to_string()
+    }
+}
+
+impl CooValue for i64 {
+    const ONE: i64 = 1;
+    const TYPE: crate::instance::ValueType = crate::instance::ValueType::I64;
+    const RANGE: &'static str = "a 64-bit integer";
+    fn sum(self, other: i64) -> Option<i64> {
+        self.checked_add(other)
+    }
+    fn negated(self) -> Option<i64> {
+        self.checked_neg()
+    }
+    fn is_zero(self) -> bool {
+        self == 0
+    }
+    fn is_finite(self) -> bool {
+        true
+    }
+    fn to_f64(self) -> f64 {
+        self as f64
+    }
+    fn into_values(values: Vec<i64>) -> crate::instance::Values {
+        crate::instance::Values::Int(values.into())
+    }
+    fn shown_sum(self, other: i64) -> String {
+        (i128::from(self) + i128::from(other)).to_string()
+    }
+}
+
 /// A sparse tensor as COO in structure-of-arrays form: what the readers
 /// produce and what becomes a COO instance without copying; its index
-/// columns at 64 bits unless said otherwise ([`IndexInt`]).
+/// columns at 64 bits unless said otherwise ([`IndexInt`]), its values
+/// doubles unless said otherwise ([`CooValue`]).
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct CooTensor<I = i64> {
+pub struct CooTensor<I = i64, V = f64> {
     /// The extent of each dense dimension.
     pub dims: Vec<i64>,
     /// `indices[d][e]`: the 0-based index along dimension `d` of entry `e`.
     pub indices: Vec<Vec<I>>,
     /// `values[e]`: the value of entry `e`.
-    pub values: Vec<f64>,
+    pub values: Vec<V>,
 }
 
-impl<I: IndexInt> CooTensor<I> {
+impl<I: IndexInt, V: CooValue> CooTensor<I, V> {
     /// The number of dimensions (modes).
     pub fn order(&self) -> usize {
         self.dims.len()
@@ -272,12 +356,13 @@ impl<I: IndexInt> CooTensor<I> {
         self.values.is_empty()
     }
 
-    /// The entries as [`Coordinates`] (one small vector per entry).
+    /// The entries as [`Coordinates`] (one small vector per entry; values
+    /// as doubles, integers exact up to 2^53).
     pub fn to_coordinates(&self) -> Coordinates {
         let entries = (0..self.len())
             .map(|e| {
                 let index = self.indices.iter().map(|c| c[e].into()).collect();
-                (index, self.values[e])
+                (index, self.values[e].to_f64())
             })
             .collect();
         Coordinates {
@@ -287,7 +372,7 @@ impl<I: IndexInt> CooTensor<I> {
     }
 
     /// The same tensor with 64-bit index columns.
-    pub fn widened(self) -> CooTensor {
+    pub fn widened(self) -> CooTensor<i64, V> {
         CooTensor {
             dims: self.dims,
             indices: self
@@ -296,6 +381,15 @@ impl<I: IndexInt> CooTensor<I> {
                 .map(|c| c.into_iter().map(Into::into).collect())
                 .collect(),
             values: self.values,
+        }
+    }
+
+    /// The same tensor with values as doubles (integers exact up to 2^53).
+    pub fn as_reals(self) -> CooTensor<I> {
+        CooTensor {
+            dims: self.dims,
+            indices: self.indices,
+            values: self.values.into_iter().map(CooValue::to_f64).collect(),
         }
     }
 }
@@ -313,13 +407,19 @@ impl CooTensor {
     }
 }
 
-/// Read columns at the width the reader chose ([`ReadOptions::narrow`]).
+/// Read columns at the width the reader chose ([`ReadOptions::narrow`]),
+/// the values at the type the file says (a Matrix Market `integer` file's
+/// as `i64`, every other file's as `f64`).
 #[derive(Clone, Debug, PartialEq)]
 pub enum ReadTensor {
     /// 64-bit index columns.
     Wide(CooTensor),
     /// 32-bit index columns: every extent fits in an `i32`.
     Narrow(CooTensor<i32>),
+    /// 64-bit index columns, integer values.
+    WideInt(CooTensor<i64, i64>),
+    /// 32-bit index columns, integer values.
+    NarrowInt(CooTensor<i32, i64>),
 }
 
 impl ReadTensor {
@@ -328,14 +428,27 @@ impl ReadTensor {
         match self {
             ReadTensor::Wide(t) => t.order(),
             ReadTensor::Narrow(t) => t.order(),
+            ReadTensor::WideInt(t) => t.order(),
+            ReadTensor::NarrowInt(t) => t.order(),
         }
     }
 
-    /// The tensor with 64-bit index columns.
+    /// The type the values are held at.
+    pub fn value_type(&self) -> crate::instance::ValueType {
+        match self {
+            ReadTensor::Wide(_) | ReadTensor::Narrow(_) => f64::TYPE,
+            ReadTensor::WideInt(_) | ReadTensor::NarrowInt(_) => i64::TYPE,
+        }
+    }
+
+    /// The tensor with 64-bit index columns and values as doubles
+    /// (integers exact up to 2^53).
     pub fn widened(self) -> CooTensor {
         match self {
             ReadTensor::Wide(t) => t,
             ReadTensor::Narrow(t) => t.widened(),
+            ReadTensor::WideInt(t) => t.as_reals(),
+            ReadTensor::NarrowInt(t) => t.widened().as_reals(),
         }
     }
 }
@@ -371,7 +484,13 @@ impl ReadCoordinates {
         self.tensor
     }
 
-    /// The coordinates with 64-bit index columns, giving up the guarantee.
+    /// The type the values are held at.
+    pub fn value_type(&self) -> crate::instance::ValueType {
+        self.tensor.value_type()
+    }
+
+    /// The coordinates with 64-bit index columns and values as doubles,
+    /// giving up the guarantee.
     pub fn into_tensor(self) -> CooTensor {
         self.tensor.widened()
     }

@@ -9,7 +9,56 @@ use super::text::{
     as_text, capacity, decode, end_position, fast_int, fast_real, fast_uint, is_space, line_of,
     parse_count, parse_index, parse_int, parse_real, skip_spaces, Field, Line, Lines,
 };
-use super::{CooTensor, IndexInt, ReadOptions, ReadTensor, Symmetry, TensorIoError};
+use super::{CooTensor, CooValue, IndexInt, ReadOptions, ReadTensor, Symmetry, TensorIoError};
+
+/// A type a Matrix Market body's values are read at: `f64` for `real`
+/// (and `pattern`) files, `i64` for `integer` ones, exactly.
+trait MtxValue: CooValue {
+    /// The value at `pos` in its plain form ([`super::text`]'s fast path).
+    fn fast(line: &[u8], pos: usize) -> Option<(Self, usize)>;
+    /// The value of a field, or where and why it is not one.
+    fn careful(f: Field<'_>, line: usize) -> Result<Self, TensorIoError>;
+}
+
+impl MtxValue for f64 {
+    fn fast(line: &[u8], pos: usize) -> Option<(f64, usize)> {
+        fast_real(line, pos)
+    }
+    fn careful(f: Field<'_>, line: usize) -> Result<f64, TensorIoError> {
+        parse_real(f, line, "value")
+    }
+}
+
+impl MtxValue for i64 {
+    fn fast(line: &[u8], pos: usize) -> Option<(i64, usize)> {
+        fast_int(line, pos)
+    }
+    fn careful(f: Field<'_>, line: usize) -> Result<i64, TensorIoError> {
+        parse_int(f, line, "integer value")
+    }
+}
+
+/// Refuses a value of a skew-symmetric file whose negation (its mirror's
+/// value) its type does not hold (`-2^63` in an `integer` file).
+fn mirrorable<V: CooValue>(
+    v: V,
+    kind: Kind,
+    line: usize,
+    column: usize,
+) -> Result<V, TensorIoError> {
+    if kind == Kind::Skew && v.negated().is_none() {
+        return Err(err(
+            line,
+            column,
+            format!(
+                "value {v:?} of a skew-symmetric file has a mirror, its negation, beyond the \
+                 range of {}",
+                V::RANGE
+            ),
+        ));
+    }
+    Ok(v)
+}
 
 /// The banner's field: what a value is.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -262,7 +311,12 @@ fn read_size(lines: &mut Lines<'_>, text: &str, banner: &Banner) -> Result<Size,
 
 /// One coordinate entry on the fast path (see [`super::text`]): plain
 /// indices in range and a plain value, or `None`.
-fn fast_entry(raw: &[u8], field: Field3, rows: i64, cols: i64) -> Option<(i64, i64, f64)> {
+fn fast_entry<V: MtxValue>(
+    raw: &[u8],
+    field: Field3,
+    rows: i64,
+    cols: i64,
+) -> Option<(i64, i64, V)> {
     let p = skip_spaces(raw, 0);
     let (i, p) = fast_uint(raw, p)?;
     let (j, p) = fast_uint(raw, skip_spaces(raw, p))?;
@@ -271,21 +325,21 @@ fn fast_entry(raw: &[u8], field: Field3, rows: i64, cols: i64) -> Option<(i64, i
     }
     let p = skip_spaces(raw, p);
     let (v, p) = match field {
-        Field3::Pattern => (1.0, p),
-        Field3::Real => fast_real(raw, p)?,
-        Field3::Integer => fast_int(raw, p).map(|(v, e)| (v as f64, e))?,
+        Field3::Pattern => (V::ONE, p),
+        Field3::Real | Field3::Integer => V::fast(raw, p)?,
     };
     (skip_spaces(raw, p) == raw.len()).then_some((i - 1, j - 1, v))
 }
 
 /// One coordinate entry on the careful path: the entry, or where and why
 /// it is malformed.
-fn careful_entry(
+fn careful_entry<V: MtxValue>(
     line: &Line<'_>,
-    field: Field3,
+    banner: &Banner,
     rows: i64,
     cols: i64,
-) -> Result<(i64, i64, f64), TensorIoError> {
+) -> Result<(i64, i64, V), TensorIoError> {
+    let field = banner.field;
     let number = line.number;
     let layout = if field == Field3::Pattern {
         "`row column`"
@@ -313,20 +367,15 @@ fn careful_entry(
         .ok_or_else(|| missing("column index"))?;
     let j = parse_index(jf, number, "column index", Some(cols), "Matrix Market")?;
     let (value, wanted) = match field {
-        Field3::Pattern => (1.0, 2),
+        Field3::Pattern => (V::ONE, 2),
         Field3::Real | Field3::Integer => {
             let vf = line
                 .fields
                 .get(2)
                 .copied()
                 .ok_or_else(|| missing("value"))?;
-            let v = if field == Field3::Real {
-                parse_real(vf, number, "value")?
-            } else {
-                // i64 -> f64 rounds beyond 2^53, like any reader into f64.
-                parse_int(vf, number, "integer value")? as f64
-            };
-            (v, 3)
+            let v = V::careful(vf, number)?;
+            (mirrorable(v, banner.kind, number, vf.column)?, 3)
         }
     };
     if let Some(extra) = line.fields.get(wanted) {
@@ -340,23 +389,16 @@ fn careful_entry(
 }
 
 /// One value of an array body, fast or careful.
-fn array_value(raw: &[u8], number: usize, field: Field3) -> Result<f64, TensorIoError> {
+fn array_value<V: MtxValue>(raw: &[u8], number: usize, kind: Kind) -> Result<V, TensorIoError> {
     let p = skip_spaces(raw, 0);
-    let fast = match field {
-        Field3::Integer => fast_int(raw, p).map(|(v, e)| (v as f64, e)),
-        _ => fast_real(raw, p),
-    };
-    if let Some((v, e)) = fast {
+    if let Some((v, e)) = V::fast(raw, p) {
         if skip_spaces(raw, e) == raw.len() {
             return Ok(v);
         }
     }
     let line = line_of(number, as_text(raw));
-    let v = if field == Field3::Integer {
-        parse_int(line.fields[0], number, "integer value")? as f64
-    } else {
-        parse_real(line.fields[0], number, "value")?
-    };
+    let first = line.fields[0];
+    let v = mirrorable(V::careful(first, number)?, kind, number, first.column)?;
     if let Some(extra) = line.fields.get(1) {
         return Err(err(
             number,
@@ -372,14 +414,14 @@ fn array_value(raw: &[u8], number: usize, field: Field3) -> Result<f64, TensorIo
 
 /// The parsed entries before symmetric expansion, their indices at `I`'s
 /// width (which the extents fit).
-struct Body<I> {
+struct Body<I, V> {
     rows: Vec<I>,
     cols: Vec<I>,
-    values: Vec<f64>,
+    values: Vec<V>,
 }
 
-impl<I: IndexInt> Body<I> {
-    fn with_capacity(n: usize) -> Body<I> {
+impl<I: IndexInt, V: CooValue> Body<I, V> {
+    fn with_capacity(n: usize) -> Body<I, V> {
         Body {
             rows: Vec::with_capacity(n),
             cols: Vec::with_capacity(n),
@@ -387,7 +429,7 @@ impl<I: IndexInt> Body<I> {
         }
     }
 
-    fn push(&mut self, i: i64, j: i64, v: f64) {
+    fn push(&mut self, i: i64, j: i64, v: V) {
         self.rows.push(I::from_i64(i));
         self.cols.push(I::from_i64(j));
         self.values.push(v);
@@ -444,13 +486,13 @@ const PARALLEL_BYTES: usize = 1 << 20;
 /// line the fast path does not read, or the counts are not the announced
 /// one, the whole body is read again line by line, which finds the first
 /// problem and says where it is.
-fn coordinate_body<I: IndexInt>(
+fn coordinate_body<I: IndexInt, V: MtxValue>(
     lines: &mut Lines<'_>,
     file: &[u8],
     banner: &Banner,
     size: &Size,
     hint: usize,
-) -> Result<Body<I>, TensorIoError> {
+) -> Result<Body<I, V>, TensorIoError> {
     let rest = lines.rest();
     let announced = usize::try_from(size.announced).unwrap_or(usize::MAX);
     // No entry line is shorter than 4 bytes (`1 1\n`): a count the body
@@ -473,13 +515,13 @@ fn coordinate_body<I: IndexInt>(
 /// (counted first: newlines, a trailing blank line not counted) start;
 /// `None` unless each half fills its part exactly (a comment or blank line
 /// inside the second half, say, sends the body to the careful path).
-fn two_halves<I: IndexInt>(
+fn two_halves<I: IndexInt, V: MtxValue>(
     first: &[u8],
     second: &[u8],
     banner: &Banner,
     size: &Size,
     announced: usize,
-) -> Option<Body<I>> {
+) -> Option<Body<I, V>> {
     let last = second.iter().rposition(|&b| !is_space(b));
     let second = &second[..last.map_or(0, |k| k + 1)];
     let wanted = if second.is_empty() {
@@ -513,18 +555,18 @@ fn two_halves<I: IndexInt>(
 }
 
 /// Room for entries that [`fast_half`] fills in order.
-struct Slots<'a, I> {
+struct Slots<'a, I, V> {
     rows: &'a mut [MaybeUninit<I>],
     cols: &'a mut [MaybeUninit<I>],
-    values: &'a mut [MaybeUninit<f64>],
+    values: &'a mut [MaybeUninit<V>],
     len: usize,
 }
 
-impl<'a, I: IndexInt> Slots<'a, I> {
+impl<'a, I: IndexInt, V: CooValue> Slots<'a, I, V> {
     fn new(
         rows: &'a mut [MaybeUninit<I>],
         cols: &'a mut [MaybeUninit<I>],
-        values: &'a mut [MaybeUninit<f64>],
+        values: &'a mut [MaybeUninit<V>],
     ) -> Self {
         Slots {
             rows,
@@ -535,7 +577,7 @@ impl<'a, I: IndexInt> Slots<'a, I> {
     }
 
     /// Writes the next entry; `None` when there is no room left.
-    fn push(&mut self, i: i64, j: i64, v: f64) -> Option<()> {
+    fn push(&mut self, i: i64, j: i64, v: V) -> Option<()> {
         let k = self.len;
         self.rows.get_mut(k)?.write(I::from_i64(i));
         self.cols.get_mut(k)?.write(I::from_i64(j));
@@ -548,11 +590,11 @@ impl<'a, I: IndexInt> Slots<'a, I> {
 /// The entries of the lines in `bytes` written in order into `slots` when
 /// the fast path reads every one (comments and blank lines skipped; no
 /// skew-symmetric diagonal) and they fit: how many; `None` otherwise.
-fn fast_half<I: IndexInt>(
+fn fast_half<I: IndexInt, V: MtxValue>(
     bytes: &[u8],
     banner: &Banner,
     size: &Size,
-    mut slots: Slots<'_, I>,
+    mut slots: Slots<'_, I, V>,
 ) -> Option<usize> {
     for (_, raw) in Lines::new(bytes, 0, 1) {
         if skipped(raw) {
@@ -569,25 +611,20 @@ fn fast_half<I: IndexInt>(
 
 /// [`coordinate_body`] line by line, each line the fast path does not
 /// read by the careful one.
-fn careful_body<I: IndexInt>(
+fn careful_body<I: IndexInt, V: MtxValue>(
     lines: &mut Lines<'_>,
     text: &str,
     banner: &Banner,
     size: &Size,
     hint: usize,
-) -> Result<Body<I>, TensorIoError> {
+) -> Result<Body<I, V>, TensorIoError> {
     let mut body =
         Body::with_capacity(capacity(size.announced).max(hint.min(size.announced as usize)));
     let mut read: i64 = 0;
     while let Some((number, raw)) = next_listed(lines, read, size, "entries")? {
         let (i, j, v) = match fast_entry(raw, banner.field, size.rows, size.cols) {
             Some(e) => e,
-            None => careful_entry(
-                &line_of(number, as_text(raw)),
-                banner.field,
-                size.rows,
-                size.cols,
-            )?,
+            None => careful_entry(&line_of(number, as_text(raw)), banner, size.rows, size.cols)?,
         };
         if banner.kind == Kind::Skew && i == j {
             return Err(err(
@@ -612,12 +649,12 @@ fn careful_body<I: IndexInt>(
 
 /// The nonzero values of an array body (column-major; a symmetric file
 /// lists the lower triangle, a skew-symmetric one without the diagonal).
-fn array_body<I: IndexInt>(
+fn array_body<I: IndexInt, V: MtxValue>(
     lines: &mut Lines<'_>,
     text: &str,
     banner: &Banner,
     size: &Size,
-) -> Result<Body<I>, TensorIoError> {
+) -> Result<Body<I, V>, TensorIoError> {
     let mut body = Body::with_capacity(capacity(size.announced));
     let (mut i, mut j) = (0i64, 0i64);
     let first_row = |j: i64| match banner.kind {
@@ -628,9 +665,9 @@ fn array_body<I: IndexInt>(
     i = i.max(first_row(0));
     let mut read: i64 = 0;
     while let Some((number, raw)) = next_listed(lines, read, size, "values")? {
-        let v = array_value(raw, number, banner.field)?;
+        let v: V = array_value(raw, number, banner.kind)?;
         // Explicit zeros of a dense matrix are not entries.
-        if v != 0.0 {
+        if !v.is_zero() {
             body.push(i, j, v);
         }
         read += 1;
@@ -670,8 +707,8 @@ fn entry_positions(lines: Lines<'_>, wanted: &[usize]) -> Vec<(usize, usize)> {
 /// one triangle; a sum beyond the range of a double is refused, as in a
 /// general file) and refuses an entry whose mirror the file also gives;
 /// `body_start` is the first line of the body, to locate that error.
-fn merge_symmetric<I: IndexInt>(
-    body: &mut Body<I>,
+fn merge_symmetric<I: IndexInt, V: CooValue>(
+    body: &mut Body<I, V>,
     n: i64,
     body_start: &Lines<'_>,
 ) -> Result<(), TensorIoError> {
@@ -696,16 +733,17 @@ fn merge_symmetric<I: IndexInt>(
         let (i, j): (i64, i64) = (body.rows[e].into(), body.cols[e].into());
         match seen.get(&(i.max(j), i.min(j))) {
             Some(&(at, first)) if body.rows[at].into() == i => {
-                let sum = body.values[at] + body.values[e];
-                if !sum.is_finite() {
+                let (a, b) = (body.values[at], body.values[e]);
+                let Some(sum) = a.sum(b) else {
                     let lines = body_start.clone().filter(|(_, raw)| !skipped(raw));
                     let overflow = Overflow {
                         at: vec![i, j],
                         entries: [first, e],
-                        sum,
+                        sum: a.shown_sum(b),
+                        range: V::RANGE,
                     };
                     return Err(overflow.error(lines.map(|(n, _)| n)));
-                }
+                };
                 body.values[at] = sum;
             }
             Some(&(_, first)) => {
@@ -741,24 +779,31 @@ fn merge_symmetric<I: IndexInt>(
 }
 
 /// Reads a Matrix Market file into 64-bit columns (see the module
-/// documentation of [`super`]).
+/// documentation of [`super`]), the values as doubles (an `integer`
+/// file's exact up to 2^53; [`parse_at_width`] keeps them integers).
 pub(super) fn parse(bytes: &[u8], options: &ReadOptions) -> Result<CooTensor, TensorIoError> {
     let header = Header::read(bytes)?;
-    header.body::<i64>(options)
+    if header.banner.field == Field3::Integer {
+        return header.body::<i64, i64>(options).map(CooTensor::as_reals);
+    }
+    header.body::<i64, f64>(options)
 }
 
 /// [`parse`], the columns at 32 bits when `options` asks for it
-/// ([`ReadOptions::narrow`]) and both extents fit.
+/// ([`ReadOptions::narrow`]) and both extents fit, an `integer` file's
+/// values as `i64`, exactly.
 pub(super) fn parse_at_width(
     bytes: &[u8],
     options: &ReadOptions,
 ) -> Result<ReadTensor, TensorIoError> {
     let header = Header::read(bytes)?;
     let fits = |n: i64| i32::try_from(n).is_ok();
-    if options.narrow && fits(header.size.rows) && fits(header.size.cols) {
-        header.body::<i32>(options).map(ReadTensor::Narrow)
-    } else {
-        header.body::<i64>(options).map(ReadTensor::Wide)
+    let narrow = options.narrow && fits(header.size.rows) && fits(header.size.cols);
+    match (narrow, header.banner.field == Field3::Integer) {
+        (true, false) => header.body(options).map(ReadTensor::Narrow),
+        (false, false) => header.body(options).map(ReadTensor::Wide),
+        (true, true) => header.body(options).map(ReadTensor::NarrowInt),
+        (false, true) => header.body(options).map(ReadTensor::WideInt),
     }
 }
 
@@ -811,16 +856,19 @@ impl<'a> Header<'a> {
 
     /// The body's entries with indices at `I`'s width (which the extents
     /// fit): duplicates summed, symmetric files expanded as `options` say.
-    fn body<I: IndexInt>(&self, options: &ReadOptions) -> Result<CooTensor<I>, TensorIoError> {
+    fn body<I: IndexInt, V: MtxValue>(
+        &self,
+        options: &ReadOptions,
+    ) -> Result<CooTensor<I, V>, TensorIoError> {
         let bytes = self.bytes;
         let (banner, size) = (&self.banner, &self.size);
         let mut lines = self.body_start.clone();
         // No entry line is shorter than 4 bytes (`1 1\n`).
         let hint = bytes.len() / 4;
         let mut body = if banner.array {
-            array_body::<I>(&mut lines, decode(bytes)?, banner, size)?
+            array_body::<I, V>(&mut lines, decode(bytes)?, banner, size)?
         } else {
-            coordinate_body::<I>(&mut lines, bytes, banner, size, hint)?
+            coordinate_body::<I, V>(&mut lines, bytes, banner, size, hint)?
         };
         let dims = vec![size.rows, size.cols];
         if banner.kind == Kind::General {
@@ -845,13 +893,15 @@ impl<'a> Header<'a> {
                 values: body.values,
             });
         }
-        let sign = if banner.kind == Kind::Skew { -1.0 } else { 1.0 };
-        let mut out = Body::<I>::with_capacity(2 * body.values.len());
+        let skew = banner.kind == Kind::Skew;
+        let mut out = Body::<I, V>::with_capacity(2 * body.values.len());
         for ((&i, &j), &v) in body.rows.iter().zip(&body.cols).zip(&body.values) {
             let (i, j): (i64, i64) = (i.into(), j.into());
             out.push(i, j, v);
             if i != j {
-                out.push(j, i, sign * v);
+                // Every value of a skew file was checked to negate.
+                let mirror = if skew { v.negated().unwrap_or(v) } else { v };
+                out.push(j, i, mirror);
             }
         }
         Ok(CooTensor {
@@ -900,7 +950,7 @@ mod tests {
         let cut =
             rest.len() / 2 + memchr::memchr(b'\n', &rest[rest.len() / 2..]).expect("a line") + 1;
         let (first, second) = rest.split_at(cut);
-        two_halves::<i64>(first, second, &h.banner, &h.size, h.size.announced as usize)
+        two_halves::<i64, f64>(first, second, &h.banner, &h.size, h.size.announced as usize)
             .map(|b| b.values.len())
     }
 
@@ -1014,7 +1064,8 @@ mod tests {
                 let wide = parse(text, options).expect("a valid file");
                 match parse_at_width(text, options).expect("a valid file") {
                     ReadTensor::Narrow(t) => assert_eq!(t.widened(), wide),
-                    ReadTensor::Wide(_) => panic!("the extents fit 32 bits"),
+                    ReadTensor::NarrowInt(t) => assert_eq!(t.widened().as_reals(), wide),
+                    _ => panic!("the extents fit 32 bits"),
                 }
             }
         }
@@ -1028,7 +1079,43 @@ mod tests {
             b"%%MatrixMarket matrix coordinate real general\n3000000000 2 1\n2999999999 2 1\n";
         match parse_at_width(huge, &narrow).expect("a valid file") {
             ReadTensor::Wide(t) => assert_eq!(t.indices, vec![vec![2_999_999_998], vec![1]]),
-            ReadTensor::Narrow(_) => panic!("3e9 rows do not fit 32 bits"),
+            _ => panic!("3e9 rows do not fit 32 bits"),
         }
+    }
+
+    /// An `integer` file's values are read as `i64`, exactly, on both
+    /// paths, in coordinate and array bodies, symmetric ones mirrored.
+    #[test]
+    fn integer_values_are_read_exactly() {
+        let big = (1i64 << 60) + 1;
+        let text = format!(
+            "%%MatrixMarket matrix coordinate integer skew-symmetric\n3 3 3\n2 1 {big}\n\
+             3 1 +7\n3 2 -{big}\n"
+        );
+        let Ok(ReadTensor::WideInt(t)) = parse_at_width(text.as_bytes(), &ReadOptions::default())
+        else {
+            panic!("integer values");
+        };
+        assert_eq!(t.values, vec![big, -big, 7, -7, -big, big]);
+        let many: String = (0..150_000)
+            .map(|k| format!("{} {} {}\n", k % 1000 + 1, k / 1000 + 1, big + k))
+            .collect();
+        let text =
+            format!("%%MatrixMarket matrix coordinate integer general\n1000 1000 150000\n{many}");
+        assert!(text.len() > PARALLEL_BYTES, "two threads read it");
+        let narrow = ReadOptions {
+            narrow: true,
+            ..ReadOptions::default()
+        };
+        let Ok(ReadTensor::NarrowInt(t)) = parse_at_width(text.as_bytes(), &narrow) else {
+            panic!("integer values at 32-bit indices");
+        };
+        assert!(t.values.iter().zip(0..).all(|(&v, k)| v == big + k));
+        let array = format!("%%MatrixMarket matrix array integer general\n2 1\n{big}\n0\n");
+        let Ok(ReadTensor::WideInt(t)) = parse_at_width(array.as_bytes(), &ReadOptions::default())
+        else {
+            panic!("integer values");
+        };
+        assert_eq!((t.indices, t.values), (vec![vec![0], vec![0]], vec![big]));
     }
 }
