@@ -5,13 +5,17 @@
 
 /// An array that cannot be allocated, and how much it needs.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("too large: `{space}` would need {need}, more than this machine can allocate")]
+#[error("too large: `{space}` {}", self.said())]
 pub struct TooLarge {
     /// The data space (or runtime object) whose storage it is.
     pub space: String,
-    /// `N elements (M bytes)`, or `more than 2^63 elements` when the size
+    /// `N GiB (M elements)` (or MiB), or `more than 2^63 elements` when the size
     /// itself overflows.
     pub need: String,
+    /// The bytes that were available
+    /// ([`crate::available_memory::available`]), when that was the limit;
+    /// `None` when the allocation itself failed.
+    pub available: Option<u64>,
 }
 
 impl TooLarge {
@@ -20,22 +24,66 @@ impl TooLarge {
         TooLarge {
             space: space.to_string(),
             need: "more than 2^63 elements".to_string(),
+            available: None,
+        }
+    }
+
+    /// `bytes` for `elements` of `space` (`None`: a block of bytes),
+    /// where only `available` bytes are.
+    pub fn needs(space: &str, elements: Option<u128>, bytes: u128, available: u64) -> TooLarge {
+        TooLarge {
+            space: space.to_string(),
+            need: match elements {
+                Some(n) => shown_need(n, bytes),
+                None => gib(bytes),
+            },
+            available: Some(available),
+        }
+    }
+
+    /// The sentence after the space's name.
+    fn said(&self) -> String {
+        match self.available {
+            Some(left) => format!("needs {}, {} available", self.need, gib(u128::from(left))),
+            None => format!(
+                "would need {}, more than this machine can allocate",
+                self.need
+            ),
         }
     }
 }
 
-/// `len` copies of `fill`, or [`TooLarge`] when the allocation fails (the
-/// sizes of a run come from its input: a matrix that declares 2^40 rows
-/// must be an error, never an abort).
+/// `N GiB (M elements)`.
+fn shown_need(elements: u128, bytes: u128) -> String {
+    format!("{} ({elements} elements)", gib(bytes))
+}
+
+/// Bytes for a person: in GiB to two decimals from 1 GiB (`22.35 GiB`),
+/// else in MiB to one (`36.0 MiB`).
+pub fn gib(bytes: u128) -> String {
+    let b = bytes as f64;
+    if bytes >= 1 << 30 {
+        format!("{:.2} GiB", b / f64::from(1u32 << 30))
+    } else {
+        format!("{:.1} MiB", b / f64::from(1u32 << 20))
+    }
+}
+
+/// `len` copies of `fill`, or [`TooLarge`] when they do not fit the
+/// memory available ([`crate::available_memory::admit`]) or the
+/// allocation fails (the sizes of a run come from its input: a matrix
+/// that declares 2^40 rows must be an error, never an abort or a kill by
+/// the kernel). The copies are written before it returns, so the next
+/// allocation's check sees the memory taken.
 pub fn try_zeroed<T: Clone>(len: usize, fill: T, space: &str) -> Result<Vec<T>, TooLarge> {
+    let bytes = len as u128 * std::mem::size_of::<T>() as u128;
+    crate::available_memory::admit(bytes, Some(len as u128), space)?;
     let mut v = Vec::new();
     if v.try_reserve_exact(len).is_err() {
         return Err(TooLarge {
             space: space.to_string(),
-            need: format!(
-                "{len} elements ({} bytes)",
-                len as u128 * std::mem::size_of::<T>() as u128
-            ),
+            need: shown_need(len as u128, bytes),
+            available: None,
         });
     }
     v.resize(len, fill);

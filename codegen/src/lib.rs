@@ -8,6 +8,7 @@
 
 pub mod allocation;
 pub mod ast;
+pub mod available_memory;
 pub mod buffer;
 pub mod c;
 pub mod dynamic;

@@ -70,11 +70,15 @@ static void drv_too_large(int64_t n, size_t size)
             drv_prog, (long long)n, (unsigned long long)((uint64_t)n * size));
 }
 
+static DRV_UNUSED void drv_admit(int64_t n, size_t size, uint64_t bytes);
+static DRV_UNUSED uint64_t drv_growth(void *p, uint64_t bytes);
+
 static DRV_UNUSED void *drv_alloc(int64_t n, size_t size)
 {
     void *p;
     if (n < 0 || (uint64_t)n > SIZE_MAX / size)
         drv_too_large(n, size);
+    drv_admit(n, size, (uint64_t)(n > 0 ? n : 1) * size);
     p = calloc(n > 0 ? (size_t)n : 1, size);
     if (p == NULL)
         drv_too_large(n, size);
@@ -86,6 +90,7 @@ static DRV_UNUSED void *drv_grow(void *p, int64_t n, size_t size)
     void *q;
     if (n < 0 || (uint64_t)n > SIZE_MAX / size)
         drv_too_large(n, size);
+    drv_admit(n, size, drv_growth(p, (uint64_t)(n > 0 ? n : 1) * size));
     q = realloc(p, n > 0 ? (size_t)n * size : 1);
     if (q == NULL)
         drv_too_large(n, size);

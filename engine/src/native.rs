@@ -50,7 +50,9 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use codegen::allocation::TooLarge;
 use codegen::ast::LoopProgram;
+use codegen::available_memory::Budget;
 use codegen::c::{c_parameters_with, emit_c_with};
 use codegen::emit::{ParamKind, Parameter};
 use codegen::interp::{space_len, Array, Memory};
@@ -324,16 +326,38 @@ struct HostAllocations {
     /// How many large blocks of its own the library obtained
     /// ([`host_obtain`]) and gave back ([`host_release`]).
     large: (usize, usize),
+    /// The memory the call may take, its results and the runtime's
+    /// blocks counted ([`codegen::available_memory`]).
+    budget: Arc<Budget>,
+    /// The first allocation the budget refused (the library then stops
+    /// with its out-of-memory message, which this replaces).
+    refused: Option<TooLarge>,
 }
 
 impl HostAllocations {
     /// Nothing allocated yet (the helper starts with the first large
     /// block).
-    fn new() -> HostAllocations {
+    fn new(budget: Arc<Budget>) -> HostAllocations {
         HostAllocations {
             live: Vec::new(),
             prefault: Prefaulter::new(),
             large: (0, 0),
+            budget,
+            refused: None,
+        }
+    }
+
+    /// Whether the budget admits `bytes` (the first refusal is kept).
+    fn admit(&mut self, bytes: usize, elements: Option<usize>, what: &str) -> bool {
+        match self
+            .budget
+            .admit(bytes as u128, elements.map(|n| n as u128), what)
+        {
+            Ok(()) => true,
+            Err(e) => {
+                self.refused.get_or_insert(e);
+                false
+            }
         }
     }
 
@@ -389,6 +413,14 @@ unsafe extern "C" fn host_alloc(ctx: *mut c_void, n: i64, size: usize) -> *mut c
     else {
         return std::ptr::null_mut();
     };
+    // SAFETY: the caller vouches for `ctx`.
+    if !unsafe { &mut *ctx.cast::<HostAllocations>() }.admit(
+        layout.size(),
+        Some(count),
+        "an array the conversion sizes itself",
+    ) {
+        return std::ptr::null_mut();
+    }
     // SAFETY: the layout's size is not zero.
     let p = unsafe { std::alloc::alloc_zeroed(layout) };
     if !p.is_null() {
@@ -416,7 +448,11 @@ unsafe extern "C" fn host_alloc(ctx: *mut c_void, n: i64, size: usize) -> *mut c
 /// during the call.
 unsafe extern "C" fn host_obtain(ctx: *mut c_void, bytes: usize, zeroed: c_int) -> *mut c_void {
     // SAFETY: the caller vouches for `ctx`.
-    unsafe { &mut *ctx.cast::<HostAllocations>() }.large.0 += 1;
+    let host = unsafe { &mut *ctx.cast::<HostAllocations>() };
+    if !host.admit(bytes, None, "a block of the conversion's runtime") {
+        return std::ptr::null_mut();
+    }
+    host.large.0 += 1;
     let p = huge_pages::large_block(bytes, zeroed != 0);
     if bytes >= crate::memory::LARGE {
         // SAFETY: the caller vouches for `ctx`.
@@ -476,13 +512,20 @@ unsafe extern "C" fn host_resize(ctx: *mut c_void, p: *mut c_void, bytes: usize)
 unsafe extern "C" fn host_release(ctx: *mut c_void, p: *mut c_void) {
     // SAFETY: `p` is null or a live block of the C library's (the
     // caller's contract).
-    if !p.is_null()
-        && unsafe { freed_blocks::usable_size(p.cast()) }.is_none_or(|u| u >= crate::memory::LARGE)
-    {
+    let usable = if p.is_null() {
+        None
+    } else {
+        // SAFETY: as above.
+        Some(unsafe { freed_blocks::usable_size(p.cast()) })
+    };
+    if let Some(usable) = usable.filter(|u| u.is_none_or(|u| u >= crate::memory::LARGE)) {
         // SAFETY: the caller vouches for `ctx`.
         let host = unsafe { &mut *ctx.cast::<HostAllocations>() };
         host.prefault.forget(p.cast());
         host.large.1 += 1;
+        if let Some(bytes) = usable {
+            host.budget.give_back(bytes as u64);
+        }
     }
     // SAFETY: the caller's contract.
     unsafe { freed_blocks::release(p.cast()) }
@@ -650,6 +693,8 @@ impl Library {
                 }
             }
         }
+        // What the call may take: read when its allocations grow large.
+        let budget = Arc::new(Budget::new());
         let mut memory = s
             .memory_taking(program, input)
             .map_err(|e| fail(e.to_string()))?;
@@ -686,6 +731,9 @@ impl Library {
                 role: Role::Out, ..
             } = p.kind
             {
+                budget
+                    .admit(lengths[k] as u128 * 4, Some(lengths[k] as u128), &p.source)
+                    .map_err(|e| Error::TooLarge(format!("the compiled conversion {pair}: {e}")))?;
                 narrow[k] = Some(vec![0; lengths[k]].into());
                 continue;
             }
@@ -751,7 +799,7 @@ impl Library {
         // this program's parameters (checked in number above, each array of
         // the length its extents give); the pointers stay valid during the
         // call (nothing touches `memory`, `narrow`, `values` or `returned`).
-        let mut host = HostAllocations::new();
+        let mut host = HostAllocations::new(Arc::clone(&budget));
         let blocks = HostBlocks {
             ctx: (&mut host as *mut HostAllocations).cast(),
             obtain: host_obtain,
@@ -829,6 +877,11 @@ impl Library {
                 // SAFETY: `ptr` was allocated by the library's calloc.
                 unsafe { free(ptr) };
             }
+        }
+        if let (true, Some(e)) = (status != 0, host.refused.take()) {
+            return Err(Error::TooLarge(format!(
+                "the compiled conversion {pair}: {e}"
+            )));
         }
         if status != 0 {
             let end = message
@@ -1048,7 +1101,10 @@ fn array_mut_ptr(a: &mut Array) -> *mut c_void {
 
 #[cfg(test)]
 mod tests {
+    use std::sync::Arc;
+
     use codegen::ast::LoopProgram;
+    use codegen::available_memory::Budget;
     use codegen::width::{IndexWidth, IndexWidths, ValueType};
     use synth::builtin::load_format;
     use synth::instance::{Instance, Values};
@@ -1181,6 +1237,35 @@ mod tests {
         let _ = std::fs::remove_dir_all(&cache);
     }
 
+    /// A block beyond the call's budget is refused (null, the refusal
+    /// kept to name the sizes); what is given back can be taken again.
+    #[test]
+    fn the_runtimes_blocks_are_taken_out_of_the_budget() {
+        use super::{host_obtain, host_release, HostAllocations};
+        use std::ffi::c_void;
+        let large = codegen::available_memory::CHECKED_BYTES as usize;
+        let mut host = HostAllocations::new(Arc::new(Budget::of(Some(large as u64 * 3 / 2))));
+        let ctx: *mut c_void = (&mut host as *mut HostAllocations).cast();
+        // SAFETY: `ctx` is a live `HostAllocations`; the block is given
+        // back once.
+        unsafe {
+            let p = host_obtain(ctx, large, 0);
+            assert!(!p.is_null());
+            assert!(host_obtain(ctx, large, 0).is_null());
+            host_release(ctx, p);
+            let q = host_obtain(ctx, large, 0);
+            assert!(!q.is_null());
+            host_release(ctx, q);
+        }
+        let refused = host.refused.take().expect("the refusal is kept");
+        assert!(
+            refused
+                .to_string()
+                .contains("needs 32.0 MiB, 16.0 MiB available"),
+            "{refused}"
+        );
+    }
+
     /// The runtime's large blocks: obtained zeroed when asked; a `realloc`
     /// to a size the block holds keeps it, a larger one moves it with its
     /// bytes; a null block is obtained anew. Each is counted.
@@ -1188,7 +1273,7 @@ mod tests {
     fn the_runtimes_large_blocks_keep_their_bytes_when_they_grow() {
         use super::{host_obtain, host_release, host_resize, HostAllocations};
         use std::ffi::c_void;
-        let mut host = HostAllocations::new();
+        let mut host = HostAllocations::new(Arc::new(Budget::new()));
         let ctx: *mut c_void = (&mut host as *mut HostAllocations).cast();
         let size = crate::memory::LARGE + 8;
         // SAFETY: `ctx` is a live `HostAllocations`; every block is the

@@ -267,6 +267,9 @@ const PRELUDE: &str = r#"#define _POSIX_C_SOURCE 200809L
 #include <time.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 #if defined(__GNUC__)
 #define SPF_ABI_EXPORT __attribute__((visibility("default")))

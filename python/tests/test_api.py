@@ -149,6 +149,14 @@ def test_synth_and_pdfg():
         spf.synth("coo", "csr", emit="java")
 
 
+def test_sizes_beyond_the_available_memory_are_refused_before_they_are_filled(monkeypatch):
+    # 3e9 rows: a rowptr the kernel would let spf reserve and kill it filling.
+    huge = sp.coo_array((np.array([1.0]), (np.array([2_999_999_999]), np.array([0]))), shape=(3_000_000_000, 1))
+    monkeypatch.setenv("SPF_MAX_MEMORY", "256M")
+    with pytest.raises(spf.TooLarge, match=r"`rowptr` needs 22\.35 GiB \(3000000001 elements\), .* MiB available"):
+        spf.convert(huge, "csr")
+
+
 def test_every_exception_class():
     assert issubclass(spf.Error, ValueError)
     for cls in [spf.InputError, spf.UnsupportedConversion, spf.ValidationError, spf.TooLarge]:

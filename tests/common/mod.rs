@@ -13,14 +13,18 @@ use std::process::{Command, Output};
 /// Compiled conversions go to a cache in the temporary directory shared by
 /// the tests, never to the user's.
 pub fn spf(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_spf"))
-        .args(args)
-        .env(
-            "SPF_CACHE_DIR",
-            std::env::temp_dir().join("spf-tests-cache"),
-        )
-        .output()
-        .expect("spf runs")
+    spf_command().args(args).output().expect("spf runs")
+}
+
+/// The `spf` command with the tests' cache, to add arguments and an
+/// environment to.
+pub fn spf_command() -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_spf"));
+    command.env(
+        "SPF_CACHE_DIR",
+        std::env::temp_dir().join("spf-tests-cache"),
+    );
+    command
 }
 
 /// Output bytes as text.

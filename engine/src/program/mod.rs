@@ -95,11 +95,13 @@ use crate::coordinates::CooLayout;
 use crate::Error;
 
 /// The driver's runtime: errors and allocation, instances, index widths
-/// and fields (`driver_runtime.c`); the coordinate and JSON readers and the
+/// and fields (`driver_runtime.c`); the memory a program may fill
+/// (`driver_memory.c`); the coordinate and JSON readers and the
 /// JSON writer (`driver_readers.c`); verification and the checks
 /// (`driver_checks.c`).
 pub(crate) const RUNTIME: &str = concat!(
     include_str!("../../c/driver_runtime.c"),
+    include_str!("../../c/driver_memory.c"),
     include_str!("../../c/driver_readers.c"),
     include_str!("../../c/driver_checks.c")
 );
@@ -252,6 +254,13 @@ pub fn driver_source(
          * drv_too_large reports it and exits with status 2. */\n\
          static void drv_too_large(int64_t n, size_t size);\n\
          #define SPF_OUT_OF_MEMORY(n, size) drv_too_large((n), (size))\n\n\
+         /* Every allocation is compared with the memory the program may fill\n \
+         * first (drv_admit): one that does not fit exits with status 2. */\n\
+         static void drv_admit(int64_t n, size_t size, uint64_t bytes);\n\
+         static uint64_t drv_growth(void *p, uint64_t bytes);\n\
+         #define SPF_ADMIT(n, size) drv_admit((n), (size), (uint64_t)((n) > 0 ? (n) : 1) * (size))\n\
+         #define SPF_ADMIT_GROWTH(p, n, size) \\\n    \
+         drv_admit((n), (size), drv_growth((p), (uint64_t)((n) > 0 ? (n) : 1) * (size)))\n\n\
          /* A size a 32-bit conversion computes that does not fit its indices:\n \
          * drv_index_overflow reports it and exits with status 2. */\n\
          static void drv_index_overflow(const char *what, int64_t n);\n\

@@ -91,11 +91,25 @@ SPF_COLD static void spf_die(const char *what, int64_t value)
 #define SPF_OUT_OF_MEMORY(n, size) spf_die("allocation too large", (n))
 #endif
 
+/* Asked before every allocation of n elements of `size` bytes, and before
+ * a block at p grows to n of them: whether they fit the memory the process
+ * may fill. Nothing, unless the program defines them first (spf build's
+ * driver compares them with the available memory and exits with status 2
+ * when they do not fit: Linux would let the allocation succeed and kill the
+ * process when it writes the pages). */
+#ifndef SPF_ADMIT
+#define SPF_ADMIT(n, size) ((void)0)
+#endif
+#ifndef SPF_ADMIT_GROWTH
+#define SPF_ADMIT_GROWTH(p, n, size) ((void)0)
+#endif
+
 static inline void *spf_alloc(int64_t n, size_t size)
 {
     void *p;
     if (n < 0 || (uint64_t)n > SIZE_MAX / size)
         SPF_OUT_OF_MEMORY(n, size);
+    SPF_ADMIT(n, size);
     p = malloc(n > 0 ? (size_t)n * size : 1);
     if (p == NULL)
         SPF_OUT_OF_MEMORY(n, size);
@@ -107,6 +121,7 @@ static inline void *spf_grow(void *p, int64_t n, size_t size)
 {
     if (n < 0 || (uint64_t)n > SIZE_MAX / size)
         SPF_OUT_OF_MEMORY(n, size);
+    SPF_ADMIT_GROWTH(p, n, size);
     p = realloc(p, n > 0 ? (size_t)n * size : 1);
     if (p == NULL)
         SPF_OUT_OF_MEMORY(n, size);
@@ -120,6 +135,7 @@ static inline void *spf_alloc_zero(int64_t n, size_t size)
     void *p;
     if (n < 0 || (uint64_t)n > SIZE_MAX / size)
         SPF_OUT_OF_MEMORY(n, size);
+    SPF_ADMIT(n, size);
     p = calloc(n > 0 ? (size_t)n : 1, size);
     if (p == NULL)
         SPF_OUT_OF_MEMORY(n, size);
