@@ -212,6 +212,12 @@ enum Command {
         /// otherwise, as scipy keeps them, in every format without padding).
         #[arg(long)]
         drop_zeros: bool,
+        /// Refuses, before it allocates them, a conversion whose arrays
+        /// would take more than N times its input's bytes (and more than
+        /// 16 MiB): mostly padding, such as DIA of a matrix with thousands
+        /// of diagonals. 0 is no limit.
+        #[arg(long, value_name = "N", default_value_t = spf::engine::runner::MAX_PADDING)]
+        max_padding: u32,
         #[command(flatten)]
         widths: WidthFlags,
     },
@@ -369,6 +375,7 @@ fn main() -> ExitCode {
             verbose,
             keep_triangle,
             drop_zeros,
+            max_padding,
             widths,
         } => {
             let mut runner = Runner::new(
@@ -377,6 +384,7 @@ fn main() -> ExitCode {
                 std::sync::Arc::new(Progress::on_terminal(*verbose)),
             );
             runner.widths = widths.choices();
+            runner.max_padding = *max_padding;
             let symmetry = if *keep_triangle {
                 spf::synth::tensor_io::Symmetry::KeepTriangle
             } else {

@@ -114,8 +114,9 @@ fn sizes_beyond_the_available_memory_are_refused_before_they_are_filled() {
     let bin = dir.join("coo2csr");
     let out = spf(&["build", "coo", "csr", "-o", s(&bin)]);
     assert!(out.status.success(), "{}", text(&out.stderr));
+    let out_json = dir.join("out.json");
     let out = std::process::Command::new(&bin)
-        .args([s(&wide), "-o", s(&out_file)])
+        .args([s(&wide), "-o", s(&out_json)])
         .env("SPF_MAX_MEMORY", "256M")
         .output()
         .expect("runs");
@@ -125,7 +126,61 @@ fn sizes_beyond_the_available_memory_are_refused_before_they_are_filled() {
         err.contains(": too large: an array of 3000000001 elements of 8 bytes needs 22.35 GiB, "),
         "{err}"
     );
-    assert!(!out_file.exists());
+    assert!(!out_json.exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A conversion whose arrays would be mostly padding (DIA of a matrix with
+/// thousands of diagonals) is refused before it allocates them, naming
+/// both sizes and the flag, compiled and interpreted; `--max-padding 0`
+/// lifts the limit, and a conversion within it is not refused.
+#[test]
+fn conversions_that_would_be_mostly_padding_are_refused() {
+    let dir = temp("padding");
+    // 2,000 rows, four entries each on scattered diagonals: about 2,000
+    // diagonals of 2,000 slots (32 MB) for 8,000 entries.
+    let n = 2000u64;
+    let mut entries = std::collections::BTreeSet::new();
+    for i in 0..n {
+        for k in 0..4 {
+            entries.insert((i, (i * 7919 + k * 1237) % n));
+        }
+    }
+    let mut text_of = format!("{BANNER}{n} {n} {}\n", entries.len());
+    for (i, j) in &entries {
+        text_of.push_str(&format!("{} {} 1.5\n", i + 1, j + 1));
+    }
+    let matrix = dir.join("scattered.mtx");
+    std::fs::write(&matrix, text_of).expect("write");
+    let out_file = dir.join("out.npz");
+    for extra in [None, Some("--engine=interp")] {
+        let mut args = vec!["convert", "coo", "dia", s(&matrix), "-o", s(&out_file)];
+        args.extend(extra);
+        let out = spf(&args);
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains("too large: `"), "{err}");
+        assert!(
+            err.contains("more than 16 times its input's ")
+                && err.contains("--max-padding 16 is the limit"),
+            "{err}"
+        );
+        assert!(!out_file.exists());
+    }
+    let out = spf(&[
+        "convert",
+        "coo",
+        "dia",
+        s(&matrix),
+        "-o",
+        s(&out_file),
+        "--max-padding=0",
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let _ = std::fs::remove_file(&out_file);
+    // The same matrix into CSR is not padded.
+    let out = spf(&["convert", "coo", "csr", s(&matrix), "-o", s(&out_file)]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -19,12 +19,13 @@ fn temp(test: &str) -> std::path::PathBuf {
 
 /// `spf ARGS` with `input` on its standard input.
 fn spf_with_stdin(args: &[&str], input: &[u8]) -> std::process::Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_spf"))
+    with_stdin(common::spf_command(), args, input)
+}
+
+/// `command ARGS` with `input` on its standard input.
+fn with_stdin(mut command: Command, args: &[&str], input: &[u8]) -> std::process::Output {
+    let mut child = command
         .args(args)
-        .env(
-            "SPF_CACHE_DIR",
-            std::env::temp_dir().join("spf-tests-cache"),
-        )
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -200,5 +201,72 @@ fn outputs_are_written_as_their_names_or_to_say() {
     ]);
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("compressed already"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A program `spf build` makes tells its input's kind by content too, and
+/// reads `-` as standard input; what it cannot read (an `.npz` archive, a
+/// gzip-compressed file) and an output name of another kind than JSON are
+/// refused, naming what does read or write them, before anything runs.
+#[test]
+fn built_programs_tell_inputs_by_content_and_refuse_what_they_cannot_do() {
+    let dir = temp("built");
+    let bin = dir.join("coo2csr");
+    let out = spf(&["build", "coo", "csr", "-o", s(&bin)]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let matrix = test_data("matrices/jgl009.mtx");
+    let bytes = std::fs::read(&matrix).expect("read");
+    let plain = dir.join("jgl009");
+    std::fs::write(&plain, &bytes).expect("write");
+    let run = |args: &[&str]| Command::new(&bin).args(args).output().expect("runs");
+    let reference = dir.join("reference.json");
+    let out = run(&[s(&matrix), "-o", s(&reference)]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    // No extension, and standard input: the same result.
+    let got = dir.join("got.json");
+    for (args, stdin) in [(vec![s(&plain)], None), (vec!["-"], Some(&bytes))] {
+        let mut args = args.clone();
+        args.extend(["-o", s(&got)]);
+        let out = match stdin {
+            Some(b) => with_stdin(Command::new(&bin), &args, b),
+            None => run(&args),
+        };
+        assert!(out.status.success(), "{args:?}: {}", text(&out.stderr));
+        assert_eq!(json(&got), json(&reference), "{args:?}");
+        std::fs::remove_file(&got).expect("written");
+    }
+    // What it cannot read.
+    let npz = dir.join("m.npz");
+    let out = spf(&["convert", "coo", "csr", s(&matrix), "-o", s(&npz)]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let gz = dir.join("m.mtx.gz");
+    std::fs::write(
+        &gz,
+        spf::synth::tensor_io::kind::gzip(&bytes).expect("compressed"),
+    )
+    .expect("write");
+    for (input, says) in [(&npz, "an .npz archive"), (&gz, "gzip-compressed")] {
+        let out = run(&[s(input), "-o", s(&got)]);
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(err.contains(says) && err.contains("spf"), "{err}");
+        assert!(!got.exists());
+    }
+    // Output names of other kinds.
+    for name in ["d.csr.npz", "d.mtx", "d.json.gz", "-"] {
+        let target = if name == "-" {
+            "-".into()
+        } else {
+            dir.join(name)
+        };
+        let out = run(&[s(&matrix), "-o", s(&target)]);
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{name}: {err}");
+        assert!(
+            err.contains("JSON") || err.contains("json"),
+            "{name}: {err}"
+        );
+        assert!(!dir.join(name).exists(), "{name}");
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -12,10 +12,34 @@ pub struct TooLarge {
     /// `N GiB (M elements)` (or MiB), or `more than 2^63 elements` when the size
     /// itself overflows.
     pub need: String,
-    /// The bytes that were available
-    /// ([`crate::available_memory::available`]), when that was the limit;
-    /// `None` when the allocation itself failed.
-    pub available: Option<u64>,
+    /// The limit it is beyond.
+    pub limit: Limit,
+}
+
+/// What a [`TooLarge`] allocation is beyond.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Limit {
+    /// What the machine can allocate (the allocation failed, or its size
+    /// does not fit 64 bits).
+    Machine,
+    /// The memory the process could still fill: these bytes
+    /// ([`crate::available_memory::available`]).
+    Available(u64),
+    /// A conversion's padding limit
+    /// ([`crate::available_memory::Budget::with_padding`]).
+    Padding(Box<Padding>),
+}
+
+/// A padding limit reached: the conversion's arrays would take `total`
+/// bytes, more than `factor` times its input's `input` bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Padding {
+    /// The conversion's arrays with this one.
+    pub total: u128,
+    /// The limit's factor (`--max-padding`).
+    pub factor: u32,
+    /// The bytes of the conversion's input.
+    pub input: u64,
 }
 
 impl TooLarge {
@@ -24,30 +48,40 @@ impl TooLarge {
         TooLarge {
             space: space.to_string(),
             need: "more than 2^63 elements".to_string(),
-            available: None,
+            limit: Limit::Machine,
         }
     }
 
     /// `bytes` for `elements` of `space` (`None`: a block of bytes),
-    /// where only `available` bytes are.
-    pub fn needs(space: &str, elements: Option<u128>, bytes: u128, available: u64) -> TooLarge {
+    /// beyond `limit`.
+    pub fn needs(space: &str, elements: Option<u128>, bytes: u128, limit: Limit) -> TooLarge {
         TooLarge {
             space: space.to_string(),
             need: match elements {
                 Some(n) => shown_need(n, bytes),
                 None => gib(bytes),
             },
-            available: Some(available),
+            limit,
         }
     }
 
     /// The sentence after the space's name.
     fn said(&self) -> String {
-        match self.available {
-            Some(left) => format!("needs {}, {} available", self.need, gib(u128::from(left))),
-            None => format!(
+        match &self.limit {
+            &Limit::Available(left) => {
+                format!("needs {}, {} available", self.need, gib(u128::from(left)))
+            }
+            Limit::Machine => format!(
                 "would need {}, more than this machine can allocate",
                 self.need
+            ),
+            Limit::Padding(p) => format!(
+                "needs {}: the conversion's arrays would take {}, more than {factor} times \
+                 its input's {} (mostly padding; --max-padding {factor} is the limit, 0 none)",
+                self.need,
+                gib(p.total),
+                gib(u128::from(p.input)),
+                factor = p.factor
             ),
         }
     }
@@ -59,13 +93,18 @@ fn shown_need(elements: u128, bytes: u128) -> String {
 }
 
 /// Bytes for a person: in GiB to two decimals from 1 GiB (`22.35 GiB`),
-/// else in MiB to one (`36.0 MiB`).
+/// in MiB or KiB to one below (`36.0 MiB`, `4.5 KiB`), in bytes below
+/// 1 KiB.
 pub fn gib(bytes: u128) -> String {
     let b = bytes as f64;
     if bytes >= 1 << 30 {
         format!("{:.2} GiB", b / f64::from(1u32 << 30))
-    } else {
+    } else if bytes >= 1 << 20 {
         format!("{:.1} MiB", b / f64::from(1u32 << 20))
+    } else if bytes >= 1 << 10 {
+        format!("{:.1} KiB", b / f64::from(1u32 << 10))
+    } else {
+        format!("{bytes} bytes")
     }
 }
 
@@ -83,7 +122,7 @@ pub fn try_zeroed<T: Clone>(len: usize, fill: T, space: &str) -> Result<Vec<T>, 
         return Err(TooLarge {
             space: space.to_string(),
             need: shown_need(len as u128, bytes),
-            available: None,
+            limit: Limit::Machine,
         });
     }
     v.resize(len, fill);

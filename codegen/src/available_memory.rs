@@ -38,10 +38,11 @@
 //! The compiled programs `spf build` makes ask the same questions in C
 //! (`drv_available_bytes` in their runtime).
 
+use std::cell::RefCell;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
-use crate::allocation::TooLarge;
+use crate::allocation::{Limit, Padding, TooLarge};
 
 /// The smallest allocation [`admit`] looks at: smaller ones cannot take
 /// the machine, and reading the limits costs tens of microseconds.
@@ -69,29 +70,47 @@ pub fn available() -> Option<u64> {
 }
 
 /// Whether an allocation of `bytes` for `space` (`elements` of it, or a
-/// block of bytes) fits
-/// the memory available now (allocations under [`CHECKED_BYTES`] always
-/// do).
+/// block of bytes) fits: the budget of the conversion this thread is in
+/// ([`Budget::within`]) takes it, else it is compared with the memory
+/// available now (allocations under [`CHECKED_BYTES`] always fit).
 ///
 /// # Errors
 ///
-/// [`TooLarge`] naming what it needs and what is available.
+/// [`TooLarge`] naming what it needs and what is available (or the
+/// budget's padding limit).
 pub fn admit(bytes: u128, elements: Option<u128>, space: &str) -> Result<(), TooLarge> {
+    if let Some(result) = CURRENT.with(|c| {
+        c.borrow()
+            .as_ref()
+            .map(|budget| budget.admit(bytes, elements, space))
+    }) {
+        return result;
+    }
     if bytes < CHECKED_BYTES {
         return Ok(());
     }
     match available() {
-        Some(left) if bytes > u128::from(left) => {
-            Err(TooLarge::needs(space, elements, bytes, left))
-        }
+        Some(left) if bytes > u128::from(left) => Err(TooLarge::needs(
+            space,
+            elements,
+            bytes,
+            Limit::Available(left),
+        )),
         _ => Ok(()),
     }
 }
 
+thread_local! {
+    /// The budget of the conversion the thread is in ([`Budget::within`]).
+    static CURRENT: RefCell<Option<Arc<Budget>>> = const { RefCell::new(None) };
+}
+
 /// The memory one conversion may take: what was available when its
 /// allocations first reached [`CHECKED_BYTES`], less every allocation it
-/// admitted ([`Budget::admit`]), written or not. Shared by the threads
-/// of the conversion; a small conversion never reads the limits.
+/// admitted ([`Budget::admit`]), written or not; and, with a padding
+/// limit ([`Budget::with_padding`]), no more in all than a factor of its
+/// input's bytes. Shared by the threads of the conversion; a small
+/// conversion never reads the limits.
 #[derive(Debug)]
 pub struct Budget {
     /// The bytes admitted and not given back.
@@ -99,7 +118,13 @@ pub struct Budget {
     /// The bytes available, read once ([`available`]; `None`: no limit
     /// could be read, or [`Budget::of`]'s).
     limit: OnceLock<Option<u64>>,
+    /// The padding limit: the factor and the input's bytes.
+    padding: Option<(u32, u64)>,
 }
+
+/// The fewest bytes a padding limit allows: a conversion this small is
+/// never refused for its padding.
+pub const PADDING_FLOOR: u64 = 16 << 20;
 
 impl Budget {
     /// A budget of the memory available when it is first needed
@@ -108,15 +133,52 @@ impl Budget {
         Budget {
             taken: AtomicU64::new(0),
             limit: OnceLock::new(),
+            padding: None,
         }
     }
 
     /// A budget of `bytes` (`None`: unlimited), whatever is available.
     pub fn of(bytes: Option<u64>) -> Budget {
         Budget {
-            taken: AtomicU64::new(0),
             limit: OnceLock::from(bytes),
+            ..Budget::new()
         }
+    }
+
+    /// This budget, and besides no more in all than `factor` times
+    /// `input` bytes (at least [`PADDING_FLOOR`]; a factor of 0 is no
+    /// limit): what keeps a conversion into a padded format (DIA of a
+    /// matrix with thousands of diagonals) from writing mostly zeros.
+    ///
+    /// ```
+    /// use codegen::available_memory::Budget;
+    ///
+    /// let budget = Budget::of(None).with_padding(16, 4 << 20);
+    /// assert!(budget.admit(60 << 20, None, "A").is_ok());
+    /// let e = budget.admit(8 << 20, None, "A").unwrap_err();
+    /// assert!(e.to_string().contains("would take 68.0 MiB, more than 16 times its input's 4.0 MiB"), "{e}");
+    /// ```
+    pub fn with_padding(self, factor: u32, input: u64) -> Budget {
+        Budget {
+            padding: (factor > 0).then_some((factor, input)),
+            ..self
+        }
+    }
+
+    /// Runs `work` with this budget taking the thread's allocations
+    /// ([`admit`]: the interpreter's arrays and the outputs spf sizes).
+    pub fn within<T>(self: &Arc<Budget>, work: impl FnOnce() -> T) -> T {
+        let outer = CURRENT.with(|c| c.borrow_mut().replace(Arc::clone(self)));
+        // Restored even when `work` unwinds.
+        struct Restore(Option<Arc<Budget>>);
+        impl Drop for Restore {
+            fn drop(&mut self) {
+                let outer = self.0.take();
+                CURRENT.with(|c| *c.borrow_mut() = outer);
+            }
+        }
+        let _restore = Restore(outer);
+        work()
     }
 
     /// Takes `bytes` for `space` (`elements` of it, or a block of bytes)
@@ -133,26 +195,40 @@ impl Budget {
     ///
     /// # Errors
     ///
-    /// [`TooLarge`] when fewer bytes are left: nothing is taken then.
+    /// [`TooLarge`] when fewer bytes are left, or when the padding limit
+    /// is reached: nothing is taken then.
     pub fn admit(&self, bytes: u128, elements: Option<u128>, space: &str) -> Result<(), TooLarge> {
         let wanted = u64::try_from(bytes).unwrap_or(u64::MAX);
-        let before = self.taken.fetch_add(wanted, Ordering::Relaxed);
+        let before = self
+            .taken
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |t| {
+                Some(t.saturating_add(wanted))
+            })
+            .unwrap_or_else(|t| t);
         let total = before.saturating_add(wanted);
-        if u128::from(total) < CHECKED_BYTES {
-            return Ok(());
-        }
-        match *self.limit.get_or_init(available) {
-            Some(limit) if total > limit => {
-                self.taken.fetch_sub(wanted, Ordering::Relaxed);
-                Err(TooLarge::needs(
-                    space,
-                    elements,
-                    bytes,
-                    limit.saturating_sub(before),
-                ))
+        let refuse = |limit: Limit| {
+            self.give_back(wanted);
+            Err(TooLarge::needs(space, elements, bytes, limit))
+        };
+        // The machine's limit first: no flag lifts it.
+        if u128::from(total) >= CHECKED_BYTES {
+            if let Some(limit) = *self.limit.get_or_init(available) {
+                if total > limit {
+                    return refuse(Limit::Available(limit.saturating_sub(before)));
+                }
             }
-            _ => Ok(()),
         }
+        if let Some((factor, input)) = self.padding {
+            let cap = u128::from(input) * u128::from(factor);
+            if u128::from(total) > cap.max(u128::from(PADDING_FLOOR)) {
+                return refuse(Limit::Padding(Box::new(Padding {
+                    total: u128::from(before) + bytes,
+                    factor,
+                    input,
+                })));
+            }
+        }
+        Ok(())
     }
 
     /// Gives back `bytes` admitted before (an array freed during the
@@ -323,5 +399,16 @@ mod tests {
         let b = Budget::of(Some(0));
         assert!(b.admit(CHECKED_BYTES - 1, Some(1), "small").is_ok());
         assert!(b.admit(1, None, "one more").is_err());
+        // Within a budget, the thread's allocations are its own.
+        let b = Arc::new(Budget::of(Some(u64::from(u32::MAX))).with_padding(2, 1 << 20));
+        b.within(|| {
+            assert!(admit(10 << 20, None, "a").is_ok());
+            let e = admit(10 << 20, None, "b").unwrap_err();
+            assert!(
+                matches!(&e.limit, Limit::Padding(p) if p.factor == 2),
+                "{e}"
+            );
+        });
+        assert!(admit(10 << 20, None, "b").is_ok());
     }
 }

@@ -4,7 +4,8 @@ static void drv_usage(const char *problem)
 {
     fprintf(stderr,
             "%s: %s\nusage: %s INPUT [-o OUT.json] [--repeat N] [--unchecked]%s\n"
-            "  INPUT: a Matrix Market .mtx file, a FROSTT .tns file, or a JSON instance of %s\n",
+            "  INPUT: a Matrix Market file, a FROSTT file or a JSON instance of %s (told by\n"
+            "  its content; `-`: standard input)\n",
             drv_prog, problem, drv_prog, DRV_HAS_BASELINE ? " [--baseline-output B.json]" : "",
             drv_src_format);
     exit(2);
@@ -28,9 +29,30 @@ static double drv_median(const double *sorted, int64_t n)
     return n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
 }
 
+/* An output the program would write JSON into under another kind's name
+ * (`-o d.csc.npz`) is refused, naming what writes that kind; standard
+ * output carries the program's timing line. */
+static void drv_check_output_name(const char *name, const char *flag)
+{
+    static const char *const others[] = {".npz", ".mtx", ".tns", ".gz"};
+    size_t k;
+    if (name == NULL)
+        return;
+    if (strcmp(name, "-") == 0)
+        drv_die("%s -: standard output carries the program's timing line; name a .json file", flag);
+    for (k = 0; k < sizeof others / sizeof others[0]; k++)
+        if (drv_ends_with(name, others[k]))
+            drv_die("%s %s: a program spf build makes writes JSON instances; name it .json "
+                    "(`spf convert` turns one into %s: `spf convert F F out.json -o %s`)",
+                    flag, name, others[k], name);
+}
+
 int main(int argc, char **argv)
 {
     const char *input = NULL, *output = NULL, *baseline_output = NULL;
+    char *text;
+    size_t text_len;
+    enum drv_kind kind;
     int64_t repeat = 1, r;
     int k, unchecked = 0;
     drv_inst src, dst;
@@ -83,7 +105,8 @@ int main(int argc, char **argv)
             unchecked = 1;
         } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
             printf("usage: %s INPUT [-o OUT.json] [--repeat N] [--unchecked]%s\n"
-                   "Converts INPUT (a .mtx or .tns file, or a JSON instance of %s) to %s,\n"
+                   "Converts INPUT (a Matrix Market, FROSTT or JSON file, told by its content;\n"
+                   "`-`: standard input) of %s to %s,\n"
                    "timing N runs of the conversion, and prints one JSON line.\n"
                    "A JSON instance is checked against every rule of the source format and\n"
                    "its storage (as spf convert checks it) unless --unchecked is given; its\n"
@@ -108,14 +131,18 @@ int main(int argc, char **argv)
     }
     if (input == NULL)
         drv_usage("missing INPUT");
+    drv_check_output_name(output, "-o");
+    drv_check_output_name(baseline_output, "--baseline-output");
 
-    if (drv_ends_with(input, ".mtx") || drv_ends_with(input, ".tns")) {
+    text = drv_slurp(input, &text_len);
+    kind = drv_kind_of(input, text, text_len);
+    if (kind != DRV_JSON) {
 #if DRV_COORD_ORDER > 0
         drv_coords c;
-        if (drv_ends_with(input, ".mtx"))
-            drv_read_mtx(input, &c);
+        if (kind == DRV_MTX)
+            drv_read_mtx(input, text, text_len, &c);
         else
-            drv_read_tns(input, &c);
+            drv_read_tns(input, text, text_len, &c);
         if (c.order != DRV_COORD_ORDER) {
             const char *formats = drv_formats_of_order(c.order);
             if (formats == NULL)
@@ -157,7 +184,7 @@ int main(int argc, char **argv)
         drv_die("%s: %s", input, drv_no_coordinates);
 #endif
     } else {
-        drv_read_json(input, &src);
+        drv_read_json(input, text, text_len, &src);
         drv_check_source(&src, input);
         if (!unchecked)
             drv_check_rules(&src, input);

@@ -177,14 +177,18 @@ static uint64_t drv_available_bytes(int *found)
     }
 }
 
-/* Bytes for a person, into `out`: GiB to two decimals from 1 GiB, else MiB
- * to one (spf's codegen::allocation::gib). */
+/* Bytes for a person, into `out`, as spf's codegen::allocation::gib: GiB to
+ * two decimals from 1 GiB, MiB or KiB to one below, bytes below 1 KiB. */
 static const char *drv_shown_bytes(uint64_t bytes, char *out, size_t cap)
 {
     if (bytes >= ((uint64_t)1 << 30))
         snprintf(out, cap, "%.2f GiB", (double)bytes / (double)((uint64_t)1 << 30));
-    else
+    else if (bytes >= ((uint64_t)1 << 20))
         snprintf(out, cap, "%.1f MiB", (double)bytes / (double)((uint64_t)1 << 20));
+    else if (bytes >= ((uint64_t)1 << 10))
+        snprintf(out, cap, "%.1f KiB", (double)bytes / (double)((uint64_t)1 << 10));
+    else
+        snprintf(out, cap, "%llu bytes", (unsigned long long)bytes);
     return out;
 }
 

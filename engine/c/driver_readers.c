@@ -256,13 +256,39 @@ static DRV_UNUSED int drv_field_is(drv_field f, const char *word)
     return strlen(word) == f.n && drv_same_name(drv_text(f), word);
 }
 
+/* What an input holds, told by its content as spf convert tells it: a
+ * Matrix Market file by its banner, a JSON instance by its first byte that
+ * is not whitespace, an .npz archive by the zip signature and gzip by its
+ * own (both refused here, naming what reads them), a FROSTT file
+ * otherwise. */
+enum drv_kind { DRV_MTX, DRV_TNS, DRV_JSON };
+
+static DRV_UNUSED enum drv_kind drv_kind_of(const char *path, const char *text, size_t len)
+{
+    size_t k = 0;
+    if (len >= 4 && memcmp(text, "PK\x03\x04", 4) == 0)
+        drv_die("%s: an .npz archive; a program spf build makes reads Matrix Market, FROSTT and "
+                "JSON files (spf convert reads .npz: `spf convert SRC SRC %s -o in.json` writes "
+                "its JSON instance)",
+                path, path);
+    if (len >= 2 && (unsigned char)text[0] == 0x1f && (unsigned char)text[1] == 0x8b)
+        drv_die("%s: gzip-compressed; a program spf build makes reads it decompressed "
+                "(`gunzip -k %s`, or `-` and `gunzip -c %s |`)",
+                path, path, path);
+    if (len >= 14 && memcmp(text, "%%MatrixMarket", 14) == 0)
+        return DRV_MTX;
+    while (k < len && drv_space(text[k]))
+        k++;
+    if (k < len && (text[k] == '{' || text[k] == '['))
+        return DRV_JSON;
+    return DRV_TNS;
+}
+
 /* Reads a Matrix Market file (coordinate or array; real, integer or
  * pattern; general, symmetric or skew-symmetric, expanded to both
  * triangles, the mirror negated when skew), as spf's reader does. */
-static DRV_UNUSED void drv_read_mtx(const char *path, drv_coords *c)
+static DRV_UNUSED void drv_read_mtx(const char *path, char *text, size_t len, drv_coords *c)
 {
-    size_t len;
-    char *text = drv_slurp(path, &len);
     const char *p = text, *end = text + len, *s, *e;
     /* field_kind: 0 real, 1 integer, 2 pattern; kind: 0 general, 1
      * symmetric, 2 skew-symmetric */
@@ -506,10 +532,8 @@ static DRV_UNUSED void drv_read_mtx(const char *path, drv_coords *c)
 
 /* Reads a FROSTT file: 1-based indices then the value; `#` comments; the
  * extents are the largest indices. */
-static DRV_UNUSED void drv_read_tns(const char *path, drv_coords *c)
+static DRV_UNUSED void drv_read_tns(const char *path, char *text, size_t len, drv_coords *c)
 {
-    size_t len;
-    char *text = drv_slurp(path, &len);
     const char *p = text, *end = text + len, *s, *e;
     int done = 0, m = -1, d;
     int64_t number = 0, first_line = 0;
@@ -840,10 +864,8 @@ static DRV_UNUSED int drv_json_number(drv_json *j, int64_t *i, double *r)
 }
 
 /* Reads a JSON instance. */
-static DRV_UNUSED void drv_read_json(const char *path, drv_inst *x)
+static DRV_UNUSED void drv_read_json(const char *path, char *text, size_t len, drv_inst *x)
 {
-    size_t len;
-    char *text = drv_slurp(path, &len);
     drv_json j;
     int seen_format = 0, seen_symbols = 0, seen_arrays = 0;
     j.path = path;

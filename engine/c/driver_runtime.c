@@ -526,9 +526,11 @@ static DRV_UNUSED void drv_runtime_stop(const char *what, int64_t value)
 
 /* ----- files and fields --------------------------------------------------- */
 
+/* The bytes of the file at `path` (`-`: standard input), NUL-terminated. */
 static DRV_UNUSED char *drv_slurp(const char *path, size_t *len)
 {
-    FILE *f = fopen(path, "rb");
+    const int in = strcmp(path, "-") == 0;
+    FILE *f = in ? stdin : fopen(path, "rb");
     char *buf = NULL;
     size_t n = 0, cap = 0;
     if (f == NULL)
@@ -546,7 +548,8 @@ static DRV_UNUSED char *drv_slurp(const char *path, size_t *len)
     }
     if (ferror(f))
         drv_die("%s: %s", path, strerror(errno));
-    fclose(f);
+    if (!in)
+        fclose(f);
     buf[n] = '\0';
     *len = n;
     return buf;

@@ -449,12 +449,23 @@ unsafe extern "C" fn host_alloc(ctx: *mut c_void, n: i64, size: usize) -> *mut c
 unsafe extern "C" fn host_obtain(ctx: *mut c_void, bytes: usize, zeroed: c_int) -> *mut c_void {
     // SAFETY: the caller vouches for `ctx`.
     let host = unsafe { &mut *ctx.cast::<HostAllocations>() };
-    if !host.admit(bytes, None, "a block of the conversion's runtime") {
+    const WHAT: &str = "a block of the conversion's runtime";
+    // A zeroed block beyond the budget (a counting sort's counts over an
+    // extent of billions, for a few entries) is made all the same, and
+    // not faulted in: its pages take memory only where they are written,
+    // and the runtime writes such blocks only where entries fall (it reads
+    // them whole, which maps no page; what it fills whole it asks
+    // unzeroed, and the budget counts that).
+    let within = if zeroed != 0 {
+        host.budget.admit(bytes as u128, None, WHAT).is_ok()
+    } else if host.admit(bytes, None, WHAT) {
+        true
+    } else {
         return std::ptr::null_mut();
-    }
+    };
     host.large.0 += 1;
     let p = huge_pages::large_block(bytes, zeroed != 0);
-    if bytes >= crate::memory::LARGE {
+    if within && bytes >= crate::memory::LARGE {
         // SAFETY: the caller vouches for `ctx`.
         unsafe { &*ctx.cast::<HostAllocations>() }
             .prefault
@@ -629,6 +640,7 @@ impl Library {
         program: &LoopProgram,
         input: &mut Instance,
         width: IndexWidths,
+        budget: &Arc<Budget>,
     ) -> Result<Instance, Error> {
         let pair = format!("{} -> {}", s.conversion.src.name, s.conversion.dst.name);
         let fail = |e: String| Error::stopped(format!("the compiled conversion {pair}: {e}"));
@@ -693,10 +705,9 @@ impl Library {
                 }
             }
         }
-        // What the call may take: read when its allocations grow large.
-        let budget = Arc::new(Budget::new());
-        let mut memory = s
-            .memory_taking(program, input)
+        // The outputs spf sizes are taken out of the call's budget.
+        let mut memory = budget
+            .within(|| s.memory_taking(program, input))
             .map_err(|e| fail(e.to_string()))?;
         // Every array the function reads or writes must have the length
         // its extents give: the C trusts them.
@@ -799,7 +810,7 @@ impl Library {
         // this program's parameters (checked in number above, each array of
         // the length its extents give); the pointers stay valid during the
         // call (nothing touches `memory`, `narrow`, `values` or `returned`).
-        let mut host = HostAllocations::new(Arc::clone(&budget));
+        let mut host = HostAllocations::new(Arc::clone(budget));
         let blocks = HostBlocks {
             ctx: (&mut host as *mut HostAllocations).cast(),
             obtain: host_obtain,
@@ -1165,7 +1176,13 @@ mod tests {
             let widths = IndexWidths::uniform(width);
             let lib = compiled(&s, &program, widths, &cache);
             let out = lib
-                .run(&s, &program, &mut input.clone(), widths)
+                .run(
+                    &s,
+                    &program,
+                    &mut input.clone(),
+                    widths,
+                    &Arc::new(Budget::new()),
+                )
                 .expect("runs");
             let want = s
                 .run_program_at(&program, &input, widths)
@@ -1214,7 +1231,9 @@ mod tests {
         let cache = std::env::temp_dir().join(format!("spf-native-large-{}", std::process::id()));
         let widths = IndexWidths::uniform(IndexWidth::W32);
         let lib = compiled(&s, &program, widths, &cache);
-        let out = lib.run(&s, &program, &mut input, widths).expect("runs");
+        let out = lib
+            .run(&s, &program, &mut input, widths, &Arc::new(Budget::new()))
+            .expect("runs");
         // Obtained from spf and given back to it: the runtime frees its
         // scratch before it returns.
         let (obtained, released) = lib.large_blocks();

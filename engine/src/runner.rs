@@ -22,6 +22,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::sync::Mutex;
 
+use codegen::available_memory::Budget;
 use codegen::width::{IndexWidth, IndexWidths, ValueType, WidthChoice, WidthChoices};
 use synth::fingerprint::Fingerprint;
 use synth::instance::Instance;
@@ -102,7 +103,14 @@ pub struct Runner {
     pub cache: Option<PathBuf>,
     /// The compiled checks loaded, by format and index width.
     checkers: Mutex<Vec<LoadedCheck>>,
+    /// The padding limit: a conversion's arrays may take this many times
+    /// its input's bytes (at least
+    /// [`codegen::available_memory::PADDING_FLOOR`]; 0: no limit).
+    pub max_padding: u32,
 }
+
+/// The default padding limit ([`Runner::max_padding`]).
+pub const MAX_PADDING: u32 = 16;
 
 impl Runner {
     /// A runner with these settings, at 64-bit indices.
@@ -116,6 +124,7 @@ impl Runner {
             exact: AtomicBool::new(false),
             checkers: Mutex::new(Vec::new()),
             cache: None,
+            max_padding: MAX_PADDING,
         }
     }
 
@@ -240,11 +249,14 @@ impl Runner {
                 }
             },
         };
+        // The memory the conversion may take, and its padding limit.
+        let input_bytes = input.arrays.values().map(|a| a.bytes() as u64).sum();
+        let budget = Arc::new(Budget::new().with_padding(self.max_padding, input_bytes));
         let out = match &library {
             Some(lib) => {
                 self.say(&format!("spf: converting {pair} natively ({width})"));
                 step(&*self.observer, &format!("converting {pair}"), || {
-                    lib.run(s, program, &mut input, width)
+                    lib.run(s, program, &mut input, width, &budget)
                 })?
             }
             None => {
@@ -254,7 +266,7 @@ impl Runner {
                 step(
                     &*self.observer,
                     &format!("converting {pair} (interpreter)"),
-                    || s.run_program_at(program, &input, width),
+                    || budget.within(|| s.run_program_at(program, &input, width)),
                 )
                 .map_err(|e| {
                     let message = format!("the synthesized conversion {pair}: {e}");

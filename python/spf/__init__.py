@@ -285,8 +285,11 @@ class Converter:
     spf.Tensor or (coords, values, shape) tuples), from any thread.
 
     Options: ``engine`` ("auto", "native", "interp"), ``index_width``
-    ("auto", 32, 64), ``verify`` (check every result, the default) and
-    ``cache_dir`` (where compiled conversions are kept).
+    ("auto", 32, 64), ``verify`` (check every result, the default),
+    ``cache_dir`` (where compiled conversions are kept) and ``max_padding``
+    (refuse, as spf.TooLarge, a conversion whose arrays would take more
+    than that many times its input's bytes and more than 16 MiB; 16 by
+    default, 0 for no limit).
     """
 
     def __init__(self, src: Union[str, Format], dst: Union[str, Format], **options: Any) -> None:
@@ -332,6 +335,7 @@ def convert(
     src: Optional[Union[str, Format]] = None,
     index_width: Union[str, int] = "auto",
     verify: bool = True,
+    max_padding: int = 16,
     threads: Optional[int] = None,
 ):
     """Converts `a` to the format `to`.
@@ -345,13 +349,17 @@ def convert(
     Returns a scipy object of the input's kind (array in, array out;
     matrix in, matrix out) when `to` has a scipy layout, else an
     spf.Tensor. Values keep their dtype; index arrays are int32 when the
-    sizes fit (`index_width` 32 or 64 fixes them). The conversion runs on
+    sizes fit (`index_width` 32 or 64 fixes them). A conversion whose
+    arrays would take more than `max_padding` times the input's bytes (and
+    more than 16 MiB) is refused as spf.TooLarge before it allocates them:
+    mostly padding, such as DIA of a matrix with thousands of diagonals (0
+    is no limit). The conversion runs on
     one thread: `threads` is None or 1.
     """
     if threads not in (None, 1):
         raise ValueError(f"threads={threads!r}: spf's conversions run on one thread (None or 1)")
     dst = _format(to)
-    options = {"verify": bool(verify)}
+    options = {"verify": bool(verify), "max_padding": int(max_padding)}
     if index_width != "auto":
         options["index_width"] = index_width
     if isinstance(a, Tensor):

@@ -72,6 +72,7 @@ class Converter:
         index_width: Union[str, int, None] = ...,
         verify: bool = ...,
         cache_dir: Optional[str] = ...,
+        max_padding: int = ...,
     ) -> None: ...
     def __call__(self, a: Any) -> Any: ...
 
@@ -87,6 +88,7 @@ def convert(
     src: Optional[FormatLike] = ...,
     index_width: Union[str, int] = ...,
     verify: bool = ...,
+    max_padding: int = ...,
     threads: Optional[int] = ...,
 ) -> Any: ...
 def formats() -> Dict[str, str]: ...

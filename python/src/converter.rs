@@ -25,9 +25,11 @@ impl Converter {
     /// (compiled when a C compiler works, else interpreted), `"native"`
     /// or `"interp"`; `index_width` `"auto"` (32 bits when the sizes
     /// fit), 32 or 64; `verify` checks every result; `cache_dir` is where
-    /// compiled conversions are kept.
+    /// compiled conversions are kept; `max_padding` refuses a conversion
+    /// whose arrays would take more than that many times its input's bytes
+    /// (0: no limit).
     #[new]
-    #[pyo3(signature = (src, dst, *, engine = "auto", index_width = None, verify = true, cache_dir = None))]
+    #[pyo3(signature = (src, dst, *, engine = "auto", index_width = None, verify = true, cache_dir = None, max_padding = engine::runner::MAX_PADDING))]
     fn new(
         py: Python<'_>,
         src: &Format,
@@ -36,6 +38,7 @@ impl Converter {
         index_width: Option<&Bound<'_, PyAny>>,
         verify: bool,
         cache_dir: Option<PathBuf>,
+        max_padding: u32,
     ) -> PyResult<Converter> {
         let options = Options {
             engine: match engine {
@@ -51,6 +54,7 @@ impl Converter {
             widths: WidthChoices::uniform(width_choice(index_width)?),
             verify,
             cache_dir,
+            max_padding,
             ..Options::default()
         };
         let (s, d) = (src.engine(), dst.engine());

@@ -157,6 +157,21 @@ def test_sizes_beyond_the_available_memory_are_refused_before_they_are_filled(mo
         spf.convert(huge, "csr")
 
 
+def test_a_conversion_that_would_be_mostly_padding_is_refused():
+    # 2,000 rows, four entries each on scattered diagonals: DIA would hold
+    # about 2,000 diagonals of 2,000 slots (32 MB) for 8,000 entries.
+    n = 2000
+    rows = np.repeat(np.arange(n), 4)
+    cols = (rows * 7919 + np.tile(np.arange(4), n) * 1237) % n
+    a = sp.coo_array((np.full(rows.size, 1.5), (rows, cols)), shape=(n, n)).tocsr()
+    with pytest.raises(spf.TooLarge, match="more than 16 times its input's .*--max-padding 16 is the limit"):
+        spf.convert(a, "dia")
+    with pytest.raises(spf.TooLarge, match="more than 4 times"):
+        spf.Converter("csr", "dia", max_padding=4)(a)
+    b = spf.convert(a, "dia", max_padding=0)
+    assert (b != a).nnz == 0
+
+
 def test_every_exception_class():
     assert issubclass(spf.Error, ValueError)
     for cls in [spf.InputError, spf.UnsupportedConversion, spf.ValidationError, spf.TooLarge]:

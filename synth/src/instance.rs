@@ -88,6 +88,15 @@ impl Values {
         self.len() == 0
     }
 
+    /// The bytes the values take.
+    pub fn bytes(&self) -> usize {
+        let each = match self {
+            Values::Int(_) | Values::Real(_) => 8,
+            Values::Int32(_) | Values::Real32(_) => 4,
+        };
+        self.len() * each
+    }
+
     /// The values as reals (integers converted).
     pub fn to_reals(&self) -> Vec<f64> {
         match self {

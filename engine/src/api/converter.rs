@@ -39,6 +39,12 @@ pub struct Options {
     pub cache_dir: Option<PathBuf>,
     /// What is told of the steps and of the engine's choices.
     pub observer: Arc<dyn Observer>,
+    /// The padding limit: a conversion whose arrays would take more than
+    /// this many times its input's bytes (and more than 16 MiB) is
+    /// refused before it allocates them, as [`Error::TooLarge`]: what
+    /// keeps DIA of a matrix with thousands of diagonals from writing
+    /// mostly zeros. 0 is no limit; the default is 16.
+    pub max_padding: u32,
 }
 
 impl Default for Options {
@@ -49,6 +55,7 @@ impl Default for Options {
             verify: true,
             cache_dir: None,
             observer: Arc::new(Quiet),
+            max_padding: crate::runner::MAX_PADDING,
         }
     }
 }
@@ -60,6 +67,7 @@ impl std::fmt::Debug for Options {
             .field("widths", &self.widths)
             .field("verify", &self.verify)
             .field("cache_dir", &self.cache_dir)
+            .field("max_padding", &self.max_padding)
             .finish_non_exhaustive()
     }
 }
@@ -69,6 +77,7 @@ impl Options {
     pub(crate) fn runner(&self) -> Runner {
         let mut runner = Runner::new(self.engine, self.verify, Arc::clone(&self.observer));
         runner.widths = self.widths;
+        runner.max_padding = self.max_padding;
         runner.cache.clone_from(&self.cache_dir);
         runner
     }
