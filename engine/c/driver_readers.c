@@ -256,17 +256,17 @@ static DRV_UNUSED int drv_field_is(drv_field f, const char *word)
     return strlen(word) == f.n && drv_same_name(drv_text(f), word);
 }
 
-/* What an input holds, told by its content as spf convert tells it: a
- * Matrix Market file by its banner, a JSON instance by its first byte that
- * is not whitespace, an .npz archive by the zip signature and gzip by its
+/* What an input holds, told by its content as spf convert tells it
+ * (synth::tensor_io::kind::sniff): a Matrix Market file by its banner, a
+ * JSON instance by its first byte that is not whitespace, an .npz archive by the zip signature and gzip by its
  * own (both refused here, naming what reads them), a FROSTT file
  * otherwise. */
 enum drv_kind { DRV_MTX, DRV_TNS, DRV_JSON };
 
 static DRV_UNUSED enum drv_kind drv_kind_of(const char *path, const char *text, size_t len)
 {
-    size_t k = 0;
-    if (len >= 4 && memcmp(text, "PK\x03\x04", 4) == 0)
+    size_t k = 0, b = 0;
+    if (len >= 4 && (memcmp(text, "PK\x03\x04", 4) == 0 || memcmp(text, "PK\x05\x06", 4) == 0))
         drv_die("%s: an .npz archive; a program spf build makes reads Matrix Market, FROSTT and "
                 "JSON files (spf convert reads .npz: `spf convert SRC SRC %s -o in.json` writes "
                 "its JSON instance)",
@@ -275,11 +275,22 @@ static DRV_UNUSED enum drv_kind drv_kind_of(const char *path, const char *text, 
         drv_die("%s: gzip-compressed; a program spf build makes reads it decompressed "
                 "(`gunzip -k %s`, or `-` and `gunzip -c %s |`)",
                 path, path, path);
-    if (len >= 14 && memcmp(text, "%%MatrixMarket", 14) == 0)
-        return DRV_MTX;
+    /* as synth::tensor_io::kind::sniff: a byte-order mark skipped, the
+     * banner in any case, JSON by a `{` */
+    if (len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0)
+        b = 3;
+    if (len - b >= 14) {
+        static const char banner[] = "%%matrixmarket";
+        size_t i = 0;
+        while (i < 14 && tolower((unsigned char)text[b + i]) == banner[i])
+            i++;
+        if (i == 14)
+            return DRV_MTX;
+    }
+    k = b;
     while (k < len && drv_space(text[k]))
         k++;
-    if (k < len && (text[k] == '{' || text[k] == '['))
+    if (k < len && text[k] == '{')
         return DRV_JSON;
     return DRV_TNS;
 }
