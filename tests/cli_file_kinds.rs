@@ -218,7 +218,14 @@ fn built_programs_tell_inputs_by_content_and_refuse_what_they_cannot_do() {
     let bytes = std::fs::read(&matrix).expect("read");
     let plain = dir.join("jgl009");
     std::fs::write(&plain, &bytes).expect("write");
-    let run = |args: &[&str]| Command::new(&bin).args(args).output().expect("runs");
+    // In the test's directory: an output named `-` would appear there.
+    let run = |args: &[&str]| {
+        Command::new(&bin)
+            .args(args)
+            .current_dir(&dir)
+            .output()
+            .expect("runs")
+    };
     let reference = dir.join("reference.json");
     let out = run(&[s(&matrix), "-o", s(&reference)]);
     assert!(out.status.success(), "{}", text(&out.stderr));

@@ -59,7 +59,7 @@ impl TooLarge {
             space: space.to_string(),
             need: match elements {
                 Some(n) => shown_need(n, bytes),
-                None => gib(bytes),
+                None => shown_bytes(bytes),
             },
             limit,
         }
@@ -69,7 +69,11 @@ impl TooLarge {
     fn said(&self) -> String {
         match &self.limit {
             &Limit::Available(left) => {
-                format!("needs {}, {} available", self.need, gib(u128::from(left)))
+                format!(
+                    "needs {}, {} available",
+                    self.need,
+                    shown_bytes(u128::from(left))
+                )
             }
             Limit::Machine => format!(
                 "would need {}, more than this machine can allocate",
@@ -79,8 +83,8 @@ impl TooLarge {
                 "needs {}: the conversion's arrays would take {}, more than {factor} times \
                  its input's {} (mostly padding; --max-padding {factor} is the limit, 0 none)",
                 self.need,
-                gib(p.total),
-                gib(u128::from(p.input)),
+                shown_bytes(p.total),
+                shown_bytes(u128::from(p.input)),
                 factor = p.factor
             ),
         }
@@ -89,13 +93,13 @@ impl TooLarge {
 
 /// `N GiB (M elements)`.
 fn shown_need(elements: u128, bytes: u128) -> String {
-    format!("{} ({elements} elements)", gib(bytes))
+    format!("{} ({elements} elements)", shown_bytes(bytes))
 }
 
 /// Bytes for a person: in GiB to two decimals from 1 GiB (`22.35 GiB`),
 /// in MiB or KiB to one below (`36.0 MiB`, `4.5 KiB`), in bytes below
 /// 1 KiB.
-pub fn gib(bytes: u128) -> String {
+fn shown_bytes(bytes: u128) -> String {
     let b = bytes as f64;
     if bytes >= 1 << 30 {
         format!("{:.2} GiB", b / f64::from(1u32 << 30))

@@ -10,7 +10,8 @@
  *
  * The limit is read once, when the program's allocations first reach
  * DRV_CHECKED_BYTES; every allocation is then taken out of it, written or
- * not (what is freed is not given back: a program converts once). Where
+ * not (what is freed is not given back: a program converts once), but for
+ * a zeroed block beyond it (drv_admit_as). Where
  * nothing can be read, nothing is refused in advance.
  * ------------------------------------------------------------------------- */
 
@@ -76,6 +77,21 @@ static void drv_consider_cgroup(const char *limit_path, const char *usage_path, 
     }
 }
 
+/* Whether a comma-separated list of cgroup v1 controllers names `memory`. */
+static int drv_lists_memory(const char *controllers)
+{
+    const char *p = controllers;
+    while (*p != '\0') {
+        const size_t n = strcspn(p, ",");
+        if (n == 6 && strncmp(p, "memory", 6) == 0)
+            return 1;
+        p += n;
+        if (*p == ',')
+            p++;
+    }
+    return 0;
+}
+
 /* The memory cgroup's limit less its usage, at the process's group and at
  * the mount's root (a container's view). */
 static void drv_cgroup_available(uint64_t *least, int *found)
@@ -101,7 +117,7 @@ static void drv_cgroup_available(uint64_t *least, int *found)
                 snprintf(a, sizeof a, "/sys/fs/cgroup%s/memory.max", dir);
                 snprintf(b, sizeof b, "/sys/fs/cgroup%s/memory.current", dir);
                 drv_consider_cgroup(a, b, least, found);
-            } else if (strstr(controllers, "memory") != NULL) {
+            } else if (drv_lists_memory(controllers)) {
                 snprintf(a, sizeof a, "/sys/fs/cgroup/memory%s/memory.limit_in_bytes", dir);
                 snprintf(b, sizeof b, "/sys/fs/cgroup/memory%s/memory.usage_in_bytes", dir);
                 drv_consider_cgroup(a, b, least, found);
@@ -198,8 +214,11 @@ static int drv_memory_state; /* 0 unread, 1 limited, 2 unlimited */
 
 /* Takes `bytes` (for n elements of `size` bytes) out of what the program
  * may fill, or stops with the sizes (drv_die: status 2, or the library's
- * jump). */
-static DRV_UNUSED void drv_admit(int64_t n, size_t size, uint64_t bytes)
+ * jump). A zeroed block (`zeroed`) beyond it is allowed untaken, as spf's
+ * own runtime blocks are: calloc's pages take memory only where they are
+ * written, and the runtime writes its zeroed blocks (a counting sort's
+ * counts over an extent) only where entries fall. */
+static DRV_UNUSED void drv_admit_as(int64_t n, size_t size, uint64_t bytes, int zeroed)
 {
     const uint64_t before = __atomic_fetch_add(&drv_memory_taken, bytes, __ATOMIC_RELAXED);
     const uint64_t total = before + bytes < before ? UINT64_MAX : before + bytes;
@@ -218,10 +237,17 @@ static DRV_UNUSED void drv_admit(int64_t n, size_t size, uint64_t bytes)
         const uint64_t limit = __atomic_load_n(&drv_memory_limit, __ATOMIC_RELAXED);
         char need[32], left[32];
         __atomic_fetch_sub(&drv_memory_taken, bytes, __ATOMIC_RELAXED);
+        if (zeroed)
+            return;
         drv_die("%s: too large: an array of %lld elements of %zu bytes needs %s, %s available",
                 drv_prog, (long long)n, size, drv_shown_bytes(bytes, need, sizeof need),
                 drv_shown_bytes(limit > before ? limit - before : 0, left, sizeof left));
     }
+}
+
+static DRV_UNUSED void drv_admit(int64_t n, size_t size, uint64_t bytes)
+{
+    drv_admit_as(n, size, bytes, 0);
 }
 
 /* What growing the block at p to `bytes` adds (all of it when its size is

@@ -258,9 +258,9 @@ static DRV_UNUSED int drv_field_is(drv_field f, const char *word)
 
 /* What an input holds, told by its content as spf convert tells it
  * (synth::tensor_io::kind::sniff): a Matrix Market file by its banner, a
- * JSON instance by its first byte that is not whitespace, an .npz archive by the zip signature and gzip by its
- * own (both refused here, naming what reads them), a FROSTT file
- * otherwise. */
+ * JSON instance by its first byte that is not whitespace, an .npz archive
+ * by the zip signature and gzip by its own (both refused here, naming what
+ * reads them), a FROSTT file otherwise. */
 enum drv_kind { DRV_MTX, DRV_TNS, DRV_JSON };
 
 static DRV_UNUSED enum drv_kind drv_kind_of(const char *path, const char *text, size_t len)

@@ -332,6 +332,9 @@ struct HostAllocations {
     /// The first allocation the budget refused (the library then stops
     /// with its out-of-memory message, which this replaces).
     refused: Option<TooLarge>,
+    /// The runtime's blocks the budget took, and their bytes (given back
+    /// when they are released).
+    taken: Vec<(*mut u8, usize)>,
 }
 
 impl HostAllocations {
@@ -344,6 +347,7 @@ impl HostAllocations {
             large: (0, 0),
             budget,
             refused: None,
+            taken: Vec::new(),
         }
     }
 
@@ -465,6 +469,9 @@ unsafe extern "C" fn host_obtain(ctx: *mut c_void, bytes: usize, zeroed: c_int) 
     };
     host.large.0 += 1;
     let p = huge_pages::large_block(bytes, zeroed != 0);
+    if within {
+        host.taken.push((p, bytes));
+    }
     if within && bytes >= crate::memory::LARGE {
         // SAFETY: the caller vouches for `ctx`.
         unsafe { &*ctx.cast::<HostAllocations>() }
@@ -523,18 +530,15 @@ unsafe extern "C" fn host_resize(ctx: *mut c_void, p: *mut c_void, bytes: usize)
 unsafe extern "C" fn host_release(ctx: *mut c_void, p: *mut c_void) {
     // SAFETY: `p` is null or a live block of the C library's (the
     // caller's contract).
-    let usable = if p.is_null() {
-        None
-    } else {
-        // SAFETY: as above.
-        Some(unsafe { freed_blocks::usable_size(p.cast()) })
-    };
-    if let Some(usable) = usable.filter(|u| u.is_none_or(|u| u >= crate::memory::LARGE)) {
+    if !p.is_null()
+        && unsafe { freed_blocks::usable_size(p.cast()) }.is_none_or(|u| u >= crate::memory::LARGE)
+    {
         // SAFETY: the caller vouches for `ctx`.
         let host = unsafe { &mut *ctx.cast::<HostAllocations>() };
         host.prefault.forget(p.cast());
         host.large.1 += 1;
-        if let Some(bytes) = usable {
+        if let Some(at) = host.taken.iter().position(|&(q, _)| q == p.cast::<u8>()) {
+            let (_, bytes) = host.taken.swap_remove(at);
             host.budget.give_back(bytes as u64);
         }
     }
@@ -644,6 +648,8 @@ impl Library {
     ) -> Result<Instance, Error> {
         let pair = format!("{} -> {}", s.conversion.src.name, s.conversion.dst.name);
         let fail = |e: String| Error::stopped(format!("the compiled conversion {pair}: {e}"));
+        let too_large =
+            |e: TooLarge| Error::TooLarge(format!("the compiled conversion {pair}: {e}"));
         let widths = s.widths(width).with_values(input.value_type);
         let params = match self.params.get() {
             Some(params) => params,
@@ -742,9 +748,10 @@ impl Library {
                 role: Role::Out, ..
             } = p.kind
             {
+                let bytes = lengths[k] * std::mem::size_of::<i32>();
                 budget
-                    .admit(lengths[k] as u128 * 4, Some(lengths[k] as u128), &p.source)
-                    .map_err(|e| Error::TooLarge(format!("the compiled conversion {pair}: {e}")))?;
+                    .admit(bytes as u128, Some(lengths[k] as u128), &p.source)
+                    .map_err(too_large)?;
                 narrow[k] = Some(vec![0; lengths[k]].into());
                 continue;
             }
@@ -890,9 +897,7 @@ impl Library {
             }
         }
         if let (true, Some(e)) = (status != 0, host.refused.take()) {
-            return Err(Error::TooLarge(format!(
-                "the compiled conversion {pair}: {e}"
-            )));
+            return Err(too_large(e));
         }
         if status != 0 {
             let end = message
@@ -1257,7 +1262,8 @@ mod tests {
     }
 
     /// A block beyond the call's budget is refused (null, the refusal
-    /// kept to name the sizes); what is given back can be taken again.
+    /// kept to name the sizes), but for a zeroed one, made untaken; what
+    /// is given back can be taken again.
     #[test]
     fn the_runtimes_blocks_are_taken_out_of_the_budget() {
         use super::{host_obtain, host_release, HostAllocations};
@@ -1274,6 +1280,13 @@ mod tests {
             host_release(ctx, p);
             let q = host_obtain(ctx, large, 0);
             assert!(!q.is_null());
+            // A zeroed block beyond the budget is made, untaken: giving
+            // it back frees nothing it did not take.
+            let z = host_obtain(ctx, large, 1);
+            assert!(!z.is_null());
+            host_release(ctx, z);
+            let refused_again = host_obtain(ctx, large, 0);
+            assert!(refused_again.is_null());
             host_release(ctx, q);
         }
         let refused = host.refused.take().expect("the refusal is kept");

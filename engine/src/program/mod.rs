@@ -257,8 +257,11 @@ pub fn driver_source(
          /* Every allocation is compared with the memory the program may fill\n \
          * first (drv_admit): one that does not fit exits with status 2. */\n\
          static void drv_admit(int64_t n, size_t size, uint64_t bytes);\n\
+         static void drv_admit_as(int64_t n, size_t size, uint64_t bytes, int zeroed);\n\
          static uint64_t drv_growth(void *p, uint64_t bytes);\n\
          #define SPF_ADMIT(n, size) drv_admit((n), (size), (uint64_t)((n) > 0 ? (n) : 1) * (size))\n\
+         #define SPF_ADMIT_ZEROED(n, size) \\\n    \
+         drv_admit_as((n), (size), (uint64_t)((n) > 0 ? (n) : 1) * (size), 1)\n\
          #define SPF_ADMIT_GROWTH(p, n, size) \\\n    \
          drv_admit((n), (size), drv_growth((p), (uint64_t)((n) > 0 ? (n) : 1) * (size)))\n\n\
          /* A size a 32-bit conversion computes that does not fit its indices:\n \

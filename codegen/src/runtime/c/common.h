@@ -91,10 +91,9 @@ SPF_COLD static void spf_die(const char *what, int64_t value)
 #define SPF_OUT_OF_MEMORY(n, size) spf_die("allocation too large", (n))
 #endif
 
-/* Asked before every allocation of n elements of `size` bytes that the
- * runtime fills (spf_alloc; not spf_alloc_zero's), and before a block at p
- * grows to n of them: whether they fit the memory the process
- * may fill. Nothing, unless the program defines them first (spf build's
+/* Asked before every allocation of n elements of `size` bytes (zeroed ones
+ * by SPF_ADMIT_ZEROED) and before a block at p grows to n of them: whether
+ * they fit the memory the process may fill. Nothing, unless the program defines them first (spf build's
  * driver compares them with the available memory and exits with status 2
  * when they do not fit: Linux would let the allocation succeed and kill the
  * process when it writes the pages). */
@@ -103,6 +102,9 @@ SPF_COLD static void spf_die(const char *what, int64_t value)
 #endif
 #ifndef SPF_ADMIT_GROWTH
 #define SPF_ADMIT_GROWTH(p, n, size) ((void)0)
+#endif
+#ifndef SPF_ADMIT_ZEROED
+#define SPF_ADMIT_ZEROED(n, size) ((void)0)
 #endif
 
 static inline void *spf_alloc(int64_t n, size_t size)
@@ -136,10 +138,7 @@ static inline void *spf_alloc_zero(int64_t n, size_t size)
     void *p;
     if (n < 0 || (uint64_t)n > SIZE_MAX / size)
         SPF_OUT_OF_MEMORY(n, size);
-    /* Not SPF_ADMIT: calloc's pages take memory only where they are
-     * written, and the runtime writes its zeroed blocks (a counting sort's
-     * counts over an extent) only where entries fall; what it fills whole
-     * it asks of spf_alloc. */
+    SPF_ADMIT_ZEROED(n, size);
     p = calloc(n > 0 ? (size_t)n : 1, size);
     if (p == NULL)
         SPF_OUT_OF_MEMORY(n, size);
