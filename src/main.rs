@@ -74,7 +74,11 @@ enum Command {
     /// index array can be computed when the format is a destination), then
     /// synthesizes and validates its conversions to and from every built-in
     /// format of its order, one line per pair; with a second format, only
-    /// the pair, both ways.
+    /// the pair, both ways. A pair synthesis cannot make directly is
+    /// routed through a built-in format when one converts both ways, as
+    /// `spf convert` routes it. Exit status 0 when everything holds and
+    /// every pair converts (directly or routed), 2 when the descriptor is
+    /// wrong, 3 when it holds but some pair has no route.
     #[command(
         after_help = "Examples:\n  spf check csr\n  spf check tests/data/descriptors/mycsr.desc csc"
     )]
@@ -415,7 +419,15 @@ fn main() -> ExitCode {
                 width: widths.choices(),
             },
         ),
-        Command::Check { format, other } => commands::check(format, other.as_deref()),
+        Command::Check { format, other } => match commands::check(format, other.as_deref()) {
+            // The descriptor holds, but a pair converts neither directly
+            // nor through another format.
+            Ok(Some(unconverted)) => {
+                eprintln!("{format}: {unconverted}");
+                return ExitCode::from(3);
+            }
+            done => done.map(|_| ()),
+        },
         Command::Dump {
             format,
             input,

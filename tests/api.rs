@@ -112,15 +112,34 @@ fn bad_formats_are_errors() {
     assert!(e.to_string().contains("not a well-formed format"), "{e}");
     let report = spf::check(&nonunique).expect("a report");
     assert!(!report.holds() && report.errors() > 0, "{report}");
-    // A pair validation refuses names the tensor it gets wrong.
+    // A pair validation refuses, with no route either, names the tensor
+    // it gets wrong.
     let pairs = Format::from_file(common::test_data("descriptors/csr_pairs.desc")).unwrap();
-    let e = Converter::new(&format("coo"), &pairs, &Options::default())
+    let e = Converter::new(&pairs, &format("coo"), &Options::default())
         .err()
         .expect("refused");
-    assert!(
-        matches!(e, Error::Refused { .. } | Error::Unsupported { .. }),
-        "{e:?}"
-    );
+    assert!(matches!(e, Error::Refused { .. }), "{e:?}");
+    assert!(e.to_string().contains("%%MatrixMarket"), "{e}");
+    assert!(e.to_string().contains("no built-in format converts"), "{e}");
+}
+
+#[test]
+fn a_pair_without_a_direct_conversion_converts_through_a_builtin() {
+    let rcsr = Format::from_file(common::test_data("descriptors/rcsr.desc")).unwrap();
+    let (coo, jad) = (format("coo"), format("jad"));
+    let to_jad = Converter::new(&rcsr, &jad, &Options::default()).expect("routed");
+    assert_eq!(to_jad.via().map(Format::name), Some("COO"));
+    assert!(Converter::new(&coo, &jad, &Options::default())
+        .expect("direct")
+        .via()
+        .is_none());
+    let a = spf::read(common::test_data("matrices/jgl009.mtx"), &rcsr).expect("read");
+    let b = to_jad.convert(&a).expect("converted");
+    assert_eq!(b.format(), &jad);
+    assert_eq!(b.entries().unwrap(), a.entries().unwrap());
+    let report = spf::check(&rcsr).expect("a report");
+    assert!(report.holds(), "{report}");
+    assert_eq!(report.routed_pairs(), 1, "{report}");
 }
 
 #[test]

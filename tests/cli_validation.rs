@@ -23,7 +23,7 @@ fn data(path: &str) -> std::path::PathBuf {
 const WRONG: [(&str, &str); 1] = [("descriptors/csr_pairs.desc", "CSRP")];
 
 #[test]
-fn a_conversion_that_fails_validation_is_refused_by_every_command() {
+fn a_conversion_that_fails_validation_is_refused_by_every_command_but_a_routed_convert() {
     let dir = temp("refused");
     let matrix = dir.join("lower.mtx");
     std::fs::write(
@@ -57,7 +57,6 @@ fn a_conversion_that_fails_validation_is_refused_by_every_command() {
                 "--emit-source",
                 s(&out_file),
             ],
-            vec!["convert", "coo", s(&desc), s(&matrix), "-o", s(&out_file)],
             vec!["pdfg", "coo", s(&desc), "-o", s(&svg)],
         ];
         for args in attempts {
@@ -87,6 +86,28 @@ fn a_conversion_that_fails_validation_is_refused_by_every_command() {
             assert!(!svg.exists(), "{args:?} wrote {}", svg.display());
             assert!(out.stdout.is_empty(), "{args:?}: {}", text(&out.stdout));
         }
+        // `spf convert` takes a route whose steps validate, and checks
+        // its result against the format's rules and the input's entries.
+        let out = spf(&[
+            "convert",
+            "coo",
+            s(&desc),
+            s(&matrix),
+            "-o",
+            s(&out_file),
+            "--verbose",
+        ]);
+        let err = text(&out.stderr);
+        assert!(out.status.success(), "{err}");
+        assert!(
+            err.contains(&format!("COO -> {name} does not synthesize directly")),
+            "{err}"
+        );
+        let dumped = spf(&["dump", s(&desc), s(&out_file)]);
+        assert_eq!(
+            text(&dumped.stdout),
+            "%%MatrixMarket matrix coordinate real general\n3 3 2\n1 1 1\n3 1 2\n"
+        );
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -133,6 +154,79 @@ fn check_reports_each_pair_with_its_counterexample() {
     let stdout = text(&out.stdout);
     assert!(out.status.success(), "{stdout}");
     assert!(stdout.contains("pair SKYLNP -> CSR: ok: "), "{stdout}");
+}
+
+/// A pair synthesis cannot make directly converts through a built-in
+/// format: `spf check` names the route and exits 0, `spf convert` takes it
+/// (saying which with `--verbose`) and its result stores the input's
+/// entries; a pair with no route is exit status 3, a wrong descriptor 2.
+#[test]
+fn pairs_without_a_direct_conversion_are_routed_through_a_builtin() {
+    // A CSR whose rows are stored bottom-up: RCSR -> JAD does not
+    // synthesize directly.
+    let rcsr = data("descriptors/rcsr.desc");
+    let out = spf(&["check", s(&rcsr), "jad"]);
+    let stdout = text(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{stdout}\n{}",
+        text(&out.stderr)
+    );
+    assert!(stdout.contains("pair RCSR -> JAD: refused: "), "{stdout}");
+    assert!(
+        stdout.contains("\n    converts through COO: RCSR -> COO -> JAD, each step validated\n"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("pair JAD -> RCSR: ok: "), "{stdout}");
+
+    let dir = common::temp("cli_validation", "routes");
+    let m = data("matrices/lund_a.mtx");
+    let (a, b) = (dir.join("a.json"), dir.join("b.json"));
+    let out = spf(&["convert", "coo", s(&rcsr), s(&m), "-o", s(&a)]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let out = spf(&["convert", s(&rcsr), "jad", s(&a), "-o", s(&b), "--verbose"]);
+    let stderr = text(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains(
+            "RCSR -> JAD does not synthesize directly, so it converts as RCSR -> COO -> JAD"
+        ),
+        "{stderr}"
+    );
+    // The routed result holds the matrix's entries, as the direct CSR -> JAD's does.
+    let direct = dir.join("direct.json");
+    let out = spf(&["convert", "coo", "jad", s(&m), "-o", s(&direct)]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let dump = |f: &std::path::Path| {
+        let mut lines: Vec<String> = text(&spf(&["dump", "jad", s(f)]).stdout)
+            .lines()
+            .map(String::from)
+            .collect();
+        lines.sort();
+        lines
+    };
+    assert_eq!(dump(&b), dump(&direct));
+    assert!(dump(&b).len() > 1000, "{} lines", dump(&b).len());
+
+    // Formats of other orders have no route: exit status 3.
+    let out = spf(&["check", "csr", "coo3d"]);
+    let stdout = text(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "{stdout}\n{}",
+        text(&out.stderr)
+    );
+    assert!(
+        stdout.contains("no route: no built-in format converts from CSR and to COO3D"),
+        "{stdout}"
+    );
+    assert_eq!(
+        text(&out.stderr),
+        "csr: 2 of 2 conversions do not convert\n"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]

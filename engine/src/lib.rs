@@ -27,6 +27,7 @@ pub mod output;
 pub mod pipeline;
 pub mod prepared;
 pub mod program;
+pub mod route;
 pub mod runner;
 pub mod synthesis;
 pub mod zeros;

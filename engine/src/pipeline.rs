@@ -18,7 +18,7 @@ use synth::Descriptor;
 use crate::coordinates::coo_layout;
 use crate::files::{read_instance_entries, write_instance_when, Target};
 use crate::observe::step;
-use crate::prepared::Prepared;
+use crate::route::Route;
 use crate::runner::{Expected, Runner, Source};
 use crate::synthesis::{synthesize_pair, Synthesizer};
 use crate::Error;
@@ -71,16 +71,25 @@ fn convert_once(
         let observer = &*runner.observer;
         let synthesis = scope.spawn(move || {
             let started = std::time::Instant::now();
-            let s = synthesize_pair(sd, dd).and_then(Prepared::new);
+            let route = Route::new(sd, dd, &synthesize_pair);
             if observer.wants_details() {
+                let how = match route.as_ref().ok().filter(|r| r.via().is_some()) {
+                    Some(r) => format!(
+                        "; {} -> {} does not synthesize directly, so it converts as {}",
+                        sd.name,
+                        dd.name,
+                        r.describe()
+                    ),
+                    None => String::new(),
+                };
                 observer.detail(&format!(
-                    "spf: synthesized {} -> {} beside the reading ({:.3} s)",
+                    "spf: synthesized {} -> {} beside the reading ({:.3} s){how}",
                     sd.name,
                     dd.name,
                     started.elapsed().as_secs_f64()
                 ));
             }
-            s
+            route
         });
         let source = read_source(sd, input, &synthesize_pair, runner, options);
         let synthesized = synthesis
@@ -89,8 +98,8 @@ fn convert_once(
         (source, synthesized)
     });
     let source = source?;
-    let p = &synthesized?;
-    let mut result = runner.convert(p, sd, dd, source)?;
+    let route = &synthesized?;
+    let mut result = route.convert(runner, source)?;
     if drop_zeros {
         result = crate::zeros::drop_zeros(dd, result, runner, &target.shown())?;
     }
@@ -107,7 +116,7 @@ fn convert_once(
                 write_instance_when(dd, out, target, &|| decided.recv().unwrap_or(false))
             })
         });
-        let verdict = runner.verify(p.synthesized(), dd, &result);
+        let verdict = route.verify(runner, &result);
         let _ = commit.send(verdict.is_ok());
         (verdict, writer.join())
     });
@@ -138,8 +147,9 @@ pub fn convert_file(
 ) -> Result<Instance, Error> {
     runner.exactly(&|| {
         let source = read_source(src, input, synth, runner, &ReadOptions::default())?;
-        let p = Prepared::new(synth(src, dst)?)?;
-        runner.run(&p, src, dst, source).map(|r| r.instance)
+        Route::new(src, dst, synth)?
+            .run(runner, source)
+            .map(|r| r.instance)
     })
 }
 
@@ -247,8 +257,7 @@ pub fn read_source(
         return Ok(source);
     }
     drop(reading.take());
-    let p = Prepared::new(synth(&coo, src)?)?;
-    runner.run(&p, &coo, src, source)
+    Route::new(&coo, src, synth)?.run(runner, source)
 }
 
 #[cfg(test)]

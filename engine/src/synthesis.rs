@@ -49,12 +49,7 @@ fn synthesis_error(src: &Descriptor, dst: &Descriptor, e: SynthError) -> Error {
         // Names the pair and the failing test tensor itself.
         SynthError::Validation(v) => Error::Refused {
             message: v.to_string(),
-            counterexample: match &*v {
-                synth::validate::ValidationError::Failed { coordinates, .. } => {
-                    Some(coordinates.clone())
-                }
-                _ => None,
-            },
+            counterexample: v.counterexample().map(str::to_string),
         },
         e => Error::Unsupported {
             pair: format!("{} -> {}", src.name, dst.name),

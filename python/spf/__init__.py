@@ -308,6 +308,13 @@ class Converter:
         out = _to_scipy(t, _is_matrix(a), writable=True)
         return t if out is None else out
 
+    @property
+    def via(self) -> Optional[Format]:
+        """The built-in format the conversion goes through when synthesis
+        cannot make it directly (each step validated and its result
+        checked); None for a direct conversion."""
+        return self._inner.via
+
     def __repr__(self) -> str:
         return f"spf.Converter({self.src.name!r}, {self.dst.name!r})"
 

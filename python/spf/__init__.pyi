@@ -63,6 +63,7 @@ class Tensor:
 class Converter:
     src: Format
     dst: Format
+    via: Optional[Format]
     def __init__(
         self,
         src: FormatLike,

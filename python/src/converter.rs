@@ -29,6 +29,8 @@ impl Converter {
     /// whose arrays would take more than that many times its input's bytes
     /// (0: no limit).
     #[new]
+    // Python's keyword arguments, one parameter each.
+    #[allow(clippy::too_many_arguments)]
     #[pyo3(signature = (src, dst, *, engine = "auto", index_width = None, verify = true, cache_dir = None, max_padding = engine::runner::MAX_PADDING))]
     fn new(
         py: Python<'_>,
@@ -73,6 +75,13 @@ impl Converter {
     #[getter]
     fn dst(&self) -> Format {
         Format::of(self.inner.dst().clone())
+    }
+
+    /// The built-in format the conversion goes through when synthesis
+    /// cannot make it directly; `None` for a direct conversion.
+    #[getter]
+    fn via(&self) -> Option<Format> {
+        self.inner.via().cloned().map(Format::of)
     }
 
     /// Converts the tensor of the source format a scipy object of

@@ -147,13 +147,20 @@ impl CheckReport {
             .collect()
     }
 
-    /// The pairs tried, each `(source, destination, converts, message)`.
+    /// The pairs tried, each `(source, destination, converts, message)`:
+    /// `converts` directly or through another format, which the message
+    /// then names.
     #[getter]
     fn pairs(&self) -> Vec<(String, String, bool, String)> {
         self.inner
             .pairs
             .iter()
-            .map(|(s, d, v)| (s.clone(), d.clone(), v.is_ok(), v.to_string()))
+            .map(|p| {
+                let shown = p.to_string();
+                let head = format!("pair {} -> {}: ", p.src, p.dst);
+                let message = shown.strip_prefix(&head).unwrap_or(&shown).to_string();
+                (p.src.clone(), p.dst.clone(), p.converts(), message)
+            })
             .collect()
     }
 

@@ -50,6 +50,18 @@ def test_a_users_format_from_text_converts_and_checks():
     np.testing.assert_array_equal(spf.convert(t, f).toarray(), small().toarray())
 
 
+def test_a_pair_without_a_direct_conversion_is_routed_through_a_builtin():
+    rcsr = spf.Format(str(DATA / "descriptors" / "rcsr.desc"))
+    conv = spf.Converter(rcsr, "jad")
+    assert conv.via == spf.Format("coo")
+    assert spf.Converter("coo", "jad").via is None
+    report = rcsr.check()
+    assert report.holds
+    routed = [p for p in report.pairs if p[:2] == ("RCSR", "JAD")]
+    assert routed and routed[0][2], routed
+    assert "converts through COO" in routed[0][3]
+
+
 def test_check_reports_what_spf_check_prints():
     report = spf.Format("csc").check()
     assert report.holds and bool(report) and report.summary is None
@@ -62,8 +74,9 @@ def test_check_reports_what_spf_check_prints():
 def test_a_descriptor_validation_refutes_raises_validation_error():
     wrong = spf.Format(str(DATA / "descriptors" / "csr_pairs.desc"))
     assert not wrong.check().holds
+    # CSRP -> COO has no route: validation's counterexample is raised.
     with pytest.raises(spf.ValidationError) as e:
-        spf.convert(sp.coo_array(small()), wrong)
+        spf.Converter(wrong, "coo")
     assert "is wrong on the test tensor" in str(e.value)
     assert e.value.counterexample.startswith("%%MatrixMarket")
     assert isinstance(e.value, spf.Error) and isinstance(e.value, ValueError)

@@ -132,8 +132,11 @@ pub fn load_format(name: &str) -> Result<spf::synth::Descriptor, CliError> {
 
 /// `spf check FMT [OTHER]`: validates a descriptor with z3 and explains
 /// each finding, then tries its conversions ([`spf::check_each`]),
-/// printing each line as it is known; fails when something does not hold.
-pub fn check(format: &str, other: Option<&str>) -> Result<(), CliError> {
+/// printing each line as it is known. An error when a property does not
+/// hold; `Some` of what does not convert when the descriptor holds but a
+/// pair converts neither directly nor routed (the command's exit status
+/// 3).
+pub fn check(format: &str, other: Option<&str>) -> Result<Option<String>, CliError> {
     let f = spf::Format::load(format)?;
     let o = other.map(spf::Format::load).transpose()?;
     let mut printed = Ok(());
@@ -144,11 +147,11 @@ pub fn check(format: &str, other: Option<&str>) -> Result<(), CliError> {
     })?;
     printed?;
     match report.summary() {
-        Some(message) => Err(CliError::Input {
+        Some(message) if report.errors() > 0 => Err(CliError::Input {
             file: format.to_string(),
             message,
         }),
-        None => Ok(()),
+        unconverted => Ok(unconverted),
     }
 }
 

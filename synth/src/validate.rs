@@ -107,6 +107,9 @@ pub enum ValidationError {
         /// What went wrong with that conversion (synthesis, or a wrong
         /// result on a named tensor).
         why: String,
+        /// The tensor that conversion gets wrong, as a file's text, when
+        /// one was found.
+        counterexample: Option<String>,
     },
     /// The conversion gave a wrong or invalid result.
     #[error(
@@ -126,6 +129,19 @@ pub enum ValidationError {
         /// The first wrong entry or broken rule.
         problem: Box<Problem>,
     },
+}
+
+impl ValidationError {
+    /// The tensor a conversion gets wrong, as a file's text (Matrix Market
+    /// for a matrix, FROSTT otherwise), when validation found one: the
+    /// pair's own, or that of the conversion its test instances come from.
+    pub fn counterexample(&self) -> Option<&str> {
+        match self {
+            ValidationError::Failed { coordinates, .. } => Some(coordinates),
+            ValidationError::NoTestInstances { counterexample, .. } => counterexample.as_deref(),
+            ValidationError::Unsupported { .. } => None,
+        }
+    }
 }
 
 /// What a successful validation checked.
@@ -207,20 +223,22 @@ pub fn validate(s: &Synthesized, maker: &Maker<'_>) -> Result<Validated, Validat
     let program = s
         .program()
         .map_err(|e| unsupported(format!("scanning the computation: {e}")))?;
-    let no_instances = |why: String| ValidationError::NoTestInstances {
-        src: src.name.clone(),
-        dst: dst.name.clone(),
-        coo: coo.name.clone(),
-        why,
-    };
+    let no_instances =
+        |why: String, counterexample: Option<String>| ValidationError::NoTestInstances {
+            src: src.name.clone(),
+            dst: dst.name.clone(),
+            coo: coo.name.clone(),
+            why,
+            counterexample,
+        };
     let sources = if coo == *src {
         Sources::Direct
     } else {
-        let made =
-            maker(&coo, src).map_err(|e| no_instances(format!("cannot be synthesized: {e}")))?;
+        let made = maker(&coo, src)
+            .map_err(|e| no_instances(format!("cannot be synthesized: {e}"), None))?;
         let program = made
             .program()
-            .map_err(|e| no_instances(format!("cannot be scanned: {e}")))?;
+            .map_err(|e| no_instances(format!("cannot be scanned: {e}"), None))?;
         Sources::Converted(Box::new((made, program)))
     };
     // Entries one of the formats cannot store at all (above a lower
@@ -257,12 +275,15 @@ pub fn validate(s: &Synthesized, maker: &Maker<'_>) -> Result<Validated, Validat
                 let (coords, failure) = shrink(s, &program, &sources, &coords, first);
                 let text = coordinate_text(&coords);
                 return Err(match failure {
-                    Failure::Source(p) => no_instances(format!(
-                        "is wrong on the test tensor \"{}\", given here as {}:\n{}{p}",
-                        t.name,
-                        file_kind(&text),
-                        text
-                    )),
+                    Failure::Source(p) => no_instances(
+                        format!(
+                            "is wrong on the test tensor \"{}\", given here as {}:\n{}{p}",
+                            t.name,
+                            file_kind(&text),
+                            text
+                        ),
+                        Some(text),
+                    ),
                     Failure::Conversion(problem) => ValidationError::Failed {
                         src: src.name.clone(),
                         dst: dst.name.clone(),

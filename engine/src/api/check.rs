@@ -1,11 +1,57 @@
 //! [`check`]: whether a format is well-formed and converts to and from
-//! the built-in formats of its order: the report `spf check` prints.
+//! the built-in formats of its order, directly or routed through another
+//! ([`crate::route`]): the report `spf check` prints.
 
 use synth::check::{Finding, Severity};
 use synth::synthesize::{check_pair, PairVerdict};
 
 use super::format::Format;
+use crate::route::cheapest_via;
+use crate::synthesis::synthesize_pair;
 use crate::Error;
+
+/// How one pair converts: synthesized directly (the verdict), and when not,
+/// the built-in format a route goes through, if one does.
+#[derive(Debug)]
+pub struct PairCheck {
+    /// The source format's name.
+    pub src: String,
+    /// The destination format's name.
+    pub dst: String,
+    /// The direct conversion's verdict.
+    pub verdict: PairVerdict,
+    /// The intermediate of the route `spf convert` takes when the direct
+    /// conversion fails; `None` when it converts directly or no route
+    /// exists.
+    pub via: Option<String>,
+}
+
+impl PairCheck {
+    /// Whether the pair converts, directly or routed.
+    pub fn converts(&self) -> bool {
+        self.verdict.is_ok() || self.via.is_some()
+    }
+}
+
+impl std::fmt::Display for PairCheck {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let shown = self.verdict.to_string().replace('\n', "\n    ");
+        write!(f, "pair {} -> {}: {shown}", self.src, self.dst)?;
+        match (&self.via, self.verdict.is_ok()) {
+            (_, true) => Ok(()),
+            (Some(x), false) => write!(
+                f,
+                "\n    converts through {x}: {} -> {x} -> {}, each step validated",
+                self.src, self.dst
+            ),
+            (None, false) => write!(
+                f,
+                "\n    no route: no built-in format converts from {} and to {}",
+                self.src, self.dst
+            ),
+        }
+    }
+}
 
 /// What [`check`] found: the descriptor's properties, and how each pair
 /// with the built-in formats of its order (or with one other format)
@@ -16,8 +62,8 @@ pub struct CheckReport {
     pub format: String,
     /// Each property of the descriptor, held or not.
     pub findings: Vec<Finding>,
-    /// Each pair tried, by `(source, destination)` name, and its verdict.
-    pub pairs: Vec<(String, String, PairVerdict)>,
+    /// Each pair tried and how it converts.
+    pub pairs: Vec<PairCheck>,
 }
 
 impl CheckReport {
@@ -29,12 +75,21 @@ impl CheckReport {
             .count()
     }
 
-    /// The pairs that do not convert.
+    /// The pairs that do not convert, directly or routed.
     pub fn failed_pairs(&self) -> usize {
-        self.pairs.iter().filter(|(_, _, v)| !v.is_ok()).count()
+        self.pairs.iter().filter(|p| !p.converts()).count()
     }
 
-    /// Whether every property holds and every pair converts.
+    /// The pairs that convert only through another format.
+    pub fn routed_pairs(&self) -> usize {
+        self.pairs
+            .iter()
+            .filter(|p| !p.verdict.is_ok() && p.converts())
+            .count()
+    }
+
+    /// Whether every property holds and every pair converts, directly or
+    /// routed.
     pub fn holds(&self) -> bool {
         self.errors() == 0 && self.failed_pairs() == 0
     }
@@ -66,27 +121,22 @@ impl CheckReport {
     }
 }
 
-/// One line of a report: a property, or a pair's verdict (a
-/// counterexample's lines indented below it).
-fn pair_line(src: &str, dst: &str, verdict: &PairVerdict) -> String {
-    let shown = verdict.to_string().replace('\n', "\n    ");
-    format!("pair {src} -> {dst}: {shown}")
-}
-
 impl std::fmt::Display for CheckReport {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         for finding in &self.findings {
             writeln!(f, "{finding}")?;
         }
-        for (src, dst, verdict) in &self.pairs {
-            writeln!(f, "{}", pair_line(src, dst, verdict))?;
+        for pair in &self.pairs {
+            writeln!(f, "{pair}")?;
         }
         Ok(())
     }
 }
 
 /// Checks `format`: its properties (z3 proves each), and, when they hold,
-/// the conversions to and from every built-in format of its order.
+/// the conversions to and from every built-in format of its order. A pair
+/// synthesis cannot make directly is tried through a built-in format, as
+/// a conversion would route it ([`crate::route`]).
 ///
 /// ```
 /// let report = engine::check(&engine::Format::builtin("csr")?)?;
@@ -103,7 +153,9 @@ pub fn check(format: &Format) -> Result<CheckReport, Error> {
 
 /// [`check`] against one `other` format only (both directions) when it is
 /// given, telling `line` each line of the report as soon as it is known
-/// (`spf check` prints them as they come).
+/// (`spf check` prints them as they come). With `other`, the properties of
+/// a descriptor that is not built in are checked too, and only those that
+/// do not hold are reported.
 ///
 /// # Errors
 ///
@@ -139,16 +191,39 @@ pub fn check_each(
             }
         }
         Some(o) => {
+            // Whether the descriptors hold decides the exit status: the
+            // properties that do not are reported (a built-in format's
+            // hold, as the test suite checks).
+            for f in [format, o] {
+                if synth::builtin::is_builtin(f.descriptor()) {
+                    continue;
+                }
+                let findings = synth::check::check(f.descriptor());
+                for finding in findings.into_iter().filter(|f| f.severity != Severity::Ok) {
+                    line(&finding.to_string());
+                    report.findings.push(finding);
+                }
+            }
             pairs.push((format.clone(), o.clone()));
             pairs.push((o.clone(), format.clone()));
         }
     }
     for (a, b) in pairs {
         let verdict = check_pair(a.descriptor(), b.descriptor());
-        line(&pair_line(a.name(), b.name(), &verdict));
-        report
-            .pairs
-            .push((a.name().to_string(), b.name().to_string(), verdict));
+        // The route `spf convert` takes, found as it finds it.
+        let via = match verdict.is_ok() {
+            true => None,
+            false => cheapest_via(a.descriptor(), b.descriptor(), &synthesize_pair)
+                .map(|v| v.format.name),
+        };
+        let pair = PairCheck {
+            src: a.name().to_string(),
+            dst: b.name().to_string(),
+            verdict,
+            via,
+        };
+        line(&pair.to_string());
+        report.pairs.push(pair);
     }
     Ok(report)
 }

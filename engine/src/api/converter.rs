@@ -12,7 +12,7 @@ use synth::instance_validation::check_recorded_widths;
 use super::format::Format;
 use super::instance::{invalid, Instance};
 use crate::observe::{Observer, Quiet};
-use crate::prepared::Prepared;
+use crate::route::Route;
 use crate::runner::{Expected, Runner, Source};
 use crate::synthesis::synthesize_pair;
 use crate::Error;
@@ -109,7 +109,9 @@ impl Options {
 pub struct Converter {
     src: Format,
     dst: Format,
-    prepared: Prepared,
+    route: Route,
+    /// The intermediate format of a routed conversion.
+    via: Option<Format>,
     runner: Runner,
     /// The source as the coordinates spf's readers make, when it is the
     /// built-in coordinate format of its order: scipy coo inputs are then
@@ -128,7 +130,8 @@ impl Converter {
     /// reason), [`Error::Refused`] when validation refused what synthesis
     /// made (with the tensor it gets wrong).
     pub fn new(src: &Format, dst: &Format, options: &Options) -> Result<Converter, Error> {
-        let prepared = Prepared::new(synthesize_pair(src.descriptor(), dst.descriptor())?)?;
+        let route = Route::new(src.descriptor(), dst.descriptor(), &synthesize_pair)?;
+        let via = route.via().map(|d| Format::from_descriptor(d.clone()));
         let d = src.descriptor();
         let coordinates = synth::builtin::coordinate_format(d.dense.len())
             .filter(|c| c == d)
@@ -136,10 +139,26 @@ impl Converter {
         Ok(Converter {
             src: src.clone(),
             dst: dst.clone(),
-            prepared,
+            route,
+            via,
             runner: options.runner(),
             coordinates,
         })
+    }
+
+    /// The built-in format the conversion goes through when synthesis
+    /// cannot make it directly (source → it → destination, each step
+    /// validated and its result checked); `None` for a direct conversion.
+    ///
+    /// ```
+    /// use engine::{Converter, Format, Options};
+    ///
+    /// let to_csc = Converter::new(&Format::builtin("csr")?, &Format::builtin("csc")?, &Options::default())?;
+    /// assert!(to_csc.via().is_none());
+    /// # Ok::<(), engine::Error>(())
+    /// ```
+    pub fn via(&self) -> Option<&Format> {
+        self.via.as_ref()
     }
 
     /// The source format.
@@ -252,10 +271,7 @@ impl Converter {
     /// Runs the conversion on a source whose instance is checked and whose
     /// entries are known.
     pub(super) fn run_source(&self, source: Source) -> Result<synth::instance::Instance, Error> {
-        let (from, to) = (self.src.descriptor(), self.dst.descriptor());
-        self.runner
-            .run(&self.prepared, from, to, source)
-            .map(|out| out.instance)
+        self.route.run(&self.runner, source).map(|out| out.instance)
     }
 }
 
