@@ -105,15 +105,11 @@ impl Route {
     }
 
     /// The last step: the conversion whose result is the route's.
-    pub fn last(&self) -> &Prepared {
-        &self.last_step().prepared
-    }
-
     fn last_step(&self) -> &Step {
         self.steps.last().expect("a route has a step")
     }
 
-    /// How the route goes (`RCSR -> CSR -> JAD`), its formats by name.
+    /// How the route goes (`RCSR -> COO -> JAD`), its formats by name.
     pub fn describe(&self) -> String {
         let mut names = vec![self.steps[0].from.name.as_str()];
         names.extend(self.steps.iter().map(|s| s.to.name.as_str()));

@@ -155,12 +155,7 @@ impl CheckReport {
         self.inner
             .pairs
             .iter()
-            .map(|p| {
-                let shown = p.to_string();
-                let head = format!("pair {} -> {}: ", p.src, p.dst);
-                let message = shown.strip_prefix(&head).unwrap_or(&shown).to_string();
-                (p.src.clone(), p.dst.clone(), p.converts(), message)
-            })
+            .map(|p| (p.src.clone(), p.dst.clone(), p.converts(), p.message()))
             .collect()
     }
 

@@ -31,25 +31,27 @@ impl PairCheck {
     pub fn converts(&self) -> bool {
         self.verdict.is_ok() || self.via.is_some()
     }
+
+    /// The verdict, and under a failed one the route or that none exists
+    /// (later lines indented): the report's line after `pair A -> B: `.
+    pub fn message(&self) -> String {
+        let verdict = self.verdict.to_string().replace('\n', "\n    ");
+        let (src, dst) = (&self.src, &self.dst);
+        match (&self.via, self.verdict.is_ok()) {
+            (_, true) => verdict,
+            (Some(x), false) => format!(
+                "{verdict}\n    converts through {x}: {src} -> {x} -> {dst}, each step validated"
+            ),
+            (None, false) => format!(
+                "{verdict}\n    no route: no built-in format converts from {src} and to {dst}"
+            ),
+        }
+    }
 }
 
 impl std::fmt::Display for PairCheck {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let shown = self.verdict.to_string().replace('\n', "\n    ");
-        write!(f, "pair {} -> {}: {shown}", self.src, self.dst)?;
-        match (&self.via, self.verdict.is_ok()) {
-            (_, true) => Ok(()),
-            (Some(x), false) => write!(
-                f,
-                "\n    converts through {x}: {} -> {x} -> {}, each step validated",
-                self.src, self.dst
-            ),
-            (None, false) => write!(
-                f,
-                "\n    no route: no built-in format converts from {} and to {}",
-                self.src, self.dst
-            ),
-        }
+        write!(f, "pair {} -> {}: {}", self.src, self.dst, self.message())
     }
 }
 
