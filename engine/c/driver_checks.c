@@ -382,17 +382,16 @@ static DRV_UNUSED uint32_t *drv_sorting_perm(const int64_t *c, int64_t stride, i
 /* Sorts the n rows at `c` (`words` int64 words each, contiguous; the
  * first word most significant) when their words pack into one 64-bit key
  * (each word less its least value, in as many bits as its span needs):
- * the rows are packed in one pass, the keys sorted by an LSD radix sort of
- * 8-bit digits (a pass skipped when every key has the same digit: sorted
- * keys cost one count a digit), and unpacked back into the rows. Returns
- * 0, having done nothing, when the words need more than 64 bits. */
+ * the rows are packed in one pass, the keys sorted by the generated code's
+ * own LSD radix sort (spf_radix_u64, codegen's runtime, which skips a pass
+ * over a digit every key shares), and unpacked back into the rows.
+ * Returns 0, having done nothing, when the words need more than 64 bits. */
 static DRV_UNUSED int drv_sort_packed(int64_t *c, int64_t n, int words)
 {
-    enum { DIGIT = 8, BUCKETS = 1 << 8 };
     int64_t k, lo[DRV_COUNTING_WORDS], hi[DRV_COUNTING_WORDS];
-    int bits[DRV_COUNTING_WORDS], d, used = 0, shift;
-    uint64_t *keys, *next, *t;
-    int64_t *count;
+    int bits[DRV_COUNTING_WORDS], d, used = 0;
+    uint64_t *keys, *next, *sorted;
+    int64_t *hist;
     if (n < 2 || words < 1 || words > DRV_COUNTING_WORDS)
         return 0;
     for (d = 0; d < words; d++)
@@ -412,35 +411,20 @@ static DRV_UNUSED int drv_sort_packed(int64_t *c, int64_t n, int words)
         if (used > 64)
             return 0;
     }
+    if (used == 0)
+        return 1; /* every row the same: sorted as they are */
     keys = drv_alloc(n, sizeof *keys);
     next = drv_alloc(n, sizeof *next);
-    count = drv_alloc(BUCKETS, sizeof *count);
+    hist = drv_alloc(SPF_HIST, sizeof *hist);
     for (k = 0; k < n; k++) {
         uint64_t key = 0;
         for (d = 0; d < words; d++)
             key = bits[d] == 0 ? key : (key << bits[d]) | ((uint64_t)c[k * words + d] - (uint64_t)lo[d]);
         keys[k] = key;
     }
-    for (shift = 0; shift < used; shift += DIGIT) {
-        int64_t sum = 0, b;
-        memset(count, 0, BUCKETS * sizeof *count);
-        for (k = 0; k < n; k++)
-            count[(keys[k] >> shift) & (BUCKETS - 1)]++;
-        if (count[keys[0] >> shift & (BUCKETS - 1)] == n)
-            continue;
-        for (b = 0; b < BUCKETS; b++) {
-            const int64_t here = count[b];
-            count[b] = sum;
-            sum += here;
-        }
-        for (k = 0; k < n; k++)
-            next[count[(keys[k] >> shift) & (BUCKETS - 1)]++] = keys[k];
-        t = keys;
-        keys = next;
-        next = t;
-    }
+    sorted = spf_radix_u64(keys, next, n, 0, used, SPF_DIGIT, hist);
     for (k = 0; k < n; k++) {
-        uint64_t key = keys[k];
+        uint64_t key = sorted[k];
         for (d = words - 1; d >= 0; d--) {
             const uint64_t mask = bits[d] == 0 ? 0 : bits[d] == 64 ? ~(uint64_t)0 : ((uint64_t)1 << bits[d]) - 1;
             c[k * words + d] = (int64_t)((uint64_t)lo[d] + (key & mask));
@@ -449,7 +433,7 @@ static DRV_UNUSED int drv_sort_packed(int64_t *c, int64_t n, int words)
     }
     free(keys);
     free(next);
-    free(count);
+    free(hist);
     return 1;
 }
 

@@ -70,7 +70,7 @@ use crate::native_cache::{obtain_checker, Origin};
 use crate::observe::Observer;
 use crate::program::c_text::c_str;
 use crate::program::rules::rules_check_exact;
-use crate::program::{first_failing, source_check, RUNTIME};
+use crate::program::{first_failing, push_runtime, source_check};
 use crate::Error;
 
 /// One array of an instance as the library reads it (`spf_check_array`).
@@ -169,7 +169,7 @@ pub fn checker_source(d: &Descriptor, width: Option<IndexWidth>) -> Result<Strin
             w.bits()
         );
     }
-    out.push_str(RUNTIME);
+    push_runtime(&mut out);
     let _ = writeln!(
         out,
         "\nstatic const char *const drv_src_format = {};\n",

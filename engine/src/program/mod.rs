@@ -65,8 +65,9 @@
 //! `#define _POSIX_C_SOURCE` and the headers; the synthesized functions
 //! printed by [`codegen::c::emit_c`] (renamed `convert_to_source` and
 //! `convert`, so that they cannot clash; the runtime and helpers they share
-//! are guarded by `#ifndef`); the driver's runtime ([`RUNTIME`]:
-//! `driver_runtime.c`, `driver_readers.c`, `driver_checks.c`, every name
+//! are guarded by `#ifndef`); the driver's runtime ([`push_runtime`]:
+//! the generated code's C runtime, once, then `driver_runtime.c`,
+//! `driver_memory.c`, `driver_readers.c`, `driver_checks.c`, every name
 //! prefixed `drv_`); the glue generated here (format names, the source
 //! check, one wrapper per function that maps instance names to parameters);
 //! and `main` (`driver_main.c`). With a baseline, its file is included
@@ -99,12 +100,21 @@ use crate::Error;
 /// (`driver_memory.c`); the coordinate and JSON readers and the
 /// JSON writer (`driver_readers.c`); verification and the checks
 /// (`driver_checks.c`).
-pub(crate) const RUNTIME: &str = concat!(
+const RUNTIME: &str = concat!(
     include_str!("../../c/driver_runtime.c"),
     include_str!("../../c/driver_memory.c"),
     include_str!("../../c/driver_readers.c"),
     include_str!("../../c/driver_checks.c")
 );
+/// Appends the driver's runtime ([`RUNTIME`]) to `out`, after the generated
+/// code's C runtime ([`codegen::runtime::C_RUNTIME`], guarded: a file that
+/// holds it already keeps one copy), whose radix sort `drv_sort_packed`
+/// sorts with: one sort, shared by the conversions and the checks.
+pub(crate) fn push_runtime(out: &mut String) {
+    out.push_str(codegen::runtime::C_RUNTIME);
+    out.push_str(RUNTIME);
+}
+
 /// The driver's `main`.
 const MAIN: &str = include_str!("../../c/driver_main.c");
 
@@ -354,7 +364,7 @@ pub fn driver_source(
         fixed(width.positions),
         fixed(width.coordinates)
     );
-    out.push_str(RUNTIME);
+    push_runtime(&mut out);
     out.push('\n');
 
     // The glue.
