@@ -3,7 +3,8 @@
 //! from a JSON instance and from
 //! an `.npz` instance of the source, and the program `spf build` makes,
 //! compiled with AddressSanitizer and UndefinedBehaviorSanitizer, from the
-//! Matrix Market file and from the JSON instance. Every result is compared
+//! Matrix Market file, from the JSON instance and from the `.npz` instance
+//! (writing `.npz`). Every result is compared
 //! with the file's entries by the format-independent oracle, and the
 //! results of the paths with each other; a program may refuse an input
 //! (exit status 2 with a message) only where `spf convert` refuses it too,
@@ -248,6 +249,28 @@ fn check_pair(src: &str, dst: &str, seed: u64, dir: &Path) {
             ),
             Outcome::Refused(e) => panic!("{what}: the program from JSON: {e}"),
         }
+        // The program from the .npz source, writing .npz: the entries spf
+        // convert writes (a source whose order is free may be read in
+        // another order: a scipy layout's unsorted rows take the
+        // program's coordinate path).
+        let (p, q) = (out_path("program-npz.npz"), out_path("convert-npz.npz"));
+        let run = run_program(&bin, &[s(&src_npz), "-o", s(&p)]);
+        assert!(
+            run.status.success(),
+            "{what}: the program from .npz: {}",
+            text(&run.stderr)
+        );
+        let out = spf(&["convert", src, dst, s(&src_npz), "-o", s(&q)]);
+        assert!(out.status.success(), "{what}: {}", text(&out.stderr));
+        let (by_program, by_convert) = (npz_instance(&p, dst), npz_instance(&q, dst));
+        validate(&d_dst, &by_program).unwrap_or_else(|e| panic!("{what}: the program's .npz: {e}"));
+        assert_eq!(
+            entries(&d_dst, &by_program).expect("readable"),
+            entries(&d_dst, &by_convert).expect("readable"),
+            "{what}: the program's .npz and spf convert's store other entries"
+        );
+        compare(&want, &entries(&d_dst, &by_program).expect("readable"))
+            .unwrap_or_else(|e| panic!("{what}: the program's .npz: {e}"));
     }
 }
 

@@ -8,6 +8,7 @@ mod common;
 use std::io::Cursor;
 use std::path::{Path, PathBuf};
 
+use common::scipy_files::{unsorted_bsr, unsorted_csr};
 use common::{s, spf, text};
 use spf::synth::builtin::load_format;
 use spf::synth::instance::{Instance, Values};
@@ -188,24 +189,6 @@ fn bad_archives_are_refused_without_output() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// Writes `arrays` as scipy's layout of `format`, as they are (scipy's
-/// own files need not be sorted, and may repeat an entry).
-fn scipy_file(path: &Path, format: &str, symbols: &[(&str, i64)], arrays: &[(&str, Values)]) {
-    let inst = Instance {
-        format: format.to_uppercase(),
-        symbols: symbols.iter().map(|(k, v)| (k.to_string(), *v)).collect(),
-        arrays: arrays
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.clone()))
-            .collect(),
-        index_width: None,
-        value_type: Default::default(),
-    };
-    let mut bytes = Cursor::new(Vec::new());
-    write_npz(&load_format(format).expect("built-in"), &inst, &mut bytes).expect("written");
-    std::fs::write(path, bytes.into_inner()).expect("write");
-}
-
 /// The entries of a Matrix Market file, explicit zeros included.
 fn listed(path: &Path) -> Vec<(Vec<i64>, f64)> {
     let mut e = read_file(path, None).expect("readable").entries;
@@ -219,35 +202,14 @@ fn listed(path: &Path) -> Vec<(Vec<i64>, f64)> {
 #[test]
 fn scipy_files_convert_as_scipy_means_them() {
     let dir = temp("as-scipy");
-    let real = |v: &[f64]| Values::Real(v.to_vec().into());
-    let unsorted = dir.join("unsorted.npz");
-    scipy_file(
-        &unsorted,
-        "csr",
-        &[("NR", 2), ("NC", 3), ("NNZ", 4)],
-        &[
-            ("rowptr", Values::Int32(vec![0, 3, 4].into())),
-            ("col", Values::Int32(vec![2, 0, 2, 1].into())),
-            ("A", real(&[1.0, 2.0, 3.0, 0.0])),
-        ],
-    );
+    let unsorted = unsorted_csr(&dir);
     let out = dir.join("unsorted.mtx");
     let run = spf(&["convert", "csr", "csc", s(&unsorted), "-o", s(&out)]);
     assert!(run.status.success(), "{}", text(&run.stderr));
     // Summed, sorted, and the explicit zero kept.
     let want = vec![(vec![0, 0], 2.0), (vec![0, 2], 4.0), (vec![1, 1], 0.0)];
     assert_eq!(listed(&out), want);
-    let blocks = dir.join("blocks.npz");
-    scipy_file(
-        &blocks,
-        "bcsr",
-        &[("NR", 2), ("NC", 4), ("NNZB", 2)],
-        &[
-            ("browptr", Values::Int32(vec![0, 2].into())),
-            ("bcol", Values::Int32(vec![1, 0].into())),
-            ("A", real(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0])),
-        ],
-    );
+    let blocks = unsorted_bsr(&dir);
     let out = dir.join("blocks.mtx");
     let run = spf(&["convert", "bcsr", "coo", s(&blocks), "-o", s(&out)]);
     assert!(run.status.success(), "{}", text(&run.stderr));

@@ -3,9 +3,10 @@
 static void drv_usage(const char *problem)
 {
     fprintf(stderr,
-            "%s: %s\nusage: %s INPUT [-o OUT.json] [--repeat N] [--unchecked]%s\n"
-            "  INPUT: a Matrix Market file, a FROSTT file or a JSON instance of %s (told by\n"
-            "  its content; `-`: standard input)\n",
+            "%s: %s\nusage: %s INPUT [-o OUT.json|OUT.npz] [--repeat N] [--unchecked]%s\n"
+            "  INPUT: a Matrix Market file, a FROSTT file (either gzip-compressed or not),\n"
+            "  an .npz archive or a JSON instance of %s (told by its content; `-`: standard\n"
+            "  input)\n",
             drv_prog, problem, drv_prog, DRV_HAS_BASELINE ? " [--baseline-output B.json]" : "",
             drv_src_format);
     exit(2);
@@ -34,7 +35,7 @@ static double drv_median(const double *sorted, int64_t n)
  * output carries the program's timing line. */
 static void drv_check_output_name(const char *name, const char *flag)
 {
-    static const char *const others[] = {".npz", ".mtx", ".tns", ".gz"};
+    static const char *const others[] = {".mtx", ".tns", ".gz"};
     size_t k;
     if (name == NULL)
         return;
@@ -42,9 +43,20 @@ static void drv_check_output_name(const char *name, const char *flag)
         drv_die("%s -: standard output carries the program's timing line; name a .json file", flag);
     for (k = 0; k < sizeof others / sizeof others[0]; k++)
         if (drv_ends_with(name, others[k]))
-            drv_die("%s %s: a program spf build makes writes JSON instances; name it .json "
-                    "(`spf convert` turns one into %s: `spf convert F F out.json -o %s`)",
+            drv_die("%s %s: a program spf build makes writes JSON instances and .npz archives; "
+                    "name it .json or .npz (`spf convert` turns one into %s: `spf convert F F "
+                    "out.json -o %s`)",
                     flag, name, others[k], name);
+}
+
+/* Writes the destination instance as an .npz archive (by the name) or a
+ * JSON instance. */
+static void drv_write_output(const drv_inst *x, const char *path)
+{
+    if (drv_ends_with(path, ".npz"))
+        drv_write_npz(x, &drv_dst_npz, path);
+    else
+        drv_write_json(x, path);
 }
 
 int main(int argc, char **argv)
@@ -53,6 +65,10 @@ int main(int argc, char **argv)
     char *text;
     size_t text_len;
     enum drv_kind kind;
+    /* The entries of a coordinate file (or of a scipy archive read as its
+       entries), when the input is one. */
+    drv_coords c;
+    int from_entries = 0;
     int64_t repeat = 1, r;
     int k, unchecked = 0;
     drv_inst src, dst;
@@ -104,13 +120,15 @@ int main(int argc, char **argv)
         } else if (strcmp(a, "--unchecked") == 0) {
             unchecked = 1;
         } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            printf("usage: %s INPUT [-o OUT.json] [--repeat N] [--unchecked]%s\n"
-                   "Converts INPUT (a Matrix Market, FROSTT or JSON file, told by its content;\n"
-                   "`-`: standard input) of %s to %s,\n"
-                   "timing N runs of the conversion, and prints one JSON line.\n"
-                   "A JSON instance is checked against every rule of the source format and\n"
-                   "its storage (as spf convert checks it) unless --unchecked is given; its\n"
-                   "names, lengths, ranges and monotonicity are checked always.\n",
+            printf("usage: %s INPUT [-o OUT.json|OUT.npz] [--repeat N] [--unchecked]%s\n"
+                   "Converts INPUT (a Matrix Market or FROSTT file, either gzip-compressed or\n"
+                   "not, an .npz archive in spf convert's layouts or a JSON instance, told by\n"
+                   "its content; `-`: standard input) of %s to %s,\n"
+                   "timing N runs of the conversion, and prints one JSON line; -o writes the\n"
+                   "result as an .npz archive (by the name) or a JSON instance.\n"
+                   "A JSON or .npz instance is checked against every rule of the source format\n"
+                   "and its storage (as spf convert checks it) unless --unchecked is given;\n"
+                   "its names, lengths, ranges and monotonicity are checked always.\n",
                    drv_prog, DRV_HAS_BASELINE ? " [--baseline-output B.json]" : "",
                    drv_src_format, drv_dst_format);
             if (DRV_VERIFY)
@@ -135,14 +153,22 @@ int main(int argc, char **argv)
     drv_check_output_name(baseline_output, "--baseline-output");
 
     text = drv_slurp(input, &text_len);
-    kind = drv_kind_of(input, text, text_len);
-    if (kind != DRV_JSON) {
+    if (drv_is_gzip(text, text_len))
+        text = drv_gunzip(input, text, text_len, &text_len);
+    kind = drv_kind_of(text, text_len);
+    if (kind == DRV_NPZ) {
+        /* scipy's coo, or a csr, csc or bsr out of order: its entries */
+        from_entries = drv_read_npz(input, text, text_len, &drv_src_npz, DRV_COORD_ORDER > 0, &src, &c);
+        free(text);
+    } else if (kind == DRV_MTX) {
+        drv_read_mtx(input, text, text_len, &c);
+        from_entries = 1;
+    } else if (kind == DRV_TNS) {
+        drv_read_tns(input, text, text_len, &c);
+        from_entries = 1;
+    }
+    if (from_entries) {
 #if DRV_COORD_ORDER > 0
-        drv_coords c;
-        if (kind == DRV_MTX)
-            drv_read_mtx(input, text, text_len, &c);
-        else
-            drv_read_tns(input, text, text_len, &c);
         if (c.order != DRV_COORD_ORDER) {
             const char *formats = drv_formats_of_order(c.order);
             if (formats == NULL)
@@ -184,7 +210,8 @@ int main(int argc, char **argv)
         drv_die("%s: %s", input, drv_no_coordinates);
 #endif
     } else {
-        drv_read_json(input, text, text_len, &src);
+        if (kind == DRV_JSON)
+            drv_read_json(input, text, text_len, &src);
         drv_check_source(&src, input);
         if (!unchecked)
             drv_check_rules(&src, input);
@@ -244,10 +271,10 @@ int main(int argc, char **argv)
     if (have_read)
         drv_inst_free(&read);
     if (output != NULL)
-        drv_write_json(&dst, output);
+        drv_write_output(&dst, output);
 #if DRV_HAS_BASELINE
     if (baseline_output != NULL)
-        drv_write_json(&bdst, baseline_output);
+        drv_write_output(&bdst, baseline_output);
 #else
     (void)baseline_output;
 #endif

@@ -23,6 +23,8 @@ typedef struct {
      * and message. */
     int64_t err_line, err_col;
     char *err;
+    /* Entries numbered in an array (an .npz archive), not by line. */
+    int by_entry;
 } drv_coords;
 
 /* Keeps the error at line:col unless an earlier one is kept. */
@@ -50,6 +52,8 @@ static DRV_UNUSED void drv_coords_defer(drv_coords *c, int64_t line, int64_t col
 /* Reports the kept error, if any. */
 static DRV_UNUSED void drv_coords_report(const drv_coords *c)
 {
+    if (c->err != NULL && c->by_entry)
+        drv_die("%s: %s", c->path, c->err);
     if (c->err != NULL)
         drv_located(c->path, c->err_line, c->err_col, "%s", c->err);
 }
@@ -100,9 +104,10 @@ static DRV_UNUSED void drv_coords_add(drv_coords *c, const int64_t *idx, double 
                     used += snprintf(at + used, sizeof at - (size_t)used, d ? ", %lld" : "%lld",
                                      (long long)idx[d] + 1);
                 drv_coords_defer(c, line, 1,
-                                 "the entries at (%s) on lines %lld and %lld sum to %s, beyond the "
+                                 "the entries at (%s) %s %lld and %lld sum to %s, beyond the "
                                  "range of a double",
-                                 at, (long long)c->line[e], (long long)line,
+                                 at, c->by_entry ? "numbered" : "on lines",
+                                 (long long)c->line[e], (long long)line,
                                  sum > 0 ? "inf" : "-inf");
             }
             c->val[e] = sum;
@@ -259,22 +264,20 @@ static DRV_UNUSED int drv_field_is(drv_field f, const char *word)
 /* What an input holds, told by its content as spf convert tells it
  * (synth::tensor_io::kind::sniff): a Matrix Market file by its banner, a
  * JSON instance by its first byte that is not whitespace, an .npz archive
- * by the zip signature and gzip by its own (both refused here, naming what
- * reads them), a FROSTT file otherwise. */
-enum drv_kind { DRV_MTX, DRV_TNS, DRV_JSON };
+ * by the zip signature, a FROSTT file otherwise (gzip is decompressed
+ * before, drv_gunzip). */
+enum drv_kind { DRV_MTX, DRV_TNS, DRV_JSON, DRV_NPZ };
 
-static DRV_UNUSED enum drv_kind drv_kind_of(const char *path, const char *text, size_t len)
+static DRV_UNUSED int drv_is_gzip(const char *text, size_t len)
+{
+    return len >= 2 && (unsigned char)text[0] == 0x1f && (unsigned char)text[1] == 0x8b;
+}
+
+static DRV_UNUSED enum drv_kind drv_kind_of(const char *text, size_t len)
 {
     size_t k = 0, b = 0;
     if (len >= 4 && (memcmp(text, "PK\x03\x04", 4) == 0 || memcmp(text, "PK\x05\x06", 4) == 0))
-        drv_die("%s: an .npz archive; a program spf build makes reads Matrix Market, FROSTT and "
-                "JSON files (spf convert reads .npz: `spf convert SRC SRC %s -o in.json` writes "
-                "its JSON instance)",
-                path, path);
-    if (len >= 2 && (unsigned char)text[0] == 0x1f && (unsigned char)text[1] == 0x8b)
-        drv_die("%s: gzip-compressed; a program spf build makes reads it decompressed "
-                "(`gunzip -k %s`, or `-` and `gunzip -c %s |`)",
-                path, path, path);
+        return DRV_NPZ;
     /* as synth::tensor_io::kind::sniff: a byte-order mark skipped, the
      * banner in any case, JSON by a `{` */
     if (len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0)
@@ -1144,26 +1147,50 @@ static DRV_UNUSED int drv_cmp_key(const void *a, const void *b)
     return strcmp(((const drv_key *)a)->name, ((const drv_key *)b)->name);
 }
 
-/* Writes an instance as `Instance::to_json` does (keys sorted), through a
- * temporary file and a rename: the file appears whole or not at all. */
-static DRV_UNUSED void drv_write_json(const drv_inst *x, const char *path)
+/* Opens the output `path` for writing through a temporary file beside it
+ * (`*tmp`), which drv_close_output renames into place: the file appears
+ * whole or not at all. A special file (/dev/null, a pipe) is written in
+ * place: renaming over it would replace it. */
+static DRV_UNUSED FILE *drv_open_output(const char *path, char **tmp)
 {
     size_t n = strlen(path) + 64;
-    char *tmp = drv_alloc((int64_t)n, 1);
-    drv_key *keys;
-    int64_t k, e;
-    FILE *f;
-    int failed;
     struct stat st;
-    /* A special file (/dev/null, a pipe) is written in place: renaming over
-     * it would replace it. */
+    FILE *f;
+    *tmp = drv_alloc((int64_t)n, 1);
     if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
-        snprintf(tmp, n, "%s", path);
+        snprintf(*tmp, n, "%s", path);
     else
-        snprintf(tmp, n, "%s.tmp-%ld", path, (long)getpid());
-    f = fopen(tmp, "wb");
+        snprintf(*tmp, n, "%s.tmp-%ld", path, (long)getpid());
+    f = fopen(*tmp, "wb");
     if (f == NULL)
         drv_die("%s: cannot write: %s", path, strerror(errno));
+    return f;
+}
+
+/* Closes what drv_open_output opened and renames it into place; on an
+ * error the temporary file is removed and the program stops. */
+static DRV_UNUSED void drv_close_output(FILE *f, char *tmp, const char *path)
+{
+    int failed = ferror(f) != 0;
+    failed |= fflush(f) != 0;
+    failed |= fclose(f) != 0;
+    if (failed || (strcmp(tmp, path) != 0 && rename(tmp, path) != 0)) {
+        int err = errno;
+        if (strcmp(tmp, path) != 0)
+            remove(tmp);
+        drv_die("%s: cannot write: %s", path, strerror(err));
+    }
+    free(tmp);
+}
+
+/* Writes an instance as `Instance::to_json` does (keys sorted), through a
+ * temporary file and a rename (drv_open_output). */
+static DRV_UNUSED void drv_write_json(const drv_inst *x, const char *path)
+{
+    char *tmp;
+    drv_key *keys;
+    int64_t k, e;
+    FILE *f = drv_open_output(path, &tmp);
     fputs("{\n  \"format\": ", f);
     drv_put_string(f, x->format);
     fputs(",\n  \"symbols\": {", f);
@@ -1209,16 +1236,7 @@ static DRV_UNUSED void drv_write_json(const drv_inst *x, const char *path)
         fprintf(f, "},\n  \"index_width\": {\"positions\": %d, \"coordinates\": %d}\n}\n",
                 drv_pos_width, drv_crd_width);
     free(keys);
-    failed = ferror(f) != 0;
-    failed |= fflush(f) != 0;
-    failed |= fclose(f) != 0;
-    if (failed || (strcmp(tmp, path) != 0 && rename(tmp, path) != 0)) {
-        int err = errno;
-        if (strcmp(tmp, path) != 0)
-            remove(tmp);
-        drv_die("%s: cannot write: %s", path, strerror(err));
-    }
-    free(tmp);
+    drv_close_output(f, tmp, path);
 }
 
 static DRV_UNUSED int drv_cmp_double(const void *a, const void *b)

@@ -77,13 +77,18 @@ pub(super) fn compile_with(
         let c_file = work.join("conversion.c");
         std::fs::write(&c_file, source).map_err(write_error)?;
         let binary = work.join("conversion");
+        // Libraries (`-l…`) after the source, where the linker looks for
+        // what the source still needs.
+        let (libraries, flags): (Vec<&str>, Vec<&str>) =
+            extra.iter().partition(|f| f.starts_with("-l"));
         let mut cmd = Command::new(&compiler[0]);
         cmd.args(&compiler[1..])
             .args(C_FLAGS)
-            .args(extra)
+            .args(flags)
             .arg("-o")
             .arg(&binary)
             .arg(&c_file)
+            .args(libraries)
             .arg("-lm");
         let out = cmd.output().map_err(|e| {
             Error::Compiler(format!("cannot run the C compiler `{}`: {e}", compiler[0]))
@@ -102,6 +107,32 @@ pub(super) fn compile_with(
     })();
     let _ = std::fs::remove_dir_all(&work);
     result
+}
+
+/// The flags that give a program zlib (`-DSPF_HAVE_ZLIB=1 -lz`: built
+/// programs then read deflated `.npz` members and gzip files), when the C
+/// compiler finds zlib's header and library; none otherwise. Probed once
+/// per process, by compiling a program that calls zlib.
+pub fn zlib_flags() -> &'static [&'static str] {
+    static FOUND: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    let found = *FOUND.get_or_init(|| {
+        let Ok(compiler) = find_compiler() else {
+            return false;
+        };
+        let dir = std::env::temp_dir().join(format!("spf-zlib-probe-{}", std::process::id()));
+        if std::fs::create_dir_all(&dir).is_err() {
+            return false;
+        }
+        let probe = "#include <zlib.h>\nint main(void) { return zlibVersion() == 0; }\n";
+        let found = compile_with(&compiler, probe, &dir.join("probe"), &["-lz"]).is_ok();
+        let _ = std::fs::remove_dir_all(&dir);
+        found
+    });
+    if found {
+        &["-DSPF_HAVE_ZLIB=1", "-lz"]
+    } else {
+        &[]
+    }
 }
 
 /// The compiler command: `$CC` (split on whitespace), else the first of

@@ -5,6 +5,7 @@
 pub mod bad_inputs;
 pub mod outcome;
 pub mod report;
+pub mod scipy_files;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

@@ -54,7 +54,8 @@ pub fn build(
     if let Some(path) = options.emit_source {
         write_atomically(path, source.as_bytes())?;
     }
-    let extra: Vec<&str> = options.cflags.split_whitespace().collect();
+    let mut extra: Vec<&str> = crate::c_compiler::zlib_flags().to_vec();
+    extra.extend(options.cflags.split_whitespace());
     crate::c_compiler::compile(&source, output, &extra)?;
     Ok(note)
 }

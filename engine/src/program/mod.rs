@@ -4,12 +4,15 @@
 //!
 //! # The program
 //!
-//! `BIN INPUT [-o OUT.json] [--repeat N]`:
+//! `BIN INPUT [-o OUT.json|OUT.npz] [--repeat N]`:
 //!
 //! * `INPUT` is a Matrix Market `.mtx` file (coordinate; real, integer or
 //!   pattern; general or symmetric, expanded to both triangles; duplicates
-//!   summed), a FROSTT `.tns` file, or a JSON instance of the source format
-//!   (any other name). Coordinates become an instance of COO (COO3D for three
+//!   summed), a FROSTT `.tns` file (either gzip-compressed or not), an
+//!   `.npz` archive of the source format in `spf convert`'s layouts
+//!   ([`npz`]: a scipy `coo` archive, or a compressed one out of order,
+//!   read as its entries), or a JSON instance of the source format, told
+//!   by content. Coordinates become an instance of COO (COO3D for three
 //!   dimensions) in file order, as `synth::tensor_io` reads them; when the
 //!   source format is not that COO format, a second synthesized function
 //!   converts COO to the source first, outside the timed region. Before it
@@ -38,7 +41,8 @@
 //!   arrays.
 //! * With `-o OUT.json` it writes the destination instance in the schema of
 //!   `Instance::to_json` (keys sorted; names as the destination descriptor
-//!   declares them), through a temporary file and a rename.
+//!   declares them), with `-o OUT.npz` as `spf convert` writes an archive
+//!   of the destination, either through a temporary file and a rename.
 //! * With `--verify` (`spf build --verify`) the result is compared with the
 //!   entries of the input as read — a coordinate file's own entries, not
 //!   the source instance built from them — so a step that loses an entry
@@ -70,7 +74,8 @@
 //! `driver_memory.c`, `driver_readers.c`, `driver_checks.c`, every name
 //! prefixed `drv_`); the glue generated here (format names, the source
 //! check, one wrapper per function that maps instance names to parameters);
-//! and `main` (`driver_main.c`). With a baseline, its file is included
+//! the archives' reader and writer (`driver_npz.c`) and the two layout
+//! tables ([`npz`]); and `main` (`driver_main.c`). With a baseline, its file is included
 //! after `convert`, declared first with `convert`'s type.
 
 use std::collections::BTreeMap;
@@ -88,6 +93,7 @@ use synth::Descriptor;
 
 pub mod build;
 pub(crate) mod c_text;
+pub(crate) mod npz;
 pub(crate) mod rules;
 
 use c_text::{c_str, c_str_list};
@@ -117,6 +123,11 @@ pub(crate) fn push_runtime(out: &mut String) {
 
 /// The driver's `main`.
 const MAIN: &str = include_str!("../../c/driver_main.c");
+
+/// The `.npz` reader and writer of programs (`driver_npz.c`), which the
+/// checks do not need: after the glue, with the layout tables
+/// ([`npz::npz_layout`]).
+const NPZ: &str = include_str!("../../c/driver_npz.c");
 
 /// How the program turns a coordinate file into an instance of the source.
 pub enum CoordinateInput<'a> {
@@ -532,6 +543,11 @@ pub fn driver_source(
         Some(v) => out.push_str(&verify_glue(v)),
         None => out.push_str("#define DRV_VERIFY 0\n\n"),
     }
+    out.push_str(NPZ);
+    out.push_str("\n/* The .npz layouts of the source and the destination. */\n");
+    out.push_str(&npz::npz_layout("drv_src_npz", src));
+    out.push_str(&npz::npz_layout("drv_dst_npz", dst));
+    out.push('\n');
     out.push_str(MAIN);
     Ok(out)
 }

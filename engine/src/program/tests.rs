@@ -69,7 +69,13 @@ fn built(src: &str, dst: &str) -> PathBuf {
     assert!(note.is_none(), "{note:?}");
     std::fs::write(dir().join(format!("{key}.c")), &source).expect("write");
     let bin = dir().join(&key);
-    crate::c_compiler::compile(&source, &bin, STRICT).expect("compiles without warnings");
+    // With zlib where the compiler finds it, as spf build compiles.
+    let flags: Vec<&str> = STRICT
+        .iter()
+        .chain(crate::c_compiler::zlib_flags())
+        .copied()
+        .collect();
+    crate::c_compiler::compile(&source, &bin, &flags).expect("compiles without warnings");
     cache.insert(key, bin.clone());
     bin
 }
