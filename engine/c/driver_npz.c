@@ -741,7 +741,13 @@ static void drv_compressed_entries(const char *scipy, const drv_npz_layout *L, i
     keys[1] = columns ? L->keys[0] : L->keys[1];
     (void)len;
     for (row = 0; row < rows; row++)
-        for (k = ptr[row]; k < ptr[row + 1]; k++)
+        for (k = ptr[row]; k < ptr[row + 1]; k++) {
+            /* a block index past the extent, refused before it is scaled */
+            const int64_t extent = c->dims[columns ? 0 : 1];
+            if (idx[k] < 0 || idx[k] > extent / cc)
+                drv_die("%s: array `%s` holds %lld at %lld (0-based), outside 0..%lld",
+                        c->path, L->keys[1], (long long)idx[k], (long long)k,
+                        (long long)((extent + cc - 1) / cc));
             for (a = 0; a < r; a++)
                 for (b = 0; b < cc; b++) {
                     const int64_t outer = r * row + a, inner = cc * idx[k] + b;
@@ -751,6 +757,7 @@ static void drv_compressed_entries(const char *scipy, const drv_npz_layout *L, i
                     at[1] = columns ? row : k;
                     drv_npz_entry(c, e, val[(k * r + a) * cc + b], k, keys, at);
                 }
+        }
 }
 
 /* Reads a scipy archive of `format` (lowercase) as L's format: into `x`,
