@@ -3,7 +3,7 @@
 static void drv_usage(const char *problem)
 {
     fprintf(stderr,
-            "%s: %s\nusage: %s INPUT [-o OUT.json] [--repeat N] [--unchecked]%s\n"
+            "%s: %s\nusage: %s INPUT [-o OUT.json] [--repeat N] [--unchecked] [--allow-nonfinite]%s\n"
             "  INPUT: a Matrix Market file, a FROSTT file or a JSON instance of %s (told by\n"
             "  its content; `-`: standard input)\n",
             drv_prog, problem, drv_prog, DRV_HAS_BASELINE ? " [--baseline-output B.json]" : "",
@@ -103,14 +103,20 @@ int main(int argc, char **argv)
             baseline_output = a + 18;
         } else if (strcmp(a, "--unchecked") == 0) {
             unchecked = 1;
+        } else if (strcmp(a, "--allow-nonfinite") == 0) {
+            drv_allow_nonfinite = 1;
         } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            printf("usage: %s INPUT [-o OUT.json] [--repeat N] [--unchecked]%s\n"
+            printf("usage: %s INPUT [-o OUT.json] [--repeat N] [--unchecked] [--allow-nonfinite]%s\n"
                    "Converts INPUT (a Matrix Market, FROSTT or JSON file, told by its content;\n"
                    "`-`: standard input) of %s to %s,\n"
                    "timing N runs of the conversion, and prints one JSON line.\n"
                    "A JSON instance is checked against every rule of the source format and\n"
                    "its storage (as spf convert checks it) unless --unchecked is given; its\n"
-                   "names, lengths, ranges and monotonicity are checked always.\n",
+                   "names, lengths, ranges and monotonicity are checked always.\n"
+                   "--allow-nonfinite reads the values nan, inf, -inf and infinity (any case)\n"
+                   "of a Matrix Market or FROSTT INPUT, as spf convert --allow-nonfinite does;\n"
+                   "without it they are refused. JSON cannot carry them: a result holding one\n"
+                   "is refused rather than written to OUT.json.\n",
                    drv_prog, DRV_HAS_BASELINE ? " [--baseline-output B.json]" : "",
                    drv_src_format, drv_dst_format);
             if (DRV_VERIFY)
