@@ -272,7 +272,10 @@ def _tensor_to_scipy(self: Tensor):
 def _tensor_to_coo(self: Tensor):
     """The tensor's entries as a scipy coo_array (converted by spf)."""
     coo = "coo" if self.format.order == 2 else "coo3d"
-    return _to_scipy(_converter(self.format, _format(coo), {})(self), matrix=False, writable=True)
+    # A tensor passed its check when it was made: NaN and infinities in it
+    # were accepted then, and its coordinates hold them.
+    conv = _converter(self.format, _format(coo), {"allow_nonfinite": True})
+    return _to_scipy(conv(self), matrix=False, writable=True)
 
 
 def _tensor_toarray(self: Tensor) -> np.ndarray:
