@@ -105,6 +105,13 @@ enum Command {
         /// What to write, whatever the output's name: mtx or tns.
         #[arg(long, value_enum)]
         to: Option<ToFlag>,
+        /// Accepts values that are not finite: `nan`, `inf`, `-inf`,
+        /// `infinity` (any case) in `.mtx`/`.tns` input, NaN and infinities
+        /// in `.npz` input, in the checks and in the output (`.npz`, `.mtx`
+        /// and `.tns` keep them; JSON cannot, and is refused). Without it
+        /// they are refused.
+        #[arg(long)]
+        allow_nonfinite: bool,
     },
     /// Generates a benchmark matrix or 3-D tensor shaped like the papers'
     /// (size, nnz, occupied diagonals, row-length spread), deterministic
@@ -222,6 +229,13 @@ enum Command {
         /// of diagonals. 0 is no limit.
         #[arg(long, value_name = "N", default_value_t = spf::engine::runner::MAX_PADDING)]
         max_padding: u32,
+        /// Accepts values that are not finite: `nan`, `inf`, `-inf`,
+        /// `infinity` (any case) in `.mtx`/`.tns` input, NaN and infinities
+        /// in `.npz` input, in the checks and in the output (`.npz`, `.mtx`
+        /// and `.tns` keep them; JSON cannot, and is refused). Without it
+        /// they are refused.
+        #[arg(long)]
+        allow_nonfinite: bool,
         #[command(flatten)]
         widths: WidthFlags,
     },
@@ -380,6 +394,7 @@ fn main() -> ExitCode {
             keep_triangle,
             drop_zeros,
             max_padding,
+            allow_nonfinite,
             widths,
         } => {
             let mut runner = Runner::new(
@@ -389,6 +404,7 @@ fn main() -> ExitCode {
             );
             runner.widths = widths.choices();
             runner.max_padding = *max_padding;
+            runner.allow_nonfinite = *allow_nonfinite;
             let symmetry = if *keep_triangle {
                 spf::synth::tensor_io::Symmetry::KeepTriangle
             } else {
@@ -433,7 +449,14 @@ fn main() -> ExitCode {
             input,
             output,
             to,
-        } => commands::dump(format, input, path(output), to.map(Into::into)),
+            allow_nonfinite,
+        } => commands::dump(
+            format,
+            input,
+            path(output),
+            to.map(Into::into),
+            *allow_nonfinite,
+        ),
         Command::Generate {
             name,
             list,

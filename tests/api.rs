@@ -287,3 +287,73 @@ fn values_keep_their_type_through_the_api() {
         );
     }
 }
+
+/// NaN and infinities through the library: an instance holding them is
+/// refused unless built with `allow_nonfinite`, a converter converts them
+/// only with `Options::allow_nonfinite` (NaN where the input has NaN),
+/// `read_with` reads them from a `.mtx`, `write` keeps them in `.npz` and
+/// refuses JSON.
+#[test]
+fn nonfinite_values_pass_only_when_allowed() {
+    let (coo, csr) = (format("coo"), format("csr"));
+    let build = |allow: bool| {
+        Instance::builder(&coo)
+            .symbol("NR", 2)
+            .symbol("NC", 3)
+            .symbol("NNZ", 3)
+            .array("row", vec![1i64, 0, 1])
+            .array("col", vec![0i64, 2, 2])
+            .array("A", vec![f64::NAN, f64::INFINITY, -1.5])
+            .allow_nonfinite(allow)
+            .build()
+    };
+    let refused = build(false).unwrap_err();
+    assert!(matches!(refused, Error::Invalid { .. }), "{refused}");
+    assert!(
+        refused.to_string().contains("--allow-nonfinite"),
+        "{refused}"
+    );
+    let a = build(true).expect("accepted");
+    let strict = Converter::new(&coo, &csr, &Options::default()).expect("synthesized");
+    assert!(strict
+        .convert(&a)
+        .unwrap_err()
+        .to_string()
+        .contains("not a finite number"));
+    let allowing = Options {
+        allow_nonfinite: true,
+        ..Options::default()
+    };
+    let to_csr = Converter::new(&coo, &csr, &allowing).expect("synthesized");
+    let b = to_csr.convert(&a).expect("converted");
+    let shown = |i: &Instance| -> Vec<(Vec<i64>, String)> {
+        let e = i.entries().expect("entries");
+        e.into_iter().map(|(c, v)| (c, v.to_string())).collect()
+    };
+    assert_eq!(shown(&b), shown(&a));
+    assert_eq!(shown(&b)[0], (vec![0, 2], "inf".to_string()));
+    assert_eq!(shown(&b)[1], (vec![1, 0], "NaN".to_string()));
+    let dir = temp("nonfinite");
+    let npz = dir.join("b.npz");
+    spf::write(&npz, &b).expect("written");
+    assert!(spf::read(&npz, &csr).is_err());
+    assert_eq!(
+        shown(&spf::read_with(&npz, &csr, &allowing).expect("read")),
+        shown(&a)
+    );
+    let json = dir.join("b.json");
+    let e = spf::write(&json, &b).unwrap_err();
+    assert!(
+        matches!(e, Error::Input { .. }) && e.to_string().contains("JSON"),
+        "{e}"
+    );
+    assert!(!json.exists());
+    let mtx = dir.join("b.mtx");
+    spf::write(&mtx, &b).expect("written");
+    assert!(spf::read(&mtx, &csr).is_err());
+    assert_eq!(
+        shown(&spf::read_with(&mtx, &csr, &allowing).expect("read")),
+        shown(&a)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

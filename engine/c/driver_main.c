@@ -3,7 +3,8 @@
 static void drv_usage(const char *problem)
 {
     fprintf(stderr,
-            "%s: %s\nusage: %s INPUT [-o OUT.json|OUT.npz] [--repeat N] [--unchecked]%s\n"
+            "%s: %s\nusage: %s INPUT [-o OUT.json|OUT.npz] [--repeat N] [--unchecked]\n"
+            "       [--allow-nonfinite]%s\n"
             "  INPUT: a Matrix Market file, a FROSTT file (either gzip-compressed or not),\n"
             "  an .npz archive or a JSON instance of %s (told by its content; `-`: standard\n"
             "  input)\n",
@@ -119,8 +120,11 @@ int main(int argc, char **argv)
             baseline_output = a + 18;
         } else if (strcmp(a, "--unchecked") == 0) {
             unchecked = 1;
+        } else if (strcmp(a, "--allow-nonfinite") == 0) {
+            drv_allow_nonfinite = 1;
         } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            printf("usage: %s INPUT [-o OUT.json|OUT.npz] [--repeat N] [--unchecked]%s\n"
+            printf("usage: %s INPUT [-o OUT.json|OUT.npz] [--repeat N] [--unchecked]\n"
+                   "       [--allow-nonfinite]%s\n"
                    "Converts INPUT (a Matrix Market or FROSTT file, either gzip-compressed or\n"
                    "not, an .npz archive in spf convert's layouts or a JSON instance, told by\n"
                    "its content; `-`: standard input) of %s to %s,\n"
@@ -128,7 +132,11 @@ int main(int argc, char **argv)
                    "result as an .npz archive (by the name) or a JSON instance.\n"
                    "A JSON or .npz instance is checked against every rule of the source format\n"
                    "and its storage (as spf convert checks it) unless --unchecked is given;\n"
-                   "its names, lengths, ranges and monotonicity are checked always.\n",
+                   "its names, lengths, ranges and monotonicity are checked always.\n"
+                   "--allow-nonfinite reads the values nan, inf, -inf and infinity (any case)\n"
+                   "of a Matrix Market or FROSTT INPUT, as spf convert --allow-nonfinite does;\n"
+                   "without it they are refused. JSON cannot carry them: a result holding one\n"
+                   "is refused rather than written to OUT.json (OUT.npz keeps them).\n",
                    drv_prog, DRV_HAS_BASELINE ? " [--baseline-output B.json]" : "",
                    drv_src_format, drv_dst_format);
             if (DRV_VERIFY)

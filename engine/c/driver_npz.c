@@ -9,7 +9,8 @@
  * compiler finds it), zip64 or not, each member's CRC checked; npy members
  * of version 1 to 3, any byte order, C or Fortran order; index arrays of
  * any integer dtype; values float64 (a program converts float64 values
- * only: another dtype is refused, naming spf convert). A scipy csr, csc or
+ * only: another dtype is refused, naming spf convert), finite unless the
+ * program runs with --allow-nonfinite. A scipy csr, csc or
  * bsr archive whose rows are out of order or hold an index twice, and
  * every scipy coo archive, are read as their entries (duplicates summed,
  * as scipy's sum_duplicates does) and take the coordinate path, so that
@@ -546,12 +547,18 @@ static double *drv_npy_reals(const drv_zip *z, const drv_npy *a)
     v = drv_alloc(a->n, sizeof *v);
     if (!a->swap && !(a->fortran && a->ndim > 1)) {
         memcpy(v, a->data, (size_t)a->n * 8);
-        return v;
+    } else {
+        for (e = 0; e < a->n; e++) {
+            uint64_t r = drv_npy_raw(a, drv_npy_at(a, e));
+            memcpy(&v[e], &r, 8);
+        }
     }
-    for (e = 0; e < a->n; e++) {
-        uint64_t r = drv_npy_raw(a, drv_npy_at(a, e));
-        memcpy(&v[e], &r, 8);
-    }
+    for (e = 0; !drv_allow_nonfinite && e < a->n; e++)
+        if (!isfinite(v[e]))
+            drv_npy_error(z, a->key,
+                          "holds %s at %lld (0-based), not a finite number (NaN and infinities "
+                          "are accepted with --allow-nonfinite)",
+                          isnan(v[e]) ? "NaN" : v[e] > 0 ? "inf" : "-inf", (long long)e);
     return v;
 }
 

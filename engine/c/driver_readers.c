@@ -165,16 +165,21 @@ static DRV_UNUSED int64_t drv_int_field(const char *path, int64_t line, drv_fiel
     return v;
 }
 
+/* Whether values that are not finite are read (--allow-nonfinite), as spf
+ * reads them with the flag; refused, naming it, otherwise. */
+static DRV_UNUSED int drv_allow_nonfinite = 0;
+
 static DRV_UNUSED double drv_real_field(const char *path, int64_t line, drv_field f, const char *what)
 {
     double v = 0.0;
     int r = drv_parse_f64(f, &v);
     if (r == 1)
         drv_located(path, line, f.col, "%s `%s` is not a number", what, drv_text(f));
-    if (r == 2)
+    if (r == 2 && !drv_allow_nonfinite)
         drv_located(path, line, f.col,
-                    "%s `%s` is not a finite number (NaN and infinities are not accepted)", what,
-                    drv_text(f));
+                    "%s `%s` is not a finite number (NaN and infinities are accepted with "
+                    "--allow-nonfinite, allow_nonfinite in the library and Python)",
+                    what, drv_text(f));
     return v;
 }
 
@@ -1184,13 +1189,24 @@ static DRV_UNUSED void drv_close_output(FILE *f, char *tmp, const char *path)
 }
 
 /* Writes an instance as `Instance::to_json` does (keys sorted), through a
- * temporary file and a rename (drv_open_output). */
+ * temporary file and a rename (drv_open_output). A value that is not
+ * finite, which JSON cannot carry, is refused as spf refuses it, before
+ * anything is written. */
 static DRV_UNUSED void drv_write_json(const drv_inst *x, const char *path)
 {
     char *tmp;
     drv_key *keys;
     int64_t k, e;
-    FILE *f = drv_open_output(path, &tmp);
+    FILE *f;
+    for (k = 0; k < x->narr; k++)
+        for (e = 0; x->arr[k].real && e < x->arr[k].len; e++)
+            if (!isfinite(x->arr[k].r[e]))
+                drv_die("%s: %s(%lld) = %s is not a finite number, which JSON cannot carry; "
+                        "name an .npz output, which keeps NaN and infinities (or `spf convert "
+                        "--allow-nonfinite`, which writes .mtx and .tns too)",
+                        path, x->arr[k].name, (long long)e,
+                        isnan(x->arr[k].r[e]) ? "NaN" : x->arr[k].r[e] > 0 ? "inf" : "-inf");
+    f = drv_open_output(path, &tmp);
     fputs("{\n  \"format\": ", f);
     drv_put_string(f, x->format);
     fputs(",\n  \"symbols\": {", f);

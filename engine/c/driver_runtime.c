@@ -705,7 +705,8 @@ static DRV_UNUSED int drv_parse_i64(drv_field f, int64_t *out)
 }
 
 /* Rust's float syntax plus a Fortran `D` exponent. 0: ok; 1: not a number;
- * 2: not finite. */
+ * 2: not finite (`*out` holds the value: a word `inf`, `infinity` or `nan`
+ * read by strtod, any case and signed, or a literal beyond a double's range). */
 static DRV_UNUSED int drv_parse_f64(drv_field f, double *out)
 {
     char small[128];
@@ -728,6 +729,7 @@ static DRV_UNUSED int drv_parse_f64(drv_field f, double *out)
             word = 1;
     }
     if (word) {
+        *out = strtod(buf, &endp);
         result = 2;
         goto done;
     }

@@ -44,5 +44,6 @@ pub fn coo_layout(d: &Descriptor) -> Result<CooLayout, Error> {
         index: d.ufs.iter().map(|u| u.name.clone()).collect(),
         count: others[0].clone(),
         values: d.data_name.clone(),
+        allow_nonfinite: false,
     })
 }

@@ -7,8 +7,8 @@
 use std::path::Path;
 
 use iegen::syntax::SyntaxError;
-use synth::instance::{Instance, InstanceError};
-use synth::instance_validation::validate;
+use synth::instance::{Instance, InstanceError, Values};
+use synth::instance_validation::validate_allowing;
 use synth::npz::{read_npz, read_npz_file, write_npz, ReadFileError, Written};
 use synth::oracle::{coordinates_from, integer_coordinates_from};
 use synth::tensor_io::kind::{gzip, open_input, FileKind, InputFile};
@@ -19,16 +19,21 @@ use crate::output::{emit, write_atomically_when};
 use crate::Error;
 
 /// Reads an instance of `d` from a JSON file or an `.npz` archive and
-/// validates it against `d`.
+/// validates it against `d` (values that are not finite pass when
+/// `allow_nonfinite` says so).
 ///
 /// # Errors
 ///
 /// [`Error::Located`] for malformed JSON, [`Error::Input`] for an
 /// archive that cannot be read as `d` and for an instance that violates
 /// `d`, [`Error::Read`] when the file cannot be read.
-pub fn read_instance(d: &Descriptor, input: &Path) -> Result<Instance, Error> {
+pub fn read_instance(
+    d: &Descriptor,
+    input: &Path,
+    allow_nonfinite: bool,
+) -> Result<Instance, Error> {
     let inst = load_instance(d, input, &open(input)?)?;
-    validate(d, &inst).map_err(|e| invalid(input, e))?;
+    validate_allowing(d, &inst, allow_nonfinite).map_err(|e| invalid(input, e))?;
     Ok(inst)
 }
 
@@ -301,12 +306,17 @@ pub fn write_coordinates(
 /// # Errors
 ///
 /// What the writers report; the output file is written whole or not at all.
+/// A JSON target of an instance holding a value that is not finite is
+/// [`Error::Input`] ([`json_carries`]), before `commit` is asked.
 pub fn write_instance_when(
     d: &Descriptor,
     inst: &Instance,
     target: &Target<'_>,
     commit: &dyn Fn() -> bool,
 ) -> Result<Option<String>, Error> {
+    if target.kind == OutputKind::Json {
+        json_carries(inst, target)?;
+    }
     let mut written = None;
     let npz = |file: &mut dyn WriteSeek, written: &mut Option<Written>| {
         let w = write_npz(d, inst, std::io::BufWriter::new(file)).map_err(std::io::Error::other)?;
@@ -336,6 +346,34 @@ pub fn write_instance_when(
         )),
         _ => None,
     })
+}
+
+/// Refuses an instance holding a value that is not finite (NaN, an
+/// infinity) as JSON, which has no number for it, naming the kinds of file
+/// that keep it.
+///
+/// # Errors
+///
+/// [`Error::Input`] naming the first such value.
+pub fn json_carries(inst: &Instance, target: &Target<'_>) -> Result<(), Error> {
+    let first = inst.arrays.iter().find_map(|(name, values)| {
+        let at = match values {
+            Values::Real(v) => v.iter().position(|x| !x.is_finite()),
+            Values::Real32(v) => v.iter().position(|x| !x.is_finite()),
+            Values::Int(_) | Values::Int32(_) => None,
+        }?;
+        Some(format!("{name}({at}) = {}", values.to_reals()[at]))
+    });
+    match first {
+        None => Ok(()),
+        Some(value) => Err(Error::Input {
+            file: target.shown(),
+            message: format!(
+                "{value} is not a finite number, which JSON cannot carry; write .npz, .mtx or \
+                 .tns, which keep NaN and infinities"
+            ),
+        }),
+    }
 }
 
 /// A file an `.npz` archive is written to.

@@ -40,7 +40,8 @@
 //! ([`synth::fingerprint`]), and two entries at one coordinate are
 //! not looked for; `mode` 3 is mode 2 with `print[2]` set to whether the
 //! entries came increasing in some order of the coordinates (then no two
-//! share one). It returns 0, or 1
+//! share one). The bit 4 of `mode` accepts values that are not finite
+//! (NaN, infinities), which the check refuses without it. It returns 0, or 1
 //! with the first problem in `message` (more entries than `cap` among
 //! them): the caller re-runs spf's own check for the detailed error; or 2
 //! when an integer array is not held at the width the library was
@@ -179,10 +180,11 @@ pub fn checker_source(d: &Descriptor, width: Option<IndexWidth>) -> Result<Strin
     out.push('\n');
     out.push_str(&rules);
     // What spf's check looks at besides the descriptor's arrays: dense
-    // extents are sizes, values are finite.
+    // extents are sizes, values are finite (unless the caller accepts
+    // NaN and infinities).
     let _ = writeln!(
         out,
-        "\nstatic void spf_check_scalars(drv_inst *x, const char *ctx)\n{{\n    \
+        "\nstatic void spf_check_scalars(drv_inst *x, const char *ctx, int allow_nonfinite)\n{{\n    \
          const drv_array *values = drv_array_named(x, ctx, {});\n    int64_t k;",
         c_str(&d.data_name)
     );
@@ -194,7 +196,7 @@ pub fn checker_source(d: &Descriptor, width: Option<IndexWidth>) -> Result<Strin
             c_str(s)
         );
     }
-    out.push_str("    if (values->real)\n");
+    out.push_str("    if (values->real && !allow_nonfinite)\n");
     out.push_str(&first_failing(
         "values->len",
         "",
@@ -213,6 +215,8 @@ pub fn checker_source(d: &Descriptor, width: Option<IndexWidth>) -> Result<Strin
          int64_t *coords, double *values, int64_t cap, int64_t *n, int mode, uint64_t key,\n    \
          uint64_t *print, char *message, size_t message_cap)\n\
          {{\n    drv_inst x;\n    drv_fp fp;\n    int64_t k;\n    jmp_buf jump;\n    \
+         const int allow_nonfinite = (mode & 4) != 0;\n    \
+         mode &= 3;\n    \
          memset(&x, 0, sizeof x);\n    \
          memset(&fp, 0, sizeof fp);\n    fp.key = key;\n    fp.watch = mode == 3;\n    fp.live = 0x3f;\n    \
          drv_keep_unordered = mode == 1;\n    \
@@ -240,7 +244,7 @@ pub fn checker_source(d: &Descriptor, width: Option<IndexWidth>) -> Result<Strin
          x.sym_name = (char **)symbols;\n    x.sym_val = (int64_t *)symbol_values;\n    \
          x.narr = x.caparr = narr;\n    x.arr = spf_check_arrays;\n    \
          drv_check_source(&x, \"the instance\");\n    \
-         spf_check_scalars(&x, \"the instance\");\n    \
+         spf_check_scalars(&x, \"the instance\", allow_nonfinite);\n    \
          if (mode >= 2)\n        drv_print = &fp;\n    else\n        drv_keep = &spf_check_kept;\n    \
          drv_check_rules(&x, \"the instance\");\n    \
          drv_keep = NULL;\n    drv_print = NULL;\n    \
@@ -340,8 +344,14 @@ impl Checker {
     /// # Errors
     ///
     /// [`Failed`]: the library's message, or why it cannot tell.
-    pub fn entries(&self, d: &Descriptor, inst: &Instance) -> Result<Entries, Failed> {
-        self.run(d, inst, Give::Sorted)
+    /// Values that are not finite pass when `allow_nonfinite` says so.
+    pub fn entries(
+        &self,
+        d: &Descriptor,
+        inst: &Instance,
+        allow_nonfinite: bool,
+    ) -> Result<Entries, Failed> {
+        self.run(d, inst, Give::Sorted, allow_nonfinite)
             .map(|(entries, _, _)| entries)
     }
 
@@ -357,13 +367,15 @@ impl Checker {
         &self,
         d: &Descriptor,
         inst: &Instance,
+        allow_nonfinite: bool,
     ) -> Result<Fingerprint, Failed> {
         // First as they come, keeping nothing: enough when they come in
         // some order of the coordinates (a CSR's, a CSC's entries do).
-        if let (_, print, true) = self.run(d, inst, Give::WatchedFingerprint)? {
+        let allow = allow_nonfinite;
+        if let (_, print, true) = self.run(d, inst, Give::WatchedFingerprint, allow)? {
             return Ok(print);
         }
-        self.run(d, inst, Give::Distinct)
+        self.run(d, inst, Give::Distinct, allow)
             .map(|(entries, _, _)| Fingerprint::of_entries(&entries))
     }
 
@@ -377,8 +389,13 @@ impl Checker {
     /// # Errors
     ///
     /// As [`Checker::entries`].
-    pub fn fingerprint(&self, d: &Descriptor, inst: &Instance) -> Result<Fingerprint, Failed> {
-        self.run(d, inst, Give::Fingerprint)
+    pub fn fingerprint(
+        &self,
+        d: &Descriptor,
+        inst: &Instance,
+        allow_nonfinite: bool,
+    ) -> Result<Fingerprint, Failed> {
+        self.run(d, inst, Give::Fingerprint, allow_nonfinite)
             .map(|(_, print, _)| print)
     }
 
@@ -389,6 +406,7 @@ impl Checker {
         d: &Descriptor,
         inst: &Instance,
         give: Give,
+        allow_nonfinite: bool,
     ) -> Result<(Entries, Fingerprint, bool), Failed> {
         let cstring = |s: &str| {
             CString::new(s).map_err(|_| Failed::Undecided(format!("the name `{s}` holds a NUL")))
@@ -493,7 +511,7 @@ impl Checker {
                 values.as_mut_ptr(),
                 cap as i64,
                 &mut n,
-                give.mode(),
+                give.mode() | if allow_nonfinite { 4 } else { 0 },
                 fingerprint::key(),
                 print.as_mut_ptr(),
                 message.as_mut_ptr().cast(),
@@ -565,12 +583,14 @@ mod tests {
         let (checker, _, _) =
             Checker::obtain(Some(&cache), &csr, None, &crate::observe::Quiet).expect("compiled");
         let want = validate_entries(&csr, &good).expect("valid");
-        let got = checker.entries(&csr, &good).expect("valid");
+        let got = checker.entries(&csr, &good, false).expect("valid");
         assert_eq!((&got.coords, &got.values), (&want.coords, &want.values));
         let got = runner.validate_entries(&csr, &good).expect("valid");
         assert_eq!((&got.coords, &got.values), (&want.coords, &want.values));
         // The same instance at 32 bits: read where it is, the same entries.
-        let got = checker.entries(&csr, &narrowed(&good)).expect("valid");
+        let got = checker
+            .entries(&csr, &narrowed(&good), false)
+            .expect("valid");
         assert_eq!((got.coords, got.values), (want.coords, want.values));
         for (broken, what) in [
             (
@@ -602,7 +622,7 @@ mod tests {
         ] {
             // The compiled check itself finds it (a pass would be final).
             for instance in [&broken, &narrowed(&broken)] {
-                let found = checker.entries(&csr, instance);
+                let found = checker.entries(&csr, instance, false);
                 assert!(
                     matches!(found, Err(Failed::Invalid(_))),
                     "{what}: {found:?}"
@@ -613,6 +633,40 @@ mod tests {
             // (Compared as text: a NaN in the error is not equal to itself.)
             assert_eq!(got.to_string(), want.to_string(), "{what}");
         }
+        let _ = std::fs::remove_dir_all(&cache);
+    }
+
+    /// With non-finite values accepted, the compiled check passes NaN and
+    /// infinities and gives the entries (and fingerprint) spf's own check
+    /// gives; without, it refuses them.
+    #[test]
+    fn the_compiled_check_accepts_nonfinite_values_when_asked() {
+        use synth::instance_validation::validate_entries_allowing;
+        let csr = synth::builtin::load_format("csr").expect("built-in");
+        let cache =
+            std::env::temp_dir().join(format!("spf-check-nonfinite-{}", std::process::id()));
+        let (checker, _, _) =
+            Checker::obtain(Some(&cache), &csr, None, &crate::observe::Quiet).expect("compiled");
+        let inst = csr_with(
+            vec![0, 2, 2, 4],
+            vec![0, 3, 1, 2],
+            vec![f64::NAN, f64::INFINITY, -2.5, f64::NEG_INFINITY],
+            3,
+        );
+        assert!(matches!(
+            checker.entries(&csr, &inst, false),
+            Err(Failed::Invalid(_))
+        ));
+        let want = validate_entries_allowing(&csr, &inst, true).expect("accepted");
+        let got = checker.entries(&csr, &inst, true).expect("accepted");
+        assert_eq!(got.coords, want.coords);
+        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(&got.values), bits(&want.values));
+        assert!(want.values[0].is_nan());
+        assert_eq!(
+            checker.fingerprint(&csr, &inst, true).expect("accepted"),
+            Fingerprint::of_entries(&want)
+        );
         let _ = std::fs::remove_dir_all(&cache);
     }
 
@@ -639,12 +693,13 @@ mod tests {
         let good = csr_with(rowptr.clone(), col.clone(), a.clone(), n);
         let want = Fingerprint::of_entries(&validate_entries(&csr, &good).expect("valid"));
         assert_eq!(
-            w32.fingerprint(&csr, &narrowed(&good)).expect("valid"),
+            w32.fingerprint(&csr, &narrowed(&good), false)
+                .expect("valid"),
             want
         );
-        assert_eq!(w64.fingerprint(&csr, &good).expect("valid"), want);
+        assert_eq!(w64.fingerprint(&csr, &good, false).expect("valid"), want);
         for (checker, inst) in [(&w32, good.clone()), (&w64, narrowed(&good))] {
-            let got = checker.fingerprint(&csr, &inst);
+            let got = checker.fingerprint(&csr, &inst, false);
             assert!(matches!(got, Err(Failed::Undecided(_))), "{got:?}");
         }
         // Each at both widths: the library's message.
@@ -653,8 +708,8 @@ mod tests {
                 Err(Failed::Invalid(m)) => m,
                 other => panic!("not refused: {other:?}"),
             };
-            let m32 = message(w32.fingerprint(&csr, &narrowed(&inst)));
-            let m64 = message(w64.fingerprint(&csr, &inst));
+            let m32 = message(w32.fingerprint(&csr, &narrowed(&inst), false));
+            let m64 = message(w64.fingerprint(&csr, &inst, false));
             assert_eq!(m32, m64);
             m64
         };
@@ -733,7 +788,7 @@ mod tests {
         };
         let sorted = instance(row.clone(), col.clone());
         let (_, print, increasing) = checker
-            .run(&coo, &sorted, Give::WatchedFingerprint)
+            .run(&coo, &sorted, Give::WatchedFingerprint, false)
             .expect("valid");
         assert!(increasing);
         assert_eq!(print, entries_print(&sorted));
@@ -744,11 +799,13 @@ mod tests {
         c.swap(middle - 1, middle);
         let swapped = instance(r, c);
         let (_, _, increasing) = checker
-            .run(&coo, &swapped, Give::WatchedFingerprint)
+            .run(&coo, &swapped, Give::WatchedFingerprint, false)
             .expect("valid");
         assert!(!increasing);
         assert_eq!(
-            checker.distinct_fingerprint(&coo, &swapped).expect("valid"),
+            checker
+                .distinct_fingerprint(&coo, &swapped, false)
+                .expect("valid"),
             entries_print(&swapped)
         );
         // The middle entry at its predecessor's coordinate: each range is
@@ -758,10 +815,10 @@ mod tests {
         c[middle] = c[middle - 1];
         let repeated = instance(r, c);
         let (_, _, increasing) = checker
-            .run(&coo, &repeated, Give::WatchedFingerprint)
+            .run(&coo, &repeated, Give::WatchedFingerprint, false)
             .expect("checked");
         assert!(!increasing);
-        let found = checker.distinct_fingerprint(&coo, &repeated);
+        let found = checker.distinct_fingerprint(&coo, &repeated, false);
         assert!(
             matches!(&found, Err(Failed::Invalid(m)) if m.contains("two nonzero entries")),
             "{found:?}"
@@ -787,7 +844,7 @@ mod tests {
         }
         let a = vec![1.0; col.len()];
         let broken = csr_with(rowptr, col, a, rows);
-        let found = checker.entries(&csr, &broken);
+        let found = checker.entries(&csr, &broken, false);
         assert!(
             matches!(&found, Err(Failed::Invalid(m)) if m.contains("does not hold at i = 30000,")),
             "{found:?}"
@@ -850,20 +907,20 @@ mod tests {
             };
             let distinct = inst(&coords);
             let want = Fingerprint::of_entries(&validate_entries(&coo, &distinct).expect("valid"));
-            let got = checker.distinct_fingerprint(&coo, &distinct);
+            let got = checker.distinct_fingerprint(&coo, &distinct, false);
             assert_eq!(got.ok(), Some(want), "extent {extent}: distinct entries");
             // One coordinate given again, far from its first place.
             let mut repeated = coords.clone();
             let last = repeated.len() - 1;
             repeated[last] = repeated[last / 2];
             let repeated = inst(&repeated);
-            let found = checker.distinct_fingerprint(&coo, &repeated);
+            let found = checker.distinct_fingerprint(&coo, &repeated, false);
             assert!(
                 matches!(found, Err(Failed::Invalid(_))),
                 "extent {extent}: a repeated coordinate: {found:?}"
             );
             // The descriptor's rule alone (no entry kept to compare).
-            let found = checker.fingerprint(&coo, &repeated);
+            let found = checker.fingerprint(&coo, &repeated, false);
             assert!(
                 matches!(found, Err(Failed::Invalid(_))),
                 "extent {extent}: the rule: {found:?}"
@@ -898,7 +955,7 @@ mod tests {
         inst.arrays
             .insert("A".into(), Values::Real32(vec![1.0; n as usize].into()));
         inst.value_type = codegen::ValueType::F32;
-        let found = checker.fingerprint(&coo, &inst);
+        let found = checker.fingerprint(&coo, &inst, false);
         assert!(matches!(&found, Ok(f) if f.count == n as u64), "{found:?}");
     }
 

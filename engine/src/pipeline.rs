@@ -11,7 +11,7 @@ use synth::established::CoordinateFormat;
 use synth::fingerprint::Fingerprint;
 #[cfg(test)]
 use synth::instance::Instance;
-use synth::instance_validation::validate_entries;
+use synth::instance_validation::validate_entries_allowing;
 use synth::tensor_io::{parse_checked_coo, FileError, ReadOptions, Symmetry};
 use synth::Descriptor;
 
@@ -48,6 +48,7 @@ pub fn convert(
     let options = ReadOptions {
         symmetry,
         narrow: runner.reads_narrow(),
+        allow_nonfinite: runner.allow_nonfinite,
         ..ReadOptions::default()
     };
     runner.exactly(&|| convert_once(sd, dd, input, target, runner, &options, drop_zeros))
@@ -225,7 +226,8 @@ pub fn read_source(
             "coordinates of {order} dimensions are not supported (1 or more are)"
         ))
     })?;
-    let source = match CoordinateFormat::of(&coo) {
+    let allow = runner.allow_nonfinite;
+    let source = match CoordinateFormat::of(&coo).map(|f| f.allowing_nonfinite(allow)) {
         Some(f) if runner.is_exact() => {
             let (instance, entries) = f.instance(coords).map_err(|e| problem(e.to_string()))?;
             Source {
@@ -244,7 +246,8 @@ pub fn read_source(
         }
         None => {
             let instance = coo_layout(&coo)?.instance_of_read(coords);
-            let entries = validate_entries(&coo, &instance).map_err(|e| problem(e.to_string()))?;
+            let entries = validate_entries_allowing(&coo, &instance, allow)
+                .map_err(|e| problem(e.to_string()))?;
             let expected = if runner.is_exact() {
                 Expected::Exact(entries)
             } else {

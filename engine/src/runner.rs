@@ -27,7 +27,7 @@ use codegen::width::{IndexWidth, IndexWidths, ValueType, WidthChoice, WidthChoic
 use synth::fingerprint::Fingerprint;
 use synth::instance::Instance;
 use synth::instance::InstanceError;
-use synth::instance_validation::{check_recorded_widths, validate_entries};
+use synth::instance_validation::{check_recorded_widths, validate_entries_allowing};
 use synth::oracle::Entries;
 use synth::synthesize::Synthesized;
 use synth::validate::{check_result_with, check_storable_in, finish, Problem};
@@ -107,6 +107,9 @@ pub struct Runner {
     /// its input's bytes (at least
     /// [`codegen::available_memory::PADDING_FLOOR`]; 0: no limit).
     pub max_padding: u32,
+    /// Whether the checks of inputs and results accept values that are not
+    /// finite (NaN, infinities; refused by default).
+    pub allow_nonfinite: bool,
 }
 
 /// The default padding limit ([`Runner::max_padding`]).
@@ -125,6 +128,7 @@ impl Runner {
             checkers: Mutex::new(Vec::new()),
             cache: None,
             max_padding: MAX_PADDING,
+            allow_nonfinite: false,
         }
     }
 
@@ -348,8 +352,10 @@ impl Runner {
         if self.exact.load(Ordering::Relaxed) {
             return self.validate_entries(d, inst).map(Expected::Exact);
         }
-        self.compiled(d, inst, &|c| c.distinct_fingerprint(d, inst))
-            .map(Expected::Fingerprint)
+        self.compiled(d, inst, &|c| {
+            c.distinct_fingerprint(d, inst, self.allow_nonfinite)
+        })
+        .map(Expected::Fingerprint)
     }
 
     /// Checks a result `inst` against `d` (two nonzero entries at one
@@ -361,12 +367,12 @@ impl Runner {
     ///
     /// The first problem of `inst`.
     fn fingerprint(&self, d: &Descriptor, inst: &Instance) -> Result<Fingerprint, InstanceError> {
-        self.compiled(d, inst, &|c| c.fingerprint(d, inst))
+        self.compiled(d, inst, &|c| c.fingerprint(d, inst, self.allow_nonfinite))
     }
 
     /// What the compiled check of `d` gives by `ask` when conversions run
     /// natively and it tells; else the fingerprint of spf's own check's
-    /// entries ([`validate_entries`], which names a problem in its words).
+    /// entries ([`synth::instance_validation::validate_entries`], which names a problem in its words).
     fn compiled(
         &self,
         d: &Descriptor,
@@ -384,7 +390,8 @@ impl Runner {
                 }
             }
         }
-        validate_entries(d, inst).map(|e| Fingerprint::of_entries(&e))
+        validate_entries_allowing(d, inst, self.allow_nonfinite)
+            .map(|e| Fingerprint::of_entries(&e))
     }
 
     /// Whether checks run compiled.
@@ -425,7 +432,7 @@ impl Runner {
     }
 
     /// Checks `inst` against `d` and gives its nonzero entries sorted by
-    /// coordinate ([`validate_entries`]): in the compiled check of `d`
+    /// coordinate ([`synth::instance_validation::validate_entries`]): in the compiled check of `d`
     /// ([`crate::native_check`]) when conversions run natively, in spf's
     /// own check otherwise, when the compiled one cannot be had or cannot
     /// tell, and when it finds a problem (spf's check names it in its own
@@ -442,7 +449,7 @@ impl Runner {
         if self.native() {
             check_recorded_widths(d, inst)?;
             if let Some(checker) = self.checker(d, inst) {
-                match checker.entries(d, inst) {
+                match checker.entries(d, inst, self.allow_nonfinite) {
                     Ok(entries) => return Ok(entries),
                     Err(Failed::Invalid(m) | Failed::Undecided(m)) => {
                         self.say(&format!("spf: the compiled check of {}: {m}", d.name));
@@ -450,7 +457,7 @@ impl Runner {
                 }
             }
         }
-        validate_entries(d, inst)
+        validate_entries_allowing(d, inst, self.allow_nonfinite)
     }
 
     /// The `--verbose` line for a library at `path`.

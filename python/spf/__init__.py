@@ -198,9 +198,10 @@ def _not_an_input(a: Any) -> TypeError:
     )
 
 
-def _tensor(a: Any, src: Optional[Union[str, Format]]) -> Tensor:
+def _tensor(a: Any, src: Optional[Union[str, Format]], allow_nonfinite: bool = False) -> Tensor:
     """An input as a tensor: an spf.Tensor, a scipy object or a
-    `(coords, values, shape)` tuple."""
+    `(coords, values, shape)` tuple (NaN and infinities refused unless
+    `allow_nonfinite`)."""
     if isinstance(a, Tensor):
         if src is not None and _format(src) != a.format:
             raise InputError(f"src={src!r}, but the tensor is in {a.format.name}")
@@ -208,7 +209,7 @@ def _tensor(a: Any, src: Optional[Union[str, Format]]) -> Tensor:
     scipy = _scipy_input(a)
     if scipy is None:
         raise _not_an_input(a)
-    return _spf._tensor_from_scipy(_source_format(scipy, src), scipy[0], scipy[3])
+    return _spf._tensor_from_scipy(_source_format(scipy, src), scipy[0], scipy[3], allow_nonfinite)
 
 
 def _run(conv, a: Any, scipy) -> Tensor:
@@ -271,7 +272,10 @@ def _tensor_to_scipy(self: Tensor):
 def _tensor_to_coo(self: Tensor):
     """The tensor's entries as a scipy coo_array (converted by spf)."""
     coo = "coo" if self.format.order == 2 else "coo3d"
-    return _to_scipy(_converter(self.format, _format(coo), {})(self), matrix=False, writable=True)
+    # A tensor passed its check when it was made: NaN and infinities in it
+    # were accepted then, and its coordinates hold them.
+    conv = _converter(self.format, _format(coo), {"allow_nonfinite": True})
+    return _to_scipy(conv(self), matrix=False, writable=True)
 
 
 def _tensor_toarray(self: Tensor) -> np.ndarray:
@@ -286,10 +290,12 @@ class Converter:
 
     Options: ``engine`` ("auto", "native", "interp"), ``index_width``
     ("auto", 32, 64), ``verify`` (check every result, the default),
-    ``cache_dir`` (where compiled conversions are kept) and ``max_padding``
+    ``cache_dir`` (where compiled conversions are kept), ``max_padding``
     (refuse, as spf.TooLarge, a conversion whose arrays would take more
     than that many times its input's bytes and more than 16 MiB; 16 by
-    default, 0 for no limit).
+    default, 0 for no limit) and ``allow_nonfinite`` (accept NaN and
+    infinities among the values, which are refused as spf.InputError by
+    default).
     """
 
     def __init__(self, src: Union[str, Format], dst: Union[str, Format], **options: Any) -> None:
@@ -343,6 +349,7 @@ def convert(
     index_width: Union[str, int] = "auto",
     verify: bool = True,
     max_padding: int = 16,
+    allow_nonfinite: bool = False,
     threads: Optional[int] = None,
 ):
     """Converts `a` to the format `to`.
@@ -360,13 +367,17 @@ def convert(
     arrays would take more than `max_padding` times the input's bytes (and
     more than 16 MiB) is refused as spf.TooLarge before it allocates them:
     mostly padding, such as DIA of a matrix with thousands of diagonals (0
-    is no limit). The conversion runs on
-    one thread: `threads` is None or 1.
+    is no limit). Values that are not finite (NaN, infinities) are
+    refused as spf.InputError unless `allow_nonfinite` is true; then they
+    convert as any other value (the result holds them where the input
+    does). The conversion runs on one thread: `threads` is None or 1.
     """
     if threads not in (None, 1):
         raise ValueError(f"threads={threads!r}: spf's conversions run on one thread (None or 1)")
     dst = _format(to)
     options = {"verify": bool(verify), "max_padding": int(max_padding)}
+    if allow_nonfinite:
+        options["allow_nonfinite"] = True
     if index_width != "auto":
         options["index_width"] = index_width
     if isinstance(a, Tensor):
@@ -380,23 +391,30 @@ def convert(
     return out if s is None else s
 
 
-def save(path, a) -> None:
+def save(path, a, *, allow_nonfinite: bool = False) -> None:
     """Writes `a` (an spf.Tensor or a scipy object) to the file at `path`,
     its kind told by the name: `.npz` (scipy's save_npz layout where the
     format has one, spf's own otherwise), `.mtx`, `.tns`, `.json`, and
-    `.gz` of the last three. The file is replaced whole or not at all."""
-    _spf.save(path, _tensor(a, None))
+    `.gz` of the last three. The file is replaced whole or not at all.
+    A scipy object holding NaN or infinities is refused unless
+    `allow_nonfinite`; `.npz`, `.mtx` and `.tns` keep them, JSON cannot
+    and is refused."""
+    _spf.save(path, _tensor(a, None, allow_nonfinite))
 
 
-def load(path, format: Optional[Union[str, Format]] = None) -> Tensor:
+def load(
+    path, format: Optional[Union[str, Format]] = None, *, allow_nonfinite: bool = False
+) -> Tensor:
     """The tensor in the file at `path`: `.mtx` (Matrix Market), `.tns`
     (FROSTT), `.npz` (scipy's save_npz layout or spf's own) or JSON, gzip
     compressed or not. `format` is the format to read it as; by default a
     coordinate file reads as COO (COO3D for a 3-D .tns), an .npz as the
-    format it holds."""
+    format it holds. Values that are not finite (`nan`, `inf`, `-inf`,
+    `infinity` in a .mtx or .tns; NaN and infinities in an .npz) are
+    refused as spf.InputError unless `allow_nonfinite` is true."""
     if format is None:
         format = _format_of_file(str(path))
-    return _spf._load(path, _format(format))
+    return _spf._load(path, _format(format), bool(allow_nonfinite))
 
 
 def _format_of_file(path: str) -> Format:

@@ -27,11 +27,12 @@ impl Converter {
     /// fit), 32 or 64; `verify` checks every result; `cache_dir` is where
     /// compiled conversions are kept; `max_padding` refuses a conversion
     /// whose arrays would take more than that many times its input's bytes
-    /// (0: no limit).
+    /// (0: no limit); `allow_nonfinite` accepts NaN and infinities in the
+    /// inputs and results (refused by default, as `spf.InputError`).
     #[new]
     // Python's keyword arguments, one parameter each.
     #[allow(clippy::too_many_arguments)]
-    #[pyo3(signature = (src, dst, *, engine = "auto", index_width = None, verify = true, cache_dir = None, max_padding = engine::runner::MAX_PADDING))]
+    #[pyo3(signature = (src, dst, *, engine = "auto", index_width = None, verify = true, cache_dir = None, max_padding = engine::runner::MAX_PADDING, allow_nonfinite = false))]
     fn new(
         py: Python<'_>,
         src: &Format,
@@ -41,6 +42,7 @@ impl Converter {
         verify: bool,
         cache_dir: Option<PathBuf>,
         max_padding: u32,
+        allow_nonfinite: bool,
     ) -> PyResult<Converter> {
         let options = Options {
             engine: match engine {
@@ -57,6 +59,7 @@ impl Converter {
             verify,
             cache_dir,
             max_padding,
+            allow_nonfinite,
             ..Options::default()
         };
         let (s, d) = (src.engine(), dst.engine());

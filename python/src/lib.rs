@@ -84,10 +84,21 @@ fn _of_scipy(scipy_format: &str, block: Option<(i64, i64)>, ndim: usize) -> PyRe
 
 /// The tensor of `format` in the file at `path` (`.mtx`, `.tns`, `.npz`,
 /// JSON; gzip-compressed too): coordinates are converted to `format`.
+/// Values that are not finite are read only with `allow_nonfinite`.
 #[pyfunction]
-fn _load(py: Python<'_>, path: PathBuf, format: &Format) -> PyResult<Tensor> {
+#[pyo3(signature = (path, format, allow_nonfinite = false))]
+fn _load(
+    py: Python<'_>,
+    path: PathBuf,
+    format: &Format,
+    allow_nonfinite: bool,
+) -> PyResult<Tensor> {
     let f = format.engine();
-    py.detach(|| engine::read(&path, f))
+    let options = engine::Options {
+        allow_nonfinite,
+        ..engine::Options::default()
+    };
+    py.detach(|| engine::read_with(&path, f, &options))
         .map(|inner| Tensor { inner })
         .map_err(to_py)
 }

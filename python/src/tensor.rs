@@ -157,17 +157,20 @@ fn package<'py>(slf: &Bound<'py, Tensor>, function: &str) -> PyResult<Bound<'py,
 /// `arrays` as `(key, numpy array)` pairs under `save_npz`'s keys, the
 /// `shape` among them. Its arrays are borrowed ([`scipy_arrays`]) and
 /// copied only where they must be sorted or summed (a scipy object whose
-/// indices are not canonical).
+/// indices are not canonical). Values that are not finite pass its check
+/// only with `allow_nonfinite`.
 #[pyfunction]
+#[pyo3(signature = (format, scipy_format, arrays, allow_nonfinite = false))]
 pub fn _tensor_from_scipy(
     py: Python<'_>,
     format: &Format,
     scipy_format: &str,
     arrays: Vec<(String, Bound<'_, PyAny>)>,
+    allow_nonfinite: bool,
 ) -> PyResult<Tensor> {
     let taken = scipy_arrays(scipy_format, &arrays)?;
     let f = format.engine();
-    py.detach(|| Instance::from_scipy(f, scipy_format, taken))
+    py.detach(|| Instance::from_scipy_allowing(f, scipy_format, taken, allow_nonfinite))
         .map(|inner| Tensor { inner })
         .map_err(to_py)
 }

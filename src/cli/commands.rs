@@ -164,6 +164,7 @@ pub fn dump(
     input: &Path,
     output: Option<&Path>,
     to: Option<OutputKind>,
+    allow_nonfinite: bool,
 ) -> Result<(), CliError> {
     let d = load_format(format)?;
     let stdout = if d.dense.len() == 2 {
@@ -180,6 +181,6 @@ pub fn dump(
         )));
     }
     let d = engine::files::source_format(d, input);
-    let inst = engine::files::read_instance(&d, input)?;
+    let inst = engine::files::read_instance(&d, input, allow_nonfinite)?;
     engine::files::write_coordinates(&d, &inst, &target)
 }

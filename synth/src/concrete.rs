@@ -723,6 +723,28 @@ fn box_domain(s: &Set, interp: &Interpretation) -> Option<(Vec<i64>, Vec<i64>)> 
     Some(out)
 }
 
+/// Refuses a value of `inst`'s value array that is not finite (NaN, an
+/// infinity): part of validation unless the caller accepts them, not of
+/// [`prepare`], since the oracle enumerates such values as any other.
+pub(crate) fn check_finite(d: &Descriptor, inst: &Instance) -> Result<(), InstanceError> {
+    let Some(data) = inst.arrays.get(&d.data_name) else {
+        return Ok(());
+    };
+    let values = match data {
+        Values::Real(v) => Cow::Borrowed(&v[..]),
+        Values::Real32(_) => Cow::Owned(data.to_reals()),
+        Values::Int(_) | Values::Int32(_) => return Ok(()),
+    };
+    if let Some((index, value)) = values.iter().enumerate().find(|(_, v)| !v.is_finite()) {
+        return Err(InstanceError::NonFinite {
+            array: d.data_name.clone(),
+            index,
+            value: *value,
+        });
+    }
+    Ok(())
+}
+
 /// Checks names, types and lengths, and builds the interpretation.
 pub(crate) fn prepare<'a>(
     d: &Descriptor,
@@ -989,13 +1011,6 @@ pub(crate) fn prepare<'a>(
         Values::Real(v) => Cow::Borrowed(&v[..]),
         other => Cow::Owned(other.to_reals()),
     };
-    if let Some((index, value)) = values.iter().enumerate().find(|(_, v)| !v.is_finite()) {
-        return Err(InstanceError::NonFinite {
-            array: d.data_name.clone(),
-            index,
-            value: *value,
-        });
-    }
     let mut env = Env::default();
     env.symbols = interp.symbols;
     for (name, table) in tables {

@@ -56,6 +56,9 @@ pub struct CoordinateFormat {
     pub count: String,
     /// The value array.
     pub values: String,
+    /// Whether values that are not finite pass (NaN, infinities); false
+    /// unless [`CoordinateFormat::allowing_nonfinite`] says otherwise.
+    pub allow_nonfinite: bool,
 }
 
 /// The template of a coordinate format of `order` dimensions: extents
@@ -143,7 +146,15 @@ impl CoordinateFormat {
                 .collect::<Option<_>>()?,
             count: back("NNZ")?,
             values: d.data_name.clone(),
+            allow_nonfinite: false,
         })
+    }
+
+    /// The same format, its checks accepting values that are not finite
+    /// when `allow` says so.
+    pub fn allowing_nonfinite(mut self, allow: bool) -> CoordinateFormat {
+        self.allow_nonfinite = allow;
+        self
     }
 
     /// The names of the coordinate format of `order` dimensions
@@ -241,7 +252,7 @@ impl CoordinateFormat {
             || inst.arrays.len() != self.index.len() + 1
             || dims.iter().any(|&e| e < 0)
             || values.len() != n
-            || !values.iter().all(|v| v.is_finite())
+            || !(self.allow_nonfinite || values.iter().all(|v| v.is_finite()))
         {
             return None;
         }
@@ -297,7 +308,8 @@ impl CoordinateFormat {
                 value,
             });
         }
-        if let Some((index, value)) = c.values.iter().enumerate().find(|(_, v)| !v.is_finite()) {
+        let nonfinite = c.values.iter().enumerate().find(|(_, v)| !v.is_finite());
+        if let Some((index, value)) = nonfinite.filter(|_| !self.allow_nonfinite) {
             return Err(InstanceError::NonFinite {
                 array: self.values.clone(),
                 index,

@@ -497,7 +497,10 @@ pub enum InstanceError {
         message: String,
     },
     /// A value that is NaN or infinite.
-    #[error("{array}({index}) = {value} is not a finite number")]
+    #[error(
+        "{array}({index}) = {value} is not a finite number ({})",
+        crate::tensor_io::NONFINITE_HINT
+    )]
     NonFinite {
         /// The array.
         array: String,
@@ -873,7 +876,8 @@ impl Instance {
     /// The instance as JSON: `format`, `symbols`, `arrays`, keys sorted, one
     /// array per line. Reals print with a decimal point or an exponent, so
     /// they read back as reals, exactly; non-finite reals (which
-    /// [`validate`](crate::instance_validation::validate) rejects) print as `null`.
+    /// JSON cannot carry: spf's writers refuse an instance holding one
+    /// before they call this) print as `null`.
     pub fn to_json(&self) -> String {
         let string = |s: &str| serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into());
         let mut out = String::new();

@@ -3,7 +3,9 @@
 //! # Validation
 //!
 //! [`validate`] checks, in this order: the format name, every symbol and
-//! array present (and nothing else), the arrays' types and lengths, every UF
+//! array present (and nothing else), the arrays' types and lengths, the
+//! values finite (unless [`validate_allowing`] accepts NaN and
+//! infinities), every UF
 //! value inside its declared range at every domain point, the declared
 //! monotonicity, every rule of the descriptor, and that every nonzero value
 //! is addressed by a stored entry (a value no point of the map reaches, such
@@ -115,14 +117,35 @@ pub fn validate_with_budget(
     inst: &Instance,
     budget: u64,
 ) -> Result<(), InstanceError> {
-    validate_entries_with_budget(d, inst, budget).map(drop)
+    validate_entries_with_budget(d, inst, budget, false).map(drop)
+}
+
+/// [`validate`], accepting values that are not finite (NaN, infinities)
+/// when `allow_nonfinite` says so.
+pub fn validate_allowing(
+    d: &Descriptor,
+    inst: &Instance,
+    allow_nonfinite: bool,
+) -> Result<(), InstanceError> {
+    validate_entries_with_budget(d, inst, RULE_BUDGET, allow_nonfinite).map(drop)
+}
+
+/// [`validate_entries`], accepting values that are not finite (NaN,
+/// infinities) when `allow_nonfinite` says so: the oracle's entries hold
+/// them as they are.
+pub fn validate_entries_allowing(
+    d: &Descriptor,
+    inst: &Instance,
+    allow_nonfinite: bool,
+) -> Result<Entries, InstanceError> {
+    validate_entries_with_budget(d, inst, RULE_BUDGET, allow_nonfinite)
 }
 
 /// [`validate`], and the instance's entries sorted by coordinate (what
 /// [`crate::oracle::sorted_entries`] gives), from the one enumeration of
 /// the storage check: a result's check needs both.
 pub fn validate_entries(d: &Descriptor, inst: &Instance) -> Result<Entries, InstanceError> {
-    validate_entries_with_budget(d, inst, RULE_BUDGET)
+    validate_entries_with_budget(d, inst, RULE_BUDGET, false)
 }
 
 /// An instance that records 32-bit indices holds only what fits them:
@@ -148,8 +171,12 @@ fn validate_entries_with_budget(
     d: &Descriptor,
     inst: &Instance,
     budget: u64,
+    allow_nonfinite: bool,
 ) -> Result<Entries, InstanceError> {
     let c = prepare(d, inst)?;
+    if !allow_nonfinite {
+        check_finite(d, inst)?;
+    }
     check_recorded_widths(d, inst)?;
     for (u, domain) in d.ufs.iter().zip(&c.domains) {
         let table = c.env.table(&u.name).expect("a table per index array");

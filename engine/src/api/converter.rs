@@ -45,6 +45,13 @@ pub struct Options {
     /// keeps DIA of a matrix with thousands of diagonals from writing
     /// mostly zeros. 0 is no limit; the default is 16.
     pub max_padding: u32,
+    /// Whether values that are not finite (NaN, infinities) are accepted:
+    /// by the readers (`nan`, `inf` in `.mtx` and `.tns` files), by the
+    /// checks of inputs and results, and in instances built with
+    /// [`crate::InstanceBuilder::allow_nonfinite`]. Refused, naming
+    /// `--allow-nonfinite`, when false (the default). JSON cannot carry
+    /// them: writing such a result as JSON is refused.
+    pub allow_nonfinite: bool,
 }
 
 impl Default for Options {
@@ -56,6 +63,7 @@ impl Default for Options {
             cache_dir: None,
             observer: Arc::new(Quiet),
             max_padding: crate::runner::MAX_PADDING,
+            allow_nonfinite: false,
         }
     }
 }
@@ -68,6 +76,7 @@ impl std::fmt::Debug for Options {
             .field("verify", &self.verify)
             .field("cache_dir", &self.cache_dir)
             .field("max_padding", &self.max_padding)
+            .field("allow_nonfinite", &self.allow_nonfinite)
             .finish_non_exhaustive()
     }
 }
@@ -78,6 +87,7 @@ impl Options {
         let mut runner = Runner::new(self.engine, self.verify, Arc::clone(&self.observer));
         runner.widths = self.widths;
         runner.max_padding = self.max_padding;
+        runner.allow_nonfinite = self.allow_nonfinite;
         runner.cache.clone_from(&self.cache_dir);
         runner
     }
@@ -135,7 +145,8 @@ impl Converter {
         let d = src.descriptor();
         let coordinates = synth::builtin::coordinate_format(d.dense.len())
             .filter(|c| c == d)
-            .and_then(|c| CoordinateFormat::of(&c));
+            .and_then(|c| CoordinateFormat::of(&c))
+            .map(|c| c.allowing_nonfinite(options.allow_nonfinite));
         Ok(Converter {
             src: src.clone(),
             dst: dst.clone(),

@@ -44,7 +44,8 @@ pub fn read(path: impl AsRef<Path>, format: &Format) -> Result<Instance, Error> 
     read_with(path, format, &Options::default())
 }
 
-/// [`read`], converting coordinates as `options` say.
+/// [`read`], converting coordinates as `options` say (values that are not
+/// finite read and pass the checks with [`Options::allow_nonfinite`]).
 ///
 /// # Errors
 ///
@@ -62,7 +63,10 @@ pub fn read_with(
             path.as_ref(),
             &synthesize_pair,
             &runner,
-            &ReadOptions::default(),
+            &ReadOptions {
+                allow_nonfinite: options.allow_nonfinite,
+                ..ReadOptions::default()
+            },
         )
     })?;
     Ok(Instance::trusted(format, source.instance))

@@ -151,6 +151,7 @@ pub struct Instance {
 pub struct InstanceBuilder {
     format: Format,
     raw: Raw,
+    allow_nonfinite: bool,
 }
 
 impl InstanceBuilder {
@@ -169,6 +170,14 @@ impl InstanceBuilder {
         self
     }
 
+    /// Accepts values that are not finite (NaN, infinities) in the check
+    /// of [`InstanceBuilder::build`] when `allow` says so (refused by
+    /// default).
+    pub fn allow_nonfinite(mut self, allow: bool) -> InstanceBuilder {
+        self.allow_nonfinite = allow;
+        self
+    }
+
     /// The instance, checked against its format.
     ///
     /// # Errors
@@ -184,7 +193,14 @@ impl InstanceBuilder {
             Some(Values::Int32(_)) => ValueType::I32,
             Some(Values::Real(_)) | None => ValueType::F64,
         };
-        Instance::from_raw(&self.format, self.raw)
+        let (format, raw) = (&self.format, self.raw);
+        synth::instance_validation::validate_allowing(
+            format.descriptor(),
+            &raw,
+            self.allow_nonfinite,
+        )
+        .map_err(|e| invalid(format, e))?;
+        Ok(Instance::trusted(format, raw))
     }
 }
 
@@ -197,6 +213,7 @@ impl Instance {
                 format: format.name().to_string(),
                 ..Raw::default()
             },
+            allow_nonfinite: false,
         }
     }
 

@@ -126,7 +126,26 @@ impl Instance {
         scipy_format: &str,
         arrays: Vec<(String, Vec<u64>, Array)>,
     ) -> Result<Instance, Error> {
-        Instance::from_raw(format, read_raw(format, in_memory(scipy_format, arrays))?)
+        Instance::from_scipy_allowing(format, scipy_format, arrays, false)
+    }
+
+    /// [`Instance::from_scipy`], its check accepting values that are not
+    /// finite (NaN, infinities) when `allow_nonfinite` says so.
+    ///
+    /// # Errors
+    ///
+    /// As [`Instance::from_scipy`].
+    pub fn from_scipy_allowing(
+        format: &Format,
+        scipy_format: &str,
+        arrays: Vec<(String, Vec<u64>, Array)>,
+        allow_nonfinite: bool,
+    ) -> Result<Instance, Error> {
+        let mut raw = read_raw(format, in_memory(scipy_format, arrays))?;
+        raw.format = format.name().to_string();
+        synth::instance_validation::validate_allowing(format.descriptor(), &raw, allow_nonfinite)
+            .map_err(|e| invalid(format, e))?;
+        Ok(Instance::trusted(format, raw))
     }
 }
 

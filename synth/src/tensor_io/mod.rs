@@ -54,15 +54,19 @@
 //!   result has distinct coordinates and keeps the file's order otherwise.
 //!   Explicit zeros of a coordinate file are kept: they are stored entries
 //!   of a COO input.
-//! - **NaN and infinities are rejected** (`nan`, `inf`, and literals such as
-//!   `1e999` that overflow to infinity). The correctness oracle compares
-//!   values exactly, NaN is not equal to itself, and JSON instances cannot
-//!   carry non-finite numbers, so a non-finite value could never survive a
-//!   round trip or a comparison.
+//! - **NaN and infinities** (`nan`, `inf`, `infinity`, any case, signed,
+//!   and literals such as `1e999` that overflow to infinity) are refused
+//!   unless [`ReadOptions::allow_nonfinite`] accepts them: a value read
+//!   so is kept as the double it parses to. The oracle compares NaN equal
+//!   to NaN and fingerprints hash a value's bits, so such an input
+//!   converts and verifies like any other; JSON cannot carry it, and a
+//!   JSON result holding one is refused when it is written.
 //! - **Writers** ([`write_mtx`], [`write_tns`]) print every value in the
 //!   shortest form that parses back to the same `f64` (Rust's `Display`, or
-//!   its exponent form for very large or small magnitudes), so a write
-//!   followed by a read gives back exactly the same coordinates;
+//!   its exponent form for very large or small magnitudes; `nan`, `inf`
+//!   and `-inf` for values that are not finite, as scipy reads them), so a
+//!   write followed by a read gives back the same coordinates (a NaN's
+//!   sign and payload aside: `.npz` keeps those bits);
 //!   [`write_mtx_integers`] writes an `integer` file of exact `i64` values.
 //!
 //! # Why not sprs or nalgebra-sparse
@@ -89,6 +93,7 @@ mod write;
 
 use std::path::{Path, PathBuf};
 
+pub use text::NONFINITE_HINT;
 pub use write::{format_real, write_mtx, write_mtx_integers, write_tns};
 
 /// A sparse tensor as a list of coordinates: COO in file order.
@@ -207,14 +212,6 @@ pub enum WriteError {
         index: i64,
         /// The dimension's extent.
         extent: i64,
-    },
-    /// A NaN or infinite value, which the readers would refuse.
-    #[error("entry {entry} has the non-finite value {value}")]
-    NonFinite {
-        /// The entry's position (from 0).
-        entry: usize,
-        /// The value.
-        value: f64,
     },
     /// The destination failed.
     #[error(transparent)]
@@ -520,6 +517,11 @@ pub struct ReadOptions {
     /// ([`ReadTensor::Narrow`], Matrix Market only): what the compiled
     /// conversions at 32-bit indices take, half the memory of 64 bits.
     pub narrow: bool,
+    /// Accept values that are not finite (`nan`, `inf`, `-inf`,
+    /// `infinity`, any case, and literals beyond the range of a double,
+    /// read as infinities); refused, naming `--allow-nonfinite`, when
+    /// false (the default).
+    pub allow_nonfinite: bool,
 }
 
 /// Reads a Matrix Market file (see the module documentation) into columns.

@@ -16,16 +16,17 @@ use super::{CooTensor, CooValue, IndexInt, ReadOptions, ReadTensor, Symmetry, Te
 trait MtxValue: CooValue {
     /// The value at `pos` in its plain form ([`super::text`]'s fast path).
     fn fast(line: &[u8], pos: usize) -> Option<(Self, usize)>;
-    /// The value of a field, or where and why it is not one.
-    fn careful(f: Field<'_>, line: usize) -> Result<Self, TensorIoError>;
+    /// The value of a field, or where and why it is not one (a real that
+    /// is not finite is one only when `allow_nonfinite` says so).
+    fn careful(f: Field<'_>, line: usize, allow_nonfinite: bool) -> Result<Self, TensorIoError>;
 }
 
 impl MtxValue for f64 {
     fn fast(line: &[u8], pos: usize) -> Option<(f64, usize)> {
         fast_real(line, pos)
     }
-    fn careful(f: Field<'_>, line: usize) -> Result<f64, TensorIoError> {
-        parse_real(f, line, "value")
+    fn careful(f: Field<'_>, line: usize, allow_nonfinite: bool) -> Result<f64, TensorIoError> {
+        parse_real(f, line, "value", allow_nonfinite)
     }
 }
 
@@ -33,7 +34,7 @@ impl MtxValue for i64 {
     fn fast(line: &[u8], pos: usize) -> Option<(i64, usize)> {
         fast_int(line, pos)
     }
-    fn careful(f: Field<'_>, line: usize) -> Result<i64, TensorIoError> {
+    fn careful(f: Field<'_>, line: usize, _: bool) -> Result<i64, TensorIoError> {
         parse_int(f, line, "integer value")
     }
 }
@@ -338,6 +339,7 @@ fn careful_entry<V: MtxValue>(
     banner: &Banner,
     rows: i64,
     cols: i64,
+    allow_nonfinite: bool,
 ) -> Result<(i64, i64, V), TensorIoError> {
     let field = banner.field;
     let number = line.number;
@@ -374,7 +376,7 @@ fn careful_entry<V: MtxValue>(
                 .get(2)
                 .copied()
                 .ok_or_else(|| missing("value"))?;
-            let v = V::careful(vf, number)?;
+            let v = V::careful(vf, number, allow_nonfinite)?;
             (mirrorable(v, banner.kind, number, vf.column)?, 3)
         }
     };
@@ -389,7 +391,12 @@ fn careful_entry<V: MtxValue>(
 }
 
 /// One value of an array body, fast or careful.
-fn array_value<V: MtxValue>(raw: &[u8], number: usize, kind: Kind) -> Result<V, TensorIoError> {
+fn array_value<V: MtxValue>(
+    raw: &[u8],
+    number: usize,
+    kind: Kind,
+    allow_nonfinite: bool,
+) -> Result<V, TensorIoError> {
     let p = skip_spaces(raw, 0);
     if let Some((v, e)) = V::fast(raw, p) {
         if skip_spaces(raw, e) == raw.len() {
@@ -398,7 +405,8 @@ fn array_value<V: MtxValue>(raw: &[u8], number: usize, kind: Kind) -> Result<V, 
     }
     let line = line_of(number, as_text(raw));
     let first = line.fields[0];
-    let v = mirrorable(V::careful(first, number)?, kind, number, first.column)?;
+    let v = V::careful(first, number, allow_nonfinite)?;
+    let v = mirrorable(v, kind, number, first.column)?;
     if let Some(extra) = line.fields.get(1) {
         return Err(err(
             number,
@@ -492,6 +500,7 @@ fn coordinate_body<I: IndexInt, V: MtxValue>(
     banner: &Banner,
     size: &Size,
     hint: usize,
+    allow_nonfinite: bool,
 ) -> Result<Body<I, V>, TensorIoError> {
     let rest = lines.rest();
     let announced = usize::try_from(size.announced).unwrap_or(usize::MAX);
@@ -507,7 +516,7 @@ fn coordinate_body<I: IndexInt, V: MtxValue>(
         }
     }
     // The careful path checks the whole file to be UTF-8 first ([`Header`]).
-    careful_body(lines, decode(file)?, banner, size, hint)
+    careful_body(lines, decode(file)?, banner, size, hint, allow_nonfinite)
 }
 
 /// [`coordinate_body`]'s two threads: `first` read into the start of one
@@ -617,6 +626,7 @@ fn careful_body<I: IndexInt, V: MtxValue>(
     banner: &Banner,
     size: &Size,
     hint: usize,
+    allow_nonfinite: bool,
 ) -> Result<Body<I, V>, TensorIoError> {
     let mut body =
         Body::with_capacity(capacity(size.announced).max(hint.min(size.announced as usize)));
@@ -624,7 +634,10 @@ fn careful_body<I: IndexInt, V: MtxValue>(
     while let Some((number, raw)) = next_listed(lines, read, size, "entries")? {
         let (i, j, v) = match fast_entry(raw, banner.field, size.rows, size.cols) {
             Some(e) => e,
-            None => careful_entry(&line_of(number, as_text(raw)), banner, size.rows, size.cols)?,
+            None => {
+                let line = line_of(number, as_text(raw));
+                careful_entry(&line, banner, size.rows, size.cols, allow_nonfinite)?
+            }
         };
         if banner.kind == Kind::Skew && i == j {
             return Err(err(
@@ -654,6 +667,7 @@ fn array_body<I: IndexInt, V: MtxValue>(
     text: &str,
     banner: &Banner,
     size: &Size,
+    allow_nonfinite: bool,
 ) -> Result<Body<I, V>, TensorIoError> {
     let mut body = Body::with_capacity(capacity(size.announced));
     let (mut i, mut j) = (0i64, 0i64);
@@ -665,7 +679,7 @@ fn array_body<I: IndexInt, V: MtxValue>(
     i = i.max(first_row(0));
     let mut read: i64 = 0;
     while let Some((number, raw)) = next_listed(lines, read, size, "values")? {
-        let v: V = array_value(raw, number, banner.kind)?;
+        let v: V = array_value(raw, number, banner.kind, allow_nonfinite)?;
         // Explicit zeros of a dense matrix are not entries.
         if !v.is_zero() {
             body.push(i, j, v);
@@ -862,13 +876,14 @@ impl<'a> Header<'a> {
     ) -> Result<CooTensor<I, V>, TensorIoError> {
         let bytes = self.bytes;
         let (banner, size) = (&self.banner, &self.size);
+        let allow = options.allow_nonfinite;
         let mut lines = self.body_start.clone();
         // No entry line is shorter than 4 bytes (`1 1\n`).
         let hint = bytes.len() / 4;
         let mut body = if banner.array {
-            array_body::<I, V>(&mut lines, decode(bytes)?, banner, size)?
+            array_body::<I, V>(&mut lines, decode(bytes)?, banner, size, allow)?
         } else {
-            coordinate_body::<I, V>(&mut lines, bytes, banner, size, hint)?
+            coordinate_body::<I, V>(&mut lines, bytes, banner, size, hint, allow)?
         };
         let dims = vec![size.rows, size.cols];
         if banner.kind == Kind::General {

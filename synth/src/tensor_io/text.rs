@@ -82,9 +82,21 @@ pub(super) fn line_of<'a>(number: usize, text: &'a str) -> Line<'a> {
     }
 }
 
-/// Parses a real number: Rust's syntax, plus a Fortran `D` exponent. Only
-/// finite values are accepted.
-pub(super) fn parse_real(f: Field<'_>, line: usize, what: &str) -> Result<f64, TensorIoError> {
+/// What a refusal of a non-finite value adds: how to have it accepted.
+pub const NONFINITE_HINT: &str =
+    "NaN and infinities are accepted with --allow-nonfinite, allow_nonfinite in the library and \
+     Python";
+
+/// Parses a real number: Rust's syntax, plus a Fortran `D` exponent. A
+/// non-finite value (`nan`, `inf`, `infinity`, any case, signed, or a
+/// literal beyond the range of a double) is accepted only when
+/// `allow_nonfinite` says so.
+pub(super) fn parse_real(
+    f: Field<'_>,
+    line: usize,
+    what: &str,
+    allow_nonfinite: bool,
+) -> Result<f64, TensorIoError> {
     let t = f.text;
     let parsed = t.parse::<f64>().ok().or_else(|| {
         if t.contains(['d', 'D'])
@@ -99,11 +111,11 @@ pub(super) fn parse_real(f: Field<'_>, line: usize, what: &str) -> Result<f64, T
     });
     // Rust also accepts words such as "inf" and "nan"; those are not finite.
     match parsed {
-        Some(v) if v.is_finite() => Ok(v),
+        Some(v) if v.is_finite() || allow_nonfinite => Ok(v),
         Some(_) => Err(TensorIoError::new(
             line,
             f.column,
-            format!("{what} `{t}` is not a finite number (NaN and infinities are not accepted)"),
+            format!("{what} `{t}` is not a finite number ({NONFINITE_HINT})"),
         )),
         None => Err(TensorIoError::new(
             line,

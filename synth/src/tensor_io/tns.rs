@@ -37,6 +37,7 @@ fn careful_entry(
     modes: &mut Option<Modes>,
     dims: Option<&[i64]>,
     index: &mut Vec<i64>,
+    allow_nonfinite: bool,
 ) -> Result<f64, TensorIoError> {
     let number = line.number;
     let n = line.fields.len() - 1;
@@ -90,7 +91,7 @@ fn careful_entry(
         let extent = dims.map(|d| d[k]);
         index[k] = parse_index(*f, number, &what, extent, "FROSTT")?;
     }
-    parse_real(line.fields[m.count], number, "value")
+    parse_real(line.fields[m.count], number, "value", allow_nonfinite)
 }
 
 /// Reads a FROSTT file into columns; `options.dims`, when given, fixes the
@@ -118,7 +119,8 @@ pub(super) fn parse(bytes: &[u8], options: &ReadOptions) -> Result<CooTensor, Te
                 if line.fields.is_empty() {
                     continue;
                 }
-                let v = careful_entry(&line, &mut modes, dims, &mut index)?;
+                let v =
+                    careful_entry(&line, &mut modes, dims, &mut index, options.allow_nonfinite)?;
                 if columns.is_empty() {
                     // No entry line is shorter than 4 bytes (`1 1\n`).
                     let hint = bytes.len() / (2 * index.len() + 2).max(4);

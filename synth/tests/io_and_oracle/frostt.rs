@@ -85,7 +85,26 @@ fn frostt_reads_and_reports() {
         err(
             1,
             5,
-            "value `inf` is not a finite number (NaN and infinities are not accepted)"
+            "value `inf` is not a finite number (NaN and infinities are accepted with --allow-nonfinite, allow_nonfinite in the library and Python)"
         )
     );
+}
+
+/// A FROSTT value that is not finite is refused naming the flag, and read
+/// when allowed.
+#[test]
+fn frostt_nonfinite_values_read_only_when_allowed() {
+    use synth::tensor_io::{parse_tns, ReadOptions};
+    let text = b"1 1 1 1.5\n2 1 2 -INF\n1 2 2 nan\n";
+    let refused = parse_tns(text, &ReadOptions::default()).unwrap_err();
+    assert_eq!((refused.line, refused.column), (2, 7));
+    assert!(refused.message.contains("--allow-nonfinite"), "{refused}");
+    let allowed = ReadOptions {
+        allow_nonfinite: true,
+        ..ReadOptions::default()
+    };
+    let t = parse_tns(text, &allowed).expect("read");
+    assert_eq!(t.dims, vec![2, 2, 2]);
+    assert_eq!(t.values[..2], [1.5, f64::NEG_INFINITY]);
+    assert!(t.values[2].is_nan());
 }

@@ -363,7 +363,7 @@ fn malformed_matrix_market_texts() {
             err(
                 3,
                 5,
-                "value `nan` is not a finite number (NaN and infinities are not accepted)",
+                "value `nan` is not a finite number (NaN and infinities are accepted with --allow-nonfinite, allow_nonfinite in the library and Python)",
             ),
         ),
         (
@@ -371,7 +371,7 @@ fn malformed_matrix_market_texts() {
             err(
                 3,
                 5,
-                "value `1e999` is not a finite number (NaN and infinities are not accepted)",
+                "value `1e999` is not a finite number (NaN and infinities are accepted with --allow-nonfinite, allow_nonfinite in the library and Python)",
             ),
         ),
         (
@@ -499,4 +499,56 @@ fn matrix_market_details() {
         read_file(Path::new("/no/such/file.mtx"), None),
         Err(FileError::Io { .. })
     ));
+}
+
+/// Values that are not finite: refused by default, naming the flag that
+/// accepts them; with `allow_nonfinite`, read as the doubles they spell
+/// (any case, signed, `infinity` too, on a symmetric file's mirror and
+/// in an array file), in the careful path whatever the file's size.
+#[test]
+fn nonfinite_values_read_only_when_allowed() {
+    use synth::tensor_io::{parse_mtx, ReadOptions, NONFINITE_HINT};
+    let text = "%%MatrixMarket matrix coordinate real symmetric\n3 3 4\n1 1 NaN\n2 1 -inf\n\
+                3 3 Infinity\n3 2 2.5\n";
+    let refused = parse_mtx(text.as_bytes(), &ReadOptions::default()).unwrap_err();
+    assert_eq!(
+        refused.to_string(),
+        format!("3:5: value `NaN` is not a finite number ({NONFINITE_HINT})")
+    );
+    assert!(refused.message.contains("--allow-nonfinite"), "{refused}");
+    let allowed = ReadOptions {
+        allow_nonfinite: true,
+        ..ReadOptions::default()
+    };
+    let m = parse_mtx(text.as_bytes(), &allowed)
+        .expect("read")
+        .to_coordinates();
+    let shown: Vec<(Vec<i64>, String)> = m
+        .entries
+        .iter()
+        .map(|(i, v)| (i.clone(), v.to_string()))
+        .collect();
+    let want = [
+        (vec![0, 0], "NaN"),
+        (vec![1, 0], "-inf"),
+        (vec![0, 1], "-inf"),
+        (vec![2, 2], "inf"),
+        (vec![2, 1], "2.5"),
+        (vec![1, 2], "2.5"),
+    ];
+    let want: Vec<(Vec<i64>, String)> = want
+        .iter()
+        .map(|(i, v)| (i.clone(), v.to_string()))
+        .collect();
+    assert_eq!(shown, want);
+    // An array file, and a literal beyond the range of a double.
+    let array = "%%MatrixMarket matrix array real general\n2 1\nnan\n1e999\n";
+    assert!(parse_mtx(array.as_bytes(), &ReadOptions::default()).is_err());
+    let a = parse_mtx(array.as_bytes(), &allowed).expect("read");
+    assert!(a.values[0].is_nan());
+    assert_eq!(a.values[1], f64::INFINITY);
+    // Words that are not numbers stay refused.
+    let bad = "%%MatrixMarket matrix coordinate real general\n1 1 1\n1 1 nanx\n";
+    let e = parse_mtx(bad.as_bytes(), &allowed).unwrap_err();
+    assert_eq!(e.to_string(), "3:5: value `nanx` is not a number");
 }

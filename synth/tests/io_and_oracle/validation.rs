@@ -4,8 +4,11 @@
 
 use synth::descriptor::{Descriptor, KeyExpr};
 use synth::instance::{Instance, Values};
-use synth::instance_validation::{validate, validate_with_budget};
+use synth::instance_validation::{
+    validate, validate_allowing, validate_entries_allowing, validate_with_budget,
+};
 use synth::tensor_io::Coordinates;
+use synth::tensor_io::NONFINITE_HINT;
 
 use crate::{
     coo, coo_instance, csr, csr_instance, dia, dia_instance, mcoo, rule, set, set_array, small, uf,
@@ -149,7 +152,18 @@ fn every_validation_error_names_the_array_index_and_property() {
         "A",
         Values::Real(vec![1.0, f64::NAN, 0.0, 0.0, 0.0].into()),
     );
-    assert_eq!(invalid(&d, &i), "A(1) = NaN is not a finite number");
+    assert_eq!(
+        invalid(&d, &i),
+        format!("A(1) = NaN is not a finite number ({NONFINITE_HINT})")
+    );
+    // Accepted when asked: the entries hold the NaN where the array does.
+    let entries = validate_entries_allowing(&d, &i, true).expect("accepted");
+    assert!(
+        entries.values.iter().any(|v| v.is_nan()),
+        "{:?}",
+        entries.values
+    );
+    assert!(validate_allowing(&d, &i, false).is_err());
 
     // COO: two entries at one coordinate break the uniqueness rule (checked
     // by a join on the keys row, col).

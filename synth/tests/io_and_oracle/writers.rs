@@ -1,7 +1,10 @@
 //! The Matrix Market and FROSTT writers: exact round trips, and refusing what
 //! the readers would refuse.
 
-use synth::tensor_io::{read_mtx, read_tns, write_mtx, write_tns, Coordinates, WriteError};
+use synth::tensor_io::{
+    parse_mtx, parse_tns, read_mtx, read_tns, write_mtx, write_tns, Coordinates, ReadOptions,
+    WriteError,
+};
 
 use crate::matrix_market::MATRICES;
 use crate::read_matrix;
@@ -78,14 +81,43 @@ fn writers_refuse_what_readers_would_refuse() {
         write_mtx(&bad, &mut out).unwrap_err().to_string(),
         "entry 0 has index 2 in dimension 1, outside 0..2"
     );
+    // Values that are not finite are written as the readers (and scipy)
+    // read them back, with `allow_nonfinite`.
     let nan = Coordinates {
         dims: vec![2, 2],
-        entries: vec![(vec![0, 0], 1.0), (vec![1, 1], f64::NAN)],
+        entries: vec![
+            (vec![0, 0], f64::INFINITY),
+            (vec![0, 1], f64::NEG_INFINITY),
+            (vec![1, 1], f64::NAN),
+        ],
     };
-    assert_eq!(
-        write_tns(&nan, &mut out).unwrap_err().to_string(),
-        "entry 1 has the non-finite value NaN"
-    );
+    let allowed = ReadOptions {
+        allow_nonfinite: true,
+        ..ReadOptions::default()
+    };
+    let mut text = Vec::new();
+    write_mtx(&nan, &mut text).expect("written");
+    assert!(String::from_utf8_lossy(&text).contains("1 1 inf\n1 2 -inf\n2 2 nan\n"));
+    let back = parse_mtx(&text, &allowed)
+        .expect("read back")
+        .to_coordinates();
+    let mut tns = Vec::new();
+    write_tns(&nan, &mut tns).expect("written");
+    let dims = ReadOptions {
+        dims: Some(vec![2, 2]),
+        ..allowed
+    };
+    let back_tns = parse_tns(&tns, &dims).expect("read back").to_coordinates();
+    for got in [back, back_tns] {
+        assert_eq!(got.dims, nan.dims);
+        let bits = |c: &Coordinates| -> Vec<(Vec<i64>, u64)> {
+            c.entries
+                .iter()
+                .map(|(i, v)| (i.clone(), v.to_bits()))
+                .collect()
+        };
+        assert_eq!(bits(&got), bits(&nan));
+    }
     let short = Coordinates {
         dims: vec![2, 2],
         entries: vec![(vec![0], 1.0)],
