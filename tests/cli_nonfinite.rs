@@ -201,8 +201,9 @@ fn a_frostt_tensor_with_nonfinite_values_converts_with_the_flag() {
 }
 
 /// A built program refuses them as spf does by default; with
-/// `--allow-nonfinite` it reads and converts them, and refuses to write
-/// the JSON that cannot carry them.
+/// `--allow-nonfinite` it reads and converts them (from `.mtx` and
+/// `.npz`), writes them to `.npz`, and refuses to write the JSON that
+/// cannot carry them.
 #[test]
 fn built_programs_read_nonfinite_values_only_with_the_flag() {
     let dir = temp("build");
@@ -232,6 +233,33 @@ fn built_programs_read_nonfinite_values_only_with_the_flag() {
         &["is not a finite number, which JSON cannot carry", ".npz"],
     );
     assert!(!json.exists());
+    // An .npz output keeps them: the entries spf reads from the file.
+    let npz = dir.join("out.npz");
+    let out = run(&["--allow-nonfinite", s(&input), "-o", s(&npz)]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(npz_entries(&npz, "csr"), expected(&input));
+    // An .npz input holding them: refused without the flag, as spf
+    // convert refuses it, and read with it.
+    let csr_csc = dir.join("csr2csc");
+    let out = spf(&["build", "csr", "csc", "--verify", "-o", s(&csr_csc)]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let from_npz = dir.join("from-npz.npz");
+    let out = Command::new(&csr_csc)
+        .args([s(&npz), "-o", s(&from_npz)])
+        .output()
+        .expect("runs");
+    refused(&out, &["not a finite number", "--allow-nonfinite"]);
+    assert!(!from_npz.exists());
+    refused(
+        &spf(&["convert", "csr", "csc", s(&npz)]),
+        &["--allow-nonfinite"],
+    );
+    let out = Command::new(&csr_csc)
+        .args(["--allow-nonfinite", s(&npz), "-o", s(&from_npz)])
+        .output()
+        .expect("runs");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(npz_entries(&from_npz, "csc"), expected(&input));
     let help = text(&run(&["--help"]).stdout);
     assert!(help.contains("--allow-nonfinite"), "{help}");
     let _ = std::fs::remove_dir_all(&dir);
