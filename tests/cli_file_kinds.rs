@@ -205,9 +205,10 @@ fn outputs_are_written_as_their_names_or_to_say() {
 }
 
 /// A program `spf build` makes tells its input's kind by content too, and
-/// reads `-` as standard input; what it cannot read (an `.npz` archive, a
-/// gzip-compressed file) and an output name of another kind than JSON are
-/// refused, naming what does read or write them, before anything runs.
+/// reads `-` as standard input, an `.npz` archive of its source and a
+/// gzip-compressed file; an archive of another format and an output name
+/// of a kind it does not write are refused, naming what does, before
+/// anything runs.
 #[test]
 fn built_programs_tell_inputs_by_content_and_refuse_what_they_cannot_do() {
     let dir = temp("built");
@@ -242,25 +243,51 @@ fn built_programs_tell_inputs_by_content_and_refuse_what_they_cannot_do() {
         assert_eq!(json(&got), json(&reference), "{args:?}");
         std::fs::remove_file(&got).expect("written");
     }
-    // What it cannot read.
-    let npz = dir.join("m.npz");
-    let out = spf(&["convert", "coo", "csr", s(&matrix), "-o", s(&npz)]);
-    assert!(out.status.success(), "{}", text(&out.stderr));
+    // An archive of the source, and the file gzip-compressed: the same
+    // result (zlib permitting); an archive of another format: refused.
+    let (coo_npz, csr_npz) = (dir.join("m.coo.npz"), dir.join("m.csr.npz"));
+    for (dst, path) in [("coo", &coo_npz), ("csr", &csr_npz)] {
+        let out = spf(&["convert", "coo", dst, s(&matrix), "-o", s(path)]);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+    }
     let gz = dir.join("m.mtx.gz");
     std::fs::write(
         &gz,
         spf::synth::tensor_io::kind::gzip(&bytes).expect("compressed"),
     )
     .expect("write");
-    for (input, says) in [(&npz, "an .npz archive"), (&gz, "gzip-compressed")] {
+    let zlib = !spf::engine::c_compiler::zlib_flags().is_empty();
+    for input in [&coo_npz, &gz] {
+        if input == &gz && !zlib {
+            continue;
+        }
         let out = run(&[s(input), "-o", s(&got)]);
-        let err = text(&out.stderr);
-        assert_eq!(out.status.code(), Some(2), "{err}");
-        assert!(err.contains(says) && err.contains("spf"), "{err}");
-        assert!(!got.exists());
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        assert_eq!(json(&got), json(&reference), "{}", input.display());
+        std::fs::remove_file(&got).expect("written");
     }
+    let out = run(&[s(&csr_npz), "-o", s(&got)]);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("scipy `csr`") && err.contains("spf convert"),
+        "{err}"
+    );
+    assert!(!got.exists());
+    // An .npz output: what spf convert writes (read back by spf convert,
+    // as the archive spf convert wrote).
+    let written = dir.join("d.npz");
+    let out = run(&[s(&matrix), "-o", s(&written)]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let back = dir.join("back.json");
+    let out = spf(&["convert", "csr", "csr", s(&written), "-o", s(&back)]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let out = spf(&["convert", "csr", "csr", s(&csr_npz), "-o", s(&got)]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(json(&back), json(&got));
+    std::fs::remove_file(&got).expect("written");
     // Output names of other kinds.
-    for name in ["d.csr.npz", "d.mtx", "d.json.gz", "-"] {
+    for name in ["d.mtx", "d.tns", "d.json.gz", "-"] {
         let target = if name == "-" {
             "-".into()
         } else {
