@@ -41,7 +41,8 @@ static void drv_check_output_name(const char *name, const char *flag)
     if (name == NULL)
         return;
     if (strcmp(name, "-") == 0)
-        drv_die("%s -: standard output carries the program's timing line; name a .json file", flag);
+        drv_die("%s -: standard output carries the program's timing line; name a .json or .npz file",
+                flag);
     for (k = 0; k < sizeof others / sizeof others[0]; k++)
         if (drv_ends_with(name, others[k]))
             drv_die("%s %s: a program spf build makes writes JSON instances and .npz archives; "
@@ -168,12 +169,16 @@ int main(int argc, char **argv)
         /* scipy's coo, or a csr, csc or bsr out of order: its entries */
         from_entries = drv_read_npz(input, text, text_len, &drv_src_npz, DRV_COORD_ORDER > 0, &src, &c);
         free(text);
-    } else if (kind == DRV_MTX) {
-        drv_read_mtx(input, text, text_len, &c);
+    } else if (kind != DRV_JSON) {
+#if DRV_COORD_ORDER > 0
+        if (kind == DRV_MTX)
+            drv_read_mtx(input, text, text_len, &c);
+        else
+            drv_read_tns(input, text, text_len, &c);
         from_entries = 1;
-    } else if (kind == DRV_TNS) {
-        drv_read_tns(input, text, text_len, &c);
-        from_entries = 1;
+#else
+        drv_die("%s: %s", input, drv_no_coordinates);
+#endif
     }
     if (from_entries) {
 #if DRV_COORD_ORDER > 0

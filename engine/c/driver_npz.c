@@ -794,12 +794,25 @@ static int drv_read_scipy(const drv_zip *z, const char *format, const drv_npz_la
                                      "columns)", data.ndim);
         /* 1 x 1 blocks are a csr's arrays */
         if (strcmp(L->scipy, "csr") == 0 ? br != 1 || bc != 1
-                                         : br != L->block_r || bc != L->block_c)
+                                         : br != L->block_r || bc != L->block_c) {
+            /* the built-in that reads it, as spf convert names it */
+            char name[64];
+            if (br == 1 && bc == 1)
+                snprintf(name, sizeof name, "csr");
+            else if (br == 2 && bc == 2)
+                snprintf(name, sizeof name, "bcsr");
+            else
+                snprintf(name, sizeof name, "bcsr%lldx%lld", (long long)br, (long long)bc);
+            if (br < 1 || bc < 1 || (br < 2 && bc >= 2) || (bc < 2 && br >= 2))
+                drv_die("%s: the archive holds a bsr matrix of %lld x %lld blocks, and this "
+                        "program converts %s; spf's BCSR converts blocks of two rows and two "
+                        "columns or more: save it as a csr (`tocsr()`)",
+                        z->path, (long long)br, (long long)bc, L->format);
             drv_die("%s: the archive holds a bsr matrix of %lld x %lld blocks, and this program "
-                    "converts %s%s; spf convert reads it (`spf convert bcsr%lldx%lld DST %s`)",
-                    z->path, (long long)br, (long long)bc, L->format,
-                    strcmp(L->scipy, "csr") == 0 ? "" : " of other blocks", (long long)br,
-                    (long long)bc, z->path);
+                    "converts %s; spf convert reads it as %s (`spf convert %s DST %s`), and "
+                    "`spf build %s DST` builds the program that does",
+                    z->path, (long long)br, (long long)bc, L->format, name, name, z->path, name);
+        }
     } else if (!L->dia && data.ndim != 1) {
         drv_npy_error(z, "data", "has %d dimensions, but it is a 1-d array", data.ndim);
     }
