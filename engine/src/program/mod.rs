@@ -74,8 +74,9 @@
 //! `driver_memory.c`, `driver_readers.c`, `driver_checks.c`, every name
 //! prefixed `drv_`); the glue generated here (format names, the source
 //! check, one wrapper per function that maps instance names to parameters);
-//! the archives' reader and writer (`driver_npz.c`) and the two layout
-//! tables ([`npz`]); and `main` (`driver_main.c`). With a baseline, its file is included
+//! zip archives and gzip (`driver_zip.c`), the `.npz` reader and writer
+//! (`driver_npz.c`) and the two layout tables ([`npz`]); and `main`
+//! (`driver_main.c`). With a baseline, its file is included
 //! after `convert`, declared first with `convert`'s type.
 
 use std::collections::BTreeMap;
@@ -124,10 +125,14 @@ pub(crate) fn push_runtime(out: &mut String) {
 /// The driver's `main`.
 const MAIN: &str = include_str!("../../c/driver_main.c");
 
-/// The `.npz` reader and writer of programs (`driver_npz.c`), which the
-/// checks do not need: after the glue, with the layout tables
-/// ([`npz::npz_layout`]).
-const NPZ: &str = include_str!("../../c/driver_npz.c");
+/// What programs read gzip and `.npz` archives with, which the checks do
+/// not need: zip archives and gzip streams (`driver_zip.c`), then the
+/// `.npz` reader and writer (`driver_npz.c`); after the glue, with the
+/// layout tables ([`npz::npz_layout`]).
+const NPZ: &str = concat!(
+    include_str!("../../c/driver_zip.c"),
+    include_str!("../../c/driver_npz.c")
+);
 
 /// How the program turns a coordinate file into an instance of the source.
 pub enum CoordinateInput<'a> {
