@@ -899,6 +899,13 @@ pub(crate) fn prepare<'a>(
                 .iter()
                 .try_fold(1usize, |acc, &e| acc.checked_mul(usize::try_from(e).ok()?))
         };
+        // A domain emptied by a negative symbol: the symbol, not the
+        // array, is what is wrong.
+        let negative: Vec<String> = set_symbols(&u.domain)
+            .iter()
+            .filter_map(|s| interp.symbols.get(s).filter(|&&v| v < 0).map(|v| (s, v)))
+            .map(|(s, v)| format!("{s} is {v}, and a size cannot be negative"))
+            .collect();
         if expected != Some(ints.len()) {
             let needs = match expected {
                 Some(n) => n.to_string(),
@@ -916,13 +923,6 @@ pub(crate) fn prepare<'a>(
             } else {
                 String::new()
             };
-            // A domain emptied by a negative symbol says so: the symbol,
-            // not the array, is what is wrong.
-            let negative: Vec<String> = set_symbols(&u.domain)
-                .iter()
-                .filter_map(|s| interp.symbols.get(s).filter(|&&v| v < 0).map(|v| (s, v)))
-                .map(|(s, v)| format!("{s} is {v}, and a size cannot be negative"))
-                .collect();
             let negative = if count == 0 && !negative.is_empty() {
                 format!(": {}", negative.join("; "))
             } else {
@@ -932,6 +932,19 @@ pub(crate) fn prepare<'a>(
                 array: u.name.clone(),
                 found: ints.len(),
                 why: format!("{} needs {needs}{shape}{negative}", domain_text()),
+            });
+        }
+        // Empty as it must then be, the array is refused all the same: a
+        // conversion would size a space by the symbol.
+        if count == 0 && !negative.is_empty() {
+            return Err(InstanceError::Length {
+                array: u.name.clone(),
+                found: ints.len(),
+                why: format!(
+                    "{} is empty only because {}",
+                    domain_text(),
+                    negative.join("; ")
+                ),
             });
         }
         // Listed points that do not fill their extents leave holes.
