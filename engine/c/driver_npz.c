@@ -242,6 +242,16 @@ static int64_t *drv_npy_ints(const drv_zip *z, const drv_npy *a)
         memcpy(v, a->data, (size_t)a->n * 8);
         return v;
     }
+    /* scipy's int32 indices, widened without the general path's work per
+       element */
+    if (a->kind == 'i' && a->size == 4 && !a->swap && !(a->fortran && a->ndim > 1)) {
+        for (e = 0; e < a->n; e++) {
+            int32_t t;
+            memcpy(&t, a->data + 4 * e, 4);
+            v[e] = t;
+        }
+        return v;
+    }
     for (e = 0; e < a->n; e++) {
         uint64_t r = drv_npy_raw(a, drv_npy_at(a, e));
         if (a->kind == 'i' && a->size < 8 && (r >> (8 * a->size - 1)) & 1)
@@ -457,7 +467,7 @@ static double *drv_dia_by_row(const drv_zip *z, const drv_npz_layout *L, int64_t
 /* A compressed scipy archive's entries (rows, columns or block rows `ptr`
  * over `idx`), into `c`. */
 static void drv_compressed_entries(const char *scipy, const drv_npz_layout *L, int64_t *const *ix,
-                                   const int64_t *len, const double *val, int64_t rows, drv_coords *c)
+                                   const double *val, int64_t rows, drv_coords *c)
 {
     const int64_t *ptr = ix[0], *idx = ix[1];
     const int64_t r = L->block_r > 0 ? L->block_r : 1, cc = L->block_c > 0 ? L->block_c : 1;
@@ -466,7 +476,6 @@ static void drv_compressed_entries(const char *scipy, const drv_npz_layout *L, i
     int64_t row, k, a, b, at[2], e[2];
     keys[0] = columns ? L->keys[1] : L->keys[0];
     keys[1] = columns ? L->keys[0] : L->keys[1];
-    (void)len;
     for (row = 0; row < rows; row++)
         for (k = ptr[row]; k < ptr[row + 1]; k++) {
             /* a block index past the extent, refused before it is scaled */
@@ -591,7 +600,7 @@ static int drv_read_scipy(const drv_zip *z, const char *format, const drv_npz_la
             if (len[1] * per != data.n)
                 drv_npy_error(z, "data", "holds %lld values, and `%s` lists %lld entries",
                               (long long)data.n, L->keys[1], (long long)len[1]);
-            drv_compressed_entries(format, L, ix, len, val, rows, c);
+            drv_compressed_entries(format, L, ix, val, rows, c);
         }
         drv_coords_report(c);
         for (k = 0; k < nk; k++)
